@@ -1,0 +1,76 @@
+# jobwheel — see README.md. `make run` starts it; `make test` tests everything.
+SHELL := /bin/bash
+GO    ?= go
+BIN   := bin
+# Our Go packages: npm packages may carry Go code of their own
+# (frontend/node_modules), which is not ours to vet or test.
+PKGS = $$($(GO) list ./... | grep -v /node_modules/)
+# Go packages the unit tests cover: everything but the end-to-end suite.
+UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
+# Root or sudo for installing system packages on a fresh machine.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all run build console generate test test-deps test-go test-frontend test-e2e bench lint clean
+
+all: build
+
+## build: the console, then the server and agent binaries with the console embedded
+build: console
+	$(GO) build -o $(BIN)/jobwheel-server ./server
+	@if [ -d worker/agent ]; then $(GO) build -o $(BIN)/jobwheel-agent ./worker/agent; fi
+
+console: frontend/node_modules
+	cd frontend && npm run build
+
+frontend/node_modules: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+e2e/browser/node_modules: e2e/browser/package.json e2e/browser/package-lock.json
+	cd e2e/browser && npm ci --no-audit --no-fund
+	@touch $@
+
+## run: build and start jobwheel on the embedded SQLite database (jobwheel.db here)
+run: build
+	./scripts/run.sh
+
+## generate: regenerate the GraphQL server code and the console's typed operations
+generate: frontend/node_modules
+	$(GO) generate ./...
+	cd frontend && npm run codegen
+
+## test: install what the tests need, then run every test (CI runs exactly this)
+test: test-deps lint test-go test-frontend test-e2e
+	@echo "make test: all tests passed"
+
+test-deps: frontend/node_modules e2e/browser/node_modules
+	@command -v chromium >/dev/null || { echo "installing Debian's chromium for the browser tests"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null || command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		{ echo "installing PostgreSQL so the tests can start a throwaway cluster"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
+	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3 >/dev/null; }
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+## test-go: Go unit and db tests (SQLite and PostgreSQL), with the race detector; fuzz seed corpora run here too
+test-go:
+	./scripts/gotest-summary.sh test-output/unit.log -race -count=1 $(UNIT_PKGS)
+
+## test-frontend: the console's generated types are current, it typechecks and lints, and its component tests pass
+test-frontend: frontend/node_modules
+	cd frontend && npm run codegen:check && npm run typecheck && npm run lint && npm test
+
+## test-e2e: real server and worker processes, PostgreSQL, and Chromium; needs the console built
+test-e2e: console e2e/browser/node_modules
+	./scripts/gotest-summary.sh test-output/e2e.log -count=1 -timeout 15m ./e2e/...
+
+## bench: the benchmark harness (real server, agents and PostgreSQL; one JSON object per scenario), then the Go micro-benchmarks
+bench:
+	$(GO) run ./e2e/bench $(BENCH_FLAGS)
+	$(GO) test -run '^$$' -bench . -benchmem ./server/wheel/ ./server/cron/
+
+clean:
+	rm -rf $(BIN) e2e/output test-output

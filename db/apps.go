@@ -1,0 +1,112 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// AppCreate inserts an app; ErrConflict if the name is taken.
+func (s *Store) AppCreate(ctx context.Context, a *App) error {
+	now := Now()
+	a.CreatedAt, a.UpdatedAt = now, now
+	_, err := s.idb.NewInsert().Model(a).Returning("id").Exec(ctx)
+	return wrap(err, "creating app "+a.Name)
+}
+
+// AppGet returns the app with the id.
+func (s *Store) AppGet(ctx context.Context, id int64) (*App, error) {
+	a := new(App)
+	err := s.idb.NewSelect().Model(a).Where("id = ?", id).Scan(ctx)
+	return a, wrap(err, "reading app")
+}
+
+// AppGetByName returns the app with the name.
+func (s *Store) AppGetByName(ctx context.Context, name string) (*App, error) {
+	a := new(App)
+	err := s.idb.NewSelect().Model(a).Where("name = ?", name).Scan(ctx)
+	return a, wrap(err, "reading app "+name)
+}
+
+// AppList returns every app by name.
+func (s *Store) AppList(ctx context.Context) ([]App, error) {
+	var apps []App
+	err := s.idb.NewSelect().Model(&apps).Order("name").Scan(ctx)
+	return apps, wrap(err, "listing apps")
+}
+
+// AppListForUser returns the apps the user is a member of, by name.
+func (s *Store) AppListForUser(ctx context.Context, userID int64) ([]App, error) {
+	var apps []App
+	err := s.idb.NewSelect().Model(&apps).
+		Join("JOIN app_members AS m ON m.app_id = a.id").
+		Where("m.user_id = ?", userID).
+		Order("a.name").Scan(ctx)
+	return apps, wrap(err, "listing apps of user")
+}
+
+// AppSetSecret replaces an app's secret hash (rotation).
+func (s *Store) AppSetSecret(ctx context.Context, id int64, secretHash string) error {
+	res, err := s.idb.NewUpdate().Model((*App)(nil)).
+		Set("secret_hash = ?", secretHash).Set("updated_at = ?", Now()).
+		Where("id = ?", id).Exec(ctx)
+	return expectOne(res, err, "rotating app secret")
+}
+
+// AppMemberSet grants, changes or (role "") removes a user's role on an app.
+func (s *Store) AppMemberSet(ctx context.Context, appID, userID int64, role Role) error {
+	if role == "" {
+		_, err := s.idb.NewDelete().Model((*AppMember)(nil)).
+			Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx)
+		return wrap(err, "removing app member")
+	}
+	m := &AppMember{AppID: appID, UserID: userID, Role: role, CreatedAt: Now()}
+	_, err := s.idb.NewInsert().Model(m).
+		On("CONFLICT (app_id, user_id) DO UPDATE").Set("role = EXCLUDED.role").
+		Exec(ctx)
+	return wrap(err, "setting app member")
+}
+
+// AppMemberRole returns the user's role on the app, or "" if none.
+func (s *Store) AppMemberRole(ctx context.Context, appID, userID int64) (Role, error) {
+	var role Role
+	err := s.idb.NewSelect().Model((*AppMember)(nil)).Column("role").
+		Where("app_id = ? AND user_id = ?", appID, userID).Scan(ctx, &role)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return role, wrap(err, "reading app role")
+}
+
+// AppMemberList returns an app's members with their usernames.
+func (s *Store) AppMemberList(ctx context.Context, appID int64) ([]AppMemberUser, error) {
+	var out []AppMemberUser
+	err := s.idb.NewSelect().Model((*AppMember)(nil)).
+		ColumnExpr("m.app_id, m.user_id, m.role, u.username").
+		Join("JOIN users AS u ON u.id = m.user_id").
+		Where("m.app_id = ?", appID).Order("u.username").Scan(ctx, &out)
+	return out, wrap(err, "listing app members")
+}
+
+// AppMemberUser is a member row joined with the username.
+type AppMemberUser struct {
+	AppID    int64  `bun:"app_id"`
+	UserID   int64  `bun:"user_id"`
+	Role     Role   `bun:"role"`
+	Username string `bun:"username"`
+}
+
+// expectOne turns "no row changed" into ErrNotFound.
+func expectOne(res sql.Result, err error, what string) error {
+	if err != nil {
+		return wrap(err, what)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return wrap(err, what)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,304 @@
+// Package db is jobwheel's storage: the bun models, the migrations and every
+// query the server runs. No SQL lives outside this package.
+//
+// Two dialects are supported. PostgreSQL (pgdriver) is the production store
+// and the only one several servers can share. SQLite (bun's sqliteshim, pure
+// Go) is the embedded default for a single server. Queries are written once
+// in the subset both understand; where they differ the Store asks Dialect.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/driver/sqliteshim"
+	"github.com/uptrace/bun/migrate"
+	"modernc.org/sqlite"
+)
+
+// Dialect names the database behind a DB.
+type Dialect string
+
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+// ErrNotFound is returned when a row looked up does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned when a write would break a uniqueness rule.
+var ErrConflict = errors.New("conflict")
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// DB is an open database with its migrations applied or pending.
+type DB struct {
+	Store
+	bun *bun.DB
+	url string
+}
+
+// Store runs jobwheel's queries on either the pool or one transaction.
+type Store struct {
+	idb     bun.IDB
+	dialect Dialect
+}
+
+// Open connects to the database named by rawURL:
+//
+//	postgres://user@host:5432/name?sslmode=disable   PostgreSQL
+//	sqlite:path/to/file.db, file:…, or a plain path  SQLite
+//	sqlite::memory:                                  SQLite in memory (tests)
+//
+// It does not migrate; call Migrate.
+func Open(ctx context.Context, rawURL string) (*DB, error) {
+	var (
+		bdb     *bun.DB
+		dialect Dialect
+	)
+	switch {
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(rawURL)))
+		sqldb.SetMaxOpenConns(20)
+		sqldb.SetMaxIdleConns(20)
+		sqldb.SetConnMaxIdleTime(5 * time.Minute)
+		bdb = bun.NewDB(sqldb, pgdialect.New())
+		dialect = Postgres
+	default:
+		dsn, err := sqliteDSN(rawURL)
+		if err != nil {
+			return nil, err
+		}
+		sqldb, err := sql.Open(sqliteshim.ShimName, dsn)
+		if err != nil {
+			return nil, fmt.Errorf("opening sqlite %q: %w", rawURL, err)
+		}
+		// SQLite has one writer at a time. One connection turns lock waits
+		// into ordinary queueing in database/sql instead of SQLITE_BUSY errors.
+		sqldb.SetMaxOpenConns(1)
+		sqldb.SetConnMaxIdleTime(0)
+		sqldb.SetConnMaxLifetime(0)
+		bdb = bun.NewDB(sqldb, sqlitedialect.New())
+		dialect = SQLite
+	}
+	d := &DB{Store: Store{idb: bdb, dialect: dialect}, bun: bdb, url: rawURL}
+	if err := d.Ping(ctx); err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("connecting to %s database: %w", dialect, err)
+	}
+	return d, nil
+}
+
+// sqliteDSN turns sqlite:x, file:x or a path into a modernc DSN with the
+// pragmas jobwheel relies on: WAL, a busy timeout and foreign keys.
+func sqliteDSN(rawURL string) (string, error) {
+	path := strings.TrimPrefix(rawURL, "sqlite://")
+	path = strings.TrimPrefix(path, "sqlite:")
+	path = strings.TrimPrefix(path, "file:")
+	query := ""
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path, query = path[:i], path[i+1:]
+	}
+	if path == "" {
+		return "", fmt.Errorf("database url %q: sqlite needs a file path", rawURL)
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return "", fmt.Errorf("database url %q: %w", rawURL, err)
+	}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	if path != ":memory:" {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+	}
+	q.Set("_time_format", "sqlite")
+	return "file:" + path + "?" + q.Encode(), nil
+}
+
+// Namespace is the PostgreSQL schema a search_path in the URL selects, ""
+// if none: it tells clusters sharing one database apart.
+func (d *DB) Namespace() string {
+	u, err := url.Parse(d.url)
+	if err != nil || d.dialect != Postgres {
+		return ""
+	}
+	return u.Query().Get("search_path")
+}
+
+// Dialect says which database this is.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// Bun exposes the underlying bun.DB to the db package's tests and tools.
+func (d *DB) Bun() *bun.DB { return d.bun }
+
+// Ping checks that the database answers.
+func (d *DB) Ping(ctx context.Context) error {
+	var one int
+	if err := d.bun.NewSelect().ColumnExpr("1").Scan(ctx, &one); err != nil {
+		return fmt.Errorf("pinging database: %w", err)
+	}
+	return nil
+}
+
+// Close closes the pool.
+func (d *DB) Close() error { return d.bun.Close() }
+
+// InTx runs fn in one transaction: committed if fn returns nil, rolled
+// back otherwise.
+func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Store) error) error {
+	return d.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return fn(ctx, &Store{idb: tx, dialect: d.dialect})
+	})
+}
+
+// migrationTemplate fills the dialect-specific types into the SQL migrations.
+type migrationTemplate struct {
+	ID, TS, JSON string
+}
+
+func (d *DB) migrations() (*migrate.Migrations, error) {
+	m := migrate.NewMigrations()
+	if err := m.Discover(migrationFiles); err != nil {
+		return nil, fmt.Errorf("reading migrations: %w", err)
+	}
+	return m, nil
+}
+
+func (d *DB) migrator() (*migrate.Migrator, error) {
+	m, err := d.migrations()
+	if err != nil {
+		return nil, err
+	}
+	tmpl := migrationTemplate{ID: "INTEGER PRIMARY KEY AUTOINCREMENT", TS: "TIMESTAMP", JSON: "TEXT"}
+	if d.dialect == Postgres {
+		tmpl = migrationTemplate{ID: "BIGSERIAL PRIMARY KEY", TS: "TIMESTAMPTZ", JSON: "JSONB"}
+	}
+	return migrate.NewMigrator(d.bun, m,
+		migrate.WithTableName("jobwheel_migrations"),
+		migrate.WithLocksTableName("jobwheel_migration_locks"),
+		// Without this a failed migration would be recorded as applied.
+		migrate.WithMarkAppliedOnSuccess(true),
+		migrate.WithTemplateData(tmpl),
+	), nil
+}
+
+// migrateLockKey is the PostgreSQL advisory lock that serializes servers
+// migrating the same database at the same time.
+const migrateLockKey = 0x6a6f62776865656c // "jobwheel"
+
+// Migrate applies every pending migration. Several servers may call it at
+// once against one PostgreSQL: an advisory lock lets one migrate while the
+// others wait, then find nothing left to do.
+func (d *DB) Migrate(ctx context.Context) error {
+	m, err := d.migrator()
+	if err != nil {
+		return err
+	}
+	if d.dialect == Postgres {
+		conn, err := d.bun.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: taking a connection: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", int64(migrateLockKey)); err != nil {
+			return fmt.Errorf("migrate: taking the advisory lock: %w", err)
+		}
+		defer func() {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", int64(migrateLockKey))
+		}()
+	}
+	if err := m.Init(ctx); err != nil {
+		return fmt.Errorf("migrate: creating the migrations table: %w", err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// MigrateDown rolls every migration back; tests use it to prove the down
+// migrations work.
+func (d *DB) MigrateDown(ctx context.Context) error {
+	m, err := d.migrator()
+	if err != nil {
+		return err
+	}
+	for {
+		group, err := m.Rollback(ctx)
+		if err != nil {
+			return fmt.Errorf("rolling back migrations: %w", err)
+		}
+		if group.IsZero() {
+			return nil
+		}
+	}
+}
+
+// isUniqueViolation reports whether err is a unique-constraint failure in
+// either dialect.
+func isUniqueViolation(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		return pgErr.Field('C') == "23505"
+	}
+	var sqliteErr *sqlite.Error
+	if errors.As(err, &sqliteErr) {
+		const constraintUnique, constraintPrimaryKey = 2067, 1555
+		return sqliteErr.Code() == constraintUnique || sqliteErr.Code() == constraintPrimaryKey
+	}
+	return false
+}
+
+// wrap turns driver errors into the package's sentinels and says what was
+// being done.
+func wrap(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	case isUniqueViolation(err):
+		return fmt.Errorf("%s: %w: %v", what, ErrConflict, err)
+	default:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+}
+
+// Now is the database's notion of a timestamp: UTC, millisecond precision,
+// which both dialects store exactly.
+func Now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
+
+// SchemaCreate creates a PostgreSQL schema, for tests and benchmarks that
+// isolate themselves in one.
+func (d *DB) SchemaCreate(ctx context.Context, name string) error {
+	_, err := d.bun.ExecContext(ctx, "CREATE SCHEMA ?", bun.Ident(name))
+	return wrap(err, "creating schema "+name)
+}
+
+// SchemaDrop drops a PostgreSQL schema and everything in it.
+func (d *DB) SchemaDrop(ctx context.Context, name string) error {
+	_, err := d.bun.ExecContext(ctx, "DROP SCHEMA IF EXISTS ? CASCADE", bun.Ident(name))
+	return wrap(err, "dropping schema "+name)
+}
+
+// WithSearchPath returns a PostgreSQL URL whose connections use schema.
+func WithSearchPath(rawURL, schema string) string {
+	sep := "?"
+	if strings.Contains(rawURL, "?") {
+		sep = "&"
+	}
+	return rawURL + sep + "search_path=" + url.QueryEscape(schema)
+}

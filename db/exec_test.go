@@ -1,0 +1,184 @@
+package db_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/db/dbtest"
+)
+
+func newJob(t *testing.T, d *db.DB, appID int64, name string, next *time.Time) *db.Job {
+	t.Helper()
+	j := &db.Job{AppID: appID, Name: name, Enabled: true, ScheduleType: "CRON", ScheduleExpression: "* * * * * ?",
+		TimeZone: "UTC", ExecutionMode: "STANDALONE", ProcessorType: "SHELL", Processor: "true",
+		MaxInstances: 1, TaskConcurrency: 1, DispatchStrategy: "HEALTH_FIRST", MisfirePolicy: "FIRE_ONCE", NextTriggerAt: next}
+	if err := d.JobCreate(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func newApp(t *testing.T, d *db.DB) *db.App {
+	t.Helper()
+	a := &db.App{Name: "app", SecretHash: "x"}
+	if err := d.AppCreate(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// The trigger loop's two writes: advancing next_trigger_at by
+// compare-and-set, and creating instances that UNIQUE keeps single.
+func TestTriggerWrites(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		app := newApp(t, d)
+		t0 := db.Now().Truncate(time.Second)
+		j1 := newJob(t, d, app.ID, "j1", ptr(t0))
+		j2 := newJob(t, d, app.ID, "j2", ptr(t0.Add(time.Second)))
+		newJob(t, d, app.ID, "later", ptr(t0.Add(time.Hour)))
+
+		due, err := d.JobsDue(ctx, app.ID, t0.Add(2*time.Second), 100)
+		if err != nil || len(due) != 2 || due[0].ID != j1.ID {
+			t.Fatalf("JobsDue = %+v, %v", due, err)
+		}
+
+		// j2's advance carries a stale old value: it must not apply.
+		ids, err := d.JobAdvanceMany(ctx, []db.JobAdvance{
+			{ID: j1.ID, Old: t0, New: ptr(t0.Add(time.Second))},
+			{ID: j2.ID, Old: t0, New: ptr(t0.Add(2 * time.Second))},
+		})
+		if err != nil || !slices.Equal(ids, []int64{j1.ID}) {
+			t.Fatalf("JobAdvanceMany = %v, %v; want only j1", ids, err)
+		}
+		// FIXED_DELAY: advance to none.
+		ids, err = d.JobAdvanceMany(ctx, []db.JobAdvance{{ID: j2.ID, Old: t0.Add(time.Second), New: nil}})
+		if err != nil || len(ids) != 1 {
+			t.Fatalf("advance to nil = %v, %v", ids, err)
+		}
+		if j, _ := d.JobGet(ctx, j2.ID); j.NextTriggerAt != nil {
+			t.Fatalf("next_trigger_at = %v; want NULL", j.NextTriggerAt)
+		}
+		if err := d.JobSetNextIfUnset(ctx, j2.ID, t0.Add(5*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if j, _ := d.JobGet(ctx, j2.ID); j.NextTriggerAt == nil || !j.NextTriggerAt.Equal(t0.Add(5*time.Second)) {
+			t.Fatalf("re-armed next_trigger_at = %v", j.NextTriggerAt)
+		}
+
+		mk := func(job int64, at time.Time) db.Instance {
+			return db.Instance{AppID: app.ID, JobID: job, Status: db.StatusWaiting, TriggerType: "SCHEDULE", ExpectedTriggerAt: ptr(at), TriggerAt: at}
+		}
+		created, err := d.InstanceCreateMany(ctx, []db.Instance{mk(j1.ID, t0), mk(j1.ID, t0.Add(time.Second))})
+		if err != nil || len(created) != 2 || created[0].ID == 0 || created[1].ID == created[0].ID {
+			t.Fatalf("InstanceCreateMany = %+v, %v", created, err)
+		}
+		// The same fire again (another owner, a retry): nothing new.
+		again, err := d.InstanceCreateMany(ctx, []db.Instance{mk(j1.ID, t0.Add(time.Second)), mk(j1.ID, t0.Add(2*time.Second))})
+		if err != nil || len(again) != 1 || !again[0].ExpectedTriggerAt.Equal(t0.Add(2*time.Second)) {
+			t.Fatalf("duplicate fire: created %+v, %v; want only the new one", again, err)
+		}
+		waiting, err := d.InstancesWaitingDue(ctx, app.ID, t0.Add(time.Second), 100)
+		if err != nil || len(waiting) != 2 {
+			t.Fatalf("InstancesWaitingDue = %d, %v", len(waiting), err)
+		}
+	})
+}
+
+func TestInstanceAndTaskTransitions(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		app := newApp(t, d)
+		job := newJob(t, d, app.ID, "j", nil)
+		now := db.Now()
+		a := &db.Instance{AppID: app.ID, JobID: job.ID, Status: db.StatusWaiting, TriggerType: "API", TriggerAt: now}
+		b := &db.Instance{AppID: app.ID, JobID: job.ID, Status: db.StatusWaiting, TriggerType: "API", TriggerAt: now}
+		for _, in := range []*db.Instance{a, b} {
+			if err := d.InstanceCreate(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids, err := d.InstanceTransitionMany(ctx, []db.InstanceTransition{
+			{ID: a.ID, From: db.StatusWaiting, To: db.StatusDispatched, ActualTriggerAt: ptr(now), Epoch: ptr(int64(3))},
+			{ID: b.ID, From: db.StatusRunning, To: db.StatusSucceeded}, // wrong from: no move
+		})
+		if err != nil || !slices.Equal(ids, []int64{a.ID}) {
+			t.Fatalf("InstanceTransitionMany = %v, %v", ids, err)
+		}
+		got, _ := d.InstanceGet(ctx, a.ID)
+		if got.Status != db.StatusDispatched || got.Epoch != 3 || got.ActualTriggerAt == nil || got.Result != "" {
+			t.Fatalf("after dispatch: %+v", got)
+		}
+		if n, _ := d.InstanceCountActive(ctx, []int64{job.ID}); n[job.ID] != 1 {
+			t.Fatalf("InstanceCountActive = %v", n)
+		}
+		if _, err := d.InstanceTransitionMany(ctx, []db.InstanceTransition{
+			{ID: a.ID, From: db.StatusDispatched, To: db.StatusFailed, FinishedAt: ptr(now), Result: ptr("exit status 3"), Reason: ptr("EXIT")},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := d.InstanceRetry(ctx, a.ID, db.StatusFailed, 2, now.Add(time.Second), "")
+		if err != nil || !ok {
+			t.Fatalf("InstanceRetry = %v, %v", ok, err)
+		}
+		got, _ = d.InstanceGet(ctx, a.ID)
+		if got.Status != db.StatusWaiting || got.Attempt != 2 || got.Result != "exit status 3" {
+			t.Fatalf("after retry: %+v", got)
+		}
+
+		// Attempts: insert, then update keeps what is not given.
+		w := "w1"
+		err = d.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: a.ID, Attempt: 1, Status: db.StatusDispatched, StartedAt: ptr(now)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = d.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: a.ID, Attempt: 1, Status: db.StatusFailed, WorkerID: &w, Result: "exit status 3", FinishedAt: ptr(now)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		atts, err := d.AttemptList(ctx, a.ID)
+		if err != nil || len(atts) != 1 || atts[0].Status != db.StatusFailed || atts[0].StartedAt == nil || *atts[0].WorkerID != "w1" || atts[0].Result != "exit status 3" {
+			t.Fatalf("attempts = %+v, %v", atts, err)
+		}
+
+		tasks := []db.Task{
+			{InstanceID: a.ID, Name: "ROOT", Kind: "ROOT", Status: db.StatusWaiting, InstanceAttempt: 2},
+			{InstanceID: a.ID, Name: "sub", Kind: "MAP", Status: db.StatusWaiting, InstanceAttempt: 2},
+		}
+		if err := d.TaskCreateMany(ctx, tasks); err != nil || tasks[0].ID == 0 || tasks[1].ID == tasks[0].ID {
+			t.Fatalf("TaskCreateMany: %+v, %v", tasks, err)
+		}
+		moved, err := d.TaskTransitionMany(ctx, []db.TaskTransition{
+			{ID: tasks[0].ID, From: db.StatusWaiting, To: db.StatusDispatched, WorkerID: &w, DispatchedAt: ptr(now)},
+			{ID: tasks[1].ID, From: db.StatusRunning, To: db.StatusSucceeded},
+		})
+		if err != nil || !slices.Equal(moved, []int64{tasks[0].ID}) {
+			t.Fatalf("TaskTransitionMany = %v, %v", moved, err)
+		}
+		// Back to WAITING clears the worker.
+		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{{ID: tasks[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: ptr(1)}}); err != nil {
+			t.Fatal(err)
+		}
+		un, err := d.TasksUnfinished(ctx, []int64{a.ID})
+		if err != nil || len(un) != 2 || un[0].WorkerID != nil || un[0].Retries != 1 {
+			t.Fatalf("TasksUnfinished = %+v, %v", un, err)
+		}
+		counts, err := d.TaskCountsByInstance(ctx, []int64{a.ID})
+		if err != nil || counts[a.ID].Total != 2 || counts[a.ID].Waiting != 2 {
+			t.Fatalf("TaskCountsByInstance = %+v, %v", counts, err)
+		}
+		if _, err := d.TaskStopInstance(ctx, a.ID, db.StatusStopped); err != nil {
+			t.Fatal(err)
+		}
+		if un, _ := d.TasksUnfinished(ctx, []int64{a.ID}); len(un) != 0 {
+			t.Fatalf("tasks left after stop: %+v", un)
+		}
+	})
+}

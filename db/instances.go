@@ -1,0 +1,399 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// ActiveStatuses are the states of an instance that is not finished.
+var ActiveStatuses = []string{StatusWaiting, StatusDispatched, StatusRunning}
+
+// IsFinal reports whether an instance (or task) status is terminal.
+func IsFinal(status string) bool {
+	switch status {
+	case StatusSucceeded, StatusFailed, StatusStopped, StatusCanceled:
+		return true
+	}
+	return false
+}
+
+// InstanceCreate inserts one instance.
+func (s *Store) InstanceCreate(ctx context.Context, in *Instance) error {
+	now := Now()
+	in.CreatedAt, in.UpdatedAt = now, now
+	if in.Attempt == 0 {
+		in.Attempt = 1
+	}
+	_, err := s.idb.NewInsert().Model(in).Returning("id").Exec(ctx)
+	return wrap(err, "creating instance")
+}
+
+// InstanceCreateMany inserts scheduled instances in one statement, skipping
+// any whose (job, expected trigger time) already exists: that fire was
+// already recorded, and recording it twice is what UNIQUE forbids. It
+// returns the instances actually created, with their ids.
+func (s *Store) InstanceCreateMany(ctx context.Context, list []Instance) ([]Instance, error) {
+	var created []Instance
+	if len(list) == 0 {
+		return created, nil
+	}
+	now := Now()
+	for i := range list {
+		list[i].CreatedAt, list[i].UpdatedAt = now, now
+		if list[i].Attempt == 0 {
+			list[i].Attempt = 1
+		}
+	}
+	var rows []struct {
+		ID                int64      `bun:"id"`
+		JobID             int64      `bun:"job_id"`
+		ExpectedTriggerAt *time.Time `bun:"expected_trigger_at"`
+	}
+	err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").
+		On("CONFLICT (job_id, expected_trigger_at) DO NOTHING").
+		Returning("id, job_id, expected_trigger_at").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, wrap(err, "creating instances")
+	}
+	type key struct {
+		job int64
+		at  int64
+	}
+	byKey := make(map[key]*Instance, len(list))
+	for i := range list {
+		if list[i].ExpectedTriggerAt != nil {
+			byKey[key{list[i].JobID, list[i].ExpectedTriggerAt.UnixMilli()}] = &list[i]
+		}
+	}
+	for _, r := range rows {
+		if r.ExpectedTriggerAt == nil {
+			continue
+		}
+		if in := byKey[key{r.JobID, r.ExpectedTriggerAt.UnixMilli()}]; in != nil {
+			in.ID = r.ID
+			created = append(created, *in)
+		}
+	}
+	return created, nil
+}
+
+// InstanceGet returns an instance by id.
+func (s *Store) InstanceGet(ctx context.Context, id int64) (*Instance, error) {
+	in := new(Instance)
+	err := s.idb.NewSelect().Model(in).Where("id = ?", id).Scan(ctx)
+	return in, wrap(err, "reading instance")
+}
+
+// InstancesByIDs returns the instances with the ids.
+func (s *Store) InstancesByIDs(ctx context.Context, ids []int64) ([]Instance, error) {
+	var out []Instance
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.In(ids)).Scan(ctx)
+	return out, wrap(err, "reading instances")
+}
+
+// InstancesWaitingDue returns an app's WAITING instances due at or before
+// until, earliest first.
+func (s *Store) InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Instance, error) {
+	var out []Instance
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND status = ? AND trigger_at <= ?", appID, StatusWaiting, until).
+		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading due instances")
+}
+
+// InstancesActive returns an app's DISPATCHED and RUNNING instances.
+func (s *Store) InstancesActive(ctx context.Context, appID int64) ([]Instance, error) {
+	var out []Instance
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND status IN (?)", appID, bun.In([]string{StatusDispatched, StatusRunning})).
+		OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading active instances")
+}
+
+// InstanceCountActive counts, per job, the DISPATCHED and RUNNING instances.
+func (s *Store) InstanceCountActive(ctx context.Context, jobIDs []int64) (map[int64]int, error) {
+	out := make(map[int64]int, len(jobIDs))
+	if len(jobIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		JobID int64 `bun:"job_id"`
+		N     int   `bun:"n"`
+	}
+	err := s.idb.NewSelect().Model((*Instance)(nil)).
+		ColumnExpr("job_id, COUNT(*) AS n").
+		Where("job_id IN (?) AND status IN (?)", bun.In(jobIDs), bun.In([]string{StatusDispatched, StatusRunning})).
+		Group("job_id").Scan(ctx, &rows)
+	for _, r := range rows {
+		out[r.JobID] = r.N
+	}
+	return out, wrap(err, "counting active instances")
+}
+
+// InstanceTransition moves one instance from one status to another and
+// sets the fields given (nil fields keep their value).
+type InstanceTransition struct {
+	ID              int64      `bun:"instance_id"`
+	From            string     `bun:"from_status"`
+	To              string     `bun:"to_status"`
+	ActualTriggerAt *time.Time `bun:"actual_trigger_at"`
+	StartedAt       *time.Time `bun:"started_at"`
+	FinishedAt      *time.Time `bun:"finished_at"`
+	Result          *string    `bun:"result"`
+	Reason          *string    `bun:"reason"`
+	WorkerID        *string    `bun:"worker_id"`
+	Epoch           *int64     `bun:"epoch"`
+	UpdatedAt       time.Time  `bun:"updated_at"`
+}
+
+// InstanceTransitionMany applies the transitions whose instance is still in
+// From, in one statement, and returns the ids that moved. Every change of
+// an instance's status goes through a compare-and-set like this, so two
+// parties racing (a report and a stop, an old and a new owner) cannot both win.
+func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTransition) ([]int64, error) {
+	var ids []int64
+	if len(list) == 0 {
+		return ids, nil
+	}
+	now := Now()
+	for i := range list {
+		list[i].UpdatedAt = now
+	}
+	values := s.idb.NewValues(&list)
+	err := s.idb.NewUpdate().
+		With("_data", values).
+		Model((*Instance)(nil)).
+		TableExpr("_data").
+		Set("status = _data.to_status").
+		Set("actual_trigger_at = COALESCE(_data.actual_trigger_at, i.actual_trigger_at)").
+		Set("started_at = COALESCE(_data.started_at, i.started_at)").
+		Set("finished_at = COALESCE(_data.finished_at, i.finished_at)").
+		Set("result = COALESCE(_data.result, i.result)").
+		Set("reason = COALESCE(_data.reason, i.reason)").
+		Set("worker_id = COALESCE(_data.worker_id, i.worker_id)").
+		Set("epoch = COALESCE(_data.epoch, i.epoch)").
+		Set("updated_at = _data.updated_at").
+		Where("i.id = _data.instance_id AND i.status = _data.from_status").
+		Returning("id").
+		Scan(ctx, &ids)
+	return ids, wrap(err, "moving instances")
+}
+
+// InstanceRetry puts an instance whose attempt failed back to WAITING for
+// its next attempt at triggerAt, if it is still in from.
+func (s *Store) InstanceRetry(ctx context.Context, id int64, from string, attempt int, triggerAt time.Time, reason string) (bool, error) {
+	res, err := s.idb.NewUpdate().Model((*Instance)(nil)).
+		Set("status = ?", StatusWaiting).
+		Set("attempt = ?", attempt).
+		Set("trigger_at = ?", triggerAt).
+		Set("started_at = NULL").
+		Set("finished_at = NULL").
+		Set("reason = ?", reason).
+		Set("updated_at = ?", Now()).
+		Where("id = ? AND status = ?", id, from).Exec(ctx)
+	if err != nil {
+		return false, wrap(err, "retrying instance")
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// InstanceStop moves an unfinished instance to STOPPED and returns it as
+// it was before, or ErrNotFound if it was already finished.
+func (s *Store) InstanceStop(ctx context.Context, id int64, reason string) (*Instance, error) {
+	in, err := s.InstanceGet(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if IsFinal(in.Status) {
+		return in, ErrNotFound
+	}
+	now := Now()
+	res, err := s.idb.NewUpdate().Model((*Instance)(nil)).
+		Set("status = ?", StatusStopped).
+		Set("finished_at = ?", now).
+		Set("reason = ?", reason).
+		Set("updated_at = ?", now).
+		Where("id = ? AND status = ?", id, in.Status).Exec(ctx)
+	if err := expectOne(res, err, "stopping instance"); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// InstanceFilter narrows an instance listing.
+type InstanceFilter struct {
+	AppID    int64
+	JobID    int64
+	Statuses []string
+	// From and To bound trigger_at.
+	From, To *time.Time
+	BeforeID int64
+	Limit    int
+}
+
+// InstanceList returns a page of instances, newest first, and whether
+// there are more.
+func (s *Store) InstanceList(ctx context.Context, f InstanceFilter) ([]Instance, bool, error) {
+	var out []Instance
+	q := s.idb.NewSelect().Model(&out).Where("app_id = ?", f.AppID).OrderExpr("id DESC").Limit(f.Limit + 1)
+	if f.JobID != 0 {
+		q = q.Where("job_id = ?", f.JobID)
+	}
+	if len(f.Statuses) > 0 {
+		q = q.Where("status IN (?)", bun.In(f.Statuses))
+	}
+	if f.From != nil {
+		q = q.Where("trigger_at >= ?", *f.From)
+	}
+	if f.To != nil {
+		q = q.Where("trigger_at < ?", *f.To)
+	}
+	if f.BeforeID > 0 {
+		q = q.Where("id < ?", f.BeforeID)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, false, wrap(err, "listing instances")
+	}
+	if len(out) > f.Limit {
+		return out[:f.Limit], true, nil
+	}
+	return out, false, nil
+}
+
+// InstancesByJobSince returns a job's instances expected at or after since,
+// for checking schedules (tests and benchmarks).
+func (s *Store) InstancesByJobSince(ctx context.Context, jobID int64, since time.Time) ([]Instance, error) {
+	var out []Instance
+	err := s.idb.NewSelect().Model(&out).Where("job_id = ? AND trigger_at >= ?", jobID, since).OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading job instances")
+}
+
+// AttemptUpsertMany records attempts: new ones are inserted, existing ones
+// (same instance and attempt number) get the non-empty fields given.
+func (s *Store) AttemptUpsertMany(ctx context.Context, list []InstanceAttempt) error {
+	if len(list) == 0 {
+		return nil
+	}
+	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").
+		On("CONFLICT (instance_id, attempt) DO UPDATE").
+		Set("status = EXCLUDED.status").
+		Set("worker_id = COALESCE(EXCLUDED.worker_id, ia.worker_id)").
+		Set("result = CASE WHEN EXCLUDED.result <> '' THEN EXCLUDED.result ELSE ia.result END").
+		Set("reason = CASE WHEN EXCLUDED.reason <> '' THEN EXCLUDED.reason ELSE ia.reason END").
+		Set("started_at = COALESCE(ia.started_at, EXCLUDED.started_at)").
+		Set("finished_at = COALESCE(EXCLUDED.finished_at, ia.finished_at)").
+		Exec(ctx)
+	return wrap(err, "recording attempts")
+}
+
+// AttemptList returns an instance's attempts in order.
+func (s *Store) AttemptList(ctx context.Context, instanceID int64) ([]InstanceAttempt, error) {
+	var out []InstanceAttempt
+	err := s.idb.NewSelect().Model(&out).Where("instance_id = ?", instanceID).OrderExpr("attempt").Scan(ctx)
+	return out, wrap(err, "listing attempts")
+}
+
+// InstancesStaleScheduled returns an app's scheduled (SCHEDULE) instances
+// still WAITING although their time passed before cutoff: fires recorded
+// ahead that no server ran in time (downtime, fail-over).
+func (s *Store) InstancesStaleScheduled(ctx context.Context, appID int64, cutoff time.Time, limit int) ([]Instance, error) {
+	var out []Instance
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND status = ? AND trigger_type = 'SCHEDULE' AND trigger_at < ?", appID, StatusWaiting, cutoff).
+		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading stale scheduled instances")
+}
+
+// InstanceRelabel sets the trigger type of WAITING instances.
+func (s *Store) InstanceRelabel(ctx context.Context, ids []int64, triggerType string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.idb.NewUpdate().Model((*Instance)(nil)).
+		Set("trigger_type = ?", triggerType).
+		Where("id IN (?) AND status = ?", bun.In(ids), StatusWaiting).Exec(ctx)
+	return wrap(err, "relabelling instances")
+}
+
+// InstanceDeleteFutureScheduled deletes a job's scheduled fires recorded
+// ahead and not yet due (after), so a disabled or re-scheduled job leaves
+// no phantom runs behind.
+func (s *Store) InstanceDeleteFutureScheduled(ctx context.Context, jobID int64, after time.Time) error {
+	_, err := s.idb.NewDelete().Model((*Instance)(nil)).
+		Where("job_id = ? AND status = ? AND trigger_type = 'SCHEDULE' AND trigger_at > ?", jobID, StatusWaiting, after).
+		Exec(ctx)
+	return wrap(err, "deleting fires recorded ahead")
+}
+
+// FireRecord is a scheduled fire as the benchmarks measure it.
+type FireRecord struct {
+	JobID             int64      `bun:"job_id"`
+	ExpectedTriggerAt *time.Time `bun:"expected_trigger_at"`
+	ActualTriggerAt   *time.Time `bun:"actual_trigger_at"`
+	StartedAt         *time.Time `bun:"started_at"`
+	Status            string     `bun:"status"`
+	TriggerType       string     `bun:"trigger_type"`
+	Reason            string     `bun:"reason"`
+	Epoch             int64      `bun:"epoch"`
+}
+
+// FireRecords returns an app's scheduled fires expected in [from, to).
+func (s *Store) FireRecords(ctx context.Context, appID int64, from, to time.Time) ([]FireRecord, error) {
+	var out []FireRecord
+	err := s.idb.NewSelect().Model((*Instance)(nil)).
+		Column("job_id", "expected_trigger_at", "actual_trigger_at", "started_at", "status", "trigger_type", "reason", "epoch").
+		Where("app_id = ? AND expected_trigger_at >= ? AND expected_trigger_at < ?", appID, from, to).
+		Scan(ctx, &out)
+	return out, wrap(err, "reading fire records")
+}
+
+// InstanceStatusCounts counts an app's instances by status.
+func (s *Store) InstanceStatusCounts(ctx context.Context, appID int64) (map[string]int, error) {
+	var rows []struct {
+		Status string `bun:"status"`
+		N      int    `bun:"n"`
+	}
+	err := s.idb.NewSelect().Model((*Instance)(nil)).ColumnExpr("status, COUNT(*) AS n").
+		Where("app_id = ?", appID).Group("status").Scan(ctx, &rows)
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.Status] = r.N
+	}
+	return out, wrap(err, "counting instances")
+}
+
+// InstancesRunTwice counts an app's instances that succeeded on more than
+// one task of the same kind and attempt: a fire that ran twice. The
+// cluster tests assert it stays 0.
+func (s *Store) InstancesRunTwice(ctx context.Context, appID int64) (int, error) {
+	n, err := s.idb.NewSelect().TableExpr("tasks AS tk").
+		ColumnExpr("tk.instance_id").
+		Join("JOIN instances AS i ON i.id = tk.instance_id").
+		Where("i.app_id = ? AND tk.status = ? AND tk.kind = 'ROOT'", appID, StatusSucceeded).
+		GroupExpr("tk.instance_id, tk.instance_attempt").
+		Having("COUNT(*) > 1").Count(ctx)
+	return n, wrap(err, "counting instances run twice")
+}
+
+// InstanceDeleteFinishedBefore deletes up to limit of an app's finished
+// instances that finished before `before`, with their tasks, attempts and
+// log lines (cascade), and returns how many it deleted.
+func (s *Store) InstanceDeleteFinishedBefore(ctx context.Context, appID int64, before time.Time, limit int) (int, error) {
+	sub := s.idb.NewSelect().Model((*Instance)(nil)).Column("id").
+		Where("app_id = ? AND finished_at < ? AND status IN (?)", appID, before,
+			bun.In([]string{StatusSucceeded, StatusFailed, StatusStopped, StatusCanceled})).
+		Limit(limit)
+	res, err := s.idb.NewDelete().Model((*Instance)(nil)).Where("id IN (?)", sub).Exec(ctx)
+	if err != nil {
+		return 0, wrap(err, "deleting old instances")
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}

@@ -1,0 +1,160 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// JobCreate inserts a job; ErrConflict if the app already has one of that name.
+func (s *Store) JobCreate(ctx context.Context, j *Job) error {
+	now := Now()
+	j.CreatedAt, j.UpdatedAt = now, now
+	_, err := s.idb.NewInsert().Model(j).Returning("id").Exec(ctx)
+	return wrap(err, "creating job "+j.Name)
+}
+
+// JobUpdate replaces a job's definition (every column but id, app and
+// created_at) if its updated_at is still prevUpdated; ErrNotFound otherwise.
+func (s *Store) JobUpdate(ctx context.Context, j *Job) error {
+	j.UpdatedAt = Now()
+	res, err := s.idb.NewUpdate().Model(j).
+		ExcludeColumn("id", "app_id", "created_at").
+		WherePK().Exec(ctx)
+	return expectOne(res, err, "updating job")
+}
+
+// JobSetEnabled enables or disables a job and sets its next trigger time.
+func (s *Store) JobSetEnabled(ctx context.Context, id int64, enabled bool, next *time.Time) error {
+	res, err := s.idb.NewUpdate().Model((*Job)(nil)).
+		Set("enabled = ?", enabled).Set("next_trigger_at = ?", next).Set("updated_at = ?", Now()).
+		Where("id = ?", id).Exec(ctx)
+	return expectOne(res, err, "enabling job")
+}
+
+// JobDelete deletes a job; its instances, tasks and logs go with it.
+func (s *Store) JobDelete(ctx context.Context, id int64) error {
+	res, err := s.idb.NewDelete().Model((*Job)(nil)).Where("id = ?", id).Exec(ctx)
+	return expectOne(res, err, "deleting job")
+}
+
+// JobGet returns a job by id.
+func (s *Store) JobGet(ctx context.Context, id int64) (*Job, error) {
+	j := new(Job)
+	err := s.idb.NewSelect().Model(j).Where("id = ?", id).Scan(ctx)
+	return j, wrap(err, "reading job")
+}
+
+// JobsByIDs returns the jobs with the ids, in no particular order.
+func (s *Store) JobsByIDs(ctx context.Context, ids []int64) ([]Job, error) {
+	var out []Job
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.In(ids)).Scan(ctx)
+	return out, wrap(err, "reading jobs")
+}
+
+// JobPage is a page of an app's jobs, by id descending (newest first).
+type JobPage struct {
+	Jobs    []Job
+	HasMore bool
+}
+
+// JobList returns up to limit jobs of an app with id below beforeID (0 for
+// the first page), newest first. search narrows by name.
+func (s *Store) JobList(ctx context.Context, appID int64, search string, beforeID int64, limit int) (JobPage, error) {
+	var out []Job
+	q := s.idb.NewSelect().Model(&out).Where("app_id = ?", appID).OrderExpr("id DESC").Limit(limit + 1)
+	if beforeID > 0 {
+		q = q.Where("id < ?", beforeID)
+	}
+	if search != "" {
+		q = q.Where("LOWER(name) LIKE ?", "%"+escapeLike(search)+"%")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return JobPage{}, wrap(err, "listing jobs")
+	}
+	page := JobPage{Jobs: out}
+	if len(out) > limit {
+		page.Jobs, page.HasMore = out[:limit], true
+	}
+	return page, nil
+}
+
+// JobCount counts an app's jobs, and how many are enabled.
+func (s *Store) JobCount(ctx context.Context, appID int64) (total, enabled int, err error) {
+	var row struct {
+		Total   int `bun:"total"`
+		Enabled int `bun:"enabled"`
+	}
+	err = s.idb.NewSelect().Model((*Job)(nil)).
+		ColumnExpr("COUNT(*) AS total").
+		ColumnExpr("COALESCE(SUM(CASE WHEN enabled THEN 1 ELSE 0 END), 0) AS enabled").
+		Where("app_id = ?", appID).Scan(ctx, &row)
+	return row.Total, row.Enabled, wrap(err, "counting jobs")
+}
+
+// JobsDue returns up to limit enabled jobs of an app whose next trigger is
+// at or before until, earliest first.
+func (s *Store) JobsDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Job, error) {
+	var out []Job
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND enabled AND next_trigger_at IS NOT NULL AND next_trigger_at <= ?", appID, until).
+		OrderExpr("next_trigger_at, id").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading due jobs")
+}
+
+// JobAdvance moves a job's next trigger from Old to New (nil: none until a
+// run ends, for FIXED_DELAY, or ever).
+type JobAdvance struct {
+	ID  int64      `bun:"job_id"`
+	Old time.Time  `bun:"old"`
+	New *time.Time `bun:"new"`
+}
+
+// JobAdvanceMany applies the advances whose job still has next_trigger_at
+// = Old (compare-and-set) in one statement, and returns the ids advanced.
+// A job changed meanwhile (edited, disabled, advanced by another owner) is
+// left alone.
+func (s *Store) JobAdvanceMany(ctx context.Context, advances []JobAdvance) ([]int64, error) {
+	var ids []int64
+	if len(advances) == 0 {
+		return ids, nil
+	}
+	values := s.idb.NewValues(&advances)
+	err := s.idb.NewUpdate().
+		With("_data", values).
+		Model((*Job)(nil)).
+		TableExpr("_data").
+		Set("next_trigger_at = _data.new").
+		Where("j.id = _data.job_id AND j.next_trigger_at = _data.old").
+		Returning("id").
+		Scan(ctx, &ids)
+	return ids, wrap(err, "advancing jobs")
+}
+
+// JobSetNextIfUnset sets a FIXED_DELAY job's next trigger after a run
+// ended, unless something already set it.
+func (s *Store) JobSetNextIfUnset(ctx context.Context, id int64, next time.Time) error {
+	_, err := s.idb.NewUpdate().Model((*Job)(nil)).
+		Set("next_trigger_at = ?", next).
+		Where("id = ? AND next_trigger_at IS NULL AND enabled", id).Exec(ctx)
+	return wrap(err, "re-arming job")
+}
+
+func escapeLike(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c == '%' || c == '_' {
+			continue
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}

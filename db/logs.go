@@ -1,0 +1,67 @@
+package db
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+)
+
+// LogReserveSeq reserves n consecutive log sequence numbers of an
+// instance of the app and returns the first; ErrNotFound if the app has no
+// such instance. Seq numbers of one instance only grow.
+func (s *Store) LogReserveSeq(ctx context.Context, appID, instanceID int64, n int) (int64, error) {
+	var last int64
+	err := s.idb.NewUpdate().Model((*Instance)(nil)).
+		Set("log_seq = log_seq + ?", n).
+		Where("id = ? AND app_id = ?", instanceID, appID).
+		Returning("log_seq").Scan(ctx, &last)
+	if err != nil {
+		return 0, wrap(err, "reserving log sequence numbers")
+	}
+	return last - int64(n) + 1, nil
+}
+
+// LogInsertMany inserts log lines, skipping any already stored (the same
+// instance, worker and worker seq: a re-send).
+func (s *Store) LogInsertMany(ctx context.Context, lines []InstanceLog) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	_, err := s.idb.NewInsert().Model(&lines).ExcludeColumn("id").
+		On("CONFLICT (instance_id, worker_id, worker_seq) DO NOTHING").Exec(ctx)
+	return wrap(err, "storing log lines")
+}
+
+// LogKnown is a worker's line already stored.
+type LogKnown struct {
+	InstanceID int64  `bun:"instance_id"`
+	WorkerID   string `bun:"worker_id"`
+	WorkerSeq  int64  `bun:"worker_seq"`
+}
+
+// LogExisting returns which of the given worker lines are already stored,
+// so re-sent lines do not use up sequence numbers.
+func (s *Store) LogExisting(ctx context.Context, workerID string, instanceIDs []int64, minSeq, maxSeq int64) ([]LogKnown, error) {
+	var out []LogKnown
+	err := s.idb.NewSelect().Model((*InstanceLog)(nil)).
+		Column("instance_id", "worker_id", "worker_seq").
+		Where("worker_id = ? AND instance_id IN (?) AND worker_seq BETWEEN ? AND ?", workerID, bun.In(instanceIDs), minSeq, maxSeq).
+		Scan(ctx, &out)
+	return out, wrap(err, "reading stored log lines")
+}
+
+// LogPage returns up to limit lines of an instance with seq > afterSeq, in
+// seq order, and whether more follow.
+func (s *Store) LogPage(ctx context.Context, instanceID, afterSeq int64, limit int) ([]InstanceLog, bool, error) {
+	var out []InstanceLog
+	err := s.idb.NewSelect().Model(&out).
+		Where("instance_id = ? AND seq > ?", instanceID, afterSeq).
+		OrderExpr("seq").Limit(limit + 1).Scan(ctx)
+	if err != nil {
+		return nil, false, wrap(err, "reading log lines")
+	}
+	if len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}

@@ -1,0 +1,348 @@
+package db
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// User is a console or API user. Only the password's hash is stored.
+type User struct {
+	bun.BaseModel `bun:"table:users,alias:u"`
+
+	ID           int64     `bun:"id,pk,autoincrement"`
+	Username     string    `bun:"username,notnull"`
+	PasswordHash string    `bun:"password_hash,notnull"`
+	Admin        bool      `bun:"admin,notnull"`
+	CreatedAt    time.Time `bun:"created_at,notnull"`
+	UpdatedAt    time.Time `bun:"updated_at,notnull"`
+}
+
+// Session is a login. The bearer token is only stored as its SHA-256.
+type Session struct {
+	bun.BaseModel `bun:"table:sessions,alias:s"`
+
+	ID        int64     `bun:"id,pk,autoincrement"`
+	TokenHash string    `bun:"token_hash,notnull"`
+	UserID    int64     `bun:"user_id,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	ExpiresAt time.Time `bun:"expires_at,notnull"`
+}
+
+// App is a tenant: jobs, workflows and workers belong to exactly one app.
+// Workers authenticate with the app's secret, of which only a hash is kept.
+type App struct {
+	bun.BaseModel `bun:"table:apps,alias:a"`
+
+	ID          int64     `bun:"id,pk,autoincrement"`
+	Name        string    `bun:"name,notnull"`
+	Description string    `bun:"description,notnull"`
+	SecretHash  string    `bun:"secret_hash,notnull"`
+	CreatedAt   time.Time `bun:"created_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"`
+}
+
+// Role is a user's or token's right on one app.
+type Role string
+
+const (
+	RoleViewer Role = "VIEWER"
+	RoleEditor Role = "EDITOR"
+	RoleOwner  Role = "OWNER"
+)
+
+// AppMember grants a user a role on an app.
+type AppMember struct {
+	bun.BaseModel `bun:"table:app_members,alias:m"`
+
+	AppID     int64     `bun:"app_id,pk"`
+	UserID    int64     `bun:"user_id,pk"`
+	Role      Role      `bun:"role,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+}
+
+// APIToken lets another service call the API as its creator, optionally
+// narrowed to one app and role. Only the token's SHA-256 is stored.
+type APIToken struct {
+	bun.BaseModel `bun:"table:api_tokens,alias:t"`
+
+	ID         int64      `bun:"id,pk,autoincrement"`
+	Name       string     `bun:"name,notnull"`
+	TokenHash  string     `bun:"token_hash,notnull"`
+	UserID     int64      `bun:"user_id,notnull"`
+	AppID      *int64     `bun:"app_id"`
+	Role       *Role      `bun:"role"`
+	CreatedAt  time.Time  `bun:"created_at,notnull"`
+	LastUsedAt *time.Time `bun:"last_used_at"`
+	RevokedAt  *time.Time `bun:"revoked_at"`
+}
+
+// Server is one running jobwheel server process.
+type Server struct {
+	bun.BaseModel `bun:"table:servers,alias:srv"`
+
+	ID           string    `bun:"id,pk"`
+	AdvertiseURL string    `bun:"advertise_url,notnull"`
+	Version      string    `bun:"version,notnull"`
+	StartedAt    time.Time `bun:"started_at,notnull"`
+	HeartbeatAt  time.Time `bun:"heartbeat_at,notnull"`
+}
+
+// AppLease says which server schedules an app until when. Epoch grows on
+// every change of owner and fences dispatches from a former owner.
+type AppLease struct {
+	bun.BaseModel `bun:"table:app_leases,alias:l"`
+
+	AppID      int64     `bun:"app_id,pk"`
+	ServerID   string    `bun:"server_id,notnull"`
+	Epoch      int64     `bun:"epoch,notnull"`
+	AcquiredAt time.Time `bun:"acquired_at,notnull"`
+	ExpiresAt  time.Time `bun:"expires_at,notnull"`
+}
+
+// WorkerMetrics is what a worker reports in its heartbeats.
+type WorkerMetrics struct {
+	CPUCores     int     `json:"cpuCores"`
+	Load1        float64 `json:"load1"`
+	FreeMemoryMB int64   `json:"freeMemoryMB"`
+	FreeDiskMB   int64   `json:"freeDiskMB"`
+	Running      int     `json:"running"`
+}
+
+// Worker is the last known state of a worker connected to some server, kept
+// so that any server can list an app's workers.
+type Worker struct {
+	bun.BaseModel `bun:"table:workers,alias:w"`
+
+	AppID          int64         `bun:"app_id,pk"`
+	ID             string        `bun:"id,pk"`
+	ServerID       string        `bun:"server_id,notnull"`
+	Host           string        `bun:"host,notnull"`
+	Version        string        `bun:"version,notnull"`
+	Tags           []string      `bun:"tags,notnull,type:json"`
+	Processors     []string      `bun:"processors,notnull,type:json"`
+	Slots          int           `bun:"slots,notnull"`
+	Metrics        WorkerMetrics `bun:"metrics,notnull,type:json"`
+	ConnectedAt    time.Time     `bun:"connected_at,notnull"`
+	LastHeartbeat  time.Time     `bun:"last_heartbeat,notnull"`
+	DisconnectedAt *time.Time    `bun:"disconnected_at"`
+}
+
+// WorkerFilter narrows the workers a job may run on.
+type WorkerFilter struct {
+	Designated  []string `json:"designated,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	MinCPUCores int      `json:"minCpuCores,omitempty"`
+	MinMemoryMB int64    `json:"minMemoryMB,omitempty"`
+	MinDiskMB   int64    `json:"minDiskMB,omitempty"`
+	MaxWorkers  int      `json:"maxWorkers,omitempty"`
+}
+
+// Alarm says whom to tell when a job fails.
+type Alarm struct {
+	OnFailure  bool     `json:"onFailure,omitempty"`
+	OnTimeout  bool     `json:"onTimeout,omitempty"`
+	Webhooks   []string `json:"webhooks,omitempty"`
+	Emails     []string `json:"emails,omitempty"`
+	SilenceSec int      `json:"silenceSec,omitempty"`
+}
+
+// Job is a unit of work with its schedule, processor and limits.
+type Job struct {
+	bun.BaseModel `bun:"table:jobs,alias:j"`
+
+	ID                 int64        `bun:"id,pk,autoincrement"`
+	AppID              int64        `bun:"app_id,notnull"`
+	Name               string       `bun:"name,notnull"`
+	Description        string       `bun:"description,notnull"`
+	Enabled            bool         `bun:"enabled,notnull"`
+	ScheduleType       string       `bun:"schedule_type,notnull"`
+	ScheduleExpression string       `bun:"schedule_expression,notnull"`
+	TimeZone           string       `bun:"time_zone,notnull"`
+	LifecycleStart     *time.Time   `bun:"lifecycle_start"`
+	LifecycleEnd       *time.Time   `bun:"lifecycle_end"`
+	ExecutionMode      string       `bun:"execution_mode,notnull"`
+	ProcessorType      string       `bun:"processor_type,notnull"`
+	Processor          string       `bun:"processor,notnull"`
+	Params             string       `bun:"params,notnull"`
+	MaxInstances       int          `bun:"max_instances,notnull"`
+	TaskConcurrency    int          `bun:"task_concurrency,notnull"`
+	TimeoutMs          int64        `bun:"timeout_ms,notnull"`
+	InstanceRetries    int          `bun:"instance_retries,notnull"`
+	TaskRetries        int          `bun:"task_retries,notnull"`
+	WorkerFilter       WorkerFilter `bun:"worker_filter,notnull,type:json"`
+	DispatchStrategy   string       `bun:"dispatch_strategy,notnull"`
+	MisfirePolicy      string       `bun:"misfire_policy,notnull"`
+	Alarm              Alarm        `bun:"alarm,notnull,type:json"`
+	NextTriggerAt      *time.Time   `bun:"next_trigger_at"`
+	CreatedAt          time.Time    `bun:"created_at,notnull"`
+	UpdatedAt          time.Time    `bun:"updated_at,notnull"`
+}
+
+// Instance states (DESIGN §4).
+const (
+	StatusWaiting    = "WAITING"
+	StatusDispatched = "DISPATCHED"
+	StatusRunning    = "RUNNING"
+	StatusSucceeded  = "SUCCEEDED"
+	StatusFailed     = "FAILED"
+	StatusStopped    = "STOPPED"
+	StatusCanceled   = "CANCELED"
+)
+
+// Instance is one run of a job.
+type Instance struct {
+	bun.BaseModel `bun:"table:instances,alias:i"`
+
+	ID                 int64      `bun:"id,pk,autoincrement"`
+	AppID              int64      `bun:"app_id,notnull"`
+	JobID              int64      `bun:"job_id,notnull"`
+	WorkflowInstanceID *int64     `bun:"workflow_instance_id"`
+	WorkflowNodeID     *string    `bun:"workflow_node_id"`
+	Status             string     `bun:"status,notnull"`
+	TriggerType        string     `bun:"trigger_type,notnull"`
+	ExpectedTriggerAt  *time.Time `bun:"expected_trigger_at"`
+	TriggerAt          time.Time  `bun:"trigger_at,notnull"`
+	ActualTriggerAt    *time.Time `bun:"actual_trigger_at"`
+	StartedAt          *time.Time `bun:"started_at"`
+	FinishedAt         *time.Time `bun:"finished_at"`
+	Attempt            int        `bun:"attempt,notnull"`
+	Params             string     `bun:"params,notnull"`
+	Result             string     `bun:"result,notnull"`
+	Reason             string     `bun:"reason,notnull"`
+	WorkerID           *string    `bun:"worker_id"`
+	Epoch              int64      `bun:"epoch,notnull"`
+	LogSeq             int64      `bun:"log_seq,notnull"`
+	CreatedAt          time.Time  `bun:"created_at,notnull"`
+	UpdatedAt          time.Time  `bun:"updated_at,notnull"`
+}
+
+// InstanceAttempt keeps each attempt's worker, times and outcome.
+type InstanceAttempt struct {
+	bun.BaseModel `bun:"table:instance_attempts,alias:ia"`
+
+	ID         int64      `bun:"id,pk,autoincrement"`
+	InstanceID int64      `bun:"instance_id,notnull"`
+	Attempt    int        `bun:"attempt,notnull"`
+	Status     string     `bun:"status,notnull"`
+	WorkerID   *string    `bun:"worker_id"`
+	Result     string     `bun:"result,notnull"`
+	Reason     string     `bun:"reason,notnull"`
+	StartedAt  *time.Time `bun:"started_at"`
+	FinishedAt *time.Time `bun:"finished_at"`
+}
+
+// Task is a durable unit of an instance's work on one worker: the root task
+// of a STANDALONE instance, one per worker for BROADCAST, or a map subtask.
+type Task struct {
+	bun.BaseModel `bun:"table:tasks,alias:tk"`
+
+	ID              int64      `bun:"id,pk,autoincrement"`
+	InstanceID      int64      `bun:"instance_id,notnull"`
+	ParentID        *int64     `bun:"parent_id"`
+	Name            string     `bun:"name,notnull"`
+	Kind            string     `bun:"kind,notnull"`
+	Status          string     `bun:"status,notnull"`
+	Payload         string     `bun:"payload,notnull"`
+	Result          string     `bun:"result,notnull"`
+	WorkerID        *string    `bun:"worker_id"`
+	InstanceAttempt int        `bun:"instance_attempt,notnull"`
+	Retries         int        `bun:"retries,notnull"`
+	CreatedAt       time.Time  `bun:"created_at,notnull"`
+	DispatchedAt    *time.Time `bun:"dispatched_at"`
+	FinishedAt      *time.Time `bun:"finished_at"`
+	UpdatedAt       time.Time  `bun:"updated_at,notnull"`
+}
+
+// InstanceLog is one log line of an instance. Seq is assigned by the server
+// and increases per instance; (WorkerID, WorkerSeq) de-duplicates re-sends.
+type InstanceLog struct {
+	bun.BaseModel `bun:"table:instance_logs,alias:lg"`
+
+	ID         int64     `bun:"id,pk,autoincrement"`
+	InstanceID int64     `bun:"instance_id,notnull"`
+	Seq        int64     `bun:"seq,notnull"`
+	WorkerID   string    `bun:"worker_id,notnull"`
+	WorkerSeq  int64     `bun:"worker_seq,notnull"`
+	Time       time.Time `bun:"time,notnull"`
+	Level      string    `bun:"level,notnull"`
+	Text       string    `bun:"text,notnull"`
+}
+
+// Workflow is a DAG of job, decision and nested-workflow nodes.
+type Workflow struct {
+	bun.BaseModel `bun:"table:workflows,alias:wf"`
+
+	ID                 int64      `bun:"id,pk,autoincrement"`
+	AppID              int64      `bun:"app_id,notnull"`
+	Name               string     `bun:"name,notnull"`
+	Description        string     `bun:"description,notnull"`
+	Enabled            bool       `bun:"enabled,notnull"`
+	ScheduleType       string     `bun:"schedule_type,notnull"`
+	ScheduleExpression string     `bun:"schedule_expression,notnull"`
+	TimeZone           string     `bun:"time_zone,notnull"`
+	MaxInstances       int        `bun:"max_instances,notnull"`
+	MisfirePolicy      string     `bun:"misfire_policy,notnull"`
+	DAG                DAG        `bun:"dag,notnull,type:json"`
+	NextTriggerAt      *time.Time `bun:"next_trigger_at"`
+	CreatedAt          time.Time  `bun:"created_at,notnull"`
+	UpdatedAt          time.Time  `bun:"updated_at,notnull"`
+}
+
+// DAG is a workflow's graph as saved.
+type DAG struct {
+	Nodes []DAGNode `json:"nodes"`
+	Edges []DAGEdge `json:"edges"`
+}
+
+// DAGNode is one node of a workflow.
+type DAGNode struct {
+	ID             string `json:"id"`
+	Kind           string `json:"kind"` // JOB, DECISION, NESTED
+	Name           string `json:"name,omitempty"`
+	JobID          int64  `json:"jobId,omitempty"`
+	WorkflowID     int64  `json:"workflowId,omitempty"`
+	Params         string `json:"params,omitempty"`
+	Expression     string `json:"expression,omitempty"`
+	Enabled        bool   `json:"enabled"`
+	SkipWhenFailed bool   `json:"skipWhenFailed,omitempty"`
+}
+
+// DAGEdge connects two nodes; Condition selects the branch after a DECISION.
+type DAGEdge struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Condition string `json:"condition,omitempty"`
+}
+
+// NodeState is a workflow node's progress within one workflow instance.
+type NodeState struct {
+	Status     string     `json:"status"`
+	InstanceID int64      `json:"instanceId,omitempty"`
+	Result     string     `json:"result,omitempty"`
+	StartedAt  *time.Time `json:"startedAt,omitempty"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+}
+
+// WorkflowInstance is one run of a workflow; its DAG is a copy taken when
+// it started, so editing the workflow does not disturb running instances.
+type WorkflowInstance struct {
+	bun.BaseModel `bun:"table:workflow_instances,alias:wi"`
+
+	ID                int64                `bun:"id,pk,autoincrement"`
+	AppID             int64                `bun:"app_id,notnull"`
+	WorkflowID        int64                `bun:"workflow_id,notnull"`
+	ParentInstanceID  *int64               `bun:"parent_instance_id"`
+	Status            string               `bun:"status,notnull"`
+	TriggerType       string               `bun:"trigger_type,notnull"`
+	ExpectedTriggerAt *time.Time           `bun:"expected_trigger_at"`
+	DAG               DAG                  `bun:"dag,notnull,type:json"`
+	Nodes             map[string]NodeState `bun:"nodes,notnull,type:json"`
+	Context           map[string]any       `bun:"context,notnull,type:json"`
+	Result            string               `bun:"result,notnull"`
+	Epoch             int64                `bun:"epoch,notnull"`
+	CreatedAt         time.Time            `bun:"created_at,notnull"`
+	StartedAt         *time.Time           `bun:"started_at"`
+	FinishedAt        *time.Time           `bun:"finished_at"`
+	UpdatedAt         time.Time            `bun:"updated_at,notnull"`
+}

@@ -1,0 +1,179 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// TaskCreateMany inserts tasks in one statement and sets their ids.
+func (s *Store) TaskCreateMany(ctx context.Context, list []Task) error {
+	if len(list) == 0 {
+		return nil
+	}
+	now := Now()
+	for i := range list {
+		list[i].CreatedAt, list[i].UpdatedAt = now, now
+	}
+	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").Returning("id").Exec(ctx)
+	return wrap(err, "creating tasks")
+}
+
+// TaskTransition moves a task between statuses (compare-and-set on From).
+type TaskTransition struct {
+	ID           int64      `bun:"task_id"`
+	From         string     `bun:"from_status"`
+	To           string     `bun:"to_status"`
+	WorkerID     *string    `bun:"worker_id"`
+	Result       *string    `bun:"result"`
+	DispatchedAt *time.Time `bun:"dispatched_at"`
+	FinishedAt   *time.Time `bun:"finished_at"`
+	// Retries, when set, replaces the task's retry count.
+	Retries   *int      `bun:"retries"`
+	UpdatedAt time.Time `bun:"updated_at"`
+}
+
+// TaskTransitionMany applies the transitions whose task is still in From,
+// in one statement, and returns the ids that moved.
+func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) ([]int64, error) {
+	var ids []int64
+	if len(list) == 0 {
+		return ids, nil
+	}
+	now := Now()
+	for i := range list {
+		list[i].UpdatedAt = now
+	}
+	values := s.idb.NewValues(&list)
+	err := s.idb.NewUpdate().
+		With("_data", values).
+		Model((*Task)(nil)).
+		TableExpr("_data").
+		Set("status = _data.to_status").
+		Set("worker_id = CASE WHEN _data.to_status = 'WAITING' THEN NULL ELSE COALESCE(_data.worker_id, tk.worker_id) END").
+		Set("result = COALESCE(_data.result, tk.result)").
+		Set("dispatched_at = COALESCE(_data.dispatched_at, tk.dispatched_at)").
+		Set("finished_at = COALESCE(_data.finished_at, tk.finished_at)").
+		Set("retries = COALESCE(_data.retries, tk.retries)").
+		Set("updated_at = _data.updated_at").
+		Where("tk.id = _data.task_id AND tk.status = _data.from_status").
+		Returning("id").
+		Scan(ctx, &ids)
+	return ids, wrap(err, "moving tasks")
+}
+
+// TaskStopInstance stops every unfinished task of an instance and returns
+// the ones that were on a worker (to tell the worker).
+func (s *Store) TaskStopInstance(ctx context.Context, instanceID int64, status string) ([]Task, error) {
+	var onWorkers []Task
+	err := s.idb.NewSelect().Model(&onWorkers).
+		Where("instance_id = ? AND status IN (?)", instanceID, bun.In([]string{StatusDispatched, StatusRunning})).
+		Scan(ctx)
+	if err != nil {
+		return nil, wrap(err, "reading tasks to stop")
+	}
+	now := Now()
+	_, err = s.idb.NewUpdate().Model((*Task)(nil)).
+		Set("status = ?", status).Set("finished_at = ?", now).Set("updated_at = ?", now).
+		Where("instance_id = ? AND status IN (?)", instanceID, bun.In(ActiveStatuses)).Exec(ctx)
+	return onWorkers, wrap(err, "stopping tasks")
+}
+
+// TasksUnfinished returns the unfinished tasks of the instances.
+func (s *Store) TasksUnfinished(ctx context.Context, instanceIDs []int64) ([]Task, error) {
+	var out []Task
+	if len(instanceIDs) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).
+		Where("instance_id IN (?) AND status IN (?)", bun.In(instanceIDs), bun.In(ActiveStatuses)).
+		OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading unfinished tasks")
+}
+
+// TaskResults returns the finished tasks of an instance attempt of the
+// kinds given, for post-processing and reduce.
+func (s *Store) TaskResults(ctx context.Context, instanceID int64, attempt int, kinds []string) ([]Task, error) {
+	var out []Task
+	err := s.idb.NewSelect().Model(&out).
+		Column("id", "name", "kind", "status", "result").
+		Where("instance_id = ? AND instance_attempt = ? AND kind IN (?)", instanceID, attempt, bun.In(kinds)).
+		OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading task results")
+}
+
+// TaskCounts are an instance's tasks by status.
+type TaskCounts struct {
+	InstanceID int64 `bun:"instance_id"`
+	Total      int   `bun:"total"`
+	Waiting    int   `bun:"waiting"`
+	Running    int   `bun:"running"`
+	Succeeded  int   `bun:"succeeded"`
+	Failed     int   `bun:"failed"`
+}
+
+// TaskCountsByInstance summarises the tasks of each instance's current attempt.
+func (s *Store) TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]TaskCounts, error) {
+	out := make(map[int64]TaskCounts, len(instanceIDs))
+	if len(instanceIDs) == 0 {
+		return out, nil
+	}
+	var rows []TaskCounts
+	err := s.idb.NewSelect().Model((*Task)(nil)).
+		ColumnExpr("tk.instance_id, COUNT(*) AS total").
+		ColumnExpr("SUM(CASE WHEN tk.status = 'WAITING' THEN 1 ELSE 0 END) AS waiting").
+		ColumnExpr("SUM(CASE WHEN tk.status IN ('DISPATCHED', 'RUNNING') THEN 1 ELSE 0 END) AS running").
+		ColumnExpr("SUM(CASE WHEN tk.status = 'SUCCEEDED' THEN 1 ELSE 0 END) AS succeeded").
+		ColumnExpr("SUM(CASE WHEN tk.status IN ('FAILED', 'STOPPED', 'CANCELED') THEN 1 ELSE 0 END) AS failed").
+		Join("JOIN instances AS i ON i.id = tk.instance_id AND i.attempt = tk.instance_attempt").
+		Where("tk.instance_id IN (?)", bun.In(instanceIDs)).
+		Group("tk.instance_id").Scan(ctx, &rows)
+	for _, r := range rows {
+		out[r.InstanceID] = r
+	}
+	return out, wrap(err, "counting tasks")
+}
+
+// TaskList returns a page of an instance's tasks by id.
+func (s *Store) TaskList(ctx context.Context, instanceID int64, afterID int64, limit int) ([]Task, bool, error) {
+	var out []Task
+	err := s.idb.NewSelect().Model(&out).
+		Where("instance_id = ? AND id > ?", instanceID, afterID).
+		OrderExpr("id").Limit(limit + 1).Scan(ctx)
+	if err != nil {
+		return nil, false, wrap(err, "listing tasks")
+	}
+	if len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}
+
+// MapRequest records a map message whose subtasks were stored.
+type MapRequest struct {
+	bun.BaseModel `bun:"table:map_requests,alias:mr"`
+
+	InstanceID int64     `bun:"instance_id,pk"`
+	Key        string    `bun:"key,pk"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+}
+
+// MapRequestCreateMany records map messages as applied.
+func (s *Store) MapRequestCreateMany(ctx context.Context, list []MapRequest) error {
+	if len(list) == 0 {
+		return nil
+	}
+	now := Now()
+	for i := range list {
+		list[i].CreatedAt = now
+	}
+	_, err := s.idb.NewInsert().Model(&list).On("CONFLICT (instance_id, key) DO NOTHING").Exec(ctx)
+	return wrap(err, "recording map requests")
+}
+
+// MapRequestApplied reports whether a map message was already stored.
+func (s *Store) MapRequestApplied(ctx context.Context, instanceID int64, key string) (bool, error) {
+	n, err := s.idb.NewSelect().Model((*MapRequest)(nil)).Where("instance_id = ? AND key = ?", instanceID, key).Count(ctx)
+	return n > 0, wrap(err, "reading map requests")
+}

@@ -1,0 +1,83 @@
+package db
+
+import (
+	"context"
+	"time"
+)
+
+// UserCreate inserts a user; ErrConflict if the username is taken.
+func (s *Store) UserCreate(ctx context.Context, u *User) error {
+	now := Now()
+	u.CreatedAt, u.UpdatedAt = now, now
+	_, err := s.idb.NewInsert().Model(u).Returning("id").Exec(ctx)
+	return wrap(err, "creating user "+u.Username)
+}
+
+// UserGet returns the user with the id.
+func (s *Store) UserGet(ctx context.Context, id int64) (*User, error) {
+	u := new(User)
+	err := s.idb.NewSelect().Model(u).Where("id = ?", id).Scan(ctx)
+	return u, wrap(err, "reading user")
+}
+
+// UserGetByName returns the user with the username.
+func (s *Store) UserGetByName(ctx context.Context, username string) (*User, error) {
+	u := new(User)
+	err := s.idb.NewSelect().Model(u).Where("username = ?", username).Scan(ctx)
+	return u, wrap(err, "reading user "+username)
+}
+
+// UserList returns every user by name.
+func (s *Store) UserList(ctx context.Context) ([]User, error) {
+	var users []User
+	err := s.idb.NewSelect().Model(&users).Order("username").Scan(ctx)
+	return users, wrap(err, "listing users")
+}
+
+// UserCount returns how many users exist.
+func (s *Store) UserCount(ctx context.Context) (int, error) {
+	n, err := s.idb.NewSelect().Model((*User)(nil)).Count(ctx)
+	return n, wrap(err, "counting users")
+}
+
+// UserSetPassword replaces a user's password hash.
+func (s *Store) UserSetPassword(ctx context.Context, id int64, hash string) error {
+	res, err := s.idb.NewUpdate().Model((*User)(nil)).
+		Set("password_hash = ?", hash).Set("updated_at = ?", Now()).
+		Where("id = ?", id).Exec(ctx)
+	return expectOne(res, err, "setting password")
+}
+
+// SessionCreate records a login.
+func (s *Store) SessionCreate(ctx context.Context, sess *Session) error {
+	sess.CreatedAt = Now()
+	_, err := s.idb.NewInsert().Model(sess).Returning("id").Exec(ctx)
+	return wrap(err, "creating session")
+}
+
+// SessionUser returns the user of an unexpired session by token hash.
+func (s *Store) SessionUser(ctx context.Context, tokenHash string, now time.Time) (*User, error) {
+	u := new(User)
+	err := s.idb.NewSelect().Model(u).
+		Join("JOIN sessions AS s ON s.user_id = u.id").
+		Where("s.token_hash = ?", tokenHash).
+		Where("s.expires_at > ?", now).
+		Scan(ctx)
+	return u, wrap(err, "reading session")
+}
+
+// SessionDelete ends a session (logout).
+func (s *Store) SessionDelete(ctx context.Context, tokenHash string) error {
+	_, err := s.idb.NewDelete().Model((*Session)(nil)).Where("token_hash = ?", tokenHash).Exec(ctx)
+	return wrap(err, "deleting session")
+}
+
+// SessionDeleteExpired removes sessions that expired before now.
+func (s *Store) SessionDeleteExpired(ctx context.Context, now time.Time) (int64, error) {
+	res, err := s.idb.NewDelete().Model((*Session)(nil)).Where("expires_at <= ?", now).Exec(ctx)
+	if err != nil {
+		return 0, wrap(err, "deleting expired sessions")
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}

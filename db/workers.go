@@ -1,0 +1,97 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// WorkerUpsert records a worker that connected (or reconnected).
+func (s *Store) WorkerUpsert(ctx context.Context, w *Worker) error {
+	_, err := s.idb.NewInsert().Model(w).
+		On("CONFLICT (app_id, id) DO UPDATE").
+		Set("server_id = EXCLUDED.server_id").
+		Set("host = EXCLUDED.host").
+		Set("version = EXCLUDED.version").
+		Set("tags = EXCLUDED.tags").
+		Set("processors = EXCLUDED.processors").
+		Set("slots = EXCLUDED.slots").
+		Set("metrics = EXCLUDED.metrics").
+		Set("connected_at = EXCLUDED.connected_at").
+		Set("last_heartbeat = EXCLUDED.last_heartbeat").
+		Set("disconnected_at = NULL").
+		Exec(ctx)
+	return wrap(err, "recording worker "+w.ID)
+}
+
+// WorkerBeat is one worker's heartbeat to record.
+type WorkerBeat struct {
+	AppID   int64
+	ID      string
+	Metrics WorkerMetrics
+	At      time.Time
+}
+
+// WorkerHeartbeatMany records many heartbeats in one statement.
+func (s *Store) WorkerHeartbeatMany(ctx context.Context, beats []WorkerBeat) error {
+	if len(beats) == 0 {
+		return nil
+	}
+	rows := make([]Worker, len(beats))
+	for i, b := range beats {
+		rows[i] = Worker{AppID: b.AppID, ID: b.ID, Metrics: b.Metrics, LastHeartbeat: b.At}
+	}
+	_, err := s.idb.NewUpdate().Model(&rows).Column("metrics", "last_heartbeat").Bulk().Exec(ctx)
+	return wrap(err, "recording worker heartbeats")
+}
+
+// WorkerDisconnected records that a worker's connection to serverID
+// ended. A worker that already reconnected to another server (a redirect
+// races the old connection's end) is left alone.
+func (s *Store) WorkerDisconnected(ctx context.Context, appID int64, id, serverID string, at time.Time) error {
+	_, err := s.idb.NewUpdate().Model((*Worker)(nil)).
+		Set("disconnected_at = ?", at).
+		Where("app_id = ? AND id = ? AND server_id = ?", appID, id, serverID).Exec(ctx)
+	return wrap(err, "recording worker disconnect")
+}
+
+// WorkerDisconnectServer marks every worker connected to a server as
+// disconnected, when that server starts (its old connections are gone) or
+// is found dead.
+func (s *Store) WorkerDisconnectServer(ctx context.Context, serverID string, at time.Time) error {
+	_, err := s.idb.NewUpdate().Model((*Worker)(nil)).
+		Set("disconnected_at = ?", at).
+		Where("server_id = ? AND disconnected_at IS NULL", serverID).Exec(ctx)
+	return wrap(err, "recording workers of server as disconnected")
+}
+
+// WorkerList returns an app's workers seen since `since`, connected first.
+func (s *Store) WorkerList(ctx context.Context, appID int64, since time.Time) ([]Worker, error) {
+	var out []Worker
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ?", appID).
+		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("disconnected_at IS NULL").WhereOr("disconnected_at >= ?", since)
+		}).
+		OrderExpr("disconnected_at IS NOT NULL, host, id").Scan(ctx)
+	return out, wrap(err, "listing workers")
+}
+
+// WorkerDeleteOld removes worker rows disconnected before `before`.
+func (s *Store) WorkerDeleteOld(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.idb.NewDelete().Model((*Worker)(nil)).
+		Where("disconnected_at IS NOT NULL AND disconnected_at < ?", before).Exec(ctx)
+	if err != nil {
+		return 0, wrap(err, "deleting old workers")
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// WorkerGet returns one worker of an app.
+func (s *Store) WorkerGet(ctx context.Context, appID int64, id string) (*Worker, error) {
+	w := new(Worker)
+	err := s.idb.NewSelect().Model(w).Where("app_id = ? AND id = ?", appID, id).Scan(ctx)
+	return w, wrap(err, "reading worker")
+}

@@ -1,0 +1,499 @@
+// Command bench is jobwheel's benchmark harness (`make bench`). Each
+// scenario starts a real server on PostgreSQL and real agents on loopback,
+// drives them, measures, and prints one JSON object:
+//
+//	fires     N jobs firing every second for T seconds: fires/s sustained,
+//	          trigger lateness (actual - expected) percentiles, missed and
+//	          duplicate fires, server CPU seconds and peak RSS
+//	api       instances triggered through the API, end to end: instances/s
+//	tasks     a MAP_REDUCE job's subtasks dispatched to 4 workers and
+//	          reported back: tasks/s (the dispatch→report round trip)
+//	failover  two servers, an app with every-second jobs; kill -9 its owner,
+//	          then SIGTERM the next one: time to the first fire on the new
+//	          owner, fires missed, caught up, duplicated or run twice
+//
+// Usage: go run ./e2e/bench [-scenario fires,api,tasks] [-jobs 1000] [-seconds 60]
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/e2e/harness"
+)
+
+func main() {
+	scenarios := flag.String("scenario", "fires,api,tasks,failover", "comma-separated scenarios to run: fires, api, tasks, failover")
+	jobs := flag.Int("jobs", 1000, "fires: jobs firing every second")
+	seconds := flag.Int("seconds", 60, "fires: how long to run")
+	instances := flag.Int("instances", 2000, "api: instances to trigger")
+	tasks := flag.Int("tasks", 20000, "tasks: subtasks of the map-reduce job")
+	workers := flag.Int("workers", 4, "agents to start")
+	leaseTTL := flag.Duration("lease-ttl", 15*time.Second, "failover: the servers' lease TTL")
+	flag.Parse()
+	for _, s := range strings.Split(*scenarios, ",") {
+		b := newBench()
+		var out map[string]any
+		func() {
+			defer b.cleanup()
+			switch strings.TrimSpace(s) {
+			case "fires":
+				out = b.fires(*jobs, *seconds, *workers)
+			case "api":
+				out = b.api(*instances, *workers)
+			case "tasks":
+				out = b.tasks(*tasks, *workers)
+			case "failover":
+				out = b.failover(*leaseTTL)
+			default:
+				b.Fatalf("unknown scenario %q", s)
+			}
+		}()
+		out["scenario"] = strings.TrimSpace(s)
+		out["machine"] = fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+		out["commit"] = commit()
+		out["database"] = "postgres"
+		line, _ := json.Marshal(out)
+		fmt.Println(string(line))
+	}
+}
+
+// bench implements harness.TB outside `go test`.
+type bench struct {
+	cleanups []func()
+	dir      string
+}
+
+func newBench() *bench {
+	dir, err := os.MkdirTemp("", "jobwheel-bench-")
+	if err != nil {
+		panic(err)
+	}
+	return &bench{dir: dir}
+}
+
+func (b *bench) Helper()                         {}
+func (b *bench) Logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+func (b *bench) Fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	b.cleanup()
+	os.Exit(1)
+}
+func (b *bench) Cleanup(fn func()) { b.cleanups = append(b.cleanups, fn) }
+func (b *bench) TempDir() string {
+	d, err := os.MkdirTemp(b.dir, "t")
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	return d
+}
+
+func (b *bench) cleanup() {
+	for i := len(b.cleanups) - 1; i >= 0; i-- {
+		b.cleanups[i]()
+	}
+	b.cleanups = nil
+	_ = os.RemoveAll(b.dir)
+}
+
+// env is a server on a fresh PostgreSQL schema with an app and agents.
+type env struct {
+	srv    *harness.Server
+	c      *harness.Client
+	db     *db.DB
+	appID  int64
+	secret string
+}
+
+// schema creates a PostgreSQL schema for one scenario, dropped after it,
+// and returns the URL of the database in it.
+func (b *bench) schema() string {
+	ctx := context.Background()
+	base, err := dbtest.FindPostgres()
+	if err != nil {
+		b.Fatalf("no PostgreSQL: %v", err)
+	}
+	admin, err := db.Open(ctx, base)
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	schema := "jwbench_" + randomHex()
+	if err := admin.SchemaCreate(ctx, schema); err != nil {
+		b.Fatalf("%v", err)
+	}
+	b.Cleanup(func() {
+		_ = admin.SchemaDrop(context.Background(), schema)
+		_ = admin.Close()
+	})
+	return db.WithSearchPath(base, schema)
+}
+
+func (b *bench) start(workers, slots int) *env {
+	ctx := context.Background()
+	url := b.schema()
+	srv := harness.StartServer(b, harness.ServerOptions{DatabaseURL: url, Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}})
+	d, err := db.Open(ctx, url)
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	b.Cleanup(func() { _ = d.Close() })
+	c := srv.Client()
+	idStr, secret, err := c.CreateApp("bench")
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	appID, _ := strconv.ParseInt(idStr, 10, 64)
+	for i := 0; i < workers; i++ {
+		harness.StartAgent(b, harness.AgentOptions{Servers: []string{srv.URL}, App: "bench", Secret: secret,
+			Name: fmt.Sprintf("bench%d", i+1), Slots: slots, Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}})
+	}
+	if _, err := c.WaitWorkers("bench", workers, 60*time.Second); err != nil {
+		b.Fatalf("%v", err)
+	}
+	return &env{srv: srv, c: c, db: d, appID: appID, secret: secret}
+}
+
+// fires: N every-second jobs for T seconds.
+func (b *bench) fires(n, seconds, workers int) map[string]any {
+	e := b.start(workers, 256)
+	ctx := context.Background()
+	created := time.Now()
+	ids := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		id, err := e.c.CreateJob(map[string]any{"app": "bench", "name": fmt.Sprintf("every-second-%d", i), "scheduleType": "CRON",
+			"scheduleExpression": "* * * * * ?", "processorType": "GO", "processor": "example.noop"})
+		if err != nil {
+			b.Fatalf("creating job %d: %v", i, err)
+		}
+		ids = append(ids, id)
+	}
+	createdIn := time.Since(created)
+	// Measure whole seconds after every job exists and has warmed up.
+	from := time.Now().Truncate(time.Second).Add(3 * time.Second)
+	to := from.Add(time.Duration(seconds) * time.Second)
+	cpu0 := cpuSeconds(e.srv.Pid())
+	time.Sleep(time.Until(to.Add(3 * time.Second)))
+	cpu1 := cpuSeconds(e.srv.Pid())
+	rss := peakRSSMB(e.srv.Pid())
+	for _, id := range ids {
+		_ = e.c.Do(`mutation($id: ID!) { setJobEnabled(id: $id, enabled: false) { id } }`, map[string]any{"id": id}, nil)
+	}
+	records, err := e.db.FireRecords(ctx, e.appID, from, to)
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	type key struct {
+		job int64
+		at  int64
+	}
+	seen := map[key]int{}
+	var lateness, started []float64
+	statuses := map[string]int{}
+	for _, r := range records {
+		seen[key{r.JobID, r.ExpectedTriggerAt.Unix()}]++
+		statuses[r.Status]++
+		if r.ActualTriggerAt != nil {
+			lateness = append(lateness, float64(r.ActualTriggerAt.Sub(*r.ExpectedTriggerAt).Microseconds())/1000)
+		}
+		if r.StartedAt != nil {
+			started = append(started, float64(r.StartedAt.Sub(*r.ExpectedTriggerAt).Microseconds())/1000)
+		}
+	}
+	duplicates := 0
+	for _, k := range seen {
+		if k > 1 {
+			duplicates += k - 1
+		}
+	}
+	expected := n * seconds
+	missed := expected - len(seen)
+	sort.Float64s(lateness)
+	sort.Float64s(started)
+	return map[string]any{
+		"jobs": n, "seconds": seconds, "workers": workers,
+		"fires": len(records), "expectedFires": expected, "missed": missed, "duplicates": duplicates,
+		"firesPerSec": round(float64(len(records)) / float64(seconds)),
+		"latenessMs":  map[string]any{"p50": pct(lateness, 50), "p99": pct(lateness, 99), "max": pct(lateness, 100)},
+		// Expected fire to the worker starting the task: trigger lateness
+		// plus dispatch (database write, network, worker).
+		"startLatencyMs":  map[string]any{"p50": pct(started, 50), "p99": pct(started, 99), "max": pct(started, 100)},
+		"statuses":        statuses,
+		"serverCpuSec":    round(cpu1 - cpu0),
+		"serverPeakRssMB": rss,
+		"createJobsSec":   round(createdIn.Seconds()),
+	}
+}
+
+// api: instances triggered through the API until all succeeded.
+func (b *bench) api(n, workers int) map[string]any {
+	e := b.start(workers, 256)
+	ctx := context.Background()
+	jobID, err := e.c.CreateJob(map[string]any{"app": "bench", "name": "on-demand", "scheduleType": "API",
+		"processorType": "GO", "processor": "example.noop", "maxInstances": n})
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	start := time.Now()
+	const clients = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for i := c; i < n; i += clients {
+				if _, err := e.c.RunJob(jobID, ""); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(c)
+	}
+	wg.Wait()
+	triggered := time.Since(start)
+	close(errs)
+	for err := range errs {
+		b.Fatalf("runJob: %v", err)
+	}
+	var counts map[string]int
+	for {
+		counts, err = e.db.InstanceStatusCounts(ctx, e.appID)
+		if err != nil {
+			b.Fatalf("%v", err)
+		}
+		if counts["SUCCEEDED"]+counts["FAILED"]+counts["CANCELED"] >= n || time.Since(start) > 10*time.Minute {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	total := time.Since(start)
+	return map[string]any{
+		"instances": n, "workers": workers, "clients": clients,
+		"triggerPerSec":     round(float64(n) / triggered.Seconds()),
+		"endToEndPerSec":    round(float64(n) / total.Seconds()),
+		"seconds":           round(total.Seconds()),
+		"statuses":          counts,
+		"serverPeakRssMB":   peakRSSMB(e.srv.Pid()),
+		"serverCpuSecTotal": round(cpuSeconds(e.srv.Pid())),
+	}
+}
+
+// tasks: one MAP_REDUCE instance with n subtasks over the workers.
+func (b *bench) tasks(n, workers int) map[string]any {
+	e := b.start(workers, 64)
+	jobID, err := e.c.CreateJob(map[string]any{"app": "bench", "name": "squares", "scheduleType": "API",
+		"executionMode": "MAP_REDUCE", "processorType": "GO", "processor": "example.mapreduce", "params": strconv.Itoa(n),
+		"taskConcurrency": 64})
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	start := time.Now()
+	id, err := e.c.RunJob(jobID, "")
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	in, err := e.c.WaitInstance(id, 30*time.Minute, "SUCCEEDED", "FAILED")
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	took := time.Since(start)
+	return map[string]any{
+		"subtasks": n, "workers": workers, "status": in.Status, "result": in.Result,
+		"tasksPerSec":     round(float64(in.Tasks.Total) / took.Seconds()),
+		"seconds":         round(took.Seconds()),
+		"tasks":           in.Tasks.Total,
+		"serverPeakRssMB": peakRSSMB(e.srv.Pid()),
+	}
+}
+
+func pct(sorted []float64, p int) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted) - 1) * p / 100
+	return round(sorted[i])
+}
+
+func round(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+// cpuSeconds is a process's user+system CPU time from /proc.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	return (utime + stime) / 100 // USER_HZ
+}
+
+// peakRSSMB is a process's peak resident set (VmHWM) in MB.
+func peakRSSMB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return round(kb / 1024)
+		}
+	}
+	return 0
+}
+
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func randomHex() string {
+	b := make([]byte, 5)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// failover: an app owned by one of three servers; its owner is killed
+// (kill -9), then the next owner is stopped (SIGTERM); measured from the
+// database.
+func (b *bench) failover(ttl time.Duration) map[string]any {
+	const jobs = 50
+	ctx := context.Background()
+	url := b.schema()
+	var servers []*harness.Server
+	for i := 0; i < 3; i++ {
+		servers = append(servers, harness.StartServer(b, harness.ServerOptions{DatabaseURL: url, Name: fmt.Sprintf("s%d", i+1),
+			Env: []string{fmt.Sprintf("JOBWHEEL_SERVER_ID=s%d", i+1), "JOBWHEEL_LOG_LEVEL=warn", "JOBWHEEL_LEASE_TTL=" + ttl.String()}}))
+	}
+	d, err := db.Open(ctx, url)
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	b.Cleanup(func() { _ = d.Close() })
+	c := servers[2].Client()
+	idStr, secret, err := c.CreateApp("bench")
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	appID, _ := strconv.ParseInt(idStr, 10, 64)
+	for i := 0; i < jobs; i++ {
+		if _, err := c.CreateJob(map[string]any{"app": "bench", "name": fmt.Sprintf("tick-%d", i), "scheduleType": "CRON",
+			"scheduleExpression": "* * * * * ?", "processorType": "GO", "processor": "example.noop"}); err != nil {
+			b.Fatalf("%v", err)
+		}
+	}
+	urls := []string{servers[0].URL, servers[1].URL, servers[2].URL}
+	for i := 0; i < 2; i++ {
+		harness.StartAgent(b, harness.AgentOptions{Servers: urls, App: "bench", Secret: secret, Name: fmt.Sprintf("bench%d", i+1),
+			Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}})
+	}
+	owner := func() (string, int64) {
+		l, live, err := d.LeaseGet(ctx, appID, db.Now())
+		if err != nil || !live {
+			return "", 0
+		}
+		return l.ServerID, l.Epoch
+	}
+	serverByID := func(id string) *harness.Server {
+		for i, s := range servers {
+			if fmt.Sprintf("s%d", i+1) == id {
+				return s
+			}
+		}
+		return nil
+	}
+	firstFireAfter := func(epoch int64, from time.Time) (time.Duration, time.Duration) {
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			recs, _ := d.FireRecords(ctx, appID, from.Add(-time.Minute), time.Now().Add(time.Minute))
+			var fired, started time.Time
+			for _, r := range recs {
+				if r.Epoch > epoch && r.ActualTriggerAt != nil && (fired.IsZero() || r.ActualTriggerAt.Before(fired)) {
+					fired = *r.ActualTriggerAt
+				}
+				if r.Epoch > epoch && r.StartedAt != nil && (started.IsZero() || r.StartedAt.Before(started)) {
+					started = *r.StartedAt
+				}
+			}
+			if !started.IsZero() {
+				return fired.Sub(from), started.Sub(from)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return -1, -1
+	}
+	time.Sleep(10 * time.Second)
+	start := time.Now()
+
+	victim, epoch := owner()
+	killedAt := time.Now()
+	serverByID(victim).Kill()
+	killFire, killStart := firstFireAfter(epoch, killedAt)
+
+	time.Sleep(5 * time.Second)
+	heir, epoch2 := owner()
+	stopping := serverByID(heir)
+	if err := stopping.Stop(harness.StopTimeout); err != nil {
+		b.Fatalf("%v", err)
+	}
+	stoppedAt := time.Now()
+	stopFire, stopStart := firstFireAfter(epoch2, stoppedAt)
+	time.Sleep(5 * time.Second)
+	end := time.Now().Add(-3 * time.Second)
+
+	recs, err := d.FireRecords(ctx, appID, start.Truncate(time.Second).Add(time.Second), end.Truncate(time.Second))
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	seconds := int(end.Truncate(time.Second).Sub(start.Truncate(time.Second).Add(time.Second)) / time.Second)
+	type key struct {
+		job int64
+		at  int64
+	}
+	seen := map[key]int{}
+	caughtUp, skipped, canceled := 0, 0, 0
+	for _, r := range recs {
+		seen[key{r.JobID, r.ExpectedTriggerAt.Unix()}]++
+		switch {
+		case r.TriggerType == "MISFIRE":
+			caughtUp++
+		case r.Status == "CANCELED" && r.Reason == "MISFIRE":
+			skipped++
+		case r.Status == "CANCELED":
+			canceled++
+		}
+	}
+	duplicates := 0
+	for _, n := range seen {
+		duplicates += n - 1
+	}
+	twice, _ := d.InstancesRunTwice(ctx, appID)
+	ms := func(d time.Duration) float64 { return round(float64(d.Microseconds()) / 1000) }
+	return map[string]any{
+		"servers": 3, "workers": 2, "jobs": jobs, "leaseTtlSec": ttl.Seconds(),
+		"killToFirstFireMs": ms(killFire), "killToFirstStartMs": ms(killStart),
+		"sigtermToFirstFireMs": ms(stopFire), "sigtermToFirstStartMs": ms(stopStart),
+		"expectedFires": jobs * seconds, "recordedFires": len(seen), "missedNotRecorded": jobs*seconds - len(seen),
+		"caughtUpMisfire": caughtUp, "skippedByPolicy": skipped, "canceledOverLimit": canceled,
+		"duplicates": duplicates, "ranTwice": twice,
+	}
+}

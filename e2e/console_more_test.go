@@ -1,0 +1,39 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/jobwheel/jobwheel/e2e/harness"
+)
+
+// TestConsoleLiveBrowser drives the console's live screens in Chromium
+// against a real server and agent: the dashboard's counts and outcomes
+// chart after some runs, an instance's log lines arriving through the
+// instanceLogs subscription while it is RUNNING, the Instances list
+// following instanceUpdated, a 1024×768 window and dark mode.
+func TestConsoleLiveBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 1)
+	runBrowserTest(t, "console-live.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}
+
+// TestConsoleViewerBrowser creates a VIEWER of the app through the API,
+// logs in as them in Chromium, and checks that the Dashboard, Jobs, a job,
+// an instance and the app's Settings show no button that changes anything.
+func TestConsoleViewerBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 1)
+	runBrowserTest(t, "console-viewer.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}
+
+// TestConsoleAdminBrowser drives the administration screens in Chromium:
+// create a user, create an API token (its secret shown once) and revoke
+// it, manage the app's members and rotate its secret, change the password.
+func TestConsoleAdminBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 1)
+	runBrowserTest(t, "console-admin.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}

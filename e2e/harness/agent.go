@@ -1,0 +1,60 @@
+package harness
+
+import (
+	"strings"
+)
+
+// AgentOptions configure a standalone agent process.
+type AgentOptions struct {
+	Servers []string
+	App     string
+	Secret  string
+	Tags    []string
+	Name    string
+	Slots   int
+	Env     []string
+}
+
+// StartAgent starts worker/agent; it is killed when the test ends if it is
+// still running.
+func StartAgent(tb TB, opts AgentOptions) *Process {
+	tb.Helper()
+	bins := Build(tb)
+	env := append([]string{
+		"JOBWHEEL_SERVERS=" + strings.Join(opts.Servers, ","),
+		"JOBWHEEL_APP=" + opts.App,
+		"JOBWHEEL_APP_SECRET=" + opts.Secret,
+		"JOBWHEEL_WORKER_TAGS=" + strings.Join(opts.Tags, ","),
+		"JOBWHEEL_LOG_LEVEL=debug",
+	}, opts.Env...)
+	if opts.Name != "" {
+		env = append(env, "JOBWHEEL_WORKER_NAME="+opts.Name)
+	}
+	if opts.Slots > 0 {
+		env = append(env, "JOBWHEEL_WORKER_SLOTS="+itoa(opts.Slots))
+	}
+	name := "agent"
+	if opts.Name != "" {
+		name = "agent " + opts.Name
+	}
+	p := startProcess(tb, name, bins.Agent, nil, env, tb.TempDir())
+	tb.Cleanup(func() {
+		if !p.Exited() {
+			_ = p.Stop(StopTimeout)
+		}
+	})
+	return p
+}
+
+func itoa(n int) string {
+	const digits = "0123456789"
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{digits[n%10]}, b...)
+		n /= 10
+	}
+	return string(b)
+}

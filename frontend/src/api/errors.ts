@@ -1,0 +1,43 @@
+import type { CombinedError } from "urql";
+
+/**
+ * The values of extensions.code the server sends (DESIGN §8); a
+ * subscription may also end with SLOW_CONSUMER or UNAVAILABLE.
+ */
+export type ErrorCode =
+  | "UNAUTHENTICATED"
+  | "FORBIDDEN"
+  | "BAD_INPUT"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "INTERNAL"
+  | "SLOW_CONSUMER"
+  | "UNAVAILABLE";
+
+export function hasErrorCode(error: CombinedError | undefined, code: ErrorCode): boolean {
+  return error?.graphQLErrors.some((e) => e.extensions["code"] === code) ?? false;
+}
+
+/**
+ * The messages of BAD_INPUT errors by the input field they name
+ * (extensions.field), for showing next to that field.
+ */
+export function fieldErrors(error: CombinedError | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of error?.graphQLErrors ?? []) {
+    const field = e.extensions["field"];
+    if (e.extensions["code"] === "BAD_INPUT" && typeof field === "string" && !(field in out)) {
+      out[field] = e.message;
+    }
+  }
+  return out;
+}
+
+/** What to tell a person about an error. */
+export function errorMessage(error: CombinedError): string {
+  if (error.networkError) {
+    return "The server could not be reached. Check your connection and try again.";
+  }
+  const messages = error.graphQLErrors.map((e) => e.message);
+  return messages.length > 0 ? messages.join("\n") : error.message;
+}

@@ -1,0 +1,49 @@
+import { Group, Select, Text } from "@mantine/core";
+import { useId } from "@mantine/hooks";
+import { useMatch, useNavigate } from "react-router";
+import { appPath, useRememberedApp } from "./currentApp";
+import { useApps } from "./useApps";
+
+/**
+ * The header's app choice. On a per-app screen it shows that screen's app,
+ * and choosing another opens the same screen (its list) for that app;
+ * elsewhere it opens the chosen app's dashboard.
+ */
+export function AppPicker() {
+  const id = useId();
+  const [{ data }] = useApps();
+  const [remembered, remember] = useRememberedApp();
+  const match = useMatch("/apps/:app/:screen/*");
+  const navigate = useNavigate();
+  const names = data?.apps.map((a) => a.name) ?? [];
+  if (names.length === 0) return null;
+
+  const current = match?.params.app ?? (names.includes(remembered) ? remembered : null);
+
+  function choose(name: string | null) {
+    if (!name || name === match?.params.app) return;
+    remember(name);
+    void navigate(appPath(name, match?.params.screen ?? "dashboard"));
+  }
+
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Text component="label" htmlFor={id} size="sm" c="dimmed" fw={500}>
+        App
+      </Text>
+      <Select
+        id={id}
+        data={names}
+        value={current}
+        onChange={choose}
+        placeholder="Choose an app"
+        searchable
+        allowDeselect={false}
+        nothingFoundMessage="No such app"
+        size="sm"
+        w={200}
+        comboboxProps={{ withinPortal: true }}
+      />
+    </Group>
+  );
+}

@@ -1,0 +1,57 @@
+import { screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { graphQLError, mockClient, renderRoutes } from "../test/render";
+import { LoginPage } from "./LoginPage";
+
+const routes = [
+  { path: "/login", Component: LoginPage },
+  { path: "/servers", element: <p>Servers screen</p> },
+];
+
+describe("LoginPage", () => {
+  it("has labelled username and password fields", () => {
+    renderRoutes(routes, "/login", mockClient({}).asClient);
+    expect(screen.getByLabelText("Username")).toHaveAttribute("autocomplete", "username");
+    expect(screen.getByLabelText("Password")).toHaveAttribute("type", "password");
+    expect(screen.getByRole("button", { name: "Log in" })).toBeEnabled();
+  });
+
+  it("shows the server's error on a wrong password and stays on the page", async () => {
+    const { client, asClient } = mockClient({
+      mutation: { data: undefined, error: graphQLError("wrong username or password", "UNAUTHENTICATED") },
+    });
+    const { router, dispose } = renderRoutes(routes, "/login?next=%2Fservers", asClient);
+    const user = userEvent.setup();
+
+    await user.type(screen.getByLabelText("Username"), "admin");
+    await user.type(screen.getByLabelText("Password"), "nope");
+    await user.click(screen.getByRole("button", { name: "Log in" }));
+
+    expect(await screen.findByRole("alert")).toHaveTextContent("wrong username or password");
+    expect(client.executeMutation).toHaveBeenCalledWith(
+      expect.objectContaining({ variables: { username: "admin", password: "nope" } }),
+      expect.anything(),
+    );
+    expect(router.state.location.pathname).toBe("/login");
+    expect(dispose).not.toHaveBeenCalled();
+  });
+
+  it("goes where the user was headed after logging in, with a fresh client", async () => {
+    const { asClient } = mockClient({
+      mutation: {
+        data: { login: { expiresAt: "2030-01-01T00:00:00Z", user: { id: "1", username: "admin" } } },
+        error: undefined,
+      },
+    });
+    const { router, create, dispose } = renderRoutes(routes, "/login?next=%2Fservers", asClient);
+    const user = userEvent.setup();
+
+    await user.type(screen.getByLabelText("Username"), "admin");
+    await user.type(screen.getByLabelText("Password"), "right{Enter}");
+
+    expect(await screen.findByText("Servers screen")).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/servers");
+    expect(dispose).toHaveBeenCalledOnce();
+    expect(create).toHaveBeenCalledTimes(2);
+  });
+});

@@ -1,0 +1,31 @@
+import { graphql } from "../graphql";
+
+export const MeQuery = graphql(`
+  query Me {
+    me {
+      id
+      username
+      admin
+    }
+  }
+`);
+
+// The token in the result is not asked for: the server also sets it as an
+// HTTP-only cookie, which is all the console uses.
+export const LoginMutation = graphql(`
+  mutation Login($username: String!, $password: String!) {
+    login(username: $username, password: $password) {
+      expiresAt
+      user {
+        id
+        username
+      }
+    }
+  }
+`);
+
+export const LogoutMutation = graphql(`
+  mutation Logout {
+    logout
+  }
+`);

@@ -1,0 +1,40 @@
+import type { ReactNode } from "react";
+import { Alert, Button, Code, CopyButton, Group, Stack, Text } from "@mantine/core";
+
+interface SecretOnceProps {
+  /** What the secret is and where it goes. */
+  children: ReactNode;
+  secret: string;
+  /** The copy button's label, e.g. "Copy secret". */
+  copyLabel?: string;
+  onDone: () => void;
+  "data-testid"?: string;
+}
+
+/**
+ * A secret the server returns this one time only (an app secret, an API
+ * token): shown with a copy button and a warning, until Done.
+ */
+export function SecretOnce({ children, secret, copyLabel = "Copy secret", onDone, ...rest }: SecretOnceProps) {
+  return (
+    <Stack>
+      <Text component="div">{children}</Text>
+      <Code block data-testid={rest["data-testid"]} style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
+        {secret}
+      </Code>
+      <Alert color="yellow" title="Copy it now" role="alert">
+        It will not be shown again. jobwheel keeps only a hash of it.
+      </Alert>
+      <Group justify="flex-end">
+        <CopyButton value={secret}>
+          {({ copied, copy }) => (
+            <Button variant="light" color={copied ? "teal" : undefined} onClick={copy}>
+              {copied ? "Copied" : copyLabel}
+            </Button>
+          )}
+        </CopyButton>
+        <Button onClick={onDone}>Done</Button>
+      </Group>
+    </Stack>
+  );
+}

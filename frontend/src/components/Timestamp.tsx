@@ -1,0 +1,52 @@
+import { Text } from "@mantine/core";
+
+const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+const timeOnly = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const dateAndTime = new Intl.DateTimeFormat(undefined, {
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto", style: "narrow" });
+
+type Unit = [Intl.RelativeTimeFormatUnit, seconds: number];
+const second: Unit = ["second", 1];
+const units: Unit[] = [["day", 86_400], ["hour", 3_600], ["minute", 60], second];
+
+function fromNow(date: Date): string {
+  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
+  const [unit, size] = units.find(([, size]) => Math.abs(seconds) >= size) ?? second;
+  return relative.format(Math.trunc(seconds / size), unit);
+}
+
+/** Today's times as the time alone; other days' with the date. */
+function compact(date: Date): string {
+  const today = new Date();
+  const sameDay =
+    date.getFullYear() === today.getFullYear() &&
+    date.getMonth() === today.getMonth() &&
+    date.getDate() === today.getDate();
+  return sameDay ? timeOnly.format(date) : dateAndTime.format(date);
+}
+
+interface TimestampProps {
+  /** An RFC 3339 time from the API. */
+  value: string;
+  /** Show "12s ago" rather than the date, for times that matter by their age. */
+  relative?: boolean;
+  /** Show the time alone for today, for dense tables. */
+  compact?: boolean;
+}
+
+/** A time in the reader's locale and zone; the exact instant is in its tooltip. */
+export function Timestamp({ value, relative: asRelative = false, compact: asCompact = false }: TimestampProps) {
+  const date = new Date(value);
+  const text = asRelative ? fromNow(date) : asCompact ? compact(date) : absolute.format(date);
+  return (
+    <Text component="time" dateTime={value} title={date.toISOString()} size="sm" style={{ whiteSpace: "nowrap" }}>
+      {text}
+    </Text>
+  );
+}

@@ -1,0 +1,29 @@
+/** A duration as people read it: "850 ms", "4.2 s", "3 m 07 s", "2 h 05 m". */
+export function formatDuration(ms: number): string {
+  if (ms < 0) ms = 0;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const total = Math.floor(seconds);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  if (h > 0) return `${h} h ${String(m).padStart(2, "0")} m`;
+  return `${m} m ${String(s).padStart(2, "0")} s`;
+}
+
+/** The time between two RFC 3339 instants; to `now` when the end is not yet. */
+export function durationBetween(start: string | null, end: string | null, now = Date.now()): number | null {
+  if (!start) return null;
+  const from = Date.parse(start);
+  const to = end ? Date.parse(end) : now;
+  return to - from;
+}
+
+/** Megabytes as "512 MB", "3.4 GB", "1.2 TB". */
+export function formatMegabytes(mb: number): string {
+  if (mb < 1024) return `${mb} MB`;
+  const gb = mb / 1024;
+  if (gb < 1024) return `${gb.toFixed(1)} GB`;
+  return `${(gb / 1024).toFixed(1)} TB`;
+}

@@ -1,0 +1,268 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  mutation ChangePassword($oldPassword: String!, $newPassword: String!) {\n    changePassword(oldPassword: $oldPassword, newPassword: $newPassword)\n  }\n": typeof types.ChangePasswordDocument,
+    "\n  query Apps {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n    }\n  }\n": typeof types.AppsDocument,
+    "\n  mutation CreateApp($name: String!, $description: String) {\n    createApp(name: $name, description: $description) {\n      app {\n        id\n        name\n        description\n        createdAt\n        myRole\n      }\n      secret\n    }\n  }\n": typeof types.CreateAppDocument,
+    "\n  query Me {\n    me {\n      id\n      username\n      admin\n    }\n  }\n": typeof types.MeDocument,
+    "\n  mutation Login($username: String!, $password: String!) {\n    login(username: $username, password: $password) {\n      expiresAt\n      user {\n        id\n        username\n      }\n    }\n  }\n": typeof types.LoginDocument,
+    "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
+    "\n  query AppStats($app: String!, $hours: Int) {\n    appStats(app: $app, hours: $hours) {\n      jobs\n      enabledJobs\n      waiting\n      running\n      succeeded\n      failed\n      workersAlive\n      outcomes {\n        start\n        succeeded\n        failed\n        stopped\n        canceled\n      }\n    }\n  }\n": typeof types.AppStatsDocument,
+    "\n  fragment InstanceRow on Instance {\n    id\n    status\n    triggerType\n    expectedTriggerTime\n    actualTriggerTime\n    startedTime\n    finishedTime\n    attempt\n    job {\n      id\n      name\n    }\n    worker {\n      id\n      host\n    }\n  }\n": typeof types.InstanceRowFragmentDoc,
+    "\n  query Instances(\n    $app: String!\n    $jobId: ID\n    $status: [InstanceStatus!]\n    $from: Time\n    $to: Time\n    $first: Int\n    $after: String\n  ) {\n    instances(app: $app, jobId: $jobId, status: $status, from: $from, to: $to, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...InstanceRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.InstancesDocument,
+    "\n  query JobChoices($app: String!, $first: Int) {\n    jobs(app: $app, first: $first) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n  }\n": typeof types.JobChoicesDocument,
+    "\n  fragment InstanceFields on Instance {\n    ...InstanceRow\n    params\n    result\n    reason\n    worker {\n      id\n      host\n      alive\n      health\n      lastHeartbeat\n    }\n    attempts {\n      attempt\n      status\n      worker\n      result\n      reason\n      startedTime\n      finishedTime\n    }\n    tasks {\n      total\n      waiting\n      running\n      succeeded\n      failed\n    }\n  }\n": typeof types.InstanceFieldsFragmentDoc,
+    "\n  query Instance($id: ID!) {\n    instance(id: $id) {\n      ...InstanceFields\n    }\n  }\n": typeof types.InstanceDocument,
+    "\n  query InstanceLogs($id: ID!, $afterSeq: Int, $first: Int) {\n    instance(id: $id) {\n      id\n      logs(afterSeq: $afterSeq, first: $first) {\n        lines {\n          seq\n          time\n          level\n          worker\n          text\n        }\n        hasMore\n      }\n    }\n  }\n": typeof types.InstanceLogsDocument,
+    "\n  mutation StopInstance($id: ID!) {\n    stopInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n": typeof types.StopInstanceDocument,
+    "\n  mutation RetryInstance($id: ID!) {\n    retryInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n": typeof types.RetryInstanceDocument,
+    "\n  subscription InstanceLogLines($instanceId: ID!, $afterSeq: Int) {\n    instanceLogs(instanceId: $instanceId, afterSeq: $afterSeq) {\n      seq\n      time\n      level\n      worker\n      text\n    }\n  }\n": typeof types.InstanceLogLinesDocument,
+    "\n  subscription InstanceChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n    }\n  }\n": typeof types.InstanceChangesDocument,
+    "\n  fragment JobRow on Job {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    processorType\n    executionMode\n    nextTriggerTime\n  }\n": typeof types.JobRowFragmentDoc,
+    "\n  query Jobs($app: String!, $first: Int, $after: String, $search: String) {\n    jobs(app: $app, first: $first, after: $after, search: $search) {\n      edges {\n        cursor\n        node {\n          ...JobRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.JobsDocument,
+    "\n  fragment JobFields on Job {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    lifecycle {\n      start\n      end\n    }\n    executionMode\n    processorType\n    processor\n    params\n    maxInstances\n    taskConcurrency\n    timeoutMs\n    instanceRetries\n    taskRetries\n    workerFilter {\n      designated\n      tags\n      minCpuCores\n      minMemoryMB\n      minDiskMB\n      maxWorkers\n    }\n    dispatchStrategy\n    misfirePolicy\n    alarm {\n      onFailure\n      onTimeout\n      webhooks\n      emails\n      silenceSec\n    }\n    nextTriggerTime\n    updatedAt\n  }\n": typeof types.JobFieldsFragmentDoc,
+    "\n  query Job($id: ID!) {\n    job(id: $id) {\n      ...JobFields\n      app {\n        id\n        name\n      }\n    }\n  }\n": typeof types.JobDocument,
+    "\n  mutation CreateJob($input: JobInput!) {\n    createJob(input: $input) {\n      ...JobFields\n    }\n  }\n": typeof types.CreateJobDocument,
+    "\n  mutation UpdateJob($id: ID!, $input: JobInput!) {\n    updateJob(id: $id, input: $input) {\n      ...JobFields\n    }\n  }\n": typeof types.UpdateJobDocument,
+    "\n  mutation SetJobEnabled($id: ID!, $enabled: Boolean!) {\n    setJobEnabled(id: $id, enabled: $enabled) {\n      ...JobRow\n    }\n  }\n": typeof types.SetJobEnabledDocument,
+    "\n  mutation DeleteJob($id: ID!) {\n    deleteJob(id: $id)\n  }\n": typeof types.DeleteJobDocument,
+    "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {\n    runJob(id: $id, params: $params, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n": typeof types.RunJobDocument,
+    "\n  query PreviewSchedule($type: ScheduleType!, $expression: String!, $timeZone: String, $count: Int) {\n    previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)\n  }\n": typeof types.PreviewScheduleDocument,
+    "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n": typeof types.ServersDocument,
+    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": typeof types.AppSettingsDocument,
+    "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": typeof types.SetAppRoleDocument,
+    "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n": typeof types.RotateAppSecretDocument,
+    "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": typeof types.ApiTokenFieldsFragmentDoc,
+    "\n  query ApiTokens {\n    apiTokens {\n      ...ApiTokenFields\n    }\n  }\n": typeof types.ApiTokensDocument,
+    "\n  mutation CreateApiToken($name: String!, $app: String, $role: AppRole) {\n    createApiToken(name: $name, app: $app, role: $role) {\n      token {\n        ...ApiTokenFields\n      }\n      secret\n    }\n  }\n": typeof types.CreateApiTokenDocument,
+    "\n  mutation RevokeApiToken($id: ID!) {\n    revokeApiToken(id: $id)\n  }\n": typeof types.RevokeApiTokenDocument,
+    "\n  query Users {\n    users {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n": typeof types.UsersDocument,
+    "\n  mutation CreateUser($username: String!, $password: String!, $admin: Boolean) {\n    createUser(username: $username, password: $password, admin: $admin) {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n": typeof types.CreateUserDocument,
+    "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      id\n      host\n      tags\n      processors\n      slots\n      metrics {\n        cpuCores\n        load1\n        freeMemoryMB\n        freeDiskMB\n      }\n      connectedAt\n      lastHeartbeat\n      alive\n      health\n    }\n  }\n": typeof types.WorkersDocument,
+};
+const documents: Documents = {
+    "\n  mutation ChangePassword($oldPassword: String!, $newPassword: String!) {\n    changePassword(oldPassword: $oldPassword, newPassword: $newPassword)\n  }\n": types.ChangePasswordDocument,
+    "\n  query Apps {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n    }\n  }\n": types.AppsDocument,
+    "\n  mutation CreateApp($name: String!, $description: String) {\n    createApp(name: $name, description: $description) {\n      app {\n        id\n        name\n        description\n        createdAt\n        myRole\n      }\n      secret\n    }\n  }\n": types.CreateAppDocument,
+    "\n  query Me {\n    me {\n      id\n      username\n      admin\n    }\n  }\n": types.MeDocument,
+    "\n  mutation Login($username: String!, $password: String!) {\n    login(username: $username, password: $password) {\n      expiresAt\n      user {\n        id\n        username\n      }\n    }\n  }\n": types.LoginDocument,
+    "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
+    "\n  query AppStats($app: String!, $hours: Int) {\n    appStats(app: $app, hours: $hours) {\n      jobs\n      enabledJobs\n      waiting\n      running\n      succeeded\n      failed\n      workersAlive\n      outcomes {\n        start\n        succeeded\n        failed\n        stopped\n        canceled\n      }\n    }\n  }\n": types.AppStatsDocument,
+    "\n  fragment InstanceRow on Instance {\n    id\n    status\n    triggerType\n    expectedTriggerTime\n    actualTriggerTime\n    startedTime\n    finishedTime\n    attempt\n    job {\n      id\n      name\n    }\n    worker {\n      id\n      host\n    }\n  }\n": types.InstanceRowFragmentDoc,
+    "\n  query Instances(\n    $app: String!\n    $jobId: ID\n    $status: [InstanceStatus!]\n    $from: Time\n    $to: Time\n    $first: Int\n    $after: String\n  ) {\n    instances(app: $app, jobId: $jobId, status: $status, from: $from, to: $to, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...InstanceRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.InstancesDocument,
+    "\n  query JobChoices($app: String!, $first: Int) {\n    jobs(app: $app, first: $first) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n  }\n": types.JobChoicesDocument,
+    "\n  fragment InstanceFields on Instance {\n    ...InstanceRow\n    params\n    result\n    reason\n    worker {\n      id\n      host\n      alive\n      health\n      lastHeartbeat\n    }\n    attempts {\n      attempt\n      status\n      worker\n      result\n      reason\n      startedTime\n      finishedTime\n    }\n    tasks {\n      total\n      waiting\n      running\n      succeeded\n      failed\n    }\n  }\n": types.InstanceFieldsFragmentDoc,
+    "\n  query Instance($id: ID!) {\n    instance(id: $id) {\n      ...InstanceFields\n    }\n  }\n": types.InstanceDocument,
+    "\n  query InstanceLogs($id: ID!, $afterSeq: Int, $first: Int) {\n    instance(id: $id) {\n      id\n      logs(afterSeq: $afterSeq, first: $first) {\n        lines {\n          seq\n          time\n          level\n          worker\n          text\n        }\n        hasMore\n      }\n    }\n  }\n": types.InstanceLogsDocument,
+    "\n  mutation StopInstance($id: ID!) {\n    stopInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n": types.StopInstanceDocument,
+    "\n  mutation RetryInstance($id: ID!) {\n    retryInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n": types.RetryInstanceDocument,
+    "\n  subscription InstanceLogLines($instanceId: ID!, $afterSeq: Int) {\n    instanceLogs(instanceId: $instanceId, afterSeq: $afterSeq) {\n      seq\n      time\n      level\n      worker\n      text\n    }\n  }\n": types.InstanceLogLinesDocument,
+    "\n  subscription InstanceChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n    }\n  }\n": types.InstanceChangesDocument,
+    "\n  fragment JobRow on Job {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    processorType\n    executionMode\n    nextTriggerTime\n  }\n": types.JobRowFragmentDoc,
+    "\n  query Jobs($app: String!, $first: Int, $after: String, $search: String) {\n    jobs(app: $app, first: $first, after: $after, search: $search) {\n      edges {\n        cursor\n        node {\n          ...JobRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.JobsDocument,
+    "\n  fragment JobFields on Job {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    lifecycle {\n      start\n      end\n    }\n    executionMode\n    processorType\n    processor\n    params\n    maxInstances\n    taskConcurrency\n    timeoutMs\n    instanceRetries\n    taskRetries\n    workerFilter {\n      designated\n      tags\n      minCpuCores\n      minMemoryMB\n      minDiskMB\n      maxWorkers\n    }\n    dispatchStrategy\n    misfirePolicy\n    alarm {\n      onFailure\n      onTimeout\n      webhooks\n      emails\n      silenceSec\n    }\n    nextTriggerTime\n    updatedAt\n  }\n": types.JobFieldsFragmentDoc,
+    "\n  query Job($id: ID!) {\n    job(id: $id) {\n      ...JobFields\n      app {\n        id\n        name\n      }\n    }\n  }\n": types.JobDocument,
+    "\n  mutation CreateJob($input: JobInput!) {\n    createJob(input: $input) {\n      ...JobFields\n    }\n  }\n": types.CreateJobDocument,
+    "\n  mutation UpdateJob($id: ID!, $input: JobInput!) {\n    updateJob(id: $id, input: $input) {\n      ...JobFields\n    }\n  }\n": types.UpdateJobDocument,
+    "\n  mutation SetJobEnabled($id: ID!, $enabled: Boolean!) {\n    setJobEnabled(id: $id, enabled: $enabled) {\n      ...JobRow\n    }\n  }\n": types.SetJobEnabledDocument,
+    "\n  mutation DeleteJob($id: ID!) {\n    deleteJob(id: $id)\n  }\n": types.DeleteJobDocument,
+    "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {\n    runJob(id: $id, params: $params, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n": types.RunJobDocument,
+    "\n  query PreviewSchedule($type: ScheduleType!, $expression: String!, $timeZone: String, $count: Int) {\n    previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)\n  }\n": types.PreviewScheduleDocument,
+    "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n": types.ServersDocument,
+    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": types.AppSettingsDocument,
+    "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": types.SetAppRoleDocument,
+    "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n": types.RotateAppSecretDocument,
+    "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": types.ApiTokenFieldsFragmentDoc,
+    "\n  query ApiTokens {\n    apiTokens {\n      ...ApiTokenFields\n    }\n  }\n": types.ApiTokensDocument,
+    "\n  mutation CreateApiToken($name: String!, $app: String, $role: AppRole) {\n    createApiToken(name: $name, app: $app, role: $role) {\n      token {\n        ...ApiTokenFields\n      }\n      secret\n    }\n  }\n": types.CreateApiTokenDocument,
+    "\n  mutation RevokeApiToken($id: ID!) {\n    revokeApiToken(id: $id)\n  }\n": types.RevokeApiTokenDocument,
+    "\n  query Users {\n    users {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n": types.UsersDocument,
+    "\n  mutation CreateUser($username: String!, $password: String!, $admin: Boolean) {\n    createUser(username: $username, password: $password, admin: $admin) {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n": types.CreateUserDocument,
+    "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      id\n      host\n      tags\n      processors\n      slots\n      metrics {\n        cpuCores\n        load1\n        freeMemoryMB\n        freeDiskMB\n      }\n      connectedAt\n      lastHeartbeat\n      alive\n      health\n    }\n  }\n": types.WorkersDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ChangePassword($oldPassword: String!, $newPassword: String!) {\n    changePassword(oldPassword: $oldPassword, newPassword: $newPassword)\n  }\n"): (typeof documents)["\n  mutation ChangePassword($oldPassword: String!, $newPassword: String!) {\n    changePassword(oldPassword: $oldPassword, newPassword: $newPassword)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Apps {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n    }\n  }\n"): (typeof documents)["\n  query Apps {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateApp($name: String!, $description: String) {\n    createApp(name: $name, description: $description) {\n      app {\n        id\n        name\n        description\n        createdAt\n        myRole\n      }\n      secret\n    }\n  }\n"): (typeof documents)["\n  mutation CreateApp($name: String!, $description: String) {\n    createApp(name: $name, description: $description) {\n      app {\n        id\n        name\n        description\n        createdAt\n        myRole\n      }\n      secret\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Me {\n    me {\n      id\n      username\n      admin\n    }\n  }\n"): (typeof documents)["\n  query Me {\n    me {\n      id\n      username\n      admin\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Login($username: String!, $password: String!) {\n    login(username: $username, password: $password) {\n      expiresAt\n      user {\n        id\n        username\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Login($username: String!, $password: String!) {\n    login(username: $username, password: $password) {\n      expiresAt\n      user {\n        id\n        username\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Logout {\n    logout\n  }\n"): (typeof documents)["\n  mutation Logout {\n    logout\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AppStats($app: String!, $hours: Int) {\n    appStats(app: $app, hours: $hours) {\n      jobs\n      enabledJobs\n      waiting\n      running\n      succeeded\n      failed\n      workersAlive\n      outcomes {\n        start\n        succeeded\n        failed\n        stopped\n        canceled\n      }\n    }\n  }\n"): (typeof documents)["\n  query AppStats($app: String!, $hours: Int) {\n    appStats(app: $app, hours: $hours) {\n      jobs\n      enabledJobs\n      waiting\n      running\n      succeeded\n      failed\n      workersAlive\n      outcomes {\n        start\n        succeeded\n        failed\n        stopped\n        canceled\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment InstanceRow on Instance {\n    id\n    status\n    triggerType\n    expectedTriggerTime\n    actualTriggerTime\n    startedTime\n    finishedTime\n    attempt\n    job {\n      id\n      name\n    }\n    worker {\n      id\n      host\n    }\n  }\n"): (typeof documents)["\n  fragment InstanceRow on Instance {\n    id\n    status\n    triggerType\n    expectedTriggerTime\n    actualTriggerTime\n    startedTime\n    finishedTime\n    attempt\n    job {\n      id\n      name\n    }\n    worker {\n      id\n      host\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Instances(\n    $app: String!\n    $jobId: ID\n    $status: [InstanceStatus!]\n    $from: Time\n    $to: Time\n    $first: Int\n    $after: String\n  ) {\n    instances(app: $app, jobId: $jobId, status: $status, from: $from, to: $to, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...InstanceRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query Instances(\n    $app: String!\n    $jobId: ID\n    $status: [InstanceStatus!]\n    $from: Time\n    $to: Time\n    $first: Int\n    $after: String\n  ) {\n    instances(app: $app, jobId: $jobId, status: $status, from: $from, to: $to, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...InstanceRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query JobChoices($app: String!, $first: Int) {\n    jobs(app: $app, first: $first) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query JobChoices($app: String!, $first: Int) {\n    jobs(app: $app, first: $first) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment InstanceFields on Instance {\n    ...InstanceRow\n    params\n    result\n    reason\n    worker {\n      id\n      host\n      alive\n      health\n      lastHeartbeat\n    }\n    attempts {\n      attempt\n      status\n      worker\n      result\n      reason\n      startedTime\n      finishedTime\n    }\n    tasks {\n      total\n      waiting\n      running\n      succeeded\n      failed\n    }\n  }\n"): (typeof documents)["\n  fragment InstanceFields on Instance {\n    ...InstanceRow\n    params\n    result\n    reason\n    worker {\n      id\n      host\n      alive\n      health\n      lastHeartbeat\n    }\n    attempts {\n      attempt\n      status\n      worker\n      result\n      reason\n      startedTime\n      finishedTime\n    }\n    tasks {\n      total\n      waiting\n      running\n      succeeded\n      failed\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Instance($id: ID!) {\n    instance(id: $id) {\n      ...InstanceFields\n    }\n  }\n"): (typeof documents)["\n  query Instance($id: ID!) {\n    instance(id: $id) {\n      ...InstanceFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query InstanceLogs($id: ID!, $afterSeq: Int, $first: Int) {\n    instance(id: $id) {\n      id\n      logs(afterSeq: $afterSeq, first: $first) {\n        lines {\n          seq\n          time\n          level\n          worker\n          text\n        }\n        hasMore\n      }\n    }\n  }\n"): (typeof documents)["\n  query InstanceLogs($id: ID!, $afterSeq: Int, $first: Int) {\n    instance(id: $id) {\n      id\n      logs(afterSeq: $afterSeq, first: $first) {\n        lines {\n          seq\n          time\n          level\n          worker\n          text\n        }\n        hasMore\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StopInstance($id: ID!) {\n    stopInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n"): (typeof documents)["\n  mutation StopInstance($id: ID!) {\n    stopInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RetryInstance($id: ID!) {\n    retryInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n"): (typeof documents)["\n  mutation RetryInstance($id: ID!) {\n    retryInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription InstanceLogLines($instanceId: ID!, $afterSeq: Int) {\n    instanceLogs(instanceId: $instanceId, afterSeq: $afterSeq) {\n      seq\n      time\n      level\n      worker\n      text\n    }\n  }\n"): (typeof documents)["\n  subscription InstanceLogLines($instanceId: ID!, $afterSeq: Int) {\n    instanceLogs(instanceId: $instanceId, afterSeq: $afterSeq) {\n      seq\n      time\n      level\n      worker\n      text\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription InstanceChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  subscription InstanceChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment JobRow on Job {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    processorType\n    executionMode\n    nextTriggerTime\n  }\n"): (typeof documents)["\n  fragment JobRow on Job {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    processorType\n    executionMode\n    nextTriggerTime\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Jobs($app: String!, $first: Int, $after: String, $search: String) {\n    jobs(app: $app, first: $first, after: $after, search: $search) {\n      edges {\n        cursor\n        node {\n          ...JobRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query Jobs($app: String!, $first: Int, $after: String, $search: String) {\n    jobs(app: $app, first: $first, after: $after, search: $search) {\n      edges {\n        cursor\n        node {\n          ...JobRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment JobFields on Job {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    lifecycle {\n      start\n      end\n    }\n    executionMode\n    processorType\n    processor\n    params\n    maxInstances\n    taskConcurrency\n    timeoutMs\n    instanceRetries\n    taskRetries\n    workerFilter {\n      designated\n      tags\n      minCpuCores\n      minMemoryMB\n      minDiskMB\n      maxWorkers\n    }\n    dispatchStrategy\n    misfirePolicy\n    alarm {\n      onFailure\n      onTimeout\n      webhooks\n      emails\n      silenceSec\n    }\n    nextTriggerTime\n    updatedAt\n  }\n"): (typeof documents)["\n  fragment JobFields on Job {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    lifecycle {\n      start\n      end\n    }\n    executionMode\n    processorType\n    processor\n    params\n    maxInstances\n    taskConcurrency\n    timeoutMs\n    instanceRetries\n    taskRetries\n    workerFilter {\n      designated\n      tags\n      minCpuCores\n      minMemoryMB\n      minDiskMB\n      maxWorkers\n    }\n    dispatchStrategy\n    misfirePolicy\n    alarm {\n      onFailure\n      onTimeout\n      webhooks\n      emails\n      silenceSec\n    }\n    nextTriggerTime\n    updatedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Job($id: ID!) {\n    job(id: $id) {\n      ...JobFields\n      app {\n        id\n        name\n      }\n    }\n  }\n"): (typeof documents)["\n  query Job($id: ID!) {\n    job(id: $id) {\n      ...JobFields\n      app {\n        id\n        name\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateJob($input: JobInput!) {\n    createJob(input: $input) {\n      ...JobFields\n    }\n  }\n"): (typeof documents)["\n  mutation CreateJob($input: JobInput!) {\n    createJob(input: $input) {\n      ...JobFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateJob($id: ID!, $input: JobInput!) {\n    updateJob(id: $id, input: $input) {\n      ...JobFields\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateJob($id: ID!, $input: JobInput!) {\n    updateJob(id: $id, input: $input) {\n      ...JobFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetJobEnabled($id: ID!, $enabled: Boolean!) {\n    setJobEnabled(id: $id, enabled: $enabled) {\n      ...JobRow\n    }\n  }\n"): (typeof documents)["\n  mutation SetJobEnabled($id: ID!, $enabled: Boolean!) {\n    setJobEnabled(id: $id, enabled: $enabled) {\n      ...JobRow\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteJob($id: ID!) {\n    deleteJob(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteJob($id: ID!) {\n    deleteJob(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {\n    runJob(id: $id, params: $params, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {\n    runJob(id: $id, params: $params, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PreviewSchedule($type: ScheduleType!, $expression: String!, $timeZone: String, $count: Int) {\n    previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)\n  }\n"): (typeof documents)["\n  query PreviewSchedule($type: ScheduleType!, $expression: String!, $timeZone: String, $count: Int) {\n    previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n"): (typeof documents)["\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n"): (typeof documents)["\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n"): (typeof documents)["\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n"): (typeof documents)["\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ApiTokens {\n    apiTokens {\n      ...ApiTokenFields\n    }\n  }\n"): (typeof documents)["\n  query ApiTokens {\n    apiTokens {\n      ...ApiTokenFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateApiToken($name: String!, $app: String, $role: AppRole) {\n    createApiToken(name: $name, app: $app, role: $role) {\n      token {\n        ...ApiTokenFields\n      }\n      secret\n    }\n  }\n"): (typeof documents)["\n  mutation CreateApiToken($name: String!, $app: String, $role: AppRole) {\n    createApiToken(name: $name, app: $app, role: $role) {\n      token {\n        ...ApiTokenFields\n      }\n      secret\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RevokeApiToken($id: ID!) {\n    revokeApiToken(id: $id)\n  }\n"): (typeof documents)["\n  mutation RevokeApiToken($id: ID!) {\n    revokeApiToken(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Users {\n    users {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n"): (typeof documents)["\n  query Users {\n    users {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateUser($username: String!, $password: String!, $admin: Boolean) {\n    createUser(username: $username, password: $password, admin: $admin) {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n"): (typeof documents)["\n  mutation CreateUser($username: String!, $password: String!, $admin: Boolean) {\n    createUser(username: $username, password: $password, admin: $admin) {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      id\n      host\n      tags\n      processors\n      slots\n      metrics {\n        cpuCores\n        load1\n        freeMemoryMB\n        freeDiskMB\n      }\n      connectedAt\n      lastHeartbeat\n      alive\n      health\n    }\n  }\n"): (typeof documents)["\n  query Workers($app: String!) {\n    workers(app: $app) {\n      id\n      host\n      tags\n      processors\n      slots\n      metrics {\n        cpuCores\n        load1\n        freeMemoryMB\n        freeDiskMB\n      }\n      connectedAt\n      lastHeartbeat\n      alive\n      health\n    }\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

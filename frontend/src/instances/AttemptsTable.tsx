@@ -1,0 +1,71 @@
+import { Table, Text } from "@mantine/core";
+import { durationBetween, formatDuration } from "../components/format";
+import { Timestamp } from "../components/Timestamp";
+import type { InstanceFieldsFragment } from "../graphql/graphql";
+import { StatusBadge } from "./StatusBadge";
+
+type Attempt = InstanceFieldsFragment["attempts"][number];
+
+function Dash() {
+  return (
+    <Text size="sm" c="dimmed">
+      —
+    </Text>
+  );
+}
+
+/** Every attempt of an instance: its worker, status, reason, result and times. */
+export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
+  if (attempts.length === 0) {
+    return (
+      <Text size="sm" c="dimmed">
+        No attempt has started yet.
+      </Text>
+    );
+  }
+  return (
+    <Table.ScrollContainer minWidth={800}>
+      <Table verticalSpacing="xs" striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th scope="col">Attempt</Table.Th>
+            <Table.Th scope="col">Worker</Table.Th>
+            <Table.Th scope="col">Status</Table.Th>
+            <Table.Th scope="col">Reason</Table.Th>
+            <Table.Th scope="col">Result</Table.Th>
+            <Table.Th scope="col">Started</Table.Th>
+            <Table.Th scope="col">Finished</Table.Th>
+            <Table.Th scope="col">Took</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {attempts.map((a) => {
+            const took = durationBetween(a.startedTime, a.finishedTime);
+            return (
+              <Table.Tr key={a.attempt}>
+                <Table.Th scope="row">{a.attempt}</Table.Th>
+                <Table.Td>{a.worker ?? <Dash />}</Table.Td>
+                <Table.Td>
+                  <StatusBadge status={a.status} size="sm" />
+                </Table.Td>
+                <Table.Td>{a.reason || <Dash />}</Table.Td>
+                <Table.Td maw={360}>
+                  {a.result ? (
+                    <Text size="sm" lineClamp={3} title={a.result}>
+                      {a.result}
+                    </Text>
+                  ) : (
+                    <Dash />
+                  )}
+                </Table.Td>
+                <Table.Td>{a.startedTime ? <Timestamp value={a.startedTime} compact /> : <Dash />}</Table.Td>
+                <Table.Td>{a.finishedTime ? <Timestamp value={a.finishedTime} compact /> : <Dash />}</Table.Td>
+                <Table.Td style={{ whiteSpace: "nowrap" }}>{took === null ? "—" : formatDuration(took)}</Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

@@ -1,0 +1,66 @@
+import { useState } from "react";
+import { Button, Group } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useMutation, type CombinedError } from "urql";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import type { InstanceFieldsFragment } from "../graphql/graphql";
+import { RetryInstanceMutation, StopInstanceMutation } from "./operations";
+import { isRetryable, isUnfinished } from "./status";
+
+/** Stop (while unfinished) and Retry (once FAILED, STOPPED or CANCELED), each asked first. */
+export function InstanceActions({ instance }: { instance: Pick<InstanceFieldsFragment, "id" | "status" | "attempt"> }) {
+  const [asking, setAsking] = useState<"stop" | "retry" | null>(null);
+  // This asking's failure only, not an earlier one's.
+  const [error, setError] = useState<CombinedError | undefined>(undefined);
+  const [stopState, stop] = useMutation(StopInstanceMutation);
+  const [retryState, retry] = useMutation(RetryInstanceMutation);
+
+  async function confirm() {
+    const result = asking === "stop" ? await stop({ id: instance.id }) : await retry({ id: instance.id });
+    setError(result.error);
+    if (!result.error) {
+      notifications.show({
+        color: "teal",
+        message: asking === "stop" ? `Stopped instance #${instance.id}.` : `Instance #${instance.id} runs again.`,
+      });
+      setAsking(null);
+    }
+  }
+
+  function ask(what: "stop" | "retry") {
+    setError(undefined);
+    setAsking(what);
+  }
+
+  const busy = asking === "stop" ? stopState.fetching : retryState.fetching;
+  return (
+    <Group gap="sm">
+      {isUnfinished(instance.status) && (
+        <Button color="red" variant="light" onClick={() => ask("stop")}>
+          Stop
+        </Button>
+      )}
+      {isRetryable(instance.status) && <Button onClick={() => ask("retry")}>Retry</Button>}
+      <ConfirmDialog
+        opened={asking !== null}
+        title={asking === "stop" ? "Stop instance" : "Retry instance"}
+        confirmLabel={asking === "stop" ? "Stop instance" : "Retry instance"}
+        danger={asking === "stop"}
+        busy={busy}
+        error={error}
+        onConfirm={() => void confirm()}
+        onClose={() => setAsking(null)}
+      >
+        {asking === "stop" ? (
+          <>
+            Stop instance #{instance.id}? Its tasks are killed on their workers and it ends as STOPPED.
+          </>
+        ) : (
+          <>
+            Run instance #{instance.id} again as attempt {instance.attempt + 1}?
+          </>
+        )}
+      </ConfirmDialog>
+    </Group>
+  );
+}

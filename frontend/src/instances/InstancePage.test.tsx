@@ -1,0 +1,125 @@
+import { act, screen, waitFor, within } from "@testing-library/react";
+import { makeSubject, type Subject } from "wonka";
+import type { AppRole, InstanceFieldsFragment, InstanceStatus } from "../graphql/graphql";
+import { mockClient, renderRoutes, type MockRequest } from "../test/render";
+import { InstancePage } from "./InstancePage";
+import { settleMs } from "./useInstanceChanges";
+
+const routes = [{ path: "/apps/:app/instances/:instanceId", Component: InstancePage }];
+
+function instance(status: InstanceStatus): InstanceFieldsFragment {
+  return {
+    id: "42",
+    status,
+    triggerType: "API",
+    expectedTriggerTime: null,
+    actualTriggerTime: "2026-11-21T12:00:00Z",
+    startedTime: "2026-11-21T12:00:01Z",
+    finishedTime: status === "RUNNING" ? null : "2026-11-21T12:00:09Z",
+    attempt: 1,
+    params: "",
+    result: "",
+    reason: status === "FAILED" ? "FAILED" : "",
+    job: { id: "7", name: "echo-lines" },
+    worker: null,
+    attempts: [],
+    tasks: { total: 1, waiting: 0, running: status === "RUNNING" ? 1 : 0, succeeded: 0, failed: 0 },
+  };
+}
+
+type Pushed = { data?: unknown };
+
+/**
+ * A server with instance 42 in `status()` and an empty stored log; the
+ * subscriptions it is asked for are kept, to push values through.
+ */
+function setup(status: () => InstanceStatus, role: AppRole = "OWNER") {
+  const logs: Subject<Pushed>[] = [];
+  const changes: { variables: Record<string, unknown>; subject: Subject<Pushed> }[] = [];
+  const mock = mockClient({
+    role,
+    query: ({ name }: MockRequest) => {
+      if (name === "Instance") return { data: { instance: instance(status()) }, error: undefined };
+      if (name === "InstanceLogs")
+        return { data: { instance: { id: "42", logs: { lines: [], hasMore: false } } }, error: undefined };
+      return undefined;
+    },
+    subscription: ({ name, variables }) => {
+      const subject = makeSubject<Pushed>();
+      if (name === "InstanceLogLines") logs.push(subject);
+      else if (name === "InstanceChanges") changes.push({ variables, subject });
+      else return undefined;
+      return subject.source;
+    },
+  });
+  renderRoutes(routes, "/apps/orders/instances/42", mock.asClient);
+  return { mock, logs, changes };
+}
+
+function logLine(seq: number, text: string) {
+  return {
+    data: { instanceLogs: { seq, time: "2026-11-21T12:00:02Z", level: "INFO", worker: "agent1", text } },
+  };
+}
+
+describe("the instance page", () => {
+  it("shows log lines as the instanceLogs subscription pushes them", async () => {
+    const { logs, mock } = setup(() => "RUNNING");
+    await screen.findByRole("heading", { name: "Instance #42" });
+    expect(await screen.findByText(/No log lines yet/)).toBeInTheDocument();
+    await waitFor(() => expect(logs).toHaveLength(1));
+    expect(mock.subscribed("InstanceLogLines")[0]?.variables).toEqual({ instanceId: "42", afterSeq: 0 });
+
+    act(() => logs[0]?.next(logLine(1, "line-1")));
+    const table = await screen.findByTestId("log-lines");
+    expect(within(table).getByRole("cell", { name: "line-1" })).toBeInTheDocument();
+    act(() => logs[0]?.next(logLine(2, "line-2")));
+    expect(within(table).getByRole("cell", { name: "line-2" })).toBeInTheDocument();
+    expect(screen.getByText("2 lines")).toBeInTheDocument();
+    expect(screen.getByText("live")).toBeInTheDocument();
+    // No polling of the log meanwhile: the stored lines were read once.
+    expect(mock.sent("InstanceLogs")).toHaveLength(1);
+  });
+
+  it("reads the instance afresh when instanceUpdated says it changed", async () => {
+    // Time runs, and can be skipped ahead.
+    vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      let status: InstanceStatus = "RUNNING";
+      const { changes, mock } = setup(() => status);
+      await screen.findByRole("heading", { name: "Instance #42" });
+      await waitFor(() => expect(changes).toHaveLength(1));
+      // Narrowed to the instance's job.
+      expect(changes[0]?.variables).toEqual({ app: "orders", jobId: "7" });
+      // A subscription starts with one fresh read, for what changed before it did.
+      await act(() => vi.advanceTimersByTimeAsync(settleMs));
+      await waitFor(() => expect(mock.sent("Instance").length).toBeGreaterThanOrEqual(2));
+      await act(() => vi.advanceTimersByTimeAsync(1_000));
+      const reads = mock.sent("Instance").length;
+
+      // Another instance of the job changed: nothing to read.
+      act(() => changes[0]?.subject.next({ data: { instanceUpdated: { id: "43", status: "SUCCEEDED" } } }));
+      expect(mock.sent("Instance")).toHaveLength(reads);
+
+      status = "FAILED";
+      act(() => changes[0]?.subject.next({ data: { instanceUpdated: { id: "42", status: "FAILED" } } }));
+      await waitFor(() => expect(mock.sent("Instance")).toHaveLength(reads + 1));
+      expect(await screen.findByRole("button", { name: "Retry" })).toBeInTheDocument();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("offers no stop or retry to a VIEWER", async () => {
+    setup(() => "FAILED", "VIEWER");
+    await screen.findByRole("heading", { name: "Instance #42" });
+    expect(screen.getByText("FAILED", { selector: ".mantine-Badge-label" })).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Retry" })).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Stop" })).not.toBeInTheDocument();
+  });
+
+  it("offers stop to an EDITOR while it runs", async () => {
+    setup(() => "RUNNING", "EDITOR");
+    expect(await screen.findByRole("button", { name: "Stop" })).toBeInTheDocument();
+  });
+});

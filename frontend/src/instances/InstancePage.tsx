@@ -1,0 +1,218 @@
+import {
+  Anchor,
+  Badge,
+  Card,
+  Code,
+  Grid,
+  Group,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from "@mantine/core";
+import { Link, useParams } from "react-router";
+import { useQuery } from "urql";
+import { appPath, useAppName } from "../apps/currentApp";
+import { useCanEdit } from "../apps/useAppRole";
+import { QueryView } from "../components/QueryView";
+import { useKeptData } from "../components/useKeptData";
+import { Timestamp } from "../components/Timestamp";
+import type { InstanceFieldsFragment } from "../graphql/graphql";
+import { AttemptsTable } from "./AttemptsTable";
+import { InstanceActions } from "./InstanceActions";
+import { InstanceTimeline } from "./InstanceTimeline";
+import { LogViewer } from "./LogViewer";
+import { InstanceQuery } from "./operations";
+import { isUnfinished } from "./status";
+import { StatusBadge } from "./StatusBadge";
+import { TaskSummary } from "./TaskSummary";
+import { useInstanceChanges } from "./useInstanceChanges";
+import { useInstanceLogs } from "./useInstanceLogs";
+
+/** How often an unfinished instance is re-read while the websocket is down. */
+export const instanceFallbackMs = 2_000;
+
+/** /apps/:app/instances/:instanceId */
+export function InstancePage() {
+  const app = useAppName();
+  const { instanceId = "" } = useParams();
+  // Keyed, so another instance's page starts afresh (its log too).
+  return <InstanceView key={instanceId} app={app} instanceId={instanceId} />;
+}
+
+function InstanceView({ app, instanceId }: { app: string; instanceId: string }) {
+  const [fetched, reexecute] = useQuery({ query: InstanceQuery, variables: { id: instanceId } });
+  const result = useKeptData(fetched);
+  const instance = result.data?.instance;
+  const live = instance ? isUnfinished(instance.status) : false;
+  // Read afresh whenever the server says this instance changed (it can be
+  // retried after it finished, so also then); poll only without a websocket.
+  useInstanceChanges({
+    app,
+    jobId: instance?.job?.id,
+    enabled: instance !== undefined && instance !== null,
+    matters: (change) => change.id === instanceId,
+    refresh: () => reexecute({ requestPolicy: "network-only" }),
+    fallbackMs: instanceFallbackMs,
+    fallback: live,
+  });
+
+  return (
+    <Stack>
+      <Anchor component={Link} to={appPath(app, "instances")} size="sm">
+        ← Instances
+      </Anchor>
+      <QueryView
+        result={result}
+        onRetry={() => reexecute({ requestPolicy: "network-only" })}
+        loading="Loading the instance"
+        isEmpty={(data) => !data.instance}
+        empty={<>There is no instance {instanceId}.</>}
+      >
+        {(data) => data.instance && <InstanceDetails app={app} instance={data.instance} live={live} />}
+      </QueryView>
+    </Stack>
+  );
+}
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text component="div" size="sm">
+        {children}
+      </Text>
+    </div>
+  );
+}
+
+function InstanceDetails({ app, instance, live }: { app: string; instance: InstanceFieldsFragment; live: boolean }) {
+  const logs = useInstanceLogs(instance.id, live);
+  const canEdit = useCanEdit();
+  const worker = instance.worker;
+  return (
+    <Stack gap="lg">
+      <Group justify="space-between" align="flex-start">
+        <Stack gap={4}>
+          <Group gap="sm">
+            <Title order={2}>Instance #{instance.id}</Title>
+            <StatusBadge status={instance.status} size="lg" />
+          </Group>
+          <Text size="sm" c="dimmed">
+            {instance.job ? (
+              <>
+                of job{" "}
+                <Anchor component={Link} to={appPath(app, "jobs", instance.job.id, "edit")} size="sm">
+                  {instance.job.name}
+                </Anchor>{" "}
+                ·{" "}
+                <Anchor component={Link} to={appPath(app, "instances") + `?job=${instance.job.id}`} size="sm">
+                  its instances
+                </Anchor>
+              </>
+            ) : (
+              "of a deleted job"
+            )}
+          </Text>
+        </Stack>
+        {canEdit && <InstanceActions instance={instance} />}
+      </Group>
+
+      <Grid>
+        <Grid.Col span={{ base: 12, md: 5 }}>
+          <Card withBorder h="100%">
+            <Title order={3} size="h5" mb="sm">
+              Timeline
+            </Title>
+            <InstanceTimeline instance={instance} />
+          </Card>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 7 }}>
+          <Card withBorder h="100%">
+            <Title order={3} size="h5" mb="sm">
+              Details
+            </Title>
+            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+              <Field label="Trigger">{instance.triggerType}</Field>
+              <Field label="Attempt">{instance.attempt}</Field>
+              <Field label="Reason">{instance.reason || "—"}</Field>
+              <Field label="Worker">
+                {worker ? (
+                  <Group gap={6}>
+                    <span>{worker.host}</span>
+                    <Badge size="xs" color={worker.alive ? "teal" : "gray"} variant={worker.alive ? "light" : "outline"}>
+                      {worker.alive ? "alive" : "gone"}
+                    </Badge>
+                    <Badge size="xs" variant="dot">
+                      {worker.health}
+                    </Badge>
+                    <Text span size="xs" c="dimmed">
+                      heartbeat <Timestamp value={worker.lastHeartbeat} relative />
+                    </Text>
+                  </Group>
+                ) : (
+                  "—"
+                )}
+              </Field>
+            </SimpleGrid>
+            <Title order={4} size="h6" mt="md" mb={6}>
+              Tasks
+            </Title>
+            <TaskSummary tasks={instance.tasks} />
+          </Card>
+        </Grid.Col>
+      </Grid>
+
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Stack gap={4}>
+          <Title order={3} size="h5">
+            Parameters
+          </Title>
+          {instance.params ? (
+            <Code block>{instance.params}</Code>
+          ) : (
+            <Text size="sm" c="dimmed">
+              None (the job’s own parameters apply).
+            </Text>
+          )}
+        </Stack>
+        <Stack gap={4}>
+          <Title order={3} size="h5">
+            Result
+          </Title>
+          {instance.result ? (
+            <Code block>
+              {instance.result}
+            </Code>
+          ) : (
+            <Text size="sm" c="dimmed">
+              {live ? "Not yet." : "None."}
+            </Text>
+          )}
+        </Stack>
+      </SimpleGrid>
+
+      <Stack gap="xs">
+        <Title order={3} size="h5">
+          Attempts
+        </Title>
+        <AttemptsTable attempts={instance.attempts} />
+      </Stack>
+
+      <Stack gap="xs">
+        <Title order={3} size="h5">
+          Log
+        </Title>
+        <LogViewer
+          lines={logs.lines}
+          live={live && !logs.complete}
+          loaded={logs.loaded}
+          error={logs.error}
+          fileName={`instance-${instance.id}.log`}
+        />
+      </Stack>
+    </Stack>
+  );
+}

@@ -1,0 +1,102 @@
+import { Badge, Group, Stack, Text, Title } from "@mantine/core";
+import { useSearchParams } from "react-router";
+import { useQuery } from "urql";
+import { useAppName } from "../apps/currentApp";
+import { CursorPager, useCursorPages } from "../components/CursorPager";
+import { QueryView } from "../components/QueryView";
+import { useKeptData } from "../components/useKeptData";
+import { filterParams, hasFilters, readFilters, type InstanceFilters } from "./filters";
+import { InstanceFilterBar } from "./InstanceFilterBar";
+import { InstancesTable } from "./InstancesTable";
+import { InstancesQuery, JobChoicesQuery } from "./operations";
+import { useInstanceChanges } from "./useInstanceChanges";
+
+const pageSize = 50;
+/** How often the list is re-read while the websocket is down. */
+export const instancesFallbackMs = 3_000;
+/** How many jobs the job filter offers. */
+const jobChoices = 500;
+const context = { additionalTypenames: ["Instance"] };
+
+export function InstancesPage() {
+  const app = useAppName();
+  const [params, setParams] = useSearchParams();
+  const filters = readFilters(params);
+  const { data: jobs } = useQuery({ query: JobChoicesQuery, variables: { app, first: jobChoices } })[0];
+
+  function change(next: InstanceFilters) {
+    setParams(filterParams(next), { replace: true });
+  }
+
+  return (
+    <Stack>
+      <div>
+        <Title order={2}>Instances</Title>
+        <Text c="dimmed" size="sm">
+          Runs of app {app}’s jobs, newest first. The list follows their changes as they happen.
+        </Text>
+      </div>
+      <InstanceFilterBar filters={filters} onChange={change} jobs={jobs?.jobs.edges.map((e) => e.node) ?? []} />
+      {/* A new filter starts again at the first page. */}
+      <InstanceList key={filterParams(filters).toString()} app={app} filters={filters} />
+    </Stack>
+  );
+}
+
+function InstanceList({ app, filters }: { app: string; filters: InstanceFilters }) {
+  const pages = useCursorPages();
+  const [fetched, reexecute] = useQuery({
+    query: InstancesQuery,
+    variables: {
+      app,
+      jobId: filters.jobId,
+      status: filters.statuses.length > 0 ? filters.statuses : null,
+      from: filters.from,
+      to: filters.to,
+      first: pageSize,
+      after: pages.after,
+    },
+    context,
+  });
+  const result = useKeptData(fetched);
+  const { live } = useInstanceChanges({
+    app,
+    jobId: filters.jobId,
+    refresh: () => reexecute({ requestPolicy: "network-only" }),
+    fallbackMs: instancesFallbackMs,
+  });
+
+  return (
+    <Stack>
+      {!live && (
+        <Badge color="yellow" variant="light" w="fit-content">
+          Live updates interrupted: refreshing every {instancesFallbackMs / 1000} s
+        </Badge>
+      )}
+      <QueryView
+        result={result}
+        onRetry={() => reexecute({ requestPolicy: "network-only" })}
+        loading="Loading instances"
+        isEmpty={(data) => data.instances.edges.length === 0}
+        empty={hasFilters(filters) ? "No instance matches these filters." : `No job of app ${app} has run yet.`}
+      >
+        {(data) => (
+          <Stack>
+            <InstancesTable app={app} instances={data.instances.edges.map((e) => e.node)} />
+            <Group justify="flex-end">
+              <CursorPager
+                page={pages.page}
+                hasNextPage={data.instances.pageInfo.hasNextPage}
+                onPrevious={pages.previous}
+                onNext={() => {
+                  const cursor = data.instances.pageInfo.endCursor;
+                  if (cursor) pages.next(cursor);
+                }}
+              />
+            </Group>
+          </Stack>
+        )}
+      </QueryView>
+    </Stack>
+  );
+}

@@ -1,0 +1,78 @@
+import { Anchor, Table, Text } from "@mantine/core";
+import { Link, useNavigate } from "react-router";
+import { appPath } from "../apps/currentApp";
+import { durationBetween, formatDuration } from "../components/format";
+import { Timestamp } from "../components/Timestamp";
+import type { InstanceRowFragment } from "../graphql/graphql";
+import { StatusBadge } from "./StatusBadge";
+
+function Time({ value }: { value: string | null }) {
+  return value ? (
+    <Timestamp value={value} compact />
+  ) : (
+    <Text size="sm" c="dimmed">
+      —
+    </Text>
+  );
+}
+
+export function InstancesTable({ app, instances }: { app: string; instances: InstanceRowFragment[] }) {
+  const navigate = useNavigate();
+  return (
+    <Table.ScrollContainer minWidth={1000}>
+      <Table striped highlightOnHover verticalSpacing="xs">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th scope="col">ID</Table.Th>
+            <Table.Th scope="col">Job</Table.Th>
+            <Table.Th scope="col">Status</Table.Th>
+            <Table.Th scope="col">Trigger</Table.Th>
+            <Table.Th scope="col">Expected</Table.Th>
+            <Table.Th scope="col">Triggered</Table.Th>
+            <Table.Th scope="col">Duration</Table.Th>
+            <Table.Th scope="col">Attempt</Table.Th>
+            <Table.Th scope="col">Worker</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {instances.map((i) => {
+            const to = appPath(app, "instances", i.id);
+            const duration = durationBetween(i.startedTime, i.finishedTime);
+            return (
+              // The whole row opens the instance; its id is the link for keyboards.
+              <Table.Tr key={i.id} onClick={() => void navigate(to)} style={{ cursor: "pointer" }}>
+                <Table.Th scope="row">
+                  <Anchor component={Link} to={to} fw={600} onClick={(e) => e.stopPropagation()}>
+                    #{i.id}
+                  </Anchor>
+                </Table.Th>
+                <Table.Td>{i.job?.name ?? <Text c="dimmed">deleted</Text>}</Table.Td>
+                <Table.Td>
+                  <StatusBadge status={i.status} size="sm" />
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{i.triggerType}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Time value={i.expectedTriggerTime} />
+                </Table.Td>
+                <Table.Td>
+                  <Time value={i.actualTriggerTime} />
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm" style={{ whiteSpace: "nowrap" }}>
+                    {duration === null ? "—" : formatDuration(duration)}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{i.attempt}</Table.Td>
+                <Table.Td>
+                  <Text size="sm">{i.worker?.host ?? "—"}</Text>
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

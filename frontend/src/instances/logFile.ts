@@ -1,0 +1,17 @@
+import type { LogLine } from "./useInstanceLogs";
+
+/** Log lines as a .log file's text: one line each, time, level, worker, text. */
+export function logText(lines: LogLine[]): string {
+  return lines.map((l) => `${l.time} ${l.level.padEnd(5)} [${l.worker ?? "server"}] ${l.text}\n`).join("");
+}
+
+/** Has the browser save the lines as a file. */
+export function downloadLog(fileName: string, lines: LogLine[]): void {
+  const url = URL.createObjectURL(new Blob([logText(lines)], { type: "text/plain;charset=utf-8" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = fileName;
+  a.click();
+  // Give the download a moment to start before the URL goes.
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -1,0 +1,163 @@
+import { graphql } from "../graphql";
+
+/** What the instances list shows of an instance. */
+export const InstanceRowFields = graphql(`
+  fragment InstanceRow on Instance {
+    id
+    status
+    triggerType
+    expectedTriggerTime
+    actualTriggerTime
+    startedTime
+    finishedTime
+    attempt
+    job {
+      id
+      name
+    }
+    worker {
+      id
+      host
+    }
+  }
+`);
+
+export const InstancesQuery = graphql(`
+  query Instances(
+    $app: String!
+    $jobId: ID
+    $status: [InstanceStatus!]
+    $from: Time
+    $to: Time
+    $first: Int
+    $after: String
+  ) {
+    instances(app: $app, jobId: $jobId, status: $status, from: $from, to: $to, first: $first, after: $after) {
+      edges {
+        cursor
+        node {
+          ...InstanceRow
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+/** The jobs a filter can choose from. */
+export const JobChoicesQuery = graphql(`
+  query JobChoices($app: String!, $first: Int) {
+    jobs(app: $app, first: $first) {
+      edges {
+        node {
+          id
+          name
+        }
+      }
+    }
+  }
+`);
+
+/** Everything the instance page shows but its log. */
+export const InstanceFields = graphql(`
+  fragment InstanceFields on Instance {
+    ...InstanceRow
+    params
+    result
+    reason
+    worker {
+      id
+      host
+      alive
+      health
+      lastHeartbeat
+    }
+    attempts {
+      attempt
+      status
+      worker
+      result
+      reason
+      startedTime
+      finishedTime
+    }
+    tasks {
+      total
+      waiting
+      running
+      succeeded
+      failed
+    }
+  }
+`);
+
+export const InstanceQuery = graphql(`
+  query Instance($id: ID!) {
+    instance(id: $id) {
+      ...InstanceFields
+    }
+  }
+`);
+
+export const InstanceLogsQuery = graphql(`
+  query InstanceLogs($id: ID!, $afterSeq: Int, $first: Int) {
+    instance(id: $id) {
+      id
+      logs(afterSeq: $afterSeq, first: $first) {
+        lines {
+          seq
+          time
+          level
+          worker
+          text
+        }
+        hasMore
+      }
+    }
+  }
+`);
+
+export const StopInstanceMutation = graphql(`
+  mutation StopInstance($id: ID!) {
+    stopInstance(id: $id) {
+      ...InstanceFields
+    }
+  }
+`);
+
+export const RetryInstanceMutation = graphql(`
+  mutation RetryInstance($id: ID!) {
+    retryInstance(id: $id) {
+      ...InstanceFields
+    }
+  }
+`);
+
+/** An instance's log lines after afterSeq: those stored, then new ones live. */
+export const InstanceLogLinesSubscription = graphql(`
+  subscription InstanceLogLines($instanceId: ID!, $afterSeq: Int) {
+    instanceLogs(instanceId: $instanceId, afterSeq: $afterSeq) {
+      seq
+      time
+      level
+      worker
+      text
+    }
+  }
+`);
+
+/**
+ * The app's instances (of one job) as they change. Screens read what they
+ * show afresh on a change, so the stream carries only what tells which.
+ */
+export const InstanceChangesSubscription = graphql(`
+  subscription InstanceChanges($app: String!, $jobId: ID) {
+    instanceUpdated(app: $app, jobId: $jobId) {
+      id
+      status
+    }
+  }
+`);

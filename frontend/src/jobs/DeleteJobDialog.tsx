@@ -1,0 +1,46 @@
+import { useMutation } from "urql";
+import { notifications } from "@mantine/notifications";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import type { JobRowFragment } from "../graphql/graphql";
+import { DeleteJobMutation } from "./operations";
+
+// deleteJob returns a Boolean, which names no type for the document cache
+// to refetch; this names the list's.
+const context = { additionalTypenames: ["Job", "Instance"] };
+
+interface DeleteJobDialogProps {
+  /** The job to delete; null when closed. */
+  job: Pick<JobRowFragment, "id" | "name"> | null;
+  onClose: () => void;
+  onDeleted?: () => void;
+}
+
+export function DeleteJobDialog({ job, onClose, onDeleted }: DeleteJobDialogProps) {
+  const [{ fetching, error }, deleteJob] = useMutation(DeleteJobMutation);
+
+  async function confirm() {
+    if (!job) return;
+    const result = await deleteJob({ id: job.id }, context);
+    if (!result.error) {
+      notifications.show({ color: "teal", message: `Deleted job ${job.name}.` });
+      onClose();
+      onDeleted?.();
+    }
+  }
+
+  return (
+    <ConfirmDialog
+      opened={job !== null}
+      title="Delete job"
+      confirmLabel="Delete job"
+      danger
+      busy={fetching}
+      error={error}
+      onConfirm={() => void confirm()}
+      onClose={onClose}
+    >
+      Delete <strong>{job?.name}</strong> and its history? Its running instances are stopped on their workers. This
+      cannot be undone.
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,31 @@
+import { Switch } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useMutation } from "urql";
+import { errorMessage } from "../api/errors";
+import type { JobRowFragment } from "../graphql/graphql";
+import { SetJobEnabledMutation } from "./operations";
+
+/** Turns a job's schedule on or off (setJobEnabled). */
+export function EnabledSwitch({ job }: { job: Pick<JobRowFragment, "id" | "name" | "enabled"> }) {
+  const [{ fetching }, setEnabled] = useMutation(SetJobEnabledMutation);
+
+  async function toggle(enabled: boolean) {
+    const result = await setEnabled({ id: job.id, enabled });
+    if (result.error) {
+      notifications.show({
+        color: "red",
+        title: `Could not ${enabled ? "enable" : "disable"} ${job.name}`,
+        message: errorMessage(result.error),
+      });
+    }
+  }
+
+  return (
+    <Switch
+      checked={job.enabled}
+      disabled={fetching}
+      onChange={(e) => void toggle(e.currentTarget.checked)}
+      aria-label={`${job.name} enabled`}
+    />
+  );
+}

@@ -1,0 +1,217 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { CombinedError } from "urql";
+import type { CreateJobMutationVariables } from "../graphql/graphql";
+import { graphQLError, mockClient, renderRoutes, type MockRequest } from "../test/render";
+import { NewJobPage } from "./JobFormPage";
+import { previewDebounceMs } from "./useSchedulePreview";
+
+// CodeMirror needs layout jsdom lacks; the browser test types into the real one.
+vi.mock("./ScriptEditor", () => ({
+  default: ({ value, onChange, labelledBy }: { value: string; onChange: (v: string) => void; labelledBy: string }) => (
+    <textarea aria-labelledby={labelledBy} value={value} onChange={(e) => onChange(e.currentTarget.value)} />
+  ),
+}));
+
+// A big form in jsdom is slow on a busy machine; this bounds a hang, not speed.
+vi.setConfig({ testTimeout: 60_000 });
+
+const routes = [
+  { path: "/apps/:app/jobs/new", Component: NewJobPage },
+  { path: "/apps/:app/jobs", element: <p>Jobs list</p> },
+];
+
+const fires = [
+  "2026-11-22T00:05:00Z",
+  "2026-11-22T00:10:00Z",
+  "2026-11-22T00:15:00Z",
+  "2026-11-22T00:20:00Z",
+  "2026-11-22T00:25:00Z",
+];
+
+/** Answers previewSchedule like the server: five fires, or BAD_INPUT for a five-field cron. */
+function previewAnswer({ name, variables }: MockRequest) {
+  if (name !== "PreviewSchedule") return undefined;
+  if (String(variables["expression"]).split(" ").length < 6) {
+    return {
+      data: undefined,
+      error: graphQLError("expression: expected 6 or 7 fields but found 5", "BAD_INPUT", "expression"),
+    };
+  }
+  return { data: { previewSchedule: fires }, error: undefined };
+}
+
+function savedJob(variables: CreateJobMutationVariables) {
+  return { createJob: { id: "9", ...variables.input } };
+}
+
+/** Chooses an option of a Mantine Select by label. */
+async function choose(user: ReturnType<typeof userEvent.setup>, label: string, option: string) {
+  await user.click(screen.getByRole("textbox", { name: label }));
+  await user.click(await screen.findByRole("option", { name: option }));
+}
+
+/** Puts text into a field at once (a paste), where typing it key by key tests nothing. */
+async function fill(user: ReturnType<typeof userEvent.setup>, field: HTMLElement, text: string) {
+  await user.click(field);
+  await user.paste(text);
+}
+
+async function fillBasics(user: ReturnType<typeof userEvent.setup>, name: string) {
+  await fill(user, await screen.findByRole("textbox", { name: /^Name/ }), name);
+}
+
+describe("the job form", () => {
+  it("previews the next five fires once typing pauses, in the job's zone and UTC", async () => {
+    const user = userEvent.setup();
+    const { asClient, sent } = mockClient({ query: previewAnswer });
+    renderRoutes(routes, "/apps/orders/jobs/new", asClient);
+
+    const zone = screen.getByRole("textbox", { name: "Time zone" });
+    await user.click(zone);
+    await user.clear(zone);
+    await user.type(zone, "Asia/Tokyo");
+    await user.click(await screen.findByRole("option", { name: "Asia/Tokyo" }));
+    await user.type(screen.getByRole("textbox", { name: /^Cron expression/ }), "0 0/5 * * * ?");
+
+    const preview = await screen.findByRole("region", { name: "Next fires" });
+    await waitFor(() => expect(within(preview).getAllByRole("row")).toHaveLength(6));
+    expect(within(preview).getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["Asia/Tokyo", "UTC"]);
+    const first = within(preview).getAllByRole("row")[1];
+    if (!first) throw new Error("no first row");
+    expect(within(first).getAllByRole("cell").map((c) => c.textContent)).toEqual([
+      "Sun 2026-11-22 09:05:00",
+      "Sun 2026-11-22 00:05:00",
+    ]);
+    // Asked once typing paused, not per keystroke.
+    const asked = new Set(sent("PreviewSchedule").map((r) => JSON.stringify(r.variables)));
+    expect([...asked].map((v) => JSON.parse(v) as unknown)).toEqual([
+      { type: "CRON", expression: "0 0/5 * * * ?", timeZone: "Asia/Tokyo", count: 5 },
+    ]);
+  });
+
+  it("shows the server's objection to the expression at the expression, as it is typed", async () => {
+    const user = userEvent.setup();
+    renderRoutes(routes, "/apps/orders/jobs/new", mockClient({ query: previewAnswer }).asClient);
+
+    const expression = screen.getByRole("textbox", { name: /^Cron expression/ });
+    await user.type(expression, "0 0/5 * * *");
+    await waitFor(() => expect(expression).toHaveAttribute("aria-invalid", "true"), {
+      timeout: previewDebounceMs + 1000,
+    });
+    expect(expression).toHaveAccessibleDescription(/expected 6 or 7 fields but found 5/);
+    expect(screen.getByText("Fix the schedule to see when it fires.")).toBeInTheDocument();
+
+    await user.type(expression, " ?");
+    await waitFor(() => expect(expression).not.toHaveAttribute("aria-invalid", "true"), {
+      timeout: previewDebounceMs + 1000,
+    });
+    expect(await screen.findAllByRole("row")).toHaveLength(6);
+  });
+
+  it("shows BAD_INPUT errors from saving at the field they name", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({
+      query: previewAnswer,
+      mutation: {
+        data: undefined,
+        error: new CombinedError({
+          graphQLErrors: [
+            {
+              message:
+                "workerFilter.maxWorkers: 20000 is out of range 0 to 10000 (workers one instance may use (0: all))",
+              extensions: { code: "BAD_INPUT", field: "workerFilter.maxWorkers" },
+            },
+          ],
+        }),
+      },
+    });
+    renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    await fillBasics(user, "nightly");
+    await choose(user, "Schedule type", "API only");
+    const maxWorkers = screen.getByRole("textbox", { name: /^Max workers/ });
+    await user.clear(maxWorkers);
+    await user.type(maxWorkers, "20000");
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+
+    await waitFor(() => expect(maxWorkers).toHaveAttribute("aria-invalid", "true"));
+    expect(maxWorkers).toHaveAccessibleDescription(/20000 is out of range 0 to 10000/);
+    // The field's own name is not repeated in the message, and focus goes there.
+    expect(maxWorkers).not.toHaveAccessibleDescription(/workerFilter/);
+    expect(maxWorkers).toHaveFocus();
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    expect(screen.getByRole("textbox", { name: /^Name/ })).not.toHaveAttribute("aria-invalid", "true");
+
+    // Changing the field clears its error until the next save.
+    await user.type(maxWorkers, "0");
+    expect(maxWorkers).not.toHaveAttribute("aria-invalid", "true");
+    expect(mock.mutated("CreateJob")[0]?.variables).toMatchObject({
+      input: { app: "orders", name: "nightly", scheduleType: "API", workerFilter: { maxWorkers: 20000 } },
+    });
+  });
+
+  it("shows an error no field owns above the form", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({
+      query: previewAnswer,
+      mutation: { data: undefined, error: graphQLError("not allowed", "FORBIDDEN") },
+    });
+    renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    await fillBasics(user, "nightly");
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Could not save the job");
+    expect(alert).toHaveTextContent("not allowed");
+  });
+
+  it("sends an HTTP request's fields as the processor JSON the API expects, and its errors to the part named", async () => {
+    const user = userEvent.setup();
+    let fail = true;
+    const mock = mockClient({
+      query: previewAnswer,
+      mutation: ({ variables }) =>
+        fail
+          ? {
+              data: undefined,
+              error: graphQLError('processor: url "ftp://x" is not an http(s) URL', "BAD_INPUT", "processor"),
+            }
+          : { data: savedJob(variables as CreateJobMutationVariables), error: undefined },
+    });
+    const { router } = renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    await fillBasics(user, "ping");
+    await choose(user, "Schedule type", "API only");
+    await choose(user, "Processor type", "HTTP request");
+
+    await choose(user, "Method", "POST");
+    await fill(user, screen.getByRole("textbox", { name: /^URL/ }), "ftp://x");
+    await user.click(screen.getByRole("button", { name: "Add header" }));
+    await fill(user, screen.getByRole("textbox", { name: "Header 1 name" }), "Authorization");
+    await fill(user, screen.getByRole("textbox", { name: "Header 1 value" }), "Bearer t0k");
+    await user.click(screen.getByRole("button", { name: "Add header" }));
+    await fill(user, screen.getByRole("textbox", { name: "Header 2 name" }), "X-Empty");
+    await user.click(screen.getByRole("button", { name: "Remove header 2" }));
+    await fill(user, screen.getByRole("textbox", { name: "Body" }), '{"full":true}');
+    await user.type(screen.getByRole("textbox", { name: /^Expected status/ }), "202");
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+
+    const url = screen.getByRole("textbox", { name: /^URL/ });
+    await waitFor(() => expect(url).toHaveAttribute("aria-invalid", "true"));
+    expect(url).toHaveAccessibleDescription('url "ftp://x" is not an http(s) URL');
+
+    fail = false;
+    await user.clear(url);
+    await fill(user, url, "https://example.com/hook");
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+    await waitFor(() => expect(router.state.location.pathname).toBe("/apps/orders/jobs"));
+
+    const sent = mock.mutated("CreateJob").at(-1)?.variables as CreateJobMutationVariables;
+    expect(sent.input.processorType).toBe("HTTP");
+    expect(JSON.parse(sent.input.processor)).toEqual({
+      method: "POST",
+      url: "https://example.com/hook",
+      headers: { Authorization: "Bearer t0k" },
+      body: '{"full":true}',
+      expectStatus: 202,
+    });
+  });
+});

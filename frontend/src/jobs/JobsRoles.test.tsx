@@ -1,0 +1,106 @@
+import { screen, within } from "@testing-library/react";
+import type { AppRole, JobFieldsFragment, JobRowFragment, JobsQuery } from "../graphql/graphql";
+import { mockClient, renderRoutes, type MockRequest } from "../test/render";
+import { EditJobPage, NewJobPage } from "./JobFormPage";
+import { JobsPage } from "./JobsPage";
+
+// CodeMirror needs layout jsdom lacks; a textarea stands in for it.
+vi.mock("./ScriptEditor", () => ({
+  default: ({ value, labelledBy, readOnly }: { value: string; labelledBy: string; readOnly?: boolean }) => (
+    <textarea aria-labelledby={labelledBy} value={value} readOnly={readOnly} onChange={() => undefined} />
+  ),
+}));
+
+const routes = [
+  { path: "/apps/:app/jobs", Component: JobsPage },
+  { path: "/apps/:app/jobs/new", Component: NewJobPage },
+  { path: "/apps/:app/jobs/:jobId/edit", Component: EditJobPage },
+];
+
+const row: JobRowFragment = {
+  id: "7",
+  name: "echo-lines",
+  description: "",
+  enabled: true,
+  scheduleType: "API",
+  scheduleExpression: "",
+  timeZone: "UTC",
+  processorType: "SHELL",
+  executionMode: "STANDALONE",
+  nextTriggerTime: null,
+};
+
+const jobs: JobsQuery = {
+  jobs: { edges: [{ cursor: "c7", node: row }], pageInfo: { hasNextPage: false, endCursor: null } },
+};
+
+const job: JobFieldsFragment & { app: { id: string; name: string } } = {
+  ...row,
+  app: { id: "1", name: "orders" },
+  lifecycle: { start: null, end: null },
+  processor: "echo hello",
+  params: "",
+  maxInstances: 1,
+  taskConcurrency: 1,
+  timeoutMs: 0,
+  instanceRetries: 0,
+  taskRetries: 0,
+  workerFilter: { designated: [], tags: [], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
+  dispatchStrategy: "HEALTH_FIRST",
+  misfirePolicy: "SKIP",
+  alarm: { onFailure: false, onTimeout: false, webhooks: [], emails: [], silenceSec: 0 },
+  updatedAt: "2026-11-21T00:00:00Z",
+};
+
+function answer({ name }: MockRequest) {
+  if (name === "Jobs") return { data: jobs, error: undefined };
+  if (name === "Job") return { data: { job }, error: undefined };
+  return undefined;
+}
+
+function render(path: string, role: AppRole) {
+  return renderRoutes(routes, path, mockClient({ query: answer, role }).asClient);
+}
+
+/** Buttons and switches that change something. */
+const editControls = [/^New job$/, /^Run .* now$/, /^Edit /, /^Delete /];
+
+describe("the jobs screens by role", () => {
+  it("show a VIEWER the jobs without a button that changes or runs one", async () => {
+    render("/apps/orders/jobs", "VIEWER");
+    const jobRow = await screen.findByRole("row", { name: /echo-lines/ });
+    for (const name of editControls) {
+      expect(screen.queryByRole("button", { name })).not.toBeInTheDocument();
+      expect(screen.queryByRole("link", { name })).not.toBeInTheDocument();
+    }
+    expect(within(jobRow).queryByRole("switch")).not.toBeInTheDocument();
+    expect(within(jobRow).getByText("Enabled")).toBeInTheDocument();
+    // The job itself still opens, to be read.
+    expect(within(jobRow).getByRole("link", { name: "echo-lines" })).toHaveAttribute("href", "/apps/orders/jobs/7/edit");
+  });
+
+  it("give an EDITOR new, run, edit, delete and the enable switch", async () => {
+    render("/apps/orders/jobs", "EDITOR");
+    const jobRow = await screen.findByRole("row", { name: /echo-lines/ });
+    expect(screen.getByRole("link", { name: "New job" })).toBeInTheDocument();
+    expect(within(jobRow).getByRole("button", { name: "Run echo-lines now" })).toBeInTheDocument();
+    expect(within(jobRow).getByRole("link", { name: "Edit echo-lines" })).toBeInTheDocument();
+    expect(within(jobRow).getByRole("button", { name: "Delete echo-lines" })).toBeInTheDocument();
+    expect(within(jobRow).getByRole("switch", { name: "echo-lines enabled" })).toBeChecked();
+  });
+
+  it("show a VIEWER a job read-only, with nothing to save", async () => {
+    render("/apps/orders/jobs/7/edit", "VIEWER");
+    expect(await screen.findByRole("heading", { name: "Job echo-lines" })).toBeInTheDocument();
+    expect(screen.getByRole("textbox", { name: /^Name/ })).toBeDisabled();
+    expect(screen.getByRole("textbox", { name: /^Name/ })).toHaveValue("echo-lines");
+    expect(screen.queryByRole("button", { name: "Save job" })).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Cancel" })).not.toBeInTheDocument();
+  });
+
+  it("do not offer a VIEWER the new job form", async () => {
+    render("/apps/orders/jobs/new", "VIEWER");
+    expect(await screen.findByText(/lets you see the jobs, not create them/)).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Create job" })).not.toBeInTheDocument();
+  });
+});

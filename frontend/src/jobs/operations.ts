@@ -1,0 +1,136 @@
+import { graphql } from "../graphql";
+
+/** What the jobs list shows of a job. */
+export const JobRowFields = graphql(`
+  fragment JobRow on Job {
+    id
+    name
+    description
+    enabled
+    scheduleType
+    scheduleExpression
+    timeZone
+    processorType
+    executionMode
+    nextTriggerTime
+  }
+`);
+
+export const JobsQuery = graphql(`
+  query Jobs($app: String!, $first: Int, $after: String, $search: String) {
+    jobs(app: $app, first: $first, after: $after, search: $search) {
+      edges {
+        cursor
+        node {
+          ...JobRow
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+/** Every field of a job, as the form edits it. */
+export const JobFields = graphql(`
+  fragment JobFields on Job {
+    id
+    name
+    description
+    enabled
+    scheduleType
+    scheduleExpression
+    timeZone
+    lifecycle {
+      start
+      end
+    }
+    executionMode
+    processorType
+    processor
+    params
+    maxInstances
+    taskConcurrency
+    timeoutMs
+    instanceRetries
+    taskRetries
+    workerFilter {
+      designated
+      tags
+      minCpuCores
+      minMemoryMB
+      minDiskMB
+      maxWorkers
+    }
+    dispatchStrategy
+    misfirePolicy
+    alarm {
+      onFailure
+      onTimeout
+      webhooks
+      emails
+      silenceSec
+    }
+    nextTriggerTime
+    updatedAt
+  }
+`);
+
+export const JobQuery = graphql(`
+  query Job($id: ID!) {
+    job(id: $id) {
+      ...JobFields
+      app {
+        id
+        name
+      }
+    }
+  }
+`);
+
+export const CreateJobMutation = graphql(`
+  mutation CreateJob($input: JobInput!) {
+    createJob(input: $input) {
+      ...JobFields
+    }
+  }
+`);
+
+export const UpdateJobMutation = graphql(`
+  mutation UpdateJob($id: ID!, $input: JobInput!) {
+    updateJob(id: $id, input: $input) {
+      ...JobFields
+    }
+  }
+`);
+
+export const SetJobEnabledMutation = graphql(`
+  mutation SetJobEnabled($id: ID!, $enabled: Boolean!) {
+    setJobEnabled(id: $id, enabled: $enabled) {
+      ...JobRow
+    }
+  }
+`);
+
+export const DeleteJobMutation = graphql(`
+  mutation DeleteJob($id: ID!) {
+    deleteJob(id: $id)
+  }
+`);
+
+export const RunJobMutation = graphql(`
+  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {
+    runJob(id: $id, params: $params, delayMs: $delayMs) {
+      id
+      status
+    }
+  }
+`);
+
+export const PreviewScheduleQuery = graphql(`
+  query PreviewSchedule($type: ScheduleType!, $expression: String!, $timeZone: String, $count: Int) {
+    previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)
+  }
+`);

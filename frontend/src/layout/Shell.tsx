@@ -1,0 +1,59 @@
+import { Anchor, AppShell, Burger, Group } from "@mantine/core";
+import { useDisclosure, useDocumentTitle } from "@mantine/hooks";
+import { Link, Outlet, useMatches } from "react-router";
+import { AppPicker } from "../apps/AppPicker";
+import { MainNav } from "./MainNav";
+import { UserMenu } from "./UserMenu";
+
+/** What a screen's route carries in its `handle`. */
+export interface RouteHandle {
+  title: string;
+}
+
+function usePageTitle(): string {
+  const matches = useMatches();
+  const last = matches.at(-1);
+  const handle = last?.handle as RouteHandle | undefined;
+  const app = last?.params["app"];
+  if (!handle) return "jobwheel";
+  return app ? `${handle.title} · ${app} · jobwheel` : `${handle.title} · jobwheel`;
+}
+
+/** The frame around every screen: header with the user menu, navbar, content. */
+export function Shell() {
+  const [navOpened, { toggle, close }] = useDisclosure(false);
+  useDocumentTitle(usePageTitle());
+
+  return (
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !navOpened } }}
+      padding="lg"
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group gap="lg" wrap="nowrap">
+            <Burger
+              opened={navOpened}
+              onClick={toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={navOpened ? "Close navigation" : "Open navigation"}
+            />
+            <Anchor component={Link} to="/" fw={700} size="lg" c="var(--mantine-color-text)" underline="never">
+              jobwheel
+            </Anchor>
+            <AppPicker />
+          </Group>
+          <UserMenu />
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Main">
+        <MainNav onNavigate={close} />
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,60 @@
+import { Avatar, Menu, Text, UnstyledButton } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { notifications } from "@mantine/notifications";
+import { Link, useNavigate } from "react-router";
+import { useMutation, useQuery } from "urql";
+import { useResetApi } from "../api/ApiProvider";
+import { errorMessage, hasErrorCode } from "../api/errors";
+import { LogoutMutation, MeQuery } from "../auth/operations";
+import { ChangePasswordDialog } from "../account/ChangePasswordDialog";
+import classes from "./UserMenu.module.css";
+
+/** The logged-in user's name, opening a menu: API tokens, Change password, Log out. */
+export function UserMenu() {
+  // RequireAuth has loaded `me` already, so this reads the cache.
+  const [{ data }] = useQuery({ query: MeQuery });
+  const [, logout] = useMutation(LogoutMutation);
+  const resetApi = useResetApi();
+  const navigate = useNavigate();
+  const [changingPassword, passwordDialog] = useDisclosure(false);
+  const username = data?.me?.username ?? "";
+
+  async function logOut() {
+    const result = await logout({});
+    // An expired session is as good as ended.
+    if (result.error && !hasErrorCode(result.error, "UNAUTHENTICATED")) {
+      notifications.show({ color: "red", title: "Could not log out", message: errorMessage(result.error) });
+      return;
+    }
+    resetApi();
+    await navigate("/login", { replace: true });
+  }
+
+  return (
+    <>
+      <Menu position="bottom-end" withArrow>
+        <Menu.Target>
+          <UnstyledButton className={classes.target} aria-label={`Account: ${username}`}>
+            <Avatar name={username} color="initials" size="sm" aria-hidden />
+            <Text size="sm" fw={500}>
+              {username}
+            </Text>
+            <Text size="xs" c="dimmed" aria-hidden>
+              ▾
+            </Text>
+          </UnstyledButton>
+        </Menu.Target>
+        <Menu.Dropdown>
+          <Menu.Label>{data?.me?.admin ? "Administrator" : "User"}</Menu.Label>
+          <Menu.Item component={Link} to="/tokens">
+            API tokens
+          </Menu.Item>
+          <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>
+          <Menu.Divider />
+          <Menu.Item onClick={() => void logOut()}>Log out</Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+      <ChangePasswordDialog opened={changingPassword} onClose={passwordDialog.close} />
+    </>
+  );
+}

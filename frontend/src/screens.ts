@@ -1,0 +1,69 @@
+import type { ComponentType } from "react";
+import { AppsPage } from "./apps/AppsPage";
+import { DashboardPage } from "./dashboard/DashboardPage";
+import { InstancePage } from "./instances/InstancePage";
+import { InstancesPage } from "./instances/InstancesPage";
+import { EditJobPage, NewJobPage } from "./jobs/JobFormPage";
+import { JobsPage } from "./jobs/JobsPage";
+import { ServersPage } from "./servers/ServersPage";
+import { AppSettingsPage } from "./settings/AppSettingsPage";
+import { ApiTokensPage } from "./tokens/ApiTokensPage";
+import { UsersPage } from "./users/UsersPage";
+import { WorkersPage } from "./workers/WorkersPage";
+
+/** A page below a screen, e.g. a job's edit page below Jobs. */
+export interface Page {
+  /** The path under the screen's, e.g. ":jobId/edit". */
+  path: string;
+  title: string;
+  Component: ComponentType;
+}
+
+/** A console screen: its route, its navbar entry and its page title. */
+export interface Screen {
+  /** The URL path under the root (or under /apps/:app), which is also its deep link. */
+  path: string;
+  label: string;
+  Component: ComponentType;
+  /**
+   * A screen of one app, at /apps/:app/<path>. Its navbar link opens the
+   * app chosen in the header; /<path> goes to the app chosen last.
+   */
+  perApp?: boolean;
+  /** Listed in the navbar for global administrators only (the page itself says so to others). */
+  adminOnly?: boolean;
+  pages?: readonly Page[];
+}
+
+/**
+ * The console's screens, in navbar order; the first is the home screen.
+ * Adding a screen is adding its entry here. Only screens that exist are
+ * listed, so the navbar never leads anywhere empty.
+ */
+export const screens: readonly [Screen, ...Screen[]] = [
+  { path: "apps", label: "Apps", Component: AppsPage },
+  // The first per-app screen is where /apps/:app and the app picker lead.
+  { path: "dashboard", label: "Dashboard", Component: DashboardPage, perApp: true },
+  {
+    path: "jobs",
+    label: "Jobs",
+    Component: JobsPage,
+    perApp: true,
+    pages: [
+      { path: "new", title: "New job", Component: NewJobPage },
+      { path: ":jobId/edit", title: "Edit job", Component: EditJobPage },
+    ],
+  },
+  {
+    path: "instances",
+    label: "Instances",
+    Component: InstancesPage,
+    perApp: true,
+    pages: [{ path: ":instanceId", title: "Instance", Component: InstancePage }],
+  },
+  { path: "workers", label: "Workers", Component: WorkersPage, perApp: true },
+  { path: "settings", label: "Settings", Component: AppSettingsPage, perApp: true },
+  { path: "servers", label: "Servers", Component: ServersPage },
+  { path: "users", label: "Users", Component: UsersPage, adminOnly: true },
+  { path: "tokens", label: "API tokens", Component: ApiTokensPage },
+];

@@ -1,0 +1,89 @@
+import type { ReactNode } from "react";
+import { Badge, Card, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { useQuery } from "urql";
+import { useAppName } from "../apps/currentApp";
+import { canManage } from "../apps/useAppRole";
+import { QueryView } from "../components/QueryView";
+import { Timestamp } from "../components/Timestamp";
+import type { AppSettingsQuery } from "../graphql/graphql";
+import { AddMemberForm } from "./AddMemberForm";
+import { MembersTable } from "./MembersTable";
+import { AppSettingsQuery as AppSettings } from "./operations";
+import { RotateSecret } from "./RotateSecret";
+
+type App = AppSettingsQuery["apps"][number];
+
+/** /apps/:app/settings: the app, its members and roles, its secret. */
+export function AppSettingsPage() {
+  const app = useAppName();
+  const [result, reexecute] = useQuery({ query: AppSettings });
+
+  return (
+    <Stack>
+      <div>
+        <Title order={2}>Settings</Title>
+        <Text c="dimmed" size="sm">
+          App {app}: who may do what on it, and the secret its workers use.
+        </Text>
+      </div>
+      <QueryView
+        result={result}
+        onRetry={() => reexecute({ requestPolicy: "network-only" })}
+        loading="Loading the app's settings"
+        isEmpty={(data) => !data.apps.some((a) => a.name === app)}
+        empty={<>There is no app {app}, or you may not see it.</>}
+      >
+        {(data) => {
+          const found = data.apps.find((a) => a.name === app);
+          return found && <Settings app={found} />;
+        }}
+      </QueryView>
+    </Stack>
+  );
+}
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text component="div" size="sm">
+        {children}
+      </Text>
+    </div>
+  );
+}
+
+function Settings({ app }: { app: App }) {
+  const owner = canManage(app.myRole ?? null);
+  return (
+    <Stack gap="lg">
+      <Card withBorder radius="md">
+        <SimpleGrid cols={{ base: 2, md: 4 }}>
+          <Field label="Name">{app.name}</Field>
+          <Field label="Description">{app.description || "—"}</Field>
+          <Field label="Created">
+            <Timestamp value={app.createdAt} />
+          </Field>
+          <Field label="Your role">{app.myRole ? <Badge variant="light">{app.myRole}</Badge> : "—"}</Field>
+        </SimpleGrid>
+      </Card>
+
+      <Stack gap="xs" component="section" aria-labelledby="members-title">
+        <Title order={3} size="h4" id="members-title">
+          Members
+        </Title>
+        <Text size="sm" c="dimmed">
+          {owner
+            ? "Who has a role on this app. Administrators are OWNER of every app without being listed; the app always keeps one OWNER."
+            : `Who has a role on this app. Only its owners can change members or rotate its secret; your role is ${app.myRole ?? "none"}.`}
+        </Text>
+        <MembersTable app={app.name} members={app.members} editable={owner} />
+        {owner && <AddMemberForm app={app.name} />}
+      </Stack>
+
+      {owner && <RotateSecret app={app.name} />}
+    </Stack>
+  );
+}

@@ -1,0 +1,48 @@
+import { graphql } from "../graphql";
+
+/**
+ * The apps with their members. The API has no query for one app by name,
+ * so the settings page reads them all and picks its own.
+ */
+export const AppSettingsQuery = graphql(`
+  query AppSettings {
+    apps {
+      id
+      name
+      description
+      createdAt
+      myRole
+      members {
+        userId
+        username
+        role
+      }
+    }
+  }
+`);
+
+export const SetAppRoleMutation = graphql(`
+  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {
+    setAppRole(app: $app, username: $username, role: $role) {
+      id
+      myRole
+      members {
+        userId
+        username
+        role
+      }
+    }
+  }
+`);
+
+export const RotateAppSecretMutation = graphql(`
+  mutation RotateAppSecret($app: String!) {
+    rotateAppSecret(app: $app) {
+      app {
+        id
+        name
+      }
+      secret
+    }
+  }
+`);

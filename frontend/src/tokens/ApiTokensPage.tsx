@@ -1,0 +1,153 @@
+import { useState } from "react";
+import { Badge, Button, Group, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { notifications } from "@mantine/notifications";
+import { useMutation, useQuery, type CombinedError } from "urql";
+import { useIsAdmin } from "../auth/useMe";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { QueryView } from "../components/QueryView";
+import { Timestamp } from "../components/Timestamp";
+import type { ApiTokenFieldsFragment } from "../graphql/graphql";
+import { CreateTokenDialog } from "./CreateTokenDialog";
+import { ApiTokensQuery, RevokeApiTokenMutation } from "./operations";
+
+// A new token is an ApiToken the list holds none of while it is empty.
+const context = { additionalTypenames: ["ApiToken"] };
+
+function Dash() {
+  return (
+    <Text size="sm" c="dimmed">
+      —
+    </Text>
+  );
+}
+
+/** /tokens: the caller's API tokens (an administrator's: everyone's); create and revoke. */
+export function ApiTokensPage() {
+  const admin = useIsAdmin();
+  const [result, reexecute] = useQuery({ query: ApiTokensQuery, context });
+  const [creating, { open, close }] = useDisclosure(false);
+  const [revoking, setRevoking] = useState<ApiTokenFieldsFragment | null>(null);
+  const [revokeError, setRevokeError] = useState<CombinedError | undefined>(undefined);
+  const [{ fetching }, revoke] = useMutation(RevokeApiTokenMutation);
+  const refetch = () => reexecute({ requestPolicy: "network-only" });
+
+  async function confirmRevoke() {
+    if (!revoking) return;
+    const result = await revoke({ id: revoking.id });
+    setRevokeError(result.error);
+    if (!result.error) {
+      notifications.show({ color: "teal", message: `Revoked token ${revoking.name}.` });
+      setRevoking(null);
+      // revokeApiToken answers a Boolean, which tells the cache nothing.
+      refetch();
+    }
+  }
+
+  return (
+    <Stack>
+      <Group justify="space-between" align="flex-end" wrap="nowrap">
+        <div>
+          <Title order={2}>API tokens</Title>
+          <Text c="dimmed" size="sm">
+            {admin ? "Every user’s tokens. " : "Your tokens. "}A token lets another service call the API as its
+            creator (Authorization: Bearer …), narrowed to one app and a role if you choose.
+          </Text>
+        </div>
+        <Button onClick={open} style={{ flexShrink: 0 }}>
+          Create token
+        </Button>
+      </Group>
+      <QueryView
+        result={result}
+        onRetry={refetch}
+        loading="Loading API tokens"
+        isEmpty={(data) => data.apiTokens.length === 0}
+        empty="No API tokens yet."
+      >
+        {(data) => (
+          <Table.ScrollContainer minWidth={admin ? 900 : 800}>
+            <Table striped highlightOnHover verticalSpacing="sm" aria-label="API tokens">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Name</Table.Th>
+                  {admin && <Table.Th scope="col">User</Table.Th>}
+                  <Table.Th scope="col">App</Table.Th>
+                  <Table.Th scope="col">Role</Table.Th>
+                  <Table.Th scope="col">Created</Table.Th>
+                  <Table.Th scope="col">Last used</Table.Th>
+                  <Table.Th scope="col">Status</Table.Th>
+                  <Table.Th scope="col">
+                    <VisuallyHidden>Actions</VisuallyHidden>
+                  </Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {data.apiTokens.map((t) => (
+                  <Table.Tr key={t.id} c={t.revokedAt ? "dimmed" : undefined}>
+                    <Table.Th scope="row" fw={600}>
+                      {t.name}
+                    </Table.Th>
+                    {admin && <Table.Td>{t.user.username}</Table.Td>}
+                    <Table.Td>{t.app?.name ?? <Text size="sm">Every app</Text>}</Table.Td>
+                    <Table.Td>
+                      {t.role ? <Badge variant="light">{t.role}</Badge> : <Text size="sm">Creator’s role</Text>}
+                    </Table.Td>
+                    <Table.Td>
+                      <Timestamp value={t.createdAt} compact />
+                    </Table.Td>
+                    <Table.Td>{t.lastUsedAt ? <Timestamp value={t.lastUsedAt} relative /> : <Dash />}</Table.Td>
+                    <Table.Td>
+                      {t.revokedAt ? (
+                        <Group gap={6} wrap="nowrap">
+                          <Badge color="gray" variant="outline">
+                            Revoked
+                          </Badge>
+                          <Timestamp value={t.revokedAt} compact />
+                        </Group>
+                      ) : (
+                        <Badge color="teal" variant="light">
+                          Active
+                        </Badge>
+                      )}
+                    </Table.Td>
+                    <Table.Td ta="right">
+                      {!t.revokedAt && (
+                        <Button
+                          size="xs"
+                          variant="subtle"
+                          color="red"
+                          aria-label={`Revoke ${t.name}`}
+                          onClick={() => {
+                            setRevokeError(undefined);
+                            setRevoking(t);
+                          }}
+                        >
+                          Revoke
+                        </Button>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </QueryView>
+      <CreateTokenDialog opened={creating} onClose={close} />
+      <ConfirmDialog
+        opened={revoking !== null}
+        title="Revoke API token"
+        confirmLabel="Revoke token"
+        danger
+        busy={fetching}
+        error={revokeError}
+        onConfirm={() => void confirmRevoke()}
+        onClose={() => setRevoking(null)}
+      >
+        Revoke <strong>{revoking?.name}</strong>? It stops working at once, for every service that uses it. This cannot
+        be undone.
+      </ConfirmDialog>
+    </Stack>
+  );
+}

@@ -1,0 +1,65 @@
+/// <reference types="vitest/config" />
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import react from "@vitejs/plugin-react";
+import { defineConfig, type Plugin } from "vite";
+
+const outDir = resolve(import.meta.dirname, "dist");
+
+// The Go server embeds dist/ (embed.go), and `go:embed` fails on a missing
+// directory, so git tracks dist/.gitkeep. emptyOutDir deletes it on every
+// build; this puts it back.
+function keepDistGitkeep(): Plugin {
+  return {
+    name: "jobwheel-keep-dist-gitkeep",
+    apply: "build",
+    closeBundle() {
+      writeFileSync(resolve(outDir, ".gitkeep"), "");
+    },
+  };
+}
+
+// `npm run dev` serves the console with hot reload and forwards the API to a
+// running server (JOBWHEEL_API_URL, default http://localhost:7700). The Host
+// header is kept so the server sees the same origin for the session cookie
+// and for its websocket origin check as it would in production.
+const apiTarget = process.env.JOBWHEEL_API_URL ?? "http://localhost:7700";
+
+export default defineConfig({
+  plugins: [react(), keepDistGitkeep()],
+  build: {
+    outDir,
+    emptyOutDir: true,
+    rolldownOptions: {
+      output: {
+        // Libraries in chunks of their own keep their content hashes, so
+        // browsers re-download only the console's code after an upgrade.
+        codeSplitting: {
+          groups: [
+            { name: "react", test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/ },
+            { name: "mantine", test: /node_modules[\\/](@mantine[\\/](?!charts)|@floating-ui[\\/])/ },
+            { name: "graphql", test: /node_modules[\\/](urql|@urql|graphql|graphql-ws|wonka|@0no-co)[\\/]/ },
+            // The dashboard's chart and what it draws with, loaded with the
+            // chart only. Last: a group takes its modules' dependencies too,
+            // unless a group listed earlier took them (React, Mantine).
+            {
+              name: "charts",
+              test: /node_modules[\\/](@mantine[\\/]charts|recharts|d3-[a-z-]+|victory-vendor|internmap|@reduxjs|redux|redux-thunk|react-redux|immer|reselect|es-toolkit|decimal\.js-light)[\\/]/,
+            },
+          ],
+        },
+      },
+    },
+  },
+  server: {
+    proxy: {
+      "/graphql": { target: apiTarget, ws: true },
+    },
+  },
+  test: {
+    environment: "jsdom",
+    globals: true,
+    setupFiles: ["./src/test/setup.ts"],
+    css: false,
+  },
+});

@@ -1,0 +1,50 @@
+package graph
+
+import (
+	"errors"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/graph/model"
+	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/jobs"
+)
+
+// jobInput converts the API's JobInput to the job service's.
+func jobInput(in model.JobInput) jobs.Input {
+	out := jobs.Input{
+		App: in.App, Name: in.Name, Description: in.Description, Enabled: in.Enabled,
+		ScheduleType: in.ScheduleType, ScheduleExpression: in.ScheduleExpression, TimeZone: in.TimeZone,
+		ExecutionMode: in.ExecutionMode, ProcessorType: in.ProcessorType, Processor: in.Processor, Params: in.Params,
+		MaxInstances: in.MaxInstances, TaskConcurrency: in.TaskConcurrency, TimeoutMs: in.TimeoutMs,
+		InstanceRetries: in.InstanceRetries, TaskRetries: in.TaskRetries,
+		DispatchStrategy: in.DispatchStrategy, MisfirePolicy: in.MisfirePolicy,
+	}
+	if l := in.Lifecycle; l != nil {
+		out.LifecycleStart, out.LifecycleEnd = l.Start, l.End
+	}
+	if f := in.WorkerFilter; f != nil {
+		out.WorkerFilter = db.WorkerFilter{Designated: f.Designated, Tags: f.Tags, MinCPUCores: deref(f.MinCPUCores),
+			MinMemoryMB: int64(deref(f.MinMemoryMb)), MinDiskMB: int64(deref(f.MinDiskMb)), MaxWorkers: deref(f.MaxWorkers)}
+	}
+	if a := in.Alarm; a != nil {
+		out.Alarm = db.Alarm{OnFailure: deref(a.OnFailure), OnTimeout: deref(a.OnTimeout), Webhooks: a.Webhooks,
+			Emails: a.Emails, SilenceSec: deref(a.SilenceSec)}
+	}
+	return out
+}
+
+// asArgument renames the job-field names of schedule errors to the
+// arguments of previewSchedule.
+func asArgument(err error) error {
+	var in *fault.Input
+	if !errors.As(err, &in) {
+		return err
+	}
+	switch in.Field {
+	case "scheduleExpression":
+		return &fault.Input{Field: "expression", Reason: in.Reason}
+	case "scheduleType":
+		return &fault.Input{Field: "type", Reason: in.Reason}
+	}
+	return err
+}

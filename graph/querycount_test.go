@@ -1,0 +1,124 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/db/dbtest"
+)
+
+// queryCounter counts the SQL statements bun runs.
+type queryCounter struct {
+	mu    sync.Mutex
+	on    bool
+	n     int
+	query []string
+}
+
+func (c *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (c *queryCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.on {
+		c.n++
+		c.query = append(c.query, e.Query)
+	}
+}
+
+func (c *queryCounter) count(fn func()) (int, []string) {
+	c.mu.Lock()
+	c.on, c.n, c.query = true, 0, nil
+	c.mu.Unlock()
+	fn()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.on = false
+	return c.n, c.query
+}
+
+// TestInstancePageQueryCount: a page of instances with each one's job and
+// worker (and attempts and task counts) costs the same few queries for 50
+// instances as for 1, for a member of the app as for an admin.
+func TestInstancePageQueryCount(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		counter := &queryCounter{}
+		d.Bun().AddQueryHook(counter)
+		api := newAPI(t, d, apiOptions{})
+		admin := api.admin(t)
+		appID := api.createApp(t, admin, "orders")
+		viewer := api.createUser(t, admin, "viewer")
+		if r := api.setRole(t, admin, "orders", "viewer", "VIEWER"); len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+		ctx := context.Background()
+		// 5 jobs, 10 workers, 50 instances spread over them.
+		var jobIDs []int64
+		for i := 0; i < 5; i++ {
+			id := api.createJob(t, admin, "orders", fmt.Sprintf("job%d", i))
+			jobIDs = append(jobIDs, mustInt(t, id))
+		}
+		now := db.Now()
+		for i := 0; i < 10; i++ {
+			w := &db.Worker{AppID: appID, ID: fmt.Sprintf("w%d", i), ServerID: "s", Host: fmt.Sprintf("host%d", i),
+				Tags: []string{}, Processors: []string{}, Slots: 4, ConnectedAt: now, LastHeartbeat: now}
+			if err := d.WorkerUpsert(ctx, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; i < 50; i++ {
+			wid := fmt.Sprintf("w%d", i%10)
+			in := &db.Instance{AppID: appID, JobID: jobIDs[i%5], Status: db.StatusSucceeded, TriggerType: "API",
+				TriggerAt: now, WorkerID: &wid}
+			if err := d.InstanceCreate(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const q = `query($n: Int) { instances(app: "orders", first: $n) { edges { node {
+			id status job { name } worker { host } attempts { attempt } tasks { total } } } } }`
+		type page struct {
+			Instances struct {
+				Edges []struct {
+					Node struct {
+						Job    *struct{ Name string }
+						Worker *struct{ Host string }
+					}
+				}
+			}
+		}
+		for _, who := range []struct{ name, token string }{{"admin", admin}, {"viewer", viewer}} {
+			counts := map[int]int{}
+			for _, n := range []int{1, 50} {
+				var out page
+				got, queries := counter.count(func() { api.must(t, who.token, q, map[string]any{"n": n}, &out) })
+				if len(out.Instances.Edges) != n {
+					t.Fatalf("%s: got %d instances, want %d", who.name, len(out.Instances.Edges), n)
+				}
+				for _, e := range out.Instances.Edges {
+					if e.Node.Job == nil || !strings.HasPrefix(e.Node.Job.Name, "job") || e.Node.Worker == nil || !strings.HasPrefix(e.Node.Worker.Host, "host") {
+						t.Fatalf("%s: node without its job or worker: %+v", who.name, e.Node)
+					}
+				}
+				counts[n] = got
+				t.Logf("%s, %d instances: %d queries:\n  %s", who.name, n, got, strings.Join(queries, "\n  "))
+			}
+			// session, app by name, [role], instances, jobs, workers, attempts, task counts
+			want := 7
+			if who.name == "viewer" {
+				want = 8
+			}
+			if counts[1] != want || counts[50] != want {
+				t.Fatalf("%s: %d queries for 1 instance, %d for 50; want %d for both", who.name, counts[1], counts[50], want)
+			}
+		}
+	})
+}

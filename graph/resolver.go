@@ -1,0 +1,48 @@
+// Package graph is jobwheel's GraphQL API: the schema (graph/schema), the
+// gqlgen output (graph/generated, graph/model) and the resolvers. Resolvers
+// are thin: they parse and validate arguments, and call a server package,
+// which checks the caller's rights; no SQL and no business rules live here.
+package graph
+
+import (
+	"log/slog"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/jobwheel/jobwheel/server/apps"
+	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/cluster"
+	"github.com/jobwheel/jobwheel/server/jobs"
+	"github.com/jobwheel/jobwheel/server/live"
+	"github.com/jobwheel/jobwheel/server/logs"
+)
+
+// Services are what the resolvers call.
+type Services struct {
+	Auth    *auth.Service
+	Apps    *apps.Service
+	Cluster *cluster.Registry
+	Jobs    *jobs.Service
+	Logs    *logs.Service
+	Live    *live.Hub
+	Log     *slog.Logger
+}
+
+// Resolver is the root of the resolvers.
+type Resolver struct {
+	auth    *auth.Service
+	apps    *apps.Service
+	cluster *cluster.Registry
+	jobs    *jobs.Service
+	logs    *logs.Service
+	live    *live.Hub
+	log     *slog.Logger
+	// present gives errors the API's shape (set by NewHandler); subscription
+	// errors raised after the stream started need it by hand.
+	present graphql.ErrorPresenterFunc
+}
+
+// NewResolver returns the root resolver over s.
+func NewResolver(s Services) *Resolver {
+	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, logs: s.Logs, live: s.Live, log: s.Log}
+}

@@ -1,0 +1,389 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/graph/wsclient"
+	"github.com/jobwheel/jobwheel/server/live"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// bound is a generous bound on "this happens at all", never a speed check.
+const bound = 30 * time.Second
+
+func waitCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestWebsocketRefusesUnauthenticated(t *testing.T) {
+	t.Parallel()
+	api := newAPI(t, dbtest.Open(t, db.SQLite), apiOptions{})
+	ctx := waitCtx(t)
+	for _, tc := range []struct{ name, token string }{
+		{"no token", ""},
+		{"unknown token", "jwt_nope"},
+		{"not a jobwheel token", "abc"},
+	} {
+		_, err := wsclient.Dial(ctx, api.url, wsclient.Options{Token: tc.token})
+		var ce *wsclient.CloseError
+		if !errors.As(err, &ce) || ce.Code != 4403 || !strings.HasPrefix(ce.Reason, "UNAUTHENTICATED: ") {
+			t.Fatalf("%s: got %v, want close 4403 UNAUTHENTICATED", tc.name, err)
+		}
+	}
+	// A good token is accepted, and a subscription's own errors come in
+	// the API's error shape.
+	c, err := wsclient.Dial(ctx, api.url, wsclient.Options{Token: api.admin(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, tc := range []struct{ query, code string }{
+		{`subscription { instanceLogs(instanceId: "12345") { seq } }`, "NOT_FOUND"},
+		{`subscription { instanceLogs(instanceId: "x") { seq } }`, "BAD_INPUT"},
+		{`subscription { instanceUpdated(app: "nope") { id } }`, "NOT_FOUND"},
+	} {
+		s, err := c.Subscribe(ctx, tc.query, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Next(ctx)
+		var errs wsclient.Errors
+		if !errors.As(err, &errs) || errs.Code() != tc.code {
+			t.Fatalf("%s: got %v, want %s", tc.query, err, tc.code)
+		}
+	}
+}
+
+// TestWebsocketKeepAlive: graphql-transport-ws clients are pinged, and one
+// that does not answer is disconnected.
+func TestWebsocketKeepAlive(t *testing.T) {
+	t.Parallel()
+	ctx := waitCtx(t)
+	d := dbtest.Open(t, db.SQLite)
+	// Pinged every 500ms, a client that answers stays (it would have to
+	// be a second late to be cut); one that never answers is cut.
+	api := newAPI(t, d, apiOptions{pingInterval: 500 * time.Millisecond})
+	token := api.admin(t)
+	pings := make(chan struct{}, 100)
+	c, err := wsclient.Dial(ctx, api.url, wsclient.Options{Token: token, OnPing: func() { pings <- struct{}{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 3; i++ {
+		select {
+		case <-pings:
+		case <-ctx.Done():
+			t.Fatalf("got %d pings, want 3", i)
+		case <-c.Done():
+			t.Fatalf("a client that answers pings was disconnected: %v", c.Err())
+		}
+	}
+	quick := newAPI(t, d, apiOptions{pingInterval: 50 * time.Millisecond})
+	silent, err := wsclient.Dial(ctx, quick.url, wsclient.Options{Token: token, NoPong: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-silent.Done():
+	case <-ctx.Done():
+		t.Fatal("a client that never answers pings was not disconnected")
+	}
+}
+
+// fixture is an app with a job and an instance, and a viewer of the app.
+type fixture struct {
+	api        *testAPI
+	admin      string
+	viewer     string
+	appID      int64
+	jobID      int64
+	instanceID int64
+}
+
+func newFixture(t *testing.T, d *db.DB, opts apiOptions) *fixture {
+	t.Helper()
+	api := newAPI(t, d, opts)
+	f := &fixture{api: api, admin: api.admin(t)}
+	f.appID = api.createApp(t, f.admin, "orders")
+	f.viewer = api.createUser(t, f.admin, "viewer")
+	api.setRole(t, f.admin, "orders", "viewer", "VIEWER")
+	f.jobID = mustInt(t, api.createJob(t, f.admin, "orders", "echo"))
+	in := &db.Instance{AppID: f.appID, JobID: f.jobID, Status: db.StatusRunning, TriggerType: "API", TriggerAt: db.Now()}
+	if err := d.InstanceCreate(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	f.instanceID = in.ID
+	return f
+}
+
+// write stores lines "line from..to" the way a worker's batch is stored.
+func (f *fixture) write(t *testing.T, from, to int) {
+	t.Helper()
+	var lines []protocol.LogLine
+	for i := from; i <= to; i++ {
+		lines = append(lines, protocol.LogLine{InstanceID: f.instanceID, Seq: int64(i), Time: time.Now(), Level: "INFO",
+			Text: fmt.Sprintf("line %d", i)})
+	}
+	done := make(chan error, 1)
+	f.api.logs.Logs(f.appID, "w1", &protocol.Logs{Lines: lines}, func(err error) { done <- err })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+type logLine struct {
+	Seq    int64
+	Text   string
+	Worker *string
+}
+
+// next reads one line of an instanceLogs subscription.
+func next(t *testing.T, ctx context.Context, s *wsclient.Sub) (logLine, error) {
+	t.Helper()
+	raw, err := s.Next(ctx)
+	if err != nil {
+		return logLine{}, err
+	}
+	var out struct{ InstanceLogs logLine }
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.InstanceLogs, nil
+}
+
+// expect reads lines from..to, in order, each once.
+func expect(t *testing.T, ctx context.Context, s *wsclient.Sub, from, to int) {
+	t.Helper()
+	for i := from; i <= to; i++ {
+		l, err := next(t, ctx, s)
+		if err != nil {
+			t.Fatalf("waiting for line %d: %v", i, err)
+		}
+		if l.Seq != int64(i) || l.Text != fmt.Sprintf("line %d", i) {
+			t.Fatalf("got line %d %q, want %d", l.Seq, l.Text, i)
+		}
+	}
+}
+
+const logsSub = `subscription($id: ID!, $after: Int) { instanceLogs(instanceId: $id, afterSeq: $after) { seq text worker } }`
+
+// TestInstanceLogsSubscription: the backlog, then live lines, in order and
+// once each; after a disconnect, resubscribing with the last seq misses and
+// repeats nothing; the stream completes once the instance has finished.
+func TestInstanceLogsSubscription(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, apiOptions{})
+		ctx := waitCtx(t)
+		f.write(t, 1, 5)
+		c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Subscribe(ctx, logsSub, map[string]any{"id": f.instanceID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expect(t, ctx, s, 1, 5)
+		f.write(t, 6, 12)
+		expect(t, ctx, s, 6, 12)
+		c.CloseNow()
+
+		f.write(t, 13, 20) // while nobody listens
+		c2, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c2.Close()
+		s2, err := c2.Subscribe(ctx, logsSub, map[string]any{"id": f.instanceID, "after": 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expect(t, ctx, s2, 13, 20)
+		f.write(t, 21, 1500) // more than a page
+		expect(t, ctx, s2, 21, 1500)
+		// A worker re-sending lines already stored adds nothing.
+		f.write(t, 1490, 1500)
+		if err := f.api.logs.Append(ctx, f.appID, f.instanceID, "INFO", "line 1501"); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, ctx, s2, 1501, 1501)
+		if _, err := d.InstanceStop(ctx, f.instanceID, "STOPPED"); err != nil {
+			t.Fatal(err)
+		}
+		if l, err := next(t, ctx, s2); err != io.EOF {
+			t.Fatalf("after the instance finished: got %+v, %v; want the stream to complete", l, err)
+		}
+	})
+}
+
+// TestInstanceUpdatedSubscription: instance changes of an app arrive, with
+// their related objects, and a job filter keeps other jobs' out.
+func TestInstanceUpdatedSubscription(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, apiOptions{})
+		ctx := waitCtx(t)
+		other := f.api.createJob(t, f.admin, "orders", "other")
+		c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		const q = `subscription($app: String!, $job: ID) { instanceUpdated(app: $app, jobId: $job) { id status job { name } } }`
+		all, err := c.Subscribe(ctx, q, map[string]any{"app": "orders"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		onlyOther, err := c.Subscribe(ctx, q, map[string]any{"app": "orders", "job": other})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type update struct {
+			InstanceUpdated struct {
+				ID     string
+				Status string
+				Job    struct{ Name string }
+			}
+		}
+		// waitFor reads until instance id in status arrives. A subscription
+		// starts with the instances that changed just before it (here the
+		// fixture's), so others may come first; a job filter must keep
+		// other jobs' instances out.
+		waitFor := func(s *wsclient.Sub, id, status, job string) {
+			t.Helper()
+			for {
+				raw, err := s.Next(ctx)
+				if err != nil {
+					t.Fatalf("waiting for instance %s %s: %v", id, status, err)
+				}
+				var u update
+				if err := json.Unmarshal(raw, &u); err != nil {
+					t.Fatal(err)
+				}
+				if s == onlyOther && u.InstanceUpdated.Job.Name != "other" {
+					t.Fatalf("the job filter let through %+v", u)
+				}
+				if u.InstanceUpdated.ID == id && u.InstanceUpdated.Status == status {
+					if u.InstanceUpdated.Job.Name != job {
+						t.Fatalf("update %+v: want job %s", u, job)
+					}
+					return
+				}
+			}
+		}
+		run := func(job any) string {
+			var out struct{ RunJob struct{ ID string } }
+			f.api.must(t, f.admin, `mutation($id: ID!) { runJob(id: $id, delayMs: 3600000) { id } }`, map[string]any{"id": job}, &out)
+			return out.RunJob.ID
+		}
+		id := run(f.jobID)
+		waitFor(all, id, "WAITING", "echo")
+		f.api.must(t, f.admin, `mutation($id: ID!) { stopInstance(id: $id) { id } }`, map[string]any{"id": id}, nil)
+		waitFor(all, id, "STOPPED", "echo")
+		otherID := run(other)
+		waitFor(onlyOther, otherID, "WAITING", "other")
+		waitFor(all, otherID, "WAITING", "other")
+		// A VIEWER may watch but not act.
+		r := f.api.do(t, f.viewer, `mutation($id: ID!) { stopInstance(id: $id) { id } }`, map[string]any{"id": otherID}, nil)
+		if r.code() != CodeForbidden {
+			t.Fatalf("viewer stops an instance: %+v", r.Errors)
+		}
+	})
+}
+
+// TestSubscriptionEndsWhenTokenRevoked: a live subscription made with an
+// API token ends with UNAUTHENTICATED once the token is revoked.
+func TestSubscriptionEndsWhenTokenRevoked(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, dbtest.Open(t, db.SQLite), apiOptions{})
+	ctx := waitCtx(t)
+	var out struct {
+		CreateApiToken struct {
+			Token  struct{ ID string }
+			Secret string
+		}
+	}
+	f.api.must(t, f.viewer, `mutation { createApiToken(name: "watcher", app: "orders") { token { id } secret } }`, nil, &out)
+	c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: out.CreateApiToken.Secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	logs, err := c.Subscribe(ctx, logsSub, map[string]any{"id": f.instanceID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updates, err := c.Subscribe(ctx, `subscription { instanceUpdated(app: "orders") { id } }`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write(t, 1, 1)
+	expect(t, ctx, logs, 1, 1) // it is live
+	f.api.must(t, f.viewer, `mutation($id: ID!) { revokeApiToken(id: $id) }`, map[string]any{"id": out.CreateApiToken.Token.ID}, nil)
+	for name, s := range map[string]*wsclient.Sub{"instanceLogs": logs, "instanceUpdated": updates} {
+		var err error
+		for err == nil { // values sent before the revocation may come first
+			_, err = s.Next(ctx)
+		}
+		var errs wsclient.Errors
+		if !errors.As(err, &errs) || errs.Code() != CodeUnauthenticated {
+			t.Fatalf("%s after revocation: got %v, want UNAUTHENTICATED", name, err)
+		}
+	}
+	// And new requests with it are refused.
+	if r := f.api.do(t, out.CreateApiToken.Secret, `{ apps { name } }`, nil, nil); r.code() != CodeUnauthenticated {
+		t.Fatalf("revoked token: %+v", r.Errors)
+	}
+}
+
+// blockingConn is a websocket whose writes block until it is closed, like
+// one whose client stopped reading.
+type blockingConn struct {
+	closed chan struct{}
+	once   atomic.Bool
+}
+
+func (c *blockingConn) Close() error {
+	if c.once.CompareAndSwap(false, true) {
+		close(c.closed)
+	}
+	return nil
+}
+func (c *blockingConn) NextReader() (int, io.Reader, error) { <-c.closed; return 0, nil, io.EOF }
+func (c *blockingConn) WriteJSON(any) error                 { <-c.closed; return errors.New("closed") }
+func (c *blockingConn) WriteClose(int, string) error        { return nil }
+func (c *blockingConn) Subprotocol() string                 { return "graphql-transport-ws" }
+
+// TestWriteTimeoutDropsStuckClients: a write to a client that does not read
+// ends by closing the connection, so the writer is not stuck forever.
+func TestWriteTimeoutDropsStuckClients(t *testing.T) {
+	t.Parallel()
+	inner := &blockingConn{closed: make(chan struct{})}
+	c := &timedConn{WebsocketConn: inner, timeout: 10 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() { done <- c.WriteJSON(map[string]string{"type": "next"}) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a stuck write succeeded")
+		}
+	case <-time.After(bound):
+		t.Fatal("a stuck write was never ended")
+	}
+}
+
+var _ = live.ErrSlowConsumer

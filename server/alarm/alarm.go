@@ -1,0 +1,217 @@
+// Package alarm tells people when a job's instance fails: it POSTs a JSON
+// document to the job's webhooks and mails its addresses (when the server
+// has an SMTP relay configured), as the job's alarm settings ask.
+//
+// Alarms are sent in the background from a bounded queue, so a slow or
+// dead webhook never holds up scheduling; a full queue drops the alarm
+// with a log line. Each job's alarms are silenced for its silenceSec after
+// one was sent, so a job failing every second does not send one alarm per
+// second. Webhooks are retried twice with back-off.
+package alarm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/smtp"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+)
+
+// queueSize bounds the alarms waiting to be sent.
+const queueSize = 1000
+
+// Config configures the sender.
+type Config struct {
+	// SMTPURL is smtp://user:password@host:port?from=address; empty: no
+	// email, webhooks only.
+	SMTPURL string
+	// ConsoleURL is where the server's console is, for links in alarms.
+	ConsoleURL string
+}
+
+// Event is what an alarm is about.
+type Event struct {
+	App      string      `json:"app"`
+	Job      JobRef      `json:"job"`
+	Instance db.Instance `json:"-"`
+	Reason   string      `json:"reason"`
+}
+
+// JobRef names a job in an alarm.
+type JobRef struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// payload is the JSON a webhook receives.
+type payload struct {
+	Event       string     `json:"event"` // "instance.failed" or "instance.timeout"
+	App         string     `json:"app"`
+	Job         JobRef     `json:"job"`
+	InstanceID  int64      `json:"instanceId"`
+	Status      string     `json:"status"`
+	Reason      string     `json:"reason"`
+	Result      string     `json:"result"`
+	Attempt     int        `json:"attempt"`
+	Expected    *time.Time `json:"expectedTriggerTime,omitempty"`
+	Triggered   *time.Time `json:"actualTriggerTime,omitempty"`
+	Finished    *time.Time `json:"finishedTime,omitempty"`
+	InstanceURL string     `json:"instanceUrl,omitempty"`
+}
+
+// Sender sends alarms.
+type Sender struct {
+	cfg    Config
+	log    *slog.Logger
+	client *http.Client
+	queue  chan work
+	done   chan struct{}
+
+	mu   sync.Mutex
+	last map[int64]time.Time // job → when its last alarm was sent
+}
+
+type work struct {
+	alarm db.Alarm
+	p     payload
+}
+
+// New returns a Sender; Start runs it.
+func New(cfg Config, log *slog.Logger) (*Sender, error) {
+	if cfg.SMTPURL != "" {
+		if _, _, _, err := parseSMTP(cfg.SMTPURL); err != nil {
+			return nil, err
+		}
+	}
+	return &Sender{cfg: cfg, log: log, client: &http.Client{Timeout: 10 * time.Second},
+		queue: make(chan work, queueSize), done: make(chan struct{}), last: map[int64]time.Time{}}, nil
+}
+
+// Start sends queued alarms until ctx ends; Stop waits for it.
+func (s *Sender) Start(ctx context.Context) { go s.run(ctx) }
+
+// Stop waits for the sender after its context ended.
+func (s *Sender) Stop() { <-s.done }
+
+// InstanceFailed queues the alarm of an instance that ended FAILED, if its
+// job asks for one and is not silenced.
+func (s *Sender) InstanceFailed(app string, job *db.Job, in db.Instance) {
+	a := job.Alarm
+	timeout := in.Reason == "TIMEOUT"
+	if !(a.OnFailure || (timeout && a.OnTimeout)) || (len(a.Webhooks) == 0 && len(a.Emails) == 0) {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	if last, ok := s.last[job.ID]; ok && now.Sub(last) < time.Duration(a.SilenceSec)*time.Second {
+		s.mu.Unlock()
+		return
+	}
+	s.last[job.ID] = now
+	s.mu.Unlock()
+	event := "instance.failed"
+	if timeout {
+		event = "instance.timeout"
+	}
+	p := payload{Event: event, App: app, Job: JobRef{ID: job.ID, Name: job.Name}, InstanceID: in.ID, Status: in.Status,
+		Reason: in.Reason, Result: in.Result, Attempt: in.Attempt, Expected: in.ExpectedTriggerAt, Triggered: in.ActualTriggerAt,
+		Finished: in.FinishedAt}
+	if s.cfg.ConsoleURL != "" {
+		p.InstanceURL = fmt.Sprintf("%s/apps/%s/instances/%d", strings.TrimRight(s.cfg.ConsoleURL, "/"), url.PathEscape(app), in.ID)
+	}
+	select {
+	case s.queue <- work{alarm: a, p: p}:
+	default:
+		s.log.Warn("alarm: queue full; dropping an alarm", "job", job.ID, "instance", in.ID)
+	}
+}
+
+func (s *Sender) run(ctx context.Context) {
+	defer close(s.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case w := <-s.queue:
+			for _, hook := range w.alarm.Webhooks {
+				s.webhook(ctx, hook, w.p)
+			}
+			if len(w.alarm.Emails) > 0 {
+				s.mail(w.alarm.Emails, w.p)
+			}
+		}
+	}
+}
+
+func (s *Sender) webhook(ctx context.Context, hook string, p payload) {
+	body, _ := json.Marshal(p)
+	var err error
+	for attempt, wait := 0, time.Second; attempt < 3; attempt, wait = attempt+1, wait*2 {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		var req *http.Request
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, hook, bytes.NewReader(body))
+		if err != nil {
+			break
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "jobwheel-alarm")
+		var resp *http.Response
+		if resp, err = s.client.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode < 300 {
+				return
+			}
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+	}
+	s.log.Warn("alarm: webhook failed", "url", hook, "instance", p.InstanceID, "err", err)
+}
+
+func (s *Sender) mail(to []string, p payload) {
+	if s.cfg.SMTPURL == "" {
+		s.log.Warn("alarm: the job asks for email but the server has no SMTP relay (JOBWHEEL_SMTP_URL)", "job", p.Job.ID)
+		return
+	}
+	addr, auth, from, _ := parseSMTP(s.cfg.SMTPURL)
+	subject := fmt.Sprintf("[jobwheel] %s/%s: instance %d %s", p.App, p.Job.Name, p.InstanceID, strings.ToLower(strings.TrimPrefix(p.Event, "instance.")))
+	var b strings.Builder
+	fmt.Fprintf(&b, "From: %s\r\nTo: %s\r\nSubject: %s\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n", from, strings.Join(to, ", "), subject)
+	fmt.Fprintf(&b, "Job %q of app %q: instance %d ended %s (%s) at attempt %d.\r\n\r\n%s\r\n", p.Job.Name, p.App, p.InstanceID, p.Status, p.Reason, p.Attempt, p.Result)
+	if p.InstanceURL != "" {
+		fmt.Fprintf(&b, "\r\n%s\r\n", p.InstanceURL)
+	}
+	if err := smtp.SendMail(addr, auth, from, to, []byte(b.String())); err != nil {
+		s.log.Warn("alarm: sending mail failed", "to", to, "err", err)
+	}
+}
+
+// parseSMTP reads smtp://user:password@host:port?from=address.
+func parseSMTP(raw string) (addr string, auth smtp.Auth, from string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "smtp" || u.Host == "" {
+		return "", nil, "", fmt.Errorf("JOBWHEEL_SMTP_URL: %q is not smtp://user:password@host:port?from=address", raw)
+	}
+	from = u.Query().Get("from")
+	if from == "" {
+		return "", nil, "", fmt.Errorf("JOBWHEEL_SMTP_URL: the from= parameter (the sender address) is missing")
+	}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		auth = smtp.PlainAuth("", u.User.Username(), pass, u.Hostname())
+	}
+	return u.Host, auth, from, nil
+}

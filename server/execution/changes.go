@@ -1,0 +1,346 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// changes is everything one batch decided: the writes of its transaction
+// and what to send once they are durable.
+type changes struct {
+	inst        []db.InstanceTransition
+	task        []db.TaskTransition
+	newTasks    []*task
+	attempts    []db.InstanceAttempt
+	retries     []retry
+	rearms      []rearm
+	stoppedInDB []int64 // instances finished elsewhere whose tasks must be stopped in the database
+	mapRequests []db.MapRequest
+	wfContext   map[int64]map[string]any
+
+	dispatch map[string][]*task // worker → tasks to send
+	stops    []stopFrame
+	acks     []func(error)
+	notify   []int64
+	wake     bool
+	failures []failure // instances that ended FAILED, for alarms
+	fired    []firing  // the fires this batch processed
+}
+
+type failure struct {
+	job *db.Job
+	in  db.Instance
+}
+
+type retry struct {
+	id      int64
+	from    string
+	attempt int
+	at      time.Time
+	reason  string
+}
+
+type rearm struct {
+	job int64
+	at  time.Time
+}
+
+type stopFrame struct {
+	worker string
+	stop   protocol.Stop
+}
+
+func newChanges() *changes {
+	return &changes{dispatch: map[string][]*task{}, wfContext: map[int64]map[string]any{}}
+}
+
+func (c *changes) changed(id int64) { c.notify = append(c.notify, id) }
+
+// finish moves an instance to a final status.
+func (c *changes) finish(in *db.Instance, from, to, reason, result string, now time.Time) {
+	result = protocol.Truncate(result, protocol.MaxResultBytes)
+	in.Status, in.Reason, in.Result, in.FinishedAt = to, reason, result, &now
+	c.inst = append(c.inst, db.InstanceTransition{ID: in.ID, From: from, To: to, FinishedAt: &now, Reason: &reason, Result: &result})
+	c.changed(in.ID)
+}
+
+// attempt records (part of) an attempt's story.
+func (c *changes) attempt(instanceID int64, n int, status string, workerID *string, result, reason string, started, finished *time.Time) {
+	c.attempts = append(c.attempts, db.InstanceAttempt{InstanceID: instanceID, Attempt: n, Status: status, WorkerID: workerID,
+		Result: protocol.Truncate(result, protocol.MaxResultBytes), Reason: reason, StartedAt: started, FinishedAt: finished})
+}
+
+// taskMove records a task's change of status. A task created in this
+// batch is simply inserted in its final form.
+func (c *changes) taskMove(t *task, to string, set func(*db.TaskTransition)) {
+	tt := db.TaskTransition{ID: t.ID, From: t.Status, To: to}
+	if set != nil {
+		set(&tt)
+	}
+	t.Status = to
+	if tt.Result != nil {
+		t.Result = *tt.Result
+	}
+	if tt.FinishedAt != nil {
+		t.FinishedAt = tt.FinishedAt
+	}
+	if !t.new {
+		c.task = append(c.task, tt)
+	}
+}
+
+// dropNew forgets a task created in this batch.
+func (c *changes) dropNew(t *task) {
+	c.newTasks = slices.DeleteFunc(c.newTasks, func(x *task) bool { return x == t })
+	for wid, list := range c.dispatch {
+		c.dispatch[wid] = slices.DeleteFunc(list, func(x *task) bool { return x == t })
+	}
+}
+
+// commit writes the batch in one transaction, then sends and acks. If the
+// write fails, nothing is sent, every ack carries the error (workers
+// re-send), and the app's state is re-read from the database.
+func (a *app) commit(c *changes) {
+	ctx := a.ctx
+	if ctx.Err() != nil {
+		// The lease is gone; the next owner redoes this batch from the
+		// database and from what workers re-send.
+		ctx = context.WithoutCancel(ctx)
+	}
+	c.coalesce()
+	var lostRace []int64
+	err := a.write(ctx, c, &lostRace)
+	if err != nil {
+		a.e.log.Error("execution: writing a batch failed; re-reading the app", "app", a.id, "err", err)
+		for _, ack := range c.acks {
+			if ack != nil {
+				ack(err)
+			}
+		}
+		a.unfired(c.fired)
+		if errors.Is(err, context.Canceled) && a.ctx.Err() != nil {
+			return
+		}
+		if err := a.adopt(); err != nil {
+			a.e.log.Error("execution: re-reading the app failed", "app", a.id, "err", err)
+		}
+		return
+	}
+	for _, t := range c.newTasks {
+		t.new = false
+	}
+	for _, ack := range c.acks {
+		if ack != nil {
+			ack(nil)
+		}
+	}
+	if a.ctx.Err() != nil {
+		// The lease was lost meanwhile: another server may own the app now,
+		// so nothing is sent. The new owner adopts what was written.
+		return
+	}
+	for wid, list := range c.dispatch {
+		a.sendDispatch(wid, list)
+	}
+	for _, s := range c.stops {
+		_ = a.e.send.Send(a.id, s.worker, protocol.TypeStop, &s.stop, nil)
+	}
+	if len(lostRace) > 0 {
+		// Someone else moved these instances (the API stopped one): look.
+		a.post(event{refresh: true})
+	}
+	if len(c.notify) > 0 && a.e.notify != nil {
+		a.e.notify.InstancesChanged(a.id, c.notify)
+	}
+	if c.wake && a.e.waker != nil {
+		a.e.waker.Wake(a.id)
+	}
+	if a.e.alarms != nil {
+		for _, f := range c.failures {
+			a.e.alarms.InstanceFailed(a.name, f.job, f.in)
+		}
+	}
+}
+
+// sendDispatch registers the tasks on the worker and sends them in one
+// frame; the ack comes back as an event.
+func (a *app) sendDispatch(wid string, list []*task) {
+	if len(list) == 0 {
+		return
+	}
+	w := a.workers[wid]
+	specs := make([]protocol.Task, 0, len(list))
+	ids := make([]int64, 0, len(list))
+	for _, t := range list {
+		a.tasks[t.ID] = t
+		if w != nil {
+			w.running[t.ID] = true
+		}
+		spec := a.taskSpec(t)
+		if t.Kind == protocol.KindPost || t.Kind == protocol.KindReduce {
+			spec.Results = a.results(t)
+		}
+		specs = append(specs, spec)
+		ids = append(ids, t.ID)
+	}
+	body := &protocol.Dispatch{App: a.name, Epoch: a.epoch, Tasks: specs}
+	_ = a.e.send.Send(a.id, wid, protocol.TypeDispatch, body, func(ack *protocol.Ack, err error) {
+		a.post(event{dispatched: &dispatchResult{worker: wid, tasks: ids, ack: ack, err: err}})
+	})
+}
+
+// results are the finished subtasks a POST or REDUCE task works on.
+func (a *app) results(t *task) []protocol.TaskResult {
+	kinds := []string{protocol.KindBroadcast}
+	if t.Kind == protocol.KindReduce {
+		kinds = []string{protocol.KindMap, protocol.KindRoot}
+	}
+	rows, err := a.e.db.TaskResults(a.ctx, t.inst.ID, t.inst.Attempt, kinds)
+	if err != nil {
+		a.e.log.Error("execution: reading task results", "instance", t.inst.ID, "err", err)
+		return nil
+	}
+	out := make([]protocol.TaskResult, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, protocol.TaskResult{TaskID: r.ID, Name: r.Name, Success: r.Status == db.StatusSucceeded, Result: r.Result})
+	}
+	return out
+}
+
+// coalesce merges the several changes a batch may make to one row (a task
+// RUNNING then SUCCEEDED; an instance DISPATCHED then FAILED) into one
+// compare-and-set from the first status to the last, since a bulk
+// statement applies at most one change per row.
+func (c *changes) coalesce() {
+	c.inst = mergeBy(c.inst, func(t db.InstanceTransition) int64 { return t.ID }, func(into *db.InstanceTransition, t db.InstanceTransition) {
+		into.To = t.To
+		into.ActualTriggerAt = latest(into.ActualTriggerAt, t.ActualTriggerAt)
+		into.StartedAt = latest(into.StartedAt, t.StartedAt)
+		into.FinishedAt = latest(into.FinishedAt, t.FinishedAt)
+		into.Result = latest(into.Result, t.Result)
+		into.Reason = latest(into.Reason, t.Reason)
+		into.WorkerID = latest(into.WorkerID, t.WorkerID)
+		into.Epoch = latest(into.Epoch, t.Epoch)
+	})
+	c.task = mergeBy(c.task, func(t db.TaskTransition) int64 { return t.ID }, func(into *db.TaskTransition, t db.TaskTransition) {
+		into.To = t.To
+		if t.To == db.StatusWaiting {
+			into.WorkerID = nil // re-queued: whatever worker it had is gone
+		}
+		into.WorkerID = latest(into.WorkerID, t.WorkerID)
+		into.Result = latest(into.Result, t.Result)
+		into.DispatchedAt = latest(into.DispatchedAt, t.DispatchedAt)
+		into.FinishedAt = latest(into.FinishedAt, t.FinishedAt)
+		into.Retries = latest(into.Retries, t.Retries)
+	})
+	type akey struct {
+		id int64
+		n  int
+	}
+	c.attempts = mergeBy(c.attempts, func(t db.InstanceAttempt) akey { return akey{t.InstanceID, t.Attempt} }, func(into *db.InstanceAttempt, t db.InstanceAttempt) {
+		into.Status = t.Status
+		into.WorkerID = latest(into.WorkerID, t.WorkerID)
+		if t.Result != "" {
+			into.Result = t.Result
+		}
+		if t.Reason != "" {
+			into.Reason = t.Reason
+		}
+		if into.StartedAt == nil {
+			into.StartedAt = t.StartedAt
+		}
+		into.FinishedAt = latest(into.FinishedAt, t.FinishedAt)
+	})
+	// A transition back to a status the row started in (WAITING → … →
+	// WAITING within one batch) is still a real change of its fields.
+}
+
+// mergeBy folds items with the same key into the first of them, in order.
+func mergeBy[T any, K comparable](items []T, key func(T) K, merge func(into *T, next T)) []T {
+	if len(items) < 2 {
+		return items
+	}
+	index := make(map[K]int, len(items))
+	out := items[:0:0]
+	for _, it := range items {
+		k := key(it)
+		if i, ok := index[k]; ok {
+			merge(&out[i], it)
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, it)
+	}
+	return out
+}
+
+func latest[T any](old, next *T) *T {
+	if next != nil {
+		return next
+	}
+	return old
+}
+
+// write applies the batch's changes in one transaction, and skips the
+// database entirely when the batch changed nothing (an idle app's check
+// tick, a heartbeat).
+func (a *app) write(ctx context.Context, c *changes, lost *[]int64) error {
+	if len(c.inst) == 0 && len(c.task) == 0 && len(c.newTasks) == 0 && len(c.attempts) == 0 && len(c.retries) == 0 &&
+		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0 {
+		return nil
+	}
+	return a.e.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		*lost = nil
+		moved, err := tx.InstanceTransitionMany(ctx, c.inst)
+		if err != nil {
+			return err
+		}
+		for _, tr := range c.inst {
+			if !slices.Contains(moved, tr.ID) {
+				*lost = append(*lost, tr.ID)
+			}
+		}
+		if _, err := tx.TaskTransitionMany(ctx, c.task); err != nil {
+			return err
+		}
+		if len(c.newTasks) > 0 {
+			rows := make([]db.Task, len(c.newTasks))
+			for i, t := range c.newTasks {
+				rows[i] = t.Task
+			}
+			if err := tx.TaskCreateMany(ctx, rows); err != nil {
+				return err
+			}
+			for i, t := range c.newTasks {
+				t.ID = rows[i].ID
+			}
+		}
+		if err := tx.AttemptUpsertMany(ctx, c.attempts); err != nil {
+			return err
+		}
+		if err := tx.MapRequestCreateMany(ctx, c.mapRequests); err != nil {
+			return err
+		}
+		for _, r := range c.retries {
+			if _, err := tx.InstanceRetry(ctx, r.id, r.from, r.attempt, r.at, r.reason); err != nil {
+				return err
+			}
+		}
+		for _, r := range c.rearms {
+			if err := tx.JobSetNextIfUnset(ctx, r.job, r.at); err != nil {
+				return err
+			}
+		}
+		for _, id := range c.stoppedInDB {
+			if _, err := tx.TaskStopInstance(ctx, id, db.StatusStopped); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

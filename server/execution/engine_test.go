@@ -1,0 +1,377 @@
+package execution
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/server/hub"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// These tests drive the engine's state machines through its entry points
+// (joins, fires, reports, maps, losses) on a real database. What the
+// engine sends to workers goes to a recorder that acks dispatches the way
+// a worker does; the worker channel itself is tested in package hub and
+// end to end.
+
+type frame struct {
+	worker string
+	typ    string
+	body   any
+}
+
+type recorder struct {
+	mu      sync.Mutex
+	frames  chan frame
+	workers map[int64][]hub.WorkerInfo
+}
+
+func (r *recorder) Send(app int64, worker, typ string, body any, onReply func(*protocol.Ack, error)) error {
+	r.frames <- frame{worker, typ, body}
+	if onReply != nil {
+		ack := &protocol.Ack{OK: true}
+		if d, ok := body.(*protocol.Dispatch); ok {
+			for _, t := range d.Tasks {
+				ack.Accepted = append(ack.Accepted, t.TaskID)
+			}
+		}
+		go onReply(ack, nil)
+	}
+	return nil
+}
+
+func (r *recorder) Workers(app int64) []hub.WorkerInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.workers[app]
+}
+
+type noWaker struct{}
+
+func (noWaker) Wake(int64)             {}
+func (noWaker) Unfired(int64, []int64) {}
+
+type bundle struct {
+	t   *testing.T
+	e   *Engine
+	d   *db.DB
+	rec *recorder
+	app int64
+}
+
+func setup(t *testing.T, dialect db.Dialect) *bundle {
+	t.Helper()
+	d := dbtest.Open(t, dialect)
+	rec := &recorder{frames: make(chan frame, 100), workers: map[int64][]hub.WorkerInfo{}}
+	e := New(Config{CheckInterval: 20 * time.Millisecond, LostGrace: 100 * time.Millisecond, AdoptGrace: 100 * time.Millisecond,
+		RetryDelay: time.Millisecond, NoWorkerWait: 100 * time.Millisecond}, d, rec, noWaker{}, nil, slog.New(slog.DiscardHandler))
+	app := &db.App{Name: "orders", SecretHash: "x"}
+	if err := d.AppCreate(context.Background(), app); err != nil {
+		t.Fatal(err)
+	}
+	e.LeaseGained(context.Background(), app.ID, 3)
+	t.Cleanup(e.Stop)
+	return &bundle{t: t, e: e, d: d, rec: rec, app: app.ID}
+}
+
+func (b *bundle) join(id string, slots int) {
+	b.e.WorkerJoined(hub.WorkerInfo{AppID: b.app, ID: id, Host: id, Types: []string{"SHELL"}, Processors: []string{"mr"}, Slots: slots,
+		Metrics: protocol.Metrics{CPUCores: 4}})
+}
+
+func (b *bundle) job(mutate func(j *db.Job)) *db.Job {
+	b.t.Helper()
+	j := &db.Job{AppID: b.app, Name: fmt.Sprintf("job-%d", time.Now().UnixNano()), Enabled: true, ScheduleType: "API", TimeZone: "UTC",
+		ExecutionMode: "STANDALONE", ProcessorType: "SHELL", Processor: "true", MaxInstances: 5, TaskConcurrency: 5,
+		DispatchStrategy: "ROUND_ROBIN", MisfirePolicy: "FIRE_ONCE"}
+	if mutate != nil {
+		mutate(j)
+	}
+	if err := b.d.JobCreate(context.Background(), j); err != nil {
+		b.t.Fatal(err)
+	}
+	return j
+}
+
+func (b *bundle) fire(j *db.Job) int64 {
+	b.t.Helper()
+	in := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: TriggerAPI, TriggerAt: db.Now()}
+	if err := b.d.InstanceCreate(context.Background(), in); err != nil {
+		b.t.Fatal(err)
+	}
+	b.e.Fire(b.app, []int64{in.ID}, db.Now())
+	return in.ID
+}
+
+// next returns the next frame of a type.
+func (b *bundle) next(typ string) frame {
+	b.t.Helper()
+	for {
+		select {
+		case f := <-b.rec.frames:
+			if f.typ == typ {
+				return f
+			}
+		case <-time.After(20 * time.Second):
+			b.t.Fatalf("no %s frame", typ)
+		}
+	}
+}
+
+func (b *bundle) dispatched() (string, protocol.Task) {
+	b.t.Helper()
+	f := b.next(protocol.TypeDispatch)
+	d := f.body.(*protocol.Dispatch)
+	if len(d.Tasks) != 1 || d.Epoch != 3 {
+		b.t.Fatalf("dispatch = %+v; want one task at epoch 3", d)
+	}
+	return f.worker, d.Tasks[0]
+}
+
+func (b *bundle) report(worker string, task protocol.Task, statuses ...string) {
+	b.t.Helper()
+	items := make([]protocol.TaskReport, len(statuses))
+	for i, s := range statuses {
+		items[i] = protocol.TaskReport{TaskID: task.TaskID, InstanceID: task.InstanceID, Status: s, At: time.Now(), Result: "r-" + s}
+	}
+	done := make(chan error, 1)
+	b.e.Report(b.app, worker, &protocol.Report{Items: items}, func(err error) { done <- err })
+	if err := <-done; err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *bundle) waitStatus(id int64, want string) *db.Instance {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		in, err := b.d.InstanceGet(context.Background(), id)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		if in.Status == want {
+			return in
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("instance %d is %s (%s: %s); want %s", id, in.Status, in.Reason, in.Result, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestStandaloneLifecycle(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, dummy *db.DB) {
+		b := setup(t, dummy.Dialect())
+		b.join("w1", 2)
+		j := b.job(nil)
+		id := b.fire(j)
+		w, task := b.dispatched()
+		if w != "w1" || task.Kind != protocol.KindRoot || task.InstanceID != id {
+			t.Fatalf("dispatched %+v to %s", task, w)
+		}
+		b.report(w, task, protocol.TaskRunning)
+		b.waitStatus(id, db.StatusRunning)
+		b.report(w, task, protocol.TaskSucceeded)
+		in := b.waitStatus(id, db.StatusSucceeded)
+		if in.Result != "r-SUCCEEDED" || in.StartedAt == nil || in.FinishedAt == nil || in.WorkerID == nil || *in.WorkerID != "w1" || in.Epoch != 3 {
+			t.Fatalf("finished instance = %+v", in)
+		}
+		atts, _ := b.d.AttemptList(context.Background(), id)
+		if len(atts) != 1 || atts[0].Status != db.StatusSucceeded || atts[0].WorkerID == nil {
+			t.Fatalf("attempts = %+v", atts)
+		}
+		// A re-sent report for a finished task changes nothing.
+		b.report(w, task, protocol.TaskFailed)
+		if in := b.waitStatus(id, db.StatusSucceeded); in.Result != "r-SUCCEEDED" {
+			t.Fatalf("a re-sent report changed the result: %+v", in)
+		}
+	})
+}
+
+func TestRetries(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, dummy *db.DB) {
+		b := setup(t, dummy.Dialect())
+		b.join("w1", 2)
+		b.join("w2", 2)
+		// A task retry re-dispatches the same task.
+		j := b.job(func(j *db.Job) { j.TaskRetries = 1 })
+		id := b.fire(j)
+		w, task := b.dispatched()
+		b.report(w, task, protocol.TaskRunning, protocol.TaskFailed)
+		w2, again := b.dispatched()
+		if again.TaskID != task.TaskID {
+			t.Fatalf("task retry dispatched task %d; want %d again", again.TaskID, task.TaskID)
+		}
+		b.report(w2, again, protocol.TaskSucceeded)
+		b.waitStatus(id, db.StatusSucceeded)
+
+		// An instance retry runs attempt 2 after the first fails.
+		j = b.job(func(j *db.Job) { j.InstanceRetries = 1 })
+		id = b.fire(j)
+		w, task = b.dispatched()
+		b.report(w, task, protocol.TaskFailed)
+		in := b.waitStatus(id, db.StatusWaiting)
+		if in.Attempt != 2 {
+			t.Fatalf("retried instance attempt = %d", in.Attempt)
+		}
+		b.e.Fire(b.app, []int64{id}, db.Now())
+		w, task = b.dispatched()
+		if task.Attempt != 2 {
+			t.Fatalf("second attempt's task attempt = %d", task.Attempt)
+		}
+		b.report(w, task, protocol.TaskSucceeded)
+		b.waitStatus(id, db.StatusSucceeded)
+		atts, _ := b.d.AttemptList(context.Background(), id)
+		if len(atts) != 2 || atts[0].Status != db.StatusFailed || atts[1].Status != db.StatusSucceeded {
+			t.Fatalf("attempts = %+v", atts)
+		}
+	})
+}
+
+func TestWorkerLostAndTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, db.SQLite)
+	b.join("w1", 2)
+	j := b.job(nil)
+	id := b.fire(j)
+	w, task := b.dispatched()
+	b.report(w, task, protocol.TaskRunning)
+	b.e.WorkerLeft(b.app, "w1")
+	in := b.waitStatus(id, db.StatusFailed)
+	if in.Reason != ReasonWorkerLost {
+		t.Fatalf("lost worker: reason %q", in.Reason)
+	}
+
+	b.join("w2", 2)
+	j = b.job(func(j *db.Job) { j.TimeoutMs = 100 })
+	id = b.fire(j)
+	w, task = b.dispatched()
+	b.report(w, task, protocol.TaskRunning)
+	stop := b.next(protocol.TypeStop)
+	if s := stop.body.(*protocol.Stop); stop.worker != "w2" || len(s.TaskIDs) != 1 || s.TaskIDs[0] != task.TaskID {
+		t.Fatalf("stop = %+v to %s", stop.body, stop.worker)
+	}
+	if in := b.waitStatus(id, db.StatusFailed); in.Reason != ReasonTimeout {
+		t.Fatalf("timed out: reason %q", in.Reason)
+	}
+}
+
+func TestBroadcastStages(t *testing.T) {
+	t.Parallel()
+	b := setup(t, db.SQLite)
+	b.join("w1", 2)
+	b.join("w2", 2)
+	j := b.job(func(j *db.Job) { j.ExecutionMode = "BROADCAST" })
+	id := b.fire(j)
+	w, pre := b.dispatched()
+	if pre.Kind != protocol.KindPre {
+		t.Fatalf("first task %s; want PRE", pre.Kind)
+	}
+	b.report(w, pre, protocol.TaskSucceeded)
+	on := map[string]protocol.Task{}
+	for i := 0; i < 2; i++ {
+		w, t2 := b.dispatched()
+		if t2.Kind != protocol.KindBroadcast {
+			t.Fatalf("task %s; want BROADCAST", t2.Kind)
+		}
+		on[w] = t2
+	}
+	if len(on) != 2 {
+		t.Fatalf("broadcast went to %v; want each worker once", on)
+	}
+	for w, t2 := range on {
+		b.report(w, t2, protocol.TaskSucceeded)
+	}
+	w, post := b.dispatched()
+	if post.Kind != protocol.KindPost || len(post.Results) != 2 {
+		t.Fatalf("post = %+v; want POST with 2 results", post)
+	}
+	b.report(w, post, protocol.TaskSucceeded)
+	b.waitStatus(id, db.StatusSucceeded)
+}
+
+func TestMapReduce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, db.SQLite)
+	b.join("w1", 4)
+	j := b.job(func(j *db.Job) { j.ExecutionMode = "MAP_REDUCE"; j.ProcessorType = "GO"; j.Processor = "mr" })
+	id := b.fire(j)
+	w, root := b.dispatched()
+	b.report(w, root, protocol.TaskRunning)
+	done := make(chan error, 1)
+	m := &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "sq", Payloads: []string{"1", "2", "3"}, Key: "w1/1"}
+	b.e.Map(b.app, w, m, func(err error) { done <- err })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Its ack was lost: the worker sends it again; nothing is added.
+	b.e.Map(b.app, w, m, func(err error) { done <- err })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b.report(w, root, protocol.TaskSucceeded)
+	seen := 0
+	for seen < 3 {
+		f := b.next(protocol.TypeDispatch)
+		for _, t2 := range f.body.(*protocol.Dispatch).Tasks {
+			if t2.Kind != protocol.KindMap || t2.Name != "sq" {
+				t.Fatalf("subtask %+v", t2)
+			}
+			b.report(f.worker, t2, protocol.TaskSucceeded)
+			seen++
+		}
+	}
+	w, reduce := b.dispatched()
+	if reduce.Kind != protocol.KindReduce || len(reduce.Results) != 4 {
+		t.Fatalf("reduce = %+v; want REDUCE with the root's and 3 subtasks' results", reduce)
+	}
+	b.report(w, reduce, protocol.TaskSucceeded)
+	b.waitStatus(id, db.StatusSucceeded)
+
+	// map() from a task of another worker is refused.
+	b.join("w9", 1)
+	id = b.fire(j)
+	w, root = b.dispatched()
+	b.e.Map(b.app, "w9", &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "x", Payloads: []string{"1"}}, func(err error) { done <- err })
+	if err := <-done; err == nil {
+		t.Fatal("a map from a worker not running the parent was accepted")
+	}
+}
+
+func TestLimitsAndNoWorker(t *testing.T) {
+	t.Parallel()
+	b := setup(t, db.SQLite)
+	// No worker: it waits NoWorkerWait, then fails saying why.
+	j := b.job(nil)
+	id := b.fire(j)
+	time.Sleep(150 * time.Millisecond) // past NoWorkerWait; the trigger loop would fire it again
+	b.e.Fire(b.app, []int64{id}, db.Now())
+	if in := b.waitStatus(id, db.StatusFailed); in.Reason != ReasonNoWorker {
+		t.Fatalf("no worker: reason %q", in.Reason)
+	}
+
+	// maxInstances 1: of two fires at once, one runs and one is canceled.
+	b.join("w1", 4)
+	j = b.job(func(j *db.Job) { j.MaxInstances = 1 })
+	in1 := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: TriggerAPI, TriggerAt: db.Now()}
+	in2 := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: TriggerAPI, TriggerAt: db.Now().Add(time.Millisecond)}
+	for _, in := range []*db.Instance{in1, in2} {
+		if err := b.d.InstanceCreate(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.e.Fire(b.app, []int64{in1.ID, in2.ID}, db.Now())
+	b.dispatched()
+	if in := b.waitStatus(in2.ID, db.StatusCanceled); in.Reason != ReasonMaxInstances {
+		t.Fatalf("over the limit: reason %q", in.Reason)
+	}
+	b.waitStatus(in1.ID, db.StatusDispatched)
+}

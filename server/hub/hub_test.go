@@ -1,0 +1,280 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/server/apps"
+	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// owner owns every app under one epoch.
+type owner struct{}
+
+func (owner) Epoch(int64) (int64, bool)                         { return 7, true }
+func (owner) Owner(context.Context, int64) (string, error)      { return "s1", nil }
+func (directory) URLOf(context.Context, string) (string, error) { return "http://s1", nil }
+func (directory) AliveURLs(context.Context) ([]string, error)   { return []string{"http://s1"}, nil }
+func (directory) ID() string                                    { return "s1" }
+
+type directory struct{}
+
+// handler records what the hub routes to the execution side.
+type handler struct {
+	mu      sync.Mutex
+	joined  chan WorkerInfo
+	left    chan string
+	reports chan *protocol.Report
+	logs    chan *protocol.Logs
+}
+
+func newHandler() *handler {
+	return &handler{joined: make(chan WorkerInfo, 10), left: make(chan string, 10), reports: make(chan *protocol.Report, 10), logs: make(chan *protocol.Logs, 10)}
+}
+
+func (h *handler) WorkerJoined(w WorkerInfo)                                { h.joined <- w }
+func (h *handler) WorkerLeft(_ int64, id string)                            { h.left <- id }
+func (h *handler) WorkerHeartbeat(int64, string, *protocol.Heartbeat)       {}
+func (h *handler) Map(_ int64, _ string, _ *protocol.Map, done func(error)) { done(nil) }
+func (h *handler) Report(_ int64, _ string, r *protocol.Report, done func(error)) {
+	h.reports <- r
+	done(nil)
+}
+func (h *handler) Logs(_ int64, _ string, l *protocol.Logs, done func(error)) {
+	h.logs <- l
+	done(nil)
+}
+
+type bundle struct {
+	hub    *Hub
+	h      *handler
+	url    string
+	secret string
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	d := dbtest.Open(t, db.SQLite)
+	log := slog.New(slog.DiscardHandler)
+	authSvc := auth.New(d, log)
+	appSvc := apps.New(d, authSvc)
+	secret := auth.NewSecret("jwa_")
+	if _, err := appSvc.CreateWithSecret(context.Background(), "orders", "", secret); err != nil {
+		t.Fatal(err)
+	}
+	hb := New(Config{Heartbeat: time.Second}, appSvc, owner{}, directory{}, d, log)
+	h := newHandler()
+	hb.SetHandler(h, h)
+	if err := hb.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+protocol.ConnectPath, hb.ServeConnect)
+	mux.HandleFunc("GET "+protocol.DiscoverPath, hb.ServeDiscover)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		hb.Stop()
+		srv.Close()
+	})
+	return &bundle{hub: hb, h: h, url: srv.URL, secret: secret}
+}
+
+func (b *bundle) dial(t *testing.T) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(b.url, "http")+protocol.ConnectPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func send(t *testing.T, c *websocket.Conn, id int64, typ string, body any) {
+	t.Helper()
+	b, err := protocol.Encode(id, 0, typ, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteMessage(websocket.TextMessage, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, c *websocket.Conn) (protocol.Frame, any) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_, data, err := c.ReadMessage()
+	if err != nil {
+		t.Fatalf("reading a frame: %v", err)
+	}
+	f, body, err := protocol.Decode(data)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", data, err)
+	}
+	return f, body
+}
+
+// closed waits for the server to close the connection.
+func closed(t *testing.T, c *websocket.Conn) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for {
+		if _, _, err := c.ReadMessage(); err != nil {
+			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+				t.Fatal("the connection was not closed")
+			}
+			return
+		}
+	}
+}
+
+func hello(secret string) *protocol.Hello {
+	return &protocol.Hello{App: "orders", WorkerID: "w-1", Host: "h", Slots: 4, Auth: secret, Types: []string{"SHELL"}, Running: []int64{42}}
+}
+
+func TestWelcomeRoutingAndAcks(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.dial(t)
+	send(t, c, 1, protocol.TypeHello, hello(b.secret))
+	f, body := read(t, c)
+	w, ok := body.(*protocol.Welcome)
+	if !ok || f.Re != 1 || w.Epoch != 7 || w.ServerID != "s1" || len(w.Servers) != 1 {
+		t.Fatalf("welcome = %+v %+v", f, body)
+	}
+	info := <-b.h.joined
+	if info.ID != "w-1" || info.Slots != 4 || len(info.Running) != 1 || info.Running[0] != 42 {
+		t.Fatalf("joined = %+v", info)
+	}
+	if ws := b.hub.Workers(info.AppID); len(ws) != 1 {
+		t.Fatalf("registry = %+v", ws)
+	}
+
+	// Reports and logs are routed and acked once handled.
+	send(t, c, 2, protocol.TypeReport, &protocol.Report{Items: []protocol.TaskReport{{TaskID: 1, Status: protocol.TaskSucceeded}}})
+	if r := <-b.h.reports; r.Items[0].TaskID != 1 {
+		t.Fatalf("report = %+v", r)
+	}
+	if f, body := read(t, c); f.Re != 2 || !body.(*protocol.Ack).OK {
+		t.Fatalf("report ack = %+v %+v", f, body)
+	}
+	send(t, c, 3, protocol.TypeLogs, &protocol.Logs{Lines: []protocol.LogLine{{InstanceID: 1, Seq: 1, Text: "x"}}})
+	<-b.h.logs
+	if f, _ := read(t, c); f.Re != 3 {
+		t.Fatalf("logs ack = %+v", f)
+	}
+
+	// A dispatch gets the worker's ack back.
+	acked := make(chan *protocol.Ack, 1)
+	if err := b.hub.Send(info.AppID, "w-1", protocol.TypeDispatch, &protocol.Dispatch{Epoch: 7}, func(a *protocol.Ack, err error) {
+		if err != nil {
+			t.Errorf("dispatch: %v", err)
+		}
+		acked <- a
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ = read(t, c)
+	if f.Type != protocol.TypeDispatch {
+		t.Fatalf("got %s, want dispatch", f.Type)
+	}
+	b2, _ := protocol.Encode(0, f.ID, protocol.TypeAck, &protocol.Ack{OK: true, Accepted: []int64{9}})
+	_ = c.WriteMessage(websocket.TextMessage, b2)
+	if a := <-acked; a == nil || a.Accepted[0] != 9 {
+		t.Fatalf("dispatch ack = %+v", a)
+	}
+
+	// Losing the app redirects the worker and forgets it.
+	b.hub.LeaseLost(info.AppID)
+	f, body = read(t, c)
+	if f.Type != protocol.TypeRedirect {
+		t.Fatalf("got %s %+v, want redirect", f.Type, body)
+	}
+	if id := <-b.h.left; id != "w-1" {
+		t.Fatalf("left = %s", id)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cases := map[string]struct {
+		frame    func(c *websocket.Conn)
+		wantCode string
+		wantText string
+	}{
+		"wrong secret": {func(c *websocket.Conn) { send(t, c, 1, protocol.TypeHello, hello("jwa_wrong")) }, protocol.CodeAuth, "secret"},
+		"not hello first": {func(c *websocket.Conn) {
+			send(t, c, 1, protocol.TypeHeartbeat, &protocol.Heartbeat{})
+		}, protocol.CodeProtocol, "hello"},
+		"malformed": {func(c *websocket.Conn) { _ = c.WriteMessage(websocket.TextMessage, []byte(`{"type":`)) }, protocol.CodeBadFrame, "JSON"},
+		"binary":    {func(c *websocket.Conn) { _ = c.WriteMessage(websocket.BinaryMessage, []byte{1, 2}) }, protocol.CodeBadFrame, "text"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := b.dial(t)
+			tc.frame(c)
+			f, body := read(t, c)
+			e, ok := body.(*protocol.Error)
+			if !ok || e.Code != tc.wantCode || !strings.Contains(e.Message, tc.wantText) {
+				t.Fatalf("got %s %+v; want error %s mentioning %q", f.Type, body, tc.wantCode, tc.wantText)
+			}
+			closed(t, c)
+		})
+	}
+	// An oversized frame is cut off by the websocket layer itself, which
+	// closes with 1009 (message too big).
+	big := b.dial(t)
+	_ = big.WriteMessage(websocket.TextMessage, []byte(`{"type":"hello","body":"`+strings.Repeat("x", protocol.MaxFrameBytes+10)+`"}`))
+	_ = big.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, _, err := big.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+		t.Fatalf("oversized frame: %v; want close 1009", err)
+	}
+
+	// A bad connection harms no other: a good worker still connects.
+	c := b.dial(t)
+	send(t, c, 1, protocol.TypeHello, hello(b.secret))
+	if f, _ := read(t, c); f.Type != protocol.TypeWelcome {
+		t.Fatalf("good worker after bad ones got %s", f.Type)
+	}
+	// A worker after hello may not send welcome.
+	send(t, c, 2, protocol.TypeWelcome, &protocol.Welcome{})
+	if _, body := read(t, c); body.(*protocol.Error).Code != protocol.CodeProtocol {
+		t.Fatalf("unexpected frame was not refused: %+v", body)
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	resp, err := http.Get(b.url + protocol.DiscoverPath + "?app=orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d protocol.DiscoverResponse
+	_ = json.NewDecoder(resp.Body).Decode(&d)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || d.Server != "http://s1" {
+		t.Fatalf("discover = %d %+v", resp.StatusCode, d)
+	}
+	resp, err = http.Get(b.url + protocol.DiscoverPath + "?app=nope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("discover of an unknown app = %d; want 404", resp.StatusCode)
+	}
+}

@@ -1,0 +1,564 @@
+// Package jobs is the job and instance API behind the resolvers: it
+// validates job definitions (every field, with errors naming it), stores
+// them with their next trigger time, runs jobs on demand, and stops or
+// retries instances. It checks the caller's role on the job's app for
+// every operation: VIEWER to read, EDITOR to change or run.
+//
+// It never talks to workers: it writes the database and tells the owner of
+// the app (through Notifier) to look again.
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/apps"
+	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/dispatch"
+	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/schedule"
+	"github.com/jobwheel/jobwheel/server/scheduler"
+)
+
+// Limits on job definitions.
+const (
+	MaxScriptBytes = 64 << 10
+	MaxParamsBytes = 64 << 10
+	MaxRetries     = 100
+	MaxConcurrency = 10000
+	MaxDelay       = 365 * 24 * time.Hour
+)
+
+// Enumerations of job fields.
+var (
+	ExecutionModes = []string{"STANDALONE", "BROADCAST", "MAP", "MAP_REDUCE"}
+	ProcessorTypes = []string{"GO", "SHELL", "PYTHON", "HTTP"}
+)
+
+// Notifier tells the owner of an app that its jobs or instances changed.
+type Notifier interface {
+	JobsChanged(appID int64)
+	InstancesChanged(appID int64)
+}
+
+// Service is the job API.
+type Service struct {
+	db     *db.DB
+	auth   *auth.Service
+	apps   *apps.Service
+	notify Notifier
+	now    func() time.Time
+}
+
+// New returns a Service.
+func New(store *db.DB, authz *auth.Service, appSvc *apps.Service, notify Notifier) *Service {
+	return &Service{db: store, auth: authz, apps: appSvc, notify: notify, now: db.Now}
+}
+
+// Input is a job definition as the API receives it. Nil pointers take the
+// defaults.
+type Input struct {
+	App                string
+	Name               string
+	Description        *string
+	Enabled            *bool
+	ScheduleType       string
+	ScheduleExpression *string
+	TimeZone           *string
+	LifecycleStart     *time.Time
+	LifecycleEnd       *time.Time
+	ExecutionMode      *string
+	ProcessorType      string
+	Processor          string
+	Params             *string
+	MaxInstances       *int
+	TaskConcurrency    *int
+	TimeoutMs          *int
+	InstanceRetries    *int
+	TaskRetries        *int
+	WorkerFilter       db.WorkerFilter
+	DispatchStrategy   *string
+	MisfirePolicy      *string
+	Alarm              db.Alarm
+}
+
+// HTTPProcessor is the HTTP processor's definition (its processor field).
+type HTTPProcessor struct {
+	Method       string            `json:"method"`
+	URL          string            `json:"url"`
+	Headers      map[string]string `json:"headers,omitempty"`
+	Body         string            `json:"body,omitempty"`
+	ExpectStatus int               `json:"expectStatus,omitempty"`
+	TimeoutMs    int               `json:"timeoutMs,omitempty"`
+}
+
+// build validates in and returns the job it defines (without ids).
+func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, error) {
+	j := &db.Job{AppID: appID, Name: strings.TrimSpace(in.Name), Description: deref(in.Description, ""),
+		Enabled: deref(in.Enabled, true), ScheduleType: in.ScheduleType, ScheduleExpression: strings.TrimSpace(deref(in.ScheduleExpression, "")),
+		TimeZone: deref(in.TimeZone, "UTC"), LifecycleStart: in.LifecycleStart, LifecycleEnd: in.LifecycleEnd,
+		ExecutionMode: deref(in.ExecutionMode, "STANDALONE"), ProcessorType: in.ProcessorType, Processor: in.Processor,
+		Params: deref(in.Params, ""), MaxInstances: deref(in.MaxInstances, 1), TaskConcurrency: deref(in.TaskConcurrency, 5),
+		TimeoutMs: int64(deref(in.TimeoutMs, 0)), InstanceRetries: deref(in.InstanceRetries, 0), TaskRetries: deref(in.TaskRetries, 0),
+		WorkerFilter: in.WorkerFilter, DispatchStrategy: deref(in.DispatchStrategy, dispatch.HealthFirst),
+		MisfirePolicy: deref(in.MisfirePolicy, scheduler.FireOnce), Alarm: in.Alarm}
+	if j.TimeZone == "" {
+		j.TimeZone = "UTC"
+	}
+	switch {
+	case j.Name == "":
+		return nil, nil, fault.BadInput("name", "must not be empty")
+	case utf8.RuneCountInString(j.Name) > 128:
+		return nil, nil, fault.BadInput("name", "must be at most 128 characters")
+	case len(j.Description) > 2000:
+		return nil, nil, fault.BadInput("description", "must be at most 2000 characters")
+	case len(j.Params) > MaxParamsBytes:
+		return nil, nil, fault.BadInput("params", "must be at most %d bytes", MaxParamsBytes)
+	}
+	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
+		Start: j.LifecycleStart, End: j.LifecycleEnd})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !slices.Contains(ExecutionModes, j.ExecutionMode) {
+		return nil, nil, fault.BadInput("executionMode", "%q is not one of %s", j.ExecutionMode, strings.Join(ExecutionModes, ", "))
+	}
+	if err := validateProcessor(j); err != nil {
+		return nil, nil, err
+	}
+	for _, f := range []struct {
+		name     string
+		v, lo    int
+		hi       int
+		hint     string
+		optional bool
+	}{
+		{"maxInstances", j.MaxInstances, 1, MaxConcurrency, "instances of the job that may run at once", false},
+		{"taskConcurrency", j.TaskConcurrency, 1, MaxConcurrency, "tasks of one instance one worker runs at once", false},
+		{"instanceRetries", j.InstanceRetries, 0, MaxRetries, "times a failed instance is retried", false},
+		{"taskRetries", j.TaskRetries, 0, MaxRetries, "times a failed task is retried", false},
+		{"workerFilter.maxWorkers", j.WorkerFilter.MaxWorkers, 0, MaxConcurrency, "workers one instance may use (0: all)", false},
+		{"workerFilter.minCpuCores", j.WorkerFilter.MinCPUCores, 0, 1 << 16, "CPU cores a worker needs", false},
+	} {
+		if f.v < f.lo || f.v > f.hi {
+			return nil, nil, fault.BadInput(f.name, "%d is out of range %d to %d (%s)", f.v, f.lo, f.hi, f.hint)
+		}
+	}
+	if j.TimeoutMs < 0 {
+		return nil, nil, fault.BadInput("timeoutMs", "%d is negative; use 0 for no timeout", j.TimeoutMs)
+	}
+	if j.WorkerFilter.MinMemoryMB < 0 {
+		return nil, nil, fault.BadInput("workerFilter.minMemoryMB", "must not be negative")
+	}
+	if j.WorkerFilter.MinDiskMB < 0 {
+		return nil, nil, fault.BadInput("workerFilter.minDiskMB", "must not be negative")
+	}
+	for _, d := range j.WorkerFilter.Designated {
+		if strings.TrimSpace(d) == "" {
+			return nil, nil, fault.BadInput("workerFilter.designated", "must not contain empty names")
+		}
+	}
+	for _, t := range j.WorkerFilter.Tags {
+		if strings.TrimSpace(t) == "" {
+			return nil, nil, fault.BadInput("workerFilter.tags", "must not contain empty tags")
+		}
+	}
+	if !slices.Contains(dispatch.Strategies, j.DispatchStrategy) {
+		return nil, nil, fault.BadInput("dispatchStrategy", "%q is not one of %s", j.DispatchStrategy, strings.Join(dispatch.Strategies, ", "))
+	}
+	if !slices.Contains(scheduler.Policies, j.MisfirePolicy) {
+		return nil, nil, fault.BadInput("misfirePolicy", "%q is not one of %s", j.MisfirePolicy, strings.Join(scheduler.Policies, ", "))
+	}
+	for _, hook := range j.Alarm.Webhooks {
+		if u, err := url.Parse(hook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, nil, fault.BadInput("alarm.webhooks", "%q is not an http(s) URL", hook)
+		}
+	}
+	for _, e := range j.Alarm.Emails {
+		if !strings.Contains(e, "@") {
+			return nil, nil, fault.BadInput("alarm.emails", "%q is not an email address", e)
+		}
+	}
+	if j.Alarm.SilenceSec < 0 {
+		return nil, nil, fault.BadInput("alarm.silenceSec", "must not be negative")
+	}
+	return j, sch, nil
+}
+
+func validateProcessor(j *db.Job) error {
+	if !slices.Contains(ProcessorTypes, j.ProcessorType) {
+		return fault.BadInput("processorType", "%q is not one of %s", j.ProcessorType, strings.Join(ProcessorTypes, ", "))
+	}
+	switch j.ProcessorType {
+	case "GO":
+		name := strings.TrimSpace(j.Processor)
+		if name == "" || len(name) > 255 || strings.ContainsAny(name, " \t\n") {
+			return fault.BadInput("processor", "a GO job names the processor its workers registered, e.g. \"sync-orders\" (no spaces, at most 255 characters)")
+		}
+		j.Processor = name
+	case "SHELL", "PYTHON":
+		if strings.TrimSpace(j.Processor) == "" {
+			return fault.BadInput("processor", "a %s job needs the script to run", j.ProcessorType)
+		}
+		if len(j.Processor) > MaxScriptBytes {
+			return fault.BadInput("processor", "the script is %d bytes; at most %d", len(j.Processor), MaxScriptBytes)
+		}
+	case "HTTP":
+		var h HTTPProcessor
+		dec := json.NewDecoder(strings.NewReader(j.Processor))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&h); err != nil {
+			return fault.BadInput("processor", "an HTTP job's processor is JSON {\"method\",\"url\",\"headers\",\"body\",\"expectStatus\",\"timeoutMs\"}: %v", err)
+		}
+		u, err := url.Parse(h.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fault.BadInput("processor", "url %q is not an http(s) URL", h.URL)
+		}
+		if h.Method == "" {
+			h.Method = "GET"
+		}
+		h.Method = strings.ToUpper(h.Method)
+		if !slices.Contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}, h.Method) {
+			return fault.BadInput("processor", "method %q is not an HTTP method", h.Method)
+		}
+		if h.ExpectStatus != 0 && (h.ExpectStatus < 100 || h.ExpectStatus > 599) {
+			return fault.BadInput("processor", "expectStatus %d is not an HTTP status", h.ExpectStatus)
+		}
+		if h.TimeoutMs < 0 {
+			return fault.BadInput("processor", "timeoutMs must not be negative")
+		}
+		b, _ := json.Marshal(h)
+		j.Processor = string(b)
+	}
+	if (j.ExecutionMode == "MAP" || j.ExecutionMode == "MAP_REDUCE") && j.ProcessorType != "GO" {
+		return fault.BadInput("executionMode", "%s needs a GO processor, which can call map(); %s scripts cannot", j.ExecutionMode, j.ProcessorType)
+	}
+	return nil
+}
+
+// firstTrigger is a job's first fire from now, or nil.
+func (s *Service) firstTrigger(j *db.Job, sch *schedule.Schedule) *time.Time {
+	if !j.Enabled || !sch.Fires() {
+		return nil
+	}
+	now := s.now()
+	if j.ScheduleType == schedule.FixedDelay {
+		t := now.Add(sch.Interval())
+		if j.LifecycleStart != nil && t.Before(*j.LifecycleStart) {
+			t = *j.LifecycleStart
+		}
+		if j.LifecycleEnd != nil && t.After(*j.LifecycleEnd) {
+			return nil
+		}
+		return &t
+	}
+	t, ok := sch.Next(now)
+	if !ok {
+		return nil
+	}
+	return &t
+}
+
+// Create validates and stores a new job.
+func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
+	app, err := s.apps.ByName(ctx, in.App, db.RoleEditor)
+	if err != nil {
+		return nil, asInput("app", err)
+	}
+	j, sch, err := s.build(in, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	j.NextTriggerAt = s.firstTrigger(j, sch)
+	if err := s.db.JobCreate(ctx, j); err != nil {
+		if errors.Is(err, db.ErrConflict) {
+			return nil, fault.BadInput("name", "app %q already has a job named %q", in.App, j.Name)
+		}
+		return nil, err
+	}
+	s.notify.JobsChanged(app.ID)
+	return j, nil
+}
+
+// Update replaces a job's definition; its next fire is computed afresh.
+func (s *Service) Update(ctx context.Context, id int64, in Input) (*db.Job, error) {
+	old, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	app, err := s.apps.ByID(ctx, old.AppID, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if in.App != app.Name {
+		return nil, fault.BadInput("app", "a job cannot move to another app (it belongs to %q)", app.Name)
+	}
+	j, sch, err := s.build(in, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	j.ID, j.CreatedAt = old.ID, old.CreatedAt
+	j.NextTriggerAt = s.firstTrigger(j, sch)
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if err := tx.JobUpdate(ctx, j); err != nil {
+			return err
+		}
+		// Fires recorded ahead under the old schedule are gone; the new
+		// schedule records its own.
+		return tx.InstanceDeleteFutureScheduled(ctx, j.ID, s.now())
+	})
+	if err != nil {
+		if errors.Is(err, db.ErrConflict) {
+			return nil, fault.BadInput("name", "app %q already has a job named %q", app.Name, j.Name)
+		}
+		return nil, notFound(err, "job")
+	}
+	s.notify.JobsChanged(app.ID)
+	return j, nil
+}
+
+// SetEnabled enables (from now on) or disables a job.
+func (s *Service) SetEnabled(ctx context.Context, id int64, enabled bool) (*db.Job, error) {
+	j, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
+		Start: j.LifecycleStart, End: j.LifecycleEnd})
+	if err != nil {
+		return nil, err
+	}
+	j.Enabled = enabled
+	next := s.firstTrigger(j, sch)
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if err := tx.JobSetEnabled(ctx, id, enabled, next); err != nil {
+			return err
+		}
+		return tx.InstanceDeleteFutureScheduled(ctx, id, s.now())
+	})
+	if err != nil {
+		return nil, notFound(err, "job")
+	}
+	j.NextTriggerAt = next
+	s.notify.JobsChanged(j.AppID)
+	return s.db.JobGet(ctx, id)
+}
+
+// Delete deletes a job with its history. Its running instances are
+// stopped on their workers by the app's owner, which notices them gone.
+func (s *Service) Delete(ctx context.Context, id int64) error {
+	j, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return err
+	}
+	if err := s.db.JobDelete(ctx, id); err != nil {
+		return notFound(err, "job")
+	}
+	s.notify.InstancesChanged(j.AppID)
+	return nil
+}
+
+// Get returns a job if the caller holds at least role on its app.
+func (s *Service) Get(ctx context.Context, id int64, role db.Role) (*db.Job, error) {
+	j, err := s.db.JobGet(ctx, id)
+	if err != nil {
+		return nil, notFound(err, fmt.Sprintf("job %d", id))
+	}
+	if err := s.auth.Require(ctx, j.AppID, role); err != nil {
+		if errors.Is(err, fault.ErrNotFound) {
+			return nil, fault.NotFound(fmt.Sprintf("job %d", id))
+		}
+		return nil, err
+	}
+	return j, nil
+}
+
+// List returns a page of an app's jobs, newest first.
+func (s *Service) List(ctx context.Context, appName, search string, beforeID int64, limit int) (db.JobPage, error) {
+	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
+	if err != nil {
+		return db.JobPage{}, err
+	}
+	return s.db.JobList(ctx, app.ID, search, beforeID, limit)
+}
+
+// Run starts a job now (or after delay) with optional parameters.
+func (s *Service) Run(ctx context.Context, id int64, params string, delay time.Duration) (*db.Instance, error) {
+	j, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if len(params) > MaxParamsBytes {
+		return nil, fault.BadInput("params", "must be at most %d bytes", MaxParamsBytes)
+	}
+	if delay < 0 || delay > MaxDelay {
+		return nil, fault.BadInput("delayMs", "must be between 0 and %d", MaxDelay.Milliseconds())
+	}
+	if j.ScheduleType == schedule.Workflow {
+		return nil, fault.BadInput("id", "job %q runs only as a workflow node", j.Name)
+	}
+	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",
+		TriggerAt: s.now().Add(delay), Params: params}
+	if err := s.db.InstanceCreate(ctx, in); err != nil {
+		return nil, err
+	}
+	s.notify.InstancesChanged(j.AppID)
+	return in, nil
+}
+
+// GetInstance returns an instance if the caller may see its app.
+func (s *Service) GetInstance(ctx context.Context, id int64, role db.Role) (*db.Instance, error) {
+	in, err := s.db.InstanceGet(ctx, id)
+	if err != nil {
+		return nil, notFound(err, fmt.Sprintf("instance %d", id))
+	}
+	if err := s.auth.Require(ctx, in.AppID, role); err != nil {
+		if errors.Is(err, fault.ErrNotFound) {
+			return nil, fault.NotFound(fmt.Sprintf("instance %d", id))
+		}
+		return nil, err
+	}
+	return in, nil
+}
+
+// Stop stops an unfinished instance: STOPPED at once here, and the owner
+// stops its tasks on their workers.
+func (s *Service) Stop(ctx context.Context, id int64) (*db.Instance, error) {
+	in, err := s.GetInstance(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.InstanceStop(ctx, id, "STOPPED"); err != nil {
+		if errors.Is(err, db.ErrNotFound) {
+			return nil, fault.Conflict("instance %d already ended (%s)", id, in.Status)
+		}
+		return nil, err
+	}
+	if err := s.db.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: id, Attempt: in.Attempt, Status: db.StatusStopped,
+		Reason: "STOPPED", Result: "stopped by a user", FinishedAt: ptr(s.now())}}); err != nil {
+		return nil, err
+	}
+	s.notify.InstancesChanged(in.AppID)
+	return s.db.InstanceGet(ctx, id)
+}
+
+// Retry runs a finished, unsuccessful instance again as its next attempt.
+func (s *Service) Retry(ctx context.Context, id int64) (*db.Instance, error) {
+	in, err := s.GetInstance(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	switch in.Status {
+	case db.StatusFailed, db.StatusStopped, db.StatusCanceled:
+	default:
+		return nil, fault.Conflict("instance %d is %s; only FAILED, STOPPED or CANCELED instances can be retried", id, in.Status)
+	}
+	ok, err := s.db.InstanceRetry(ctx, id, in.Status, in.Attempt+1, s.now(), "")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fault.Conflict("instance %d changed meanwhile; look again", id)
+	}
+	s.notify.InstancesChanged(in.AppID)
+	return s.db.InstanceGet(ctx, id)
+}
+
+// ListInstances returns a page of instances of an app, newest first.
+func (s *Service) ListInstances(ctx context.Context, appName string, f db.InstanceFilter) ([]db.Instance, bool, error) {
+	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
+	if err != nil {
+		return nil, false, err
+	}
+	f.AppID = app.ID
+	return s.db.InstanceList(ctx, f)
+}
+
+func asInput(field string, err error) error {
+	if errors.Is(err, fault.ErrNotFound) {
+		return &fault.Input{Field: field, Reason: err.Error()}
+	}
+	return err
+}
+
+func notFound(err error, what string) error {
+	if errors.Is(err, db.ErrNotFound) {
+		return fault.NotFound(what)
+	}
+	return err
+}
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Attempts returns an instance's attempts (the caller already read it).
+func (s *Service) Attempts(ctx context.Context, instanceID int64) ([]db.InstanceAttempt, error) {
+	return s.db.AttemptList(ctx, instanceID)
+}
+
+// TaskCounts summarises an instance's current attempt's tasks.
+func (s *Service) TaskCounts(ctx context.Context, instanceID int64) (*db.TaskCounts, error) {
+	counts, err := s.db.TaskCountsByInstance(ctx, []int64{instanceID})
+	if err != nil {
+		return nil, err
+	}
+	c := counts[instanceID]
+	c.InstanceID = instanceID
+	return &c, nil
+}
+
+// Stats is an app at a glance.
+type Stats struct {
+	Jobs, EnabledJobs, Waiting, Running, Succeeded, Failed, WorkersAlive int
+	Outcomes                                                             []db.OutcomeBucket
+}
+
+// workerAliveWindow is how recent a worker's recorded heartbeat must be.
+const workerAliveWindow = 15 * time.Second
+
+// Stats counts an app's jobs, instances and workers; finished instances
+// over the last `hours` hours.
+func (s *Service) Stats(ctx context.Context, appName string, hours int) (*Stats, error) {
+	if hours < 1 || hours > 168 {
+		return nil, fault.BadInput("hours", "must be between 1 and 168")
+	}
+	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
+	if err != nil {
+		return nil, err
+	}
+	st := &Stats{}
+	if st.Jobs, st.EnabledJobs, err = s.db.JobCount(ctx, app.ID); err != nil {
+		return nil, err
+	}
+	now, err := s.db.InstanceCountsNow(ctx, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	st.Waiting = now[db.StatusWaiting]
+	st.Running = now[db.StatusDispatched] + now[db.StatusRunning]
+	if st.Outcomes, err = s.db.InstanceOutcomes(ctx, app.ID, s.now().Add(-time.Duration(hours)*time.Hour).Truncate(time.Hour)); err != nil {
+		return nil, err
+	}
+	for _, b := range st.Outcomes {
+		st.Succeeded += b.Succeeded
+		st.Failed += b.Failed
+	}
+	if st.WorkersAlive, err = s.db.WorkerCountAlive(ctx, app.ID, s.now().Add(-workerAliveWindow)); err != nil {
+		return nil, err
+	}
+	return st, nil
+}

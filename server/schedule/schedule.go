@@ -1,0 +1,171 @@
+// Package schedule turns a job's time expression into fire times. It is the
+// one place both the trigger loop and the API's previewSchedule compute
+// them, so a preview shows exactly what will run.
+//
+//   - CRON: Quartz syntax with seconds, in the job's IANA time zone (package
+//     cron).
+//   - FIXED_RATE: every interval (a Go duration, at least 1s), on the grid
+//     of the previous fire, however long runs take.
+//   - FIXED_DELAY: the interval after the previous run ended; the first run
+//     is one interval after the job is enabled.
+//   - API and WORKFLOW: never by themselves.
+//
+// An optional lifecycle window [start, end] bounds every type.
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jobwheel/jobwheel/server/cron"
+	"github.com/jobwheel/jobwheel/server/fault"
+)
+
+// Types.
+const (
+	Cron       = "CRON"
+	FixedRate  = "FIXED_RATE"
+	FixedDelay = "FIXED_DELAY"
+	API        = "API"
+	Workflow   = "WORKFLOW"
+)
+
+// Types lists every schedule type.
+var Types = []string{Cron, FixedRate, FixedDelay, API, Workflow}
+
+// MinInterval is the shortest FIXED_RATE or FIXED_DELAY interval.
+const MinInterval = time.Second
+
+// maxInterval keeps intervals sane (and their arithmetic far from overflow).
+const maxInterval = 366 * 24 * time.Hour
+
+// Spec is a schedule as a job stores it.
+type Spec struct {
+	Type       string
+	Expression string
+	TimeZone   string
+	Start, End *time.Time
+}
+
+// Schedule computes fire times.
+type Schedule struct {
+	spec     Spec
+	cron     *cron.Expression
+	interval time.Duration
+}
+
+// Parse validates a spec. Errors are *fault.Input naming the field:
+// scheduleType, scheduleExpression, timeZone or lifecycle.
+func Parse(spec Spec) (*Schedule, error) {
+	s := &Schedule{spec: spec}
+	expr := strings.TrimSpace(spec.Expression)
+	tz := spec.TimeZone
+	if tz == "" {
+		tz = "UTC"
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil || tz == "Local" {
+		return nil, fault.BadInput("timeZone", "%q is not an IANA time zone name such as UTC or Europe/Berlin", spec.TimeZone)
+	}
+	switch spec.Type {
+	case Cron:
+		if expr == "" {
+			return nil, fault.BadInput("scheduleExpression", "a CRON job needs a Quartz cron expression with seconds, e.g. \"0 0/5 * * * ?\"")
+		}
+		c, err := cron.Parse(expr, loc)
+		if err != nil {
+			var pe *cron.ParseError
+			if errors.As(err, &pe) && pe.Field == "expression" {
+				return nil, fault.BadInput("scheduleExpression", "%s", pe.Reason)
+			}
+			return nil, fault.BadInput("scheduleExpression", "%v", err)
+		}
+		s.cron = c
+	case FixedRate, FixedDelay:
+		d, err := time.ParseDuration(expr)
+		if err != nil {
+			return nil, fault.BadInput("scheduleExpression", "%q is not a duration such as 30s, 5m or 1h30m", expr)
+		}
+		if d < MinInterval {
+			return nil, fault.BadInput("scheduleExpression", "%s is shorter than the minimum interval of %s", d, MinInterval)
+		}
+		if d > maxInterval {
+			return nil, fault.BadInput("scheduleExpression", "%s is longer than the maximum interval of %s", d, maxInterval)
+		}
+		s.interval = d
+	case API, Workflow:
+		if expr != "" {
+			return nil, fault.BadInput("scheduleExpression", "must be empty for %s jobs, which run only when triggered", spec.Type)
+		}
+	default:
+		return nil, fault.BadInput("scheduleType", "%q is not one of %s", spec.Type, strings.Join(Types, ", "))
+	}
+	if spec.Start != nil && spec.End != nil && !spec.End.After(*spec.Start) {
+		return nil, fault.BadInput("lifecycle", "end (%s) must be after start (%s)", spec.End.Format(time.RFC3339), spec.Start.Format(time.RFC3339))
+	}
+	return s, nil
+}
+
+// Fires reports whether the schedule fires by itself.
+func (s *Schedule) Fires() bool { return s.cron != nil || s.interval > 0 }
+
+// Interval is the FIXED_RATE or FIXED_DELAY interval.
+func (s *Schedule) Interval() time.Duration { return s.interval }
+
+// Next returns the first fire strictly after `after`, inside the lifecycle
+// window, and false if there is none. For FIXED_RATE `after` is a point of
+// the grid (the previous fire); for FIXED_DELAY it is when the previous
+// run ended.
+func (s *Schedule) Next(after time.Time) (time.Time, bool) {
+	if start := s.spec.Start; start != nil && after.Before(*start) {
+		if s.cron == nil {
+			return s.within(*start)
+		}
+		after = start.Add(-time.Nanosecond)
+	}
+	var next time.Time
+	switch {
+	case s.cron != nil:
+		t, ok := s.cron.Next(after)
+		if !ok {
+			return time.Time{}, false
+		}
+		next = t
+	case s.interval > 0:
+		next = after.Add(s.interval)
+	default:
+		return time.Time{}, false
+	}
+	return s.within(next)
+}
+
+func (s *Schedule) within(t time.Time) (time.Time, bool) {
+	if end := s.spec.End; end != nil && t.After(*end) {
+		return time.Time{}, false
+	}
+	return t.UTC().Truncate(time.Millisecond), true
+}
+
+// Preview returns up to count fires strictly after `after`: exactly the
+// times the trigger loop would use for a job saved now. FIXED_DELAY shows
+// runs that take no time.
+func (s *Schedule) Preview(after time.Time, count int) []time.Time {
+	var out []time.Time
+	t := after
+	for len(out) < count {
+		next, ok := s.Next(t)
+		if !ok {
+			break
+		}
+		out = append(out, next)
+		t = next
+	}
+	return out
+}
+
+// String describes the schedule.
+func (s *Schedule) String() string {
+	return fmt.Sprintf("%s %q (%s)", s.spec.Type, s.spec.Expression, s.spec.TimeZone)
+}

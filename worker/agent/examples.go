@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jobwheel/jobwheel/worker"
+)
+
+// registerExamples adds the example GO processors, handy to try jobwheel
+// out and used by the end-to-end tests.
+func registerExamples(w *worker.Worker) {
+	w.Register("example.noop", worker.Func(noop))
+	w.Register("example.sleep", worker.Func(sleep))
+	w.Register("example.fail", worker.Func(fail))
+	w.Register("example.broadcast", broadcast{})
+	w.Register("example.mapreduce", mapReduce{})
+}
+
+// params are the instance's parameters if given, else the job's.
+func params(ctx worker.TaskContext) string {
+	if p := strings.TrimSpace(ctx.InstanceParams()); p != "" {
+		return p
+	}
+	return strings.TrimSpace(ctx.JobParams())
+}
+
+// noop does nothing and succeeds: the benchmarks measure jobwheel itself
+// with it.
+func noop(worker.TaskContext) (worker.Result, error) { return worker.Result{}, nil }
+
+// sleep logs a few lines and sleeps for the duration in its parameters
+// ("3s"; default 1s), returning early when stopped.
+func sleep(ctx worker.TaskContext) (worker.Result, error) {
+	d := time.Second
+	if p := params(ctx); p != "" {
+		var err error
+		if d, err = time.ParseDuration(p); err != nil || d < 0 {
+			return worker.Result{}, fmt.Errorf("example.sleep: parameters %q are not a duration such as 3s", p)
+		}
+	}
+	log := ctx.Logger()
+	log.Info("going to sleep", "for", d)
+	start := time.Now()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	tick := time.NewTicker(max(d/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-timer.C:
+			log.Info("woke up")
+			return worker.Result{Message: "slept " + d.String()}, nil
+		case <-tick.C:
+			log.Info("still sleeping", "elapsed", time.Since(start).Round(time.Millisecond))
+		case <-ctx.Done():
+			log.Warn("interrupted", "after", time.Since(start).Round(time.Millisecond))
+			return worker.Result{}, ctx.Err()
+		}
+	}
+}
+
+// fail fails on purpose, to try alarms and retries.
+func fail(ctx worker.TaskContext) (worker.Result, error) {
+	ctx.Logger().Info("about to fail on purpose")
+	ctx.Logger().Error("example.fail always fails")
+	return worker.Result{}, fmt.Errorf("example.fail failed on purpose (attempt %d, params %q)", ctx.Attempt(), params(ctx))
+}
+
+// broadcast shows the BROADCAST hooks: pre once, process on every worker,
+// post once with every worker's result.
+type broadcast struct{}
+
+func (broadcast) PreProcess(ctx worker.TaskContext) error {
+	ctx.Logger().Info("pre-process: runs once, before the broadcast")
+	return nil
+}
+
+func (broadcast) Process(ctx worker.TaskContext) (worker.Result, error) {
+	host, _ := os.Hostname()
+	ctx.Logger().Info("hello from this worker", "host", host, "worker", ctx.WorkerID())
+	return worker.Result{Message: host}, nil
+}
+
+func (broadcast) PostProcess(ctx worker.TaskContext, results []worker.TaskResult) (worker.Result, error) {
+	var hosts []string
+	failed := 0
+	for _, r := range results {
+		if r.Success {
+			hosts = append(hosts, r.Result)
+		} else {
+			failed++
+		}
+	}
+	slices.Sort(hosts)
+	msg := fmt.Sprintf("%d workers: %d succeeded, %d failed; hosts: %s", len(results), len(hosts), failed, strings.Join(hosts, ", "))
+	ctx.Logger().Info("post-process: " + msg)
+	return worker.Result{Message: msg}, nil
+}
+
+// mapReduce squares 1..N (N from its parameters, default 10) in N
+// subtasks, then sums the squares.
+type mapReduce struct{}
+
+const maxSquares = 100000
+
+func (mapReduce) Process(ctx worker.TaskContext) (worker.Result, error) {
+	if !ctx.IsRoot() {
+		var n int64
+		if err := ctx.DecodePayload(&n); err != nil {
+			return worker.Result{}, err
+		}
+		ctx.Logger().Info("squaring", "n", n)
+		return worker.Result{Message: strconv.FormatInt(n*n, 10)}, nil
+	}
+	n := 10
+	if p := params(ctx); p != "" {
+		var err error
+		if n, err = strconv.Atoi(p); err != nil || n < 1 || n > maxSquares {
+			return worker.Result{}, fmt.Errorf("example.mapreduce: parameters %q must be a number of subtasks from 1 to %d", p, maxSquares)
+		}
+	}
+	subtasks := make([]any, n)
+	for i := range subtasks {
+		subtasks[i] = i + 1
+	}
+	ctx.Logger().Info("mapping subtasks", "count", n)
+	if err := ctx.Map(subtasks, "square"); err != nil {
+		return worker.Result{}, err
+	}
+	return worker.Result{Message: fmt.Sprintf("mapped %d subtasks", n)}, nil
+}
+
+func (mapReduce) Reduce(ctx worker.TaskContext, results []worker.TaskResult) (worker.Result, error) {
+	var sum int64
+	count, failed := 0, 0
+	for _, r := range results {
+		if r.Name != "square" {
+			continue // the root's own result, if the server includes it
+		}
+		if !r.Success {
+			failed++
+			continue
+		}
+		v, err := strconv.ParseInt(r.Result, 10, 64)
+		if err != nil {
+			return worker.Result{}, fmt.Errorf("subtask %d: result %q is not a number", r.TaskID, r.Result)
+		}
+		sum += v
+		count++
+	}
+	ctx.Logger().Info("reduced", "subtasks", count, "failed", failed, "sum", sum)
+	if failed > 0 {
+		return worker.Result{}, fmt.Errorf("%d of %d subtasks failed; sum of the others %d", failed, failed+count, sum)
+	}
+	return worker.Result{Message: fmt.Sprintf("sum of %d squares = %d", count, sum)}, nil
+}

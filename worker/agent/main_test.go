@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestOptionsFlagsWinOverEnvironment(t *testing.T) {
+	var out strings.Builder
+	o, err := options([]string{"-app", "from-flag", "-slots", "3"}, env(map[string]string{
+		"JOBWHEEL_APP": "from-env", "JOBWHEEL_APP_SECRET": "s", "JOBWHEEL_WORKER_TAGS": "a, b,,",
+		"JOBWHEEL_SERVERS": "http://a:1,http://b:2", "JOBWHEEL_LOG_LEVEL": "DEBUG",
+	}), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config(o, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.App != "from-flag" || cfg.Secret != "s" || cfg.Slots != 3 || !slices.Equal(cfg.Tags, []string{"a", "b"}) ||
+		!slices.Equal(cfg.Servers, []string{"http://a:1", "http://b:2"}) || cfg.TaskLogLevel.Level().String() != "DEBUG" {
+		t.Errorf("config %+v", cfg)
+	}
+	o, _ = options(nil, env(nil), &out)
+	if o["servers"] != "http://localhost:7700" || o["log-level"] != "info" {
+		t.Errorf("defaults %v", o)
+	}
+}
+
+func TestHelpDocumentsEveryVariable(t *testing.T) {
+	var out strings.Builder
+	if code := run(t.Context(), []string{"-h"}, env(map[string]string{"JOBWHEEL_APP_SECRET": "topsecret"}), &out); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	for _, v := range []string{"JOBWHEEL_SERVERS", "JOBWHEEL_APP", "JOBWHEEL_APP_SECRET", "JOBWHEEL_WORKER_TAGS",
+		"JOBWHEEL_WORKER_SLOTS", "JOBWHEEL_WORKER_NAME", "JOBWHEEL_LOG_LEVEL", "http://localhost:7700"} {
+		if !strings.Contains(out.String(), v) {
+			t.Errorf("-h does not mention %s", v)
+		}
+	}
+	if strings.Contains(out.String(), "topsecret") {
+		t.Error("-h prints the secret")
+	}
+}
+
+func TestBadConfigurationExits2(t *testing.T) {
+	for _, args := range [][]string{{"-app", "a"}, {"-app", "a", "-secret", "s", "-log-level", "loud"}, {"-nope"}, {"extra"}} {
+		var out strings.Builder
+		if code := run(t.Context(), args, env(nil), &out); code != 2 {
+			t.Errorf("%v: exit %d\n%s", args, code, out.String())
+		}
+	}
+}
+
+// server answers discovery and hellos: AUTH for a wrong secret, welcome
+// otherwise.
+func server(t *testing.T) (*httptest.Server, <-chan protocol.Hello) {
+	hellos := make(chan protocol.Hello, 10)
+	var srv *httptest.Server
+	up := websocket.Upgrader{}
+	mux := http.NewServeMux()
+	mux.HandleFunc(protocol.DiscoverPath, func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(protocol.DiscoverResponse{Server: srv.URL})
+	})
+	mux.HandleFunc(protocol.ConnectPath, func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, data, err := c.ReadMessage()
+		if err != nil {
+			return
+		}
+		f, body, err := protocol.Decode(data)
+		if err != nil {
+			t.Errorf("hello: %v", err)
+			return
+		}
+		h := body.(*protocol.Hello)
+		hellos <- *h
+		var reply []byte
+		if h.Auth != "right" {
+			reply, _ = protocol.Encode(0, f.ID, protocol.TypeError, &protocol.Error{Code: protocol.CodeAuth, Message: "bad secret"})
+		} else {
+			reply, _ = protocol.Encode(0, f.ID, protocol.TypeWelcome, &protocol.Welcome{ServerID: "s1", Epoch: 1, HeartbeatMs: 1000})
+		}
+		_ = c.WriteMessage(websocket.TextMessage, reply)
+		for {
+			if _, _, err := c.ReadMessage(); err != nil {
+				return
+			}
+		}
+	})
+	srv = httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv, hellos
+}
+
+func TestWrongSecretExits1SayingSo(t *testing.T) {
+	srv, _ := server(t)
+	var out strings.Builder
+	code := run(t.Context(), []string{"-servers", srv.URL, "-app", "orders", "-secret", "wrong"}, env(nil), &out)
+	if code != 1 || !strings.Contains(out.String(), `the server refused the app secret for app "orders"`) {
+		t.Errorf("exit %d\n%s", code, out.String())
+	}
+}
+
+func TestSignalStopsGracefully(t *testing.T) {
+	srv, hellos := server(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan int, 1)
+	var out strings.Builder
+	go func() {
+		done <- run(ctx, []string{"-app", "orders"}, env(map[string]string{"JOBWHEEL_SERVERS": srv.URL, "JOBWHEEL_APP_SECRET": "right"}), &syncWriter{w: &out})
+	}()
+	var h protocol.Hello
+	select {
+	case h = <-hellos:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no hello")
+	}
+	for _, want := range []string{"SHELL", "PYTHON", "HTTP"} {
+		if !slices.Contains(h.Types, want) {
+			t.Errorf("types %v lack %s", h.Types, want)
+		}
+	}
+	if !slices.Equal(h.Processors, []string{"example.broadcast", "example.fail", "example.mapreduce", "example.noop", "example.sleep"}) {
+		t.Errorf("processors %v", h.Processors)
+	}
+	cancel() // what SIGTERM does
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -1,0 +1,524 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// The outbox holds everything the worker owes the server — task reports,
+// log lines and map requests — from the moment it is produced until the
+// server acknowledges it. It outlives connections: the session writer
+// takes batches from it (take), the session reader hands it the acks
+// (ack), and when a connection ends whatever was sent but not acknowledged
+// goes back to the front of its queue (requeue) to be sent again on the
+// next connection, in the original order.
+//
+// Bounds: at most window messages are in flight per connection; queued log
+// lines are bounded by maxLogs (the oldest are dropped and counted per
+// instance, and the counts ride along with the next logs message); queued
+// reports are bounded by maxReports, but a report is never dropped: a task
+// finishing into a full queue waits for room (backpressure).
+type outbox struct {
+	log        *slog.Logger
+	maxLogs    int
+	maxReports int
+	window     int // messages in flight at once
+	batchBytes int // estimated encoded bytes of one message's items
+	urgent     int // items queued that make a flush due at once
+
+	// wake tells the session writer to flush now rather than at its next
+	// tick. Buffered: a poke is never lost and never blocks.
+	wake chan struct{}
+
+	mu       sync.Mutex
+	room     *sync.Cond // signalled when reports leave the queue or the outbox closes
+	seq      int64      // the last log line sequence number given out
+	logs     fifo[protocol.LogLine]
+	dropped  map[int64]int64 // instance id → lines dropped, not yet told to the server
+	reports  fifo[reportItem]
+	maps     fifo[*mapChunk]
+	inflight map[int64]*message // by frame id, on the current connection
+	// finals counts, per task, final reports queued or in flight: until
+	// the server has acked a task's final report, heartbeats still list the
+	// task as running, or the server would take a heartbeat that overtook
+	// the report for a task lost.
+	finals map[int64]int
+	closed bool
+}
+
+type reportItem struct {
+	r    protocol.TaskReport
+	size int // estimated encoded size
+	// logMark is the last log seq given out when a final report was
+	// queued: it is sent only once every line up to it is acked, so an
+	// instance the server sees finished has its whole log stored.
+	logMark int64
+}
+
+// mapChunk is one map message: part of a TaskContext.Map call, which waits
+// on done for each of its chunks.
+type mapChunk struct {
+	m         protocol.Map
+	size      int
+	first     int        // index of its first payload in the Map call, for errors
+	done      chan error // buffered 1: the server's verdict
+	abandoned bool       // the caller gave up: do not (re-)send; guarded by outbox.mu
+}
+
+// settle gives the caller the outcome; only the first one counts.
+func (c *mapChunk) settle(err error) {
+	select {
+	case c.done <- err:
+	default:
+	}
+}
+
+// message is one report, logs or map frame in flight.
+type message struct {
+	id      int64
+	typ     string
+	lines   []protocol.LogLine
+	dropped map[int64]int64
+	reports []reportItem
+	chunk   *mapChunk
+}
+
+func (m *message) body() any {
+	switch m.typ {
+	case protocol.TypeLogs:
+		return &protocol.Logs{Lines: m.lines, Dropped: m.dropped}
+	case protocol.TypeReport:
+		items := make([]protocol.TaskReport, len(m.reports))
+		for i, r := range m.reports {
+			items[i] = r.r
+		}
+		return &protocol.Report{Items: items}
+	default:
+		return &m.chunk.m
+	}
+}
+
+var errOutboxClosed = errors.New("the worker has stopped")
+
+const (
+	defaultWindow = 8
+	// Half a frame leaves ample room for the envelope around the items,
+	// whose sizes are estimated from above.
+	defaultBatchBytes = protocol.MaxFrameBytes / 2
+	defaultUrgent     = 200
+)
+
+func newOutbox(log *slog.Logger, maxLogs, maxReports int) *outbox {
+	o := &outbox{
+		log:        log,
+		maxLogs:    max(maxLogs, 1),
+		maxReports: max(maxReports, 1),
+		window:     defaultWindow,
+		batchBytes: defaultBatchBytes,
+		urgent:     defaultUrgent,
+		wake:       make(chan struct{}, 1),
+		dropped:    map[int64]int64{},
+		inflight:   map[int64]*message{},
+		finals:     map[int64]int{},
+	}
+	o.room = sync.NewCond(&o.mu)
+	return o
+}
+
+// poke asks the writer to flush now.
+func (o *outbox) poke() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// addLog queues a log line, giving it the next sequence number. When the
+// queue is full the oldest line is dropped and counted.
+func (o *outbox) addLog(l protocol.LogLine) {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	o.seq++
+	l.Seq = o.seq
+	for o.logs.len() >= o.maxLogs {
+		o.dropOldestLocked()
+	}
+	o.logs.push(l)
+	urgent := o.urgentLocked()
+	o.mu.Unlock()
+	if urgent {
+		o.poke()
+	}
+}
+
+func (o *outbox) dropOldestLocked() {
+	old := o.logs.pop()
+	o.dropped[old.InstanceID]++
+}
+
+// addReport queues a task report, waiting for room if the queue is full.
+// It fails only once the worker has stopped.
+func (o *outbox) addReport(r protocol.TaskReport, wfBytes int) error {
+	item := reportItem{r: r, size: jsonLen(r.Result) + wfBytes + 200}
+	o.mu.Lock()
+	if r.Status != protocol.TaskRunning {
+		item.logMark = o.seq
+	}
+	for !o.closed && o.reports.len() >= o.maxReports {
+		o.room.Wait()
+	}
+	if o.closed {
+		o.mu.Unlock()
+		return errOutboxClosed
+	}
+	o.reports.push(item)
+	if r.Status != protocol.TaskRunning {
+		o.finals[r.TaskID]++
+	}
+	urgent := o.urgentLocked()
+	o.mu.Unlock()
+	if urgent {
+		o.poke()
+	}
+	return nil
+}
+
+// unackedFinals lists the tasks whose final report the server has not
+// acked yet.
+func (o *outbox) unackedFinals() []int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ids := make([]int64, 0, len(o.finals))
+	for id := range o.finals {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// settledLocked forgets the final reports of a message the server answered.
+func (o *outbox) settledLocked(m *message) {
+	for _, r := range m.reports {
+		if r.r.Status == protocol.TaskRunning {
+			continue
+		}
+		if o.finals[r.r.TaskID]--; o.finals[r.r.TaskID] <= 0 {
+			delete(o.finals, r.r.TaskID)
+		}
+	}
+}
+
+// addMap queues the chunks of a Map call and asks for a flush at once: a
+// task is waiting.
+func (o *outbox) addMap(chunks []*mapChunk) error {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return errOutboxClosed
+	}
+	for _, c := range chunks {
+		o.maps.push(c)
+	}
+	o.mu.Unlock()
+	o.poke()
+	return nil
+}
+
+// abandon marks chunks whose caller stopped waiting: queued ones are never
+// sent, and one in flight is not re-sent after a reconnect.
+func (o *outbox) abandon(chunks []*mapChunk) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range chunks {
+		c.abandoned = true
+	}
+	o.maps.deleteFunc(func(c *mapChunk) bool { return c.abandoned })
+}
+
+func (o *outbox) urgentLocked() bool {
+	return o.maps.len() > 0 || o.logs.len() >= o.urgent || o.reports.len() >= o.urgent
+}
+
+// pending reports whether anything is queued or unacknowledged.
+func (o *outbox) pending() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.logs.len() > 0 || o.reports.len() > 0 || o.maps.len() > 0 ||
+		len(o.inflight) > 0 || len(o.dropped) > 0
+}
+
+// take fills the in-flight window with messages built from the queues —
+// map requests first (a task waits for them), then logs (so a task's lines
+// tend to land before its final report), then reports — and registers each
+// under an id from nextID. The caller sends them.
+func (o *outbox) take(nextID func() int64) []*message {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var msgs []*message
+	tookReports := false
+	for len(o.inflight) < o.window {
+		m := o.nextLocked()
+		if m == nil {
+			break
+		}
+		tookReports = tookReports || m.typ == protocol.TypeReport
+		m.id = nextID()
+		o.inflight[m.id] = m
+		msgs = append(msgs, m)
+	}
+	if tookReports {
+		o.room.Broadcast()
+	}
+	return msgs
+}
+
+func (o *outbox) nextLocked() *message {
+	for o.maps.len() > 0 {
+		if c := o.maps.pop(); !c.abandoned {
+			return &message{typ: protocol.TypeMap, chunk: c}
+		}
+	}
+	if o.logs.len() > 0 || len(o.dropped) > 0 {
+		m := &message{typ: protocol.TypeLogs}
+		size := 0
+		for o.logs.len() > 0 && len(m.lines) < protocol.MaxBatch {
+			s := logSize(o.logs.peek())
+			if len(m.lines) > 0 && size+s > o.batchBytes {
+				break
+			}
+			size += s
+			m.lines = append(m.lines, o.logs.pop())
+		}
+		if len(o.dropped) > 0 {
+			m.dropped, o.dropped = o.dropped, map[int64]int64{}
+		}
+		return m
+	}
+	if o.reports.len() > 0 {
+		m := &message{typ: protocol.TypeReport}
+		size := 0
+		unacked := o.firstUnackedLogLocked()
+		for o.reports.len() > 0 && len(m.reports) < protocol.MaxBatch {
+			next := o.reports.peek()
+			if next.logMark > 0 && unacked > 0 && next.logMark >= unacked {
+				break // its lines are not all stored yet
+			}
+			s := next.size
+			if len(m.reports) > 0 && size+s > o.batchBytes {
+				break
+			}
+			size += s
+			m.reports = append(m.reports, o.reports.pop())
+		}
+		if len(m.reports) > 0 {
+			return m
+		}
+	}
+	return nil
+}
+
+// firstUnackedLogLocked is the lowest seq of a log line queued or in
+// flight, 0 if none.
+func (o *outbox) firstUnackedLogLocked() int64 {
+	first := int64(0)
+	if o.logs.len() > 0 {
+		first = o.logs.peek().Seq
+	}
+	for _, m := range o.inflight {
+		if m.typ == protocol.TypeLogs && len(m.lines) > 0 && (first == 0 || m.lines[0].Seq < first) {
+			first = m.lines[0].Seq
+		}
+	}
+	return first
+}
+
+// ack settles the message the server answered. A refusal (ok false) is
+// final: map callers get the server's reason, refused reports and log
+// lines are logged and forgotten (sending them again would be refused
+// again).
+func (o *outbox) ack(id int64, a *protocol.Ack) {
+	o.mu.Lock()
+	m, ok := o.inflight[id]
+	delete(o.inflight, id)
+	if ok {
+		o.settledLocked(m)
+	}
+	urgent := o.urgentLocked() || (ok && m.typ == protocol.TypeLogs && o.reports.len() > 0)
+	o.mu.Unlock()
+	if !ok {
+		return // an ack for something else (or a duplicate)
+	}
+	if urgent {
+		o.poke() // the window has room for the backlog, or reports waited for these lines
+	}
+	if a.OK {
+		if m.chunk != nil {
+			m.chunk.settle(nil)
+		}
+		return
+	}
+	switch m.typ {
+	case protocol.TypeMap:
+		m.chunk.settle(fmt.Errorf("the server refused subtasks %d..%d: %s",
+			m.chunk.first, m.chunk.first+len(m.chunk.m.Payloads)-1, orUnknown(a.Error)))
+	case protocol.TypeLogs:
+		o.log.Error("the server refused log lines; they are lost", "lines", len(m.lines), "error", a.Error)
+	case protocol.TypeReport:
+		ids := make([]int64, len(m.reports))
+		for i, r := range m.reports {
+			ids[i] = r.r.TaskID
+		}
+		o.log.Error("the server refused task reports", "tasks", ids, "error", a.Error)
+	}
+}
+
+// discard forgets a message that could not be encoded (it cannot be sent
+// ever); map callers are told why.
+func (o *outbox) discard(id int64, err error) {
+	o.mu.Lock()
+	m, ok := o.inflight[id]
+	delete(o.inflight, id)
+	if ok {
+		o.settledLocked(m)
+	}
+	o.mu.Unlock()
+	if !ok {
+		return
+	}
+	o.log.Error("dropping a message that cannot be encoded", "type", m.typ, "error", err)
+	if m.chunk != nil {
+		m.chunk.settle(err)
+	}
+}
+
+// requeue puts every unacknowledged message back at the front of its
+// queue, oldest first, after a connection ended. Log lines beyond the
+// bound are dropped, oldest first.
+func (o *outbox) requeue() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ids := slices.Sorted(maps.Keys(o.inflight))
+	var lines []protocol.LogLine
+	var reports []reportItem
+	var chunks []*mapChunk
+	for _, id := range ids {
+		m := o.inflight[id]
+		lines = append(lines, m.lines...)
+		reports = append(reports, m.reports...)
+		if m.chunk != nil && !m.chunk.abandoned {
+			chunks = append(chunks, m.chunk)
+		}
+		for inst, n := range m.dropped {
+			o.dropped[inst] += n
+		}
+	}
+	clear(o.inflight)
+	o.logs.prepend(lines)
+	o.reports.prepend(reports)
+	o.maps.prepend(chunks)
+	for o.logs.len() > o.maxLogs {
+		o.dropOldestLocked()
+	}
+}
+
+// close stops the outbox when Run returns: queued map calls fail, and
+// tasks blocked on a full report queue are released.
+func (o *outbox) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed = true
+	for o.maps.len() > 0 {
+		o.maps.pop().settle(errOutboxClosed)
+	}
+	o.room.Broadcast()
+}
+
+// fifo is a slice-backed queue.
+type fifo[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *fifo[T]) len() int { return len(q.items) - q.head }
+func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
+func (q *fifo[T]) peek() T  { return q.items[q.head] }
+func (q *fifo[T]) pop() T {
+	v := q.items[q.head]
+	var zero T
+	q.items[q.head] = zero
+	q.head++
+	switch {
+	case q.head == len(q.items):
+		q.items, q.head = q.items[:0], 0
+	case q.head >= 1024 && 2*q.head >= len(q.items):
+		// Compact so the array does not grow behind a moving head.
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	return v
+}
+
+// prepend puts vs, in order, before the queued items.
+func (q *fifo[T]) prepend(vs []T) {
+	if len(vs) == 0 {
+		return
+	}
+	items := make([]T, 0, len(vs)+q.len())
+	items = append(append(items, vs...), q.items[q.head:]...)
+	q.items, q.head = items, 0
+}
+
+func (q *fifo[T]) deleteFunc(del func(T) bool) {
+	q.items = slices.DeleteFunc(q.items[q.head:], del)
+	q.head = 0
+}
+
+// jsonLen is an upper bound of the length of s encoded as a JSON string
+// (encoding/json escapes control characters, <, >, &, U+2028/9 and invalid
+// UTF-8 as six bytes).
+func jsonLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+			n += 6
+		} else {
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
+// logSize bounds a log line's encoded size: text plus the other fields.
+func logSize(l protocol.LogLine) int { return jsonLen(l.Text) + 160 }
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "no reason given"
+	}
+	return s
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package processors
+
+import "os"
+
+func pumpOutput(stdout, stderr *os.File, emit [2]func(string), stop <-chan struct{}) {
+	pumpEach([2]*os.File{stdout, stderr}, emit, stop)
+}

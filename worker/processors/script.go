@@ -1,0 +1,238 @@
+// Package processors holds the built-in processors of the SHELL, PYTHON and
+// HTTP processor types, which the standalone agent registers:
+//
+//	w.RegisterType("SHELL", processors.Shell())
+//	w.RegisterType("PYTHON", processors.Python())
+//	w.RegisterType("HTTP", &processors.HTTP{})
+package processors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jobwheel/jobwheel/worker"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// Script runs the job's script text (TaskContext.ProcessorSpec) with an
+// interpreter:
+//
+//   - the script is written to a fresh directory under the worker's
+//     WorkDir, which is the working directory and is removed afterwards;
+//   - it is run as `Interpreter Args… <script file> <job params> <instance params>`,
+//     with the environment of the worker minus its JOBWHEEL_* variables
+//     (the app secret must not leak into jobs), plus JOBWHEEL_INSTANCE_ID,
+//     JOBWHEEL_TASK_ID, JOBWHEEL_JOB_ID, JOBWHEEL_TASK_NAME, JOBWHEEL_ATTEMPT,
+//     JOBWHEEL_WORKER_ID, JOBWHEEL_JOB_PARAMS, JOBWHEEL_INSTANCE_PARAMS and
+//     JOBWHEEL_PAYLOAD;
+//   - each line of standard output is logged at INFO, of standard error at
+//     ERROR, as it comes; lines of one stream keep their order, and a
+//     stdout line written before a stderr line is logged before it (the
+//     reverse is only kept when the lines are not written within the same
+//     instant: two pipes carry no common order);
+//   - exit status 0 succeeds with the last lines of standard output as the
+//     result; any other fails with "exit status N" and the last line of
+//     standard error;
+//   - the script runs in its own process group. When the task's context
+//     ends (stop, timeout, shutdown) the whole group gets SIGTERM, then
+//     SIGKILL after KillGrace; when the script exits, whatever it left
+//     running in its group is killed, so a task never leaks processes (a
+//     process that must outlive its task has to leave the group, e.g. with
+//     setsid).
+type Script struct {
+	// Interpreter is the program that runs the script file.
+	Interpreter string
+	// Args come before the script file.
+	Args []string
+	// FileName is the script file's name in its temporary directory.
+	FileName string
+	// Env is added to the environment.
+	Env []string
+	// KillGrace is the time between SIGTERM and SIGKILL (default 3s).
+	KillGrace time.Duration
+	// ResultLines is how many last lines of standard output make the
+	// result (default 3).
+	ResultLines int
+}
+
+// Shell runs scripts with /bin/sh.
+func Shell() *Script {
+	return &Script{Interpreter: "/bin/sh", FileName: "script.sh"}
+}
+
+// Python runs scripts with python3, unbuffered so lines arrive as printed.
+func Python() *Script {
+	return &Script{Interpreter: "python3", Args: []string{"-u"}, FileName: "script.py", Env: []string{"PYTHONUNBUFFERED=1"}}
+}
+
+const (
+	defaultKillGrace = 3 * time.Second
+	// pipeDrain bounds the wait for the output pipes to close once the
+	// script's group is gone: a process that left the group may hold them.
+	pipeDrain = 2 * time.Second
+	// resultBytes bounds a script's result.
+	resultBytes = 4 << 10
+)
+
+// Process runs the script. See Script.
+func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
+	script := ctx.ProcessorSpec()
+	if strings.TrimSpace(script) == "" {
+		return worker.Result{}, errors.New("the job's script is empty")
+	}
+	dir, err := os.MkdirTemp(ctx.WorkDir(), fmt.Sprintf("jobwheel-%d-%d-", ctx.InstanceID(), ctx.TaskID()))
+	if err != nil {
+		return worker.Result{}, fmt.Errorf("making the script's directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	name := s.FileName
+	if name == "" {
+		name = "script"
+	}
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, []byte(script), 0o700); err != nil {
+		return worker.Result{}, fmt.Errorf("writing the script: %w", err)
+	}
+
+	cmd := exec.Command(s.Interpreter, slices.Concat(s.Args, []string{file, ctx.JobParams(), ctx.InstanceParams()})...)
+	cmd.Dir = dir
+	cmd.Env = s.env(ctx)
+	ownGroup(cmd)
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return worker.Result{}, err
+	}
+	defer outR.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outW.Close()
+		return worker.Result{}, err
+	}
+	defer errR.Close()
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close() // the child has its copies; EOF comes when every holder exits
+	errW.Close()
+	if err != nil {
+		return worker.Result{}, fmt.Errorf("starting %s: %w", s.Interpreter, err)
+	}
+
+	log := ctx.Logger()
+	outTail := &tail{max: s.resultLines()}
+	errTail := &tail{max: 1}
+	stopPump := make(chan struct{})
+	pumped := make(chan struct{})
+	go func() {
+		defer close(pumped)
+		pumpOutput(outR, errR, [2]func(string){
+			func(l string) { log.Info(l); outTail.add(l) },
+			func(l string) { log.Error(l); errTail.add(l) },
+		}, stopPump)
+	}()
+
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var waitErr error
+	select {
+	case waitErr = <-exited:
+	case <-ctx.Done():
+		signalGroup(cmd, sigTerm)
+		grace := time.NewTimer(s.killGrace())
+		select {
+		case waitErr = <-exited:
+		case <-grace.C:
+			signalGroup(cmd, sigKill)
+			waitErr = <-exited
+		}
+		grace.Stop()
+	}
+	signalGroup(cmd, sigKill) // what the script left running in its group
+
+	select {
+	case <-pumped:
+	case <-time.After(pipeDrain):
+		close(stopPump)
+		<-pumped
+	}
+
+	if ctx.Err() != nil {
+		return worker.Result{}, fmt.Errorf("script killed: %w", context.Cause(ctx))
+	}
+	if waitErr != nil {
+		var ee *exec.ExitError
+		if !errors.As(waitErr, &ee) {
+			return worker.Result{}, fmt.Errorf("running %s: %w", s.Interpreter, waitErr)
+		}
+		msg := ee.Error() // "exit status 3", or "signal: killed"
+		if last := errTail.String(); last != "" {
+			msg += "; stderr: " + last
+		}
+		return worker.Result{}, errors.New(protocol.Truncate(msg, resultBytes))
+	}
+	return worker.Result{Message: protocol.Truncate(outTail.String(), resultBytes)}, nil
+}
+
+func (s *Script) killGrace() time.Duration {
+	if s.KillGrace > 0 {
+		return s.KillGrace
+	}
+	return defaultKillGrace
+}
+
+func (s *Script) resultLines() int {
+	if s.ResultLines > 0 {
+		return s.ResultLines
+	}
+	return 3
+}
+
+// env is the worker's environment without JOBWHEEL_* (which holds the app
+// secret when the agent is configured by environment) plus the task's.
+func (s *Script) env(ctx worker.TaskContext) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "JOBWHEEL_") })
+	return append(append(env, s.Env...),
+		"JOBWHEEL_INSTANCE_ID="+strconv.FormatInt(ctx.InstanceID(), 10),
+		"JOBWHEEL_TASK_ID="+strconv.FormatInt(ctx.TaskID(), 10),
+		"JOBWHEEL_JOB_ID="+strconv.FormatInt(ctx.JobID(), 10),
+		"JOBWHEEL_TASK_NAME="+ctx.TaskName(),
+		"JOBWHEEL_ATTEMPT="+strconv.Itoa(ctx.Attempt()),
+		"JOBWHEEL_WORKER_ID="+ctx.WorkerID(),
+		"JOBWHEEL_JOB_PARAMS="+ctx.JobParams(),
+		"JOBWHEEL_INSTANCE_PARAMS="+ctx.InstanceParams(),
+		"JOBWHEEL_PAYLOAD="+ctx.Payload(),
+	)
+}
+
+// tail keeps the last non-empty lines written to it.
+type tail struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+}
+
+func (t *tail) add(l string) {
+	if strings.TrimSpace(l) == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, l)
+	if len(t.lines) > t.max {
+		t.lines = t.lines[len(t.lines)-t.max:]
+	}
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.Join(t.lines, "\n")
+}

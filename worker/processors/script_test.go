@@ -1,0 +1,225 @@
+//go:build unix
+
+package processors
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jobwheel/jobwheel/worker/protocol"
+	"github.com/jobwheel/jobwheel/worker/workertest"
+)
+
+func scriptTask(script, jobParams string) protocol.Task {
+	return protocol.Task{
+		TaskID: 7, InstanceID: 42, JobID: 3, Attempt: 1, Kind: protocol.KindRoot, Name: "ROOT",
+		ProcessorType: "SHELL", Processor: script, JobParams: jobParams, Params: "inst-params",
+	}
+}
+
+func newCtx(t *testing.T, ctx context.Context, task protocol.Task) *workertest.Context {
+	c := workertest.New(ctx, task)
+	c.Dir = t.TempDir()
+	return c
+}
+
+func TestShellSuccess(t *testing.T) {
+	ctx := newCtx(t, t.Context(), scriptTask(`
+echo "dir=$(pwd)"
+echo "args=$1|$2"
+echo "env=$JOBWHEEL_INSTANCE_ID/$JOBWHEEL_TASK_ID/$JOBWHEEL_JOB_PARAMS/$JOBWHEEL_INSTANCE_PARAMS"
+echo "secret=${JOBWHEEL_APP_SECRET:-unset}"
+echo last
+`, "job params"))
+	t.Setenv("JOBWHEEL_APP_SECRET", "s3cret") // the agent's environment must not reach jobs
+	res, err := Shell().Process(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "env=42/7/job params/inst-params\nsecret=unset\nlast"
+	if res.Message != want {
+		t.Errorf("result %q, want the last three lines %q", res.Message, want)
+	}
+	lines := ctx.Lines()
+	if len(lines) != 5 || lines[1].Text != "args=job params|inst-params" || lines[0].Level != "INFO" {
+		t.Fatalf("lines %v", lines)
+	}
+	dir := strings.TrimPrefix(lines[0].Text, "dir=")
+	if filepath.Dir(dir) != ctx.Dir {
+		t.Errorf("script ran in %s, want a directory under the work dir %s", dir, ctx.Dir)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the script's directory %s is still there: %v", dir, err)
+	}
+}
+
+func TestShellExitCode(t *testing.T) {
+	ctx := newCtx(t, t.Context(), scriptTask("echo working\necho 'disk full' >&2\nexit 3\n", ""))
+	_, err := Shell().Process(ctx)
+	if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error %v, want exit status 3 with the last stderr line", err)
+	}
+	lines := ctx.Lines()
+	if len(lines) != 2 || lines[0] != (workertest.Line{Level: "INFO", Text: "working"}) ||
+		lines[1] != (workertest.Line{Level: "ERROR", Text: "disk full"}) {
+		t.Errorf("lines %v", lines)
+	}
+}
+
+// Lines must reach the log while the script runs: the script below waits
+// for a file that the test creates only once it has seen a line. A stdout
+// line followed at once by a stderr line keeps that order (the reader
+// prefers stdout when both pipes are readable).
+func TestShellLinesArriveInOrderAsWritten(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	ctx := newCtx(t, t.Context(), scriptTask(`
+echo out1
+echo err1 >&2
+while [ ! -e "$1" ]; do sleep 0.01; done
+echo out2
+echo err2 >&2
+`, gate))
+	ctx.OnLine = func(l workertest.Line) {
+		if l.Text == "err1" {
+			_ = os.WriteFile(gate, nil, 0o600)
+		}
+	}
+	if _, err := Shell().Process(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range ctx.Lines() {
+		got = append(got, l.Level+" "+l.Text)
+	}
+	if want := "INFO out1,ERROR err1,INFO out2,ERROR err2"; strings.Join(got, ",") != want {
+		t.Errorf("lines %v, want %s", got, want)
+	}
+}
+
+func TestLineSplitter(t *testing.T) {
+	var got []string
+	s := &lineSplitter{emit: func(l string) { got = append(got, l) }}
+	for _, chunk := range []string{"a\r\nb", "c\n", "", "\n", strings.Repeat("x", maxLine+5), "yy\nlast"} {
+		s.write([]byte(chunk))
+	}
+	s.flush()
+	if len(got) != 5 || got[0] != "a" || got[1] != "bc" || got[2] != "" || !strings.HasSuffix(got[3], "…[cut]") || len(got[3]) > maxLine+10 || got[4] != "last" {
+		t.Errorf("lines %q", got)
+	}
+}
+
+func TestShellCancelKillsProcessGroup(t *testing.T) {
+	for name, script := range map[string]string{
+		// The child dies with the group's SIGTERM.
+		"SIGTERM": `sleep 60 & echo $! > "$1"; echo started; wait`,
+		// Everyone ignores SIGTERM: SIGKILL after the grace.
+		"SIGKILL": `trap '' TERM; (exec sleep 60) & echo $! > "$1"; echo started; while true; do sleep 0.05; done`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			cctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			ctx := newCtx(t, cctx, scriptTask(script, pidFile))
+			ctx.OnLine = func(l workertest.Line) {
+				if l.Text == "started" {
+					cancel()
+				}
+			}
+			s := Shell()
+			s.KillGrace = 100 * time.Millisecond
+			_, err := s.Process(ctx)
+			if err == nil || !strings.Contains(err.Error(), "killed") {
+				t.Fatalf("error %v, want the script killed", err)
+			}
+			waitGone(t, readPid(t, pidFile))
+		})
+	}
+}
+
+func TestShellExitKillsLeftovers(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	ctx := newCtx(t, t.Context(), scriptTask(`sleep 60 >/dev/null 2>&1 & echo $! > "$1"; echo done`, pidFile))
+	res, err := Shell().Process(ctx)
+	if err != nil || res.Message != "done" {
+		t.Fatalf("result %q, error %v", res.Message, err)
+	}
+	waitGone(t, readPid(t, pidFile))
+}
+
+func TestShellLongLineIsCut(t *testing.T) {
+	ctx := newCtx(t, t.Context(), scriptTask(`head -c 40000 /dev/zero | tr '\0' x; echo; echo after`, ""))
+	if _, err := Shell().Process(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lines := ctx.Lines()
+	if len(lines) != 2 || len(lines[0].Text) > protocol.MaxLogLineBytes+10 || !strings.HasSuffix(lines[0].Text, "[cut]") || lines[1].Text != "after" {
+		t.Errorf("got %d lines; first %d bytes", len(lines), len(lines[0].Text))
+	}
+}
+
+func TestShellEmptyScript(t *testing.T) {
+	if _, err := Shell().Process(newCtx(t, t.Context(), scriptTask("  \n", ""))); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestPython(t *testing.T) {
+	task := scriptTask(`
+import os, sys
+print("hello from python", sys.argv[1])
+print("instance", os.environ["JOBWHEEL_INSTANCE_ID"])
+print("warning", file=sys.stderr)
+`, "p1")
+	task.ProcessorType = "PYTHON"
+	ctx := newCtx(t, t.Context(), task)
+	res, err := Python().Process(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Message != "hello from python p1\ninstance 42" {
+		t.Errorf("result %q", res.Message)
+	}
+	task.Processor = "import sys\nsys.exit(4)\n"
+	if _, err := Python().Process(newCtx(t, t.Context(), task)); err == nil || !strings.Contains(err.Error(), "exit status 4") {
+		t.Errorf("error %v, want exit status 4", err)
+	}
+}
+
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// waitGone waits for pid to be dead (gone, or a zombie nobody reaped yet).
+// Killing and reaping are asynchronous, so it polls; the bound is only
+// there to fail rather than hang.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			return
+		}
+		if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+				return
+			}
+		}
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("process %d survived its script", pid)
+}

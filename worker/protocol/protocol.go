@@ -1,0 +1,434 @@
+// Package protocol is the reference for the channel between jobwheel
+// workers and servers (DESIGN §7). Both sides import it; this file is the
+// specification.
+//
+// # Transport
+//
+// A worker asks any server which server owns its app:
+//
+//	GET /worker/discover?app=<name>  →  200 {"server": "<url>", "servers": ["<url>", …]}
+//
+// then opens a websocket to <url>/worker/connect. Every message is one JSON
+// text frame:
+//
+//	{"id": N, "type": "<type>", "body": {…}}   a message; id > 0 if it wants a reply
+//	{"re": N, "type": "ack", "body": {…}}      the reply to message N
+//
+// Ids are per sender and increase. Websocket ping/pong keeps idle
+// connections alive; heartbeats carry the worker's state. A frame that is
+// not valid JSON, has an unknown type or a body of the wrong shape, or is
+// larger than MaxFrameBytes makes the receiver send an error frame and close
+// that one connection; nothing else is affected.
+//
+// # Session
+//
+//  1. worker → hello (with the app secret). The server answers welcome, or an
+//     error frame (code AUTH, NOT_OWNER, BAD_FRAME, …) and closes.
+//  2. worker → heartbeat every welcome.heartbeatMs; a worker silent for
+//     LostAfterBeats intervals is lost and its tasks are re-dispatched.
+//  3. server → dispatch (tasks, never more than the worker's free slots);
+//     worker → ack with the task ids it accepted and rejected.
+//  4. worker → report (batched task status changes), logs (batched lines),
+//     map (new subtasks); the server acks each once it is durable, and the
+//     worker keeps it (bounded) and re-sends it after a reconnect until it
+//     is acked. Re-sent items are de-duplicated by the server.
+//  5. server → stop (cancel tasks), redirect (the app moved to another
+//     server: reconnect there).
+//
+// # Fencing
+//
+// Each app's lease has an epoch that grows with every change of owner.
+// Welcome and every dispatch carry it; a worker rejects a dispatch whose
+// epoch is older than the newest it has seen for the app, so a server that
+// lost its lease cannot start work behind the new owner's back.
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Version is the protocol version a worker states in hello.
+const Version = "1"
+
+// Limits of the channel.
+const (
+	// MaxFrameBytes bounds a frame in either direction.
+	MaxFrameBytes = 4 << 20
+	// MaxResultBytes bounds a task's result text; longer results are cut and
+	// marked as cut.
+	MaxResultBytes = 64 << 10
+	// MaxLogLineBytes bounds one log line; longer lines are cut.
+	MaxLogLineBytes = 16 << 10
+	// MaxBatch bounds the items of one report, logs or map message.
+	MaxBatch = 1000
+	// LostAfterBeats is how many heartbeat intervals of silence make a worker lost.
+	LostAfterBeats = 3
+)
+
+// Paths on every server.
+const (
+	DiscoverPath = "/worker/discover"
+	ConnectPath  = "/worker/connect"
+)
+
+// Message types.
+const (
+	TypeHello     = "hello"
+	TypeWelcome   = "welcome"
+	TypeError     = "error"
+	TypeHeartbeat = "heartbeat"
+	TypeDispatch  = "dispatch"
+	TypeStop      = "stop"
+	TypeReport    = "report"
+	TypeLogs      = "logs"
+	TypeMap       = "map"
+	TypeRedirect  = "redirect"
+	TypeAck       = "ack"
+)
+
+// Frame is one websocket message.
+type Frame struct {
+	ID   int64           `json:"id,omitempty"`
+	Re   int64           `json:"re,omitempty"`
+	Type string          `json:"type"`
+	Body json.RawMessage `json:"body,omitempty"`
+}
+
+// DiscoverResponse answers GET /worker/discover.
+type DiscoverResponse struct {
+	// Server is the URL of the server that owns the app: connect there.
+	Server string `json:"server"`
+	// Servers lists every live server, for later discovery.
+	Servers []string `json:"servers"`
+}
+
+// Hello opens a session. Running lists the tasks the worker is still
+// running from an earlier connection, so a server adopts them instead of
+// running them twice.
+type Hello struct {
+	App      string   `json:"app"`
+	WorkerID string   `json:"workerId"`
+	Host     string   `json:"host"`
+	Version  string   `json:"version"`
+	Protocol string   `json:"protocol"`
+	Tags     []string `json:"tags"`
+	// Processors are the names of the GO processors registered; Types the
+	// script and HTTP processor types the worker runs (SHELL, PYTHON, HTTP).
+	Processors []string `json:"processors"`
+	Types      []string `json:"types"`
+	Slots      int      `json:"slots"`
+	Auth       string   `json:"auth"`
+	Running    []int64  `json:"running,omitempty"`
+	Metrics    Metrics  `json:"metrics"`
+}
+
+// Welcome accepts a session.
+type Welcome struct {
+	ServerID    string   `json:"serverId"`
+	Epoch       int64    `json:"epoch"`
+	Servers     []string `json:"servers"`
+	HeartbeatMs int      `json:"heartbeatMs"`
+}
+
+// Error codes of an error frame.
+const (
+	CodeAuth     = "AUTH"      // wrong app secret or unknown app
+	CodeNotOwner = "NOT_OWNER" // this server does not own the app; discover again
+	CodeBadFrame = "BAD_FRAME" // malformed, unknown or oversized frame
+	CodeProtocol = "PROTOCOL"  // a frame out of order, e.g. anything before hello
+	CodeInternal = "INTERNAL"  // the server failed; reconnect later
+)
+
+// Error is sent before the sender closes the connection.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Metrics describe a worker's capacity and load.
+type Metrics struct {
+	CPUCores     int     `json:"cpuCores"`
+	Load1        float64 `json:"load1"`
+	FreeMemoryMB int64   `json:"freeMemoryMB"`
+	FreeDiskMB   int64   `json:"freeDiskMB"`
+}
+
+// Heartbeat is the worker's periodic state. Running is every task id it is
+// running, so the server can notice tasks it thinks are there but are not.
+type Heartbeat struct {
+	Metrics Metrics `json:"metrics"`
+	Running []int64 `json:"running"`
+}
+
+// Task kinds.
+const (
+	KindRoot      = "ROOT"      // the one task of a STANDALONE instance, or the root of MAP/MAP_REDUCE
+	KindPre       = "PRE"       // BROADCAST: pre-process, once before the broadcast
+	KindBroadcast = "BROADCAST" // BROADCAST: one per selected worker
+	KindPost      = "POST"      // BROADCAST: post-process, once after, with every result
+	KindMap       = "MAP"       // a subtask emitted by map()
+	KindReduce    = "REDUCE"    // MAP_REDUCE: reduce over every subtask result
+)
+
+// Task is one unit of work sent to a worker.
+type Task struct {
+	TaskID     int64  `json:"taskId"`
+	InstanceID int64  `json:"instanceId"`
+	JobID      int64  `json:"jobId"`
+	Attempt    int    `json:"attempt"` // the instance attempt, from 1
+	Kind       string `json:"kind"`
+	Name       string `json:"name"` // the task name given to map(); "ROOT" for roots
+	// ExecutionMode is STANDALONE, BROADCAST, MAP or MAP_REDUCE.
+	ExecutionMode string `json:"executionMode"`
+	// ProcessorType is GO, SHELL, PYTHON or HTTP; Processor is the GO
+	// processor's name, the script, or the HTTP request as JSON.
+	ProcessorType string `json:"processorType"`
+	Processor     string `json:"processor"`
+	JobParams     string `json:"jobParams,omitempty"`
+	Params        string `json:"params,omitempty"` // the instance's parameters
+	Payload       string `json:"payload,omitempty"`
+	// Deadline is when the instance times out; zero for none.
+	Deadline time.Time `json:"deadline,omitzero"`
+	// Results are the finished subtasks' results, for POST and REDUCE.
+	Results []TaskResult `json:"results,omitempty"`
+	// WorkflowContext is the workflow's shared context when the instance is
+	// a workflow node.
+	WorkflowContext map[string]any `json:"workflowContext,omitempty"`
+	// Upstream are the results of the node's upstream workflow nodes.
+	Upstream map[string]string `json:"upstream,omitempty"`
+}
+
+// TaskResult is a finished task's outcome, as given to post and reduce.
+type TaskResult struct {
+	TaskID  int64  `json:"taskId"`
+	Name    string `json:"name"`
+	Success bool   `json:"success"`
+	Result  string `json:"result"`
+}
+
+// Dispatch hands tasks to a worker. The worker acks with Accepted and
+// Rejected task ids.
+type Dispatch struct {
+	App   string `json:"app"`
+	Epoch int64  `json:"epoch"`
+	Tasks []Task `json:"tasks"`
+}
+
+// Stop cancels tasks: every task of the instance when TaskIDs is empty.
+type Stop struct {
+	InstanceID int64   `json:"instanceId"`
+	TaskIDs    []int64 `json:"taskIds,omitempty"`
+	Reason     string  `json:"reason"`
+}
+
+// Task statuses in reports.
+const (
+	TaskRunning   = "RUNNING"
+	TaskSucceeded = "SUCCEEDED"
+	TaskFailed    = "FAILED"
+	TaskStopped   = "STOPPED"
+)
+
+// ReasonTimeout marks a task that failed because its deadline passed.
+const ReasonTimeout = "TIMEOUT"
+
+// TaskReport is a task's change of status.
+type TaskReport struct {
+	TaskID     int64  `json:"taskId"`
+	InstanceID int64  `json:"instanceId"`
+	Status     string `json:"status"`
+	Result     string `json:"result,omitempty"`
+	// Reason qualifies a FAILED status: ReasonTimeout when the task's
+	// deadline passed on the worker.
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+	// WorkflowContext carries additions to the workflow context.
+	WorkflowContext map[string]any `json:"workflowContext,omitempty"`
+}
+
+// Report carries task status changes; the server acks once they are durable.
+type Report struct {
+	Items []TaskReport `json:"items"`
+}
+
+// LogLine is one line of an instance's log. Seq increases per worker
+// process and, with the worker id, de-duplicates re-sent lines.
+type LogLine struct {
+	InstanceID int64     `json:"instanceId"`
+	TaskID     int64     `json:"taskId,omitempty"`
+	Seq        int64     `json:"seq"`
+	Time       time.Time `json:"time"`
+	Level      string    `json:"level"`
+	Text       string    `json:"text"`
+}
+
+// Logs carries log lines. Dropped counts lines the worker had to discard
+// since its last logs message because its buffer was full while
+// disconnected; the server records that in the instance's log.
+type Logs struct {
+	Lines   []LogLine       `json:"lines"`
+	Dropped map[int64]int64 `json:"dropped,omitempty"` // instance id → lines dropped
+}
+
+// Map asks for new subtasks of an instance, emitted by a running task. The
+// ack comes once the subtasks are stored; map() returns then. Key is unique
+// per worker process and message: a map re-sent after a lost ack carries
+// the same key, and the server stores its subtasks only once.
+type Map struct {
+	InstanceID   int64    `json:"instanceId"`
+	ParentTaskID int64    `json:"parentTaskId"`
+	Name         string   `json:"name"`
+	Payloads     []string `json:"payloads"`
+	Key          string   `json:"key,omitempty"`
+}
+
+// Redirect tells the worker its app moved; it reconnects to Server.
+type Redirect struct {
+	Server string `json:"server"`
+	Reason string `json:"reason"`
+}
+
+// Rejection says why a dispatched task was not accepted.
+type Rejection struct {
+	TaskID int64  `json:"taskId"`
+	Reason string `json:"reason"`
+}
+
+// Ack answers a message that asked for a reply.
+type Ack struct {
+	OK       bool        `json:"ok"`
+	Error    string      `json:"error,omitempty"`
+	Accepted []int64     `json:"accepted,omitempty"`
+	Rejected []Rejection `json:"rejected,omitempty"`
+}
+
+// bodies maps each type to a fresh body value, for Decode.
+var bodies = map[string]func() any{
+	TypeHello:     func() any { return new(Hello) },
+	TypeWelcome:   func() any { return new(Welcome) },
+	TypeError:     func() any { return new(Error) },
+	TypeHeartbeat: func() any { return new(Heartbeat) },
+	TypeDispatch:  func() any { return new(Dispatch) },
+	TypeStop:      func() any { return new(Stop) },
+	TypeReport:    func() any { return new(Report) },
+	TypeLogs:      func() any { return new(Logs) },
+	TypeMap:       func() any { return new(Map) },
+	TypeRedirect:  func() any { return new(Redirect) },
+	TypeAck:       func() any { return new(Ack) },
+}
+
+// ErrBadFrame wraps every decoding failure.
+var ErrBadFrame = errors.New("bad frame")
+
+// Encode makes a frame of a body.
+func Encode(id, re int64, typ string, body any) ([]byte, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s body: %w", typ, err)
+	}
+	b, err := json.Marshal(Frame{ID: id, Re: re, Type: typ, Body: raw})
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s frame: %w", typ, err)
+	}
+	if len(b) > MaxFrameBytes {
+		return nil, fmt.Errorf("encoding %s frame: %d bytes is over the %d-byte limit", typ, len(b), MaxFrameBytes)
+	}
+	return b, nil
+}
+
+// Decode parses a frame and its body. The body is a pointer to the type's
+// struct (e.g. *Hello). Every failure wraps ErrBadFrame and says what is
+// wrong.
+func Decode(data []byte) (Frame, any, error) {
+	var f Frame
+	if len(data) > MaxFrameBytes {
+		return f, nil, fmt.Errorf("%w: %d bytes is over the %d-byte limit", ErrBadFrame, len(data), MaxFrameBytes)
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return f, nil, fmt.Errorf("%w: not a JSON frame: %v", ErrBadFrame, err)
+	}
+	mk, ok := bodies[f.Type]
+	if !ok {
+		return f, nil, fmt.Errorf("%w: unknown type %q", ErrBadFrame, f.Type)
+	}
+	if f.ID < 0 || f.Re < 0 {
+		return f, nil, fmt.Errorf("%w: negative id or re", ErrBadFrame)
+	}
+	body := mk()
+	if len(f.Body) > 0 && string(f.Body) != "null" {
+		if err := json.Unmarshal(f.Body, body); err != nil {
+			return f, nil, fmt.Errorf("%w: %s body: %v", ErrBadFrame, f.Type, err)
+		}
+	}
+	if v, ok := body.(interface{ validate() error }); ok {
+		if err := v.validate(); err != nil {
+			return f, nil, fmt.Errorf("%w: %s: %v", ErrBadFrame, f.Type, err)
+		}
+	}
+	return f, body, nil
+}
+
+func (h *Hello) validate() error {
+	switch {
+	case h.App == "":
+		return errors.New("app is empty")
+	case h.WorkerID == "" || len(h.WorkerID) > 128:
+		return errors.New("workerId must be 1 to 128 characters")
+	case h.Slots < 1 || h.Slots > 10000:
+		return errors.New("slots must be between 1 and 10000")
+	case len(h.Tags) > 64 || len(h.Processors) > 1000 || len(h.Types) > 64 || len(h.Running) > 10000:
+		return errors.New("too many tags, processors or running tasks")
+	}
+	return nil
+}
+
+func (r *Report) validate() error {
+	if len(r.Items) > MaxBatch {
+		return fmt.Errorf("%d items; at most %d per message", len(r.Items), MaxBatch)
+	}
+	for _, it := range r.Items {
+		switch it.Status {
+		case TaskRunning, TaskSucceeded, TaskFailed, TaskStopped:
+		default:
+			return fmt.Errorf("task %d: unknown status %q", it.TaskID, it.Status)
+		}
+	}
+	return nil
+}
+
+func (l *Logs) validate() error {
+	if len(l.Lines) > MaxBatch {
+		return fmt.Errorf("%d lines; at most %d per message", len(l.Lines), MaxBatch)
+	}
+	return nil
+}
+
+func (m *Map) validate() error {
+	switch {
+	case len(m.Payloads) > MaxBatch:
+		return fmt.Errorf("%d subtasks; at most %d per message", len(m.Payloads), MaxBatch)
+	case m.Name == "" || len(m.Name) > 255:
+		return errors.New("name must be 1 to 255 characters")
+	case len(m.Key) > 200:
+		return errors.New("key must be at most 200 characters")
+	}
+	return nil
+}
+
+// Truncate cuts s to at most n bytes on a rune boundary, saying so.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "…[cut]"
+	cut := n - len(mark)
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:max(cut, 0)] + mark
+}
