@@ -14,6 +14,16 @@ grep -E -- '^(--- PASS: Test[A-Za-z0-9_]+ |--- FAIL|ok  |FAIL|PASS$)|^    --- (P
 grep -hoE 'ran in Chromium [0-9.]+' "$log" | sort | uniq -c | sed 's/^ */browser tests: /'
 if [ "$status" -ne 0 ]; then
 	echo "---- failures (full log: $log) ----"
-	grep -nE -B2 -A40 -- '--- FAIL' "$log" | head -400
+	grep -E -- '--- FAIL' "$log"
+	echo "---- what the failing tests printed ----"
+	# go test -v interleaves parallel tests' output under "=== RUN/CONT/NAME"
+	# headers; print each failing test's own lines, which hold its t.Error
+	# messages, rather than the end-of-run summary around "--- FAIL".
+	awk '
+		FNR == NR { if (match($0, /--- FAIL: [^ ]+/)) fail[substr($0, RSTART + 10, RLENGTH - 10)] = 1; next }
+		/^=== (RUN|CONT|NAME|PAUSE) / { cur = $3; next }
+		/^ *(--- |ok |FAIL|PASS$)/ { cur = ""; next }
+		cur in fail { print cur ": " $0 }
+	' "$log" "$log" | tail -n 300
 fi
 exit "$status"

@@ -138,7 +138,32 @@ func startProcess(tb TB, name, bin string, args []string, env []string, dir stri
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
+	// Registered before the caller's stop, so it runs after it and sees the
+	// whole output.
+	tb.Cleanup(func() { p.keepOutputOnFailure(tb) })
 	return p
+}
+
+// keepOutputOnFailure saves a failed test's process output under
+// e2e/output and prints its end, so a CI failure shows what the server or
+// agent was doing without a rerun.
+func (p *Process) keepOutputOnFailure(tb TB) {
+	t, ok := tb.(interface {
+		Failed() bool
+		Name() string
+	})
+	if !ok || !t.Failed() {
+		return
+	}
+	file := filepath.Join(OutputDir(tb, t.Name()), fmt.Sprintf("%s-%d.log", strings.ReplaceAll(p.Name, " ", "-"), p.cmd.Process.Pid))
+	if err := os.WriteFile(file, []byte(p.Output()), 0o644); err != nil {
+		tb.Logf("saving %s output: %v", p.Name, err)
+	}
+	lines := strings.Split(strings.TrimRight(p.Output(), "\n"), "\n")
+	if len(lines) > 40 {
+		lines = lines[len(lines)-40:]
+	}
+	tb.Logf("%s (pid %d) output saved to %s; its last lines:\n%s", p.Name, p.cmd.Process.Pid, file, strings.Join(lines, "\n"))
 }
 
 // Output is everything the process printed so far.
