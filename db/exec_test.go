@@ -182,3 +182,81 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 		}
 	})
 }
+
+// Listing pages newest first and counting agree on every filter: the
+// console shows "n instances" above a page of them.
+func TestInstanceListAndCount(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		app := newApp(t, d)
+		t0 := db.Now().Truncate(time.Second)
+		j1 := newJob(t, d, app.ID, "j1", nil)
+		j2 := newJob(t, d, app.ID, "j2", nil)
+		var list []db.Instance
+		for i := 0; i < 10; i++ {
+			j, status := j1, db.StatusSucceeded
+			if i%2 == 1 {
+				j = j2
+			}
+			if i%3 == 0 {
+				status = db.StatusFailed
+			}
+			at := t0.Add(time.Duration(i) * time.Second)
+			list = append(list, db.Instance{AppID: app.ID, JobID: j.ID, Status: status, TriggerType: "API", TriggerAt: at, ExpectedTriggerAt: &at})
+		}
+		if _, err := d.InstanceCreateMany(ctx, list); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name string
+			f    db.InstanceFilter
+			want int
+		}{
+			{"all", db.InstanceFilter{}, 10},
+			{"one job", db.InstanceFilter{JobID: j2.ID}, 5},
+			{"failed", db.InstanceFilter{Statuses: []string{db.StatusFailed}}, 4},
+			{"failed of j1", db.InstanceFilter{JobID: j1.ID, Statuses: []string{db.StatusFailed}}, 2},
+			{"time range", db.InstanceFilter{From: ptr(t0.Add(2 * time.Second)), To: ptr(t0.Add(5 * time.Second))}, 3},
+		} {
+			f := tc.f
+			f.AppID = app.ID
+			n, err := d.InstanceCount(ctx, f)
+			if err != nil || n != tc.want {
+				t.Errorf("%s: InstanceCount = %d, %v; want %d", tc.name, n, err, tc.want)
+			}
+			// Walk the pages, 3 at a time: newest first, each once, as many as counted.
+			var seen []int64
+			f.Limit = 3
+			for {
+				page, more, err := d.InstanceList(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, in := range page {
+					seen = append(seen, in.ID)
+				}
+				if !more {
+					break
+				}
+				f.BeforeID = page[len(page)-1].ID
+			}
+			if len(seen) != tc.want || !slices.IsSortedFunc(seen, func(a, b int64) int { return int(b - a) }) {
+				t.Errorf("%s: pages gave ids %v; want %d, newest first", tc.name, seen, tc.want)
+			}
+		}
+		other := newApp2(t, d)
+		if n, err := d.InstanceCount(ctx, db.InstanceFilter{AppID: other.ID}); err != nil || n != 0 {
+			t.Errorf("another app counts %d, %v; want 0", n, err)
+		}
+	})
+}
+
+func newApp2(t *testing.T, d *db.DB) *db.App {
+	t.Helper()
+	a := &db.App{Name: "other", SecretHash: "x"}
+	if err := d.AppCreate(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -242,7 +242,29 @@ type InstanceFilter struct {
 // there are more.
 func (s *Store) InstanceList(ctx context.Context, f InstanceFilter) ([]Instance, bool, error) {
 	var out []Instance
-	q := s.idb.NewSelect().Model(&out).Where("app_id = ?", f.AppID).OrderExpr("id DESC").Limit(f.Limit + 1)
+	q := f.apply(s.idb.NewSelect().Model(&out)).OrderExpr("id DESC").Limit(f.Limit + 1)
+	if f.BeforeID > 0 {
+		q = q.Where("id < ?", f.BeforeID)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, false, wrap(err, "listing instances")
+	}
+	if len(out) > f.Limit {
+		return out[:f.Limit], true, nil
+	}
+	return out, false, nil
+}
+
+// InstanceCount counts the instances the filter matches on all pages:
+// BeforeID and Limit are ignored.
+func (s *Store) InstanceCount(ctx context.Context, f InstanceFilter) (int, error) {
+	n, err := f.apply(s.idb.NewSelect().Model((*Instance)(nil))).Count(ctx)
+	return n, wrap(err, "counting instances")
+}
+
+// apply adds the filter's app, job, status and time conditions.
+func (f InstanceFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
+	q = q.Where("app_id = ?", f.AppID)
 	if f.JobID != 0 {
 		q = q.Where("job_id = ?", f.JobID)
 	}
@@ -255,16 +277,7 @@ func (s *Store) InstanceList(ctx context.Context, f InstanceFilter) ([]Instance,
 	if f.To != nil {
 		q = q.Where("trigger_at < ?", *f.To)
 	}
-	if f.BeforeID > 0 {
-		q = q.Where("id < ?", f.BeforeID)
-	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, false, wrap(err, "listing instances")
-	}
-	if len(out) > f.Limit {
-		return out[:f.Limit], true, nil
-	}
-	return out, false, nil
+	return q
 }
 
 // InstancesByJobSince returns a job's instances expected at or after since,

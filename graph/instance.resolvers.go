@@ -53,6 +53,10 @@ func (r *instanceResolver) Logs(ctx context.Context, obj *db.Instance, afterSeq 
 	return &model.LogPage{Lines: pointers(lines), HasMore: more}, nil
 }
 
+func (r *instanceConnectionResolver) TotalCount(ctx context.Context, obj *model.InstanceConnection) (int, error) {
+	return r.jobs.CountInstances(ctx, obj.App, obj.Filter)
+}
+
 func (r *logLineResolver) Worker(ctx context.Context, obj *db.InstanceLog) (*string, error) {
 	if obj.WorkerID == "" {
 		return nil, nil
@@ -98,7 +102,8 @@ func (r *queryResolver) Instances(ctx context.Context, app string, jobID *string
 	if err := loadersFor(ctx).primeInstances(ctx, list); err != nil {
 		return nil, err
 	}
-	conn := &model.InstanceConnection{Edges: make([]*model.InstanceEdge, len(list)), PageInfo: &model.PageInfo{HasNextPage: more}}
+	conn := &model.InstanceConnection{Edges: make([]*model.InstanceEdge, len(list)), PageInfo: &model.PageInfo{HasNextPage: more},
+		App: app, Filter: f}
 	for i := range list {
 		conn.Edges[i] = &model.InstanceEdge{Cursor: encodeCursor(list[i].ID), Node: &list[i]}
 	}
@@ -118,9 +123,14 @@ func (r *queryResolver) Instance(ctx context.Context, id string) (*db.Instance, 
 
 func (r *Resolver) Instance() generated.InstanceResolver { return &instanceResolver{r} }
 
+func (r *Resolver) InstanceConnection() generated.InstanceConnectionResolver {
+	return &instanceConnectionResolver{r}
+}
+
 func (r *Resolver) LogLine() generated.LogLineResolver { return &logLineResolver{r} }
 
 type (
-	instanceResolver struct{ *Resolver }
-	logLineResolver  struct{ *Resolver }
+	instanceResolver           struct{ *Resolver }
+	instanceConnectionResolver struct{ *Resolver }
+	logLineResolver            struct{ *Resolver }
 )

@@ -120,5 +120,18 @@ func TestInstancePageQueryCount(t *testing.T) {
 				t.Fatalf("%s: %d queries for 1 instance, %d for 50; want %d for both", who.name, counts[1], counts[50], want)
 			}
 		}
+
+		// totalCount counts every page of the filter, not the page asked for.
+		var total struct {
+			All, OneJob, Failed struct{ TotalCount int }
+		}
+		api.must(t, viewer, `query($job: ID) {
+			all: instances(app: "orders", first: 2) { totalCount }
+			oneJob: instances(app: "orders", jobId: $job, first: 1) { totalCount }
+			failed: instances(app: "orders", status: [FAILED]) { totalCount } }`,
+			map[string]any{"job": fmt.Sprint(jobIDs[0])}, &total)
+		if total.All.TotalCount != 50 || total.OneJob.TotalCount != 10 || total.Failed.TotalCount != 0 {
+			t.Errorf("totalCount: all %d, one job %d, failed %d; want 50, 10, 0", total.All.TotalCount, total.OneJob.TotalCount, total.Failed.TotalCount)
+		}
 	})
 }

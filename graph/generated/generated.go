@@ -36,6 +36,7 @@ type ResolverRoot interface {
 	App() AppResolver
 	AppMember() AppMemberResolver
 	Instance() InstanceResolver
+	InstanceConnection() InstanceConnectionResolver
 	Job() JobResolver
 	JobConnection() JobConnectionResolver
 	LogLine() LogLineResolver
@@ -136,8 +137,9 @@ type ComplexityRoot struct {
 	}
 
 	InstanceConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	InstanceEdge struct {
@@ -341,6 +343,9 @@ type InstanceResolver interface {
 	Attempts(ctx context.Context, obj *db.Instance) ([]*db.InstanceAttempt, error)
 	Tasks(ctx context.Context, obj *db.Instance) (*db.TaskCounts, error)
 	Logs(ctx context.Context, obj *db.Instance, afterSeq *int, first *int) (*model.LogPage, error)
+}
+type InstanceConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.InstanceConnection) (int, error)
 }
 type JobResolver interface {
 	App(ctx context.Context, obj *db.Job) (*db.App, error)
@@ -791,6 +796,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstanceConnection.PageInfo(childComplexity), true
+	case "InstanceConnection.totalCount":
+		if e.ComplexityRoot.InstanceConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceConnection.TotalCount(childComplexity), true
 
 	case "InstanceEdge.cursor":
 		if e.ComplexityRoot.InstanceEdge.Cursor == nil {
@@ -1944,6 +1955,8 @@ type InstanceConnection {
   edges: [InstanceEdge!]!
   "Whether more follow, and the cursor to get them."
   pageInfo: PageInfo!
+  "How many instances match the filter, over every page."
+  totalCount: Int!
 }
 
 extend type Query {
@@ -2688,6 +2701,8 @@ func (ec *executionContext) childFields_InstanceConnection(ctx context.Context, 
 		return ec.fieldContext_InstanceConnection_edges(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_InstanceConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_InstanceConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstanceConnection", field.Name)
 }
@@ -5274,6 +5289,29 @@ func (ec *executionContext) fieldContext_InstanceConnection_pageInfo(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _InstanceConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.InstanceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.InstanceConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceConnection", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _InstanceEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InstanceEdge) (ret graphql.Marshaler) {
@@ -11179,13 +11217,51 @@ func (ec *executionContext) _InstanceConnection(ctx context.Context, sel ast.Sel
 		case "edges":
 			out.Values[i] = ec._InstanceConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._InstanceConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._InstanceConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -42,14 +42,6 @@ type AppWithSecret struct {
 	Secret string `json:"secret"`
 }
 
-// A page of instances, newest first.
-type InstanceConnection struct {
-	// The instances of this page.
-	Edges []*InstanceEdge `json:"edges"`
-	// Whether more follow, and the cursor to get them.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
 // An instance in a list.
 type InstanceEdge struct {
 	// Pass as `after` to continue the list after this instance.

@@ -482,6 +482,17 @@ func (s *Service) ListInstances(ctx context.Context, appName string, f db.Instan
 	return s.db.InstanceList(ctx, f)
 }
 
+// CountInstances counts an app's instances the filter matches, on all
+// pages.
+func (s *Service) CountInstances(ctx context.Context, appName string, f db.InstanceFilter) (int, error) {
+	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
+	if err != nil {
+		return 0, err
+	}
+	f.AppID = app.ID
+	return s.db.InstanceCount(ctx, f)
+}
+
 func asInput(field string, err error) error {
 	if errors.Is(err, fault.ErrNotFound) {
 		return &fault.Input{Field: field, Reason: err.Error()}

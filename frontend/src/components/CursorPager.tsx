@@ -20,12 +20,14 @@ export function useCursorPages() {
 
 interface CursorPagerProps {
   page: number;
+  /** How many pages there are, when the list is counted. */
+  pageCount?: number;
   hasNextPage: boolean;
   onPrevious: () => void;
   onNext: () => void;
 }
 
-export function CursorPager({ page, hasNextPage, onPrevious, onNext }: CursorPagerProps) {
+export function CursorPager({ page, pageCount, hasNextPage, onPrevious, onNext }: CursorPagerProps) {
   if (page === 1 && !hasNextPage) return null;
   return (
     <Group justify="flex-end" gap="sm" component="nav" aria-label="Pages">
@@ -34,6 +36,7 @@ export function CursorPager({ page, hasNextPage, onPrevious, onNext }: CursorPag
       </Button>
       <Text size="sm" c="dimmed" aria-live="polite">
         Page {page}
+        {pageCount !== undefined && pageCount >= page ? ` of ${pageCount}` : ""}
       </Text>
       <Button variant="default" size="xs" disabled={!hasNextPage} onClick={onNext}>
         Next

@@ -40,6 +40,7 @@ function page(nodes: InstanceRowFragment[]): InstancesQuery {
     instances: {
       edges: nodes.map((node) => ({ cursor: `c${node.id}`, node })),
       pageInfo: { hasNextPage: false, endCursor: null },
+      totalCount: nodes.length,
     },
   };
 }
@@ -63,6 +64,7 @@ describe("the instances list", () => {
     const cells = within(row).getAllByRole("cell").map((c) => c.textContent);
     expect(cells).toEqual(expect.arrayContaining(["nightly-report", "FAILED", "SCHEDULE", "3.2 s", "2", "worker-a"]));
 
+    expect(screen.getByText("1 instance match")).toBeInTheDocument();
     expect(mock.sent("Instances").at(-1)?.variables).toEqual({
       app: "orders",
       jobId: "7",

@@ -83,9 +83,13 @@ function InstanceList({ app, filters }: { app: string; filters: InstanceFilters 
         {(data) => (
           <Stack>
             <InstancesTable app={app} instances={data.instances.edges.map((e) => e.node)} />
-            <Group justify="flex-end">
+            <Group justify="space-between">
+              <Text size="sm" c="dimmed">
+                {countLabel(data.instances.totalCount, hasFilters(filters))}
+              </Text>
               <CursorPager
                 page={pages.page}
+                pageCount={Math.ceil(data.instances.totalCount / pageSize)}
                 hasNextPage={data.instances.pageInfo.hasNextPage}
                 onPrevious={pages.previous}
                 onNext={() => {
@@ -99,4 +103,10 @@ function InstanceList({ app, filters }: { app: string; filters: InstanceFilters 
       </QueryView>
     </Stack>
   );
+}
+
+/** "1 instance", "312 instances", or "… match" under filters. */
+export function countLabel(n: number, filtered: boolean): string {
+  const noun = n === 1 ? "instance" : "instances";
+  return filtered ? `${n.toLocaleString("en")} ${noun} match` : `${n.toLocaleString("en")} ${noun}`;
 }

@@ -43,6 +43,7 @@ export const InstancesQuery = graphql(`
         hasNextPage
         endCursor
       }
+      totalCount
     }
   }
 `);
