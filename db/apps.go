@@ -53,6 +53,14 @@ func (s *Store) AppSetSecret(ctx context.Context, id int64, secretHash string) e
 	return expectOne(res, err, "rotating app secret")
 }
 
+// AppDelete deletes an app with everything that belongs to it (jobs,
+// instances, logs, workers, members, tokens scoped to it, its lease), by
+// the schema's ON DELETE CASCADE.
+func (s *Store) AppDelete(ctx context.Context, id int64) error {
+	res, err := s.idb.NewDelete().Model((*App)(nil)).Where("id = ?", id).Exec(ctx)
+	return expectOne(res, err, "deleting app")
+}
+
 // AppMemberSet grants, changes or (role "") removes a user's role on an app.
 func (s *Store) AppMemberSet(ctx context.Context, appID, userID int64, role Role) error {
 	if role == "" {

@@ -64,6 +64,13 @@ func (r *mutationResolver) RotateAppSecret(ctx context.Context, app string) (*mo
 	return &model.AppWithSecret{App: a, Secret: secret}, nil
 }
 
+func (r *mutationResolver) DeleteApp(ctx context.Context, app string) (bool, error) {
+	if err := r.apps.Delete(ctx, app); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 func (r *queryResolver) Apps(ctx context.Context) ([]*db.App, error) {
 	list, err := r.apps.Visible(ctx)
 	if err != nil {

@@ -128,6 +128,9 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	n.leases.SetHinter(n.bus)
 	// A lease released, or a server joining, is worth a balancing pass now.
 	n.bus.Subscribe(lease.HintTopic, func(string, string) { n.leases.Kick() })
+	// A deleted app's lease row went with it: the owner finds that at the
+	// renewal a pass does, and stops scheduling the app then.
+	appSvc.OnDeleted(func(int64) { n.bus.Publish(lease.HintTopic, "app deleted") })
 	n.hub = hub.New(hub.Config{}, appSvc, n.leases, n.cluster, n.db, log)
 	n.engine = execution.New(execution.Config{}, n.db, n.hub, nil, n.live, log)
 	if n.alarms, err = alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise}, log); err != nil {

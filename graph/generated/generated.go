@@ -211,6 +211,7 @@ type ComplexityRoot struct {
 		CreateApp       func(childComplexity int, name string, description *string) int
 		CreateJob       func(childComplexity int, input model.JobInput) int
 		CreateUser      func(childComplexity int, username string, password string, admin *bool) int
+		DeleteApp       func(childComplexity int, app string) int
 		DeleteJob       func(childComplexity int, id string) int
 		Login           func(childComplexity int, username string, password string) int
 		Logout          func(childComplexity int) int
@@ -366,6 +367,7 @@ type MutationResolver interface {
 	CreateApp(ctx context.Context, name string, description *string) (*model.AppWithSecret, error)
 	SetAppRole(ctx context.Context, app string, username string, role *model.AppRole) (*db.App, error)
 	RotateAppSecret(ctx context.Context, app string) (*model.AppWithSecret, error)
+	DeleteApp(ctx context.Context, app string) (bool, error)
 	StopInstance(ctx context.Context, id string) (*db.Instance, error)
 	RetryInstance(ctx context.Context, id string) (*db.Instance, error)
 	CreateJob(ctx context.Context, input model.JobInput) (*db.Job, error)
@@ -1122,6 +1124,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateUser(childComplexity, args["username"].(string), args["password"].(string), args["admin"].(*bool)), true
+	case "Mutation.deleteApp":
+		if e.ComplexityRoot.Mutation.DeleteApp == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteApp_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteApp(childComplexity, args["app"].(string)), true
 	case "Mutation.deleteJob":
 		if e.ComplexityRoot.Mutation.DeleteJob == nil {
 			break
@@ -1831,6 +1844,12 @@ extend type Mutation {
   using the old secret are refused when they next connect.
   """
   rotateAppSecret(app: String!): AppWithSecret!
+  """
+  Deletes the app with all its jobs, instances, logs, members and the API
+  tokens scoped to it (administrators only). An app whose workers are still
+  connected is a CONFLICT naming their hosts: stop them first.
+  """
+  deleteApp(app: String!): Boolean!
 }
 `, BuiltIn: false},
 	{Name: "../schema/instance.graphqls", Input: `"Where an instance is in its life."
@@ -3246,6 +3265,20 @@ func (ec *executionContext) field_Mutation_createUser_args(ctx context.Context, 
 		return nil, err
 	}
 	args["admin"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteApp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
 	return args, nil
 }
 
@@ -6575,6 +6608,50 @@ func (ec *executionContext) fieldContext_Mutation_rotateAppSecret(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_rotateAppSecret_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteApp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteApp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteApp(ctx, fc.Args["app"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteApp(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteApp_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11940,6 +12017,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "rotateAppSecret":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rotateAppSecret(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteApp":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteApp(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -10,6 +10,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -31,6 +32,7 @@ type Store interface {
 	AppList(ctx context.Context) ([]db.App, error)
 	AppListForUser(ctx context.Context, userID int64) ([]db.App, error)
 	AppSetSecret(ctx context.Context, id int64, secretHash string) error
+	AppDelete(ctx context.Context, id int64) error
 	AppMemberSet(ctx context.Context, appID, userID int64, role db.Role) error
 	WorkerList(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)
 	WorkerGet(ctx context.Context, appID int64, id string) (*db.Worker, error)
@@ -42,9 +44,14 @@ type Store interface {
 
 // Service manages apps.
 type Service struct {
-	store Store
-	auth  *auth.Service
+	store     Store
+	auth      *auth.Service
+	onDeleted []func(appID int64)
 }
+
+// OnDeleted registers fn to hear of deleted apps, so the server holding
+// one's lease lets it go at once rather than at its next renewal.
+func (s *Service) OnDeleted(fn func(appID int64)) { s.onDeleted = append(s.onDeleted, fn) }
 
 // New returns a Service.
 func New(store Store, authz *auth.Service) *Service {
@@ -118,6 +125,47 @@ func (s *Service) RotateSecret(ctx context.Context, appID int64) (string, error)
 		return "", err
 	}
 	return secret, nil
+}
+
+// liveWorkerWindow is how recent a heartbeat must be for a worker still
+// marked connected to count as live when deleting its app.
+const liveWorkerWindow = time.Minute
+
+// Delete deletes an app and all it holds (administrators only). An app
+// with live workers is a CONFLICT: they would keep reconnecting and lose
+// the tasks they run, so they are stopped first, on purpose.
+func (s *Service) Delete(ctx context.Context, name string) error {
+	if err := s.auth.RequireAdmin(ctx); err != nil {
+		return err
+	}
+	a, err := s.ByName(ctx, name, db.RoleOwner)
+	if err != nil {
+		return err
+	}
+	workers, err := s.store.WorkerList(ctx, a.ID, db.Now().Add(-liveWorkerWindow))
+	if err != nil {
+		return err
+	}
+	var live []string
+	for _, w := range workers {
+		if w.DisconnectedAt == nil && w.LastHeartbeat.After(db.Now().Add(-liveWorkerWindow)) {
+			live = append(live, w.Host)
+		}
+	}
+	if len(live) > 0 {
+		return fault.Conflict("app %q has %d connected worker(s) (on %s): stop them, then delete the app",
+			name, len(live), strings.Join(live, ", "))
+	}
+	if err := s.store.AppDelete(ctx, a.ID); err != nil {
+		if errors.Is(err, db.ErrNotFound) {
+			return fault.NotFound(fmt.Sprintf("app %q", name))
+		}
+		return fmt.Errorf("deleting app %q: %w", name, err)
+	}
+	for _, fn := range s.onDeleted {
+		fn(a.ID)
+	}
+	return nil
 }
 
 // Visible returns the apps the caller may see, by name.

@@ -13,6 +13,8 @@ interface ConfirmDialogProps {
   /** Red for what cannot be undone. */
   danger?: boolean;
   busy?: boolean;
+  /** Keeps the confirming button off, e.g. until a name is typed. */
+  confirmDisabled?: boolean;
   /** The last attempt's error, shown in the dialog. */
   error?: CombinedError;
   onConfirm: () => void;
@@ -27,6 +29,7 @@ export function ConfirmDialog({
   confirmLabel,
   danger = false,
   busy = false,
+  confirmDisabled = false,
   error,
   onConfirm,
   onClose,
@@ -48,7 +51,13 @@ export function ConfirmDialog({
           <Button variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button color={danger ? "red" : undefined} loading={busy} onClick={onConfirm} data-autofocus>
+          <Button
+            color={danger ? "red" : undefined}
+            loading={busy}
+            disabled={confirmDisabled}
+            onClick={onConfirm}
+            data-autofocus
+          >
             {confirmLabel}
           </Button>
         </Group>

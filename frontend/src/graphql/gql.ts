@@ -45,6 +45,7 @@ type Documents = {
     "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": typeof types.AppSettingsDocument,
     "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": typeof types.SetAppRoleDocument,
     "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n": typeof types.RotateAppSecretDocument,
+    "\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n": typeof types.DeleteAppDocument,
     "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": typeof types.ApiTokenFieldsFragmentDoc,
     "\n  query ApiTokens {\n    apiTokens {\n      ...ApiTokenFields\n    }\n  }\n": typeof types.ApiTokensDocument,
     "\n  mutation CreateApiToken($name: String!, $app: String, $role: AppRole) {\n    createApiToken(name: $name, app: $app, role: $role) {\n      token {\n        ...ApiTokenFields\n      }\n      secret\n    }\n  }\n": typeof types.CreateApiTokenDocument,
@@ -85,6 +86,7 @@ const documents: Documents = {
     "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": types.AppSettingsDocument,
     "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": types.SetAppRoleDocument,
     "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n": types.RotateAppSecretDocument,
+    "\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n": types.DeleteAppDocument,
     "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": types.ApiTokenFieldsFragmentDoc,
     "\n  query ApiTokens {\n    apiTokens {\n      ...ApiTokenFields\n    }\n  }\n": types.ApiTokensDocument,
     "\n  mutation CreateApiToken($name: String!, $app: String, $role: AppRole) {\n    createApiToken(name: $name, app: $app, role: $role) {\n      token {\n        ...ApiTokenFields\n      }\n      secret\n    }\n  }\n": types.CreateApiTokenDocument,
@@ -232,6 +234,10 @@ export function graphql(source: "\n  mutation SetAppRole($app: String!, $usernam
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n"): (typeof documents)["\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n"): (typeof documents)["\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

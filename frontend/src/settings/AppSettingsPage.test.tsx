@@ -4,7 +4,10 @@ import type { AppRole, AppSettingsQuery } from "../graphql/graphql";
 import { graphQLError, mockClient, renderRoutes, type MockRequest } from "../test/render";
 import { AppSettingsPage } from "./AppSettingsPage";
 
-const routes = [{ path: "/apps/:app/settings", Component: AppSettingsPage }];
+const routes = [
+  { path: "/apps/:app/settings", Component: AppSettingsPage },
+  { path: "/apps", Component: () => <p>All apps</p> },
+];
 
 function settings(myRole: AppRole): AppSettingsQuery {
   return {
@@ -105,6 +108,35 @@ describe("app settings", () => {
     expect(within(shown).getByRole("button", { name: "Copy secret" })).toBeInTheDocument();
     await user.click(within(shown).getByRole("button", { name: "Done" }));
     await waitFor(() => expect(screen.queryByText("jwa_n3w")).not.toBeInTheDocument());
+  });
+
+  it("delete the app only once its name is typed, say why the server refused, and leave for the apps list", async () => {
+    const user = userEvent.setup();
+    let refuse = true;
+    const mock = setup("OWNER", ({ name }) => {
+      if (name !== "DeleteApp") return undefined;
+      if (refuse) {
+        refuse = false;
+        return {
+          error: graphQLError(
+            'app "orders" has 1 connected worker(s) (on host-a): stop them, then delete the app',
+            "CONFLICT",
+          ),
+        };
+      }
+      return { data: { deleteApp: true } };
+    });
+    await user.click(await screen.findByRole("button", { name: "Delete app" }));
+    const dialog = await screen.findByRole("dialog", { name: "Delete the app" });
+    const confirm = within(dialog).getByRole("button", { name: "Delete app" });
+    expect(confirm).toBeDisabled();
+    await user.type(within(dialog).getByLabelText("Type the app's name to confirm"), "orders");
+    expect(confirm).toBeEnabled();
+    await user.click(confirm);
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent("connected worker(s) (on host-a)");
+    await user.click(confirm);
+    expect(await screen.findByText("All apps")).toBeInTheDocument();
+    expect(mock.mutated("DeleteApp").map((r) => r.variables)).toEqual([{ app: "orders" }, { app: "orders" }]);
   });
 
   it("show a VIEWER the members, and nothing to change", async () => {

@@ -3,10 +3,12 @@ import { Badge, Card, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "urql";
 import { useAppName } from "../apps/currentApp";
 import { canManage } from "../apps/useAppRole";
+import { useIsAdmin } from "../auth/useMe";
 import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
 import type { AppSettingsQuery } from "../graphql/graphql";
 import { AddMemberForm } from "./AddMemberForm";
+import { DeleteApp } from "./DeleteApp";
 import { MembersTable } from "./MembersTable";
 import { AppSettingsQuery as AppSettings } from "./operations";
 import { RotateSecret } from "./RotateSecret";
@@ -57,6 +59,7 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
 
 function Settings({ app }: { app: App }) {
   const owner = canManage(app.myRole ?? null);
+  const admin = useIsAdmin();
   return (
     <Stack gap="lg">
       <Card withBorder radius="md">
@@ -84,6 +87,7 @@ function Settings({ app }: { app: App }) {
       </Stack>
 
       {owner && <RotateSecret app={app.name} />}
+      {owner && admin && <DeleteApp app={app.name} />}
     </Stack>
   );
 }

@@ -46,3 +46,9 @@ export const RotateAppSecretMutation = graphql(`
     }
   }
 `);
+
+export const DeleteAppMutation = graphql(`
+  mutation DeleteApp($app: String!) {
+    deleteApp(app: $app)
+  }
+`);
