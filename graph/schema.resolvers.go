@@ -73,6 +73,14 @@ func (r *subscriptionResolver) InstanceUpdated(ctx context.Context, app string, 
 	return forward(ctx, r.Resolver, s), nil
 }
 
+func (r *subscriptionResolver) WorkersUpdated(ctx context.Context, app string) (<-chan []*db.Worker, error) {
+	s, err := r.live.WorkersUpdated(ctx, app)
+	if err != nil {
+		return nil, err
+	}
+	return forward(ctx, r.Resolver, s), nil
+}
+
 func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
 
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }

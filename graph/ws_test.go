@@ -387,3 +387,68 @@ func TestWriteTimeoutDropsStuckClients(t *testing.T) {
 }
 
 var _ = live.ErrSlowConsumer
+
+// TestWorkersUpdatedSubscription: a VIEWER gets the app's workers at once
+// and again when one connects; a user without a role on the app is told
+// it does not exist.
+func TestWorkersUpdatedSubscription(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t, db.SQLite)
+	f := newFixture(t, d, apiOptions{})
+	ctx := waitCtx(t)
+	c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const q = `subscription { workersUpdated(app: "orders") { id host alive health } }`
+	s, err := c.Subscribe(ctx, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type listing struct {
+		WorkersUpdated []struct {
+			ID, Host, Health string
+			Alive            bool
+		}
+	}
+	read := func() listing {
+		t.Helper()
+		raw, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l listing
+		if err := json.Unmarshal(raw, &l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if l := read(); len(l.WorkersUpdated) != 0 {
+		t.Fatalf("first listing: %+v; want no workers", l)
+	}
+	now := db.Now()
+	if err := d.WorkerUpsert(context.Background(), &db.Worker{AppID: f.appID, ID: "w1", ServerID: "s", Host: "host-a",
+		Tags: []string{}, Processors: []string{}, Slots: 2, ConnectedAt: now, LastHeartbeat: now}); err != nil {
+		t.Fatal(err)
+	}
+	// No hint here (no worker hub): the subscription's re-read finds it.
+	if l := read(); len(l.WorkersUpdated) != 1 || l.WorkersUpdated[0].Host != "host-a" || !l.WorkersUpdated[0].Alive {
+		t.Fatalf("after a connect: %+v", l)
+	}
+
+	stranger := f.api.createUser(t, f.admin, "stranger")
+	c2, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: stranger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	s2, err := c2.Subscribe(ctx, q, nil)
+	if err == nil {
+		_, err = s2.Next(ctx)
+	}
+	var errs wsclient.Errors
+	if !errors.As(err, &errs) || errs.Code() != CodeNotFound {
+		t.Fatalf("a user without a role subscribes: %v; want NOT_FOUND", err)
+	}
+}

@@ -272,6 +272,7 @@ type ComplexityRoot struct {
 	Subscription struct {
 		InstanceLogs    func(childComplexity int, instanceID string, afterSeq *int) int
 		InstanceUpdated func(childComplexity int, app string, jobID *string) int
+		WorkersUpdated  func(childComplexity int, app string) int
 	}
 
 	TaskSummary struct {
@@ -400,6 +401,7 @@ type ServerResolver interface {
 type SubscriptionResolver interface {
 	InstanceLogs(ctx context.Context, instanceID string, afterSeq *int) (<-chan *db.InstanceLog, error)
 	InstanceUpdated(ctx context.Context, app string, jobID *string) (<-chan *db.Instance, error)
+	WorkersUpdated(ctx context.Context, app string) (<-chan []*db.Worker, error)
 }
 type WorkerResolver interface {
 	Alive(ctx context.Context, obj *db.Worker) (bool, error)
@@ -1489,6 +1491,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.InstanceUpdated(childComplexity, args["app"].(string), args["jobId"].(*string)), true
+	case "Subscription.workersUpdated":
+		if e.ComplexityRoot.Subscription.WorkersUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_workersUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.WorkersUpdated(childComplexity, args["app"].(string)), true
 
 	case "TaskSummary.failed":
 		if e.ComplexityRoot.TaskSummary.Failed == nil {
@@ -2348,6 +2361,13 @@ type Subscription {
   nothing, subscribe first, then query ` + "`" + `instances` + "`" + `.
   """
   instanceUpdated(app: String!, jobId: ID): Instance!
+  """
+  The app's workers, as the ` + "`" + `workers` + "`" + ` query lists them: first the current
+  listing, then a new one each time it changes (a worker connects or is
+  lost at once; heartbeats and their metrics as they are recorded, every
+  few seconds). A listing not yet received is replaced by a newer one.
+  """
+  workersUpdated(app: String!): [Worker!]!
 }
 `, BuiltIn: false},
 	{Name: "../schema/server.graphqls", Input: `"A jobwheel server process."
@@ -3743,6 +3763,20 @@ func (ec *executionContext) field_Subscription_instanceUpdated_args(ctx context.
 		return nil, err
 	}
 	args["jobId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_workersUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
 	return args, nil
 }
 
@@ -8177,6 +8211,50 @@ func (ec *executionContext) fieldContext_Subscription_instanceUpdated(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_instanceUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_workersUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_workersUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().WorkersUpdated(ctx, fc.Args["app"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Worker) graphql.Marshaler {
+			return ec.marshalNWorker2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_workersUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Worker(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_workersUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -12712,6 +12790,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_instanceLogs(ctx, fields[0])
 	case "instanceUpdated":
 		return ec._Subscription_instanceUpdated(ctx, fields[0])
+	case "workersUpdated":
+		return ec._Subscription_workersUpdated(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}

@@ -266,6 +266,12 @@ func (s *Service) Workers(ctx context.Context, appName string) ([]db.Worker, err
 	return s.store.WorkerList(ctx, a.ID, db.Now().Add(-WorkerListWindow))
 }
 
+// WorkersOf is Workers for an app the caller was already allowed to see
+// (a subscription re-reading it).
+func (s *Service) WorkersOf(ctx context.Context, appID int64) ([]db.Worker, error) {
+	return s.store.WorkerList(ctx, appID, db.Now().Add(-WorkerListWindow))
+}
+
 // Worker returns one worker of an app (the caller already may see the
 // app), or nil if it is no longer recorded.
 func (s *Service) Worker(ctx context.Context, appID int64, id string) (*db.Worker, error) {

@@ -112,6 +112,7 @@ type Hub struct {
 	log     *slog.Logger
 	handler Handler
 	logs    LogSink
+	watcher Watcher
 	now     func() time.Time
 
 	upgrader websocket.Upgrader
@@ -145,6 +146,21 @@ func New(cfg Config, apps Apps, owner Owner, dir Directory, store Store, log *sl
 		},
 		sessions: map[int64]map[string]*session{},
 		beats:    map[beatKey]db.WorkerBeat{},
+	}
+}
+
+// Watcher hears that an app's worker records changed: a worker connected
+// or left, or heartbeats were recorded (live subscriptions re-read them).
+type Watcher interface {
+	WorkersChanged(appID int64)
+}
+
+// SetWatcher sets who hears of worker record changes; call before Start.
+func (h *Hub) SetWatcher(w Watcher) { h.watcher = w }
+
+func (h *Hub) workersChanged(appID int64) {
+	if h.watcher != nil {
+		h.watcher.WorkersChanged(appID)
 	}
 }
 
@@ -333,8 +349,18 @@ func (h *Hub) flushLoop(ctx context.Context) {
 		}
 		clear(h.beats)
 		h.mu.Unlock()
-		if err := h.store.WorkerHeartbeatMany(ctx, beats); err != nil && ctx.Err() == nil {
-			h.log.Warn("hub: recording heartbeats", "err", err)
+		if err := h.store.WorkerHeartbeatMany(ctx, beats); err != nil {
+			if ctx.Err() == nil {
+				h.log.Warn("hub: recording heartbeats", "err", err)
+			}
+			continue
+		}
+		apps := map[int64]bool{}
+		for _, b := range beats {
+			if !apps[b.AppID] {
+				apps[b.AppID] = true
+				h.workersChanged(b.AppID)
+			}
 		}
 	}
 }

@@ -73,6 +73,8 @@ func (s *session) run(ctx context.Context) {
 		Slots: s.info.Slots, Metrics: toDBMetrics(s.info.Metrics), ConnectedAt: s.info.ConnectedAt, LastHeartbeat: s.info.ConnectedAt}
 	if err := s.hub.store.WorkerUpsert(ctx, record); err != nil {
 		log.Warn("hub: recording worker", "err", err)
+	} else {
+		s.hub.workersChanged(s.info.AppID)
 	}
 	log.Info("hub: worker connected", "host", s.info.Host, "slots", s.info.Slots, "running", len(s.info.Running))
 	s.hub.handler.WorkerJoined(s.info)
@@ -81,6 +83,8 @@ func (s *session) run(ctx context.Context) {
 			s.hub.handler.WorkerLeft(s.info.AppID, s.info.ID)
 			if err := s.hub.store.WorkerDisconnected(context.WithoutCancel(ctx), s.info.AppID, s.info.ID, s.hub.dir.ID(), s.hub.now()); err != nil {
 				log.Warn("hub: recording worker disconnect", "err", err)
+			} else {
+				s.hub.workersChanged(s.info.AppID)
 			}
 			log.Info("hub: worker disconnected")
 		}

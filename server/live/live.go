@@ -56,6 +56,7 @@ const (
 	TopicLogs      = "live.logs"      // data: instance id
 	TopicInstances = "live.instances" // data: app id
 	TopicAuth      = "live.auth"      // data: empty
+	TopicWorkers   = "live.workers"   // data: app id
 )
 
 // Error is an error of a subscription that is not the caller's input: it
@@ -132,6 +133,7 @@ type Hub struct {
 	mu       sync.Mutex
 	logs     map[int64]map[chan struct{}]struct{} // instance → wake channels of its log subscribers
 	watchers map[int64]*watcher                   // app → its instanceUpdated watcher
+	workers  map[int64]map[chan struct{}]struct{} // app → wake channels of its workersUpdated subscribers
 	rechecks map[chan struct{}]struct{}           // every subscriber's "re-check rights" channel
 }
 
@@ -140,9 +142,10 @@ func New(cfg Config, store *db.DB, b *bus.Bus, authSvc *auth.Service, appSvc *ap
 	cfg.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{cfg: cfg, db: store, bus: b, auth: authSvc, apps: appSvc, log: log, ctx: ctx, cancel: cancel,
-		logs: map[int64]map[chan struct{}]struct{}{}, watchers: map[int64]*watcher{}, rechecks: map[chan struct{}]struct{}{}}
+		logs: map[int64]map[chan struct{}]struct{}{}, watchers: map[int64]*watcher{}, workers: map[int64]map[chan struct{}]struct{}{}, rechecks: map[chan struct{}]struct{}{}}
 	b.Subscribe(TopicLogs, h.onLogs)
 	b.Subscribe(TopicInstances, h.onInstances)
+	b.Subscribe(TopicWorkers, h.onWorkers)
 	b.Subscribe(TopicAuth, func(string, string) { h.signalAll(h.rechecksLocked) })
 	b.OnReconnect(h.wakeAll)
 	authSvc.OnChange(func() { b.Publish(TopicAuth, "") })
@@ -225,6 +228,11 @@ func (h *Hub) wakeAll() {
 	}
 	for _, w := range h.watchers {
 		poke(w.wake)
+	}
+	for _, set := range h.workers {
+		for ch := range set {
+			poke(ch)
+		}
 	}
 }
 

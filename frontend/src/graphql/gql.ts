@@ -52,7 +52,9 @@ type Documents = {
     "\n  mutation RevokeApiToken($id: ID!) {\n    revokeApiToken(id: $id)\n  }\n": typeof types.RevokeApiTokenDocument,
     "\n  query Users {\n    users {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n": typeof types.UsersDocument,
     "\n  mutation CreateUser($username: String!, $password: String!, $admin: Boolean) {\n    createUser(username: $username, password: $password, admin: $admin) {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n": typeof types.CreateUserDocument,
-    "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      id\n      host\n      tags\n      processors\n      slots\n      metrics {\n        cpuCores\n        load1\n        freeMemoryMB\n        freeDiskMB\n      }\n      connectedAt\n      lastHeartbeat\n      alive\n      health\n    }\n  }\n": typeof types.WorkersDocument,
+    "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      ...WorkerRow\n    }\n  }\n": typeof types.WorkersDocument,
+    "\n  subscription WorkersUpdated($app: String!) {\n    workersUpdated(app: $app) {\n      ...WorkerRow\n    }\n  }\n": typeof types.WorkersUpdatedDocument,
+    "\n  fragment WorkerRow on Worker {\n    id\n    host\n    tags\n    processors\n    slots\n    metrics {\n      cpuCores\n      load1\n      freeMemoryMB\n      freeDiskMB\n    }\n    connectedAt\n    lastHeartbeat\n    alive\n    health\n  }\n": typeof types.WorkerRowFragmentDoc,
 };
 const documents: Documents = {
     "\n  mutation ChangePassword($oldPassword: String!, $newPassword: String!) {\n    changePassword(oldPassword: $oldPassword, newPassword: $newPassword)\n  }\n": types.ChangePasswordDocument,
@@ -93,7 +95,9 @@ const documents: Documents = {
     "\n  mutation RevokeApiToken($id: ID!) {\n    revokeApiToken(id: $id)\n  }\n": types.RevokeApiTokenDocument,
     "\n  query Users {\n    users {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n": types.UsersDocument,
     "\n  mutation CreateUser($username: String!, $password: String!, $admin: Boolean) {\n    createUser(username: $username, password: $password, admin: $admin) {\n      id\n      username\n      admin\n      createdAt\n    }\n  }\n": types.CreateUserDocument,
-    "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      id\n      host\n      tags\n      processors\n      slots\n      metrics {\n        cpuCores\n        load1\n        freeMemoryMB\n        freeDiskMB\n      }\n      connectedAt\n      lastHeartbeat\n      alive\n      health\n    }\n  }\n": types.WorkersDocument,
+    "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      ...WorkerRow\n    }\n  }\n": types.WorkersDocument,
+    "\n  subscription WorkersUpdated($app: String!) {\n    workersUpdated(app: $app) {\n      ...WorkerRow\n    }\n  }\n": types.WorkersUpdatedDocument,
+    "\n  fragment WorkerRow on Worker {\n    id\n    host\n    tags\n    processors\n    slots\n    metrics {\n      cpuCores\n      load1\n      freeMemoryMB\n      freeDiskMB\n    }\n    connectedAt\n    lastHeartbeat\n    alive\n    health\n  }\n": types.WorkerRowFragmentDoc,
 };
 
 /**
@@ -265,7 +269,15 @@ export function graphql(source: "\n  mutation CreateUser($username: String!, $pa
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      id\n      host\n      tags\n      processors\n      slots\n      metrics {\n        cpuCores\n        load1\n        freeMemoryMB\n        freeDiskMB\n      }\n      connectedAt\n      lastHeartbeat\n      alive\n      health\n    }\n  }\n"): (typeof documents)["\n  query Workers($app: String!) {\n    workers(app: $app) {\n      id\n      host\n      tags\n      processors\n      slots\n      metrics {\n        cpuCores\n        load1\n        freeMemoryMB\n        freeDiskMB\n      }\n      connectedAt\n      lastHeartbeat\n      alive\n      health\n    }\n  }\n"];
+export function graphql(source: "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      ...WorkerRow\n    }\n  }\n"): (typeof documents)["\n  query Workers($app: String!) {\n    workers(app: $app) {\n      ...WorkerRow\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription WorkersUpdated($app: String!) {\n    workersUpdated(app: $app) {\n      ...WorkerRow\n    }\n  }\n"): (typeof documents)["\n  subscription WorkersUpdated($app: String!) {\n    workersUpdated(app: $app) {\n      ...WorkerRow\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment WorkerRow on Worker {\n    id\n    host\n    tags\n    processors\n    slots\n    metrics {\n      cpuCores\n      load1\n      freeMemoryMB\n      freeDiskMB\n    }\n    connectedAt\n    lastHeartbeat\n    alive\n    health\n  }\n"): (typeof documents)["\n  fragment WorkerRow on Worker {\n    id\n    host\n    tags\n    processors\n    slots\n    metrics {\n      cpuCores\n      load1\n      freeMemoryMB\n      freeDiskMB\n    }\n    connectedAt\n    lastHeartbeat\n    alive\n    health\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,35 +1,70 @@
-import { Stack, Text, Title } from "@mantine/core";
+import { useState } from "react";
+import { Badge, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "urql";
+import { useLiveStatus } from "../api/live";
+import { useLiveSubscription } from "../api/useLiveSubscription";
 import { useAppName } from "../apps/currentApp";
 import { QueryView } from "../components/QueryView";
 import { useKeptData } from "../components/useKeptData";
 import { usePolling } from "../components/usePolling";
+import type { WorkerRowFragment } from "../graphql/graphql";
 import { WorkersTable } from "./WorkersTable";
-import { WorkersQuery } from "./operations";
+import { WorkersQuery, WorkersUpdatedSubscription } from "./operations";
 
-/** How often the list is re-read while the page is visible. */
-const refreshMs = 5_000;
+/** How often the list is re-read while the websocket is down. */
+export const workersFallbackMs = 5_000;
 
 export function WorkersPage() {
   const app = useAppName();
+  // The page remounts per app (the route's key), so the pushed listing
+  // never belongs to another app.
+  return <Workers key={app} app={app} />;
+}
+
+function Workers({ app }: { app: string }) {
   const [fetched, reexecute] = useQuery({ query: WorkersQuery, variables: { app } });
   const result = useKeptData(fetched);
-  usePolling(() => reexecute({ requestPolicy: "network-only" }), refreshMs);
+  // The latest listing the workersUpdated subscription pushed; it replaces
+  // the query's as soon as it arrives.
+  const [pushed, setPushed] = useState<WorkerRowFragment[] | null>(null);
+  const status = useLiveStatus();
+  const { error } = useLiveSubscription({
+    query: WorkersUpdatedSubscription,
+    variables: () => ({ app }),
+    key: app,
+    onData: (data) => setPushed(data.workersUpdated),
+    // It has no end of its own: one that ends was cut short.
+    resubscribeOnComplete: () => true,
+  });
+  const down = status === "down" || error !== null;
+  usePolling(
+    () => {
+      setPushed(null);
+      reexecute({ requestPolicy: "network-only" });
+    },
+    workersFallbackMs,
+    down,
+  );
 
   return (
     <Stack>
       <div>
         <Title order={2}>Workers</Title>
         <Text c="dimmed" size="sm">
-          The workers of app {app}: connected ones first, then those lost in the last hour. Refreshed every{" "}
-          {refreshMs / 1000} seconds.
+          The workers of app {app}: connected ones first, then those lost in the last hour. Connections, losses and
+          heartbeats show as they happen.
         </Text>
       </div>
+      {down && (
+        <Badge color="yellow" variant="light" w="fit-content">
+          Live updates interrupted: refreshing every {workersFallbackMs / 1000} s
+        </Badge>
+      )}
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
         loading="Loading workers"
-        isEmpty={(data) => data.workers.length === 0}
+        isEmpty={(data) => (pushed ?? data.workers).length === 0}
         empty={
           <>
             No worker of app {app} has connected in the last hour. Start one with JOBWHEEL_APP={app} and the app’s
@@ -37,7 +72,7 @@ export function WorkersPage() {
           </>
         }
       >
-        {(data) => <WorkersTable workers={data.workers} />}
+        {(data) => <WorkersTable workers={pushed ?? data.workers} />}
       </QueryView>
     </Stack>
   );

@@ -1,9 +1,9 @@
 import { Badge, Code, Group, Stack, Table, Text } from "@mantine/core";
 import { formatMegabytes } from "../components/format";
 import { Timestamp } from "../components/Timestamp";
-import type { WorkersQuery } from "../graphql/graphql";
+import type { WorkerRowFragment } from "../graphql/graphql";
 
-type Worker = WorkersQuery["workers"][number];
+type Worker = WorkerRowFragment;
 
 const healthColors: Record<string, string> = { HEALTHY: "teal", BUSY: "yellow", LOST: "red" };
 
