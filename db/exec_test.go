@@ -23,7 +23,12 @@ func newJob(t *testing.T, d *db.DB, appID int64, name string, next *time.Time) *
 
 func newApp(t *testing.T, d *db.DB) *db.App {
 	t.Helper()
-	a := &db.App{Name: "app", SecretHash: "x"}
+	return newNamedApp(t, d, "app")
+}
+
+func newNamedApp(t *testing.T, d *db.DB, name string) *db.App {
+	t.Helper()
+	a := &db.App{Name: name, SecretHash: "x"}
 	if err := d.AppCreate(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
@@ -245,18 +250,9 @@ func TestInstanceListAndCount(t *testing.T) {
 				t.Errorf("%s: pages gave ids %v; want %d, newest first", tc.name, seen, tc.want)
 			}
 		}
-		other := newApp2(t, d)
+		other := newNamedApp(t, d, "other")
 		if n, err := d.InstanceCount(ctx, db.InstanceFilter{AppID: other.ID}); err != nil || n != 0 {
 			t.Errorf("another app counts %d, %v; want 0", n, err)
 		}
 	})
-}
-
-func newApp2(t *testing.T, d *db.DB) *db.App {
-	t.Helper()
-	a := &db.App{Name: "other", SecretHash: "x"}
-	if err := d.AppCreate(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	return a
 }

@@ -1,8 +1,9 @@
 import { useState } from "react";
-import { Button, Card, Group, Text, TextInput, Title } from "@mantine/core";
+import { Text, TextInput } from "@mantine/core";
 import { useNavigate } from "react-router";
 import { useMutation, type CombinedError } from "urql";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { ActionCard } from "./ActionCard";
 import { DeleteAppMutation } from "./operations";
 
 /** The apps list is re-read after a deletion. */
@@ -30,30 +31,17 @@ export function DeleteApp({ app }: { app: string }) {
   }
 
   return (
-    <Card withBorder radius="md" component="section" aria-labelledby="delete-app-title">
-      <Group justify="space-between" align="center" wrap="nowrap">
-        <div>
-          <Title order={3} size="h4" id="delete-app-title">
-            Delete app
-          </Title>
-          <Text size="sm" c="dimmed">
-            Deletes the app with all its jobs, instances, logs and members, and the API tokens scoped to it. Stop its
-            workers first.
-          </Text>
-        </div>
-        <Button
-          color="red"
-          variant="light"
-          style={{ flexShrink: 0 }}
-          onClick={() => {
-            setError(undefined);
-            setTyped("");
-            setAsking(true);
-          }}
-        >
-          Delete app
-        </Button>
-      </Group>
+    <ActionCard
+      id="delete-app"
+      title="Delete app"
+      description="Deletes the app with all its jobs, instances, logs and members, and the API tokens scoped to it. Stop its workers first."
+      action="Delete app"
+      onAction={() => {
+        setError(undefined);
+        setTyped("");
+        setAsking(true);
+      }}
+    >
       <ConfirmDialog
         opened={asking}
         title="Delete the app"
@@ -75,6 +63,6 @@ export function DeleteApp({ app }: { app: string }) {
           autoComplete="off"
         />
       </ConfirmDialog>
-    </Card>
+    </ActionCard>
   );
 }

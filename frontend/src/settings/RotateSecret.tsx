@@ -1,8 +1,9 @@
 import { useState } from "react";
-import { Button, Card, Group, Modal, Text, Title } from "@mantine/core";
+import { Modal } from "@mantine/core";
 import { useMutation, type CombinedError } from "urql";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { SecretOnce } from "../components/SecretOnce";
+import { ActionCard } from "./ActionCard";
 import { RotateAppSecretMutation } from "./operations";
 
 /** Gives the app a new secret after asking, then shows it this once. */
@@ -24,29 +25,21 @@ export function RotateSecret({ app }: { app: string }) {
   }
 
   return (
-    <Card withBorder radius="md" component="section" aria-labelledby="secret-title">
-      <Group justify="space-between" align="center" wrap="nowrap">
-        <div>
-          <Title order={3} size="h4" id="secret-title">
-            App secret
-          </Title>
-          <Text size="sm" c="dimmed">
-            Workers authenticate with the app secret (JOBWHEEL_APP_SECRET). Rotating it gives the app a new one;
-            workers still using the old one are refused when they next connect.
-          </Text>
-        </div>
-        <Button
-          color="red"
-          variant="light"
-          style={{ flexShrink: 0 }}
-          onClick={() => {
-            setError(undefined);
-            setAsking(true);
-          }}
-        >
-          Rotate secret
-        </Button>
-      </Group>
+    <ActionCard
+      id="secret"
+      title="App secret"
+      description={
+        <>
+          Workers authenticate with the app secret (JOBWHEEL_APP_SECRET). Rotating it gives the app a new one; workers
+          still using the old one are refused when they next connect.
+        </>
+      }
+      action="Rotate secret"
+      onAction={() => {
+        setError(undefined);
+        setAsking(true);
+      }}
+    >
       <ConfirmDialog
         opened={asking}
         title="Rotate the app secret"
@@ -77,6 +70,6 @@ export function RotateSecret({ app }: { app: string }) {
           </SecretOnce>
         )}
       </Modal>
-    </Card>
+    </ActionCard>
   );
 }
