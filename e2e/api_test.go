@@ -476,3 +476,60 @@ func TestSubscriptionsEndUnavailableOnShutdown(t *testing.T) {
 		return
 	}
 }
+
+// TestWorkersLiveOnAnotherServer: a console watching an app's workers on
+// a server that does not own the app sees a worker connect, and sees it
+// lost when it is killed (kill -9), without reloading.
+func TestWorkersLiveOnAnotherServer(t *testing.T) {
+	t.Parallel()
+	dbURL := dbtest.NewSchema(t)
+	a := harness.StartServer(t, harness.ServerOptions{DatabaseURL: dbURL, Name: "server-a"})
+	b := harness.StartServer(t, harness.ServerOptions{DatabaseURL: dbURL, Name: "server-b"})
+	_, secret, err := a.Client().CreateApp("orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := a
+	if discoverOwner(t, a.URL, "orders") == a.URL {
+		other = b
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*settle)
+	defer cancel()
+	ws, err := wsclient.Dial(ctx, other.URL+"/graphql", wsclient.Options{Token: other.Client().Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	sub, err := ws.Subscribe(ctx, `subscription { workersUpdated(app: "orders") { id host alive health } }`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// until reads listings until want holds for the agent's entry.
+	until := func(what string, want func(alive bool, health string) bool) {
+		t.Helper()
+		for {
+			raw, err := sub.Next(ctx)
+			if err != nil {
+				t.Fatalf("workersUpdated on %s, waiting for the agent %s: %v", other.Name, what, err)
+			}
+			var l struct {
+				WorkersUpdated []struct {
+					ID, Host, Health string
+					Alive            bool
+				}
+			}
+			if err := json.Unmarshal(raw, &l); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range l.WorkersUpdated {
+				if strings.HasPrefix(w.ID, "agent1-") && want(w.Alive, w.Health) {
+					return
+				}
+			}
+		}
+	}
+	agent := harness.StartAgent(t, harness.AgentOptions{Servers: []string{a.URL, b.URL}, App: "orders", Secret: secret, Name: "agent1"})
+	until("connected", func(alive bool, _ string) bool { return alive })
+	agent.Kill()
+	until("lost", func(alive bool, health string) bool { return !alive && health == "LOST" })
+}
