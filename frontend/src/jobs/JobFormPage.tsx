@@ -1,13 +1,14 @@
 import { Anchor, Button, Group, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { Link, useNavigate, useParams } from "react-router";
+import type { ReactNode } from "react";
+import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { useMutation, useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { canEdit, useAppRole } from "../apps/useAppRole";
 import { QueryView } from "../components/QueryView";
 import type { JobInput } from "../graphql/graphql";
 import { JobForm } from "./JobForm";
-import { jobValues, newJobValues } from "./jobForm";
+import { jobValues, newJobValues, type JobFormValues } from "./jobForm";
 import { CreateJobMutation, JobQuery, UpdateJobMutation } from "./operations";
 
 function BackToJobs({ app }: { app: string }) {
@@ -18,11 +19,13 @@ function BackToJobs({ app }: { app: string }) {
   );
 }
 
-/** /apps/:app/jobs/new */
+/** /apps/:app/jobs/new, or ?from=<job id> to start from a copy of that job. */
 export function NewJobPage() {
   const app = useAppName();
   const role = useAppRole();
   const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const from = params.get("from");
   const [, createJob] = useMutation(CreateJobMutation);
 
   async function save(input: JobInput) {
@@ -34,6 +37,16 @@ export function NewJobPage() {
     return result;
   }
 
+  const form = (initialValues: JobFormValues) => (
+    <JobForm
+      app={app}
+      initialValues={initialValues}
+      submitLabel="Create job"
+      onSave={save}
+      onCancel={() => void navigate(appPath(app, "jobs"))}
+    />
+  );
+
   return (
     <Stack>
       <BackToJobs app={app} />
@@ -42,17 +55,53 @@ export function NewJobPage() {
         <Text>
           Your role on app {app} is {role ?? "none"}: it lets you see the jobs, not create them.
         </Text>
+      ) : from ? (
+        <CopyOf app={app} jobId={from}>
+          {form}
+        </CopyOf>
       ) : (
-        <JobForm
-          app={app}
-          initialValues={newJobValues()}
-          submitLabel="Create job"
-          onSave={save}
-          onCancel={() => void navigate(appPath(app, "jobs"))}
-        />
+        form(newJobValues())
       )}
     </Stack>
   );
+}
+
+/** Loads the job a new one copies and hands its values, renamed, to children. */
+function CopyOf({
+  app,
+  jobId,
+  children,
+}: {
+  app: string;
+  jobId: string;
+  children: (values: JobFormValues) => ReactNode;
+}) {
+  const [result, reexecute] = useQuery({ query: JobQuery, variables: { id: jobId } });
+  return (
+    <QueryView
+      result={result}
+      onRetry={() => reexecute({ requestPolicy: "network-only" })}
+      loading="Loading the job to copy"
+      isEmpty={(data) => !data.job || data.job.app.name !== app}
+      empty={<>There is no job {jobId} in app {app} to copy.</>}
+    >
+      {({ job }) =>
+        job && (
+          <Stack>
+            <Text size="sm" c="dimmed">
+              A copy of job {job.name}: change what differs, and give it a name of its own.
+            </Text>
+            {children({ ...jobValues(job), name: copyName(job.name) })}
+          </Stack>
+        )
+      }
+    </QueryView>
+  );
+}
+
+/** "nightly" → "nightly-copy", kept within the 128 characters a name may have. */
+export function copyName(name: string): string {
+  return `${name.slice(0, 128 - "-copy".length)}-copy`;
 }
 
 /** /apps/:app/jobs/:jobId/edit */
@@ -97,9 +146,16 @@ export function EditJobPage() {
                       : "Saving replaces the job's definition; its next fire is computed afresh."}
                   </Text>
                 </div>
-                <Button variant="default" component={Link} to={appPath(app, "instances") + `?job=${job.id}`}>
-                  Instances
-                </Button>
+                <Group gap="xs">
+                  {!readOnly && (
+                    <Button variant="default" component={Link} to={appPath(app, "jobs", "new") + `?from=${job.id}`}>
+                      Duplicate
+                    </Button>
+                  )}
+                  <Button variant="default" component={Link} to={appPath(app, "instances") + `?job=${job.id}`}>
+                    Instances
+                  </Button>
+                </Group>
               </Group>
               {/* Keyed by version, so a reload starts from what was saved. */}
               <JobForm

@@ -1,7 +1,8 @@
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import type { AppRole, JobFieldsFragment, JobRowFragment, JobsQuery } from "../graphql/graphql";
 import { mockClient, renderRoutes, type MockRequest } from "../test/render";
-import { EditJobPage, NewJobPage } from "./JobFormPage";
+import { copyName, EditJobPage, NewJobPage } from "./JobFormPage";
 import { JobsPage } from "./JobsPage";
 
 // CodeMirror needs layout jsdom lacks; a textarea stands in for it.
@@ -63,7 +64,7 @@ function render(path: string, role: AppRole) {
 }
 
 /** Buttons and switches that change something. */
-const editControls = [/^New job$/, /^Run .* now$/, /^Edit /, /^Delete /];
+const editControls = [/^New job$/, /^Run .* now$/, /^Edit /, /^Delete /, /^Duplicate$/];
 
 describe("the jobs screens by role", () => {
   it("show a VIEWER the jobs without a button that changes or runs one", async () => {
@@ -89,6 +90,30 @@ describe("the jobs screens by role", () => {
     expect(within(jobRow).getByRole("switch", { name: "echo-lines enabled" })).toBeChecked();
   });
 
+  it("let an EDITOR duplicate a job: the new-job form starts from its copy, renamed", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({
+      query: answer,
+      mutation: ({ name }) =>
+        name === "CreateJob" ? { data: { createJob: { ...job, id: "8", name: "echo-lines-copy" } } } : undefined,
+      role: "EDITOR",
+    });
+    renderRoutes(routes, "/apps/orders/jobs/7/edit", mock.asClient);
+    await user.click(await screen.findByRole("link", { name: "Duplicate" }));
+    expect(await screen.findByRole("heading", { name: "New job" })).toBeInTheDocument();
+    expect(await screen.findByRole("textbox", { name: /^Name/ })).toHaveValue("echo-lines-copy");
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+    await waitFor(() => expect(mock.mutated("CreateJob")).toHaveLength(1));
+    expect(mock.mutated("CreateJob")[0]?.variables).toMatchObject({
+      input: { app: "orders", name: "echo-lines-copy", scheduleType: "API", processorType: "SHELL", processor: "echo hello" },
+    });
+  });
+
+  it("keep a copy's name within 128 characters", () => {
+    expect(copyName("nightly")).toBe("nightly-copy");
+    expect(copyName("x".repeat(128))).toHaveLength(128);
+  });
+
   it("show a VIEWER a job read-only, with nothing to save", async () => {
     render("/apps/orders/jobs/7/edit", "VIEWER");
     expect(await screen.findByRole("heading", { name: "Job echo-lines" })).toBeInTheDocument();
@@ -96,6 +121,7 @@ describe("the jobs screens by role", () => {
     expect(screen.getByRole("textbox", { name: /^Name/ })).toHaveValue("echo-lines");
     expect(screen.queryByRole("button", { name: "Save job" })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Cancel" })).not.toBeInTheDocument();
+    expect(screen.queryByRole("link", { name: "Duplicate" })).not.toBeInTheDocument();
   });
 
   it("do not offer a VIEWER the new job form", async () => {
