@@ -256,3 +256,43 @@ func TestInstanceListAndCount(t *testing.T) {
 		}
 	})
 }
+
+// A job's last run is its newest instance that fired, not a fire recorded
+// ahead; a job that never fired has none.
+func TestInstancesLastRun(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		app := newApp(t, d)
+		ran := newJob(t, d, app.ID, "ran", nil)
+		never := newJob(t, d, app.ID, "never", nil)
+		t0 := db.Now().Truncate(time.Second)
+		fired := func(at time.Time, status string, actual bool) db.Instance {
+			in := db.Instance{AppID: app.ID, JobID: ran.ID, Status: status, TriggerType: "SCHEDULE", TriggerAt: at, ExpectedTriggerAt: &at}
+			if actual {
+				in.ActualTriggerAt = &at
+			}
+			return in
+		}
+		list := []db.Instance{
+			fired(t0, db.StatusSucceeded, true),
+			fired(t0.Add(time.Second), db.StatusFailed, true),
+			fired(t0.Add(2*time.Second), db.StatusRunning, true),
+			fired(t0.Add(3*time.Second), db.StatusWaiting, false), // recorded ahead
+			{AppID: app.ID, JobID: never.ID, Status: db.StatusWaiting, TriggerType: "SCHEDULE", TriggerAt: t0.Add(time.Hour)},
+		}
+		if _, err := d.InstanceCreateMany(ctx, list); err != nil {
+			t.Fatal(err)
+		}
+		last, err := d.InstancesLastRun(ctx, []int64{ran.ID, never.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := last[ran.ID]; !ok || got.Status != db.StatusRunning || !got.TriggerAt.Equal(t0.Add(2*time.Second)) {
+			t.Errorf("last run of ran: %+v (present %v); want the RUNNING one at t0+2s", got, ok)
+		}
+		if got, ok := last[never.ID]; ok {
+			t.Errorf("a job that never fired has a last run: %+v", got)
+		}
+	})
+}

@@ -255,6 +255,28 @@ func (s *Store) InstanceList(ctx context.Context, f InstanceFilter) ([]Instance,
 	return out, false, nil
 }
 
+// InstancesLastRun returns, per job, its newest instance that has fired
+// (actual_trigger_at set), whatever its status; jobs that never fired are
+// absent. Each job costs one backward step on instances_by_job, past at
+// most the few fires recorded ahead, however long its history.
+func (s *Store) InstancesLastRun(ctx context.Context, jobIDs []int64) (map[int64]Instance, error) {
+	out := map[int64]Instance{}
+	if len(jobIDs) == 0 {
+		return out, nil
+	}
+	last := s.idb.NewSelect().TableExpr("jobs AS j").
+		ColumnExpr("(SELECT l.id FROM instances AS l WHERE l.job_id = j.id AND l.actual_trigger_at IS NOT NULL ORDER BY l.id DESC LIMIT 1)").
+		Where("j.id IN (?)", bun.In(jobIDs))
+	var list []Instance
+	if err := s.idb.NewSelect().Model(&list).Where("i.id IN (?)", last).Scan(ctx); err != nil {
+		return nil, wrap(err, "reading jobs' last runs")
+	}
+	for _, in := range list {
+		out[in.JobID] = in
+	}
+	return out, nil
+}
+
 // InstanceCount counts the instances the filter matches on all pages:
 // BeforeID and Limit are ignored.
 func (s *Store) InstanceCount(ctx context.Context, f InstanceFilter) (int, error) {

@@ -52,6 +52,10 @@ func (r *jobResolver) Upcoming(ctx context.Context, obj *db.Job, count *int) ([]
 	return pointers(times), nil
 }
 
+func (r *jobResolver) LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error) {
+	return loadersFor(ctx).lastRun(ctx, obj.ID)
+}
+
 func (r *jobConnectionResolver) TotalCount(ctx context.Context, obj *model.JobConnection) (int, error) {
 	return r.jobs.Count(ctx, obj.App, obj.Search)
 }
@@ -106,6 +110,9 @@ func (r *queryResolver) Jobs(ctx context.Context, app string, first *int, after 
 	}
 	page, err := r.jobs.List(ctx, app, deref(search), before, limit)
 	if err != nil {
+		return nil, err
+	}
+	if err := loadersFor(ctx).primeJobs(ctx, page.Jobs); err != nil {
 		return nil, err
 	}
 	conn := &model.JobConnection{Edges: make([]*model.JobEdge, len(page.Jobs)), PageInfo: &model.PageInfo{HasNextPage: page.HasMore},

@@ -33,6 +33,7 @@ type loaders struct {
 	workers  *dataloadgen.Loader[db.WorkerKey, *db.Worker]
 	attempts *dataloadgen.Loader[int64, []db.InstanceAttempt]
 	tasks    *dataloadgen.Loader[int64, *db.TaskCounts]
+	lastRuns *dataloadgen.Loader[int64, *db.Instance] // by job
 	r        *Resolver
 }
 
@@ -59,6 +60,9 @@ func (r *Resolver) newLoaders() *loaders {
 				}
 			}
 			return m, err
+		}, opt),
+		lastRuns: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []int64) (map[int64]*db.Instance, error) {
+			return r.jobs.LastRunsMany(ctx, ids)
 		}, opt),
 		tasks: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []int64) (map[int64]*db.TaskCounts, error) {
 			m, err := r.jobs.TaskCountsMany(ctx, ids)
@@ -107,6 +111,9 @@ func (l *loaders) taskCounts(ctx context.Context, id int64) (*db.TaskCounts, err
 		c = &db.TaskCounts{InstanceID: id}
 	}
 	return c, err
+}
+func (l *loaders) lastRun(ctx context.Context, jobID int64) (*db.Instance, error) {
+	return load(ctx, l.lastRuns, jobID)
 }
 func (l *loaders) attemptList(ctx context.Context, id int64) ([]db.InstanceAttempt, error) {
 	return l.attempts.Load(ctx, id)
@@ -178,6 +185,26 @@ func (l *loaders) primeInstances(ctx context.Context, list []db.Instance) error 
 			c := m[id]
 			l.tasks.Prime(id, &c)
 		}
+	}
+	return nil
+}
+
+// primeJobs loads, for a page of jobs, their last runs if the query asks
+// for them, in one query.
+func (l *loaders) primeJobs(ctx context.Context, list []db.Job) error {
+	if len(list) == 0 || !selectedFields(ctx, "edges", "node")["lastRun"] {
+		return nil
+	}
+	ids := make([]int64, len(list))
+	for i, j := range list {
+		ids[i] = j.ID
+	}
+	m, err := l.r.jobs.LastRunsMany(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		l.lastRuns.Prime(id, m[id])
 	}
 	return nil
 }

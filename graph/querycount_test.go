@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -132,6 +133,69 @@ func TestInstancePageQueryCount(t *testing.T) {
 			map[string]any{"job": fmt.Sprint(jobIDs[0])}, &total)
 		if total.All.TotalCount != 50 || total.OneJob.TotalCount != 10 || total.Failed.TotalCount != 0 {
 			t.Errorf("totalCount: all %d, one job %d, failed %d; want 50, 10, 0", total.All.TotalCount, total.OneJob.TotalCount, total.Failed.TotalCount)
+		}
+	})
+}
+
+// TestJobPageLastRun: a page of jobs with each one's last run costs the
+// same queries for 20 jobs as for 1, and each job gets its own newest
+// fired instance (none for a job that never fired).
+func TestJobPageLastRun(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		counter := &queryCounter{}
+		d.Bun().AddQueryHook(counter)
+		api := newAPI(t, d, apiOptions{})
+		admin := api.admin(t)
+		appID := api.createApp(t, admin, "orders")
+		ctx := context.Background()
+		want := map[string]string{} // job name → last run's status
+		for i := 0; i < 20; i++ {
+			name := fmt.Sprintf("job%02d", i)
+			id := mustInt(t, api.createJob(t, admin, "orders", name))
+			if i%4 == 3 {
+				continue // never fired
+			}
+			for k, status := range []string{db.StatusFailed, db.StatusSucceeded, []string{db.StatusSucceeded, db.StatusFailed, db.StatusRunning}[i%3]} {
+				at := db.Now().Add(time.Duration(k) * time.Second)
+				in := &db.Instance{AppID: appID, JobID: id, Status: status, TriggerType: "API", TriggerAt: at, ActualTriggerAt: &at}
+				if err := d.InstanceCreate(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+				want[name] = status
+			}
+		}
+		const q = `query($n: Int) { jobs(app: "orders", first: $n) { edges { node { name lastRun { id status } } } } }`
+		type page struct {
+			Jobs struct {
+				Edges []struct {
+					Node struct {
+						Name    string
+						LastRun *struct{ ID, Status string }
+					}
+				}
+			}
+		}
+		counts := map[int]int{}
+		for _, n := range []int{1, 20} {
+			var out page
+			got, queries := counter.count(func() { api.must(t, admin, q, map[string]any{"n": n}, &out) })
+			counts[n] = got
+			t.Logf("%d jobs: %d queries:\n  %s", n, got, strings.Join(queries, "\n  "))
+			if len(out.Jobs.Edges) != n {
+				t.Fatalf("got %d jobs, want %d", len(out.Jobs.Edges), n)
+			}
+			for _, e := range out.Jobs.Edges {
+				switch w, fired := want[e.Node.Name]; {
+				case !fired && e.Node.LastRun != nil:
+					t.Errorf("%s never fired but has last run %+v", e.Node.Name, e.Node.LastRun)
+				case fired && (e.Node.LastRun == nil || e.Node.LastRun.Status != w):
+					t.Errorf("%s: last run %+v; want status %s", e.Node.Name, e.Node.LastRun, w)
+				}
+			}
+		}
+		if counts[1] != counts[20] {
+			t.Errorf("%d queries for 1 job, %d for 20; want the same", counts[1], counts[20])
 		}
 	})
 }

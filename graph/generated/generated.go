@@ -157,6 +157,7 @@ type ComplexityRoot struct {
 		ExecutionMode      func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		InstanceRetries    func(childComplexity int) int
+		LastRun            func(childComplexity int) int
 		Lifecycle          func(childComplexity int) int
 		MaxInstances       func(childComplexity int) int
 		MisfirePolicy      func(childComplexity int) int
@@ -355,6 +356,7 @@ type JobResolver interface {
 	Lifecycle(ctx context.Context, obj *db.Job) (*model.Lifecycle, error)
 
 	Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error)
+	LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error)
 }
 type JobConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.JobConnection) (int, error)
@@ -874,6 +876,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.InstanceRetries(childComplexity), true
+	case "Job.lastRun":
+		if e.ComplexityRoot.Job.LastRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.LastRun(childComplexity), true
 	case "Job.lifecycle":
 		if e.ComplexityRoot.Job.Lifecycle == nil {
 			break
@@ -2189,6 +2197,8 @@ type Job {
   nextTriggerTime: Time
   "The next fire times, as previewSchedule computes them."
   upcoming(count: Int = 5): [Time!]!
+  "Its newest instance that has fired, whatever its status (running, finished or canceled); null if it never fired."
+  lastRun: Instance
   "When it was created."
   createdAt: Time!
   "When its definition last changed."
@@ -2806,6 +2816,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_nextTriggerTime(ctx, field)
 	case "upcoming":
 		return ec.fieldContext_Job_upcoming(ctx, field)
+	case "lastRun":
+		return ec.fieldContext_Job_lastRun(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Job_createdAt(ctx, field)
 	case "updatedAt":
@@ -6041,6 +6053,38 @@ func (ec *executionContext) fieldContext_Job_upcoming(ctx context.Context, field
 	if fc.Args, err = ec.field_Job_upcoming_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_lastRun(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_lastRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().LastRun(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Instance) graphql.Marshaler {
+			return ec.marshalOInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐInstance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_lastRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Instance(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -11685,6 +11729,44 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 				}()
 				res = ec._Job_upcoming(ctx, field, obj)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "lastRun":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_lastRun(ctx, field, obj)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res

@@ -49,6 +49,20 @@ func (s *Service) Count(ctx context.Context, appName, search string) (int, error
 	return s.db.JobCountMatching(ctx, app.ID, search)
 }
 
+// LastRunsMany returns the newest fired instance of each of jobs the
+// caller already read (jobs that never fired are missing).
+func (s *Service) LastRunsMany(ctx context.Context, jobIDs []int64) (map[int64]*db.Instance, error) {
+	m, err := s.db.InstancesLastRun(ctx, jobIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*db.Instance, len(m))
+	for id, in := range m {
+		out[id] = &in
+	}
+	return out, nil
+}
+
 // AttemptsMany returns the attempts of instances the caller already read.
 func (s *Service) AttemptsMany(ctx context.Context, instanceIDs []int64) (map[int64][]db.InstanceAttempt, error) {
 	return s.db.AttemptsByInstances(ctx, instanceIDs)

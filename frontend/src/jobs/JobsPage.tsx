@@ -11,9 +11,14 @@ import type { JobRowFragment } from "../graphql/graphql";
 import { DeleteJobDialog } from "./DeleteJobDialog";
 import { JobsTable } from "./JobsTable";
 import { RunJobDialog } from "./RunJobDialog";
+import { useInstanceChanges } from "../instances/useInstanceChanges";
 import { JobsQuery } from "./operations";
 
 const pageSize = 25;
+/** At most one re-read of the page per this while instances change. */
+const lastRunRefreshMs = 3_000;
+/** How often the page is re-read while the websocket is down. */
+const lastRunFallbackMs = 10_000;
 // The document cache refetches the list after a mutation that returns a
 // Job; an empty list holds none, so it names the type up front.
 const context = { additionalTypenames: ["Job"] };
@@ -45,6 +50,14 @@ export function JobsPage() {
     query: JobsQuery,
     variables: { app, first: pageSize, after: pages.after, search: search || null },
     context,
+  });
+  // The last-run column follows the app's instances: each change re-reads
+  // the page, at most once per window.
+  useInstanceChanges({
+    app,
+    refresh: () => reexecute({ requestPolicy: "network-only" }),
+    windowMs: lastRunRefreshMs,
+    fallbackMs: lastRunFallbackMs,
   });
 
   return (

@@ -29,6 +29,7 @@ const row: JobRowFragment = {
   processorType: "SHELL",
   executionMode: "STANDALONE",
   nextTriggerTime: null,
+  lastRun: { id: "41", status: "FAILED", actualTriggerTime: "2026-11-21T12:00:00Z" },
 };
 
 const jobs: JobsQuery = {
@@ -88,6 +89,11 @@ describe("the jobs screens by role", () => {
     expect(within(jobRow).getByRole("link", { name: "Edit echo-lines" })).toBeInTheDocument();
     expect(within(jobRow).getByRole("button", { name: "Delete echo-lines" })).toBeInTheDocument();
     expect(within(jobRow).getByRole("switch", { name: "echo-lines enabled" })).toBeChecked();
+    // Its last run, linked.
+    expect(within(jobRow).getByRole("link", { name: "Instance #41: FAILED" })).toHaveAttribute(
+      "href",
+      "/apps/orders/instances/41",
+    );
   });
 
   it("let an EDITOR duplicate a job: the new-job form starts from its copy, renamed", async () => {

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { Timestamp } from "../components/Timestamp";
 import type { JobRowFragment } from "../graphql/graphql";
+import { StatusBadge } from "../instances/StatusBadge";
 import { EnabledSwitch } from "./EnabledSwitch";
 import { executionModes, hasExpression, labelOf, processorTypes, scheduleTypes } from "./labels";
 
@@ -17,7 +18,7 @@ interface JobsTableProps {
 
 export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProps) {
   return (
-    <Table.ScrollContainer minWidth={980}>
+    <Table.ScrollContainer minWidth={1080}>
       <Table striped highlightOnHover verticalSpacing="sm">
         <Table.Thead>
           <Table.Tr>
@@ -25,6 +26,7 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
             <Table.Th scope="col">Enabled</Table.Th>
             <Table.Th scope="col">Schedule</Table.Th>
             <Table.Th scope="col">Next fire</Table.Th>
+            <Table.Th scope="col">Last run</Table.Th>
             <Table.Th scope="col">Runs as</Table.Th>
             <Table.Th scope="col">
               <VisuallyHidden>Actions</VisuallyHidden>
@@ -80,6 +82,9 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
                 )}
               </Table.Td>
               <Table.Td>
+                <LastRun app={app} run={job.lastRun ?? null} />
+              </Table.Td>
+              <Table.Td>
                 <Text size="sm">{labelOf(processorTypes, job.processorType)}</Text>
                 <Text size="xs" c="dimmed">
                   {labelOf(executionModes, job.executionMode)}
@@ -130,5 +135,24 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
+  );
+}
+
+/** The job's newest fired instance: its status, linking to it, and when it fired. */
+function LastRun({ app, run }: { app: string; run: JobRowFragment["lastRun"] }) {
+  if (!run) {
+    return (
+      <Text size="sm" c="dimmed">
+        never
+      </Text>
+    );
+  }
+  return (
+    <Stack gap={2} align="flex-start">
+      <Anchor component={Link} to={appPath(app, "instances", run.id)} aria-label={`Instance #${run.id}: ${run.status}`}>
+        <StatusBadge status={run.status} size="sm" />
+      </Anchor>
+      {run.actualTriggerTime && <Timestamp value={run.actualTriggerTime} compact />}
+    </Stack>
   );
 }

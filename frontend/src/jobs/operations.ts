@@ -13,6 +13,11 @@ export const JobRowFields = graphql(`
     processorType
     executionMode
     nextTriggerTime
+    lastRun {
+      id
+      status
+      actualTriggerTime
+    }
   }
 `);
 
