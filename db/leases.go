@@ -35,8 +35,11 @@ func (s *Store) millisUntil(col string, now time.Time) schema.QueryAppender {
 	if s.dialect == Postgres {
 		return bun.SafeQuery("COALESCE(CAST(EXTRACT(EPOCH FROM (? - statement_timestamp())) * 1000 AS BIGINT), 0)", bun.Safe(col))
 	}
-	// SQLite stores bun's UTC text; julianday parses it (without the offset).
-	return bun.SafeQuery("COALESCE(CAST((julianday(substr(?, 1, 23)) - julianday(?)) * 86400000 AS INTEGER), 0)",
+	// SQLite stores times as text like "2026-11-22 04:18:01.12+00:00": the
+	// fraction drops trailing zeros, so its length varies. julianday reads
+	// the whole text, offset included; cutting it to a fixed length would
+	// cut into the offset whenever the milliseconds end in zero.
+	return bun.SafeQuery("COALESCE(CAST(ROUND((julianday(?) - julianday(?)) * 86400000) AS INTEGER), 0)",
 		bun.Safe(col), now.UTC().Format("2006-01-02 15:04:05.000"))
 }
 
