@@ -275,6 +275,20 @@ test("Instances lists the run, filtered by status in the URL", async () => {
   await page.getByRole("heading", { name: `Instance #${id}`, level: 2 }).waitFor();
 });
 
+test("Jobs shows the job's last run, linked to it", async () => {
+  await nav("Jobs").click();
+  await page.waitForURL(new RegExp(`/apps/${app}/jobs$`));
+  const id = instancePath.split("/").at(-1);
+  const last = page
+    .getByRole("row", { name: new RegExp(shellJob) })
+    .getByRole("link", { name: `Instance #${id}: SUCCEEDED` });
+  await last.waitFor({ timeout: runTimeout });
+  await shot("jobs-last-run");
+  await last.click();
+  await page.waitForURL(new RegExp(`${instancePath}$`));
+  await page.getByRole("heading", { name: `Instance #${id}`, level: 2 }).waitFor();
+});
+
 test("Workers shows the agent alive", async () => {
   await nav("Workers").click();
   await page.waitForURL(new RegExp(`/apps/${app}/workers$`));

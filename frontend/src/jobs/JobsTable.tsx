@@ -18,7 +18,7 @@ interface JobsTableProps {
 
 export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProps) {
   return (
-    <Table.ScrollContainer minWidth={1080}>
+    <Table.ScrollContainer minWidth={980}>
       <Table striped highlightOnHover verticalSpacing="sm">
         <Table.Thead>
           <Table.Tr>
@@ -27,7 +27,6 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
             <Table.Th scope="col">Schedule</Table.Th>
             <Table.Th scope="col">Next fire</Table.Th>
             <Table.Th scope="col">Last run</Table.Th>
-            <Table.Th scope="col">Runs as</Table.Th>
             <Table.Th scope="col">
               <VisuallyHidden>Actions</VisuallyHidden>
             </Table.Th>
@@ -46,6 +45,9 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
                       {job.description}
                     </Text>
                   )}
+                  <Text size="xs" c="dimmed">
+                    {labelOf(processorTypes, job.processorType)} · {labelOf(executionModes, job.executionMode)}
+                  </Text>
                 </Stack>
               </Table.Th>
               <Table.Td>
@@ -83,12 +85,6 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
               </Table.Td>
               <Table.Td>
                 <LastRun app={app} run={job.lastRun ?? null} />
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{labelOf(processorTypes, job.processorType)}</Text>
-                <Text size="xs" c="dimmed">
-                  {labelOf(executionModes, job.executionMode)}
-                </Text>
               </Table.Td>
               <Table.Td>
                 <Group gap="xs" wrap="nowrap" justify="flex-end">
