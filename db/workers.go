@@ -78,6 +78,17 @@ func (s *Store) WorkerList(ctx context.Context, appID int64, since time.Time) ([
 	return out, wrap(err, "listing workers")
 }
 
+// WorkerAliveWindow is how old a connected worker's last recorded
+// heartbeat may be while it still counts as alive. Heartbeats are recorded
+// every few seconds, so a worker silent this long is gone even if the
+// server that held it died before recording the disconnect.
+const WorkerAliveWindow = 15 * time.Second
+
+// Alive reports whether the worker is connected and recently heard from.
+func (w *Worker) Alive(now time.Time) bool {
+	return w.DisconnectedAt == nil && now.Sub(w.LastHeartbeat) < WorkerAliveWindow
+}
+
 // WorkerDeleteOld removes worker rows disconnected before `before`.
 func (s *Store) WorkerDeleteOld(ctx context.Context, before time.Time) (int64, error) {
 	res, err := s.idb.NewDelete().Model((*Worker)(nil)).

@@ -127,10 +127,6 @@ func (s *Service) RotateSecret(ctx context.Context, appID int64) (string, error)
 	return secret, nil
 }
 
-// liveWorkerWindow is how recent a heartbeat must be for a worker still
-// marked connected to count as live when deleting its app.
-const liveWorkerWindow = time.Minute
-
 // Delete deletes an app and all it holds (administrators only). An app
 // with live workers is a CONFLICT: they would keep reconnecting and lose
 // the tasks they run, so they are stopped first, on purpose.
@@ -142,13 +138,15 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	workers, err := s.store.WorkerList(ctx, a.ID, db.Now().Add(-liveWorkerWindow))
+	workers, err := s.WorkersOf(ctx, a.ID)
 	if err != nil {
 		return err
 	}
+	// Alive as the console shows it: a worker it lists as LOST does not
+	// hold the app up.
 	var live []string
 	for _, w := range workers {
-		if w.DisconnectedAt == nil && w.LastHeartbeat.After(db.Now().Add(-liveWorkerWindow)) {
+		if w.Alive(db.Now()) {
 			live = append(live, w.Host)
 		}
 	}

@@ -538,9 +538,6 @@ type Stats struct {
 	Outcomes                                                             []db.OutcomeBucket
 }
 
-// workerAliveWindow is how recent a worker's recorded heartbeat must be.
-const workerAliveWindow = 15 * time.Second
-
 // Stats counts an app's jobs, instances and workers; finished instances
 // over the last `hours` hours.
 func (s *Service) Stats(ctx context.Context, appName string, hours int) (*Stats, error) {
@@ -568,7 +565,7 @@ func (s *Service) Stats(ctx context.Context, appName string, hours int) (*Stats,
 		st.Succeeded += b.Succeeded
 		st.Failed += b.Failed
 	}
-	if st.WorkersAlive, err = s.db.WorkerCountAlive(ctx, app.ID, s.now().Add(-workerAliveWindow)); err != nil {
+	if st.WorkersAlive, err = s.db.WorkerCountAlive(ctx, app.ID, s.now().Add(-db.WorkerAliveWindow)); err != nil {
 		return nil, err
 	}
 	return st, nil
