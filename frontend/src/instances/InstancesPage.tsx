@@ -106,7 +106,7 @@ function InstanceList({ app, filters }: { app: string; filters: InstanceFilters 
 }
 
 /** "1 instance", "312 instances", or "… match" under filters. */
-export function countLabel(n: number, filtered: boolean): string {
+function countLabel(n: number, filtered: boolean): string {
   const noun = n === 1 ? "instance" : "instances";
   return filtered ? `${n.toLocaleString("en")} ${noun} match` : `${n.toLocaleString("en")} ${noun}`;
 }

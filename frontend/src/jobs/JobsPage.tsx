@@ -8,10 +8,10 @@ import { useCanEdit } from "../apps/useAppRole";
 import { CursorPager, useCursorPages } from "../components/CursorPager";
 import { QueryView } from "../components/QueryView";
 import type { JobRowFragment } from "../graphql/graphql";
+import { useInstanceChanges } from "../instances/useInstanceChanges";
 import { DeleteJobDialog } from "./DeleteJobDialog";
 import { JobsTable } from "./JobsTable";
 import { RunJobDialog } from "./RunJobDialog";
-import { useInstanceChanges } from "../instances/useInstanceChanges";
 import { JobsQuery } from "./operations";
 
 const pageSize = 25;

@@ -113,6 +113,7 @@ describe("app settings", () => {
   it("delete the app only once its name is typed, say why the server refused, and leave for the apps list", async () => {
     const user = userEvent.setup();
     let refuse = true;
+    localStorage.setItem("jobwheel.app", JSON.stringify("orders"));
     const mock = setup("OWNER", ({ name }) => {
       if (name !== "DeleteApp") return undefined;
       if (refuse) {
@@ -136,6 +137,8 @@ describe("app settings", () => {
     expect(await within(dialog).findByRole("alert")).toHaveTextContent("connected worker(s) (on host-a)");
     await user.click(confirm);
     expect(await screen.findByText("All apps")).toBeInTheDocument();
+    // The console no longer opens on the deleted app.
+    expect(localStorage.getItem("jobwheel.app")).not.toContain("orders");
     expect(mock.mutated("DeleteApp").map((r) => r.variables)).toEqual([{ app: "orders" }, { app: "orders" }]);
   });
 

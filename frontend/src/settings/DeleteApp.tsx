@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Text, TextInput } from "@mantine/core";
 import { useNavigate } from "react-router";
 import { useMutation, type CombinedError } from "urql";
+import { useRememberedApp } from "../apps/currentApp";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ActionCard } from "./ActionCard";
 import { DeleteAppMutation } from "./operations";
@@ -20,12 +21,15 @@ export function DeleteApp({ app }: { app: string }) {
   const [typed, setTyped] = useState("");
   const [error, setError] = useState<CombinedError | undefined>(undefined);
   const navigate = useNavigate();
+  const [remembered, remember] = useRememberedApp();
 
   async function confirm() {
     const result = await remove({ app }, context);
     setError(result.error);
     if (result.data?.deleteApp) {
       setAsking(false);
+      // The navbar's per-app links would otherwise lead to the deleted app.
+      if (remembered === app) remember("");
       await navigate("/apps");
     }
   }
