@@ -35,6 +35,13 @@ func (c *queryCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	}
 }
 
+// countQueries hooks a counter into d.
+func countQueries(d *db.DB) *queryCounter {
+	c := &queryCounter{}
+	d.Bun().AddQueryHook(c)
+	return c
+}
+
 func (c *queryCounter) count(fn func()) (int, []string) {
 	c.mu.Lock()
 	c.on, c.n, c.query = true, 0, nil
@@ -52,8 +59,7 @@ func (c *queryCounter) count(fn func()) (int, []string) {
 func TestInstancePageQueryCount(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		counter := &queryCounter{}
-		d.Bun().AddQueryHook(counter)
+		counter := countQueries(d)
 		api := newAPI(t, d, apiOptions{})
 		admin := api.admin(t)
 		appID := api.createApp(t, admin, "orders")
@@ -143,8 +149,7 @@ func TestInstancePageQueryCount(t *testing.T) {
 func TestJobPageLastRun(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		counter := &queryCounter{}
-		d.Bun().AddQueryHook(counter)
+		counter := countQueries(d)
 		api := newAPI(t, d, apiOptions{})
 		admin := api.admin(t)
 		appID := api.createApp(t, admin, "orders")
