@@ -149,8 +149,8 @@ func New(cfg Config, apps Apps, owner Owner, dir Directory, store Store, log *sl
 	}
 }
 
-// Watcher hears that an app's worker records changed: a worker connected
-// or left, or heartbeats were recorded (live subscriptions re-read them).
+// Watcher hears that a worker of an app connected or left, so live
+// subscriptions re-read the app's workers at once.
 type Watcher interface {
 	WorkersChanged(appID int64)
 }
@@ -349,18 +349,10 @@ func (h *Hub) flushLoop(ctx context.Context) {
 		}
 		clear(h.beats)
 		h.mu.Unlock()
-		if err := h.store.WorkerHeartbeatMany(ctx, beats); err != nil {
-			if ctx.Err() == nil {
-				h.log.Warn("hub: recording heartbeats", "err", err)
-			}
-			continue
-		}
-		apps := map[int64]bool{}
-		for _, b := range beats {
-			if !apps[b.AppID] {
-				apps[b.AppID] = true
-				h.workersChanged(b.AppID)
-			}
+		// No hint for heartbeats: workersUpdated subscribers re-read every
+		// 2 s anyway, as often as heartbeats are recorded.
+		if err := h.store.WorkerHeartbeatMany(ctx, beats); err != nil && ctx.Err() == nil {
+			h.log.Warn("hub: recording heartbeats", "err", err)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // gives it, each time it changes: a worker connects, is lost, or reports
 // a heartbeat. It starts with the current listing. Hints (TopicWorkers)
 // make connects and losses arrive at once; a re-read every PollEvery
-// catches the rest, hints lost included. A listing is a snapshot, so a
+// catches heartbeats and lost hints. A listing is a snapshot, so a
 // subscriber that has not taken one yet gets the newer one in its place:
 // a slow consumer costs one listing of memory, never a queue. The caller
 // needs VIEWER on the app.
