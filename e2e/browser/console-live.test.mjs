@@ -52,7 +52,8 @@ test("an app opens at its dashboard, with the counts and the outcomes chart", as
   await page.waitForURL(new RegExp(`/apps/${app}/dashboard$`));
   const labels = await page.getByRole("navigation", { name: "Main" }).getByRole("link").allInnerTexts();
   assert.deepEqual(labels, ["Apps", "Dashboard", "Jobs", "Instances", "Workers", "Settings", "Servers", "Users", "API tokens"]);
-  assert.equal(await nav(page, "Dashboard").getAttribute("aria-current"), "page");
+  // The navbar marks the screen once the route has rendered: wait for it.
+  await nav(page, "Dashboard").and(page.locator('[aria-current="page"]')).waitFor();
 
   const count = async (label) => Number(await page.getByTestId(`stat-${label}`).locator("p").nth(1).innerText());
   await page.getByTestId("stat-Jobs").waitFor();

@@ -145,7 +145,7 @@ test("the admin logs in and picks the app in the header, then Jobs", async () =>
   await page.waitForURL(new RegExp(`/apps/${app}/jobs$`));
   await page.getByRole("heading", { name: "Jobs", level: 2 }).waitFor();
   await page.getByRole("status").waitFor({ state: "detached" });
-  assert.equal(await nav("Jobs").getAttribute("aria-current"), "page");
+  await nav("Jobs").and(page.locator('[aria-current="page"]')).waitFor();
   await shot("jobs");
 });
 
