@@ -81,6 +81,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/jobwheel/jobwheel/internal/clock"
 )
 
 // Defaults for the zero values of Options.
@@ -110,8 +112,8 @@ type Options struct {
 	QueueLen int
 	// MaxSleep caps the background loop's sleep.
 	MaxSleep time.Duration
-	// Clock defaults to SystemClock().
-	Clock Clock
+	// Clock defaults to the system clock.
+	Clock clock.Clock
 }
 
 // Entry is one fire as handed to the FireFunc. At is the time it was
@@ -175,7 +177,7 @@ type batchJob[T any] struct {
 // methods are safe for concurrent use.
 type Wheel[T any] struct {
 	fire     FireFunc[T]
-	clock    Clock
+	clock    clock.Clock
 	tickNs   int64
 	mask     int64
 	span     int64
@@ -240,9 +242,7 @@ func New[T any](fire FireFunc[T], opts Options) *Wheel[T] {
 	if opts.MaxSleep <= 0 {
 		opts.MaxSleep = DefaultMaxSleep
 	}
-	if opts.Clock == nil {
-		opts.Clock = SystemClock()
-	}
+	opts.Clock = clock.OrSystem(opts.Clock)
 	w := &Wheel[T]{
 		fire:      fire,
 		clock:     opts.Clock,
@@ -433,7 +433,7 @@ func (w *Wheel[T]) Stop() {
 
 func (w *Wheel[T]) run(ctx context.Context) {
 	defer close(w.loopDone)
-	var timer Timer
+	var timer clock.Timer
 	defer func() {
 		if timer != nil {
 			timer.Stop()

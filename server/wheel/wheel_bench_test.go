@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jobwheel/jobwheel/internal/clock"
 )
 
 var pendingSizes = []int{10_000, 100_000, 1_000_000}
@@ -269,7 +271,7 @@ func reportLateness(b *testing.B, lats []time.Duration, cpu time.Duration) {
 // loop woke up: an idle wheel must sleep, not tick every millisecond.
 func BenchmarkIdle(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		clk := &countingClock{Clock: SystemClock()}
+		clk := &countingClock{Clock: clock.System()}
 		w := New(func(context.Context, []Entry[int]) {}, Options{Clock: clk})
 		w.Schedule(1, time.Now().Add(time.Minute), 1)
 		w.Start(context.Background())
@@ -284,17 +286,17 @@ func BenchmarkIdle(b *testing.B) {
 
 // countingClock counts the timers the loop arms, i.e. its sleeps.
 type countingClock struct {
-	Clock
+	clock.Clock
 	arms atomic.Int64
 }
 
-func (c *countingClock) NewTimer(d time.Duration) Timer {
+func (c *countingClock) NewTimer(d time.Duration) clock.Timer {
 	c.arms.Add(1)
 	return &countingTimer{Timer: c.Clock.NewTimer(d), c: c}
 }
 
 type countingTimer struct {
-	Timer
+	clock.Timer
 	c *countingClock
 }
 

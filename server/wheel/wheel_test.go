@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jobwheel/jobwheel/internal/clock"
 )
 
 // t0 is millisecond-aligned, so t0+N ms is exactly tick boundary N.
@@ -15,88 +17,13 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func ms(f float64) time.Time { return t0.Add(time.Duration(f * float64(time.Millisecond))) }
 
-// fakeClock is a Clock whose time only moves when the test sets it. Every
-// timer armed on it is reported on armed, so a test can see what the loop
-// decided to sleep for.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-	armed  chan time.Duration
-}
-
-func newFakeClock(now time.Time) *fakeClock {
-	return &fakeClock{now: now, armed: make(chan time.Duration, 1024)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Set moves the clock and fires the timers that are due.
-func (c *fakeClock) Set(now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = now
-	for _, t := range c.timers {
-		if t.active && !t.when.After(now) {
-			t.active = false
-			select {
-			case t.ch <- now:
-			default:
-			}
-		}
-	}
-}
-
-func (c *fakeClock) NewTimer(d time.Duration) Timer {
-	t := &fakeTimer{c: c, ch: make(chan time.Time, 1)}
-	c.mu.Lock()
-	c.timers = append(c.timers, t)
-	c.mu.Unlock()
-	t.Reset(d)
-	return t
-}
-
-type fakeTimer struct {
-	c      *fakeClock
-	ch     chan time.Time
-	when   time.Time
-	active bool
-}
-
-func (t *fakeTimer) C() <-chan time.Time { return t.ch }
-
-func (t *fakeTimer) Reset(d time.Duration) bool {
-	t.c.mu.Lock()
-	was := t.stopLocked()
-	t.when = t.c.now.Add(d)
-	t.active = true
-	if d <= 0 {
-		t.active = false
-		t.ch <- t.c.now
-	}
-	t.c.mu.Unlock()
-	t.c.armed <- d
-	return was
-}
-
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	return t.stopLocked()
-}
-
-func (t *fakeTimer) stopLocked() bool {
-	was := t.active
-	t.active = false
-	select { // Go 1.23 semantics: no stale expiry after Stop or Reset
-	case <-t.ch:
-	default:
-	}
-	return was
+// newFakeClock is a clock whose time only moves when the test sets it;
+// every timer armed on it is reported on Armed, so a test can see what the
+// loop decided to sleep for.
+func newFakeClock(now time.Time) *clock.Fake {
+	c := clock.NewFake(now)
+	c.Armed = make(chan time.Duration, 1024)
+	return c
 }
 
 // step runs Advance's core without the pool, so tests of what fires when
@@ -681,7 +608,7 @@ func TestLoopSleepsUntilDue(t *testing.T) {
 
 	expect := func(want time.Duration) {
 		t.Helper()
-		if d := <-clk.armed; d != want {
+		if d := <-clk.Armed; d != want {
 			t.Fatalf("loop slept for %v, want %v", d, want)
 		}
 	}
