@@ -281,6 +281,11 @@ func wrap(err error, what string) error {
 // which both dialects store exactly.
 func Now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
+// Stamp is t as the database keeps it: UTC, to the millisecond, without a
+// monotonic reading. Services read the time from their clock and stamp what
+// they write, so a value read back compares equal to the one written.
+func Stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
 // SchemaCreate creates a PostgreSQL schema, for tests and benchmarks that
 // isolate themselves in one.
 func (d *DB) SchemaCreate(ctx context.Context, name string) error {

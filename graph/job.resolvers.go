@@ -46,7 +46,7 @@ func (r *jobResolver) Upcoming(ctx context.Context, obj *db.Job, count *int) ([]
 	}
 	next := *obj.NextTriggerAt
 	times := append([]time.Time{next}, sch.Preview(next, n-1)...)
-	if obj.ScheduleType == schedule.FixedDelay {
+	if obj.ScheduleType == db.ScheduleFixedDelay {
 		times = times[:1] // the rest depends on when runs end
 	}
 	return pointers(times), nil

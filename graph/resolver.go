@@ -24,7 +24,7 @@ type Services struct {
 	Cluster *cluster.Registry
 	Jobs    *jobs.Service
 	Logs    *logs.Service
-	Live    *live.Hub
+	Live    *live.Feeds
 	Log     *slog.Logger
 }
 
@@ -35,7 +35,7 @@ type Resolver struct {
 	cluster *cluster.Registry
 	jobs    *jobs.Service
 	logs    *logs.Service
-	live    *live.Hub
+	live    *live.Feeds
 	log     *slog.Logger
 	// present gives errors the API's shape (set by NewHandler); subscription
 	// errors raised after the stream started need it by hand.

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/bus"
@@ -31,7 +32,7 @@ type testAPI struct {
 	db   *db.DB
 	srv  *httptest.Server
 	url  string
-	live *live.Hub
+	live *live.Feeds
 	auth *auth.Service
 	apps *apps.Service
 	logs *logs.Service
@@ -65,15 +66,17 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 		busDB = d.Bun()
 	}
 	b := bus.New("test", d.Namespace(), busDB, log)
-	b.Start(ctx)
-	t.Cleanup(b.Stop)
 	hub := live.New(opts.live, d, b, authSvc, appSvc, log)
-	t.Cleanup(hub.Stop)
 	jobSvc := jobs.New(d, authSvc, appSvc, hub.Jobs(nopOwner{}))
-	logSvc := logs.New(d, hub, log)
-	lctx, cancel := context.WithCancel(ctx)
-	logSvc.Start(lctx)
-	t.Cleanup(func() { cancel(); logSvc.Stop() })
+	logSvc := logs.New(d, hub, nil, log)
+	var services lifecycle.Group
+	services.Add("bus", b)
+	services.Add("subscriptions", hub)
+	services.Add("log writer", logSvc)
+	if err := services.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(services.Stop)
 	h := NewHandler(HandlerConfig{
 		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Jobs: jobSvc, Logs: logSvc, Live: hub, Log: log}),
 		Log:      log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,

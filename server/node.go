@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/frontend"
 	"github.com/jobwheel/jobwheel/graph"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/alarm"
 	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/server/auth"
@@ -29,45 +29,31 @@ import (
 	"github.com/jobwheel/jobwheel/server/lease"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
+	"github.com/jobwheel/jobwheel/server/owned"
 	"github.com/jobwheel/jobwheel/server/retention"
-	"github.com/jobwheel/jobwheel/server/scheduler"
+	"github.com/jobwheel/jobwheel/server/trigger"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// shutdownTimeout bounds how long in-flight requests may take to finish.
-const shutdownTimeout = 15 * time.Second
-
 // node is one running server: the database, the services and the HTTP
-// listener, started in dependency order and stopped in reverse.
+// listener. The services are one lifecycle.Group, started in the order
+// they depend on each other and stopped in reverse.
 type node struct {
-	log       *slog.Logger
-	db        *db.DB
-	http      *http.Server
-	serveCh   chan error
-	cluster   *cluster.Registry
-	leases    *lease.Manager
-	hub       *hub.Hub
-	engine    *execution.Engine
-	scheduler *scheduler.Scheduler
-	logs      *logs.Service
-	bus       *bus.Bus
-	alarms    *alarm.Sender
-	retention *retention.Cleaner
-	live      *live.Hub // API subscriptions (issue 6)
-	cancel    context.CancelFunc
+	log      *slog.Logger
+	db       *db.DB
+	services lifecycle.Group
+	http     *httpService
 }
 
 func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger) (_ *node, err error) {
 	n := &node{log: log}
 	defer func() {
-		if err != nil {
-			n.closeAll()
+		if err != nil && n.db != nil {
+			_ = n.db.Close()
 		}
 	}()
-	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	n.cancel = cancel
 
 	log.Info("opening database", "url", redactURL(cfg.DatabaseURL))
 	if n.db, err = db.Open(ctx, cfg.DatabaseURL); err != nil {
@@ -110,63 +96,39 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	if n.db.Dialect() == db.Postgres {
 		busDB = n.db.Bun()
 	}
-	n.bus = bus.New(serverID, n.db.Namespace(), busDB, log)
-	n.bus.Start(bg)
-	// API subscriptions (issue 6): woken by bus hints, re-reading the database.
-	n.live = live.New(live.Config{}, n.db, n.bus, authSvc, appSvc, log)
-
-	n.cluster = cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: version}, n.db, log)
-	if err = n.cluster.Start(ctx); err != nil {
+	hints := bus.New(serverID, n.db.Namespace(), busDB, log)
+	// API subscriptions: woken by bus hints, re-reading the database.
+	feeds := live.New(live.Config{}, n.db, hints, authSvc, appSvc, log)
+	logSvc := logs.New(n.db, feeds, nil, log)
+	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise}, log)
+	if err != nil {
 		return nil, err
 	}
-
-	// The parts that run owned apps. Lease listeners hear of a gained app
-	// in this order and of a lost one in reverse: the hub takes workers
-	// first, then the engine adopts running instances, then the trigger
-	// loop fires; on loss the loop stops firing first.
-	n.leases = lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, n.cluster, log)
-	n.leases.SetHinter(n.bus)
+	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: version}, n.db, log)
+	timer := trigger.NewService(trigger.Config{}, n.db, log)
+	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
+		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log}})
+	leases := lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, members, hints, ownedApps, log)
 	// A lease released, or a server joining, is worth a balancing pass now.
-	n.bus.Subscribe(lease.HintTopic, func(string, string) { n.leases.Kick() })
+	hints.Subscribe(lease.HintTopic, func(string, string) { leases.Kick() })
 	// A deleted app's lease row went with it: the owner finds that at the
 	// renewal a pass does, and stops scheduling the app then.
-	appSvc.OnDeleted(func(int64) { n.bus.Publish(lease.HintTopic, "app deleted") })
-	n.hub = hub.New(hub.Config{}, appSvc, n.leases, n.cluster, n.db, log)
-	n.engine = execution.New(execution.Config{}, n.db, n.hub, nil, n.live, log)
-	if n.alarms, err = alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise}, log); err != nil {
-		return nil, err
-	}
-	n.alarms.Start(bg)
-	n.engine.SetAlarmer(n.alarms)
-	n.retention = retention.New(retention.Config{Keep: cfg.Retention}, n.db, n.leases, log)
-	n.scheduler = scheduler.New(scheduler.Config{}, n.db, n.engine, log)
-	n.engine.SetWaker(n.scheduler)
-	n.logs = logs.New(n.db, n.live, log)
-	n.hub.SetHandler(n.engine, n.logs)
-	n.hub.SetWatcher(n.live)
-	n.leases.Subscribe(n.hub)
-	n.leases.Subscribe(n.engine)
-	n.leases.Subscribe(n.scheduler)
-	n.logs.Start(bg)
-	if err = n.hub.Start(ctx); err != nil {
-		return nil, err
-	}
-	n.scheduler.Start(bg)
-	n.leases.Start(bg)
-	n.retention.Start(bg)
-	n.bus.Publish(lease.HintTopic, "joined")
+	appSvc.OnDeleted(func(int64) { hints.Publish(lease.HintTopic, "app deleted") })
+	workers := hub.New(hub.Config{}, hub.Deps{Apps: appSvc, Owner: leases, Registries: ownedApps, Directory: members,
+		Store: n.db, Logs: logSvc, Watcher: feeds, Log: log})
+	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
 
-	jobSvc := jobs.New(n.db, authSvc, appSvc, n.live.Jobs(localOwner{n}))
+	jobSvc := jobs.New(n.db, authSvc, appSvc, feeds.Jobs(ownedApps))
 	api := graph.NewHandler(graph.HandlerConfig{
-		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: n.cluster, Jobs: jobSvc,
-			Logs: n.logs, Live: n.live, Log: log}),
+		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
+			Logs: logSvc, Live: feeds, Log: log}),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
-	mux.HandleFunc("GET /worker/discover", n.hub.ServeDiscover)
-	mux.HandleFunc("GET /worker/connect", n.hub.ServeConnect)
+	mux.HandleFunc("GET /worker/discover", workers.ServeDiscover)
+	mux.HandleFunc("GET /worker/connect", workers.ServeConnect)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok\n")
 	})
@@ -180,15 +142,27 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		_, _ = io.WriteString(w, "ready\n")
 	})
 	mux.Handle("/", frontend.Handler())
+	n.http = newHTTPService(listener, mux, log)
 
-	n.http = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return bg },
+	// Stopped in reverse: the HTTP listener first (no new requests), then
+	// retention, then the leases (leave the cluster, stop every owned app,
+	// release), the wheel, the worker connections left, the registry,
+	// alarms, the log writer (storing what is queued), the subscriptions
+	// (ended with UNAVAILABLE) and the bus (sending what is pending).
+	n.services.Add("bus", hints)
+	n.services.Add("subscriptions", feeds)
+	n.services.Add("log writer", logSvc)
+	n.services.Add("alarms", alarms)
+	n.services.Add("cluster registry", members)
+	n.services.Add("worker channel", workers)
+	n.services.Add("timing wheel", timer)
+	n.services.Add("leases", leases)
+	n.services.Add("retention", cleaner)
+	n.services.Add("HTTP", n.http)
+	if err = n.services.Start(context.WithoutCancel(ctx)); err != nil {
+		return nil, err
 	}
-	n.serveCh = make(chan error, 1)
-	go func() { n.serveCh <- n.http.Serve(listener) }()
+	hints.Publish(lease.HintTopic, "joined")
 
 	log.Info("jobwheel server started", "id", serverID, "addr", listener.Addr().String(), "advertise", advertise,
 		"database", string(n.db.Dialect()), "version", version)
@@ -200,86 +174,18 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	return n, nil
 }
 
-// localOwner tells this server's trigger loop and engine that an app's
-// jobs or instances changed through the API.
-type localOwner struct{ n *node }
-
-func (o localOwner) JobsChanged(appID int64) {
-	o.n.engine.JobsChanged(appID)
-	o.n.scheduler.Wake(appID)
-}
-
-func (o localOwner) InstancesChanged(appID int64) {
-	o.n.scheduler.Wake(appID)
-	o.n.engine.Kick(appID)
-}
-
-// shutdown hands the apps off (releasing their leases so other servers
-// take over at once), stops accepting requests, lets in-flight ones
-// finish, stops the services and closes the database.
+// shutdown stops the services in reverse order of their start (the HTTP
+// listener first, letting in-flight requests finish; then the leases,
+// handing the apps off to other servers at once) and closes the database.
 func (n *node) shutdown() error {
 	n.log.Info("shutting down")
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	var errs []error
-	// Leave the registry first, so the servers that take the apps over no
-	// longer count this one when they compute their fair share.
-	n.cluster.Stop(ctx)
-	n.leases.Stop(ctx)
-	// End API subscriptions with UNAVAILABLE while their websockets are
-	// still up, so clients know to subscribe again elsewhere.
-	n.live.Stop()
-	n.hub.Stop()
-	if err := n.http.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("stopping HTTP: %w", err))
+	n.services.Stop()
+	err := n.http.Err()
+	if cerr := n.db.Close(); cerr != nil {
+		n.log.Warn("closing database", "err", cerr)
 	}
-	if err := <-n.serveCh; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		errs = append(errs, fmt.Errorf("serving HTTP: %w", err))
-	}
-	n.closeAll()
 	n.log.Info("stopped")
-	return errors.Join(errs...)
-}
-
-func (n *node) closeAll() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if n.leases != nil {
-		n.leases.Stop(ctx)
-	}
-	if n.scheduler != nil {
-		n.scheduler.Stop()
-	}
-	if n.engine != nil {
-		n.engine.Stop()
-	}
-	if n.cancel != nil {
-		n.cancel()
-	}
-	if n.logs != nil {
-		n.logs.Stop()
-	}
-	if n.live != nil {
-		n.live.Stop() // ends API subscriptions (issue 6)
-	}
-	if n.bus != nil {
-		n.bus.Stop()
-	}
-	if n.alarms != nil {
-		n.alarms.Stop()
-	}
-	if n.retention != nil {
-		n.retention.Stop()
-	}
-	if n.cluster != nil {
-		n.cluster.Stop(ctx)
-	}
-	if n.db != nil {
-		if err := n.db.Close(); err != nil {
-			n.log.Warn("closing database", "err", err)
-		}
-		n.db = nil
-	}
+	return err
 }
 
 func defaultServerID() string {

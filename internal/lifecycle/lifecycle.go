@@ -44,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Service is a long-lived part of the server.
@@ -187,6 +188,49 @@ func (g *Group) stopLocked() {
 		g.running[i].Stop()
 	}
 	g.running = nil
+}
+
+// StopEachWithin stops the started parts in reverse order like Stop, but
+// gives each at most d: a part still stopping then (stuck in a call that
+// hangs, with its context already cancelled) is left to finish in the
+// background, and slow is told its name, so one stuck part cannot hold up
+// the caller.
+func (g *Group) StopEachWithin(d time.Duration, slow func(name string)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := len(g.running) - 1; i >= 0; i-- {
+		if !StopWithin(g.running[i], d) && slow != nil {
+			slow(g.nameOf(g.running[i]))
+		}
+	}
+	g.running = nil
+}
+
+func (g *Group) nameOf(s Service) string {
+	for i, p := range g.parts {
+		if p == s {
+			return g.names[i]
+		}
+	}
+	return "?"
+}
+
+// StopWithin stops s, waiting at most d; false if it had not stopped by
+// then (it goes on stopping in the background).
+func StopWithin(s Service, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		s.Stop()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // Func adapts a function that runs until its context is done into a

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 )
 
 // queueSize bounds the alarms waiting to be sent.
@@ -73,7 +74,7 @@ type Sender struct {
 	log    *slog.Logger
 	client *http.Client
 	queue  chan work
-	done   chan struct{}
+	lifecycle.Base
 
 	mu   sync.Mutex
 	last map[int64]time.Time // job → when its last alarm was sent
@@ -92,14 +93,22 @@ func New(cfg Config, log *slog.Logger) (*Sender, error) {
 		}
 	}
 	return &Sender{cfg: cfg, log: log, client: &http.Client{Timeout: 10 * time.Second},
-		queue: make(chan work, queueSize), done: make(chan struct{}), last: map[int64]time.Time{}}, nil
+		queue: make(chan work, queueSize), last: map[int64]time.Time{}}, nil
 }
 
-// Start sends queued alarms until ctx ends; Stop waits for it.
-func (s *Sender) Start(ctx context.Context) { go s.run(ctx) }
-
-// Stop waits for the sender after its context ended.
-func (s *Sender) Stop() { <-s.done }
+// Start sends queued alarms until Stop.
+func (s *Sender) Start(ctx context.Context) error {
+	ctx, ok, started, stopped := s.StartInit(ctx)
+	if !ok {
+		return nil
+	}
+	go func() {
+		started()
+		defer stopped()
+		s.run(ctx)
+	}()
+	return nil
+}
 
 // InstanceFailed queues the alarm of an instance that ended FAILED, if its
 // job asks for one and is not silenced.
@@ -135,7 +144,6 @@ func (s *Sender) InstanceFailed(app string, job *db.Job, in db.Instance) {
 }
 
 func (s *Sender) run(ctx context.Context) {
-	defer close(s.done)
 	for {
 		select {
 		case <-ctx.Done():

@@ -26,6 +26,8 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 )
 
 // Channel is the PostgreSQL notification channel; a cluster in its own
@@ -54,9 +56,7 @@ type Bus struct {
 	pending     map[string]struct{} // "topic data" waiting to be sent
 	flushTimer  *time.Timer
 
-	cancel context.CancelFunc
-	done   chan struct{}
-	ln     *pgdriver.Listener
+	lifecycle.Base
 }
 
 // New returns a Bus for this server. With db nil (SQLite) hints stay in
@@ -86,26 +86,30 @@ func (b *Bus) OnReconnect(fn func()) {
 	b.reconnected = append(b.reconnected, fn)
 }
 
-// Start listens for other servers' hints (PostgreSQL only).
-func (b *Bus) Start(ctx context.Context) {
-	if b.db == nil {
-		return
+// Start listens for other servers' hints (PostgreSQL only) until Stop,
+// which sends what is still pending.
+func (b *Bus) Start(ctx context.Context) error {
+	ctx, ok, started, stopped := b.StartInit(ctx)
+	if !ok {
+		return nil
 	}
-	ctx, b.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	b.done = make(chan struct{})
-	b.ln = pgdriver.NewListener(b.db)
-	go b.listen(ctx)
-}
-
-// Stop stops listening and sends what is pending.
-func (b *Bus) Stop() {
-	b.flush()
-	if b.cancel != nil {
-		b.cancel()
-		_ = b.ln.Close() // a pending receive ignores the context
-		<-b.done
-		b.cancel = nil
-	}
+	go func() {
+		started()
+		defer stopped()
+		defer b.flush()
+		if b.db == nil {
+			<-ctx.Done()
+			return
+		}
+		ln := pgdriver.NewListener(b.db)
+		// A pending receive ignores the context: closing unblocks it.
+		go func() {
+			<-ctx.Done()
+			_ = ln.Close()
+		}()
+		b.listen(ctx, ln)
+	}()
+	return nil
 }
 
 // Publish delivers a hint here at once and to other servers shortly.
@@ -165,9 +169,7 @@ func (b *Bus) flush() {
 	send()
 }
 
-func (b *Bus) listen(ctx context.Context) {
-	defer close(b.done)
-	ln := b.ln
+func (b *Bus) listen(ctx context.Context, ln *pgdriver.Listener) {
 	for ctx.Err() == nil {
 		if err := ln.Listen(ctx, b.channel); err != nil {
 			if ctx.Err() == nil {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 )
 
 // Defaults for the heartbeat.
@@ -42,19 +44,20 @@ type Config struct {
 	Version      string
 	// HeartbeatInterval defaults to HeartbeatInterval.
 	HeartbeatInterval time.Duration
+	// Clock defaults to the system clock.
+	Clock clock.Clock
 }
 
 // Registry registers this server and lists all of them.
 type Registry struct {
+	lifecycle.Base
 	cfg   Config
 	store Store
 	log   *slog.Logger
-	now   func() time.Time
+	clock clock.Clock
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	mu   sync.Mutex
+	left bool // Leave was called: no more heartbeats
 }
 
 // New returns a Registry; call Start to register and heart-beat.
@@ -62,7 +65,7 @@ func New(cfg Config, store Store, log *slog.Logger) *Registry {
 	if cfg.HeartbeatInterval == 0 {
 		cfg.HeartbeatInterval = HeartbeatInterval
 	}
-	return &Registry{cfg: cfg, store: store, log: log, now: db.Now}
+	return &Registry{cfg: cfg, store: store, log: log, clock: clock.OrSystem(cfg.Clock)}
 }
 
 // ID is this server's id.
@@ -71,47 +74,55 @@ func (r *Registry) ID() string { return r.cfg.ID }
 // AdvertiseURL is where this server is reached.
 func (r *Registry) AdvertiseURL() string { return r.cfg.AdvertiseURL }
 
-// Start registers the server and starts heart-beating. It is idempotent.
+// Start registers the server and heart-beats until Stop, which removes the
+// server from the registry.
 func (r *Registry) Start(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.done != nil || r.stopped {
+	ctx, ok, started, stopped := r.StartInit(ctx)
+	if !ok {
 		return nil
 	}
-	now := r.now()
+	if err := r.register(ctx); err != nil {
+		stopped()
+		return err
+	}
+	r.mu.Lock()
+	r.left = false
+	r.mu.Unlock()
+	go func() {
+		started()
+		defer stopped()
+		r.loop(ctx)
+		r.Leave(context.WithoutCancel(ctx))
+	}()
+	return nil
+}
+
+func (r *Registry) register(ctx context.Context) error {
+	now := db.Stamp(r.clock.Now())
 	if err := r.store.ServerRegister(ctx, &db.Server{
 		ID: r.cfg.ID, AdvertiseURL: r.cfg.AdvertiseURL, Version: r.cfg.Version,
 		StartedAt: now, HeartbeatAt: now,
 	}); err != nil {
 		return fmt.Errorf("registering this server: %w", err)
 	}
-	ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	r.done = make(chan struct{})
-	go r.loop(ctx)
 	return nil
 }
 
 func (r *Registry) loop(ctx context.Context) {
-	defer close(r.done)
-	t := time.NewTicker(r.cfg.HeartbeatInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	for clock.Sleep(r.clock, r.cfg.HeartbeatInterval, ctx.Done()) {
+		r.mu.Lock()
+		left := r.left
+		r.mu.Unlock()
+		if left {
+			continue
 		}
-		now := r.now()
+		now := db.Stamp(r.clock.Now())
 		err := r.store.ServerHeartbeat(ctx, r.cfg.ID, now)
 		if err != nil && ctx.Err() == nil {
 			// Deleted as stale by another server after a long pause:
 			// register again rather than stay invisible.
 			r.log.Warn("cluster: heartbeat failed; registering again", "err", err)
-			err = r.store.ServerRegister(ctx, &db.Server{
-				ID: r.cfg.ID, AdvertiseURL: r.cfg.AdvertiseURL, Version: r.cfg.Version,
-				StartedAt: now, HeartbeatAt: now,
-			})
-			if err != nil {
+			if err := r.register(ctx); err != nil && ctx.Err() == nil {
 				r.log.Error("cluster: registering again failed", "err", err)
 			}
 		}
@@ -121,24 +132,22 @@ func (r *Registry) loop(ctx context.Context) {
 	}
 }
 
-// Stop stops heart-beating and removes this server from the registry. It
-// blocks until done and is safe to call more than once or before Start.
-func (r *Registry) Stop(ctx context.Context) {
+// Leave removes this server from the registry now, before it stops: the
+// lease manager calls it first when the server shuts down, so the servers
+// taking its apps over no longer count it in their fair share. Heartbeats
+// stop with it. It is safe to call more than once.
+func (r *Registry) Leave(ctx context.Context) {
 	r.mu.Lock()
-	if r.stopped {
+	if r.left {
 		r.mu.Unlock()
 		return
 	}
-	r.stopped = true
-	cancel, done := r.cancel, r.done
+	r.left = true
 	r.mu.Unlock()
-	if cancel == nil {
-		return
-	}
-	cancel()
-	<-done
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	if err := r.store.ServerDelete(ctx, r.cfg.ID); err != nil {
-		r.log.Warn("cluster: deregistering failed", "err", err)
+		r.log.Warn("cluster: deregistering failed; the row expires by itself", "err", err)
 	}
 }
 
@@ -154,7 +163,7 @@ func (r *Registry) Members(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := r.now()
+	now := r.clock.Now()
 	out := make([]Member, len(list))
 	for i, s := range list {
 		out[i] = Member{Server: s, Alive: now.Sub(s.HeartbeatAt) < DeadAfter}
@@ -211,7 +220,7 @@ func (r *Registry) AliveURLs(ctx context.Context) ([]string, error) {
 
 // Owner returns the server holding a live lease on the app, or nil.
 func (r *Registry) Owner(ctx context.Context, appID int64) (*Member, error) {
-	l, live, err := r.store.LeaseGet(ctx, appID, r.now())
+	l, live, err := r.store.LeaseGet(ctx, appID, db.Stamp(r.clock.Now()))
 	if errors.Is(err, db.ErrNotFound) || (err == nil && !live) {
 		return nil, nil
 	}
@@ -232,7 +241,7 @@ func (r *Registry) Owner(ctx context.Context, appID int64) (*Member, error) {
 
 // AppsOf returns the ids of the apps whose live leases a server holds.
 func (r *Registry) AppsOf(ctx context.Context, serverID string) ([]int64, error) {
-	states, err := r.store.LeaseStates(ctx, r.now())
+	states, err := r.store.LeaseStates(ctx, db.Stamp(r.clock.Now()))
 	if err != nil {
 		return nil, err
 	}

@@ -19,16 +19,6 @@ import (
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
-// Strategies.
-const (
-	HealthFirst = "HEALTH_FIRST"
-	Random      = "RANDOM"
-	RoundRobin  = "ROUND_ROBIN"
-)
-
-// Strategies lists the valid strategies.
-var Strategies = []string{HealthFirst, Random, RoundRobin}
-
 // Worker is what selection needs to know about a connected worker.
 type Worker struct {
 	ID         string
@@ -143,9 +133,9 @@ func (p *Picker) Pick(strategy string, candidates []*Worker) *Worker {
 		return nil
 	}
 	switch strategy {
-	case Random:
+	case db.DispatchRandom:
 		return free[p.rand(len(free))]
-	case RoundRobin:
+	case db.DispatchRoundRobin:
 		p.next++
 		return free[p.next%len(free)]
 	default:

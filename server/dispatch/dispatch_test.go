@@ -68,23 +68,23 @@ func TestPick(t *testing.T) {
 	ws := workers()
 	p := NewPicker()
 	// HEALTH_FIRST: a-1 has every slot free and a light load.
-	if w := p.Pick(HealthFirst, ws); w == nil || w.ID != "a-1" {
+	if w := p.Pick(db.DispatchHealthFirst, ws); w == nil || w.ID != "a-1" {
 		t.Fatalf("HEALTH_FIRST picked %v", w)
 	}
 	// Only workers with a free slot are picked: c-1 is full.
 	seen := map[string]int{}
 	for i := 0; i < 10; i++ {
-		w := p.Pick(RoundRobin, ws)
+		w := p.Pick(db.DispatchRoundRobin, ws)
 		seen[w.ID]++
 	}
 	if seen["c-1"] != 0 || seen["a-1"] != 5 || seen["b-1"] != 5 {
 		t.Fatalf("ROUND_ROBIN spread = %v", seen)
 	}
 	p.rand = func(n int) int { return n - 1 }
-	if w := p.Pick(Random, ws); w.ID != "b-1" {
+	if w := p.Pick(db.DispatchRandom, ws); w.ID != "b-1" {
 		t.Fatalf("RANDOM picked %s", w.ID)
 	}
-	if w := p.Pick(HealthFirst, ws[2:]); w != nil {
+	if w := p.Pick(db.DispatchHealthFirst, ws[2:]); w != nil {
 		t.Fatalf("a full worker was picked: %v", w)
 	}
 }

@@ -8,32 +8,33 @@ import (
 
 // assign gives queued tasks to workers with free slots, in queue order. A
 // task no connected worker could ever run fails with NO_WORKER; one whose
-// workers are merely busy waits for a slot.
-func (a *app) assign(c *changes) {
-	if len(a.queue) == 0 {
+// workers are merely busy waits for a slot. What it assigns is sent by the
+// actor once the batch is durable (commit.go).
+func (s *state) assign(c *changes) {
+	if len(s.queue) == 0 {
 		return
 	}
-	now := a.e.now()
-	connected := a.connected()
-	queue := a.queue
-	a.queue = nil
+	now := db.Stamp(s.now)
+	connected := s.connected()
+	queue := s.queue
+	s.queue = nil
 	for i, t := range queue {
 		it := t.inst
-		if a.instances[it.ID] != it || t.Status != db.StatusWaiting {
+		if s.instances[it.ID] != it || t.Status != db.StatusWaiting {
 			continue // the instance ended meanwhile
 		}
-		w, why := a.pick(t, connected)
+		w, why := s.pick(t, connected)
 		if w == nil {
 			if why != "" {
-				t.reason = ReasonNoWorker
-				a.taskFinished(c, t, db.StatusFailed, why, nil)
+				t.reason = db.ReasonNoWorker
+				s.taskFinished(c, t, db.StatusFailed, why, nil)
 				continue
 			}
 			// Busy: this task and the rest of the queue wait. Tasks of other
 			// instances may still fit, so keep scanning.
-			a.queue = append(a.queue, t)
-			if len(a.queue) > 0 && allFull(connected) {
-				a.queue = append(a.queue, queue[i+1:]...)
+			s.queue = append(s.queue, t)
+			if len(s.queue) > 0 && allFull(connected) {
+				s.queue = append(s.queue, queue[i+1:]...)
 				return
 			}
 			continue
@@ -47,7 +48,7 @@ func (a *app) assign(c *changes) {
 		if !t.new {
 			c.task = append(c.task, db.TaskTransition{ID: t.ID, From: from, To: db.StatusDispatched, WorkerID: &wid, DispatchedAt: &now})
 		}
-		a.workers[wid].Busy++
+		s.workers[wid].Busy++
 		it.used[wid]++
 		c.dispatch[wid] = append(c.dispatch[wid], t)
 	}
@@ -55,10 +56,10 @@ func (a *app) assign(c *changes) {
 
 // pick chooses a worker for t, or says why none ever could ("" if the
 // eligible ones are only busy).
-func (a *app) pick(t *task, connected []*dispatch.Worker) (*dispatch.Worker, string) {
+func (s *state) pick(t *task, connected []*dispatch.Worker) (*dispatch.Worker, string) {
 	it := t.inst
 	if t.pinned != "" {
-		w := a.workers[t.pinned]
+		w := s.workers[t.pinned]
 		if w == nil || !w.connected {
 			return nil, "the broadcast target worker disconnected"
 		}
@@ -70,7 +71,7 @@ func (a *app) pick(t *task, connected []*dispatch.Worker) (*dispatch.Worker, str
 	req := dispatch.FromJob(it.job)
 	eligible := req.Eligible(connected)
 	if len(eligible) == 0 {
-		return nil, req.Explain(a.name, connected)
+		return nil, req.Explain(s.name, connected)
 	}
 	limit := max(it.job.TaskConcurrency, 1)
 	maxWorkers := it.job.WorkerFilter.MaxWorkers
@@ -91,7 +92,7 @@ func (a *app) pick(t *task, connected []*dispatch.Worker) (*dispatch.Worker, str
 		}
 		candidates = append(candidates, w)
 	}
-	return a.picker.Pick(it.job.DispatchStrategy, candidates), ""
+	return s.picker.Pick(it.job.DispatchStrategy, candidates), ""
 }
 
 func allFull(workers []*dispatch.Worker) bool {
@@ -104,7 +105,7 @@ func allFull(workers []*dispatch.Worker) bool {
 }
 
 // taskSpec is what the worker is sent for a task.
-func (a *app) taskSpec(t *task) protocol.Task {
+func (s *state) taskSpec(t *task) protocol.Task {
 	it := t.inst
 	j := it.job
 	return protocol.Task{

@@ -1,8 +1,6 @@
 package execution
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -30,6 +28,13 @@ type changes struct {
 	wake     bool
 	failures []failure // instances that ended FAILED, for alarms
 	fired    []firing  // the fires this batch processed
+}
+
+// empty says the batch changed nothing to write (an idle app's check
+// tick, a heartbeat).
+func (c *changes) empty() bool {
+	return len(c.inst) == 0 && len(c.task) == 0 && len(c.newTasks) == 0 && len(c.attempts) == 0 && len(c.retries) == 0 &&
+		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0
 }
 
 type failure struct {
@@ -100,116 +105,6 @@ func (c *changes) dropNew(t *task) {
 	for wid, list := range c.dispatch {
 		c.dispatch[wid] = slices.DeleteFunc(list, func(x *task) bool { return x == t })
 	}
-}
-
-// commit writes the batch in one transaction, then sends and acks. If the
-// write fails, nothing is sent, every ack carries the error (workers
-// re-send), and the app's state is re-read from the database.
-func (a *app) commit(c *changes) {
-	ctx := a.ctx
-	if ctx.Err() != nil {
-		// The lease is gone; the next owner redoes this batch from the
-		// database and from what workers re-send.
-		ctx = context.WithoutCancel(ctx)
-	}
-	c.coalesce()
-	var lostRace []int64
-	err := a.write(ctx, c, &lostRace)
-	if err != nil {
-		a.e.log.Error("execution: writing a batch failed; re-reading the app", "app", a.id, "err", err)
-		for _, ack := range c.acks {
-			if ack != nil {
-				ack(err)
-			}
-		}
-		a.unfired(c.fired)
-		if errors.Is(err, context.Canceled) && a.ctx.Err() != nil {
-			return
-		}
-		if err := a.adopt(); err != nil {
-			a.e.log.Error("execution: re-reading the app failed", "app", a.id, "err", err)
-		}
-		return
-	}
-	for _, t := range c.newTasks {
-		t.new = false
-	}
-	for _, ack := range c.acks {
-		if ack != nil {
-			ack(nil)
-		}
-	}
-	if a.ctx.Err() != nil {
-		// The lease was lost meanwhile: another server may own the app now,
-		// so nothing is sent. The new owner adopts what was written.
-		return
-	}
-	for wid, list := range c.dispatch {
-		a.sendDispatch(wid, list)
-	}
-	for _, s := range c.stops {
-		_ = a.e.send.Send(a.id, s.worker, protocol.TypeStop, &s.stop, nil)
-	}
-	if len(lostRace) > 0 {
-		// Someone else moved these instances (the API stopped one): look.
-		a.post(event{refresh: true})
-	}
-	if len(c.notify) > 0 && a.e.notify != nil {
-		a.e.notify.InstancesChanged(a.id, c.notify)
-	}
-	if c.wake && a.e.waker != nil {
-		a.e.waker.Wake(a.id)
-	}
-	if a.e.alarms != nil {
-		for _, f := range c.failures {
-			a.e.alarms.InstanceFailed(a.name, f.job, f.in)
-		}
-	}
-}
-
-// sendDispatch registers the tasks on the worker and sends them in one
-// frame; the ack comes back as an event.
-func (a *app) sendDispatch(wid string, list []*task) {
-	if len(list) == 0 {
-		return
-	}
-	w := a.workers[wid]
-	specs := make([]protocol.Task, 0, len(list))
-	ids := make([]int64, 0, len(list))
-	for _, t := range list {
-		a.tasks[t.ID] = t
-		if w != nil {
-			w.running[t.ID] = true
-		}
-		spec := a.taskSpec(t)
-		if t.Kind == protocol.KindPost || t.Kind == protocol.KindReduce {
-			spec.Results = a.results(t)
-		}
-		specs = append(specs, spec)
-		ids = append(ids, t.ID)
-	}
-	body := &protocol.Dispatch{App: a.name, Epoch: a.epoch, Tasks: specs}
-	_ = a.e.send.Send(a.id, wid, protocol.TypeDispatch, body, func(ack *protocol.Ack, err error) {
-		a.post(event{dispatched: &dispatchResult{worker: wid, tasks: ids, ack: ack, err: err}})
-	})
-}
-
-// results are the finished subtasks a POST or REDUCE task works on.
-func (a *app) results(t *task) []protocol.TaskResult {
-	kinds := []string{protocol.KindBroadcast}
-	if t.Kind == protocol.KindReduce {
-		kinds = []string{protocol.KindMap, protocol.KindRoot}
-	}
-	rows, err := a.e.db.TaskResults(a.ctx, t.inst.ID, t.inst.Attempt, kinds)
-	if err != nil {
-		a.e.log.Error("execution: reading task results", "instance", t.inst.ID, "err", err)
-		return nil
-	}
-	out := make([]protocol.TaskResult, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, protocol.TaskResult{TaskID: r.ID, Name: r.Name, Success: r.Status == db.StatusSucceeded, Result: r.Result})
-	}
-	return out
 }
 
 // coalesce merges the several changes a batch may make to one row (a task
@@ -284,63 +179,4 @@ func latest[T any](old, next *T) *T {
 		return next
 	}
 	return old
-}
-
-// write applies the batch's changes in one transaction, and skips the
-// database entirely when the batch changed nothing (an idle app's check
-// tick, a heartbeat).
-func (a *app) write(ctx context.Context, c *changes, lost *[]int64) error {
-	if len(c.inst) == 0 && len(c.task) == 0 && len(c.newTasks) == 0 && len(c.attempts) == 0 && len(c.retries) == 0 &&
-		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0 {
-		return nil
-	}
-	return a.e.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		*lost = nil
-		moved, err := tx.InstanceTransitionMany(ctx, c.inst)
-		if err != nil {
-			return err
-		}
-		for _, tr := range c.inst {
-			if !slices.Contains(moved, tr.ID) {
-				*lost = append(*lost, tr.ID)
-			}
-		}
-		if _, err := tx.TaskTransitionMany(ctx, c.task); err != nil {
-			return err
-		}
-		if len(c.newTasks) > 0 {
-			rows := make([]db.Task, len(c.newTasks))
-			for i, t := range c.newTasks {
-				rows[i] = t.Task
-			}
-			if err := tx.TaskCreateMany(ctx, rows); err != nil {
-				return err
-			}
-			for i, t := range c.newTasks {
-				t.ID = rows[i].ID
-			}
-		}
-		if err := tx.AttemptUpsertMany(ctx, c.attempts); err != nil {
-			return err
-		}
-		if err := tx.MapRequestCreateMany(ctx, c.mapRequests); err != nil {
-			return err
-		}
-		for _, r := range c.retries {
-			if _, err := tx.InstanceRetry(ctx, r.id, r.from, r.attempt, r.at, r.reason); err != nil {
-				return err
-			}
-		}
-		for _, r := range c.rearms {
-			if err := tx.JobSetNextIfUnset(ctx, r.job, r.at); err != nil {
-				return err
-			}
-		}
-		for _, id := range c.stoppedInDB {
-			if _, err := tx.TaskStopInstance(ctx, id, db.StatusStopped); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }

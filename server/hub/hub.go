@@ -1,11 +1,12 @@
 // Package hub is the server end of the worker channel (worker/protocol):
 // it answers discovery, accepts worker websockets, authenticates them with
-// the app secret, keeps the live registry of each owned app's workers, and
-// routes frames: dispatch and stop out, report, logs and map in.
+// the app secret and hands each connection to the Registry of its app,
+// which routes frames: dispatch and stop out, report, logs and map in.
 //
 // The hub only holds connections for apps this server owns. A worker that
-// connects to another server is redirected to the owner, and when this
-// server loses an app (lease.Listener) its workers are redirected too.
+// connects to another server is redirected to the owner. Each app's
+// Registry is part of the owned app (package owned): when this server stops
+// running the app, the registry stops and redirects its workers.
 //
 // Each connection has one reader and one writer goroutine. A frame that is
 // malformed or too large closes that connection with an error frame and a
@@ -21,14 +22,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/lease"
+	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -44,10 +45,16 @@ type Apps interface {
 	AppIDByName(ctx context.Context, name string) (int64, error)
 }
 
-// Owner says which server owns an app (package lease).
+// Owner says which server owns an app (package lease). With no live owner
+// it may take the app for this server; "" means no server owns it yet.
 type Owner interface {
-	Epoch(appID int64) (int64, bool)
 	Owner(ctx context.Context, appID int64) (string, error)
+}
+
+// Registries finds the worker registry of an app this server runs now
+// (package owned).
+type Registries interface {
+	Registry(appID int64) (*Registry, bool)
 }
 
 // Directory maps servers to URLs (package cluster).
@@ -81,72 +88,9 @@ type WorkerInfo struct {
 	ConnectedAt time.Time
 }
 
-// Handler receives what workers send. Report and Map must call done once
-// what they were given is durable (or failed); the hub acks the worker
-// then. Calls for one worker arrive in the order the worker sent them.
-type Handler interface {
-	WorkerJoined(w WorkerInfo)
-	WorkerLeft(appID int64, workerID string)
-	WorkerHeartbeat(appID int64, workerID string, hb *protocol.Heartbeat)
-	Report(appID int64, workerID string, r *protocol.Report, done func(error))
-	Map(appID int64, workerID string, m *protocol.Map, done func(error))
-}
-
 // LogSink stores log lines; done is called once they are durable.
 type LogSink interface {
 	Logs(appID int64, workerID string, l *protocol.Logs, done func(error))
-}
-
-// Config configures a Hub.
-type Config struct {
-	Heartbeat time.Duration
-}
-
-// Hub is the worker channel of one server.
-type Hub struct {
-	cfg     Config
-	apps    Apps
-	owner   Owner
-	dir     Directory
-	store   Store
-	log     *slog.Logger
-	handler Handler
-	logs    LogSink
-	watcher Watcher
-	now     func() time.Time
-
-	upgrader websocket.Upgrader
-
-	mu       sync.Mutex
-	sessions map[int64]map[string]*session // app → worker id → session
-	beats    map[beatKey]db.WorkerBeat
-
-	cancel context.CancelFunc
-	done   chan struct{}
-	wg     sync.WaitGroup
-}
-
-type beatKey struct {
-	app int64
-	id  string
-}
-
-// New returns a Hub. SetHandler must be called before it serves.
-func New(cfg Config, apps Apps, owner Owner, dir Directory, store Store, log *slog.Logger) *Hub {
-	if cfg.Heartbeat == 0 {
-		cfg.Heartbeat = DefaultHeartbeat
-	}
-	return &Hub{
-		cfg: cfg, apps: apps, owner: owner, dir: dir, store: store, log: log, now: db.Now,
-		upgrader: websocket.Upgrader{
-			ReadBufferSize: 16 << 10, WriteBufferSize: 16 << 10,
-			// Workers are programs, not browsers; they authenticate with the
-			// app secret in hello, so the Origin header means nothing here.
-			CheckOrigin: func(*http.Request) bool { return true },
-		},
-		sessions: map[int64]map[string]*session{},
-		beats:    map[beatKey]db.WorkerBeat{},
-	}
 }
 
 // Watcher hears that a worker of an app connected or left, so live
@@ -155,96 +99,110 @@ type Watcher interface {
 	WorkersChanged(appID int64)
 }
 
-// SetWatcher sets who hears of worker record changes; call before Start.
-func (h *Hub) SetWatcher(w Watcher) { h.watcher = w }
+// Config configures a Hub.
+type Config struct {
+	Heartbeat time.Duration
+	// Clock defaults to the system clock.
+	Clock clock.Clock
+}
+
+// Deps are the parts the hub talks to.
+type Deps struct {
+	Apps       Apps
+	Owner      Owner
+	Registries Registries
+	Directory  Directory
+	Store      Store
+	Logs       LogSink
+	Watcher    Watcher
+	Log        *slog.Logger
+}
+
+// Hub is the worker channel of one server: it accepts connections,
+// authenticates them and hands each to the registry of its app; it also
+// records heartbeats for the workers listing.
+type Hub struct {
+	lifecycle.Base
+	cfg   Config
+	deps  Deps
+	log   *slog.Logger
+	clock clock.Clock
+
+	upgrader websocket.Upgrader
+
+	mu      sync.Mutex
+	conns   map[*conn]struct{} // every open connection, registered or not
+	closing bool               // Stop began: no new connection
+	beats   map[beatKey]db.WorkerBeat
+	wg      sync.WaitGroup // connection goroutines
+}
+
+type beatKey struct {
+	app int64
+	id  string
+}
+
+// New returns a Hub.
+func New(cfg Config, deps Deps) *Hub {
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	return &Hub{
+		cfg: cfg, deps: deps, log: deps.Log, clock: clock.OrSystem(cfg.Clock),
+		upgrader: websocket.Upgrader{
+			ReadBufferSize: 16 << 10, WriteBufferSize: 16 << 10,
+			// Workers are programs, not browsers; they authenticate with the
+			// app secret in hello, so the Origin header means nothing here.
+			CheckOrigin: func(*http.Request) bool { return true },
+		},
+		conns: map[*conn]struct{}{},
+		beats: map[beatKey]db.WorkerBeat{},
+	}
+}
 
 func (h *Hub) workersChanged(appID int64) {
-	if h.watcher != nil {
-		h.watcher.WorkersChanged(appID)
+	if h.deps.Watcher != nil {
+		h.deps.Watcher.WorkersChanged(appID)
 	}
 }
 
-// SetHandler wires the execution side and the log sink.
-func (h *Hub) SetHandler(handler Handler, logs LogSink) {
-	h.handler, h.logs = handler, logs
-}
-
-// Start begins persisting heartbeats. Connections of an earlier run of
-// this server id are recorded as gone.
+// Start records connections of an earlier run of this server id as gone,
+// then writes heartbeats every few seconds until Stop, which closes every
+// connection left (workers reconnect elsewhere) and waits for them.
 func (h *Hub) Start(ctx context.Context) error {
-	if err := h.store.WorkerDisconnectServer(ctx, h.dir.ID(), h.now()); err != nil {
-		return err
+	ctx, ok, started, stopped := h.StartInit(ctx)
+	if !ok {
+		return nil
 	}
-	ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	h.done = make(chan struct{})
-	go h.flushLoop(ctx)
+	h.mu.Lock()
+	h.closing = false
+	h.mu.Unlock()
+	if err := h.deps.Store.WorkerDisconnectServer(ctx, h.deps.Directory.ID(), db.Stamp(h.clock.Now())); err != nil {
+		stopped()
+		return fmt.Errorf("recording an earlier run's workers as gone: %w", err)
+	}
+	go func() {
+		started()
+		defer stopped()
+		h.flushLoop(ctx)
+		h.closeAll()
+	}()
 	return nil
 }
 
-// Stop closes every worker connection (workers reconnect elsewhere) and
-// waits for the connection goroutines.
-func (h *Hub) Stop() {
+// closeAll closes every connection and waits for their goroutines.
+func (h *Hub) closeAll() {
 	h.mu.Lock()
-	var all []*session
-	for _, m := range h.sessions {
-		for _, s := range m {
-			all = append(all, s)
-		}
+	h.closing = true
+	list := make([]*conn, 0, len(h.conns))
+	for c := range h.conns {
+		list = append(list, c)
 	}
 	h.mu.Unlock()
-	for _, s := range all {
-		s.closeWith(protocol.TypeRedirect, &protocol.Redirect{Reason: "server shutting down"})
+	for _, c := range list {
+		c.closeWith(protocol.TypeRedirect, &protocol.Redirect{Reason: "server shutting down"})
 	}
 	h.wg.Wait()
-	if h.cancel != nil {
-		h.cancel()
-		<-h.done
-	}
-}
-
-// LeaseGained implements lease.Listener; workers come by themselves.
-func (h *Hub) LeaseGained(context.Context, int64, int64) {}
-
-// LeaseLost implements lease.Listener: the app's workers are told to
-// discover the new owner and disconnected.
-func (h *Hub) LeaseLost(appID int64) {
-	h.mu.Lock()
-	list := make([]*session, 0, len(h.sessions[appID]))
-	for _, s := range h.sessions[appID] {
-		list = append(list, s)
-	}
-	h.mu.Unlock()
-	for _, s := range list {
-		s.closeWith(protocol.TypeRedirect, &protocol.Redirect{Reason: "this server no longer owns the app"})
-	}
-}
-
-// Send sends a message to a worker. onReply, if not nil, gets the worker's
-// ack or an error (not connected, connection lost, no reply in time).
-func (h *Hub) Send(appID int64, workerID, typ string, body any, onReply func(*protocol.Ack, error)) error {
-	h.mu.Lock()
-	s := h.sessions[appID][workerID]
-	h.mu.Unlock()
-	if s == nil {
-		err := fmt.Errorf("worker %s is not connected", workerID)
-		if onReply != nil {
-			onReply(nil, err)
-		}
-		return err
-	}
-	return s.send(typ, body, onReply)
-}
-
-// Workers returns the connected workers of an app.
-func (h *Hub) Workers(appID int64) []WorkerInfo {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]WorkerInfo, 0, len(h.sessions[appID]))
-	for _, s := range h.sessions[appID] {
-		out = append(out, s.info)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }
 
 // ServeDiscover answers GET /worker/discover?app=<name> with the owner.
@@ -255,7 +213,7 @@ func (h *Hub) ServeDiscover(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	appID, err := h.apps.AppIDByName(ctx, name)
+	appID, err := h.deps.Apps.AppIDByName(ctx, name)
 	if errors.Is(err, db.ErrNotFound) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no app named %q", name)})
 		return
@@ -265,16 +223,16 @@ func (h *Hub) ServeDiscover(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "discovery failed; try again"})
 		return
 	}
-	owner, err := h.owner.Owner(ctx, appID)
-	if err == nil {
+	owner, err := h.deps.Owner.Owner(ctx, appID)
+	if err == nil && owner != "" {
 		var url string
-		if url, err = h.dir.URLOf(ctx, owner); err == nil {
-			servers, _ := h.dir.AliveURLs(ctx)
+		if url, err = h.deps.Directory.URLOf(ctx, owner); err == nil {
+			servers, _ := h.deps.Directory.AliveURLs(ctx)
 			writeJSON(w, http.StatusOK, protocol.DiscoverResponse{Server: url, Servers: servers})
 			return
 		}
 	}
-	if errors.Is(err, lease.ErrNoOwnerYet) {
+	if err == nil {
 		h.log.Debug("hub: discover: no owner yet; the worker will ask again", "app", name)
 	} else {
 		h.log.Warn("hub: discover found no owner", "app", name, "err", err)
@@ -284,64 +242,52 @@ func (h *Hub) ServeDiscover(w http.ResponseWriter, r *http.Request) {
 
 // ServeConnect upgrades GET /worker/connect to the worker channel.
 func (h *Hub) ServeConnect(w http.ResponseWriter, r *http.Request) {
-	conn, err := h.upgrader.Upgrade(w, r, nil)
+	select {
+	case <-h.Started():
+	default:
+		http.Error(w, "the server is starting", http.StatusServiceUnavailable)
+		return
+	}
+	ws, err := h.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
+	ws.SetReadLimit(protocol.MaxFrameBytes)
+	c := newConn(h, ws, r.RemoteAddr)
+	h.mu.Lock()
+	if h.closing {
+		h.mu.Unlock()
+		_ = ws.Close()
+		return
+	}
+	h.conns[c] = struct{}{}
 	h.wg.Add(1)
-	defer h.wg.Done()
-	conn.SetReadLimit(protocol.MaxFrameBytes)
-	s := newSession(h, conn, r.RemoteAddr)
-	s.run(r.Context())
-}
-
-func (h *Hub) register(s *session) (replaced *session) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.sessions[s.info.AppID]
-	if m == nil {
-		m = map[string]*session{}
-		h.sessions[s.info.AppID] = m
-	}
-	replaced = m[s.info.ID]
-	m[s.info.ID] = s
-	return replaced
-}
-
-// unregister removes s if it is still the registered session of its worker.
-func (h *Hub) unregister(s *session) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.sessions[s.info.AppID]
-	if m[s.info.ID] != s {
-		return false
-	}
-	delete(m, s.info.ID)
-	if len(m) == 0 {
-		delete(h.sessions, s.info.AppID)
-	}
-	delete(h.beats, beatKey{s.info.AppID, s.info.ID})
-	return true
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.conns, c)
+		h.mu.Unlock()
+		h.wg.Done()
+	}()
+	c.run(r.Context())
 }
 
 func (h *Hub) noteBeat(appID int64, id string, m protocol.Metrics) {
 	h.mu.Lock()
-	h.beats[beatKey{appID, id}] = db.WorkerBeat{AppID: appID, ID: id, Metrics: toDBMetrics(m), At: h.now()}
+	h.beats[beatKey{appID, id}] = db.WorkerBeat{AppID: appID, ID: id, Metrics: toDBMetrics(m), At: db.Stamp(h.clock.Now())}
+	h.mu.Unlock()
+}
+
+func (h *Hub) forgetBeat(appID int64, id string) {
+	h.mu.Lock()
+	delete(h.beats, beatKey{appID, id})
 	h.mu.Unlock()
 }
 
 // flushLoop writes heartbeats in one statement every few seconds: the
 // table is for listing workers, not for liveness, which is in memory.
 func (h *Hub) flushLoop(ctx context.Context) {
-	defer close(h.done)
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	for clock.Sleep(h.clock, 2*time.Second, ctx.Done()) {
 		h.mu.Lock()
 		beats := make([]db.WorkerBeat, 0, len(h.beats))
 		for _, b := range h.beats {
@@ -351,7 +297,7 @@ func (h *Hub) flushLoop(ctx context.Context) {
 		h.mu.Unlock()
 		// No hint for heartbeats: workersUpdated subscribers re-read every
 		// 2 s anyway, as often as heartbeats are recorded.
-		if err := h.store.WorkerHeartbeatMany(ctx, beats); err != nil && ctx.Err() == nil {
+		if err := h.deps.Store.WorkerHeartbeatMany(ctx, beats); err != nil && ctx.Err() == nil {
 			h.log.Warn("hub: recording heartbeats", "err", err)
 		}
 	}

@@ -20,10 +20,9 @@ import (
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
-// owner owns every app under one epoch.
+// owner says this server (s1) owns every app.
 type owner struct{}
 
-func (owner) Epoch(int64) (int64, bool)                         { return 7, true }
 func (owner) Owner(context.Context, int64) (string, error)      { return "s1", nil }
 func (directory) URLOf(context.Context, string) (string, error) { return "http://s1", nil }
 func (directory) AliveURLs(context.Context) ([]string, error)   { return []string{"http://s1"}, nil }
@@ -44,11 +43,11 @@ func newHandler() *handler {
 	return &handler{joined: make(chan WorkerInfo, 10), left: make(chan string, 10), reports: make(chan *protocol.Report, 10), logs: make(chan *protocol.Logs, 10)}
 }
 
-func (h *handler) WorkerJoined(w WorkerInfo)                                { h.joined <- w }
-func (h *handler) WorkerLeft(_ int64, id string)                            { h.left <- id }
-func (h *handler) WorkerHeartbeat(int64, string, *protocol.Heartbeat)       {}
-func (h *handler) Map(_ int64, _ string, _ *protocol.Map, done func(error)) { done(nil) }
-func (h *handler) Report(_ int64, _ string, r *protocol.Report, done func(error)) {
+func (h *handler) WorkerJoined(w WorkerInfo)                       { h.joined <- w }
+func (h *handler) WorkerLeft(id string)                            { h.left <- id }
+func (h *handler) WorkerHeartbeat(string, *protocol.Heartbeat)     {}
+func (h *handler) Map(_ string, _ *protocol.Map, done func(error)) { done(nil) }
+func (h *handler) Report(_ string, r *protocol.Report, done func(error)) {
 	h.reports <- r
 	done(nil)
 }
@@ -57,8 +56,21 @@ func (h *handler) Logs(_ int64, _ string, l *protocol.Logs, done func(error)) {
 	done(nil)
 }
 
+// registries runs one app's registry, as package owned would.
+type registries struct {
+	mu  sync.Mutex
+	reg *Registry
+}
+
+func (r *registries) Registry(int64) (*Registry, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reg, r.reg != nil
+}
+
 type bundle struct {
 	hub    *Hub
+	reg    *Registry
 	h      *handler
 	url    string
 	secret string
@@ -71,12 +83,17 @@ func setup(t *testing.T) *bundle {
 	authSvc := auth.New(d, log)
 	appSvc := apps.New(d, authSvc)
 	secret := auth.NewSecret("jwa_")
-	if _, err := appSvc.CreateWithSecret(context.Background(), "orders", "", secret); err != nil {
+	app, err := appSvc.CreateWithSecret(context.Background(), "orders", "", secret)
+	if err != nil {
 		t.Fatal(err)
 	}
-	hb := New(Config{Heartbeat: time.Second}, appSvc, owner{}, directory{}, d, log)
 	h := newHandler()
-	hb.SetHandler(h, h)
+	reg := NewRegistry(app.ID, 7, h)
+	if err := reg.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hb := New(Config{Heartbeat: time.Second}, Deps{Apps: appSvc, Owner: owner{}, Registries: &registries{reg: reg},
+		Directory: directory{}, Store: d, Logs: h, Log: log})
 	if err := hb.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +102,11 @@ func setup(t *testing.T) *bundle {
 	mux.HandleFunc("GET "+protocol.DiscoverPath, hb.ServeDiscover)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() {
+		reg.Stop()
 		hb.Stop()
 		srv.Close()
 	})
-	return &bundle{hub: hb, h: h, url: srv.URL, secret: secret}
+	return &bundle{hub: hb, reg: reg, h: h, url: srv.URL, secret: secret}
 }
 
 func (b *bundle) dial(t *testing.T) *websocket.Conn {
@@ -158,7 +176,7 @@ func TestWelcomeRoutingAndAcks(t *testing.T) {
 	if info.ID != "w-1" || info.Slots != 4 || len(info.Running) != 1 || info.Running[0] != 42 {
 		t.Fatalf("joined = %+v", info)
 	}
-	if ws := b.hub.Workers(info.AppID); len(ws) != 1 {
+	if ws := b.reg.Workers(); len(ws) != 1 {
 		t.Fatalf("registry = %+v", ws)
 	}
 
@@ -178,7 +196,7 @@ func TestWelcomeRoutingAndAcks(t *testing.T) {
 
 	// A dispatch gets the worker's ack back.
 	acked := make(chan *protocol.Ack, 1)
-	if err := b.hub.Send(info.AppID, "w-1", protocol.TypeDispatch, &protocol.Dispatch{Epoch: 7}, func(a *protocol.Ack, err error) {
+	if err := b.reg.Send("w-1", protocol.TypeDispatch, &protocol.Dispatch{Epoch: 7}, func(a *protocol.Ack, err error) {
 		if err != nil {
 			t.Errorf("dispatch: %v", err)
 		}
@@ -196,8 +214,9 @@ func TestWelcomeRoutingAndAcks(t *testing.T) {
 		t.Fatalf("dispatch ack = %+v", a)
 	}
 
-	// Losing the app redirects the worker and forgets it.
-	b.hub.LeaseLost(info.AppID)
+	// Stopping the app's registry (the lease was lost) redirects the
+	// worker and forgets it.
+	b.reg.Stop()
 	f, body = read(t, c)
 	if f.Type != protocol.TypeRedirect {
 		t.Fatalf("got %s %+v, want redirect", f.Type, body)

@@ -22,10 +22,8 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/server/auth"
-	"github.com/jobwheel/jobwheel/server/dispatch"
 	"github.com/jobwheel/jobwheel/server/fault"
 	"github.com/jobwheel/jobwheel/server/schedule"
-	"github.com/jobwheel/jobwheel/server/scheduler"
 )
 
 // Limits on job definitions.
@@ -35,12 +33,6 @@ const (
 	MaxRetries     = 100
 	MaxConcurrency = 10000
 	MaxDelay       = 365 * 24 * time.Hour
-)
-
-// Enumerations of job fields.
-var (
-	ExecutionModes = []string{"STANDALONE", "BROADCAST", "MAP", "MAP_REDUCE"}
-	ProcessorTypes = []string{"GO", "SHELL", "PYTHON", "HTTP"}
 )
 
 // Notifier tells the owner of an app that its jobs or instances changed.
@@ -108,8 +100,8 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 		ExecutionMode: deref(in.ExecutionMode, "STANDALONE"), ProcessorType: in.ProcessorType, Processor: in.Processor,
 		Params: deref(in.Params, ""), MaxInstances: deref(in.MaxInstances, 1), TaskConcurrency: deref(in.TaskConcurrency, 5),
 		TimeoutMs: int64(deref(in.TimeoutMs, 0)), InstanceRetries: deref(in.InstanceRetries, 0), TaskRetries: deref(in.TaskRetries, 0),
-		WorkerFilter: in.WorkerFilter, DispatchStrategy: deref(in.DispatchStrategy, dispatch.HealthFirst),
-		MisfirePolicy: deref(in.MisfirePolicy, scheduler.FireOnce), Alarm: in.Alarm}
+		WorkerFilter: in.WorkerFilter, DispatchStrategy: deref(in.DispatchStrategy, db.DispatchHealthFirst),
+		MisfirePolicy: deref(in.MisfirePolicy, db.MisfireFireOnce), Alarm: in.Alarm}
 	if j.TimeZone == "" {
 		j.TimeZone = "UTC"
 	}
@@ -128,8 +120,8 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 	if err != nil {
 		return nil, nil, err
 	}
-	if !slices.Contains(ExecutionModes, j.ExecutionMode) {
-		return nil, nil, fault.BadInput("executionMode", "%q is not one of %s", j.ExecutionMode, strings.Join(ExecutionModes, ", "))
+	if !slices.Contains(db.ExecutionModes, j.ExecutionMode) {
+		return nil, nil, fault.BadInput("executionMode", "%q is not one of %s", j.ExecutionMode, strings.Join(db.ExecutionModes, ", "))
 	}
 	if err := validateProcessor(j); err != nil {
 		return nil, nil, err
@@ -171,11 +163,11 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 			return nil, nil, fault.BadInput("workerFilter.tags", "must not contain empty tags")
 		}
 	}
-	if !slices.Contains(dispatch.Strategies, j.DispatchStrategy) {
-		return nil, nil, fault.BadInput("dispatchStrategy", "%q is not one of %s", j.DispatchStrategy, strings.Join(dispatch.Strategies, ", "))
+	if !slices.Contains(db.DispatchStrategies, j.DispatchStrategy) {
+		return nil, nil, fault.BadInput("dispatchStrategy", "%q is not one of %s", j.DispatchStrategy, strings.Join(db.DispatchStrategies, ", "))
 	}
-	if !slices.Contains(scheduler.Policies, j.MisfirePolicy) {
-		return nil, nil, fault.BadInput("misfirePolicy", "%q is not one of %s", j.MisfirePolicy, strings.Join(scheduler.Policies, ", "))
+	if !slices.Contains(db.MisfirePolicies, j.MisfirePolicy) {
+		return nil, nil, fault.BadInput("misfirePolicy", "%q is not one of %s", j.MisfirePolicy, strings.Join(db.MisfirePolicies, ", "))
 	}
 	for _, hook := range j.Alarm.Webhooks {
 		if u, err := url.Parse(hook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -194,8 +186,8 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 }
 
 func validateProcessor(j *db.Job) error {
-	if !slices.Contains(ProcessorTypes, j.ProcessorType) {
-		return fault.BadInput("processorType", "%q is not one of %s", j.ProcessorType, strings.Join(ProcessorTypes, ", "))
+	if !slices.Contains(db.ProcessorTypes, j.ProcessorType) {
+		return fault.BadInput("processorType", "%q is not one of %s", j.ProcessorType, strings.Join(db.ProcessorTypes, ", "))
 	}
 	switch j.ProcessorType {
 	case "GO":
@@ -250,7 +242,7 @@ func (s *Service) firstTrigger(j *db.Job, sch *schedule.Schedule) *time.Time {
 		return nil
 	}
 	now := s.now()
-	if j.ScheduleType == schedule.FixedDelay {
+	if j.ScheduleType == db.ScheduleFixedDelay {
 		t := now.Add(sch.Interval())
 		if j.LifecycleStart != nil && t.Before(*j.LifecycleStart) {
 			t = *j.LifecycleStart
@@ -402,7 +394,7 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 	if delay < 0 || delay > MaxDelay {
 		return nil, fault.BadInput("delayMs", "must be between 0 and %d", MaxDelay.Milliseconds())
 	}
-	if j.ScheduleType == schedule.Workflow {
+	if j.ScheduleType == db.ScheduleWorkflow {
 		return nil, fault.BadInput("id", "job %q runs only as a workflow node", j.Name)
 	}
 	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",

@@ -34,7 +34,6 @@ package lease
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"sort"
@@ -42,6 +41,8 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 )
 
 // Defaults.
@@ -63,16 +64,18 @@ type Store interface {
 	LeaseGet(ctx context.Context, appID int64, now time.Time) (*db.AppLease, bool, error)
 }
 
-// Members says how many servers are alive.
+// Members says how many servers are alive (package cluster).
 type Members interface {
 	AliveCount(ctx context.Context) (int, error)
+	// Leave takes this server out of the count at once: the first step of
+	// a shutdown, so the servers taking its apps over count one server
+	// fewer when they compute their fair share.
+	Leave(ctx context.Context)
 }
 
-// Listener is told when this server gains or loses an app. LeaseLost must
-// stop the app's work before it returns. Calls never overlap: LeaseGained
-// goes to listeners in the order they subscribed, LeaseLost in the reverse
-// order, so what depends on another part starts after it and stops before
-// it.
+// Listener is told when this server gains or loses an app (package owned,
+// which starts and stops everything it runs for the app). LeaseLost must
+// stop the app's work before it returns. Calls never overlap.
 type Listener interface {
 	LeaseGained(ctx context.Context, appID, epoch int64)
 	LeaseLost(appID int64)
@@ -94,31 +97,34 @@ type Config struct {
 	TTL time.Duration
 	// Balance enables fair-share hand-off to other servers.
 	Balance bool
+	// Clock defaults to the system clock. Trust windows are measured on it,
+	// so it must keep a monotonic reading.
+	Clock clock.Clock
 }
 
 // Manager holds this server's leases.
 type Manager struct {
-	cfg     Config
-	store   Store
-	members Members
-	hints   Hinter
-	log     *slog.Logger
-	now     func() time.Time
+	lifecycle.Base
+	cfg      Config
+	store    Store
+	members  Members
+	hints    Hinter
+	listener Listener
+	log      *slog.Logger
+	clock    clock.Clock
 
-	mu        sync.Mutex
-	owned     map[int64]*held
-	listeners []Listener
+	mu    sync.Mutex
+	owned map[int64]*held
 	// freeSeen counts, per app, the passes in a row that found it free;
 	// only the loop goroutine touches it.
 	freeSeen map[int64]int
 	// notifyMu serializes listener calls: gains come from the loop and
 	// from discovery (Owner), losses from the loop, the watchdog and Stop.
 	notifyMu sync.Mutex
-
-	kick    chan struct{}
-	cancel  context.CancelFunc
-	done    chan struct{}
-	started bool
+	kick     chan struct{}
+	running  bool
+	// keepOnStop makes Stop release nothing, as a crash would (tests).
+	keepOnStop bool
 }
 
 type held struct {
@@ -132,17 +138,15 @@ type held struct {
 // a server that died still counts as alive for a while.
 func (m *Manager) handOffAfter() time.Duration { return 2 * m.cfg.TTL }
 
-// New returns a Manager; call Start to begin.
-func New(cfg Config, store Store, members Members, log *slog.Logger) *Manager {
+// New returns a Manager telling listener of the apps it gains and loses and
+// hints of released leases; call Start to begin.
+func New(cfg Config, store Store, members Members, hints Hinter, listener Listener, log *slog.Logger) *Manager {
 	if cfg.TTL == 0 {
 		cfg.TTL = DefaultTTL
 	}
-	return &Manager{cfg: cfg, store: store, members: members, log: log, now: time.Now,
-		owned: map[int64]*held{}, freeSeen: map[int64]int{}, kick: make(chan struct{}, 1)}
+	return &Manager{cfg: cfg, store: store, members: members, hints: hints, listener: listener, log: log,
+		clock: clock.OrSystem(cfg.Clock), owned: map[int64]*held{}, freeSeen: map[int64]int{}, kick: make(chan struct{}, 1)}
 }
-
-// SetHinter sets who tells other servers about released leases.
-func (m *Manager) SetHinter(h Hinter) { m.hints = h }
 
 func (m *Manager) hint(what string) {
 	if m.hints != nil {
@@ -150,38 +154,40 @@ func (m *Manager) hint(what string) {
 	}
 }
 
-// Subscribe adds a listener; call before Start.
-func (m *Manager) Subscribe(l Listener) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.listeners = append(m.listeners, l)
-}
+func (m *Manager) now() time.Time { return m.clock.Now() }
 
-// Start begins acquiring and renewing leases in the background.
-func (m *Manager) Start(ctx context.Context) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.started {
-		return
+// Start acquires and renews leases in the background until Stop, which
+// takes this server out of the member count, stops every app (the
+// listener first) and releases the leases so other servers take over at
+// once.
+func (m *Manager) Start(ctx context.Context) error {
+	ctx, ok, started, stopped := m.StartInit(ctx)
+	if !ok {
+		return nil
 	}
-	m.started = true
-	ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	m.done = make(chan struct{})
-	go m.loop(ctx)
-}
-
-// Stop stops scheduling every app (listeners first) and releases the
-// leases so other servers take over at once. It blocks until done.
-func (m *Manager) Stop(ctx context.Context) {
 	m.mu.Lock()
-	cancel, done := m.cancel, m.done
-	m.cancel = nil
+	m.running = true
 	m.mu.Unlock()
-	if cancel == nil {
-		return
-	}
-	cancel()
-	<-done
+	go func() {
+		started()
+		defer stopped()
+		m.loop(ctx)
+		m.mu.Lock()
+		m.running = false
+		m.mu.Unlock()
+		if m.keepOnStop {
+			return
+		}
+		m.release(context.WithoutCancel(ctx))
+	}()
+	return nil
+}
+
+// release hands every app off at shutdown.
+func (m *Manager) release(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	m.members.Leave(ctx)
 	ids := m.dropAll()
 	if err := m.store.LeaseRelease(ctx, m.cfg.ServerID, ids); err != nil {
 		m.log.Warn("lease: releasing leases at shutdown failed; they expire by themselves", "err", err)
@@ -223,9 +229,10 @@ func (m *Manager) Owned() map[int64]int64 {
 
 // Owner returns the server holding a live lease on the app. With none, it
 // tries to take the lease for this server, so an app is owned as soon as a
-// worker asks for it.
+// worker asks for it; "" means no server owns it yet (another server below
+// its fair share should take it): ask again shortly.
 func (m *Manager) Owner(ctx context.Context, appID int64) (string, error) {
-	l, live, err := m.store.LeaseGet(ctx, appID, m.now())
+	l, live, err := m.store.LeaseGet(ctx, appID, db.Stamp(m.now()))
 	if err == nil && live {
 		return l.ServerID, nil
 	}
@@ -233,9 +240,9 @@ func (m *Manager) Owner(ctx context.Context, appID int64) (string, error) {
 		return "", err
 	}
 	m.mu.Lock()
-	stopped := m.cancel == nil
+	running := m.running
 	m.mu.Unlock()
-	if stopped {
+	if !running {
 		return "", errStopped
 	}
 	// Nobody owns it (a new app, or its owner just went). Take it only if
@@ -248,10 +255,10 @@ func (m *Manager) Owner(ctx context.Context, appID int64) (string, error) {
 	if !fair {
 		m.hint("free")
 		m.Kick()
-		return "", ErrNoOwnerYet
+		return "", nil
 	}
 	start := m.now()
-	l, ok, err := m.store.LeaseAcquire(ctx, appID, m.cfg.ServerID, m.cfg.TTL, start)
+	l, ok, err := m.store.LeaseAcquire(ctx, appID, m.cfg.ServerID, m.cfg.TTL, db.Stamp(start))
 	if err != nil {
 		return "", err
 	}
@@ -261,13 +268,10 @@ func (m *Manager) Owner(ctx context.Context, appID int64) (string, error) {
 	return l.ServerID, nil
 }
 
-// ErrNoOwnerYet says no server owns the app at this moment; ask again soon.
-var ErrNoOwnerYet = errors.New("no server owns the app yet; retry shortly")
-
 // belowShare reports whether this server holds fewer apps than its fair
 // share would be with one more app owned.
 func (m *Manager) belowShare(ctx context.Context) (bool, error) {
-	states, err := m.store.LeaseStates(ctx, m.now())
+	states, err := m.store.LeaseStates(ctx, db.Stamp(m.now()))
 	if err != nil {
 		return false, err
 	}
@@ -279,25 +283,29 @@ func (m *Manager) belowShare(ctx context.Context) (bool, error) {
 	return len(m.ownedIDs()) < share, nil
 }
 
+// watchdogEvery is how often trust windows are checked between passes.
+const watchdogEvery = 250 * time.Millisecond
+
 func (m *Manager) loop(ctx context.Context) {
-	defer close(m.done)
 	interval := m.cfg.TTL / 3
-	watchdog := time.NewTicker(250 * time.Millisecond)
+	watchdog := m.clock.NewTimer(watchdogEvery)
 	defer watchdog.Stop()
-	next := time.After(0)
+	next := m.clock.NewTimer(0)
+	defer next.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-watchdog.C:
+		case <-watchdog.C():
 			m.dropUntrusted()
+			watchdog.Reset(watchdogEvery)
 			continue
 		case <-m.kick:
-		case <-next:
+		case <-next.C():
 		}
 		wait := m.pass(ctx, interval)
 		// Jitter keeps servers from bidding in lock-step.
-		next = time.After(min(wait, interval-interval/10+rand.N(interval/5)))
+		next.Reset(min(wait, interval-interval/10+rand.N(interval/5)))
 	}
 }
 
@@ -330,7 +338,7 @@ func (m *Manager) renew(ctx context.Context, start time.Time) bool {
 	if len(ids) == 0 {
 		return true
 	}
-	renewed, err := m.store.LeaseRenewMany(ctx, m.cfg.ServerID, ids, m.cfg.TTL, start)
+	renewed, err := m.store.LeaseRenewMany(ctx, m.cfg.ServerID, ids, m.cfg.TTL, db.Stamp(start))
 	if err != nil {
 		m.log.Warn("lease: renewing failed; retrying every second until the trust window closes", "err", err)
 		return false
@@ -370,7 +378,7 @@ func (m *Manager) renew(ctx context.Context, start time.Time) bool {
 // expiry of another server's lease.
 func (m *Manager) balance(ctx context.Context) (time.Duration, error) {
 	interval := m.cfg.TTL / 3
-	states, err := m.store.LeaseStates(ctx, m.now())
+	states, err := m.store.LeaseStates(ctx, db.Stamp(m.now()))
 	if err != nil {
 		return interval, err
 	}
@@ -410,7 +418,7 @@ func (m *Manager) balance(ctx context.Context) (time.Duration, error) {
 			continue
 		}
 		start := m.now()
-		l, ok, err := m.store.LeaseAcquire(ctx, s.AppID, m.cfg.ServerID, m.cfg.TTL, start)
+		l, ok, err := m.store.LeaseAcquire(ctx, s.AppID, m.cfg.ServerID, m.cfg.TTL, db.Stamp(start))
 		if err != nil {
 			return interval, err
 		}
@@ -480,12 +488,9 @@ func (m *Manager) gained(ctx context.Context, appID, epoch int64, start time.Tim
 	}
 	m.mu.Lock()
 	m.owned[appID] = &held{epoch: epoch, trustedUntil: start.Add(m.cfg.TTL - m.margin()), acquired: start}
-	listeners := append([]Listener(nil), m.listeners...)
 	m.mu.Unlock()
 	m.log.Info("lease: acquired app", "app", appID, "epoch", epoch)
-	for _, l := range listeners {
-		l.LeaseGained(ctx, appID, epoch)
-	}
+	m.listener.LeaseGained(ctx, appID, epoch)
 }
 
 func (m *Manager) lost(appID int64) {
@@ -498,15 +503,12 @@ func (m *Manager) lostLocked(appID int64) {
 	m.mu.Lock()
 	_, had := m.owned[appID]
 	delete(m.owned, appID)
-	listeners := append([]Listener(nil), m.listeners...)
 	m.mu.Unlock()
 	if !had {
 		return
 	}
 	m.log.Info("lease: stopped scheduling app", "app", appID)
-	for i := len(listeners) - 1; i >= 0; i-- {
-		listeners[i].LeaseLost(appID)
-	}
+	m.listener.LeaseLost(appID)
 }
 
 func (m *Manager) dropUntrusted() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // members counts the managers a test runs as alive servers.
@@ -22,6 +23,8 @@ func (m *members) AliveCount(context.Context) (int, error) {
 	defer m.mu.Unlock()
 	return m.n, nil
 }
+
+func (m *members) Leave(context.Context) {}
 
 func (m *members) set(n int) {
 	m.mu.Lock()
@@ -54,21 +57,9 @@ func (r *recorder) count() int {
 	return len(r.owned)
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func newManager(d *db.DB, id string, mem Members) (*Manager, *recorder) {
-	m := New(Config{ServerID: id, TTL: 1500 * time.Millisecond, Balance: true}, d, mem, slog.New(slog.DiscardHandler))
 	r := &recorder{owned: map[int64]int64{}}
-	m.Subscribe(r)
+	m := New(Config{ServerID: id, TTL: 1500 * time.Millisecond, Balance: true}, d, mem, nil, r, slog.New(slog.DiscardHandler))
 	return m, r
 }
 
@@ -87,14 +78,18 @@ func TestSharingHandOffAndTakeOver(t *testing.T) {
 		}
 		mem := &members{n: 1}
 		m1, r1 := newManager(d, "s1", mem)
-		m1.Start(ctx)
-		eventually(t, "s1 to own every app", func() bool { return r1.count() == 3 })
+		if err := m1.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		testkit.Eventually(t, "s1 to own every app", func() bool { return r1.count() == 3 })
 
 		mem.set(2)
 		m2, r2 := newManager(d, "s2", mem)
-		m2.Start(ctx)
+		if err := m2.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
 		m1.Kick()
-		eventually(t, "a fair share of 2 and 1", func() bool {
+		testkit.Eventually(t, "a fair share of 2 and 1", func() bool {
 			a, b := r1.count(), r2.count()
 			return a+b == 3 && a >= 1 && b >= 1
 		})
@@ -105,25 +100,27 @@ func TestSharingHandOffAndTakeOver(t *testing.T) {
 
 		// Graceful stop: s1's apps move to s2 at once.
 		mem.set(1)
-		m1.Stop(ctx)
+		m1.Stop()
 		m2.Kick()
-		eventually(t, "s2 to own every app after s1 stopped", func() bool { return r2.count() == 3 })
+		testkit.Eventually(t, "s2 to own every app after s1 stopped", func() bool { return r2.count() == 3 })
 
 		// Crash: s3 joins, gets a share; then s3 dies without releasing.
 		mem.set(2)
 		m3, r3 := newManager(d, "s3", mem)
-		m3.Start(ctx)
+		if err := m3.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
 		m2.Kick()
-		eventually(t, "s3 to receive a share", func() bool { return r3.count() >= 1 })
-		m3.cancel() // stop renewing, release nothing: a kill -9
-		<-m3.done
+		testkit.Eventually(t, "s3 to receive a share", func() bool { return r3.count() >= 1 })
+		m3.keepOnStop = true // stop renewing, release nothing: a kill -9
+		m3.Stop()
 		crashed := map[int64]int64{}
 		m3.mu.Lock()
 		for app, h := range m3.owned {
 			crashed[app] = h.epoch
 		}
 		m3.mu.Unlock()
-		eventually(t, "s2 to take s3's apps over", func() bool { return r2.count() == 3 })
+		testkit.Eventually(t, "s2 to take s3's apps over", func() bool { return r2.count() == 3 })
 		r2.mu.Lock()
 		for app, e := range crashed {
 			if r2.owned[app] <= e {
@@ -136,6 +133,6 @@ func TestSharingHandOffAndTakeOver(t *testing.T) {
 		if n := r3.count(); n != 0 {
 			t.Errorf("crashed s3 still thinks it owns %d apps", n)
 		}
-		m2.Stop(ctx)
+		m2.Stop()
 	}
 }

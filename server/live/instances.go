@@ -23,7 +23,7 @@ const scanPage = 500
 // state), so a change made just before the subscription reached the
 // server is not missed; then every change follows. The caller needs VIEWER
 // on the app.
-func (h *Hub) InstanceUpdated(ctx context.Context, appName string, jobID int64) (*Stream[*db.Instance], error) {
+func (h *Feeds) InstanceUpdated(ctx context.Context, appName string, jobID int64) (*Stream[*db.Instance], error) {
 	a, err := h.apps.ByName(ctx, appName, db.RoleViewer)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func fingerprintOf(in *db.Instance) fingerprint {
 }
 
 // watch adds sub to the app's watcher, starting one if there is none.
-func (h *Hub) watch(appID int64, sub *subscriber) *watcher {
+func (h *Feeds) watch(appID int64, sub *subscriber) *watcher {
 	sub.gone = make(chan struct{})
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -149,7 +149,7 @@ func (h *Hub) watch(appID int64, sub *subscriber) *watcher {
 
 // unwatch removes sub (ending its stream with err) and stops the watcher
 // when it was the last.
-func (h *Hub) unwatch(w *watcher, sub *subscriber, err error) {
+func (h *Feeds) unwatch(w *watcher, sub *subscriber, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	w.mu.Lock()
@@ -174,7 +174,7 @@ func (w *watcher) dropLocked(sub *subscriber, err error) {
 	close(sub.gone)
 }
 
-func (h *Hub) runWatcher(w *watcher) {
+func (h *Feeds) runWatcher(w *watcher) {
 	defer h.wg.Done()
 	poll := time.NewTicker(h.cfg.PollEvery)
 	defer poll.Stop()
@@ -197,7 +197,7 @@ func (h *Hub) runWatcher(w *watcher) {
 }
 
 // scan re-reads the window and sends what changed.
-func (h *Hub) scan(w *watcher) error {
+func (h *Feeds) scan(w *watcher) error {
 	now := db.Now()
 	w.mu.Lock()
 	from := now

@@ -45,8 +45,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/apps"
-	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/bus"
 	"github.com/jobwheel/jobwheel/server/fault"
 )
@@ -116,16 +115,48 @@ func (c *Config) defaults() {
 	}
 }
 
-// Hub runs this server's subscriptions and publishes the hints that wake
-// them, here and on other servers.
-type Hub struct {
+// Store is what the feeds read.
+type Store interface {
+	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
+	InstancesChangedSince(ctx context.Context, appID int64, since, afterAt time.Time, afterID int64, limit int) ([]db.Instance, error)
+	JobGet(ctx context.Context, id int64) (*db.Job, error)
+	LogPage(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
+}
+
+// Hints publishes and delivers wake-up hints (package bus).
+type Hints interface {
+	Publish(topic, data string)
+	Subscribe(topic string, h bus.Handler)
+	OnReconnect(fn func())
+}
+
+// Auth re-checks a subscriber's rights (package auth).
+type Auth interface {
+	Refresh(ctx context.Context) (context.Context, error)
+	Require(ctx context.Context, appID int64, role db.Role) error
+	OnChange(fn func())
+}
+
+// Apps finds apps and their workers as the caller may see them (package apps).
+type Apps interface {
+	ByName(ctx context.Context, name string, role db.Role) (*db.App, error)
+	WorkersOf(ctx context.Context, appID int64) ([]db.Worker, error)
+}
+
+// Feeds runs this server's subscriptions and publishes the hints that wake
+// them, here and on other servers. Subscriptions may be opened once it is
+// constructed; Stop ends every one of them with ErrShuttingDown, and the
+// feeds cannot be started again after that.
+type Feeds struct {
+	lifecycle.Base
 	cfg  Config
-	db   *db.DB
-	bus  *bus.Bus
-	auth *auth.Service
-	apps *apps.Service
+	db   Store
+	bus  Hints
+	auth Auth
+	apps Apps
 	log  *slog.Logger
 
+	// ctx ends every subscription when the feeds stop.
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -137,11 +168,11 @@ type Hub struct {
 	rechecks map[chan struct{}]struct{}           // every subscriber's "re-check rights" channel
 }
 
-// New returns a Hub publishing and listening on b.
-func New(cfg Config, store *db.DB, b *bus.Bus, authSvc *auth.Service, appSvc *apps.Service, log *slog.Logger) *Hub {
+// New returns Feeds publishing and listening on b.
+func New(cfg Config, store Store, b Hints, authSvc Auth, appSvc Apps, log *slog.Logger) *Feeds {
 	cfg.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{cfg: cfg, db: store, bus: b, auth: authSvc, apps: appSvc, log: log, ctx: ctx, cancel: cancel,
+	h := &Feeds{cfg: cfg, db: store, bus: b, auth: authSvc, apps: appSvc, log: log, ctx: ctx, cancel: cancel,
 		logs: map[int64]map[chan struct{}]struct{}{}, watchers: map[int64]*watcher{}, workers: map[int64]map[chan struct{}]struct{}{}, rechecks: map[chan struct{}]struct{}{}}
 	b.Subscribe(TopicLogs, h.onLogs)
 	b.Subscribe(TopicInstances, h.onInstances)
@@ -152,21 +183,32 @@ func New(cfg Config, store *db.DB, b *bus.Bus, authSvc *auth.Service, appSvc *ap
 	return h
 }
 
-// Stop ends every subscription (with ErrShuttingDown) and waits for them.
-func (h *Hub) Stop() {
-	h.cancel()
-	h.wg.Wait()
+// Start marks the feeds running; Stop ends every subscription (with
+// ErrShuttingDown) and waits for them.
+func (h *Feeds) Start(ctx context.Context) error {
+	ctx, ok, started, stopped := h.StartInit(ctx)
+	if !ok {
+		return nil
+	}
+	go func() {
+		started()
+		defer stopped()
+		<-ctx.Done()
+		h.cancel()
+		h.wg.Wait()
+	}()
+	return nil
 }
 
 // LogsAppended implements logs.Notifier.
-func (h *Hub) LogsAppended(last map[int64]int64) {
+func (h *Feeds) LogsAppended(last map[int64]int64) {
 	for id := range last {
 		h.bus.Publish(TopicLogs, strconv.FormatInt(id, 10))
 	}
 }
 
 // InstancesChanged implements execution.Notifier.
-func (h *Hub) InstancesChanged(appID int64, _ []int64) {
+func (h *Feeds) InstancesChanged(appID int64, _ []int64) {
 	h.bus.Publish(TopicInstances, strconv.FormatInt(appID, 10))
 }
 
@@ -178,11 +220,11 @@ type JobsNotifier interface {
 
 // Jobs returns a jobs.Notifier that tells next and publishes instance
 // changes made through the API (runs, stops, retries, deletes).
-func (h *Hub) Jobs(next JobsNotifier) JobsNotifier { return jobsNotifier{next, h} }
+func (h *Feeds) Jobs(next JobsNotifier) JobsNotifier { return jobsNotifier{next, h} }
 
 type jobsNotifier struct {
 	next JobsNotifier
-	h    *Hub
+	h    *Feeds
 }
 
 func (n jobsNotifier) JobsChanged(appID int64) { n.next.JobsChanged(appID) }
@@ -192,7 +234,7 @@ func (n jobsNotifier) InstancesChanged(appID int64) {
 	n.h.InstancesChanged(appID, nil)
 }
 
-func (h *Hub) onLogs(_, data string) {
+func (h *Feeds) onLogs(_, data string) {
 	id, err := strconv.ParseInt(data, 10, 64)
 	if err != nil {
 		return
@@ -204,7 +246,7 @@ func (h *Hub) onLogs(_, data string) {
 	}
 }
 
-func (h *Hub) onInstances(_, data string) {
+func (h *Feeds) onInstances(_, data string) {
 	id, err := strconv.ParseInt(data, 10, 64)
 	if err != nil {
 		return
@@ -218,7 +260,7 @@ func (h *Hub) onInstances(_, data string) {
 }
 
 // wakeAll makes every subscriber re-read: hints may have been lost.
-func (h *Hub) wakeAll() {
+func (h *Feeds) wakeAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, set := range h.logs {
@@ -236,7 +278,7 @@ func (h *Hub) wakeAll() {
 	}
 }
 
-func (h *Hub) rechecksLocked() []chan struct{} {
+func (h *Feeds) rechecksLocked() []chan struct{} {
 	out := make([]chan struct{}, 0, len(h.rechecks))
 	for ch := range h.rechecks {
 		out = append(out, ch)
@@ -244,7 +286,7 @@ func (h *Hub) rechecksLocked() []chan struct{} {
 	return out
 }
 
-func (h *Hub) signalAll(list func() []chan struct{}) {
+func (h *Feeds) signalAll(list func() []chan struct{}) {
 	h.mu.Lock()
 	chs := list()
 	h.mu.Unlock()
@@ -261,7 +303,7 @@ func poke(ch chan struct{}) {
 	}
 }
 
-func (h *Hub) addRecheck() chan struct{} {
+func (h *Feeds) addRecheck() chan struct{} {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	h.rechecks[ch] = struct{}{}
@@ -269,7 +311,7 @@ func (h *Hub) addRecheck() chan struct{} {
 	return ch
 }
 
-func (h *Hub) removeRecheck(ch chan struct{}) {
+func (h *Feeds) removeRecheck(ch chan struct{}) {
 	h.mu.Lock()
 	delete(h.rechecks, ch)
 	h.mu.Unlock()
@@ -277,7 +319,7 @@ func (h *Hub) removeRecheck(ch chan struct{}) {
 
 // recheck authenticates the caller again and checks they may still see
 // the app.
-func (h *Hub) recheck(ctx context.Context, appID int64, what string) error {
+func (h *Feeds) recheck(ctx context.Context, appID int64, what string) error {
 	fresh, err := h.auth.Refresh(ctx)
 	if err != nil {
 		return err

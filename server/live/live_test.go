@@ -21,7 +21,7 @@ const bound = 30 * time.Second
 
 type env struct {
 	d     *db.DB
-	hub   *live.Hub
+	hub   *live.Feeds
 	ctx   context.Context // the admin's
 	app   *db.App
 	jobID int64
@@ -56,6 +56,9 @@ func newEnv(t *testing.T, d *db.DB, cfg live.Config) *env {
 	e.jobID = j.ID
 	b := bus.New("t", "", nil, log)
 	e.hub = live.New(cfg, d, b, authSvc, appSvc, log)
+	if err := e.hub.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(e.hub.Stop)
 	return e
 }

@@ -16,7 +16,7 @@ const logBuffer = 64
 // order, each once: first those stored, then new ones as they are stored.
 // It ends (completes) once the instance has finished and every line stored
 // by then was sent. The caller needs VIEWER on the instance's app.
-func (h *Hub) InstanceLogs(ctx context.Context, instanceID, afterSeq int64) (*Stream[*db.InstanceLog], error) {
+func (h *Feeds) InstanceLogs(ctx context.Context, instanceID, afterSeq int64) (*Stream[*db.InstanceLog], error) {
 	if afterSeq < 0 {
 		return nil, fault.BadInput("afterSeq", "must not be negative")
 	}
@@ -64,7 +64,7 @@ func (h *Hub) InstanceLogs(ctx context.Context, instanceID, afterSeq int64) (*St
 	return s, nil
 }
 
-func (h *Hub) followLogs(ctx context.Context, appID, instanceID, last int64, out chan<- *db.InstanceLog, wake, recheck chan struct{}) error {
+func (h *Feeds) followLogs(ctx context.Context, appID, instanceID, last int64, out chan<- *db.InstanceLog, wake, recheck chan struct{}) error {
 	poll := time.NewTicker(h.cfg.PollEvery)
 	defer poll.Stop()
 	rights := time.NewTicker(h.cfg.RecheckEvery)

@@ -18,7 +18,7 @@ import (
 // subscriber that has not taken one yet gets the newer one in its place:
 // a slow consumer costs one listing of memory, never a queue. The caller
 // needs VIEWER on the app.
-func (h *Hub) WorkersUpdated(ctx context.Context, appName string) (*Stream[[]*db.Worker], error) {
+func (h *Feeds) WorkersUpdated(ctx context.Context, appName string) (*Stream[[]*db.Worker], error) {
 	a, err := h.apps.ByName(ctx, appName, db.RoleViewer)
 	if err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func (h *Hub) WorkersUpdated(ctx context.Context, appName string) (*Stream[[]*db
 }
 
 // WorkersChanged publishes that an app's workers changed (hub.Watcher).
-func (h *Hub) WorkersChanged(appID int64) {
+func (h *Feeds) WorkersChanged(appID int64) {
 	h.bus.Publish(TopicWorkers, strconv.FormatInt(appID, 10))
 }
 
@@ -116,7 +116,7 @@ func replace[T any](out chan T, v T) {
 	}
 }
 
-func (h *Hub) onWorkers(_, data string) {
+func (h *Feeds) onWorkers(_, data string) {
 	id, err := strconv.ParseInt(data, 10, 64)
 	if err != nil {
 		return
@@ -128,7 +128,7 @@ func (h *Hub) onWorkers(_, data string) {
 	}
 }
 
-func (h *Hub) addWorkerWatch(appID int64) chan struct{} {
+func (h *Feeds) addWorkerWatch(appID int64) chan struct{} {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -139,7 +139,7 @@ func (h *Hub) addWorkerWatch(appID int64) chan struct{} {
 	return ch
 }
 
-func (h *Hub) removeWorkerWatch(appID int64, ch chan struct{}) {
+func (h *Feeds) removeWorkerWatch(appID int64, ch chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.workers[appID], ch)

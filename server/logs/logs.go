@@ -18,9 +18,12 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -35,13 +38,26 @@ type Notifier interface {
 	LogsAppended(instanceLast map[int64]int64)
 }
 
+// Store is what the log service needs from the database.
+type Store interface {
+	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
+	LogPage(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
+}
+
 // Service stores and serves log lines.
 type Service struct {
-	db     *db.DB
+	lifecycle.Base
+	db     Store
 	log    *slog.Logger
+	clock  clock.Clock
 	notify Notifier
 	in     chan batch
-	done   chan struct{}
+
+	// mu guards running; senders hold it shared while they enqueue, so
+	// once the writer has cleared running under the exclusive lock no
+	// batch can slip into the queue after its last drain.
+	mu      sync.RWMutex
+	running context.Context // the writer's context while it runs
 }
 
 type batch struct {
@@ -51,23 +67,46 @@ type batch struct {
 	done   func(error)
 }
 
+// errStopped refuses lines once the writer has stopped: the worker keeps
+// them and re-sends them to the next server.
+var errStopped = errors.New("logs: this server is shutting down")
+
 // New returns a Service; Start starts its writer.
-func New(store *db.DB, notify Notifier, log *slog.Logger) *Service {
-	return &Service{db: store, notify: notify, log: log, in: make(chan batch, 1024), done: make(chan struct{})}
+func New(store Store, notify Notifier, clk clock.Clock, log *slog.Logger) *Service {
+	return &Service{db: store, notify: notify, clock: clock.OrSystem(clk), log: log, in: make(chan batch, 1024)}
 }
 
-// SetNotifier sets who hears about new lines.
-func (s *Service) SetNotifier(n Notifier) { s.notify = n }
-
-// Start runs the writer until ctx ends; Stop waits for it.
-func (s *Service) Start(ctx context.Context) { go s.run(ctx) }
-
-// Stop waits for the writer to finish after its context ended.
-func (s *Service) Stop() { <-s.done }
+// Start runs the writer until Stop, which stores what is queued first.
+func (s *Service) Start(ctx context.Context) error {
+	ctx, ok, started, stopped := s.StartInit(ctx)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	s.running = ctx
+	s.mu.Unlock()
+	go func() {
+		started()
+		defer stopped()
+		s.run(ctx)
+	}()
+	return nil
+}
 
 // Logs implements hub.LogSink.
 func (s *Service) Logs(appID int64, workerID string, l *protocol.Logs, done func(error)) {
-	s.in <- batch{app: appID, worker: workerID, logs: l, done: done}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ctx := s.running
+	if ctx == nil {
+		done(errStopped)
+		return
+	}
+	select {
+	case s.in <- batch{app: appID, worker: workerID, logs: l, done: done}:
+	case <-ctx.Done():
+		done(errStopped)
+	}
 }
 
 // Append stores lines written by the server itself (e.g. "dropped N
@@ -80,7 +119,7 @@ func (s *Service) Append(ctx context.Context, appID, instanceID int64, level, te
 			return err
 		}
 		return tx.LogInsertMany(ctx, []db.InstanceLog{{InstanceID: instanceID, Seq: seq, WorkerID: "", WorkerSeq: seq,
-			Time: db.Now(), Level: level, Text: text}})
+			Time: db.Stamp(s.clock.Now()), Level: level, Text: text}})
 	})
 	if err == nil && s.notify != nil {
 		s.notify.LogsAppended(map[int64]int64{instanceID: seq})
@@ -89,7 +128,6 @@ func (s *Service) Append(ctx context.Context, appID, instanceID int64, level, te
 }
 
 func (s *Service) run(ctx context.Context) {
-	defer close(s.done)
 	var pending []batch
 	n := 0
 	timer := time.NewTimer(time.Hour)
@@ -110,7 +148,10 @@ func (s *Service) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			// Take what is queued, then stop.
+			// Take what is queued, then stop; later batches are refused.
+			s.mu.Lock()
+			s.running = nil
+			s.mu.Unlock()
 			for {
 				select {
 				case b := <-s.in:
@@ -153,7 +194,7 @@ func (s *Service) store(ctx context.Context, batches []batch) error {
 			}
 			for id, n := range b.logs.Dropped {
 				if n > 0 {
-					byInstance[id] = append(byInstance[id], protocol.LogLine{InstanceID: id, Seq: -1, Time: time.Now(), Level: "WARN",
+					byInstance[id] = append(byInstance[id], protocol.LogLine{InstanceID: id, Seq: -1, Time: s.clock.Now(), Level: "WARN",
 						Text: fmt.Sprintf("[jobwheel] worker %s dropped %d log line(s) of this instance: its buffer was full while it was disconnected", b.worker, n)})
 				}
 			}

@@ -9,10 +9,11 @@ package retention
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
 )
 
 // batch bounds the instances one statement deletes.
@@ -36,6 +37,11 @@ type Config struct {
 	Keep time.Duration
 	// Every is the time between passes. Default 1h.
 	Every time.Duration
+	// FirstAfter is when the first pass runs after start, once the server
+	// has settled. Default 1m.
+	FirstAfter time.Duration
+	// Clock defaults to the system clock.
+	Clock clock.Clock
 }
 
 // Cleaner deletes what is past retention.
@@ -44,9 +50,8 @@ type Cleaner struct {
 	store Store
 	owner Owner
 	log   *slog.Logger
-	now   func() time.Time
-	done  chan struct{}
-	ran   atomic.Bool
+	clock clock.Clock
+	lifecycle.Base
 }
 
 // New returns a Cleaner; Start runs it.
@@ -54,41 +59,33 @@ func New(cfg Config, store Store, owner Owner, log *slog.Logger) *Cleaner {
 	if cfg.Every == 0 {
 		cfg.Every = time.Hour
 	}
-	return &Cleaner{cfg: cfg, store: store, owner: owner, log: log, now: db.Now, done: make(chan struct{})}
+	if cfg.FirstAfter == 0 {
+		cfg.FirstAfter = time.Minute
+	}
+	return &Cleaner{cfg: cfg, store: store, owner: owner, log: log, clock: clock.OrSystem(cfg.Clock)}
 }
 
-// Start runs passes until ctx ends; the first a minute after start, when
-// the server has settled. Stop waits for it.
-func (c *Cleaner) Start(ctx context.Context) {
-	c.ran.Store(true)
+// Start runs a pass FirstAfter after start and then every Every, until
+// Stop.
+func (c *Cleaner) Start(ctx context.Context) error {
+	ctx, ok, started, stopped := c.StartInit(ctx)
+	if !ok {
+		return nil
+	}
 	go func() {
-		defer close(c.done)
-		t := time.NewTimer(time.Minute)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		started()
+		defer stopped()
+		for wait := c.cfg.FirstAfter; clock.Sleep(c.clock, wait, ctx.Done()); wait = c.cfg.Every {
 			c.Pass(ctx)
-			t.Reset(c.cfg.Every)
 		}
 	}()
-}
-
-// Stop waits for the cleaner after its context ended (at once if it
-// never started).
-func (c *Cleaner) Stop() {
-	if c.ran.Load() {
-		<-c.done
-	}
+	return nil
 }
 
 // Pass deletes what is past retention now and returns how many instances
 // it deleted.
 func (c *Cleaner) Pass(ctx context.Context) int {
-	now := c.now()
+	now := db.Stamp(c.clock.Now())
 	if _, err := c.store.SessionDeleteExpired(ctx, now); err != nil {
 		c.log.Warn("retention: deleting expired sessions", "err", err)
 	}

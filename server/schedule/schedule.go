@@ -19,21 +19,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/cron"
 	"github.com/jobwheel/jobwheel/server/fault"
 )
-
-// Types.
-const (
-	Cron       = "CRON"
-	FixedRate  = "FIXED_RATE"
-	FixedDelay = "FIXED_DELAY"
-	API        = "API"
-	Workflow   = "WORKFLOW"
-)
-
-// Types lists every schedule type.
-var Types = []string{Cron, FixedRate, FixedDelay, API, Workflow}
 
 // MinInterval is the shortest FIXED_RATE or FIXED_DELAY interval.
 const MinInterval = time.Second
@@ -70,7 +59,7 @@ func Parse(spec Spec) (*Schedule, error) {
 		return nil, fault.BadInput("timeZone", "%q is not an IANA time zone name such as UTC or Europe/Berlin", spec.TimeZone)
 	}
 	switch spec.Type {
-	case Cron:
+	case db.ScheduleCron:
 		if expr == "" {
 			return nil, fault.BadInput("scheduleExpression", "a CRON job needs a Quartz cron expression with seconds, e.g. \"0 0/5 * * * ?\"")
 		}
@@ -83,7 +72,7 @@ func Parse(spec Spec) (*Schedule, error) {
 			return nil, fault.BadInput("scheduleExpression", "%v", err)
 		}
 		s.cron = c
-	case FixedRate, FixedDelay:
+	case db.ScheduleFixedRate, db.ScheduleFixedDelay:
 		d, err := time.ParseDuration(expr)
 		if err != nil {
 			return nil, fault.BadInput("scheduleExpression", "%q is not a duration such as 30s, 5m or 1h30m", expr)
@@ -95,12 +84,12 @@ func Parse(spec Spec) (*Schedule, error) {
 			return nil, fault.BadInput("scheduleExpression", "%s is longer than the maximum interval of %s", d, maxInterval)
 		}
 		s.interval = d
-	case API, Workflow:
+	case db.ScheduleAPI, db.ScheduleWorkflow:
 		if expr != "" {
 			return nil, fault.BadInput("scheduleExpression", "must be empty for %s jobs, which run only when triggered", spec.Type)
 		}
 	default:
-		return nil, fault.BadInput("scheduleType", "%q is not one of %s", spec.Type, strings.Join(Types, ", "))
+		return nil, fault.BadInput("scheduleType", "%q is not one of %s", spec.Type, strings.Join(db.ScheduleTypes, ", "))
 	}
 	if spec.Start != nil && spec.End != nil && !spec.End.After(*spec.Start) {
 		return nil, fault.BadInput("lifecycle", "end (%s) must be after start (%s)", spec.End.Format(time.RFC3339), spec.Start.Format(time.RFC3339))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/fault"
 )
 
@@ -26,17 +27,17 @@ func TestPreview(t *testing.T) {
 		after string
 		want  []string
 	}{
-		{"cron every 2s", Spec{Type: Cron, Expression: "*/2 * * * * ?"}, "2026-03-01T10:00:00Z",
+		{"cron every 2s", Spec{Type: db.ScheduleCron, Expression: "*/2 * * * * ?"}, "2026-03-01T10:00:00Z",
 			[]string{"2026-03-01T10:00:02Z", "2026-03-01T10:00:04Z", "2026-03-01T10:00:06Z"}},
-		{"cron in a zone", Spec{Type: Cron, Expression: "0 30 9 * * ?", TimeZone: "Asia/Kolkata"}, "2026-03-01T00:00:00Z",
+		{"cron in a zone", Spec{Type: db.ScheduleCron, Expression: "0 30 9 * * ?", TimeZone: "Asia/Kolkata"}, "2026-03-01T00:00:00Z",
 			[]string{"2026-03-01T04:00:00Z", "2026-03-02T04:00:00Z", "2026-03-03T04:00:00Z"}},
-		{"fixed rate", Spec{Type: FixedRate, Expression: "1m30s"}, "2026-03-01T10:00:00Z",
+		{"fixed rate", Spec{Type: db.ScheduleFixedRate, Expression: "1m30s"}, "2026-03-01T10:00:00Z",
 			[]string{"2026-03-01T10:01:30Z", "2026-03-01T10:03:00Z", "2026-03-01T10:04:30Z"}},
-		{"fixed rate starts at lifecycle start", Spec{Type: FixedRate, Expression: "2s", Start: &start, End: &end}, "2026-03-01T09:00:00Z",
+		{"fixed rate starts at lifecycle start", Spec{Type: db.ScheduleFixedRate, Expression: "2s", Start: &start, End: &end}, "2026-03-01T09:00:00Z",
 			[]string{"2026-03-01T10:00:00Z", "2026-03-01T10:00:02Z", "2026-03-01T10:00:04Z"}},
-		{"cron bounded by lifecycle", Spec{Type: Cron, Expression: "* * * * * ?", Start: &start, End: &end}, "2026-03-01T10:00:03Z",
+		{"cron bounded by lifecycle", Spec{Type: db.ScheduleCron, Expression: "* * * * * ?", Start: &start, End: &end}, "2026-03-01T10:00:03Z",
 			[]string{"2026-03-01T10:00:04Z", "2026-03-01T10:00:05Z"}},
-		{"api never fires", Spec{Type: API}, "2026-03-01T10:00:00Z", nil},
+		{"api never fires", Spec{Type: db.ScheduleAPI}, "2026-03-01T10:00:00Z", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,13 +66,13 @@ func TestParseErrors(t *testing.T) {
 		want  string
 	}{
 		{Spec{Type: "HOURLY"}, "scheduleType", "not one of"},
-		{Spec{Type: Cron, Expression: ""}, "scheduleExpression", "needs a Quartz cron expression"},
-		{Spec{Type: Cron, Expression: "* * * * *"}, "scheduleExpression", "6 or 7 fields"},
-		{Spec{Type: Cron, Expression: "0 0 12 * * ?", TimeZone: "Mars/Olympus"}, "timeZone", "not an IANA time zone"},
-		{Spec{Type: FixedRate, Expression: "500ms"}, "scheduleExpression", "shorter than the minimum"},
-		{Spec{Type: FixedDelay, Expression: "soon"}, "scheduleExpression", "not a duration"},
-		{Spec{Type: API, Expression: "1s"}, "scheduleExpression", "must be empty"},
-		{Spec{Type: FixedRate, Expression: "1s", Start: &start, End: &start}, "lifecycle", "must be after start"},
+		{Spec{Type: db.ScheduleCron, Expression: ""}, "scheduleExpression", "needs a Quartz cron expression"},
+		{Spec{Type: db.ScheduleCron, Expression: "* * * * *"}, "scheduleExpression", "6 or 7 fields"},
+		{Spec{Type: db.ScheduleCron, Expression: "0 0 12 * * ?", TimeZone: "Mars/Olympus"}, "timeZone", "not an IANA time zone"},
+		{Spec{Type: db.ScheduleFixedRate, Expression: "500ms"}, "scheduleExpression", "shorter than the minimum"},
+		{Spec{Type: db.ScheduleFixedDelay, Expression: "soon"}, "scheduleExpression", "not a duration"},
+		{Spec{Type: db.ScheduleAPI, Expression: "1s"}, "scheduleExpression", "must be empty"},
+		{Spec{Type: db.ScheduleFixedRate, Expression: "1s", Start: &start, End: &start}, "lifecycle", "must be after start"},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.spec)

@@ -14,11 +14,11 @@ import (
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
-// These tests drive the engine's state machines through its entry points
-// (joins, fires, reports, maps, losses) on a real database. What the
-// engine sends to workers goes to a recorder that acks dispatches the way
-// a worker does; the worker channel itself is tested in package hub and
-// end to end.
+// These tests drive an app's actor through its entry points (joins,
+// fires, reports, maps, losses) on a real database. What the actor sends
+// to workers goes to a recorder that acks dispatches the way a worker
+// does; the worker channel itself is tested in package hub and end to end,
+// and the decisions alone, without a database, in state_test.go.
 
 type frame struct {
 	worker string
@@ -29,10 +29,10 @@ type frame struct {
 type recorder struct {
 	mu      sync.Mutex
 	frames  chan frame
-	workers map[int64][]hub.WorkerInfo
+	workers []hub.WorkerInfo
 }
 
-func (r *recorder) Send(app int64, worker, typ string, body any, onReply func(*protocol.Ack, error)) error {
+func (r *recorder) Send(worker, typ string, body any, onReply func(*protocol.Ack, error)) error {
 	r.frames <- frame{worker, typ, body}
 	if onReply != nil {
 		ack := &protocol.Ack{OK: true}
@@ -46,20 +46,20 @@ func (r *recorder) Send(app int64, worker, typ string, body any, onReply func(*p
 	return nil
 }
 
-func (r *recorder) Workers(app int64) []hub.WorkerInfo {
+func (r *recorder) Workers() []hub.WorkerInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.workers[app]
+	return r.workers
 }
 
 type noWaker struct{}
 
-func (noWaker) Wake(int64)             {}
-func (noWaker) Unfired(int64, []int64) {}
+func (noWaker) Wake()           {}
+func (noWaker) Unfired([]int64) {}
 
 type bundle struct {
 	t   *testing.T
-	e   *Engine
+	e   *Actor
 	d   *db.DB
 	rec *recorder
 	app int64
@@ -68,15 +68,21 @@ type bundle struct {
 func setup(t *testing.T, dialect db.Dialect) *bundle {
 	t.Helper()
 	d := dbtest.Open(t, dialect)
-	rec := &recorder{frames: make(chan frame, 100), workers: map[int64][]hub.WorkerInfo{}}
-	e := New(Config{CheckInterval: 20 * time.Millisecond, LostGrace: 100 * time.Millisecond, AdoptGrace: 100 * time.Millisecond,
-		RetryDelay: time.Millisecond, NoWorkerWait: 100 * time.Millisecond}, d, rec, noWaker{}, nil, slog.New(slog.DiscardHandler))
+	rec := &recorder{frames: make(chan frame, 100)}
 	app := &db.App{Name: "orders", SecretHash: "x"}
 	if err := d.AppCreate(context.Background(), app); err != nil {
 		t.Fatal(err)
 	}
-	e.LeaseGained(context.Background(), app.ID, 3)
+	e := New(Config{CheckInterval: 20 * time.Millisecond, LostGrace: 100 * time.Millisecond, AdoptGrace: 100 * time.Millisecond,
+		RetryDelay: time.Millisecond, NoWorkerWait: 100 * time.Millisecond}, Deps{Store: d, Log: slog.New(slog.DiscardHandler)},
+		app.ID, 3, rec, noWaker{})
+	e.Committed.Init()
+	if err := e.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(e.Stop)
+	e.Committed.Wait(t) // adopted the (empty) app: what follows happens after
+
 	return &bundle{t: t, e: e, d: d, rec: rec, app: app.ID}
 }
 
@@ -101,11 +107,11 @@ func (b *bundle) job(mutate func(j *db.Job)) *db.Job {
 
 func (b *bundle) fire(j *db.Job) int64 {
 	b.t.Helper()
-	in := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: TriggerAPI, TriggerAt: db.Now()}
+	in := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: db.Now()}
 	if err := b.d.InstanceCreate(context.Background(), in); err != nil {
 		b.t.Fatal(err)
 	}
-	b.e.Fire(b.app, []int64{in.ID}, db.Now())
+	b.e.Fire([]int64{in.ID}, db.Now())
 	return in.ID
 }
 
@@ -141,7 +147,7 @@ func (b *bundle) report(worker string, task protocol.Task, statuses ...string) {
 		items[i] = protocol.TaskReport{TaskID: task.TaskID, InstanceID: task.InstanceID, Status: s, At: time.Now(), Result: "r-" + s}
 	}
 	done := make(chan error, 1)
-	b.e.Report(b.app, worker, &protocol.Report{Items: items}, func(err error) { done <- err })
+	b.e.Report(worker, &protocol.Report{Items: items}, func(err error) { done <- err })
 	if err := <-done; err != nil {
 		b.t.Fatal(err)
 	}
@@ -222,7 +228,7 @@ func TestRetries(t *testing.T) {
 		if in.Attempt != 2 {
 			t.Fatalf("retried instance attempt = %d", in.Attempt)
 		}
-		b.e.Fire(b.app, []int64{id}, db.Now())
+		b.e.Fire([]int64{id}, db.Now())
 		w, task = b.dispatched()
 		if task.Attempt != 2 {
 			t.Fatalf("second attempt's task attempt = %d", task.Attempt)
@@ -244,9 +250,9 @@ func TestWorkerLostAndTimeout(t *testing.T) {
 	id := b.fire(j)
 	w, task := b.dispatched()
 	b.report(w, task, protocol.TaskRunning)
-	b.e.WorkerLeft(b.app, "w1")
+	b.e.WorkerLeft("w1")
 	in := b.waitStatus(id, db.StatusFailed)
-	if in.Reason != ReasonWorkerLost {
+	if in.Reason != db.ReasonWorkerLost {
 		t.Fatalf("lost worker: reason %q", in.Reason)
 	}
 
@@ -259,7 +265,7 @@ func TestWorkerLostAndTimeout(t *testing.T) {
 	if s := stop.body.(*protocol.Stop); stop.worker != "w2" || len(s.TaskIDs) != 1 || s.TaskIDs[0] != task.TaskID {
 		t.Fatalf("stop = %+v to %s", stop.body, stop.worker)
 	}
-	if in := b.waitStatus(id, db.StatusFailed); in.Reason != ReasonTimeout {
+	if in := b.waitStatus(id, db.StatusFailed); in.Reason != db.ReasonTimeout {
 		t.Fatalf("timed out: reason %q", in.Reason)
 	}
 }
@@ -308,12 +314,12 @@ func TestMapReduce(t *testing.T) {
 	b.report(w, root, protocol.TaskRunning)
 	done := make(chan error, 1)
 	m := &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "sq", Payloads: []string{"1", "2", "3"}, Key: "w1/1"}
-	b.e.Map(b.app, w, m, func(err error) { done <- err })
+	b.e.Map(w, m, func(err error) { done <- err })
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	// Its ack was lost: the worker sends it again; nothing is added.
-	b.e.Map(b.app, w, m, func(err error) { done <- err })
+	b.e.Map(w, m, func(err error) { done <- err })
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +346,7 @@ func TestMapReduce(t *testing.T) {
 	b.join("w9", 1)
 	id = b.fire(j)
 	w, root = b.dispatched()
-	b.e.Map(b.app, "w9", &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "x", Payloads: []string{"1"}}, func(err error) { done <- err })
+	b.e.Map("w9", &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "x", Payloads: []string{"1"}}, func(err error) { done <- err })
 	if err := <-done; err == nil {
 		t.Fatal("a map from a worker not running the parent was accepted")
 	}
@@ -352,25 +358,26 @@ func TestLimitsAndNoWorker(t *testing.T) {
 	// No worker: it waits NoWorkerWait, then fails saying why.
 	j := b.job(nil)
 	id := b.fire(j)
-	time.Sleep(150 * time.Millisecond) // past NoWorkerWait; the trigger loop would fire it again
-	b.e.Fire(b.app, []int64{id}, db.Now())
-	if in := b.waitStatus(id, db.StatusFailed); in.Reason != ReasonNoWorker {
+	// The trigger loop fires it again at its next pass; by then NoWorkerWait
+	// (100 ms) has passed.
+	b.e.Fire([]int64{id}, db.Now().Add(150*time.Millisecond))
+	if in := b.waitStatus(id, db.StatusFailed); in.Reason != db.ReasonNoWorker {
 		t.Fatalf("no worker: reason %q", in.Reason)
 	}
 
 	// maxInstances 1: of two fires at once, one runs and one is canceled.
 	b.join("w1", 4)
 	j = b.job(func(j *db.Job) { j.MaxInstances = 1 })
-	in1 := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: TriggerAPI, TriggerAt: db.Now()}
-	in2 := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: TriggerAPI, TriggerAt: db.Now().Add(time.Millisecond)}
+	in1 := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: db.Now()}
+	in2 := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: db.Now().Add(time.Millisecond)}
 	for _, in := range []*db.Instance{in1, in2} {
 		if err := b.d.InstanceCreate(context.Background(), in); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b.e.Fire(b.app, []int64{in1.ID, in2.ID}, db.Now())
+	b.e.Fire([]int64{in1.ID, in2.ID}, db.Now())
 	b.dispatched()
-	if in := b.waitStatus(in2.ID, db.StatusCanceled); in.Reason != ReasonMaxInstances {
+	if in := b.waitStatus(in2.ID, db.StatusCanceled); in.Reason != db.ReasonMaxInstances {
 		t.Fatalf("over the limit: reason %q", in.Reason)
 	}
 	b.waitStatus(in1.ID, db.StatusDispatched)

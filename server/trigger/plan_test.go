@@ -1,7 +1,6 @@
-package scheduler
+package trigger
 
 import (
-	"log/slog"
 	"testing"
 	"time"
 
@@ -9,10 +8,12 @@ import (
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
-func testLoop() *loop {
-	s := &Scheduler{cfg: Config{}, log: slog.New(slog.DiscardHandler), cache: map[int64]cachedSchedule{}}
-	s.cfg.defaults()
-	return &loop{s: s}
+// planOf plans with the default threshold (2s) and FIRE_ALL bound (100).
+func planOf(j *db.Job, sch *schedule.Schedule, now, until time.Time) ([]fire, *time.Time) {
+	var cfg Config
+	cfg.defaults()
+	fires, next, _ := plan(j, sch, now, until, cfg.MisfireThreshold, cfg.FireAllLimit)
+	return fires, next
 }
 
 func job(typ, expr, policy string, next time.Time) (*db.Job, *schedule.Schedule) {
@@ -42,7 +43,6 @@ func summarize(fires []fire) (missed, onTime int, first, last time.Time) {
 // A server down for 20s applies each misfire policy; fires within the
 // threshold (2s) are late, not missed, and run normally.
 func TestPlanMisfirePolicies(t *testing.T) {
-	l := testLoop()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	until := now.Add(5 * time.Second)
 	down := now.Add(-20 * time.Second)
@@ -52,13 +52,13 @@ func TestPlanMisfirePolicies(t *testing.T) {
 		firstMissed    time.Time
 	}{
 		// Every second from now-20s: now-20s … now-3s are missed (18), now-2s … now+5s are on time (8).
-		{FireAll, 18, 8, down},
-		{FireOnce, 1, 8, now.Add(-3 * time.Second)},
-		{Skip, 0, 8, time.Time{}},
+		{db.MisfireFireAll, 18, 8, down},
+		{db.MisfireFireOnce, 1, 8, now.Add(-3 * time.Second)},
+		{db.MisfireSkip, 0, 8, time.Time{}},
 	} {
 		t.Run(c.policy, func(t *testing.T) {
 			j, sch := job("CRON", "* * * * * ?", c.policy, down)
-			fires, next := l.plan(j, sch, now, until)
+			fires, next := planOf(j, sch, now, until)
 			missed, onTime, first, last := summarize(fires)
 			if missed != c.missed || onTime != c.onTime {
 				t.Fatalf("missed %d on time %d; want %d and %d", missed, onTime, c.missed, c.onTime)
@@ -80,22 +80,20 @@ func TestPlanMisfirePolicies(t *testing.T) {
 }
 
 func TestPlanFireAllIsBounded(t *testing.T) {
-	l := testLoop()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	j, sch := job("CRON", "* * * * * ?", FireAll, now.Add(-24*time.Hour))
-	fires, _ := l.plan(j, sch, now, now)
+	j, sch := job("CRON", "* * * * * ?", db.MisfireFireAll, now.Add(-24*time.Hour))
+	fires, _ := planOf(j, sch, now, now)
 	missed, _, first, _ := summarize(fires)
-	if missed != l.s.cfg.FireAllLimit || !first.Equal(now.Add(-time.Duration(l.s.cfg.FireAllLimit+2)*time.Second)) {
-		t.Fatalf("FIRE_ALL after a day down caught up %d fires from %v; want the latest %d", missed, first, l.s.cfg.FireAllLimit)
+	if missed != 100 || !first.Equal(now.Add(-time.Duration(100+2)*time.Second)) {
+		t.Fatalf("FIRE_ALL after a day down caught up %d fires from %v; want the latest %d", missed, first, 100)
 	}
 }
 
 func TestPlanFixedRateKeepsItsGrid(t *testing.T) {
-	l := testLoop()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	grid := now.Add(-time.Hour - 300*time.Millisecond)
-	j, sch := job("FIXED_RATE", "7s", Skip, grid)
-	fires, next := l.plan(j, sch, now, now.Add(5*time.Second))
+	j, sch := job("FIXED_RATE", "7s", db.MisfireSkip, grid)
+	fires, next := planOf(j, sch, now, now.Add(5*time.Second))
 	for _, f := range append(fires, fire{at: *next}) {
 		if f.at.Sub(grid)%(7*time.Second) != 0 {
 			t.Fatalf("fire %v is off the 7s grid from %v", f.at, grid)
@@ -104,21 +102,20 @@ func TestPlanFixedRateKeepsItsGrid(t *testing.T) {
 }
 
 func TestPlanFixedDelay(t *testing.T) {
-	l := testLoop()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	// On time: one fire, and nothing next until it ends.
-	j, sch := job("FIXED_DELAY", "10s", FireOnce, now.Add(time.Second))
-	fires, next := l.plan(j, sch, now, now.Add(5*time.Second))
+	j, sch := job("FIXED_DELAY", "10s", db.MisfireFireOnce, now.Add(time.Second))
+	fires, next := planOf(j, sch, now, now.Add(5*time.Second))
 	if len(fires) != 1 || fires[0].missed || next != nil {
 		t.Fatalf("fixed delay on time: %v next %v", fires, next)
 	}
 	// Missed while down: FIRE_ONCE owes one run; SKIP arms the next.
-	j, sch = job("FIXED_DELAY", "10s", FireOnce, now.Add(-time.Minute))
-	if fires, next := l.plan(j, sch, now, now.Add(5*time.Second)); len(fires) != 1 || !fires[0].missed || next != nil {
+	j, sch = job("FIXED_DELAY", "10s", db.MisfireFireOnce, now.Add(-time.Minute))
+	if fires, next := planOf(j, sch, now, now.Add(5*time.Second)); len(fires) != 1 || !fires[0].missed || next != nil {
 		t.Fatalf("fixed delay missed, FIRE_ONCE: %v next %v", fires, next)
 	}
-	j, sch = job("FIXED_DELAY", "10s", Skip, now.Add(-time.Minute))
-	if fires, next := l.plan(j, sch, now, now.Add(5*time.Second)); len(fires) != 0 || next == nil || !next.Equal(now.Add(10*time.Second)) {
+	j, sch = job("FIXED_DELAY", "10s", db.MisfireSkip, now.Add(-time.Minute))
+	if fires, next := planOf(j, sch, now, now.Add(5*time.Second)); len(fires) != 0 || next == nil || !next.Equal(now.Add(10*time.Second)) {
 		t.Fatalf("fixed delay missed, SKIP: %v next %v", fires, next)
 	}
 }

@@ -1,0 +1,180 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// commit writes the batch in one transaction, then sends and acks. If the
+// write fails, nothing is sent, every ack carries the error (workers
+// re-send), and the app's state is re-read from the database.
+func (a *Actor) commit(runCtx context.Context, c *changes) {
+	ctx := runCtx
+	if ctx.Err() != nil {
+		// The lease is gone; the next owner redoes this batch from the
+		// database and from what workers re-send.
+		ctx = context.WithoutCancel(ctx)
+	}
+	c.coalesce()
+	var lostRace []int64
+	err := a.write(ctx, c, &lostRace)
+	if err != nil {
+		a.log.Error("execution: writing a batch failed; re-reading the app", "err", err)
+		for _, ack := range c.acks {
+			if ack != nil {
+				ack(err)
+			}
+		}
+		a.unfired(c.fired)
+		if errors.Is(err, context.Canceled) && runCtx.Err() != nil {
+			return
+		}
+		if err := a.adopt(runCtx); err != nil {
+			a.log.Error("execution: re-reading the app failed", "err", err)
+		}
+		return
+	}
+	for _, t := range c.newTasks {
+		t.new = false
+	}
+	for _, ack := range c.acks {
+		if ack != nil {
+			ack(nil)
+		}
+	}
+	a.Committed.Signal(struct{}{})
+	if runCtx.Err() != nil {
+		// The lease was lost meanwhile: another server may own the app now,
+		// so nothing is sent. The new owner adopts what was written.
+		return
+	}
+	for wid, list := range c.dispatch {
+		a.sendDispatch(runCtx, wid, list)
+	}
+	for _, s := range c.stops {
+		_ = a.send.Send(s.worker, protocol.TypeStop, &s.stop, nil)
+	}
+	if len(lostRace) > 0 {
+		// Someone else moved these instances (the API stopped one): look
+		// at the next batch, which comes at once.
+		a.Kick()
+	}
+	if len(c.notify) > 0 && a.deps.Notifier != nil {
+		a.deps.Notifier.InstancesChanged(a.st.app, c.notify)
+	}
+	if c.wake && a.waker != nil {
+		a.waker.Wake()
+	}
+	if a.deps.Alarmer != nil {
+		for _, f := range c.failures {
+			a.deps.Alarmer.InstanceFailed(a.st.name, f.job, f.in)
+		}
+	}
+}
+
+// sendDispatch registers the tasks on the worker and sends them in one
+// frame; the ack comes back as an event.
+func (a *Actor) sendDispatch(ctx context.Context, wid string, list []*task) {
+	if len(list) == 0 {
+		return
+	}
+	w := a.st.workers[wid]
+	specs := make([]protocol.Task, 0, len(list))
+	ids := make([]int64, 0, len(list))
+	for _, t := range list {
+		a.st.tasks[t.ID] = t
+		if w != nil {
+			w.running[t.ID] = true
+		}
+		spec := a.st.taskSpec(t)
+		if t.Kind == protocol.KindPost || t.Kind == protocol.KindReduce {
+			spec.Results = a.results(ctx, t)
+		}
+		specs = append(specs, spec)
+		ids = append(ids, t.ID)
+	}
+	body := &protocol.Dispatch{App: a.st.name, Epoch: a.st.epoch, Tasks: specs}
+	_ = a.send.Send(wid, protocol.TypeDispatch, body, func(ack *protocol.Ack, err error) {
+		a.post(event{dispatched: &dispatchResult{worker: wid, tasks: ids, ack: ack, err: err}})
+	})
+}
+
+// results are the finished subtasks a POST or REDUCE task works on.
+func (a *Actor) results(ctx context.Context, t *task) []protocol.TaskResult {
+	kinds := []string{protocol.KindBroadcast}
+	if t.Kind == protocol.KindReduce {
+		kinds = []string{protocol.KindMap, protocol.KindRoot}
+	}
+	rows, err := a.deps.Store.TaskResults(ctx, t.inst.ID, t.inst.Attempt, kinds)
+	if err != nil {
+		a.log.Error("execution: reading task results", "instance", t.inst.ID, "err", err)
+		return nil
+	}
+	out := make([]protocol.TaskResult, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, protocol.TaskResult{TaskID: r.ID, Name: r.Name, Success: r.Status == db.StatusSucceeded, Result: r.Result})
+	}
+	return out
+}
+
+// write applies the batch's changes in one transaction, and skips the
+// database entirely when the batch changed nothing (an idle app's check
+// tick, a heartbeat).
+func (a *Actor) write(ctx context.Context, c *changes, lost *[]int64) error {
+	if c.empty() {
+		return nil
+	}
+	return a.deps.Store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		*lost = nil
+		moved, err := tx.InstanceTransitionMany(ctx, c.inst)
+		if err != nil {
+			return err
+		}
+		for _, tr := range c.inst {
+			if !slices.Contains(moved, tr.ID) {
+				*lost = append(*lost, tr.ID)
+			}
+		}
+		if _, err := tx.TaskTransitionMany(ctx, c.task); err != nil {
+			return err
+		}
+		if len(c.newTasks) > 0 {
+			rows := make([]db.Task, len(c.newTasks))
+			for i, t := range c.newTasks {
+				rows[i] = t.Task
+			}
+			if err := tx.TaskCreateMany(ctx, rows); err != nil {
+				return err
+			}
+			for i, t := range c.newTasks {
+				t.ID = rows[i].ID
+			}
+		}
+		if err := tx.AttemptUpsertMany(ctx, c.attempts); err != nil {
+			return err
+		}
+		if err := tx.MapRequestCreateMany(ctx, c.mapRequests); err != nil {
+			return err
+		}
+		for _, r := range c.retries {
+			if _, err := tx.InstanceRetry(ctx, r.id, r.from, r.attempt, r.at, r.reason); err != nil {
+				return err
+			}
+		}
+		for _, r := range c.rearms {
+			if err := tx.JobSetNextIfUnset(ctx, r.job, r.at); err != nil {
+				return err
+			}
+		}
+		for _, id := range c.stoppedInDB {
+			if _, err := tx.TaskStopInstance(ctx, id, db.StatusStopped); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,124 @@
+package execution
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/dispatch"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// This file is where a fire becomes a task: the trigger loop's wheel fired
+// WAITING instances (package trigger), the actor read them and their jobs,
+// and fire decides, per instance, whether it runs now (DISPATCHED, with its
+// first task queued for assign.go to give a worker slot), waits (no worker
+// yet, or a catch-up run held for a slot), or ends (CANCELED or FAILED, with
+// the reason).
+
+// misfireHold is how long after a take-over a catch-up run may wait for
+// its job's maxInstances to allow it.
+const misfireHold = time.Minute
+
+// fire handles fired instances. loaded are the fired instances as read at
+// the start of the batch, jobs their jobs.
+func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[int64]*db.Job) {
+	firedAt := make(map[int64]time.Time, len(fires))
+	for _, f := range fires {
+		firedAt[f.id] = f.at
+	}
+	// Oldest first: when a limit lets only some run, the earliest fires do.
+	list := slices.Clone(loaded)
+	slices.SortFunc(list, func(x, y db.Instance) int { return x.TriggerAt.Compare(y.TriggerAt) })
+	active := map[int64]int{}
+	for _, it := range s.instances {
+		active[it.JobID]++
+	}
+	for _, in := range list {
+		job := jobs[in.JobID]
+		if in.Status != db.StatusWaiting || in.AppID != s.app || job == nil {
+			continue // already fired (a duplicate wheel entry), or deleted
+		}
+		// The trigger time is when the wheel fired it; what follows here is
+		// dispatch.
+		now := firedAt[in.ID]
+		if now.IsZero() {
+			now = s.now
+		}
+		now = db.Stamp(now)
+		from := in.Status
+		scheduled := in.TriggerType == db.TriggerSchedule || in.TriggerType == db.TriggerMisfire
+		switch {
+		case !job.Enabled && scheduled:
+			c.finish(&in, from, db.StatusCanceled, db.ReasonJobDisabled, "the job was disabled before this fire", now)
+			c.inst[len(c.inst)-1].ActualTriggerAt = &now
+			continue
+		case active[job.ID] >= job.MaxInstances && in.TriggerType == db.TriggerMisfire && now.Sub(s.adopted) < misfireHold:
+			// A run the misfire policy owes, typically right after a
+			// take-over while adopted runs still await their workers'
+			// reports: it waits for the limit rather than be cancelled.
+			s.blocked[job.ID] = true
+			continue
+		case active[job.ID] >= job.MaxInstances:
+			c.finish(&in, from, db.StatusCanceled, db.ReasonMaxInstances,
+				fmt.Sprintf("%d instance(s) of the job already running (maxInstances %d)", active[job.ID], job.MaxInstances), now)
+			c.inst[len(c.inst)-1].ActualTriggerAt = &now
+			s.rearm(c, job, &in, now)
+			continue
+		}
+		req := dispatch.FromJob(job)
+		eligible := req.Eligible(s.connected())
+		if len(eligible) == 0 {
+			since := in.TriggerAt
+			if s.adopted.After(since) {
+				since = s.adopted
+			}
+			if now.Sub(since) < s.cfg.NoWorkerWait {
+				// Stays WAITING: the trigger loop fires it again at its next
+				// pass, and at once when a worker joins.
+				continue
+			}
+			why := req.Explain(s.name, s.connected())
+			c.finish(&in, from, db.StatusFailed, db.ReasonNoWorker, why, now)
+			c.inst[len(c.inst)-1].ActualTriggerAt = &now
+			c.attempt(in.ID, in.Attempt, db.StatusFailed, nil, why, db.ReasonNoWorker, &now, &now)
+			c.failures = append(c.failures, failure{job: job, in: in})
+			s.rearm(c, job, &in, now)
+			continue
+		}
+		active[job.ID]++
+		in.Status = db.StatusDispatched
+		in.ActualTriggerAt = &now
+		in.Epoch = s.epoch
+		c.inst = append(c.inst, db.InstanceTransition{ID: in.ID, From: from, To: db.StatusDispatched, ActualTriggerAt: &now, Epoch: &s.epoch})
+		it := &inst{Instance: in, job: job, used: map[string]int{}}
+		it.deadline = deadlineOf(in, job)
+		s.instances[in.ID] = it
+		c.changed(in.ID)
+		switch job.ExecutionMode {
+		case db.ModeBroadcast:
+			it.stage = stagePre
+			n := len(eligible)
+			if m := job.WorkerFilter.MaxWorkers; m > 0 && m < n {
+				n = m
+			}
+			for _, w := range eligible[:n] {
+				it.targets = append(it.targets, w.ID)
+			}
+			s.newTask(c, it, protocol.KindPre, "PRE", "", nil, "")
+		default:
+			s.newTask(c, it, protocol.KindRoot, "ROOT", "", nil, "")
+		}
+	}
+}
+
+// newTask creates a task of an instance's current attempt and queues it.
+func (s *state) newTask(c *changes, it *inst, kind, name, payload string, parent *int64, pinned string) *task {
+	t := &task{Task: db.Task{InstanceID: it.ID, ParentID: parent, Name: name, Kind: kind, Status: db.StatusWaiting,
+		Payload: payload, InstanceAttempt: it.Attempt}, inst: it, pinned: pinned, new: true}
+	it.pending++
+	s.queue = append(s.queue, t)
+	c.newTasks = append(c.newTasks, t)
+	return t
+}

@@ -1,0 +1,142 @@
+package execution
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/dispatch"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// state is one app's execution state and every decision made on it. It does
+// no I/O and starts no goroutines: the actor (actor.go) loads what a batch
+// needs, calls the decisions with the batch's time in now, and commits the
+// changes they collect. That split is what makes the decisions testable
+// without a database (state_test.go).
+type state struct {
+	app   int64
+	epoch int64
+	name  string
+	cfg   Config
+	log   *slog.Logger
+	// now is the current batch's time.
+	now time.Time
+
+	workers   map[string]*worker
+	instances map[int64]*inst
+	tasks     map[int64]*task // on workers
+	queue     []*task         // WAITING, in order
+	picker    *dispatch.Picker
+	lastCheck time.Time
+	adopted   time.Time
+	// blocked marks jobs with a catch-up run waiting for a free slot.
+	blocked map[int64]bool
+	// mapKeys are the map messages this actor stored (the database has
+	// them too, for the next owner).
+	mapKeys map[string]bool
+}
+
+func newState(appID, epoch int64, cfg Config, log *slog.Logger) *state {
+	return &state{app: appID, epoch: epoch, cfg: cfg, log: log, workers: map[string]*worker{}, instances: map[int64]*inst{},
+		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}, mapKeys: map[string]bool{}}
+}
+
+type worker struct {
+	dispatch.Worker
+	connected    bool
+	disconnected time.Time
+	running      map[int64]bool // task ids assigned to it
+}
+
+// inst is an active (DISPATCHED or RUNNING) instance.
+type inst struct {
+	db.Instance
+	job      *db.Job
+	deadline time.Time // zero: none
+	// succeeded and failed count the finished tasks of this attempt.
+	succeeded, failed int
+	// pending counts this attempt's unfinished tasks.
+	pending int
+	// stage of a BROADCAST or MAP_REDUCE instance.
+	stage string
+	// broadcast workers chosen at fire time.
+	targets []string
+	// used counts tasks per worker in flight, for taskConcurrency and
+	// maxWorkers.
+	used map[string]int
+}
+
+// Stages of multi-step instances.
+const (
+	stageMain   = ""
+	stagePre    = "PRE"
+	stageBcast  = "BROADCAST"
+	stagePost   = "POST"
+	stageReduce = "REDUCE"
+)
+
+// task is a task of an active instance: queued (WAITING, in state.queue)
+// or on a worker (DISPATCHED or RUNNING, in state.tasks).
+type task struct {
+	db.Task
+	inst   *inst
+	reason string // why it failed, for the attempt
+	pinned string // a broadcast task runs on this worker only
+	acked  bool
+	new    bool // not inserted yet
+}
+
+// firing is an instance the wheel fired, and when.
+type firing struct {
+	id int64
+	at time.Time
+}
+
+func (s *state) connected() []*dispatch.Worker {
+	out := make([]*dispatch.Worker, 0, len(s.workers))
+	for _, w := range s.workers {
+		if w.connected {
+			out = append(out, &w.Worker)
+		}
+	}
+	return out
+}
+
+func deadlineOf(in db.Instance, job *db.Job) time.Time {
+	if job.TimeoutMs <= 0 || in.ActualTriggerAt == nil {
+		return time.Time{}
+	}
+	return in.ActualTriggerAt.Add(time.Duration(job.TimeoutMs) * time.Millisecond)
+}
+
+func stageOf(it *inst, kind string) string {
+	switch kind {
+	case protocol.KindPre:
+		return stagePre
+	case protocol.KindBroadcast:
+		return stageBcast
+	case protocol.KindPost:
+		return stagePost
+	case protocol.KindReduce:
+		return stageReduce
+	}
+	return it.stage
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
