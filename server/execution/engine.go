@@ -13,7 +13,7 @@
 // fails or a compare-and-set loses a race (an instance stopped through the
 // API, another owner), the actor re-reads from the database.
 //
-// State machines (DESIGN §4): instances go WAITING → DISPATCHED → RUNNING →
+// State machines (docs/design.md §5.6): instances go WAITING → DISPATCHED → RUNNING →
 // SUCCEEDED | FAILED | STOPPED, or WAITING → CANCELED. Tasks follow the
 // same states. A failed task is retried up to the job's taskRetries; a
 // failed attempt is retried (the instance back to WAITING with attempt+1)

@@ -45,7 +45,7 @@ type fire struct {
 	missed bool // caught up by the misfire policy
 }
 
-// Misfire policies (DESIGN §4).
+// Misfire policies (docs/design.md §5.4).
 const (
 	FireOnce = "FIRE_ONCE"
 	Skip     = "SKIP"
