@@ -39,7 +39,7 @@ const (
 // ProcessorTypes lists the processor types.
 var ProcessorTypes = []string{ProcessorGo, ProcessorShell, ProcessorPython, ProcessorHTTP}
 
-// Misfire policies (jobs.misfire_policy): what happens to fires missed
+// Misfire policies (jobs.misfire_policy; docs/design.md §5.4): what happens to fires missed
 // while no server ran the app.
 const (
 	MisfireFireOnce = "FIRE_ONCE" // one catch-up run, for the latest missed fire

@@ -179,7 +179,7 @@ type Job struct {
 	UpdatedAt          time.Time    `bun:"updated_at,notnull"`
 }
 
-// Instance states (DESIGN §4).
+// Instance states (docs/design.md §5.6).
 const (
 	StatusWaiting    = "WAITING"
 	StatusDispatched = "DISPATCHED"

@@ -16,7 +16,7 @@ const config: CodegenConfig = {
         fragmentMasking: false,
       },
       config: {
-        // Scalars arrive as JSON; Time is an RFC 3339 string (DESIGN §8).
+        // Scalars arrive as JSON; Time is an RFC 3339 string (docs/design.md §9.1).
         strictScalars: true,
         scalars: { Time: "string", JSON: "unknown" },
         enumsAsTypes: true,

@@ -19,7 +19,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/live"
 )
 
-// Error codes in extensions.code (DESIGN §8).
+// Error codes in extensions.code (docs/design.md §9.4).
 const (
 	CodeUnauthenticated = "UNAUTHENTICATED"
 	CodeForbidden       = "FORBIDDEN"

@@ -167,8 +167,8 @@ func FuzzRequest(f *testing.F) {
 var fuzzClient = &http.Client{Timeout: 10 * time.Second}
 
 // TestSchemaDescribed: every type, field, input field and enum value of
-// the schema has a description (DESIGN §8: a typed schema whose every
-// field is documented).
+// the schema has a description (docs/design.md §9.1: a typed schema whose
+// every field is documented).
 func TestSchemaDescribed(t *testing.T) {
 	t.Parallel()
 	schema := generated.NewExecutableSchema(generated.Config{Resolvers: &Resolver{}}).Schema()

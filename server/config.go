@@ -13,7 +13,7 @@ import (
 )
 
 // config is the server's configuration. Every flag has an environment
-// variable of the same meaning (DESIGN §9); a flag given on the command line
+// variable of the same meaning (docs/design.md §10); a flag given on the command line
 // wins over the environment.
 type config struct {
 	DatabaseURL    string

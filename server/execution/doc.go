@@ -27,7 +27,7 @@
 //	adopt.go     loading an app's unfinished work on start or after an error
 //	state.go     the in-memory picture the decisions work on
 //
-// State machines (docs/design.md): instances go WAITING → DISPATCHED →
+// State machines (docs/design.md §5.6): instances go WAITING → DISPATCHED →
 // RUNNING → SUCCEEDED | FAILED | STOPPED, or WAITING → CANCELED. Tasks
 // follow the same states. A failed task is retried up to the job's
 // taskRetries; a failed attempt is retried (the instance back to WAITING

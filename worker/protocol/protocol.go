@@ -1,6 +1,7 @@
-// Package protocol is the reference for the channel between jobwheel
-// workers and servers (DESIGN §7). Both sides import it; this file is the
-// specification.
+// Package protocol holds the messages of the channel between jobwheel
+// workers and servers: their types, limits and validation. Both sides
+// import it. The specification, with the ordering and acknowledgement rules
+// another language needs, is docs/protocol.md (summary: docs/design.md §8).
 //
 // # Transport
 //

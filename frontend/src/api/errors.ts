@@ -1,7 +1,7 @@
 import type { CombinedError } from "urql";
 
 /**
- * The values of extensions.code the server sends (DESIGN §8); a
+ * The values of extensions.code the server sends (docs/design.md §9.4); a
  * subscription may also end with SLOW_CONSUMER or UNAVAILABLE.
  */
 export type ErrorCode =
