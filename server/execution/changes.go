@@ -66,6 +66,23 @@ func newChanges() *changes {
 
 func (c *changes) changed(id int64) { c.notify = append(c.notify, id) }
 
+// committed records that a batch is durable: the tasks created in it have
+// their ids now, and the tasks it dispatched are on their workers.
+func (s *state) committed(c *changes) {
+	for _, t := range c.newTasks {
+		t.new = false
+	}
+	for wid, list := range c.dispatch {
+		w := s.workers[wid]
+		for _, t := range list {
+			s.tasks[t.ID] = t
+			if w != nil {
+				w.running[t.ID] = true
+			}
+		}
+	}
+}
+
 // finish moves an instance to a final status.
 func (c *changes) finish(in *db.Instance, from, to, reason, result string, now time.Time) {
 	result = protocol.Truncate(result, protocol.MaxResultBytes)

@@ -38,9 +38,7 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		}
 		return
 	}
-	for _, t := range c.newTasks {
-		t.new = false
-	}
+	a.st.committed(c)
 	for _, ack := range c.acks {
 		if ack != nil {
 			ack(nil)
@@ -76,20 +74,15 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 	}
 }
 
-// sendDispatch registers the tasks on the worker and sends them in one
-// frame; the ack comes back as an event.
+// sendDispatch sends a worker its tasks in one frame; the ack comes back as
+// an event.
 func (a *Actor) sendDispatch(ctx context.Context, wid string, list []*task) {
 	if len(list) == 0 {
 		return
 	}
-	w := a.st.workers[wid]
 	specs := make([]protocol.Task, 0, len(list))
 	ids := make([]int64, 0, len(list))
 	for _, t := range list {
-		a.st.tasks[t.ID] = t
-		if w != nil {
-			w.running[t.ID] = true
-		}
 		spec := a.st.taskSpec(t)
 		if t.Kind == protocol.KindPost || t.Kind == protocol.KindReduce {
 			spec.Results = a.results(ctx, t)
