@@ -202,7 +202,9 @@ func TestLostWorkerFailsItsTasksAfterTheGraceAndRetries(t *testing.T) {
 	j := job(1, func(j *db.Job) { j.InstanceRetries = 1 })
 	c := m.fire(j, 10)
 	w, root := m.only(c)
-	m.batch(func(c *changes) { m.s.dispatchResult(c, &dispatchResult{worker: w, tasks: []int64{root.ID}, ack: &protocol.Ack{OK: true, Accepted: []int64{root.ID}}}) })
+	m.batch(func(c *changes) {
+		m.s.dispatchResult(c, &dispatchResult{worker: w, tasks: []int64{root.ID}, ack: &protocol.Ack{OK: true, Accepted: []int64{root.ID}}})
+	})
 	m.s.left(w)
 	m.s.now = t0.Add(time.Second)
 	if c := m.batch(func(c *changes) { m.s.check(c, m.s.now) }); !c.empty() {
@@ -255,7 +257,11 @@ func TestBroadcastRunsPreEachWorkerThenPost(t *testing.T) {
 func TestMapThenReduceAndARepeatedMapKey(t *testing.T) {
 	m := newSim(t)
 	m.join("w1", 8)
-	j := job(1, func(j *db.Job) { j.ExecutionMode = db.ModeMapReduce; j.ProcessorType = db.ProcessorGo; j.Processor = "sum" })
+	j := job(1, func(j *db.Job) {
+		j.ExecutionMode = db.ModeMapReduce
+		j.ProcessorType = db.ProcessorGo
+		j.Processor = "sum"
+	})
 	c := m.fire(j, 10)
 	_, root := m.only(c)
 	mp := &protocol.Map{InstanceID: 10, ParentTaskID: root.ID, Name: "part", Key: "k1", Payloads: []string{"1", "2"}}
