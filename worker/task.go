@@ -25,8 +25,9 @@ type TaskContext interface {
 	context.Context
 
 	// Logger writes to the task's log, shown live in the console (levels
-	// DEBUG, INFO, WARN, ERROR; lines below Config.TaskLogLevel stay
-	// local), and to the worker's own logger.
+	// DEBUG, INFO, WARN, ERROR; every line is shipped unless
+	// Config.TaskLogLevel is set), and to the worker's own logger, which
+	// prints it only if its own level lets it through.
 	Logger() *slog.Logger
 
 	WorkerID() string

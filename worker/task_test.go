@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -294,7 +296,6 @@ func TestLogsBatchedWithIncreasingSeq(t *testing.T) {
 			for i := range n {
 				log.Info("line", "i", i)
 			}
-			log.Debug("not shipped at the default level")
 			log.Warn("careful", "path", "/a b")
 			return Result{}, nil
 		}))
@@ -320,6 +321,48 @@ func TestLogsBatchedWithIncreasingSeq(t *testing.T) {
 	}
 	if msgs >= n {
 		t.Errorf("%d lines came in %d messages: not batched", n, msgs)
+	}
+}
+
+// A worker whose own log is quiet (WARN, as the demo agent's) still ships
+// every line its tasks write, DEBUG and INFO included: its level is about
+// its own log, never about what a task writes. With TaskLogLevel set, the
+// lines below it stay local.
+func TestTaskLinesShippedWhateverTheWorkerLogLevel(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		level slog.Leveler
+		want  []string
+	}{
+		{"default", nil, []string{"DEBUG d", "INFO i", "WARN w", "ERROR e"}},
+		{"TaskLogLevel WARN", slog.LevelWarn, []string{"WARN w", "ERROR e"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newFakeServer(t)
+			testWorker(t, s, func(c *Config) {
+				c.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+				c.TaskLogLevel = tc.level
+			}, func(w *Worker) {
+				w.Register("talk", Func(func(ctx TaskContext) (Result, error) {
+					ctx.Logger().Debug("d")
+					ctx.Logger().Info("i")
+					ctx.Logger().Warn("w")
+					ctx.Logger().Error("e")
+					return Result{}, nil
+				}))
+			})
+			s.conn().dispatch(1, goTask(1, "talk"))
+			s.final(1) // sent only once the task's lines are stored
+			var got []string
+			for len(s.logs) > 0 {
+				for _, l := range (<-s.logs).Lines {
+					got = append(got, l.Level+" "+l.Text)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("shipped %q; want %q", got, tc.want)
+			}
+		})
 	}
 }
 

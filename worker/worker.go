@@ -79,10 +79,12 @@ type Config struct {
 	Version string
 
 	// Logger receives the worker's own log and a copy of every task log
-	// line (default slog.Default()).
+	// line, each filtered by the logger's own level (default
+	// slog.Default()). Its level never filters what is shipped to the
+	// server.
 	Logger *slog.Logger
-	// TaskLogLevel is the lowest level of task log lines shipped to the
-	// server (default slog.LevelInfo).
+	// TaskLogLevel, if set, is the lowest level of task log lines shipped
+	// to the server. Nil (the default) ships every line, DEBUG included.
 	TaskLogLevel slog.Leveler
 
 	// MaxBufferedLogLines bounds the log lines waiting to be sent (default
@@ -154,9 +156,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
-	}
-	if c.TaskLogLevel == nil {
-		c.TaskLogLevel = slog.LevelInfo
 	}
 	if c.MaxBufferedLogLines == 0 {
 		c.MaxBufferedLogLines = defaultMaxLogLines

@@ -51,7 +51,7 @@ func options(args []string, getenv func(string) string, stderr io.Writer) (map[s
 		{flag: "slots", env: "JOBWHEEL_WORKER_SLOTS", usage: "tasks run at once (default 4 × CPUs)"},
 		{flag: "name", env: "JOBWHEEL_WORKER_NAME", usage: "the worker's name (default: the host name)"},
 		{flag: "work-dir", env: "JOBWHEEL_WORKER_WORK_DIR", usage: "directory for scripts' temporary directories, whose free space is reported (default: the system temp dir)"},
-		{flag: "log-level", env: "JOBWHEEL_LOG_LEVEL", def: "info", usage: "debug, info, warn or error: the agent's own log, and the lowest level of task log lines shipped to the server"},
+		{flag: "log-level", env: "JOBWHEEL_LOG_LEVEL", def: "info", usage: "debug, info, warn or error: the agent's own log only (what tasks write is always shipped whole to the server)"},
 	}
 	fs := flag.NewFlagSet("jobwheel-agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -108,15 +108,16 @@ func config(o map[string]string, stderr io.Writer) (worker.Config, error) {
 		return worker.Config{}, fmt.Errorf("-log-level / JOBWHEEL_LOG_LEVEL: %q is not debug, info, warn or error", o["log-level"])
 	}
 	cfg := worker.Config{
-		App:          o["app"],
-		Secret:       o["secret"],
-		Servers:      splitList(o["servers"]),
-		Tags:         splitList(o["tags"]),
-		Name:         o["name"],
-		WorkDir:      o["work-dir"],
-		Version:      "jobwheel-agent " + worker.SDKVersion,
-		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
-		TaskLogLevel: level,
+		App:     o["app"],
+		Secret:  o["secret"],
+		Servers: splitList(o["servers"]),
+		Tags:    splitList(o["tags"]),
+		Name:    o["name"],
+		WorkDir: o["work-dir"],
+		Version: "jobwheel-agent " + worker.SDKVersion,
+		// The level filters the agent's own log only: TaskLogLevel stays
+		// unset so every line a task writes reaches the server.
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	}
 	if s := o["slots"]; s != "" {
 		n, err := strconv.Atoi(s)

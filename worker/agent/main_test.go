@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -32,12 +33,33 @@ func TestOptionsFlagsWinOverEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.App != "from-flag" || cfg.Secret != "s" || cfg.Slots != 3 || !slices.Equal(cfg.Tags, []string{"a", "b"}) ||
-		!slices.Equal(cfg.Servers, []string{"http://a:1", "http://b:2"}) || cfg.TaskLogLevel.Level().String() != "DEBUG" {
+		!slices.Equal(cfg.Servers, []string{"http://a:1", "http://b:2"}) || !cfg.Logger.Enabled(t.Context(), slog.LevelDebug) {
 		t.Errorf("config %+v", cfg)
 	}
 	o, _ = options(nil, env(nil), &out)
 	if o["servers"] != "http://localhost:7700" || o["log-level"] != "info" {
 		t.Errorf("defaults %v", o)
+	}
+}
+
+// JOBWHEEL_LOG_LEVEL quiets the agent's own log only: tasks' lines are all
+// shipped (the demo agent runs at warn, and its jobs' output must still
+// reach the console).
+func TestLogLevelDoesNotFilterTaskLines(t *testing.T) {
+	var out strings.Builder
+	o, err := options(nil, env(map[string]string{"JOBWHEEL_APP": "a", "JOBWHEEL_APP_SECRET": "s", "JOBWHEEL_LOG_LEVEL": "warn"}), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config(o, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Logger.Enabled(t.Context(), slog.LevelInfo) {
+		t.Error("the agent's own log is not at warn")
+	}
+	if cfg.TaskLogLevel != nil && cfg.TaskLogLevel.Level() > slog.LevelDebug {
+		t.Errorf("task lines below %s are not shipped", cfg.TaskLogLevel.Level())
 	}
 }
 
