@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -300,23 +301,34 @@ func classify(tc *taskContext, out outcome) (status, result, reason string) {
 		var timedOut *timeoutError
 		switch {
 		case errors.As(cause, &stopped):
-			return protocol.TaskStopped, stopped.Error(), ""
+			return protocol.TaskStopped, withOutput(stopped.Error(), out), ""
 		case errors.As(cause, &timedOut):
-			return protocol.TaskFailed, timedOut.Error(), protocol.ReasonTimeout
+			return protocol.TaskFailed, withOutput(timedOut.Error(), out), protocol.ReasonTimeout
 		case out.abandoned:
 			return protocol.TaskFailed, "worker shutting down; the task did not return", ""
 		case out.panicked == nil && out.err != nil:
-			return protocol.TaskFailed, "worker shutting down: " + out.err.Error(), ""
+			return protocol.TaskFailed, withOutput("worker shutting down: "+out.err.Error(), out), ""
 		}
 	}
 	switch {
 	case out.panicked != nil:
 		return protocol.TaskFailed, fmt.Sprintf("panic: %v", out.panicked), ""
 	case out.err != nil:
-		return protocol.TaskFailed, out.err.Error(), ""
+		return protocol.TaskFailed, withOutput(out.err.Error(), out), ""
 	default:
 		return protocol.TaskSucceeded, out.res.Message, ""
 	}
+}
+
+// withOutput follows the reason a task did not succeed with the message
+// its processor returned all the same (a script's last output lines), so
+// a failed, stopped or timed-out task's result says both why it ended and
+// how far it got.
+func withOutput(reason string, out outcome) string {
+	if strings.TrimSpace(out.res.Message) == "" {
+		return reason
+	}
+	return reason + "\n" + out.res.Message
 }
 
 // taskContext implements TaskContext.

@@ -158,6 +158,38 @@ func TestStopCancelsTheTask(t *testing.T) {
 	}
 }
 
+// What a processor returns along with an error — a script's last output
+// lines — follows the reason in the result of a failed, stopped or
+// timed-out task, so the result says how far it got.
+func TestResultKeepsTheOutputOfAnUnsuccessfulTask(t *testing.T) {
+	s := newFakeServer(t)
+	testWorker(t, s, nil, func(w *Worker) {
+		w.Register("fails", Func(func(ctx TaskContext) (Result, error) {
+			return Result{Message: "step 1\nstep 2"}, errors.New("exit status 3")
+		}))
+		w.Register("waits", Func(func(ctx TaskContext) (Result, error) {
+			<-ctx.Done()
+			return Result{Message: "step 1\nstep 2"}, ctx.Err()
+		}))
+	})
+	c := s.conn()
+	slow := goTask(3, "waits")
+	slow.InstanceID = 303
+	slow.Deadline = time.Now().Add(30 * time.Millisecond)
+	c.dispatch(1, goTask(1, "fails"), goTask(2, "waits"), slow) // accepted: running
+	c.request(protocol.TypeStop, &protocol.Stop{InstanceID: 102, Reason: "asked by alice"})
+	finals := s.finals(1, 2, 3)
+	if r := finals[1]; r.Status != protocol.TaskFailed || r.Result != "exit status 3\nstep 1\nstep 2" {
+		t.Errorf("failed: %+v", r)
+	}
+	if r := finals[2]; r.Status != protocol.TaskStopped || r.Result != "stopped: asked by alice\nstep 1\nstep 2" {
+		t.Errorf("stopped: %+v", r)
+	}
+	if r := finals[3]; r.Status != protocol.TaskFailed || !strings.HasPrefix(r.Result, "timed out after ") || !strings.HasSuffix(r.Result, "\nstep 1\nstep 2") {
+		t.Errorf("timed out: %+v", r)
+	}
+}
+
 func TestDeadlineFailsTheTask(t *testing.T) {
 	s := newFakeServer(t)
 	testWorker(t, s, nil, func(w *Worker) {
