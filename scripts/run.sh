@@ -40,9 +40,12 @@ agent=""
 status=0
 
 # stop ends the agent, then the server, each with SIGTERM (both stop
-# gracefully on it), and keeps the server's exit status.
+# gracefully on it, in bounded time), and keeps the server's exit status. A
+# second Ctrl-C meanwhile is ignored: ending this script then would leave
+# them running.
 stop() {
-	trap - INT TERM HUP EXIT
+	trap '' INT TERM HUP
+	trap - EXIT
 	if [ -n "$agent" ]; then
 		kill -TERM "$agent" 2>/dev/null || true
 		wait "$agent" 2>/dev/null || true
