@@ -14,13 +14,30 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-## build: the console, then the server and agent binaries with the console embedded
-build: console
-	$(GO) build -o $(BIN)/jobwheel-server ./server
-	@if [ -d worker/agent ]; then $(GO) build -o $(BIN)/jobwheel-agent ./worker/agent; fi
+# What the console and the binaries are built from: each is rebuilt only
+# when one of its sources is newer than it, so `make run` starts at once
+# when nothing changed.
+CONSOLE_SRC := $(shell find frontend/src frontend/public -type f 2>/dev/null) frontend/index.html \
+	frontend/package.json frontend/package-lock.json frontend/vite.config.ts $(wildcard frontend/tsconfig*.json)
+GO_SRC := $(shell find . \( -name node_modules -o -name .git -o -name output \) -prune -o \
+	-type f \( -name '*.go' -o -name '*.sql' \) -print) go.mod go.sum
 
-console: frontend/node_modules
+## build: the console, then the server and agent binaries with the console embedded
+build: $(BIN)/jobwheel-server $(BIN)/jobwheel-agent
+
+console: frontend/dist/index.html
+
+frontend/dist/index.html: frontend/node_modules $(CONSOLE_SRC)
 	cd frontend && npm run build
+
+# go build leaves an up-to-date binary untouched; touch tells make it is.
+$(BIN)/jobwheel-server: $(GO_SRC) frontend/dist/index.html
+	$(GO) build -o $@ ./server
+	@touch $@
+
+$(BIN)/jobwheel-agent: $(GO_SRC)
+	$(GO) build -o $@ ./worker/agent
+	@touch $@
 
 frontend/node_modules: frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund

@@ -14,6 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -64,12 +67,15 @@ type Store struct {
 //
 // It does not migrate; call Migrate.
 func Open(ctx context.Context, rawURL string) (*DB, error) {
+	if err := CheckURL(rawURL); err != nil {
+		return nil, fmt.Errorf("database url: %w", err)
+	}
 	var (
 		bdb     *bun.DB
 		dialect Dialect
 	)
 	switch {
-	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+	case isPostgresURL(rawURL):
 		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(rawURL)))
 		sqldb.SetMaxOpenConns(20)
 		sqldb.SetMaxIdleConns(20)
@@ -79,6 +85,9 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	default:
 		dsn, err := sqliteDSN(rawURL)
 		if err != nil {
+			return nil, fmt.Errorf("database url: %w", err)
+		}
+		if err := sqliteDirExists(dsn); err != nil {
 			return nil, err
 		}
 		sqldb, err := sql.Open(sqliteshim.ShimName, dsn)
@@ -101,6 +110,51 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	return d, nil
 }
 
+// CheckURL says why rawURL is not a database URL Open accepts, or nil. It
+// does not echo the URL, which may hold a password.
+func CheckURL(rawURL string) error {
+	const accepted = "use postgres://user:password@host:5432/db?sslmode=disable (or postgresql://) for PostgreSQL, or sqlite:<file> (or a plain file path) for SQLite"
+	switch {
+	case strings.TrimSpace(rawURL) == "":
+		return errors.New("empty; " + accepted)
+	case isPostgresURL(rawURL):
+		if _, err := url.Parse(rawURL); err != nil {
+			return fmt.Errorf("not a valid PostgreSQL URL (%s); %s", urlProblem(err), accepted)
+		}
+		return nil
+	case isSQLiteURL(rawURL):
+		if _, err := sqliteDSN(rawURL); err != nil {
+			return err
+		}
+		return nil
+	}
+	if m := schemeRE.FindStringSubmatch(rawURL); m != nil {
+		return fmt.Errorf("jobwheel stores its data in PostgreSQL or SQLite, not %q; %s", m[1], accepted)
+	}
+	return nil // a plain SQLite file path
+}
+
+// schemeRE matches a URL scheme. A single letter is a Windows drive, so a
+// scheme needs two.
+var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]+):`)
+
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+func isSQLiteURL(s string) bool {
+	return strings.HasPrefix(s, "sqlite:") || strings.HasPrefix(s, "file:")
+}
+
+// urlProblem is what url.Parse objected to, without the URL it quotes.
+func urlProblem(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return "unparsable"
+}
+
 // sqliteDSN turns sqlite:x, file:x or a path into a modernc DSN with the
 // pragmas jobwheel relies on: WAL, a busy timeout and foreign keys.
 func sqliteDSN(rawURL string) (string, error) {
@@ -112,11 +166,11 @@ func sqliteDSN(rawURL string) (string, error) {
 		path, query = path[:i], path[i+1:]
 	}
 	if path == "" {
-		return "", fmt.Errorf("database url %q: sqlite needs a file path", rawURL)
+		return "", errors.New("no SQLite file named; use sqlite:<file>, such as sqlite:jobwheel.db")
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return "", fmt.Errorf("database url %q: %w", rawURL, err)
+		return "", fmt.Errorf("bad query string: %w", err)
 	}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -126,6 +180,23 @@ func sqliteDSN(rawURL string) (string, error) {
 	}
 	q.Set("_time_format", "sqlite")
 	return "file:" + path + "?" + q.Encode(), nil
+}
+
+// sqliteDirExists checks that the directory of a SQLite file exists: SQLite
+// itself says only "unable to open database file: out of memory (14)".
+func sqliteDirExists(dsn string) error {
+	path := strings.TrimPrefix(dsn, "file:")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if path == ":memory:" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("opening SQLite database %s: the directory %s does not exist", path, dir)
+	}
+	return nil
 }
 
 // Namespace is the PostgreSQL schema a search_path in the URL selects, ""

@@ -407,10 +407,17 @@ func TestLogSubscriptionOnAnotherServer(t *testing.T) {
 }
 
 // TestGoClientExample builds graph/example/client and runs it against a
-// real server and agent: it creates a job, runs it and prints its log.
+// real server and agent: it creates a job, runs it and prints its log. The
+// agent's own log is at warn, as the demo agent's is: that must not keep
+// the job's (INFO) lines from the client.
 func TestGoClientExample(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t, "", 1)
+	cl := newCluster(t, "", 0)
+	harness.StartAgent(t, harness.AgentOptions{Servers: []string{cl.srv.URL}, App: cl.app, Secret: cl.secret,
+		Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}})
+	if _, err := cl.c.WaitWorkers(cl.app, 1, connect); err != nil {
+		t.Fatal(err)
+	}
 	root, err := harness.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

@@ -2,14 +2,21 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
+	"path"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/envflag"
+	"github.com/jobwheel/jobwheel/server/alarm"
+	"github.com/jobwheel/jobwheel/server/auth"
 )
 
 // config is the server's configuration. Every flag has an environment
@@ -36,71 +43,115 @@ type config struct {
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
-	fs := flag.NewFlagSet("jobwheel-server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
+	set := envflag.New("jobwheel-server", getenv, stderr)
 	var (
-		cfg     config
-		level   string
-		origins string
+		databaseURL = set.String("database-url", "JOBWHEEL_DATABASE_URL", "sqlite:jobwheel.db",
+			"database: postgres://user:password@host:5432/db?sslmode=disable (or postgresql://) for PostgreSQL, or sqlite:<file> for SQLite")
+		httpAddr = set.String("http-addr", "JOBWHEEL_HTTP_ADDR", ":7700",
+			"host:port to serve the console, API and worker channel on")
+		advertiseURL = set.String("advertise-url", "JOBWHEEL_ADVERTISE_URL", "",
+			"URL workers and other servers reach this server at; default http://<hostname>:<port>")
+		adminPassword = set.String("admin-password", "JOBWHEEL_ADMIN_PASSWORD", "",
+			"password of the user 'admin' created on first start (8 to 72 bytes); generated and printed once if empty")
+		serverID = set.String("server-id", "JOBWHEEL_SERVER_ID", "",
+			"this server's id in the cluster (at most 64 characters); default <hostname>-<random>")
+		logLevel  = set.String("log-level", "JOBWHEEL_LOG_LEVEL", "info", "debug, info, warn or error")
+		logFormat = set.String("log-format", "JOBWHEEL_LOG_FORMAT", "text", "text or json")
+		origins   = set.String("allowed-origins", "JOBWHEEL_ALLOWED_ORIGINS", "",
+			"extra comma-separated host[:port] patterns (* wildcards, no scheme) allowed to open API websockets from a browser")
+		demo = set.Bool("demo", "JOBWHEEL_DEMO", "false",
+			"on first start, create the app \"demo\" with example jobs and write its secret to jobwheel-demo.secret; make run turns it on")
+		retention = set.String("retention", "JOBWHEEL_RETENTION", "168h",
+			"how long finished instances, with their tasks and log lines, are kept; 0 keeps them forever")
+		smtpURL = set.String("smtp-url", "JOBWHEEL_SMTP_URL", "",
+			"mail relay for email alarms: smtp://user:password@host:port?from=address; empty: webhook alarms only")
+		leaseTTL = set.String("lease-ttl", "JOBWHEEL_LEASE_TTL", "15s",
+			"how long an app's lease lasts without renewal, i.e. how soon another server takes over the apps of one that died; at least 3s")
 	)
-	fs.StringVar(&cfg.DatabaseURL, "database-url", env("JOBWHEEL_DATABASE_URL", "sqlite:jobwheel.db"),
-		"database: postgres://user@host:5432/db?sslmode=disable, or sqlite:<file> (env JOBWHEEL_DATABASE_URL)")
-	fs.StringVar(&cfg.HTTPAddr, "http-addr", env("JOBWHEEL_HTTP_ADDR", ":7700"),
-		"address to serve the console, API and worker channel on (env JOBWHEEL_HTTP_ADDR)")
-	fs.StringVar(&cfg.AdvertiseURL, "advertise-url", env("JOBWHEEL_ADVERTISE_URL", ""),
-		"URL workers and other servers reach this server at; default http://<hostname>:<port> (env JOBWHEEL_ADVERTISE_URL)")
-	fs.StringVar(&cfg.AdminPassword, "admin-password", env("JOBWHEEL_ADMIN_PASSWORD", ""),
-		"password of the user 'admin' created on first start; generated and printed once if empty (env JOBWHEEL_ADMIN_PASSWORD)")
-	fs.StringVar(&cfg.ServerID, "server-id", env("JOBWHEEL_SERVER_ID", ""),
-		"this server's id in the cluster; default <hostname>-<random> (env JOBWHEEL_SERVER_ID)")
-	fs.StringVar(&level, "log-level", env("JOBWHEEL_LOG_LEVEL", "info"), "debug, info, warn or error (env JOBWHEEL_LOG_LEVEL)")
-	fs.StringVar(&cfg.LogFormat, "log-format", env("JOBWHEEL_LOG_FORMAT", "text"), "text or json (env JOBWHEEL_LOG_FORMAT)")
-	fs.StringVar(&origins, "allowed-origins", env("JOBWHEEL_ALLOWED_ORIGINS", ""),
-		"extra comma-separated host[:port] patterns allowed to open API websockets from a browser (env JOBWHEEL_ALLOWED_ORIGINS)")
-	fs.BoolVar(&cfg.Demo, "demo", env("JOBWHEEL_DEMO", "") == "1" || env("JOBWHEEL_DEMO", "") == "true",
-		"on first start, create the app \"demo\" with example jobs and write its secret to jobwheel-demo.secret (env JOBWHEEL_DEMO=1); `make run` turns it on")
-	fs.DurationVar(&cfg.Retention, "retention", envDuration(getenv, "JOBWHEEL_RETENTION", 7*24*time.Hour),
-		"how long finished instances, with their tasks and log lines, are kept; 0 keeps them forever (env JOBWHEEL_RETENTION)")
-	fs.StringVar(&cfg.SMTPURL, "smtp-url", env("JOBWHEEL_SMTP_URL", ""),
-		"mail relay for email alarms: smtp://user:password@host:port?from=address; empty: webhook alarms only (env JOBWHEEL_SMTP_URL)")
-	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", envDuration(getenv, "JOBWHEEL_LEASE_TTL", 15*time.Second),
-		"how long an app's lease lasts without renewal, i.e. how soon another server takes over the apps of one that died; at least 3s (env JOBWHEEL_LEASE_TTL)")
-	if err := fs.Parse(args); err != nil {
+	if err := set.Parse(args); err != nil {
 		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	cfg := config{
+		DatabaseURL:   databaseURL.Value(),
+		HTTPAddr:      httpAddr.Value(),
+		AdvertiseURL:  strings.TrimRight(advertiseURL.Value(), "/"),
+		AdminPassword: adminPassword.Value(),
+		ServerID:      serverID.Value(),
+		LogFormat:     logFormat.Value(),
+		SMTPURL:       smtpURL.Value(),
 	}
-	if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("-log-level: %q is not one of debug, info, warn, error", level)
+	if err := db.CheckURL(cfg.DatabaseURL); err != nil {
+		return nil, databaseURL.Errorf("%q: %v", redactURL(cfg.DatabaseURL), err)
 	}
-	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
-		return nil, fmt.Errorf("-log-format: %q is not text or json", cfg.LogFormat)
+	if err := checkListenAddr(cfg.HTTPAddr); err != nil {
+		return nil, httpAddr.Errorf("%q: %v", cfg.HTTPAddr, err)
 	}
-	for _, o := range strings.Split(origins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			cfg.AllowedOrigins = append(cfg.AllowedOrigins, o)
+	if cfg.AdvertiseURL != "" {
+		u, err := url.Parse(cfg.AdvertiseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, advertiseURL.Errorf("%q is not an http:// or https:// URL such as http://jobwheel-1.internal:7700", cfg.AdvertiseURL)
+		}
+		if len(cfg.AdvertiseURL) > 512 {
+			return nil, advertiseURL.Errorf("is %d characters; at most 512", len(cfg.AdvertiseURL))
 		}
 	}
-	if _, _, err := net.SplitHostPort(cfg.HTTPAddr); err != nil {
-		return nil, fmt.Errorf("-http-addr: %q is not host:port: %w", cfg.HTTPAddr, err)
+	if cfg.AdminPassword != "" {
+		if err := auth.ValidatePassword(adminPassword.Name(), cfg.AdminPassword); err != nil {
+			return nil, err
+		}
+	}
+	if id := cfg.ServerID; id != "" && (strings.TrimSpace(id) != id || len(id) > 64) {
+		return nil, serverID.Errorf("%q must be 1 to 64 characters, without leading or trailing spaces", id)
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel.Value())); err != nil {
+		return nil, logLevel.Errorf("%q is not debug, info, warn or error", logLevel.Value())
+	}
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		return nil, logFormat.Errorf("%q is not text or json", cfg.LogFormat)
+	}
+	for _, o := range origins.List() {
+		if strings.Contains(o, "://") {
+			return nil, origins.Errorf("%q: give host[:port] patterns without a scheme, such as console.example.com or *.example.com:8443", o)
+		}
+		if _, err := path.Match(o, ""); err != nil {
+			return nil, origins.Errorf("%q is not a valid pattern: %v", o, err)
+		}
+		cfg.AllowedOrigins = append(cfg.AllowedOrigins, o)
+	}
+	var err error
+	if cfg.Demo, err = demo.Bool(); err != nil {
+		return nil, err
+	}
+	if cfg.Retention, err = retention.Duration(); err != nil {
+		return nil, err
 	}
 	if cfg.Retention < 0 {
-		return nil, fmt.Errorf("-retention: must not be negative (0 keeps everything)")
+		return nil, retention.Errorf("%s is negative (0 keeps everything)", retention.Value())
+	}
+	if cfg.SMTPURL != "" {
+		if err := alarm.CheckSMTPURL(cfg.SMTPURL); err != nil {
+			return nil, smtpURL.Errorf("%q: %v", redactURL(cfg.SMTPURL), err)
+		}
+	}
+	if cfg.LeaseTTL, err = leaseTTL.Duration(); err != nil {
+		return nil, err
 	}
 	if cfg.LeaseTTL < 3*time.Second {
-		return nil, fmt.Errorf("-lease-ttl: %s is shorter than 3s", cfg.LeaseTTL)
-	}
-	if cfg.DatabaseURL == "" {
-		return nil, errors.New("-database-url: must not be empty")
+		return nil, leaseTTL.Errorf("%s is shorter than 3s", leaseTTL.Value())
 	}
 	return &cfg, nil
+}
+
+// checkListenAddr says why addr is not a host:port to listen on, or nil.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("not host:port, such as :7700 or 127.0.0.1:7700")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("the port %q is not a number from 0 to 65535", port)
+	}
+	return nil
 }
 
 // advertiseURL returns the configured URL, or one made of the host name and
@@ -126,16 +177,4 @@ func (c *config) logger(w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
-}
-
-// envDuration reads a duration from the environment, or def; a bad value
-// is left for the flag package to report.
-func envDuration(getenv func(string) string, name string, def time.Duration) time.Duration {
-	if v := getenv(name); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
-		return -1
-	}
-	return def
 }

@@ -20,17 +20,31 @@ const DemoApp = "demo"
 // agent, next to the SQLite file.
 const demoSecretFile = "jobwheel-demo.secret"
 
+// demoHello is the demo's SHELL script: it shows the variables a script
+// gets, parameters included, and writes its lines over a few seconds so the
+// console's log fills live.
+const demoHello = `echo "hello from $(hostname): instance $JOBWHEEL_INSTANCE_ID, attempt $JOBWHEEL_ATTEMPT"
+echo "job parameters (JOBWHEEL_JOB_PARAMS, also \$1): $JOBWHEEL_JOB_PARAMS"
+echo "run parameters (JOBWHEEL_INSTANCE_PARAMS, also \$2): ${JOBWHEEL_INSTANCE_PARAMS:-none; give some with Run now}"
+for step in 1 2 3 4 5; do
+  echo "working: step $step of 5"
+  sleep 1
+done
+echo "done"
+`
+
 // demoJobs are the example jobs of the demo app.
 var demoJobs = []db.Job{
-	{Name: "hello-every-10s", Description: "A SHELL script every 10 seconds that logs a few lines.",
+	{Name: "hello-every-10s", Description: "A SHELL script every 10 seconds: it prints its parameters and writes a line a second for 5 seconds. Run it now with parameters to see them in $JOBWHEEL_INSTANCE_PARAMS.",
 		ScheduleType: "CRON", ScheduleExpression: "0/10 * * * * ?", ExecutionMode: "STANDALONE", ProcessorType: "SHELL",
-		Processor: "echo \"hello from $(hostname)\"\necho \"instance $JOBWHEEL_INSTANCE_ID, params: $JOBWHEEL_JOB_PARAMS\"\nsleep 1\necho done"},
-	{Name: "sleep-every-30s", Description: "The example.sleep GO processor every 30 seconds, at a fixed rate.",
+		// Two at once, so a Run now is not refused while a scheduled run is on.
+		Processor: demoHello, Params: "region=eu", MaxInstances: 2},
+	{Name: "sleep-every-30s", Description: "The example.sleep GO processor every 30 seconds, at a fixed rate: it logs while it sleeps for its parameters' duration.",
 		ScheduleType: "FIXED_RATE", ScheduleExpression: "30s", ExecutionMode: "STANDALONE", ProcessorType: "GO",
 		Processor: "example.sleep", Params: "3s"},
 	{Name: "broadcast-on-demand", Description: "Run it by hand: a SHELL script on every worker of the app.",
 		ScheduleType: "API", ExecutionMode: "BROADCAST", ProcessorType: "SHELL",
-		Processor: "echo \"broadcast on $(hostname)\"; uptime"},
+		Processor: "echo \"broadcast on $(hostname), task $JOBWHEEL_TASK_ID ($JOBWHEEL_TASK_NAME)\"\nuptime"},
 	{Name: "fail-on-demand", Description: "Run it by hand to see a failure, a retry and the attempts.",
 		ScheduleType: "API", ExecutionMode: "STANDALONE", ProcessorType: "GO", Processor: "example.fail", InstanceRetries: 1},
 }
@@ -63,7 +77,9 @@ func ensureDemo(ctx context.Context, store *db.DB, appSvc *apps.Service, dir str
 		j.AppID = app.ID
 		j.Enabled = true
 		j.TimeZone = "UTC"
-		j.MaxInstances = 1
+		if j.MaxInstances == 0 {
+			j.MaxInstances = 1
+		}
 		j.TaskConcurrency = 5
 		j.DispatchStrategy = "HEALTH_FIRST"
 		j.MisfirePolicy = "FIRE_ONCE"

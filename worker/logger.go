@@ -31,7 +31,12 @@ func newTaskHandler(w *Worker, inst, task int64) *taskHandler {
 	}
 }
 
-func (h *taskHandler) shipped(l slog.Level) bool { return l >= h.w.cfg.TaskLogLevel.Level() }
+// shipped says whether a line goes to the server. Only TaskLogLevel
+// decides: the worker's own log level (Config.Logger) never filters what
+// a task writes, or a quiet worker would leave its tasks without logs.
+func (h *taskHandler) shipped(l slog.Level) bool {
+	return h.w.cfg.TaskLogLevel == nil || l >= h.w.cfg.TaskLogLevel.Level()
+}
 
 func (h *taskHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return h.shipped(l) || h.local.Enabled(ctx, l)

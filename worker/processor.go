@@ -12,10 +12,17 @@ var quote = strconv.Quote
 // tasks: the one ROOT task of a STANDALONE instance, each BROADCAST task,
 // the ROOT and every MAP task of MAP and MAP_REDUCE instances.
 //
-// A nil error makes the task SUCCEEDED with Result.Message as its result; an
-// error makes it FAILED with the error's text. A panic is recovered and
-// fails the task. Processors must return when ctx is done (stopped, timed
-// out or the worker shutting down).
+// A task's result is a summary shown in the console and given to
+// post-process, reduce and downstream workflow nodes; its whole output is
+// its log. A nil error makes the task SUCCEEDED with Result.Message as its
+// result. An error makes it FAILED with the error's text as its result,
+// followed on the next line by Result.Message if the processor returned
+// one all the same (the script processors return the end of their output
+// there). A stop or timeout decides over what the processor returned: the
+// result is then "stopped: <reason>" or "timed out after <d>", again
+// followed by Result.Message. A panic is recovered and fails the task.
+// Processors must return when ctx is done (stopped, timed out or the
+// worker shutting down).
 type Processor interface {
 	Process(ctx TaskContext) (Result, error)
 }
@@ -48,8 +55,9 @@ type MapReduceProcessor interface {
 // Result is what a task gives back on success.
 type Result struct {
 	// Message is the task's result text, shown in the console and given to
-	// post-process, reduce and downstream workflow nodes. Longer than
-	// protocol.MaxResultBytes, it is cut.
+	// post-process, reduce and downstream workflow nodes; returned with an
+	// error, it follows the error's text (see Processor). Longer than
+	// protocol.MaxResultBytes, the result is cut.
 	Message string
 }
 

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,8 +26,9 @@ type TaskContext interface {
 	context.Context
 
 	// Logger writes to the task's log, shown live in the console (levels
-	// DEBUG, INFO, WARN, ERROR; lines below Config.TaskLogLevel stay
-	// local), and to the worker's own logger.
+	// DEBUG, INFO, WARN, ERROR; every line is shipped unless
+	// Config.TaskLogLevel is set), and to the worker's own logger, which
+	// prints it only if its own level lets it through.
 	Logger() *slog.Logger
 
 	WorkerID() string
@@ -299,23 +301,34 @@ func classify(tc *taskContext, out outcome) (status, result, reason string) {
 		var timedOut *timeoutError
 		switch {
 		case errors.As(cause, &stopped):
-			return protocol.TaskStopped, stopped.Error(), ""
+			return protocol.TaskStopped, withOutput(stopped.Error(), out), ""
 		case errors.As(cause, &timedOut):
-			return protocol.TaskFailed, timedOut.Error(), protocol.ReasonTimeout
+			return protocol.TaskFailed, withOutput(timedOut.Error(), out), protocol.ReasonTimeout
 		case out.abandoned:
 			return protocol.TaskFailed, "worker shutting down; the task did not return", ""
 		case out.panicked == nil && out.err != nil:
-			return protocol.TaskFailed, "worker shutting down: " + out.err.Error(), ""
+			return protocol.TaskFailed, withOutput("worker shutting down: "+out.err.Error(), out), ""
 		}
 	}
 	switch {
 	case out.panicked != nil:
 		return protocol.TaskFailed, fmt.Sprintf("panic: %v", out.panicked), ""
 	case out.err != nil:
-		return protocol.TaskFailed, out.err.Error(), ""
+		return protocol.TaskFailed, withOutput(out.err.Error(), out), ""
 	default:
 		return protocol.TaskSucceeded, out.res.Message, ""
 	}
+}
+
+// withOutput follows the reason a task did not succeed with the message
+// its processor returned all the same (a script's last output lines), so
+// a failed, stopped or timed-out task's result says both why it ended and
+// how far it got.
+func withOutput(reason string, out outcome) string {
+	if strings.TrimSpace(out.res.Message) == "" {
+		return reason
+	}
+	return reason + "\n" + out.res.Message
 }
 
 // taskContext implements TaskContext.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -156,6 +158,38 @@ func TestStopCancelsTheTask(t *testing.T) {
 	}
 }
 
+// What a processor returns along with an error — a script's last output
+// lines — follows the reason in the result of a failed, stopped or
+// timed-out task, so the result says how far it got.
+func TestResultKeepsTheOutputOfAnUnsuccessfulTask(t *testing.T) {
+	s := newFakeServer(t)
+	testWorker(t, s, nil, func(w *Worker) {
+		w.Register("fails", Func(func(ctx TaskContext) (Result, error) {
+			return Result{Message: "step 1\nstep 2"}, errors.New("exit status 3")
+		}))
+		w.Register("waits", Func(func(ctx TaskContext) (Result, error) {
+			<-ctx.Done()
+			return Result{Message: "step 1\nstep 2"}, ctx.Err()
+		}))
+	})
+	c := s.conn()
+	slow := goTask(3, "waits")
+	slow.InstanceID = 303
+	slow.Deadline = time.Now().Add(30 * time.Millisecond)
+	c.dispatch(1, goTask(1, "fails"), goTask(2, "waits"), slow) // accepted: running
+	c.request(protocol.TypeStop, &protocol.Stop{InstanceID: 102, Reason: "asked by alice"})
+	finals := s.finals(1, 2, 3)
+	if r := finals[1]; r.Status != protocol.TaskFailed || r.Result != "exit status 3\nstep 1\nstep 2" {
+		t.Errorf("failed: %+v", r)
+	}
+	if r := finals[2]; r.Status != protocol.TaskStopped || r.Result != "stopped: asked by alice\nstep 1\nstep 2" {
+		t.Errorf("stopped: %+v", r)
+	}
+	if r := finals[3]; r.Status != protocol.TaskFailed || !strings.HasPrefix(r.Result, "timed out after ") || !strings.HasSuffix(r.Result, "\nstep 1\nstep 2") {
+		t.Errorf("timed out: %+v", r)
+	}
+}
+
 func TestDeadlineFailsTheTask(t *testing.T) {
 	s := newFakeServer(t)
 	testWorker(t, s, nil, func(w *Worker) {
@@ -294,7 +328,6 @@ func TestLogsBatchedWithIncreasingSeq(t *testing.T) {
 			for i := range n {
 				log.Info("line", "i", i)
 			}
-			log.Debug("not shipped at the default level")
 			log.Warn("careful", "path", "/a b")
 			return Result{}, nil
 		}))
@@ -320,6 +353,48 @@ func TestLogsBatchedWithIncreasingSeq(t *testing.T) {
 	}
 	if msgs >= n {
 		t.Errorf("%d lines came in %d messages: not batched", n, msgs)
+	}
+}
+
+// A worker whose own log is quiet (WARN, as the demo agent's) still ships
+// every line its tasks write, DEBUG and INFO included: its level is about
+// its own log, never about what a task writes. With TaskLogLevel set, the
+// lines below it stay local.
+func TestTaskLinesShippedWhateverTheWorkerLogLevel(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		level slog.Leveler
+		want  []string
+	}{
+		{"default", nil, []string{"DEBUG d", "INFO i", "WARN w", "ERROR e"}},
+		{"TaskLogLevel WARN", slog.LevelWarn, []string{"WARN w", "ERROR e"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newFakeServer(t)
+			testWorker(t, s, func(c *Config) {
+				c.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+				c.TaskLogLevel = tc.level
+			}, func(w *Worker) {
+				w.Register("talk", Func(func(ctx TaskContext) (Result, error) {
+					ctx.Logger().Debug("d")
+					ctx.Logger().Info("i")
+					ctx.Logger().Warn("w")
+					ctx.Logger().Error("e")
+					return Result{}, nil
+				}))
+			})
+			s.conn().dispatch(1, goTask(1, "talk"))
+			s.final(1) // sent only once the task's lines are stored
+			var got []string
+			for len(s.logs) > 0 {
+				for _, l := range (<-s.logs).Lines {
+					got = append(got, l.Level+" "+l.Text)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("shipped %q; want %q", got, tc.want)
+			}
+		})
 	}
 }
 

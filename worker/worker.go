@@ -79,10 +79,12 @@ type Config struct {
 	Version string
 
 	// Logger receives the worker's own log and a copy of every task log
-	// line (default slog.Default()).
+	// line, each filtered by the logger's own level (default
+	// slog.Default()). Its level never filters what is shipped to the
+	// server.
 	Logger *slog.Logger
-	// TaskLogLevel is the lowest level of task log lines shipped to the
-	// server (default slog.LevelInfo).
+	// TaskLogLevel, if set, is the lowest level of task log lines shipped
+	// to the server. Nil (the default) ships every line, DEBUG included.
 	TaskLogLevel slog.Leveler
 
 	// MaxBufferedLogLines bounds the log lines waiting to be sent (default
@@ -155,9 +157,6 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	if c.TaskLogLevel == nil {
-		c.TaskLogLevel = slog.LevelInfo
-	}
 	if c.MaxBufferedLogLines == 0 {
 		c.MaxBufferedLogLines = defaultMaxLogLines
 	}
@@ -184,36 +183,40 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Validate reports the first problem of c, naming the field. Empty
-// optional fields are fine: they get defaults.
+// ConfigError is what Validate returns: the Config field at fault and why.
+type ConfigError struct {
+	// Field is the field's name, with an index for a list item
+	// ("Servers[1]").
+	Field  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string { return "worker config: " + e.Field + ": " + e.Reason }
+
+// Validate reports the first problem of c as a *ConfigError naming the
+// field. Empty optional fields are fine: they get defaults.
 func (c Config) Validate() error {
 	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("worker config: %s: %s", field, fmt.Sprintf(format, args...))
+		return &ConfigError{Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case strings.TrimSpace(c.App) == "":
 		return bad("App", "is empty; set the name of the app this worker serves")
 	case c.Secret == "":
-		return bad("Secret", "is empty; set the app secret (JOBWHEEL_APP_SECRET)")
+		return bad("Secret", "is empty; set the app secret (JOBWHEEL_APP_SECRET), shown when the app was created")
 	case len(c.Servers) == 0:
 		return bad("Servers", "is empty; give at least one server URL such as http://localhost:7700")
 	case len(c.Name) > maxNameLen:
-		return bad("Name", "%d characters; at most %d", len(c.Name), maxNameLen)
+		return bad("Name", "is %d characters; at most %d", len(c.Name), maxNameLen)
 	case c.Slots < 0 || c.Slots > maxSlots:
-		return bad("Slots", "%d; must be between 1 and %d", c.Slots, maxSlots)
+		return bad("Slots", "%d is not between 1 and %d", c.Slots, maxSlots)
 	case len(c.Tags) > maxTags:
 		return bad("Tags", "%d tags; at most %d", len(c.Tags), maxTags)
-	case c.MaxBufferedLogLines < 0:
-		return bad("MaxBufferedLogLines", "%d is negative", c.MaxBufferedLogLines)
-	case c.MaxBufferedReports < 0:
-		return bad("MaxBufferedReports", "%d is negative", c.MaxBufferedReports)
-	case c.FlushInterval < 0 || c.MapTimeout < 0 || c.ShutdownTimeout < 0 || c.AbandonAfter < 0:
-		return bad("FlushInterval/MapTimeout/ShutdownTimeout/AbandonAfter", "must not be negative")
 	}
 	for i, s := range c.Servers {
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return bad(fmt.Sprintf("Servers[%d]", i), "%q is not an http:// or https:// URL", s)
+			return bad(fmt.Sprintf("Servers[%d]", i), "%q is not an http:// or https:// URL such as http://localhost:7700", s)
 		}
 	}
 	for i, t := range c.Tags {
@@ -221,9 +224,25 @@ func (c Config) Validate() error {
 			return bad(fmt.Sprintf("Tags[%d]", i), "is empty")
 		}
 	}
+	for _, n := range []struct {
+		field string
+		v     int
+	}{{"MaxBufferedLogLines", c.MaxBufferedLogLines}, {"MaxBufferedReports", c.MaxBufferedReports}} {
+		if n.v < 0 {
+			return bad(n.field, "%d is negative", n.v)
+		}
+	}
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{{"FlushInterval", c.FlushInterval}, {"MapTimeout", c.MapTimeout}, {"ShutdownTimeout", c.ShutdownTimeout}, {"AbandonAfter", c.AbandonAfter}} {
+		if d.v < 0 {
+			return bad(d.field, "%s is negative", d.v)
+		}
+	}
 	if c.WorkDir != "" {
 		if fi, err := os.Stat(c.WorkDir); err != nil {
-			return bad("WorkDir", "%v", err)
+			return bad("WorkDir", "%q cannot be used: %v", c.WorkDir, errors.Unwrap(err))
 		} else if !fi.IsDir() {
 			return bad("WorkDir", "%q is not a directory", c.WorkDir)
 		}

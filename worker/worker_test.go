@@ -34,12 +34,20 @@ func TestConfigValidation(t *testing.T) {
 		"Name":                func(c *Config) { c.Name = strings.Repeat("n", 101) },
 		"Tags[0]":             func(c *Config) { c.Tags = []string{""} },
 		"WorkDir":             func(c *Config) { c.WorkDir = file },
+		"WorkDir ":            func(c *Config) { c.WorkDir = filepath.Join(file, "missing") },
 		"MaxBufferedLogLines": func(c *Config) { c.MaxBufferedLogLines = -1 },
+		"MaxBufferedReports":  func(c *Config) { c.MaxBufferedReports = -1 },
+		"FlushInterval":       func(c *Config) { c.FlushInterval = -time.Second },
+		"MapTimeout":          func(c *Config) { c.MapTimeout = -time.Second },
+		"ShutdownTimeout":     func(c *Config) { c.ShutdownTimeout = -time.Second },
+		"AbandonAfter":        func(c *Config) { c.AbandonAfter = -time.Second },
 	} {
+		field = strings.TrimSpace(field)
 		c := good
 		edit(&c)
 		err := c.Validate()
-		if err == nil || !strings.Contains(err.Error(), field+":") {
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != field || !strings.Contains(err.Error(), field+":") {
 			t.Errorf("%s: error %v, want one naming the field", field, err)
 		}
 		// Run reports it too, before doing anything.

@@ -13,8 +13,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/smtp"
 	"net/url"
@@ -88,8 +90,8 @@ type work struct {
 // New returns a Sender; Start runs it.
 func New(cfg Config, log *slog.Logger) (*Sender, error) {
 	if cfg.SMTPURL != "" {
-		if _, _, _, err := parseSMTP(cfg.SMTPURL); err != nil {
-			return nil, err
+		if err := CheckSMTPURL(cfg.SMTPURL); err != nil {
+			return nil, fmt.Errorf("JOBWHEEL_SMTP_URL: %w", err)
 		}
 	}
 	return &Sender{cfg: cfg, log: log, client: &http.Client{Timeout: 10 * time.Second},
@@ -207,15 +209,25 @@ func (s *Sender) mail(to []string, p payload) {
 	}
 }
 
+// CheckSMTPURL says why raw is not an SMTP URL alarms can use, or nil. It
+// does not echo the URL, which may hold a password.
+func CheckSMTPURL(raw string) error {
+	_, _, _, err := parseSMTP(raw)
+	return err
+}
+
 // parseSMTP reads smtp://user:password@host:port?from=address.
 func parseSMTP(raw string) (addr string, auth smtp.Auth, from string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "smtp" || u.Host == "" {
-		return "", nil, "", fmt.Errorf("JOBWHEEL_SMTP_URL: %q is not smtp://user:password@host:port?from=address", raw)
+		return "", nil, "", errors.New("not smtp://user:password@host:port?from=address")
+	}
+	if _, _, err := net.SplitHostPort(u.Host); err != nil {
+		return "", nil, "", errors.New("no port; use smtp://user:password@host:port?from=address (port 587 or 25, usually)")
 	}
 	from = u.Query().Get("from")
 	if from == "" {
-		return "", nil, "", fmt.Errorf("JOBWHEEL_SMTP_URL: the from= parameter (the sender address) is missing")
+		return "", nil, "", errors.New("no from= parameter (the sender address); use smtp://user:password@host:port?from=address")
 	}
 	if u.User != nil {
 		pass, _ := u.User.Password()

@@ -19,10 +19,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/jobwheel/jobwheel/internal/envflag"
 	"github.com/jobwheel/jobwheel/worker"
 	"github.com/jobwheel/jobwheel/worker/processors"
 )
@@ -33,99 +33,80 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stderr))
 }
 
-// option is a flag with its environment variable.
-type option struct {
-	flag, env, def, usage string
-	value                 *string
+// settings are the agent's flags and their environment variables.
+type settings struct {
+	set                                                        *envflag.Set
+	servers, app, secret, tags, slots, name, workDir, logLevel *envflag.Setting
 }
 
 // options parses args, then fills what the command line did not set from
 // the environment, then from the defaults. (Defaults are not taken from the
 // environment before parsing so that -h never prints the secret.)
-func options(args []string, getenv func(string) string, stderr io.Writer) (map[string]string, error) {
-	opts := []*option{
-		{flag: "servers", env: "JOBWHEEL_SERVERS", def: "http://localhost:7700", usage: "comma-separated server URLs; any of them tells the agent which server owns its app"},
-		{flag: "app", env: "JOBWHEEL_APP", usage: "the app this worker serves (required)"},
-		{flag: "secret", env: "JOBWHEEL_APP_SECRET", usage: "the app secret (required; prefer the environment variable: flags show in ps)"},
-		{flag: "tags", env: "JOBWHEEL_WORKER_TAGS", usage: "comma-separated tags jobs can select this worker by"},
-		{flag: "slots", env: "JOBWHEEL_WORKER_SLOTS", usage: "tasks run at once (default 4 × CPUs)"},
-		{flag: "name", env: "JOBWHEEL_WORKER_NAME", usage: "the worker's name (default: the host name)"},
-		{flag: "work-dir", env: "JOBWHEEL_WORKER_WORK_DIR", usage: "directory for scripts' temporary directories, whose free space is reported (default: the system temp dir)"},
-		{flag: "log-level", env: "JOBWHEEL_LOG_LEVEL", def: "info", usage: "debug, info, warn or error: the agent's own log, and the lowest level of task log lines shipped to the server"},
+func options(args []string, getenv func(string) string, stderr io.Writer) (*settings, error) {
+	set := envflag.New("jobwheel-agent", getenv, stderr)
+	o := &settings{
+		set:      set,
+		servers:  set.String("servers", "JOBWHEEL_SERVERS", "http://localhost:7700", "comma-separated server URLs; any of them tells the agent which server owns its app"),
+		app:      set.String("app", "JOBWHEEL_APP", "", "the app this worker serves (required)"),
+		secret:   set.String("secret", "JOBWHEEL_APP_SECRET", "", "the app secret (required; prefer the environment variable: flags show in ps)"),
+		tags:     set.String("tags", "JOBWHEEL_WORKER_TAGS", "", "comma-separated tags jobs can select this worker by"),
+		slots:    set.String("slots", "JOBWHEEL_WORKER_SLOTS", "", "tasks run at once (default 4 × CPUs)"),
+		name:     set.String("name", "JOBWHEEL_WORKER_NAME", "", "the worker's name (default: the host name)"),
+		workDir:  set.String("work-dir", "JOBWHEEL_WORKER_WORK_DIR", "", "directory for scripts' temporary directories, whose free space is reported (default: the system temp dir)"),
+		logLevel: set.String("log-level", "JOBWHEEL_LOG_LEVEL", "info", "debug, info, warn or error: the agent's own log only (what tasks write is always shipped whole to the server)"),
 	}
-	fs := flag.NewFlagSet("jobwheel-agent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	for _, o := range opts {
-		usage := o.usage
-		if o.def != "" {
-			usage += " (default " + o.def + ")"
-		}
-		o.value = fs.String(o.flag, "", fmt.Sprintf("%s [$%s]", usage, o.env))
-	}
-	fs.Usage = func() {
+	set.SetUsage(func() {
 		fmt.Fprintf(stderr, "Usage: jobwheel-agent [flags]\n\n"+
 			"The standalone jobwheel worker: runs SHELL, PYTHON and HTTP jobs and the example GO\n"+
 			"processors example.sleep, example.fail, example.broadcast and example.mapreduce.\n"+
-			"Each flag can be given by the environment variable in brackets; a flag wins.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+			"Each flag can be given by the environment variable beside it; a flag wins.\n\n")
+		set.PrintDefaults()
+	})
+	if err := set.Parse(args); err != nil {
 		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	out := map[string]string{}
-	for _, o := range opts {
-		v := *o.value
-		if !set[o.flag] {
-			v = getenv(o.env)
-		}
-		if v == "" {
-			v = o.def
-		}
-		out[o.flag] = v
-	}
-	return out, nil
+	return o, nil
 }
 
-func splitList(s string) []string {
-	var out []string
-	for p := range strings.SplitSeq(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// config turns options into a worker configuration.
-func config(o map[string]string, stderr io.Writer) (worker.Config, error) {
+// config turns options into a worker configuration. Errors name the flag
+// or variable at fault.
+func config(o *settings, stderr io.Writer) (worker.Config, error) {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(o["log-level"])); err != nil {
-		return worker.Config{}, fmt.Errorf("-log-level / JOBWHEEL_LOG_LEVEL: %q is not debug, info, warn or error", o["log-level"])
+	if err := level.UnmarshalText([]byte(o.logLevel.Value())); err != nil {
+		return worker.Config{}, o.logLevel.Errorf("%q is not debug, info, warn or error", o.logLevel.Value())
 	}
 	cfg := worker.Config{
-		App:          o["app"],
-		Secret:       o["secret"],
-		Servers:      splitList(o["servers"]),
-		Tags:         splitList(o["tags"]),
-		Name:         o["name"],
-		WorkDir:      o["work-dir"],
-		Version:      "jobwheel-agent " + worker.SDKVersion,
-		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
-		TaskLogLevel: level,
+		App:     o.app.Value(),
+		Secret:  o.secret.Value(),
+		Servers: o.servers.List(),
+		Tags:    o.tags.List(),
+		Name:    o.name.Value(),
+		WorkDir: o.workDir.Value(),
+		Version: "jobwheel-agent " + worker.SDKVersion,
+		// The level filters the agent's own log only: TaskLogLevel stays
+		// unset so every line a task writes reaches the server.
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	}
-	if s := o["slots"]; s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return cfg, fmt.Errorf("-slots / JOBWHEEL_WORKER_SLOTS: %q is not a positive number", s)
+	if o.slots.Value() != "" {
+		n, err := o.slots.Int()
+		if err != nil {
+			return cfg, err
+		}
+		if n < 1 {
+			return cfg, o.slots.Errorf("%d is less than 1", n)
 		}
 		cfg.Slots = n
 	}
-	return cfg, cfg.Validate()
+	err := cfg.Validate()
+	var ce *worker.ConfigError
+	if errors.As(err, &ce) {
+		field, _, _ := strings.Cut(ce.Field, "[") // Servers[1] → Servers
+		if st := map[string]*envflag.Setting{"App": o.app, "Secret": o.secret, "Servers": o.servers, "Tags": o.tags,
+			"Slots": o.slots, "Name": o.name, "WorkDir": o.workDir}[field]; st != nil {
+			return cfg, st.Errorf("%s", ce.Reason)
+		}
+	}
+	return cfg, err
 }
 
 // run is main without the process: it returns the exit status.

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -32,12 +34,64 @@ func TestOptionsFlagsWinOverEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.App != "from-flag" || cfg.Secret != "s" || cfg.Slots != 3 || !slices.Equal(cfg.Tags, []string{"a", "b"}) ||
-		!slices.Equal(cfg.Servers, []string{"http://a:1", "http://b:2"}) || cfg.TaskLogLevel.Level().String() != "DEBUG" {
+		!slices.Equal(cfg.Servers, []string{"http://a:1", "http://b:2"}) || !cfg.Logger.Enabled(t.Context(), slog.LevelDebug) {
 		t.Errorf("config %+v", cfg)
 	}
 	o, _ = options(nil, env(nil), &out)
-	if o["servers"] != "http://localhost:7700" || o["log-level"] != "info" {
-		t.Errorf("defaults %v", o)
+	if o.servers.Value() != "http://localhost:7700" || o.logLevel.Value() != "info" {
+		t.Errorf("defaults %s %s", o.servers.Value(), o.logLevel.Value())
+	}
+}
+
+// Each setting's bad value is refused naming the variable or flag it came
+// from and what is wrong with it, and the agent exits with status 2.
+func TestConfigErrorsNameTheSetting(t *testing.T) {
+	base := map[string]string{"JOBWHEEL_APP": "orders", "JOBWHEEL_APP_SECRET": "s"}
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, map[string]string{"JOBWHEEL_APP": ""}, "-app / JOBWHEEL_APP: is empty"},
+		{nil, map[string]string{"JOBWHEEL_APP_SECRET": ""}, "-secret / JOBWHEEL_APP_SECRET: is empty"},
+		{nil, map[string]string{"JOBWHEEL_SERVERS": "http://a:1,localhost:7700"}, `JOBWHEEL_SERVERS: "localhost:7700" is not an http:// or https:// URL`},
+		{[]string{"-servers", "ftp://x"}, nil, `-servers: "ftp://x" is not an http:// or https:// URL`},
+		{nil, map[string]string{"JOBWHEEL_WORKER_SLOTS": "many"}, `JOBWHEEL_WORKER_SLOTS: "many" is not a whole number`},
+		{nil, map[string]string{"JOBWHEEL_WORKER_SLOTS": "0"}, `JOBWHEEL_WORKER_SLOTS: 0 is less than 1`},
+		{nil, map[string]string{"JOBWHEEL_WORKER_SLOTS": "20000"}, `JOBWHEEL_WORKER_SLOTS: 20000 is not between 1 and 10000`},
+		{nil, map[string]string{"JOBWHEEL_WORKER_NAME": strings.Repeat("n", 101)}, `JOBWHEEL_WORKER_NAME: is 101 characters; at most 100`},
+		{nil, map[string]string{"JOBWHEEL_WORKER_TAGS": strings.Repeat("t,", 65)}, `JOBWHEEL_WORKER_TAGS: 65 tags; at most 64`},
+		{nil, map[string]string{"JOBWHEEL_WORKER_WORK_DIR": "/no/such/dir"}, `JOBWHEEL_WORKER_WORK_DIR: "/no/such/dir" cannot be used: no such file or directory`},
+		{nil, map[string]string{"JOBWHEEL_LOG_LEVEL": "loud"}, `JOBWHEEL_LOG_LEVEL: "loud" is not debug, info, warn or error`},
+	} {
+		e := map[string]string{}
+		maps.Copy(e, base)
+		maps.Copy(e, tc.env)
+		var out strings.Builder
+		if code := run(t.Context(), tc.args, env(e), &out); code != 2 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v %v: exit %d, output %q; want 2 and %q", tc.args, tc.env, code, out.String(), tc.want)
+		}
+	}
+}
+
+// JOBWHEEL_LOG_LEVEL quiets the agent's own log only: tasks' lines are all
+// shipped (the demo agent runs at warn, and its jobs' output must still
+// reach the console).
+func TestLogLevelDoesNotFilterTaskLines(t *testing.T) {
+	var out strings.Builder
+	o, err := options(nil, env(map[string]string{"JOBWHEEL_APP": "a", "JOBWHEEL_APP_SECRET": "s", "JOBWHEEL_LOG_LEVEL": "warn"}), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config(o, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Logger.Enabled(t.Context(), slog.LevelInfo) {
+		t.Error("the agent's own log is not at warn")
+	}
+	if cfg.TaskLogLevel != nil && cfg.TaskLogLevel.Level() > slog.LevelDebug {
+		t.Errorf("task lines below %s are not shipped", cfg.TaskLogLevel.Level())
 	}
 }
 

@@ -39,9 +39,13 @@ import (
 //     stdout line written before a stderr line is logged before it (the
 //     reverse is only kept when the lines are not written within the same
 //     instant: two pipes carry no common order);
-//   - exit status 0 succeeds with the last lines of standard output as the
-//     result; any other fails with "exit status N" and the last line of
-//     standard error;
+//   - the result is a summary, the log holds the whole output: exit
+//     status 0 succeeds with the end of standard output as the result (its
+//     last ResultBytes, in whole lines; blank lines left out); any other
+//     status fails with "exit status N" followed by the end of the output,
+//     both streams in the order logged. A stopped or timed-out script's
+//     result is likewise the reason followed by the end of its output
+//     (the SDK puts them together: see worker.Processor);
 //   - the script runs in its own process group. When the task's context
 //     ends (stop, timeout, shutdown) the whole group gets SIGTERM, then
 //     SIGKILL after KillGrace; when the script exits, whatever it left
@@ -59,9 +63,9 @@ type Script struct {
 	Env []string
 	// KillGrace is the time between SIGTERM and SIGKILL (default 3s).
 	KillGrace time.Duration
-	// ResultLines is how many last lines of standard output make the
-	// result (default 3).
-	ResultLines int
+	// ResultBytes bounds the end of the output kept as the result
+	// (default 4 KiB).
+	ResultBytes int
 }
 
 // Shell runs scripts with /bin/sh.
@@ -79,8 +83,8 @@ const (
 	// pipeDrain bounds the wait for the output pipes to close once the
 	// script's group is gone: a process that left the group may hold them.
 	pipeDrain = 2 * time.Second
-	// resultBytes bounds a script's result.
-	resultBytes = 4 << 10
+	// defaultResultBytes bounds a script's result.
+	defaultResultBytes = 4 << 10
 )
 
 // Process runs the script. See Script.
@@ -127,15 +131,17 @@ func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
 	}
 
 	log := ctx.Logger()
-	outTail := &tail{max: s.resultLines()}
-	errTail := &tail{max: 1}
+	// outTail is the result of a success; allTail, both streams as
+	// logged, goes with a failure's reason.
+	outTail := &tail{max: s.resultBytes()}
+	allTail := &tail{max: s.resultBytes()}
 	stopPump := make(chan struct{})
 	pumped := make(chan struct{})
 	go func() {
 		defer close(pumped)
 		pumpOutput(outR, errR, [2]func(string){
-			func(l string) { log.Info(l); outTail.add(l) },
-			func(l string) { log.Error(l); errTail.add(l) },
+			func(l string) { log.Info(l); outTail.add(l); allTail.add(l) },
+			func(l string) { log.Error(l); allTail.add(l) },
 		}, stopPump)
 	}()
 
@@ -164,21 +170,18 @@ func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
 		<-pumped
 	}
 
+	output := worker.Result{Message: allTail.String()}
 	if ctx.Err() != nil {
-		return worker.Result{}, fmt.Errorf("script killed: %w", context.Cause(ctx))
+		return output, fmt.Errorf("script killed: %w", context.Cause(ctx))
 	}
 	if waitErr != nil {
 		var ee *exec.ExitError
 		if !errors.As(waitErr, &ee) {
-			return worker.Result{}, fmt.Errorf("running %s: %w", s.Interpreter, waitErr)
+			return output, fmt.Errorf("running %s: %w", s.Interpreter, waitErr)
 		}
-		msg := ee.Error() // "exit status 3", or "signal: killed"
-		if last := errTail.String(); last != "" {
-			msg += "; stderr: " + last
-		}
-		return worker.Result{}, errors.New(protocol.Truncate(msg, resultBytes))
+		return output, errors.New(ee.Error()) // "exit status 3", or "signal: killed"
 	}
-	return worker.Result{Message: protocol.Truncate(outTail.String(), resultBytes)}, nil
+	return worker.Result{Message: outTail.String()}, nil
 }
 
 func (s *Script) killGrace() time.Duration {
@@ -188,11 +191,11 @@ func (s *Script) killGrace() time.Duration {
 	return defaultKillGrace
 }
 
-func (s *Script) resultLines() int {
-	if s.ResultLines > 0 {
-		return s.ResultLines
+func (s *Script) resultBytes() int {
+	if s.ResultBytes > 0 {
+		return s.ResultBytes
 	}
-	return 3
+	return defaultResultBytes
 }
 
 // env is the worker's environment without JOBWHEEL_* (which holds the app
@@ -212,23 +215,30 @@ func (s *Script) env(ctx worker.TaskContext) []string {
 	)
 }
 
-// tail keeps the last non-empty lines written to it.
+// tail keeps the last non-empty lines written to it, at most max bytes
+// joined (a last line longer than that alone is cut).
 type tail struct {
 	mu    sync.Mutex
 	max   int
 	lines []string
+	size  int // bytes of lines joined by newlines
 }
 
 func (t *tail) add(l string) {
 	if strings.TrimSpace(l) == "" {
 		return
 	}
+	l = protocol.Truncate(l, t.max)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.lines = append(t.lines, l)
-	if len(t.lines) > t.max {
-		t.lines = t.lines[len(t.lines)-t.max:]
+	t.size += len(l) + 1
+	drop := 0
+	for t.size-1 > t.max {
+		t.size -= len(t.lines[drop]) + 1
+		drop++
 	}
+	t.lines = t.lines[drop:]
 }
 
 func (t *tail) String() string {

@@ -43,11 +43,10 @@ echo last
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "env=42/7/job params/inst-params\nsecret=unset\nlast"
-	if res.Message != want {
-		t.Errorf("result %q, want the last three lines %q", res.Message, want)
-	}
 	lines := ctx.Lines()
+	if want := lines[0].Text + "\nargs=job params|inst-params\nenv=42/7/job params/inst-params\nsecret=unset\nlast"; res.Message != want {
+		t.Errorf("result %q, want the whole output %q", res.Message, want)
+	}
 	if len(lines) != 5 || lines[1].Text != "args=job params|inst-params" || lines[0].Level != "INFO" {
 		t.Fatalf("lines %v", lines)
 	}
@@ -62,14 +61,61 @@ echo last
 
 func TestShellExitCode(t *testing.T) {
 	ctx := newCtx(t, t.Context(), scriptTask("echo working\necho 'disk full' >&2\nexit 3\n", ""))
-	_, err := Shell().Process(ctx)
-	if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "disk full") {
-		t.Fatalf("error %v, want exit status 3 with the last stderr line", err)
+	res, err := Shell().Process(ctx)
+	if err == nil || err.Error() != "exit status 3" || res.Message != "working\ndisk full" {
+		t.Fatalf("error %v, result %q; want exit status 3 with the output, both streams", err, res.Message)
 	}
 	lines := ctx.Lines()
 	if len(lines) != 2 || lines[0] != (workertest.Line{Level: "INFO", Text: "working"}) ||
 		lines[1] != (workertest.Line{Level: "ERROR", Text: "disk full"}) {
 		t.Errorf("lines %v", lines)
+	}
+}
+
+// The result of a script is the end of its output, not just its last
+// few lines: 12 short lines are all there (only 3 used to be), and a
+// bound keeps the newest whole lines.
+func TestShellResultIsTheEndOfTheOutput(t *testing.T) {
+	script := `i=1; while [ $i -le 12 ]; do echo "line $i"; i=$((i+1)); done`
+	res, err := Shell().Process(newCtx(t, t.Context(), scriptTask(script, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := 1; i <= 12; i++ {
+		want = append(want, "line "+strconv.Itoa(i))
+	}
+	if res.Message != strings.Join(want, "\n") {
+		t.Errorf("result %q; want all 12 lines", res.Message)
+	}
+	s := Shell()
+	s.ResultBytes = 22 // "line 10\nline 11\nline 12" is 23
+	res, err = s.Process(newCtx(t, t.Context(), scriptTask(script, "")))
+	if err != nil || res.Message != "line 11\nline 12" {
+		t.Errorf("result %q, error %v; want the last whole lines within 22 bytes", res.Message, err)
+	}
+}
+
+// A script stopped midway returns what it printed with the error, so the
+// stopped task's result shows how far it got (the worker puts the reason
+// first).
+func TestShellStoppedReturnsItsOutput(t *testing.T) {
+	cctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ctx := newCtx(t, cctx, scriptTask(`for i in 1 2 3 4 5 6 7; do echo "step $i"; done; echo "oops" >&2; sleep 60`, ""))
+	ctx.OnLine = func(l workertest.Line) {
+		if l.Text == "oops" {
+			cancel()
+		}
+	}
+	s := Shell()
+	s.KillGrace = 100 * time.Millisecond
+	res, err := s.Process(ctx)
+	if err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("error %v, want the script killed", err)
+	}
+	if want := "step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\nstep 7\noops"; res.Message != want {
+		t.Errorf("result %q; want its output %q", res.Message, want)
 	}
 }
 
