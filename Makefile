@@ -68,9 +68,14 @@ test-deps: frontend/node_modules e2e/browser/node_modules
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3 >/dev/null; }
 
-lint:
+## lint: gofmt, go vet and golangci-lint (.golangci.yaml; the version pinned in tools/go.mod, built from the Go module proxy)
+lint: $(BIN)/golangci-lint
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(BIN)/golangci-lint run ./...
+
+$(BIN)/golangci-lint: tools/go.mod tools/go.sum
+	$(GO) build -C tools -o ../$(BIN)/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 ## test-go: Go unit and db tests (SQLite and PostgreSQL), with the race detector; fuzz seed corpora run here too
 test-go:

@@ -52,7 +52,7 @@ func (s *Store) AppsByIDs(ctx context.Context, ids []int64) ([]App, error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.In(ids)).Scan(ctx)
+	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.List(ids)).Scan(ctx)
 	return out, wrap(err, "reading apps")
 }
 
@@ -86,7 +86,7 @@ func (s *Store) WorkersByKeys(ctx context.Context, keys []WorkerKey) ([]Worker, 
 		}
 	}
 	var rows []Worker
-	err := s.idb.NewSelect().Model(&rows).Where("app_id IN (?) AND id IN (?)", bun.In(appList), bun.In(idList)).Scan(ctx)
+	err := s.idb.NewSelect().Model(&rows).Where("app_id IN (?) AND id IN (?)", bun.List(appList), bun.List(idList)).Scan(ctx)
 	if err != nil {
 		return nil, wrap(err, "reading workers")
 	}
@@ -150,7 +150,7 @@ func (s *Store) AttemptsByInstances(ctx context.Context, instanceIDs []int64) (m
 		return out, nil
 	}
 	var rows []InstanceAttempt
-	err := s.idb.NewSelect().Model(&rows).Where("instance_id IN (?)", bun.In(instanceIDs)).
+	err := s.idb.NewSelect().Model(&rows).Where("instance_id IN (?)", bun.List(instanceIDs)).
 		OrderExpr("instance_id, attempt").Scan(ctx)
 	for _, r := range rows {
 		out[r.InstanceID] = append(out[r.InstanceID], r)

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -80,7 +81,7 @@ func (s *Store) AppMemberRole(ctx context.Context, appID, userID int64) (Role, e
 	var role Role
 	err := s.idb.NewSelect().Model((*AppMember)(nil)).Column("role").
 		Where("app_id = ? AND user_id = ?", appID, userID).Scan(ctx, &role)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
 	return role, wrap(err, "reading app role")

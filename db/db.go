@@ -283,7 +283,7 @@ func (d *DB) Migrate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("migrate: taking a connection: %w", err)
 		}
-		defer conn.Close()
+		defer func() { _ = conn.Close() }()
 		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", int64(migrateLockKey)); err != nil {
 			return fmt.Errorf("migrate: taking the advisory lock: %w", err)
 		}
@@ -342,7 +342,7 @@ func wrap(err error, what string) error {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	case isUniqueViolation(err):
-		return fmt.Errorf("%s: %w: %v", what, ErrConflict, err)
+		return fmt.Errorf("%s: %w: %w", what, ErrConflict, err)
 	default:
 		return fmt.Errorf("%s: %w", what, err)
 	}

@@ -93,7 +93,7 @@ func (s *Store) InstancesByIDs(ctx context.Context, ids []int64) ([]Instance, er
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.In(ids)).Scan(ctx)
+	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.List(ids)).Scan(ctx)
 	return out, wrap(err, "reading instances")
 }
 
@@ -111,7 +111,7 @@ func (s *Store) InstancesWaitingDue(ctx context.Context, appID int64, until time
 func (s *Store) InstancesActive(ctx context.Context, appID int64) ([]Instance, error) {
 	var out []Instance
 	err := s.idb.NewSelect().Model(&out).
-		Where("app_id = ? AND status IN (?)", appID, bun.In([]string{StatusDispatched, StatusRunning})).
+		Where("app_id = ? AND status IN (?)", appID, bun.List([]string{StatusDispatched, StatusRunning})).
 		OrderExpr("id").Scan(ctx)
 	return out, wrap(err, "reading active instances")
 }
@@ -128,7 +128,7 @@ func (s *Store) InstanceCountActive(ctx context.Context, jobIDs []int64) (map[in
 	}
 	err := s.idb.NewSelect().Model((*Instance)(nil)).
 		ColumnExpr("job_id, COUNT(*) AS n").
-		Where("job_id IN (?) AND status IN (?)", bun.In(jobIDs), bun.In([]string{StatusDispatched, StatusRunning})).
+		Where("job_id IN (?) AND status IN (?)", bun.List(jobIDs), bun.List([]string{StatusDispatched, StatusRunning})).
 		Group("job_id").Scan(ctx, &rows)
 	for _, r := range rows {
 		out[r.JobID] = r.N
@@ -266,7 +266,7 @@ func (s *Store) InstancesLastRun(ctx context.Context, jobIDs []int64) (map[int64
 	}
 	last := s.idb.NewSelect().TableExpr("jobs AS j").
 		ColumnExpr("(SELECT l.id FROM instances AS l WHERE l.job_id = j.id AND l.actual_trigger_at IS NOT NULL ORDER BY l.id DESC LIMIT 1)").
-		Where("j.id IN (?)", bun.In(jobIDs))
+		Where("j.id IN (?)", bun.List(jobIDs))
 	var list []Instance
 	if err := s.idb.NewSelect().Model(&list).Where("i.id IN (?)", last).Scan(ctx); err != nil {
 		return nil, wrap(err, "reading jobs' last runs")
@@ -291,7 +291,7 @@ func (f InstanceFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
 		q = q.Where("job_id = ?", f.JobID)
 	}
 	if len(f.Statuses) > 0 {
-		q = q.Where("status IN (?)", bun.In(f.Statuses))
+		q = q.Where("status IN (?)", bun.List(f.Statuses))
 	}
 	if f.From != nil {
 		q = q.Where("trigger_at >= ?", *f.From)
@@ -353,7 +353,7 @@ func (s *Store) InstanceRelabel(ctx context.Context, ids []int64, triggerType st
 	}
 	_, err := s.idb.NewUpdate().Model((*Instance)(nil)).
 		Set("trigger_type = ?", triggerType).
-		Where("id IN (?) AND status = ?", bun.In(ids), StatusWaiting).Exec(ctx)
+		Where("id IN (?) AND status = ?", bun.List(ids), StatusWaiting).Exec(ctx)
 	return wrap(err, "relabelling instances")
 }
 
@@ -423,7 +423,7 @@ func (s *Store) InstancesRunTwice(ctx context.Context, appID int64) (int, error)
 func (s *Store) InstanceDeleteFinishedBefore(ctx context.Context, appID int64, before time.Time, limit int) (int, error) {
 	sub := s.idb.NewSelect().Model((*Instance)(nil)).Column("id").
 		Where("app_id = ? AND finished_at < ? AND status IN (?)", appID, before,
-			bun.In([]string{StatusSucceeded, StatusFailed, StatusStopped, StatusCanceled})).
+			bun.List([]string{StatusSucceeded, StatusFailed, StatusStopped, StatusCanceled})).
 		Limit(limit)
 	res, err := s.idb.NewDelete().Model((*Instance)(nil)).Where("id IN (?)", sub).Exec(ctx)
 	if err != nil {

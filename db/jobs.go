@@ -52,7 +52,7 @@ func (s *Store) JobsByIDs(ctx context.Context, ids []int64) ([]Job, error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.In(ids)).Scan(ctx)
+	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.List(ids)).Scan(ctx)
 	return out, wrap(err, "reading jobs")
 }
 

@@ -83,7 +83,7 @@ func (s *Store) LeaseRenewMany(ctx context.Context, serverID string, appIDs []in
 	}
 	err := s.idb.NewUpdate().Model((*AppLease)(nil)).
 		Set("expires_at = ?", s.clockPlusExpr(now, ttl)).
-		Where("server_id = ? AND app_id IN (?) AND expires_at > ?", serverID, bun.In(appIDs), s.clockExpr(now)).
+		Where("server_id = ? AND app_id IN (?) AND expires_at > ?", serverID, bun.List(appIDs), s.clockExpr(now)).
 		Returning("app_id, server_id, epoch, acquired_at, expires_at").
 		Scan(ctx, &out)
 	return out, wrap(err, "renewing leases")
@@ -97,7 +97,7 @@ func (s *Store) LeaseRelease(ctx context.Context, serverID string, appIDs []int6
 	}
 	_, err := s.idb.NewUpdate().Model((*AppLease)(nil)).
 		Set("expires_at = ?", releasedAt).
-		Where("server_id = ? AND app_id IN (?)", serverID, bun.In(appIDs)).Exec(ctx)
+		Where("server_id = ? AND app_id IN (?)", serverID, bun.List(appIDs)).Exec(ctx)
 	return wrap(err, "releasing leases")
 }
 

@@ -45,7 +45,7 @@ func (s *Store) LogExisting(ctx context.Context, workerID string, instanceIDs []
 	var out []LogKnown
 	err := s.idb.NewSelect().Model((*InstanceLog)(nil)).
 		Column("instance_id", "worker_id", "worker_seq").
-		Where("worker_id = ? AND instance_id IN (?) AND worker_seq BETWEEN ? AND ?", workerID, bun.In(instanceIDs), minSeq, maxSeq).
+		Where("worker_id = ? AND instance_id IN (?) AND worker_seq BETWEEN ? AND ?", workerID, bun.List(instanceIDs), minSeq, maxSeq).
 		Scan(ctx, &out)
 	return out, wrap(err, "reading stored log lines")
 }

@@ -69,7 +69,7 @@ func (s *Store) InstanceCountsNow(ctx context.Context, appID int64) (map[string]
 		N      int    `bun:"n"`
 	}
 	err := s.idb.NewSelect().Model((*Instance)(nil)).ColumnExpr("status, COUNT(*) AS n").
-		Where("app_id = ? AND status IN (?)", appID, bun.In(ActiveStatuses)).
+		Where("app_id = ? AND status IN (?)", appID, bun.List(ActiveStatuses)).
 		Group("status").Scan(ctx, &rows)
 	out := map[string]int{}
 	for _, r := range rows {

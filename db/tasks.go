@@ -68,7 +68,7 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 func (s *Store) TaskStopInstance(ctx context.Context, instanceID int64, status string) ([]Task, error) {
 	var onWorkers []Task
 	err := s.idb.NewSelect().Model(&onWorkers).
-		Where("instance_id = ? AND status IN (?)", instanceID, bun.In([]string{StatusDispatched, StatusRunning})).
+		Where("instance_id = ? AND status IN (?)", instanceID, bun.List([]string{StatusDispatched, StatusRunning})).
 		Scan(ctx)
 	if err != nil {
 		return nil, wrap(err, "reading tasks to stop")
@@ -76,7 +76,7 @@ func (s *Store) TaskStopInstance(ctx context.Context, instanceID int64, status s
 	now := Now()
 	_, err = s.idb.NewUpdate().Model((*Task)(nil)).
 		Set("status = ?", status).Set("finished_at = ?", now).Set("updated_at = ?", now).
-		Where("instance_id = ? AND status IN (?)", instanceID, bun.In(ActiveStatuses)).Exec(ctx)
+		Where("instance_id = ? AND status IN (?)", instanceID, bun.List(ActiveStatuses)).Exec(ctx)
 	return onWorkers, wrap(err, "stopping tasks")
 }
 
@@ -87,7 +87,7 @@ func (s *Store) TasksUnfinished(ctx context.Context, instanceIDs []int64) ([]Tas
 		return out, nil
 	}
 	err := s.idb.NewSelect().Model(&out).
-		Where("instance_id IN (?) AND status IN (?)", bun.In(instanceIDs), bun.In(ActiveStatuses)).
+		Where("instance_id IN (?) AND status IN (?)", bun.List(instanceIDs), bun.List(ActiveStatuses)).
 		OrderExpr("id").Scan(ctx)
 	return out, wrap(err, "reading unfinished tasks")
 }
@@ -98,7 +98,7 @@ func (s *Store) TaskResults(ctx context.Context, instanceID int64, attempt int, 
 	var out []Task
 	err := s.idb.NewSelect().Model(&out).
 		Column("id", "name", "kind", "status", "result").
-		Where("instance_id = ? AND instance_attempt = ? AND kind IN (?)", instanceID, attempt, bun.In(kinds)).
+		Where("instance_id = ? AND instance_attempt = ? AND kind IN (?)", instanceID, attempt, bun.List(kinds)).
 		OrderExpr("id").Scan(ctx)
 	return out, wrap(err, "reading task results")
 }
@@ -127,7 +127,7 @@ func (s *Store) TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (
 		ColumnExpr("SUM(CASE WHEN tk.status = 'SUCCEEDED' THEN 1 ELSE 0 END) AS succeeded").
 		ColumnExpr("SUM(CASE WHEN tk.status IN ('FAILED', 'STOPPED', 'CANCELED') THEN 1 ELSE 0 END) AS failed").
 		Join("JOIN instances AS i ON i.id = tk.instance_id AND i.attempt = tk.instance_attempt").
-		Where("tk.instance_id IN (?)", bun.In(instanceIDs)).
+		Where("tk.instance_id IN (?)", bun.List(instanceIDs)).
 		Group("tk.instance_id").Scan(ctx, &rows)
 	for _, r := range rows {
 		out[r.InstanceID] = r

@@ -233,7 +233,7 @@ func (f *follower) follow(ctx context.Context, instanceID string, stopAfter int)
 	}
 	for read := 0; stopAfter == 0 || read < stopAfter; read++ {
 		raw, err := s.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return true
 		}
 		if err != nil {

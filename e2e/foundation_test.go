@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,11 +21,11 @@ func TestFoundationAPI(t *testing.T) {
 
 		anon := harness.NewClient(srv.URL)
 		err := anon.Do(`{ apps { name } }`, nil, nil)
-		if errs, ok := err.(harness.Errors); !ok || errs.Code() != "UNAUTHENTICATED" {
+		if errs, ok := errors.AsType[harness.Errors](err); !ok || errs.Code() != "UNAUTHENTICATED" {
 			t.Fatalf("anonymous apps: got %v, want UNAUTHENTICATED", err)
 		}
 		err = anon.Login("admin", "wrong password")
-		if errs, ok := err.(harness.Errors); !ok || errs.Code() != "UNAUTHENTICATED" || !strings.Contains(errs[0].Message, "wrong username or password") {
+		if errs, ok := errors.AsType[harness.Errors](err); !ok || errs.Code() != "UNAUTHENTICATED" || !strings.Contains(errs[0].Message, "wrong username or password") {
 			t.Fatalf("wrong password: got %v", err)
 		}
 
@@ -34,11 +35,11 @@ func TestFoundationAPI(t *testing.T) {
 			t.Fatalf("createApp: id=%q secret=%q err=%v", id, secret, err)
 		}
 		_, _, err = c.CreateApp("orders")
-		if errs, ok := err.(harness.Errors); !ok || errs.Code() != "BAD_INPUT" || errs[0].Field() != "name" {
+		if errs, ok := errors.AsType[harness.Errors](err); !ok || errs.Code() != "BAD_INPUT" || errs[0].Field() != "name" {
 			t.Fatalf("duplicate app: got %v, want BAD_INPUT on name", err)
 		}
 		_, _, err = c.CreateApp("Not A Name")
-		if errs, ok := err.(harness.Errors); !ok || errs.Code() != "BAD_INPUT" || errs[0].Field() != "name" {
+		if errs, ok := errors.AsType[harness.Errors](err); !ok || errs.Code() != "BAD_INPUT" || errs[0].Field() != "name" {
 			t.Fatalf("bad app name: got %v, want BAD_INPUT on name", err)
 		}
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -217,12 +218,12 @@ func TestRetriesTimeoutStopLimits(t *testing.T) {
 		if err := cl.c.Do(`mutation($id: ID!) { stopInstance(id: $id) { status } }`, map[string]any{"id": id}, nil); err != nil {
 			t.Fatal(err)
 		}
-		in = cl.wait(t, id, "STOPPED")
+		cl.wait(t, id, "STOPPED")
 		if !harness.Eventually(connect, func() bool { return len(processesRunning("sleep "+marker2)) == 0 }) {
 			t.Errorf("sleep %s still runs after stopInstance", marker2)
 		}
 		err := cl.c.Do(`mutation($id: ID!) { stopInstance(id: $id) { status } }`, map[string]any{"id": id}, nil)
-		if errs, ok := err.(harness.Errors); !ok || errs.Code() != "CONFLICT" {
+		if errs, ok := errors.AsType[harness.Errors](err); !ok || errs.Code() != "CONFLICT" {
 			t.Errorf("stopping a stopped instance: %v; want CONFLICT", err)
 		}
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -303,7 +304,7 @@ func TestJobInputErrors(t *testing.T) {
 			in[k] = v
 		}
 		_, err := cl.c.CreateJob(in)
-		errs, ok := err.(harness.Errors)
+		errs, ok := errors.AsType[harness.Errors](err)
 		if !ok || errs.Code() != "BAD_INPUT" || errs[0].Field() != c.field {
 			t.Errorf("%s: got %v (field %q); want BAD_INPUT on %s", c.name, err, fieldOf(err), c.field)
 		}
@@ -315,7 +316,7 @@ func TestJobInputErrors(t *testing.T) {
 }
 
 func fieldOf(err error) string {
-	if errs, ok := err.(harness.Errors); ok && len(errs) > 0 {
+	if errs, ok := errors.AsType[harness.Errors](err); ok && len(errs) > 0 {
 		return errs[0].Field()
 	}
 	return ""

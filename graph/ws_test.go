@@ -224,7 +224,7 @@ func TestInstanceLogsSubscription(t *testing.T) {
 		if _, err := d.InstanceStop(ctx, f.instanceID, "STOPPED"); err != nil {
 			t.Fatal(err)
 		}
-		if l, err := next(t, ctx, s2); err != io.EOF {
+		if l, err := next(t, ctx, s2); !errors.Is(err, io.EOF) {
 			t.Fatalf("after the instance finished: got %+v, %v; want the stream to complete", l, err)
 		}
 	})

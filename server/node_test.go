@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -76,7 +77,7 @@ func runOnce(t *testing.T, dbURL string, round int) {
 	})
 
 	stopWorker()
-	if err := <-ran; err != nil && err != context.Canceled {
+	if err := <-ran; err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("round %d: worker: %v", round, err)
 	}
 	if err := n.shutdown(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -317,7 +316,7 @@ func testWorker(t *testing.T, s *fakeServer, edit func(*Config), register func(*
 	cfg := Config{
 		App: "orders", Secret: "s3cret", Servers: []string{s.URL()}, Name: "test", Slots: 4,
 		FlushInterval: 5 * time.Millisecond, WorkDir: t.TempDir(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(slog.DiscardHandler),
 	}
 	if testing.Verbose() {
 		cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"encoding/json"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"strings"
@@ -14,7 +13,7 @@ import (
 
 func testOutbox(maxLogs, maxReports int) (*outbox, func() int64) {
 	var id int64
-	return newOutbox(slog.New(slog.NewTextHandler(io.Discard, nil)), maxLogs, maxReports), func() int64 { id++; return id }
+	return newOutbox(slog.New(slog.DiscardHandler), maxLogs, maxReports), func() int64 { id++; return id }
 }
 
 func line(inst int64, text string) protocol.LogLine {
@@ -174,7 +173,7 @@ func TestJSONLenIsAnUpperBound(t *testing.T) {
 
 func TestTaskLogFormat(t *testing.T) {
 	o, next := testOutbox(100, 10)
-	w := &Worker{cfg: Config{TaskLogLevel: slog.LevelDebug}, out: o, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	w := &Worker{cfg: Config{TaskLogLevel: slog.LevelDebug}, out: o, log: slog.New(slog.DiscardHandler)}
 	log := slog.New(newTaskHandler(w, 5, 6)).With("a", 1).WithGroup("g")
 	log.Debug("hello world", "k", "two words", slog.Group("sub", "x", true), "empty", "")
 	log.Error("bad", "err", `say "hi"`)

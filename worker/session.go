@@ -121,7 +121,7 @@ func (w *Worker) connectOnce(ctx context.Context) (established bool, err error) 
 		return false, err
 	}
 	dialer := websocket.Dialer{HandshakeTimeout: handshakeTimeout, Proxy: http.ProxyFromEnvironment}
-	conn, resp, err := dialer.DialContext(ctx, wsURL, nil)
+	conn, resp, err := dialer.DialContext(ctx, wsURL, nil) //nolint:bodyclose // gorilla: a handshake response body needs no closing
 	if err != nil {
 		if resp != nil {
 			err = fmt.Errorf("%w (HTTP %s)", err, resp.Status)
@@ -319,7 +319,7 @@ func (s *session) handshake() (*protocol.Welcome, error) {
 	}
 	_, body, err := protocol.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: answer to hello: %v", errMalformed, err)
+		return nil, fmt.Errorf("%w: answer to hello: %w", errMalformed, err)
 	}
 	switch b := body.(type) {
 	case *protocol.Welcome:
@@ -426,7 +426,7 @@ func (s *session) reader(readTimeout time.Duration) {
 			err := fmt.Errorf("unexpected %s frame", f.Type)
 			final, _ := protocol.Encode(0, 0, protocol.TypeError, &protocol.Error{Code: protocol.CodeProtocol, Message: err.Error()})
 			w.log.Error("protocol error from the server; reconnecting", "error", err)
-			s.end(fmt.Errorf("%w: %v", errMalformed, err), final)
+			s.end(fmt.Errorf("%w: %w", errMalformed, err), final)
 			return
 		}
 	}
@@ -437,7 +437,7 @@ func (s *session) reader(readTimeout time.Duration) {
 func (s *session) malformed(err error) {
 	s.w.log.Error("malformed frame from the server; reconnecting", "error", err)
 	final, _ := protocol.Encode(0, 0, protocol.TypeError, &protocol.Error{Code: protocol.CodeBadFrame, Message: err.Error()})
-	s.end(fmt.Errorf("%w: %v", errMalformed, err), final)
+	s.end(fmt.Errorf("%w: %w", errMalformed, err), final)
 }
 
 // reply acks message id, if the server asked for a reply.

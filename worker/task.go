@@ -402,7 +402,7 @@ func (c *taskContext) additions() (map[string]any, int, error) {
 	for k, v := range c.add {
 		raw, err := json.Marshal(v)
 		if err != nil {
-			return nil, 0, fmt.Errorf("workflow context value %q cannot be encoded as JSON: %v", k, err)
+			return nil, 0, fmt.Errorf("workflow context value %q cannot be encoded as JSON: %w", k, err)
 		}
 		out[k] = json.RawMessage(raw)
 		size += jsonLen(k) + len(raw) + 1

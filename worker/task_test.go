@@ -372,7 +372,7 @@ func TestTaskLinesShippedWhateverTheWorkerLogLevel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newFakeServer(t)
 			testWorker(t, s, func(c *Config) {
-				c.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+				c.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn})) //nolint:sloglint // the point: a quiet worker log must not filter task lines
 				c.TaskLogLevel = tc.level
 			}, func(w *Worker) {
 				w.Register("talk", Func(func(ctx TaskContext) (Result, error) {

@@ -128,12 +128,12 @@ func startThrowaway() error {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); err != nil {
 		if out, err := run(initdb, "-D", dir, "-U", "postgres", "--auth=trust", "--no-sync"); err != nil {
-			return fmt.Errorf("initdb: %v: %s", err, out)
+			return fmt.Errorf("initdb: %w: %s", err, out)
 		}
 	}
 	opts := "-p " + throwawayPort + " -c listen_addresses=127.0.0.1 -k " + dir + " -c fsync=off -c max_connections=300"
 	if out, err := run(pgctl, "-D", dir, "-l", filepath.Join(dir, "log"), "-o", opts, "-w", "start"); err != nil {
-		return fmt.Errorf("pg_ctl start: %v: %s", err, out)
+		return fmt.Errorf("pg_ctl start: %w: %s", err, out)
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func NewSchema(tb testing.TB) string {
 	if err != nil {
 		tb.Fatalf("opening test PostgreSQL: %v", err)
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	schema := "jw_" + randomHex(6)
 	if err := admin.SchemaCreate(ctx, schema); err != nil {
 		tb.Fatalf("creating schema: %v", err)
@@ -170,7 +170,7 @@ func NewSchema(tb testing.TB) string {
 			tb.Errorf("dropping schema %s: %v", schema, err)
 			return
 		}
-		defer admin.Close()
+		defer func() { _ = admin.Close() }()
 		if err := admin.SchemaDrop(context.Background(), schema); err != nil {
 			tb.Errorf("dropping schema %s: %v", schema, err)
 		}

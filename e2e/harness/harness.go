@@ -87,7 +87,7 @@ func Build(tb TB) Binaries {
 			cmd := exec.Command("go", "build", "-o", out, pkg)
 			cmd.Dir = root
 			if b, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+				buildErr = fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
 				return
 			}
 		}

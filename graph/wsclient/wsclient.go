@@ -83,7 +83,7 @@ type Conn struct {
 // *CloseError with the server's code (4403 for a missing or bad token).
 func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 	url = strings.Replace(strings.Replace(url, "http://", "ws://", 1), "https://", "wss://", 1)
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: opts.Header})
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: opts.Header}) //nolint:bodyclose // coder/websocket: the response body never needs closing
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,10 @@ import (
 
 type loop struct {
 	Base
-	name  string
-	log   *[]string
-	mu    *sync.Mutex
-	fail  error
-	ended chan struct{}
+	name string
+	log  *[]string
+	mu   *sync.Mutex
+	fail error
 }
 
 func (l *loop) note(s string) {

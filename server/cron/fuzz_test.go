@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -36,7 +37,7 @@ func FuzzParseNext(f *testing.F) {
 		}
 		e, err := Parse(expr, loc)
 		if err != nil {
-			if _, ok := err.(*ParseError); !ok {
+			if _, ok := errors.AsType[*ParseError](err); !ok {
 				t.Fatalf("Parse(%q) returned %T", expr, err)
 			}
 			return

@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -276,7 +277,7 @@ func parseItem(f int, item string, add func(int)) error {
 		if err != nil {
 			// Quartz checks only that a range's end is not above the
 			// maximum ("5-0" in months is 5-12 to it).
-			if pe, ok := err.(*ParseError); ok && leadingNumber(r) >= 0 && leadingNumber(r) < fi.min {
+			if pe, ok := errors.AsType[*ParseError](err); ok && leadingNumber(r) >= 0 && leadingNumber(r) < fi.min {
 				pe.quartzAccepts = true
 			}
 			return err
@@ -552,10 +553,10 @@ func parseDayOfWeek(text string) (dowSpec, error) {
 	}
 	day, rest, _, err := parseValue(f, text, text)
 	if err != nil {
-		if pe, ok := err.(*ParseError); ok && strings.Contains(text, "#") && text[0] >= '0' && text[0] <= '9' {
+		if pe, ok := errors.AsType[*ParseError](err); ok && strings.Contains(text, "#") && text[0] >= '0' && text[0] <= '9' {
 			pe.quartzAccepts = true // Quartz does not range-check the day before "#"
 		}
-		if pe, ok := err.(*ParseError); ok && strings.HasPrefix(text, "L") {
+		if pe, ok := errors.AsType[*ParseError](err); ok && strings.HasPrefix(text, "L") {
 			pe.Reason = fmt.Sprintf(`%q: a bare "L" means Saturday; for the last given weekday of the month put the day first, e.g. "6L"`, text)
 			pe.quartzAccepts = true // Quartz reads "L..." as "L"
 		}

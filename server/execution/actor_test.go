@@ -345,7 +345,7 @@ func TestMapReduce(t *testing.T) {
 	// map() from a task of another worker is refused.
 	b.join("w9", 1)
 	id = b.fire(j)
-	w, root = b.dispatched()
+	_, root = b.dispatched()
 	b.e.Map("w9", &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "x", Payloads: []string{"1"}}, func(err error) { done <- err })
 	if err := <-done; err == nil {
 		t.Fatal("a map from a worker not running the parent was accepted")

@@ -99,7 +99,10 @@ func (c *conn) run(ctx context.Context) {
 		}
 	}()
 
-	if err := c.readLoop(); err != nil {
+	err = c.readLoop()
+	if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) {
+		log.Info("hub: the worker closed its connection", "err", err)
+	} else {
 		log.Warn("hub: closing worker connection", "err", err)
 	}
 }

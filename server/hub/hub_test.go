@@ -32,7 +32,6 @@ type directory struct{}
 
 // handler records what the hub routes to the execution side.
 type handler struct {
-	mu      sync.Mutex
 	joined  chan WorkerInfo
 	left    chan string
 	reports chan *protocol.Report
@@ -111,10 +110,11 @@ func setup(t *testing.T) *bundle {
 
 func (b *bundle) dial(t *testing.T) *websocket.Conn {
 	t.Helper()
-	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(b.url, "http")+protocol.ConnectPath, nil)
+	c, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(b.url, "http")+protocol.ConnectPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	_ = resp.Body.Close()
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }

@@ -36,7 +36,6 @@ func (m *members) set(n int) {
 type recorder struct {
 	mu    sync.Mutex
 	owned map[int64]int64
-	log   []string
 }
 
 func (r *recorder) LeaseGained(_ context.Context, app, epoch int64) {

@@ -97,7 +97,11 @@ func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
 	if err != nil {
 		return worker.Result{}, fmt.Errorf("making the script's directory: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			ctx.Logger().Warn("removing the script's directory", "dir", dir, "err", err)
+		}
+	}()
 	name := s.FileName
 	if name == "" {
 		name = "script"

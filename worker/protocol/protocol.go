@@ -351,7 +351,7 @@ func Decode(data []byte) (Frame, any, error) {
 		return f, nil, fmt.Errorf("%w: %d bytes is over the %d-byte limit", ErrBadFrame, len(data), MaxFrameBytes)
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
-		return f, nil, fmt.Errorf("%w: not a JSON frame: %v", ErrBadFrame, err)
+		return f, nil, fmt.Errorf("%w: not a JSON frame: %w", ErrBadFrame, err)
 	}
 	mk, ok := bodies[f.Type]
 	if !ok {
@@ -363,12 +363,12 @@ func Decode(data []byte) (Frame, any, error) {
 	body := mk()
 	if len(f.Body) > 0 && string(f.Body) != "null" {
 		if err := json.Unmarshal(f.Body, body); err != nil {
-			return f, nil, fmt.Errorf("%w: %s body: %v", ErrBadFrame, f.Type, err)
+			return f, nil, fmt.Errorf("%w: %s body: %w", ErrBadFrame, f.Type, err)
 		}
 	}
 	if v, ok := body.(interface{ validate() error }); ok {
 		if err := v.validate(); err != nil {
-			return f, nil, fmt.Errorf("%w: %s: %v", ErrBadFrame, f.Type, err)
+			return f, nil, fmt.Errorf("%w: %s: %w", ErrBadFrame, f.Type, err)
 		}
 	}
 	return f, body, nil

@@ -198,7 +198,7 @@ type wsMessage struct {
 // completes (nil), updating *last as lines arrive.
 func (c *client) followLogs(ctx context.Context, instanceID string, last *int64) error {
 	url := strings.Replace(strings.Replace(c.url, "http://", "ws://", 1), "https://", "wss://", 1)
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}}) //nolint:bodyclose // coder/websocket: the response body never needs closing
 	if err != nil {
 		return err
 	}
