@@ -238,6 +238,8 @@ func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Store) e
 // migrationTemplate fills the dialect-specific types into the SQL migrations.
 type migrationTemplate struct {
 	ID, TS, JSON string
+	// Postgres guards the few statements only one dialect has.
+	Postgres bool
 }
 
 func (d *DB) migrations() (*migrate.Migrations, error) {
@@ -255,7 +257,7 @@ func (d *DB) migrator() (*migrate.Migrator, error) {
 	}
 	tmpl := migrationTemplate{ID: "INTEGER PRIMARY KEY AUTOINCREMENT", TS: "TIMESTAMP", JSON: "TEXT"}
 	if d.dialect == Postgres {
-		tmpl = migrationTemplate{ID: "BIGSERIAL PRIMARY KEY", TS: "TIMESTAMPTZ", JSON: "JSONB"}
+		tmpl = migrationTemplate{ID: "BIGSERIAL PRIMARY KEY", TS: "TIMESTAMPTZ", JSON: "JSONB", Postgres: true}
 	}
 	return migrate.NewMigrator(d.bun, m,
 		migrate.WithTableName("jobwheel_migrations"),

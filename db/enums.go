@@ -81,3 +81,77 @@ const (
 	ReasonJobDisabled  = "JOB_DISABLED"
 	ReasonMisfire      = "MISFIRE"
 )
+
+// Workflow node types.
+const (
+	NodeJob      = "JOB"
+	NodeDecision = "DECISION"
+	NodeNested   = "NESTED"
+	NodeForeach  = "FOREACH"
+	NodeApproval = "APPROVAL"
+)
+
+// NodeTypes lists the workflow node types.
+var NodeTypes = []string{NodeJob, NodeDecision, NodeNested, NodeForeach, NodeApproval}
+
+// Trigger rules: when a workflow node runs, given how its upstream nodes
+// ended.
+const (
+	RuleAllSucceeded = "ALL_SUCCEEDED" // every upstream succeeded (the default)
+	RuleAllDone      = "ALL_DONE"      // every upstream ended, however
+	RuleOneSucceeded = "ONE_SUCCEEDED" // at least one upstream succeeded
+	RuleOneFailed    = "ONE_FAILED"    // at least one upstream failed
+	RuleNoneFailed   = "NONE_FAILED"   // every upstream ended and none failed (skipped is fine)
+)
+
+// TriggerRules lists the trigger rules.
+var TriggerRules = []string{RuleAllSucceeded, RuleAllDone, RuleOneSucceeded, RuleOneFailed, RuleNoneFailed}
+
+// Overlap policies: what a fire of a workflow (or job) over maxInstances
+// does.
+const (
+	OverlapCancel = "CANCEL" // it is recorded as CANCELED (the default)
+	OverlapQueue  = "QUEUE"  // it waits, and starts when an earlier run ends, in fire order
+)
+
+// OverlapPolicies lists the overlap policies of workflows.
+var OverlapPolicies = []string{OverlapCancel, OverlapQueue}
+
+// Workflow run states (workflow_instances.status).
+const (
+	RunWaiting   = "WAITING" // recorded; not started yet (due later, or queued behind maxInstances)
+	RunRunning   = "RUNNING"
+	RunPaused    = "PAUSED" // no new node starts; running ones go on
+	RunSucceeded = "SUCCEEDED"
+	RunFailed    = "FAILED"
+	RunStopped   = "STOPPED"
+	RunCanceled  = "CANCELED"
+)
+
+// Workflow node run states (workflow_node_runs.status).
+const (
+	NodeWaiting          = "WAITING"
+	NodeRunning          = "RUNNING"
+	NodeSucceeded        = "SUCCEEDED"
+	NodeFailed           = "FAILED"
+	NodeSkipped          = "SKIPPED"
+	NodeStopped          = "STOPPED"
+	NodeAwaitingApproval = "AWAITING_APPROVAL"
+)
+
+// Reasons a workflow node was skipped or failed.
+const (
+	NodeReasonDisabled        = "DISABLED"          // the node is disabled: skipped, and its successors run as if it succeeded
+	NodeReasonBranchNotTaken  = "BRANCH_NOT_TAKEN"  // a decision chose another branch
+	NodeReasonUpstreamFailed  = "UPSTREAM_FAILED"   // an upstream failure blocks it
+	NodeReasonUpstreamSkipped = "UPSTREAM_SKIPPED"  // its upstream was skipped
+	NodeReasonTriggerRule     = "TRIGGER_RULE"      // its trigger rule can no longer be met
+	NodeReasonFailFast        = "FAIL_FAST"         // another node failed in a failFast workflow
+	NodeReasonRejected        = "REJECTED"          // an approval was rejected
+	NodeReasonTimeout         = "TIMEOUT"           // an approval was not given in time
+	NodeReasonContextTooLarge = "CONTEXT_TOO_LARGE" // what it added would take the context over its limit
+	NodeReasonExpression      = "EXPRESSION"        // its expression failed to evaluate
+	NodeReasonJobFailed       = "JOB_FAILED"        // its job instance (or one FOREACH element) failed
+	NodeReasonNestedFailed    = "NESTED_FAILED"     // its nested run did not succeed
+	NodeReasonStopped         = "STOPPED"           // stopped by a person or the API
+)

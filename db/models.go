@@ -213,6 +213,16 @@ type Instance struct {
 	WorkerID           *string    `bun:"worker_id"`
 	Epoch              int64      `bun:"epoch,notnull"`
 	LogSeq             int64      `bun:"log_seq,notnull"`
+	// A workflow node's instance: the generation of the node it ran for,
+	// the FOREACH element it ran, what it was given and what it added to
+	// the run's context, and the node's overrides of the job's timeout and
+	// retries.
+	WorkflowGeneration *int               `bun:"workflow_generation"`
+	WorkflowItem       *int               `bun:"workflow_item"`
+	WorkflowInput      *WorkflowTaskInput `bun:"workflow_input,type:json,nullzero"`
+	WorkflowOutput     map[string]any     `bun:"workflow_output,type:json,nullzero"`
+	TimeoutMs          *int64             `bun:"timeout_ms"`
+	MaxRetries         *int               `bun:"max_retries"`
 	CreatedAt          time.Time  `bun:"created_at,notnull"`
 	UpdatedAt          time.Time  `bun:"updated_at,notnull"`
 }
@@ -269,80 +279,3 @@ type InstanceLog struct {
 	Text       string    `bun:"text,notnull"`
 }
 
-// Workflow is a DAG of job, decision and nested-workflow nodes.
-type Workflow struct {
-	bun.BaseModel `bun:"table:workflows,alias:wf"`
-
-	ID                 int64      `bun:"id,pk,autoincrement"`
-	AppID              int64      `bun:"app_id,notnull"`
-	Name               string     `bun:"name,notnull"`
-	Description        string     `bun:"description,notnull"`
-	Enabled            bool       `bun:"enabled,notnull"`
-	ScheduleType       string     `bun:"schedule_type,notnull"`
-	ScheduleExpression string     `bun:"schedule_expression,notnull"`
-	TimeZone           string     `bun:"time_zone,notnull"`
-	MaxInstances       int        `bun:"max_instances,notnull"`
-	MisfirePolicy      string     `bun:"misfire_policy,notnull"`
-	DAG                DAG        `bun:"dag,notnull,type:json"`
-	NextTriggerAt      *time.Time `bun:"next_trigger_at"`
-	CreatedAt          time.Time  `bun:"created_at,notnull"`
-	UpdatedAt          time.Time  `bun:"updated_at,notnull"`
-}
-
-// DAG is a workflow's graph as saved.
-type DAG struct {
-	Nodes []DAGNode `json:"nodes"`
-	Edges []DAGEdge `json:"edges"`
-}
-
-// DAGNode is one node of a workflow.
-type DAGNode struct {
-	ID             string `json:"id"`
-	Kind           string `json:"kind"` // JOB, DECISION, NESTED
-	Name           string `json:"name,omitempty"`
-	JobID          int64  `json:"jobId,omitempty"`
-	WorkflowID     int64  `json:"workflowId,omitempty"`
-	Params         string `json:"params,omitempty"`
-	Expression     string `json:"expression,omitempty"`
-	Enabled        bool   `json:"enabled"`
-	SkipWhenFailed bool   `json:"skipWhenFailed,omitempty"`
-}
-
-// DAGEdge connects two nodes; Condition selects the branch after a DECISION.
-type DAGEdge struct {
-	From      string `json:"from"`
-	To        string `json:"to"`
-	Condition string `json:"condition,omitempty"`
-}
-
-// NodeState is a workflow node's progress within one workflow instance.
-type NodeState struct {
-	Status     string     `json:"status"`
-	InstanceID int64      `json:"instanceId,omitempty"`
-	Result     string     `json:"result,omitempty"`
-	StartedAt  *time.Time `json:"startedAt,omitempty"`
-	FinishedAt *time.Time `json:"finishedAt,omitempty"`
-}
-
-// WorkflowInstance is one run of a workflow; its DAG is a copy taken when
-// it started, so editing the workflow does not disturb running instances.
-type WorkflowInstance struct {
-	bun.BaseModel `bun:"table:workflow_instances,alias:wi"`
-
-	ID                int64                `bun:"id,pk,autoincrement"`
-	AppID             int64                `bun:"app_id,notnull"`
-	WorkflowID        int64                `bun:"workflow_id,notnull"`
-	ParentInstanceID  *int64               `bun:"parent_instance_id"`
-	Status            string               `bun:"status,notnull"`
-	TriggerType       string               `bun:"trigger_type,notnull"`
-	ExpectedTriggerAt *time.Time           `bun:"expected_trigger_at"`
-	DAG               DAG                  `bun:"dag,notnull,type:json"`
-	Nodes             map[string]NodeState `bun:"nodes,notnull,type:json"`
-	Context           map[string]any       `bun:"context,notnull,type:json"`
-	Result            string               `bun:"result,notnull"`
-	Epoch             int64                `bun:"epoch,notnull"`
-	CreatedAt         time.Time            `bun:"created_at,notnull"`
-	StartedAt         *time.Time           `bun:"started_at"`
-	FinishedAt        *time.Time           `bun:"finished_at"`
-	UpdatedAt         time.Time            `bun:"updated_at,notnull"`
-}
