@@ -432,3 +432,11 @@ func (s *Store) InstanceDeleteFinishedBefore(ctx context.Context, appID int64, b
 	n, _ := res.RowsAffected()
 	return int(n), nil
 }
+
+// InstanceSetWorkflowOutput records what a workflow node's instance added
+// to its run's context so far.
+func (s *Store) InstanceSetWorkflowOutput(ctx context.Context, id int64, out map[string]any) error {
+	_, err := s.idb.NewUpdate().Model((*Instance)(nil)).Set("workflow_output = ?", out).Set("updated_at = ?", Now()).
+		Where("id = ?", id).Exec(ctx)
+	return wrap(err, "recording a workflow node's output")
+}

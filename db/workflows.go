@@ -822,3 +822,18 @@ func (r *WorkflowInstance) ContextWith(nodes []WorkflowNodeRun) map[string]any {
 	}
 	return out
 }
+
+// FenceHolds says whether this server still holds the app's lease under
+// the fence's epoch.
+func (s *Store) FenceHolds(ctx context.Context, f *Fence) (bool, error) { return s.fenceHolds(ctx, f) }
+
+// InstancesRelease ends the hold of WAITING instances (FOREACH elements
+// waiting for a place): their trigger time becomes at.
+func (s *Store) InstancesRelease(ctx context.Context, ids []int64, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.idb.NewUpdate().Model((*Instance)(nil)).Set("trigger_at = ?", at).Set("updated_at = ?", Now()).
+		Where("id IN (?) AND status = ?", bun.List(ids), StatusWaiting).Exec(ctx)
+	return wrap(err, "releasing held instances")
+}

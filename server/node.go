@@ -32,6 +32,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/owned"
 	"github.com/jobwheel/jobwheel/server/retention"
 	"github.com/jobwheel/jobwheel/server/trigger"
+	"github.com/jobwheel/jobwheel/server/workflow"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -107,7 +108,10 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
-		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log}})
+		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
+		Workflow:  workflow.Deps{Store: n.db, ServerID: serverID, Log: log}})
+	// A workflow run changed through the API on any server: its owner looks.
+	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	leases := lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, members, hints, ownedApps, log)
 	// A lease released, or a server joining, is worth a balancing pass now.
 	hints.Subscribe(lease.HintTopic, func(string, string) { leases.Kick() })

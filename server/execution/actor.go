@@ -87,6 +87,19 @@ type Waker interface {
 	Unfired(instanceIDs []int64)
 }
 
+// Runs is the app's workflow engine: told that node instances of these
+// runs ended, so their nodes settle and the next ones start.
+type Runs interface {
+	RunsChanged(runIDs []int64)
+}
+
+// Links are the app's other parts an actor talks to.
+type Links struct {
+	Sender Sender
+	Waker  Waker // the trigger loop
+	Runs   Runs  // the workflow engine; may be nil
+}
+
 // Notifier hears about instances whose state changed (API subscriptions).
 type Notifier interface {
 	InstancesChanged(appID int64, instanceIDs []int64)
@@ -149,6 +162,7 @@ type Actor struct {
 	log   *slog.Logger
 	send  Sender
 	waker Waker
+	runs  Runs
 
 	mailbox chan event
 	mu      sync.Mutex
@@ -162,11 +176,11 @@ type Actor struct {
 	Committed testsignal.Signal[struct{}]
 }
 
-// New returns the actor of an app held under epoch, sending through send
-// and waking waker (the app's trigger loop).
-func New(cfg Config, deps Deps, appID, epoch int64, send Sender, waker Waker) *Actor {
+// New returns the actor of an app held under epoch, talking to the app's
+// other parts through links.
+func New(cfg Config, deps Deps, appID, epoch int64, links Links) *Actor {
 	cfg.defaults()
-	return &Actor{cfg: cfg, deps: deps, log: deps.Log.With("app", appID), send: send, waker: waker,
+	return &Actor{cfg: cfg, deps: deps, log: deps.Log.With("app", appID), send: links.Sender, waker: links.Waker, runs: links.Runs,
 		mailbox: make(chan event, mailboxSize), st: newState(appID, epoch, cfg, deps.Log), jobs: map[int64]cachedJob{}}
 }
 

@@ -75,7 +75,7 @@ func setup(t *testing.T, dialect db.Dialect) *bundle {
 	}
 	e := New(Config{CheckInterval: 20 * time.Millisecond, LostGrace: 100 * time.Millisecond, AdoptGrace: 100 * time.Millisecond,
 		RetryDelay: time.Millisecond, NoWorkerWait: 100 * time.Millisecond}, Deps{Store: d, Log: slog.New(slog.DiscardHandler)},
-		app.ID, 3, rec, noWaker{})
+		app.ID, 3, Links{Sender: rec, Waker: noWaker{}})
 	e.Committed.Init()
 	if err := e.Start(context.Background()); err != nil {
 		t.Fatal(err)

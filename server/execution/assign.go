@@ -108,9 +108,17 @@ func allFull(workers []*dispatch.Worker) bool {
 func (s *state) taskSpec(t *task) protocol.Task {
 	it := t.inst
 	j := it.job
-	return protocol.Task{
+	spec := protocol.Task{
 		TaskID: t.ID, InstanceID: it.ID, JobID: j.ID, Attempt: it.Attempt, Kind: t.Kind, Name: t.Name,
 		ExecutionMode: j.ExecutionMode, ProcessorType: j.ProcessorType, Processor: j.Processor,
 		JobParams: j.Params, Params: it.Params, Payload: t.Payload, Deadline: it.deadline,
 	}
+	if in := it.WorkflowInput; in != nil {
+		spec.WorkflowContext = in.Context
+		if spec.WorkflowContext == nil {
+			spec.WorkflowContext = map[string]any{}
+		}
+		spec.Upstream = in.Upstream
+	}
+	return spec
 }

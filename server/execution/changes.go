@@ -28,13 +28,15 @@ type changes struct {
 	wake     bool
 	failures []failure // instances that ended FAILED, for alarms
 	fired    []firing  // the fires this batch processed
+	// runs are the workflow runs one of whose node instances ended.
+	runs []int64
 }
 
 // empty says the batch changed nothing to write (an idle app's check
 // tick, a heartbeat).
 func (c *changes) empty() bool {
 	return len(c.inst) == 0 && len(c.task) == 0 && len(c.newTasks) == 0 && len(c.attempts) == 0 && len(c.retries) == 0 &&
-		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0
+		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0 && len(c.wfContext) == 0
 }
 
 type failure struct {
@@ -89,6 +91,14 @@ func (c *changes) finish(in *db.Instance, from, to, reason, result string, now t
 	in.Status, in.Reason, in.Result, in.FinishedAt = to, reason, result, &now
 	c.inst = append(c.inst, db.InstanceTransition{ID: in.ID, From: from, To: to, FinishedAt: &now, Reason: &reason, Result: &result})
 	c.changed(in.ID)
+	c.ended(in)
+}
+
+// ended notes that a workflow node's instance ended, so its run moves on.
+func (c *changes) ended(in *db.Instance) {
+	if in.WorkflowInstanceID != nil {
+		c.runs = append(c.runs, *in.WorkflowInstanceID)
+	}
 }
 
 // attempt records (part of) an attempt's story.

@@ -67,6 +67,9 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 	if c.wake && a.waker != nil {
 		a.waker.Wake()
 	}
+	if len(c.runs) > 0 && a.runs != nil {
+		a.runs.RunsChanged(c.runs)
+	}
 	if a.deps.Alarmer != nil {
 		for _, f := range c.failures {
 			a.deps.Alarmer.InstanceFailed(a.st.name, f.job, f.in)
@@ -160,6 +163,11 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *[]int64) error {
 		}
 		for _, r := range c.rearms {
 			if err := tx.JobSetNextIfUnset(ctx, r.job, r.at); err != nil {
+				return err
+			}
+		}
+		for id, out := range c.wfContext {
+			if err := tx.InstanceSetWorkflowOutput(ctx, id, out); err != nil {
 				return err
 			}
 		}

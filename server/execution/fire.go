@@ -31,9 +31,14 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 	// Oldest first: when a limit lets only some run, the earliest fires do.
 	list := slices.Clone(loaded)
 	slices.SortFunc(list, func(x, y db.Instance) int { return x.TriggerAt.Compare(y.TriggerAt) })
+	// A job's maxInstances bounds its own runs; a workflow node's instance
+	// is the workflow's to bound (its maxInstances), and neither counts
+	// against nor waits for the other.
 	active := map[int64]int{}
 	for _, it := range s.instances {
-		active[it.JobID]++
+		if it.TriggerType != db.TriggerWorkflow {
+			active[it.JobID]++
+		}
 	}
 	for _, in := range list {
 		job := jobs[in.JobID]
@@ -54,13 +59,13 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 			c.finish(&in, from, db.StatusCanceled, db.ReasonJobDisabled, "the job was disabled before this fire", now)
 			c.inst[len(c.inst)-1].ActualTriggerAt = &now
 			continue
-		case active[job.ID] >= job.MaxInstances && in.TriggerType == db.TriggerMisfire && now.Sub(s.adopted) < misfireHold:
+		case in.TriggerType == db.TriggerMisfire && active[job.ID] >= job.MaxInstances && now.Sub(s.adopted) < misfireHold:
 			// A run the misfire policy owes, typically right after a
 			// take-over while adopted runs still await their workers'
 			// reports: it waits for the limit rather than be cancelled.
 			s.blocked[job.ID] = true
 			continue
-		case active[job.ID] >= job.MaxInstances:
+		case in.TriggerType != db.TriggerWorkflow && active[job.ID] >= job.MaxInstances:
 			c.finish(&in, from, db.StatusCanceled, db.ReasonMaxInstances,
 				fmt.Sprintf("%d instance(s) of the job already running (maxInstances %d)", active[job.ID], job.MaxInstances), now)
 			c.inst[len(c.inst)-1].ActualTriggerAt = &now
@@ -87,7 +92,9 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 			s.rearm(c, job, &in, now)
 			continue
 		}
-		active[job.ID]++
+		if in.TriggerType != db.TriggerWorkflow {
+			active[job.ID]++
+		}
 		in.Status = db.StatusDispatched
 		in.ActualTriggerAt = &now
 		in.Epoch = s.epoch

@@ -2,6 +2,7 @@ package execution
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -40,8 +41,16 @@ func (s *state) taskFinished(c *changes, t *task, status, result string, wfConte
 	} else {
 		it.failed++
 	}
-	if wfContext != nil {
-		c.wfContext[it.ID] = wfContext
+	if len(wfContext) > 0 {
+		// A workflow node's additions to the run's context, from any of its
+		// tasks, kept on the instance for the workflow engine.
+		if it.WorkflowOutput == nil {
+			it.WorkflowOutput = map[string]any{}
+		}
+		for k, v := range wfContext {
+			it.WorkflowOutput[k] = v
+		}
+		c.wfContext[it.ID] = maps.Clone(it.WorkflowOutput)
 	}
 	s.afterTask(c, t, status, result)
 }
@@ -189,7 +198,7 @@ func (s *state) attemptFailed(c *changes, it *inst, reason, result string) {
 	now := db.Stamp(s.now)
 	c.attempt(it.ID, it.Attempt, db.StatusFailed, nil, result, reason, nil, &now)
 	s.stopTasks(c, it, "the instance attempt ended: "+reason)
-	if it.Attempt <= it.job.InstanceRetries {
+	if it.Attempt <= retriesOf(it.Instance, it.job) {
 		c.retries = append(c.retries, retry{id: it.ID, from: it.Status, attempt: it.Attempt + 1, at: now.Add(s.cfg.RetryDelay), reason: reason})
 		delete(s.instances, it.ID)
 		c.changed(it.ID)
@@ -204,7 +213,7 @@ func (s *state) attemptFailed(c *changes, it *inst, reason, result string) {
 
 // timeout stops an instance's tasks and fails its attempt with TIMEOUT.
 func (s *state) timeout(c *changes, it *inst) {
-	s.attemptFailed(c, it, db.ReasonTimeout, fmt.Sprintf("timed out after %s", time.Duration(it.job.TimeoutMs)*time.Millisecond))
+	s.attemptFailed(c, it, db.ReasonTimeout, fmt.Sprintf("timed out after %s", timeoutOf(it.Instance, it.job)))
 }
 
 // endInstance forgets a finished instance and re-arms a FIXED_DELAY job.
@@ -224,6 +233,7 @@ func (s *state) dropInstance(c *changes, it *inst, why string) {
 	delete(s.instances, it.ID)
 	c.stoppedInDB = append(c.stoppedInDB, it.ID)
 	c.changed(it.ID)
+	c.ended(&it.Instance)
 	s.rearm(c, it.job, &it.Instance, db.Stamp(s.now))
 }
 

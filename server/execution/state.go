@@ -104,10 +104,29 @@ func (s *state) connected() []*dispatch.Worker {
 }
 
 func deadlineOf(in db.Instance, job *db.Job) time.Time {
-	if job.TimeoutMs <= 0 || in.ActualTriggerAt == nil {
+	timeout := timeoutOf(in, job)
+	if timeout <= 0 || in.ActualTriggerAt == nil {
 		return time.Time{}
 	}
-	return in.ActualTriggerAt.Add(time.Duration(job.TimeoutMs) * time.Millisecond)
+	return in.ActualTriggerAt.Add(timeout)
+}
+
+// timeoutOf is the instance's timeout: a workflow node's override, or the
+// job's.
+func timeoutOf(in db.Instance, job *db.Job) time.Duration {
+	if in.TimeoutMs != nil {
+		return time.Duration(*in.TimeoutMs) * time.Millisecond
+	}
+	return time.Duration(job.TimeoutMs) * time.Millisecond
+}
+
+// retriesOf is how many times a failed attempt is retried: a workflow
+// node's override, or the job's instanceRetries.
+func retriesOf(in db.Instance, job *db.Job) int {
+	if in.MaxRetries != nil {
+		return *in.MaxRetries
+	}
+	return job.InstanceRetries
 }
 
 func stageOf(it *inst, kind string) string {

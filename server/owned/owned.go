@@ -1,23 +1,27 @@
 // Package owned runs what this server does for each app it holds the
 // lease of: one App value per owned app, holding that app's worker
-// registry (package hub), execution actor (package execution) and trigger
-// loop (package trigger), started together and stopped together.
+// registry (package hub), execution actor (package execution), workflow
+// engine (package workflow) and trigger loop (package trigger), started
+// together and stopped together.
 //
 // The lease manager (package lease) is the only one to create and stop
 // them, through Apps, its listener: gaining a lease creates and starts the
 // app's App under the lease's epoch, losing it stops exactly that App. The
 // parts start in the order they depend on each other and stop in reverse:
 //
-//	workers  the registry accepts the app's workers' connections
-//	actor    adopts the app's unfinished instances and runs them
-//	trigger  records fires and puts them on the wheel
+//	workers   the registry accepts the app's workers' connections
+//	actor     adopts the app's unfinished instances and runs them
+//	workflows resumes the app's running workflow runs
+//	trigger   records fires and puts them on the wheel
 //
 // so on loss nothing fires any more before the actor stops, and the actor
 // has stopped sending before the workers are redirected to the next owner.
 // The parts talk to each other only through the App, which closes the
-// loops between them: the trigger loop fires into the actor, the actor
-// wakes the trigger loop and sends through the registry, the registry
-// routes what workers send to the actor.
+// loops between them: the trigger loop fires job instances into the actor
+// and workflow runs into the engine; the engine creates node instances and
+// fires them into the actor, which tells it when they end; the actor wakes
+// the trigger loop and sends through the registry, which routes what
+// workers send to the actor.
 package owned
 
 import (
@@ -30,6 +34,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/execution"
 	"github.com/jobwheel/jobwheel/server/hub"
 	"github.com/jobwheel/jobwheel/server/trigger"
+	"github.com/jobwheel/jobwheel/server/workflow"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -44,6 +49,7 @@ type Deps struct {
 	Trigger   *trigger.Service
 	Execution execution.Deps
 	ExecCfg   execution.Config
+	Workflow  workflow.Deps
 	Log       *slog.Logger
 }
 
@@ -103,6 +109,18 @@ func (s *Apps) Registry(appID int64) (*hub.Registry, bool) {
 	return nil, false
 }
 
+// WorkflowHint routes a workflow.HintTopic hint (an API call changed a
+// run, on any server) to the run's app's engine, if the app runs here.
+func (s *Apps) WorkflowHint(_, data string) {
+	appID, runID, ok := workflow.ParseHint(data)
+	if !ok {
+		return
+	}
+	if a := s.get(appID); a != nil {
+		a.flows.RunsChanged([]int64{runID})
+	}
+}
+
 // JobsChanged tells the app's actor and trigger loop, if the app runs here,
 // that its jobs changed through the API on this server.
 func (s *Apps) JobsChanged(appID int64) {
@@ -134,17 +152,20 @@ type App struct {
 	log       *slog.Logger
 	workers   *hub.Registry
 	exec      *execution.Actor
+	flows     *workflow.Engine
 	trigger   *trigger.Loop
 	parts     lifecycle.Group
 }
 
 func newApp(deps Deps, appID, epoch int64) *App {
 	a := &App{id: appID, epoch: epoch, log: deps.Log}
-	a.exec = execution.New(deps.ExecCfg, deps.Execution, appID, epoch, sender{a}, waker{a})
+	a.exec = execution.New(deps.ExecCfg, deps.Execution, appID, epoch, execution.Links{Sender: sender{a}, Waker: waker{a}, Runs: runs{a}})
 	a.workers = hub.NewRegistry(appID, epoch, a.exec)
-	a.trigger = deps.Trigger.NewLoop(appID, a.exec)
+	a.flows = workflow.New(deps.Workflow, appID, epoch, a.exec)
+	a.trigger = deps.Trigger.NewLoop(appID, a.exec, a.flows)
 	a.parts.Add("worker registry", a.workers)
 	a.parts.Add("execution actor", a.exec)
+	a.parts.Add("workflow engine", a.flows)
 	a.parts.Add("trigger loop", a.trigger)
 	return a
 }
@@ -170,3 +191,9 @@ type waker struct{ a *App }
 
 func (w waker) Wake()                       { w.a.trigger.Wake() }
 func (w waker) Unfired(instanceIDs []int64) { w.a.trigger.Unfired(instanceIDs) }
+
+// runs lets the actor tell the workflow engine, which is made after it,
+// that node instances ended.
+type runs struct{ a *App }
+
+func (r runs) RunsChanged(runIDs []int64) { r.a.flows.RunsChanged(runIDs) }

@@ -16,12 +16,14 @@ type Loop struct {
 	lifecycle.Base
 	s     *Service
 	app   int64
-	firer Firer
+	firer Firer // job instances: the app's execution actor
+	runs  Firer // workflow runs: the app's workflow engine
 	wake  chan struct{}
 
 	mu      sync.Mutex
 	stopped bool
-	onWheel map[int64]wheel.Handle[fireRef] // instance → its wheel entry
+	onWheel     map[int64]wheel.Handle[fireRef] // instance → its wheel entry
+	runsOnWheel map[int64]wheel.Handle[fireRef] // workflow run → its wheel entry
 	// inHand remembers instances handed to the actor recently: one still
 	// WAITING (for a worker, or in the actor's queue) is in hand, not stale.
 	inHand map[int64]time.Time
@@ -60,6 +62,7 @@ func (l *Loop) Stop() {
 	l.stopped = true
 	l.s.wheel.DropGroup(l.app)
 	clear(l.onWheel)
+	clear(l.runsOnWheel)
 	l.mu.Unlock()
 	l.Base.Stop()
 }
@@ -98,6 +101,22 @@ func (l *Loop) fired(ids []int64, at time.Time) {
 	}
 	l.mu.Unlock()
 	l.firer.Fire(ids, at)
+}
+
+// firedRuns hands workflow runs from the wheel to the engine.
+func (l *Loop) firedRuns(ids []int64, at time.Time) {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
+	}
+	for _, id := range ids {
+		delete(l.runsOnWheel, id)
+	}
+	l.mu.Unlock()
+	if l.runs != nil {
+		l.runs.Fire(ids, at)
+	}
 }
 
 // now is the loop's time as stored: fires are planned to the millisecond.
@@ -166,6 +185,11 @@ func (l *Loop) pass(ctx context.Context) error {
 	}
 	if err := l.settleStale(ctx, stale, l.now()); err != nil {
 		return err
+	}
+	if l.runs != nil {
+		if err := l.triggerWorkflows(ctx); err != nil {
+			return err
+		}
 	}
 	return l.load(ctx, l.now().Add(l.s.cfg.Lookahead))
 }
@@ -265,7 +289,7 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 			advances = append(advances, db.JobAdvance{ID: j.ID, Old: *j.NextTriggerAt, New: nil})
 			continue
 		}
-		times, next, missed := plan(j, sch, now, until, l.s.cfg.MisfireThreshold, l.s.cfg.FireAllLimit)
+		times, next, missed := plan(jobDue(j), sch, now, until, l.s.cfg.MisfireThreshold, l.s.cfg.FireAllLimit)
 		if missed > 0 {
 			l.s.log.Info("trigger: job missed fires", "job", j.ID, "missed", missed, "policy", j.MisfirePolicy)
 		}
@@ -304,6 +328,12 @@ func (l *Loop) load(ctx context.Context, until time.Time) error {
 	if err != nil {
 		return err
 	}
+	var runs []db.WorkflowInstance
+	if l.runs != nil {
+		if runs, err = l.s.store.WorkflowInstancesWaitingDue(ctx, l.app, until, limit); err != nil {
+			return err
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
@@ -313,7 +343,71 @@ func (l *Loop) load(ctx context.Context, until time.Time) error {
 		if _, ok := l.onWheel[in.ID]; ok {
 			continue
 		}
-		l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, instance: in.ID})
+		l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID})
+	}
+	for _, r := range runs {
+		if _, ok := l.runsOnWheel[r.ID]; ok {
+			continue
+		}
+		l.runsOnWheel[r.ID] = l.s.wheel.Schedule(l.app, r.TriggerAt, fireRef{loop: l, id: r.ID, run: true})
 	}
 	return nil
+}
+
+// triggerWorkflows records the fires of the app's scheduled workflows due
+// within the window, as WAITING runs, the way trigger does for jobs: one
+// transaction, a compare-and-set on each workflow's next trigger, and
+// UNIQUE(workflow_id, expected_trigger_at) against a second record.
+func (l *Loop) triggerWorkflows(ctx context.Context) error {
+	now := l.now()
+	until := now.Add(l.s.cfg.Lookahead)
+	wfs, err := l.s.store.WorkflowsDue(ctx, l.app, until, l.s.cfg.JobsPerPass)
+	if err != nil || len(wfs) == 0 {
+		return err
+	}
+	type planned struct {
+		wf    *db.Workflow
+		fires []fire
+		next  *time.Time
+	}
+	var plans []planned
+	for i := range wfs {
+		wf := &wfs[i]
+		sch, err := schedule.Parse(schedule.Spec{Type: wf.ScheduleType, Expression: wf.ScheduleExpression, TimeZone: wf.TimeZone})
+		if err != nil {
+			l.s.log.Error("trigger: workflow has an invalid schedule; it will not fire until fixed", "workflow", wf.ID, "err", err)
+			plans = append(plans, planned{wf: wf})
+			continue
+		}
+		fires, next, missed := plan(due{next: *wf.NextTriggerAt, typ: wf.ScheduleType, policy: wf.MisfirePolicy}, sch, now, until,
+			l.s.cfg.MisfireThreshold, l.s.cfg.FireAllLimit)
+		if missed > 0 {
+			l.s.log.Info("trigger: workflow missed fires", "workflow", wf.ID, "missed", missed, "policy", wf.MisfirePolicy)
+		}
+		plans = append(plans, planned{wf: wf, fires: fires, next: next})
+	}
+	return l.s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		for _, p := range plans {
+			ok, err := tx.WorkflowAdvance(ctx, p.wf.ID, *p.wf.NextTriggerAt, p.next)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue // another pass or owner recorded these
+			}
+			for _, f := range p.fires {
+				at := f.at
+				trigger := db.TriggerSchedule
+				if f.missed {
+					trigger = db.TriggerMisfire
+				}
+				r := &db.WorkflowInstance{AppID: l.app, WorkflowID: p.wf.ID, Version: p.wf.Version, Status: db.RunWaiting,
+					TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at, Graph: p.wf.Graph, FailFast: p.wf.FailFast}
+				if _, err := tx.WorkflowInstanceCreate(ctx, r); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }

@@ -83,7 +83,7 @@ func (b *bundle) everySecond(t *testing.T) *db.Job {
 
 func (b *bundle) loop(t *testing.T, f Firer) *Loop {
 	t.Helper()
-	l := b.svc.NewLoop(b.app, f)
+	l := b.svc.NewLoop(b.app, f, nil)
 	if err := l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestTwoLoopsRecordEachFireOnce(t *testing.T) {
 		}
 		t.Cleanup(other.Stop)
 		l1 := b.loop(t, &firer{})
-		l2 := other.NewLoop(b.app, &firer{})
+		l2 := other.NewLoop(b.app, &firer{}, nil)
 		if err := l2.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}

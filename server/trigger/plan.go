@@ -7,6 +7,16 @@ import (
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
+// due is what planning needs of a job or workflow whose next trigger is
+// due.
+type due struct {
+	next   time.Time
+	typ    string // schedule type
+	policy string // misfire policy
+}
+
+func jobDue(j *db.Job) due { return due{next: *j.NextTriggerAt, typ: j.ScheduleType, policy: j.MisfirePolicy} }
+
 // fire is one fire to record.
 type fire struct {
 	at     time.Time
@@ -22,16 +32,16 @@ const maxWalk = 100000
 // missed: those before now - threshold, which go through the job's misfire
 // policy (FIRE_ALL keeps at most fireAllLimit of them, the latest). It is
 // pure: the trigger loop records what it returns.
-func plan(j *db.Job, sch *schedule.Schedule, now, until time.Time, threshold time.Duration, fireAllLimit int) (fires []fire, next *time.Time, missed int) {
-	t := *j.NextTriggerAt
+func plan(j due, sch *schedule.Schedule, now, until time.Time, threshold time.Duration, fireAllLimit int) (fires []fire, next *time.Time, missed int) {
+	t := j.next
 	cutoff := now.Add(-threshold)
 	// Fires already missed (the server was down, or took the app over)
 	// go through the misfire policy.
 	var late []time.Time
 	if t.Before(cutoff) {
-		if j.ScheduleType == db.ScheduleFixedDelay {
+		if j.typ == db.ScheduleFixedDelay {
 			// One run was owed; the next is armed when it ends.
-			if j.MisfirePolicy == db.MisfireSkip {
+			if j.policy == db.MisfireSkip {
 				next := now.Add(sch.Interval()).Truncate(time.Millisecond)
 				return nil, &next, 1
 			}
@@ -45,7 +55,7 @@ func plan(j *db.Job, sch *schedule.Schedule, now, until time.Time, threshold tim
 			missed++
 			next, ok := sch.Next(t)
 			if !ok {
-				return missedFires(j.MisfirePolicy, late), nil, missed
+				return missedFires(j.policy, late), nil, missed
 			}
 			if missed >= maxWalk && next.Before(cutoff) {
 				// Very long downtime: resume from the present. FIXED_RATE
@@ -59,10 +69,10 @@ func plan(j *db.Job, sch *schedule.Schedule, now, until time.Time, threshold tim
 			t = next
 		}
 	}
-	fires = missedFires(j.MisfirePolicy, late)
+	fires = missedFires(j.policy, late)
 	for !t.After(until) {
 		fires = append(fires, fire{at: t})
-		if j.ScheduleType == db.ScheduleFixedDelay {
+		if j.typ == db.ScheduleFixedDelay {
 			return fires, nil, missed
 		}
 		n, ok := sch.Next(t)

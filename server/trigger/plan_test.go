@@ -12,7 +12,7 @@ import (
 func planOf(j *db.Job, sch *schedule.Schedule, now, until time.Time) ([]fire, *time.Time) {
 	var cfg Config
 	cfg.defaults()
-	fires, next, _ := plan(j, sch, now, until, cfg.MisfireThreshold, cfg.FireAllLimit)
+	fires, next, _ := plan(jobDue(j), sch, now, until, cfg.MisfireThreshold, cfg.FireAllLimit)
 	return fires, next
 }
 

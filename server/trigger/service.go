@@ -60,19 +60,24 @@ type Store interface {
 	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 	InstancesStaleScheduled(ctx context.Context, appID int64, before time.Time, limit int) ([]db.Instance, error)
 	InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Instance, error)
+	WorkflowsDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Workflow, error)
+	WorkflowInstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.WorkflowInstance, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
 }
 
-// Firer runs fired instances (the app's execution actor). at is when the
-// wheel fired them: their actual trigger time.
+// Firer runs what the wheel fired: job instances (the app's execution
+// actor) or workflow runs (its workflow engine). at is when the wheel
+// fired them: their actual trigger time.
 type Firer interface {
-	Fire(instanceIDs []int64, at time.Time)
+	Fire(ids []int64, at time.Time)
 }
 
-// fireRef is a wheel entry: an instance and the loop that put it there.
+// fireRef is a wheel entry: an instance or a workflow run, and the loop
+// that put it there.
 type fireRef struct {
-	loop     *Loop
-	instance int64
+	loop *Loop
+	id   int64
+	run  bool // a workflow run, not a job instance
 }
 
 // Service is the server's timing wheel, shared by the trigger loops of
@@ -112,21 +117,32 @@ func (s *Service) Start(ctx context.Context) error {
 	return nil
 }
 
-// NewLoop returns the trigger loop of an app, firing into firer; it is
-// started and stopped with the app (package owned).
-func (s *Service) NewLoop(appID int64, firer Firer) *Loop {
-	return &Loop{s: s, app: appID, firer: firer, wake: make(chan struct{}, 1),
-		onWheel: map[int64]wheel.Handle[fireRef]{}, inHand: map[int64]time.Time{}, cache: map[int64]cachedSchedule{}}
+// NewLoop returns the trigger loop of an app, firing job instances into
+// jobs and workflow runs into runs (nil: the app's workflows are not
+// scheduled); it is started and stopped with the app (package owned).
+func (s *Service) NewLoop(appID int64, jobs, runs Firer) *Loop {
+	return &Loop{s: s, app: appID, firer: jobs, runs: runs, wake: make(chan struct{}, 1),
+		onWheel: map[int64]wheel.Handle[fireRef]{}, runsOnWheel: map[int64]wheel.Handle[fireRef]{},
+		inHand: map[int64]time.Time{}, cache: map[int64]cachedSchedule{}}
 }
 
 // fired hands a tick's fires to their loops.
 func (s *Service) fired(_ context.Context, batch []wheel.Entry[fireRef]) {
 	now := s.cfg.Clock.Now()
-	byLoop := map[*Loop][]int64{}
-	for _, e := range batch {
-		byLoop[e.Value.loop] = append(byLoop[e.Value.loop], e.Value.instance)
+	type key struct {
+		l   *Loop
+		run bool
 	}
-	for l, ids := range byLoop {
-		l.fired(ids, now)
+	byLoop := map[key][]int64{}
+	for _, e := range batch {
+		k := key{e.Value.loop, e.Value.run}
+		byLoop[k] = append(byLoop[k], e.Value.id)
+	}
+	for k, ids := range byLoop {
+		if k.run {
+			k.l.firedRuns(ids, now)
+		} else {
+			k.l.fired(ids, now)
+		}
 	}
 }
