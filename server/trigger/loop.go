@@ -20,8 +20,8 @@ type Loop struct {
 	runs  Firer // workflow runs: the app's workflow engine
 	wake  chan struct{}
 
-	mu      sync.Mutex
-	stopped bool
+	mu          sync.Mutex
+	stopped     bool
 	onWheel     map[int64]wheel.Handle[fireRef] // instance → its wheel entry
 	runsOnWheel map[int64]wheel.Handle[fireRef] // workflow run → its wheel entry
 	// inHand remembers instances handed to the actor recently: one still

@@ -15,7 +15,9 @@ type due struct {
 	policy string // misfire policy
 }
 
-func jobDue(j *db.Job) due { return due{next: *j.NextTriggerAt, typ: j.ScheduleType, policy: j.MisfirePolicy} }
+func jobDue(j *db.Job) due {
+	return due{next: *j.NextTriggerAt, typ: j.ScheduleType, policy: j.MisfirePolicy}
+}
 
 // fire is one fire to record.
 type fire struct {
