@@ -80,6 +80,9 @@ type TaskContext interface {
 	SetWorkflowValue(key string, value any)
 	// Upstream are the results of the upstream workflow nodes, by node.
 	Upstream() map[string]string
+	// WorkflowNode is the workflow run and node the instance runs for;
+	// node is "" outside workflows.
+	WorkflowNode() (runID int64, node string)
 }
 
 // runningTask is a task between dispatch and the end of its processor.
@@ -366,6 +369,8 @@ func (c *taskContext) DecodePayload(v any) error {
 	}
 	return nil
 }
+
+func (c *taskContext) WorkflowNode() (int64, string) { return c.task.WorkflowRunID, c.task.WorkflowNode }
 
 func (c *taskContext) WorkflowContext() map[string]any {
 	m := maps.Clone(c.task.WorkflowContext)

@@ -113,6 +113,9 @@ func (s *state) taskSpec(t *task) protocol.Task {
 		ExecutionMode: j.ExecutionMode, ProcessorType: j.ProcessorType, Processor: j.Processor,
 		JobParams: j.Params, Params: it.Params, Payload: t.Payload, Deadline: it.deadline,
 	}
+	if it.WorkflowInstanceID != nil {
+		spec.WorkflowRunID, spec.WorkflowNode = *it.WorkflowInstanceID, deref(it.WorkflowNodeID)
+	}
 	if in := it.WorkflowInput; in != nil {
 		spec.WorkflowContext = in.Context
 		if spec.WorkflowContext == nil {

@@ -8,6 +8,7 @@ package processors
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -111,9 +112,13 @@ func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
 		return worker.Result{}, fmt.Errorf("writing the script: %w", err)
 	}
 
+	wf, err := writeWorkflowFiles(ctx, dir)
+	if err != nil {
+		return worker.Result{}, err
+	}
 	cmd := exec.Command(s.Interpreter, slices.Concat(s.Args, []string{file, ctx.JobParams(), ctx.InstanceParams()})...)
 	cmd.Dir = dir
-	cmd.Env = s.env(ctx)
+	cmd.Env = append(s.env(ctx), wf.env()...)
 	ownGroup(cmd)
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -185,7 +190,85 @@ func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
 		}
 		return output, errors.New(ee.Error()) // "exit status 3", or "signal: killed"
 	}
+	if err := wf.readOutput(ctx); err != nil {
+		return output, err
+	}
 	return worker.Result{Message: outTail.String()}, nil
+}
+
+// workflowFiles are how a script that runs as a workflow node reads the
+// run's context and adds to it: $JOBWHEEL_WORKFLOW_CONTEXT names a JSON
+// file holding {"context": {...}, "upstream": {"node": "result", ...}},
+// and a JSON object the script writes to the file $JOBWHEEL_WORKFLOW_OUTPUT
+// names is added to the context once the script succeeds.
+type workflowFiles struct {
+	context, output string // "" outside workflows
+	run             int64
+	node            string
+}
+
+// MaxWorkflowOutputBytes bounds what a script may add to a workflow's
+// context; the run's whole context is bounded by the server (1 MiB).
+const MaxWorkflowOutputBytes = 1 << 20
+
+func writeWorkflowFiles(ctx worker.TaskContext, dir string) (workflowFiles, error) {
+	if _, node := ctx.WorkflowNode(); node == "" {
+		return workflowFiles{}, nil
+	}
+	wctx := ctx.WorkflowContext()
+	up := ctx.Upstream()
+	if up == nil {
+		up = map[string]string{}
+	}
+	b, err := json.Marshal(map[string]any{"context": wctx, "upstream": up})
+	if err != nil {
+		return workflowFiles{}, fmt.Errorf("encoding the workflow context: %w", err)
+	}
+	run, node := ctx.WorkflowNode()
+	f := workflowFiles{context: filepath.Join(dir, "workflow-context.json"), output: filepath.Join(dir, "workflow-output.json"), run: run, node: node}
+	if err := os.WriteFile(f.context, b, 0o600); err != nil {
+		return workflowFiles{}, fmt.Errorf("writing the workflow context: %w", err)
+	}
+	return f, nil
+}
+
+func (f workflowFiles) env() []string {
+	if f.context == "" {
+		return nil
+	}
+	return []string{"JOBWHEEL_WORKFLOW_CONTEXT=" + f.context, "JOBWHEEL_WORKFLOW_OUTPUT=" + f.output,
+		"JOBWHEEL_WORKFLOW_RUN_ID=" + strconv.FormatInt(f.run, 10), "JOBWHEEL_WORKFLOW_NODE=" + f.node}
+}
+
+// readOutput adds what the script wrote to $JOBWHEEL_WORKFLOW_OUTPUT to the
+// context. Something that is not a JSON object, or too big, fails the task
+// saying so: a silent drop would break the nodes after it.
+func (f workflowFiles) readOutput(ctx worker.TaskContext) error {
+	if f.output == "" {
+		return nil
+	}
+	st, err := os.Stat(f.output)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && st.Size() == 0) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading $JOBWHEEL_WORKFLOW_OUTPUT: %w", err)
+	}
+	if st.Size() > MaxWorkflowOutputBytes {
+		return fmt.Errorf("$JOBWHEEL_WORKFLOW_OUTPUT holds %d bytes; a node may add at most %d bytes (1 MiB) to the workflow context", st.Size(), MaxWorkflowOutputBytes)
+	}
+	b, err := os.ReadFile(f.output)
+	if err != nil {
+		return fmt.Errorf("reading $JOBWHEEL_WORKFLOW_OUTPUT: %w", err)
+	}
+	var add map[string]any
+	if err := json.Unmarshal(b, &add); err != nil {
+		return fmt.Errorf("$JOBWHEEL_WORKFLOW_OUTPUT must hold one JSON object to add to the workflow context: %w", err)
+	}
+	for k, v := range add {
+		ctx.SetWorkflowValue(k, v)
+	}
+	return nil
 }
 
 func (s *Script) killGrace() time.Duration {

@@ -269,3 +269,55 @@ func waitGone(t *testing.T, pid int) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	t.Fatalf("process %d survived its script", pid)
 }
+
+// A script running as a workflow node reads the run's context and its
+// upstream results from $JOBWHEEL_WORKFLOW_CONTEXT and adds to the context
+// by writing a JSON object to $JOBWHEEL_WORKFLOW_OUTPUT.
+func TestShellWorkflowContextFiles(t *testing.T) {
+	task := scriptTask(`
+python3 -c 'import json,os; d=json.load(open(os.environ["JOBWHEEL_WORKFLOW_CONTEXT"])); print(d["context"]["region"], d["upstream"]["extract"])'
+echo '{"rows": 12, "tables": ["a","b"]}' > "$JOBWHEEL_WORKFLOW_OUTPUT"
+`, "")
+	task.WorkflowContext = map[string]any{"region": "eu"}
+	task.Upstream = map[string]string{"extract": "10 rows"}
+	task.WorkflowRunID, task.WorkflowNode = 5, "transform"
+	ctx := newCtx(t, t.Context(), task)
+	if _, err := Shell().Process(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if lines := ctx.Lines(); len(lines) != 1 || lines[0].Text != "eu 10 rows" {
+		t.Fatalf("the script saw %v; want the context and the upstream result", lines)
+	}
+	got := ctx.WorkflowValues()
+	if got["rows"] != float64(12) || len(got["tables"].([]any)) != 2 {
+		t.Fatalf("added %v; want rows and tables", got)
+	}
+}
+
+// What is not one JSON object, or too big, fails the task saying so.
+func TestShellWorkflowOutputRefused(t *testing.T) {
+	for name, c := range map[string]struct{ script, want string }{
+		"not an object": {`echo '[1,2]' > "$JOBWHEEL_WORKFLOW_OUTPUT"`, "must hold one JSON object"},
+		"too big":       {`head -c 1048577 /dev/zero | tr '\0' 'x' > "$JOBWHEEL_WORKFLOW_OUTPUT"`, "at most 1048576 bytes (1 MiB)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			task := scriptTask(c.script, "")
+			task.WorkflowRunID, task.WorkflowNode = 5, "n"
+			_, err := Shell().Process(newCtx(t, t.Context(), task))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v; want one saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// Outside a workflow, the variables are not set.
+func TestShellNoWorkflowOutsideWorkflows(t *testing.T) {
+	ctx := newCtx(t, t.Context(), scriptTask(`echo "ctx=${JOBWHEEL_WORKFLOW_CONTEXT:-unset}"`, ""))
+	if _, err := Shell().Process(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l := ctx.Lines(); len(l) != 1 || l[0].Text != "ctx=unset" {
+		t.Fatalf("lines %v", l)
+	}
+}

@@ -197,6 +197,10 @@ type Task struct {
 	Deadline time.Time `json:"deadline,omitzero"`
 	// Results are the finished subtasks' results, for POST and REDUCE.
 	Results []TaskResult `json:"results,omitempty"`
+	// WorkflowRunID and WorkflowNode are the workflow run and node key the
+	// instance runs for; zero and "" outside workflows.
+	WorkflowRunID int64  `json:"workflowRunId,omitempty"`
+	WorkflowNode  string `json:"workflowNode,omitempty"`
 	// WorkflowContext is the workflow's shared context when the instance is
 	// a workflow node.
 	WorkflowContext map[string]any `json:"workflowContext,omitempty"`

@@ -105,6 +105,8 @@ func (c *Context) Upstream() map[string]string { return maps.Clone(c.Task.Upstre
 
 func (c *Context) DecodePayload(v any) error { return json.Unmarshal([]byte(c.Task.Payload), v) }
 
+func (c *Context) WorkflowNode() (int64, string) { return c.Task.WorkflowRunID, c.Task.WorkflowNode }
+
 func (c *Context) WorkflowContext() map[string]any {
 	m := maps.Clone(c.Task.WorkflowContext)
 	if m == nil {
