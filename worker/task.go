@@ -170,12 +170,17 @@ func (w *Worker) startLocked(t protocol.Task, p Processor) {
 	}()
 }
 
-// stop cancels the tasks a stop frame names.
+// stop cancels the tasks a stop frame names: the task ids given, or with
+// none every task of the instance. A stop for tasks the server no longer
+// assigns to this worker (after a reconnect) names the tasks alone, with
+// instance 0.
 func (w *Worker) stop(s *protocol.Stop) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for id, rt := range w.running {
-		if rt.task.InstanceID == s.InstanceID && (len(s.TaskIDs) == 0 || slices.Contains(s.TaskIDs, id)) {
+		byTask := len(s.TaskIDs) > 0 && slices.Contains(s.TaskIDs, id) && (s.InstanceID == 0 || rt.task.InstanceID == s.InstanceID)
+		byInstance := len(s.TaskIDs) == 0 && s.InstanceID != 0 && rt.task.InstanceID == s.InstanceID
+		if byTask || byInstance {
 			rt.cancel(&stoppedError{reason: s.Reason})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -381,4 +382,34 @@ func TestLimitsAndNoWorker(t *testing.T) {
 		t.Fatalf("over the limit: reason %q", in.Reason)
 	}
 	b.waitStatus(in1.ID, db.StatusDispatched)
+}
+
+// A task too large for one dispatch frame is refused with a reason that
+// says so, rather than sent and lost; smaller tasks go in several frames.
+func TestOversizedTaskIsRefusedNotLost(t *testing.T) {
+	t.Parallel()
+	b := setup(t, db.SQLite)
+	b.join("w1", 4)
+	huge := b.job(func(j *db.Job) { j.Processor = strings.Repeat("x", protocol.MaxFrameBytes) })
+	id := b.fire(huge)
+	in := b.waitStatus(id, db.StatusFailed)
+	if in.Reason != db.ReasonRejected || !strings.Contains(in.Result, "bytes") {
+		t.Fatalf("reason %q result %q; want REJECTED saying the size", in.Reason, in.Result)
+	}
+	// Two tasks that fit one frame each but not together go in two frames.
+	big := b.job(func(j *db.Job) { j.Processor = strings.Repeat("y", protocol.MaxFrameBytes/2) })
+	var ids []int64
+	for range 2 {
+		in := &db.Instance{AppID: b.app, JobID: big.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: db.Now()}
+		if err := b.d.InstanceCreate(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, in.ID)
+	}
+	b.e.Fire(ids, db.Now()) // one batch: both assigned together
+	for range 2 {
+		if f := b.next(protocol.TypeDispatch); len(f.body.(*protocol.Dispatch).Tasks) != 1 {
+			t.Fatalf("a frame held %d tasks; want one each", len(f.body.(*protocol.Dispatch).Tasks))
+		}
+	}
 }

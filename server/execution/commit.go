@@ -2,7 +2,9 @@ package execution
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -83,20 +85,63 @@ func (a *Actor) sendDispatch(ctx context.Context, wid string, list []*task) {
 	if len(list) == 0 {
 		return
 	}
-	specs := make([]protocol.Task, 0, len(list))
-	ids := make([]int64, 0, len(list))
+	var specs []protocol.Task
+	var ids []int64
+	size := 0
+	flush := func() {
+		if len(specs) == 0 {
+			return
+		}
+		body := &protocol.Dispatch{App: a.st.name, Epoch: a.st.epoch, Tasks: specs}
+		sent := ids
+		_ = a.send.Send(wid, protocol.TypeDispatch, body, func(ack *protocol.Ack, err error) {
+			a.post(event{dispatched: &dispatchResult{worker: wid, tasks: sent, ack: ack, err: err}})
+		})
+		specs, ids, size = nil, nil, 0
+	}
+	var refused []protocol.Rejection
 	for _, t := range list {
 		spec := a.st.taskSpec(t)
 		if t.Kind == protocol.KindPost || t.Kind == protocol.KindReduce {
 			spec.Results = a.results(ctx, t)
 		}
-		specs = append(specs, spec)
-		ids = append(ids, t.ID)
+		n := specSize(&spec)
+		if n > maxDispatchBytes {
+			refused = append(refused, protocol.Rejection{TaskID: t.ID, Reason: fmt.Sprintf(
+				"the task takes %d bytes to send (its script, parameters, payload and results); a dispatch frame holds at most %d", n, maxDispatchBytes)})
+			continue
+		}
+		if size+n > maxDispatchBytes {
+			flush() // several frames rather than one too large to send
+		}
+		specs, ids, size = append(specs, spec), append(ids, t.ID), size+n
 	}
-	body := &protocol.Dispatch{App: a.st.name, Epoch: a.st.epoch, Tasks: specs}
-	_ = a.send.Send(wid, protocol.TypeDispatch, body, func(ack *protocol.Ack, err error) {
-		a.post(event{dispatched: &dispatchResult{worker: wid, tasks: ids, ack: ack, err: err}})
-	})
+	flush()
+	if len(refused) > 0 {
+		// Failed as refused, the way a worker's refusal is.
+		go a.post(event{dispatched: &dispatchResult{worker: wid, ack: &protocol.Ack{OK: true, Rejected: refused}}})
+	}
+}
+
+// maxDispatchBytes bounds one dispatch frame's tasks, well inside the
+// frame limit for the JSON around them.
+const maxDispatchBytes = protocol.MaxFrameBytes * 3 / 4
+
+// specSize estimates a task's encoded size from its variable parts.
+func specSize(t *protocol.Task) int {
+	n := 512 + len(t.Processor) + len(t.JobParams) + len(t.Params) + len(t.Payload)
+	for _, r := range t.Results {
+		n += 64 + len(r.Name) + len(r.Result)
+	}
+	if len(t.WorkflowContext) > 0 || len(t.Upstream) > 0 {
+		if b, err := json.Marshal(t.WorkflowContext); err == nil {
+			n += len(b)
+		}
+		for k, v := range t.Upstream {
+			n += len(k) + len(v) + 8
+		}
+	}
+	return n
 }
 
 // results are the finished subtasks a POST or REDUCE task works on.

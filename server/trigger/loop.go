@@ -245,6 +245,7 @@ func (l *Loop) settleStale(ctx context.Context, st *staleFires, now time.Time) e
 	}
 	var cancel []db.InstanceTransition
 	var keep []int64
+	var rearm []db.JobAdvance
 	reason, result := db.ReasonMisfire, "skipped: its time passed while no server ran the app (misfire policy)"
 	for _, j := range jobs {
 		list := st.byJob[j.ID]
@@ -262,11 +263,23 @@ func (l *Loop) settleStale(ctx context.Context, st *staleFires, now time.Time) e
 			cancel = append(cancel, db.InstanceTransition{ID: in.ID, From: db.StatusWaiting, To: db.StatusCanceled,
 				FinishedAt: &now, Reason: &reason, Result: &result})
 		}
+		if j.ScheduleType == db.ScheduleFixedDelay && len(list) == len(st.byJob[j.ID]) {
+			// A FIXED_DELAY job is re-armed when its run ends; with its
+			// only pending fire canceled, nothing would end: arm it here.
+			if d, err := time.ParseDuration(j.ScheduleExpression); err == nil {
+				rearm = append(rearm, db.JobAdvance{ID: j.ID, New: ptr(now.Add(d))})
+			}
+		}
 	}
 	l.s.log.Info("trigger: settled fires missed while no server ran the app", "app", l.app, "kept", len(keep), "canceled", len(cancel))
 	return l.s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
 		if _, err := tx.InstanceTransitionMany(ctx, cancel); err != nil {
 			return err
+		}
+		for _, r := range rearm {
+			if err := tx.JobSetNextIfUnset(ctx, r.ID, *r.New); err != nil {
+				return err
+			}
 		}
 		return tx.InstanceRelabel(ctx, keep, db.TriggerMisfire)
 	})

@@ -249,3 +249,40 @@ func TestUnfiredFiresAreSettledByTheMisfirePolicy(t *testing.T) {
 		}
 	})
 }
+
+// A FIXED_DELAY job is re-armed when its run ends. If its one recorded
+// fire went stale while no server ran the app and SKIP cancels it, the
+// pass re-arms the job itself, or it would never fire again.
+func TestSkippedStaleFixedDelayFireRearmsTheJob(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		b := setup(t, d)
+		j := &db.Job{AppID: b.app, Name: "delay", Enabled: true, ScheduleType: db.ScheduleFixedDelay, ScheduleExpression: "10s",
+			TimeZone: "UTC", ExecutionMode: db.ModeStandalone, ProcessorType: db.ProcessorShell, Processor: "true", MaxInstances: 1,
+			TaskConcurrency: 1, DispatchStrategy: db.DispatchRandom, MisfirePolicy: db.MisfireSkip}
+		if err := d.JobCreate(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		// Recorded ahead by an owner that stopped before firing it.
+		at := start.Add(-time.Minute)
+		stale := db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerSchedule,
+			ExpectedTriggerAt: &at, TriggerAt: at}
+		if _, err := d.InstanceCreateMany(ctx, []db.Instance{stale}); err != nil {
+			t.Fatal(err)
+		}
+		b.loop(t, &firer{})
+		b.svc.Passed.Wait(t)
+		list := b.instances(t, j)
+		if len(list) != 1 || list[0].Status != db.StatusCanceled || list[0].Reason != db.ReasonMisfire {
+			t.Fatalf("the stale fire: %+v; want it CANCELED for MISFIRE", list)
+		}
+		got, err := d.JobGet(ctx, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := start.Add(10 * time.Second); got.NextTriggerAt == nil || !got.NextTriggerAt.Equal(want) {
+			t.Fatalf("next trigger %v; want the job re-armed at %v", got.NextTriggerAt, want)
+		}
+	})
+}
