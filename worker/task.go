@@ -375,7 +375,9 @@ func (c *taskContext) DecodePayload(v any) error {
 	return nil
 }
 
-func (c *taskContext) WorkflowNode() (int64, string) { return c.task.WorkflowRunID, c.task.WorkflowNode }
+func (c *taskContext) WorkflowNode() (int64, string) {
+	return c.task.WorkflowRunID, c.task.WorkflowNode
+}
 
 func (c *taskContext) WorkflowContext() map[string]any {
 	m := maps.Clone(c.task.WorkflowContext)
