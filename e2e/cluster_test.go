@@ -234,7 +234,7 @@ func TestClusterFailover(t *testing.T) {
 		f.settled(app, "")
 	}
 	t.Logf("owners: %v", owners)
-	time.Sleep(5 * time.Second)
+	harness.Elapse(t, 5*time.Second, "every-second jobs firing on their owners")
 
 	// (1) kill -9 the owner of alpha: another server takes it when its
 	// lease runs out; the agents follow; the missed seconds follow
@@ -244,7 +244,7 @@ func TestClusterFailover(t *testing.T) {
 	victim.Kill()
 	newOwner := f.settled("alpha", victim.id)
 	t.Logf("alpha: %s killed; %s owns it and its agents after %v", victim.id, newOwner, time.Since(killed).Round(time.Millisecond))
-	time.Sleep(5 * time.Second)
+	harness.Elapse(t, 5*time.Second, "alpha's jobs firing on the new owner")
 	for _, job := range f.jobs["alpha"] {
 		list := f.fires("alpha", job)
 		catchUps := 0
@@ -283,7 +283,7 @@ func TestClusterFailover(t *testing.T) {
 	stopped := time.Now()
 	heir := f.settled(graceful, leaving.id)
 	t.Logf("%s: %s stopped; %s owns it and its agents after %v", graceful, leaving.id, heir, time.Since(stopped).Round(time.Millisecond))
-	time.Sleep(5 * time.Second)
+	harness.Elapse(t, 5*time.Second, graceful+"'s jobs firing on its heir")
 	for _, job := range f.jobs[graceful] {
 		list := f.fires(graceful, job)
 		for i, in := range list {
@@ -378,7 +378,7 @@ func TestClusterFailover(t *testing.T) {
 		t.Errorf("servers { apps } lists %d apps; want %d", held, len(f.apps))
 	}
 
-	time.Sleep(3 * time.Second)
+	harness.Elapse(t, 3*time.Second, "the jobs firing after the last hand-off")
 	f.assertNothingRanTwice()
 	for _, app := range f.apps {
 		for _, job := range f.jobs[app] {
@@ -396,12 +396,12 @@ func TestDatabaseRestart(t *testing.T) {
 	f := newFleet(t, 1)
 	f.addApp("delta", 5)
 	f.settled("delta", "")
-	time.Sleep(4 * time.Second)
+	harness.Elapse(t, 4*time.Second, "delta's jobs firing before the outage")
 
 	srv := f.servers[0]
 	srv.proxy.Drop()
 	downAt := time.Now()
-	time.Sleep(8 * time.Second)
+	harness.Elapse(t, 8*time.Second, "the database outage")
 	srv.proxy.Heal()
 	upAt := time.Now()
 

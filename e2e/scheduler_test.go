@@ -103,7 +103,7 @@ func TestEverySecondExactlyOnce(t *testing.T) {
 				"scheduleExpression": "1s", "processorType": "SHELL", "processor": "sleep 0.3"}))
 		}
 		start := time.Now()
-		time.Sleep(30 * time.Second)
+		harness.Elapse(t, 30*time.Second, "the every-second, fixed-rate and fixed-delay jobs firing")
 		all := append(append(append([]string{}, cron...), rate...), delay...)
 		for _, id := range all {
 			cl.setEnabled(t, id, false)
@@ -250,7 +250,7 @@ func TestRetriesTimeoutStopLimits(t *testing.T) {
 		// in between are CANCELED, and two never run at once.
 		busy := cl.job(t, map[string]any{"name": "busy", "scheduleType": "FIXED_RATE", "scheduleExpression": "1s",
 			"processorType": "SHELL", "processor": "sleep 3", "maxInstances": 1})
-		time.Sleep(8 * time.Second)
+		harness.Elapse(t, 8*time.Second, "a 1s job that takes 3s firing")
 		cl.setEnabled(t, busy, false)
 		cl.waitIdle(t, busy)
 		var ran []harness.Instance
@@ -292,18 +292,18 @@ func TestMisfireAfterDowntime(t *testing.T) {
 			jobs[policy] = cl.job(t, map[string]any{"name": "every2s-" + policy, "scheduleType": "CRON", "scheduleExpression": "0/2 * * * * ?",
 				"processorType": "SHELL", "processor": "true", "misfirePolicy": policy, "maxInstances": 30})
 		}
-		time.Sleep(5 * time.Second)
+		harness.Elapse(t, 5*time.Second, "the every-2s jobs firing before the downtime")
 		if err := cl.srv.Stop(harness.StopTimeout); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Second)
+		harness.Elapse(t, 20*time.Second, "the server's downtime")
 		cl.srv.Restart()
 		// The agent reconnects by itself (with back-off); the runs caught up
 		// wait for it rather than fail.
 		if _, err := cl.c.WaitWorkers(cl.app, 1, connect); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Second)
+		harness.Elapse(t, 5*time.Second, "the catch-up runs and the jobs firing again")
 		for _, id := range jobs {
 			cl.setEnabled(t, id, false)
 		}

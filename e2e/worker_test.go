@@ -252,7 +252,7 @@ func TestServerRestartMidTask(t *testing.T) {
 	if err := cl.srv.Stop(harness.StopTimeout); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // ticks go on while the server is away
+	harness.Elapse(t, time.Second, "the task ticking while the server is away")
 	cl.srv.Restart()
 	in := cl.wait(t, id, "SUCCEEDED")
 	want := []string{}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -357,9 +358,5 @@ func (w testWriter) Write(p []byte) (int, error) {
 // eventually polls cond: for states no message announces.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(failsafe); !cond(); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never happened: %s", what)
-		}
-	}
+	testkit.EventuallyWithin(t, failsafe, what, cond)
 }

@@ -314,3 +314,13 @@ func OutputDir(tb TB, name string) string {
 // StopTimeout is how long a graceful stop may take before the harness
 // kills the process and reports it.
 const StopTimeout = 20 * time.Second
+
+// Elapse lets real time pass: the one wait a test cannot replace with a
+// condition, because what it asserts is what happens over that time —
+// every-second jobs firing, an outage or a downtime lasting. Every other wait
+// waits for its condition (Eventually).
+func Elapse(tb TB, d time.Duration, what string) {
+	tb.Helper()
+	tb.Logf("letting %s go on for %s", what, d)
+	time.Sleep(d)
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/server/hub"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
@@ -156,20 +157,16 @@ func (b *bundle) report(worker string, task protocol.Task, statuses ...string) {
 
 func (b *bundle) waitStatus(id int64, want string) *db.Instance {
 	b.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		in, err := b.d.InstanceGet(context.Background(), id)
+	var in *db.Instance
+	testkit.Eventually(b.t, fmt.Sprintf("instance %d to be %s", id, want), func() bool {
+		var err error
+		in, err = b.d.InstanceGet(context.Background(), id)
 		if err != nil {
 			b.t.Fatal(err)
 		}
-		if in.Status == want {
-			return in
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("instance %d is %s (%s: %s); want %s", id, in.Status, in.Reason, in.Result, want)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return in.Status == want
+	})
+	return in
 }
 
 func TestStandaloneLifecycle(t *testing.T) {
