@@ -7,9 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/jobwheel/jobwheel/server/netguard"
 )
 
 // config is the server's configuration. Every flag has an environment
@@ -33,6 +36,12 @@ type config struct {
 	// LeaseTTL is how long an app's lease lasts without renewal: how long
 	// apps of a crashed server wait before another takes them.
 	LeaseTTL time.Duration
+	// AlarmAllowNetworks are the non-public ranges alarm webhooks may
+	// reach (loopback, private and link-local are refused otherwise).
+	AlarmAllowNetworks []netip.Prefix
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed.
+	TrustedProxies []netip.Prefix
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
@@ -45,9 +54,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		return def
 	}
 	var (
-		cfg     config
-		level   string
-		origins string
+		cfg        config
+		level      string
+		origins    string
+		alarmAllow string
+		proxies    string
 	)
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("JOBWHEEL_DATABASE_URL", "sqlite:jobwheel.db"),
 		"database: postgres://user@host:5432/db?sslmode=disable, or sqlite:<file> (env JOBWHEEL_DATABASE_URL)")
@@ -71,6 +82,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		"mail relay for email alarms: smtp://user:password@host:port?from=address; empty: webhook alarms only (env JOBWHEEL_SMTP_URL)")
 	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", envDuration(getenv, "JOBWHEEL_LEASE_TTL", 15*time.Second),
 		"how long an app's lease lasts without renewal, i.e. how soon another server takes over the apps of one that died; at least 3s (env JOBWHEEL_LEASE_TTL)")
+	fs.StringVar(&alarmAllow, "alarm-allow-networks", env("JOBWHEEL_ALARM_ALLOW_NETWORKS", ""),
+		"comma-separated address ranges (CIDR) alarm webhooks may reach although they are not public, e.g. 10.0.0.0/8; loopback, private, link-local and metadata addresses are refused otherwise (env JOBWHEEL_ALARM_ALLOW_NETWORKS)")
+	fs.StringVar(&proxies, "trusted-proxies", env("JOBWHEEL_TRUSTED_PROXIES", ""),
+		"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (env JOBWHEEL_TRUSTED_PROXIES)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -87,6 +102,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.AllowedOrigins = append(cfg.AllowedOrigins, o)
 		}
+	}
+	var err error
+	if cfg.AlarmAllowNetworks, err = netguard.ParseAllow(alarmAllow); err != nil {
+		return nil, fmt.Errorf("-alarm-allow-networks: %w", err)
+	}
+	if cfg.TrustedProxies, err = netguard.ParseAllow(proxies); err != nil {
+		return nil, fmt.Errorf("-trusted-proxies: %w", err)
 	}
 	if _, _, err := net.SplitHostPort(cfg.HTTPAddr); err != nil {
 		return nil, fmt.Errorf("-http-addr: %q is not host:port: %w", cfg.HTTPAddr, err)

@@ -24,11 +24,13 @@ import (
 	"github.com/jobwheel/jobwheel/server/bus"
 	"github.com/jobwheel/jobwheel/server/cluster"
 	"github.com/jobwheel/jobwheel/server/execution"
+	"github.com/jobwheel/jobwheel/server/httpsec"
 	"github.com/jobwheel/jobwheel/server/hub"
 	"github.com/jobwheel/jobwheel/server/jobs"
 	"github.com/jobwheel/jobwheel/server/lease"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
+	"github.com/jobwheel/jobwheel/server/netguard"
 	"github.com/jobwheel/jobwheel/server/retention"
 	"github.com/jobwheel/jobwheel/server/scheduler"
 )
@@ -133,7 +135,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	appSvc.OnDeleted(func(int64) { n.bus.Publish(lease.HintTopic, "app deleted") })
 	n.hub = hub.New(hub.Config{}, appSvc, n.leases, n.cluster, n.db, log)
 	n.engine = execution.New(execution.Config{}, n.db, n.hub, nil, n.live, log)
-	if n.alarms, err = alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise}, log); err != nil {
+	if n.alarms, err = alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, log); err != nil {
 		return nil, err
 	}
 	n.alarms.Start(bg)
@@ -157,11 +159,15 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	n.bus.Publish(lease.HintTopic, "joined")
 
 	jobSvc := jobs.New(n.db, authSvc, appSvc, n.live.Jobs(localOwner{n}))
+	jobSvc.SetWebhookPolicy(netguard.Policy{Allow: cfg.AlarmAllowNetworks})
 	api := graph.NewHandler(graph.HandlerConfig{
 		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: n.cluster, Jobs: jobSvc,
 			Logs: n.logs, Live: n.live, Log: log}),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
+		TrustedProxies: cfg.TrustedProxies,
+		// Rights changed on any server: open websockets re-check at once.
+		AuthChanges: func(fn func()) { n.bus.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
@@ -182,7 +188,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	mux.Handle("/", frontend.Handler())
 
 	n.http = &http.Server{
-		Handler:           mux,
+		Handler:           httpsec.Headers(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return bg },

@@ -69,7 +69,7 @@ func TestClientRefusesAtConnect(t *testing.T) {
 	u, _ := url.Parse(target.URL)
 	named := "http://localhost:" + u.Port() + "/hook"
 
-	_, err := Policy{}.Client(5 * time.Second).Post(named, "application/json", nil)
+	_, err := Policy{}.Client(5*time.Second).Post(named, "application/json", nil)
 	var refused *RefusedError
 	if !errors.As(err, &refused) {
 		t.Fatalf("POST to a loopback address: got %v, want a refusal", err)
@@ -82,13 +82,13 @@ func TestClientRefusesAtConnect(t *testing.T) {
 		http.Redirect(w, r, "http://[::1]:"+u.Port()+"/", http.StatusTemporaryRedirect)
 	}))
 	defer redirector.Close()
-	_, err = Policy{Allow: allow}.Client(5 * time.Second).Post(redirector.URL, "application/json", nil)
+	_, err = Policy{Allow: allow}.Client(5*time.Second).Post(redirector.URL, "application/json", nil)
 	if !errors.As(err, &refused) {
 		t.Fatalf("a redirect to ::1: got %v, want a refusal", err)
 	}
 
 	// Allowed ranges are reachable.
-	resp, err := Policy{Allow: allow}.Client(5 * time.Second).Post(target.URL, "application/json", nil)
+	resp, err := Policy{Allow: allow}.Client(5*time.Second).Post(target.URL, "application/json", nil)
 	if err != nil {
 		t.Fatalf("POST to an allowed address: %v", err)
 	}
