@@ -125,7 +125,8 @@ func newFixture(t *testing.T, d *db.DB, opts apiOptions) *fixture {
 	f.viewer = api.createUser(t, f.admin, "viewer")
 	api.setRole(t, f.admin, "orders", "viewer", "VIEWER")
 	f.jobID = mustInt(t, api.createJob(t, f.admin, "orders", "echo"))
-	in := &db.Instance{AppID: f.appID, JobID: f.jobID, Status: db.StatusRunning, TriggerType: "API", TriggerAt: db.Now()}
+	worker := "w1" // the worker f.write writes as
+	in := &db.Instance{AppID: f.appID, JobID: f.jobID, Status: db.StatusRunning, TriggerType: "API", TriggerAt: db.Now(), WorkerID: &worker}
 	if err := d.InstanceCreate(context.Background(), in); err != nil {
 		t.Fatal(err)
 	}

@@ -72,10 +72,13 @@ func (s *session) run(ctx context.Context) {
 		Version: "", Tags: nonNil(s.info.Tags), Processors: nonNil(append(append([]string{}, s.info.Processors...), s.info.Types...)),
 		Slots: s.info.Slots, Metrics: toDBMetrics(s.info.Metrics), ConnectedAt: s.info.ConnectedAt, LastHeartbeat: s.info.ConnectedAt}
 	if err := s.hub.store.WorkerUpsert(ctx, record); err != nil {
-		log.Warn("hub: recording worker", "err", err)
-	} else {
-		s.hub.workersChanged(s.info.AppID)
+		// A worker the API cannot list must not run work unseen.
+		log.Warn("hub: recording worker failed; refusing it", "err", err)
+		s.hub.unregister(s)
+		s.fail(protocol.CodeInternal, "the server could not record this worker; reconnect later")
+		return
 	}
+	s.hub.workersChanged(s.info.AppID)
 	log.Info("hub: worker connected", "host", s.info.Host, "slots", s.info.Slots, "running", len(s.info.Running))
 	s.hub.handler.WorkerJoined(s.info)
 	defer func() {
@@ -106,6 +109,10 @@ func (s *session) handshake(ctx context.Context) error {
 	if !ok {
 		s.fail(protocol.CodeProtocol, fmt.Sprintf("the first frame must be hello, not %s", frame.Type))
 		return fmt.Errorf("first frame was %s", frame.Type)
+	}
+	if err := protocol.Validate(hello); err != nil {
+		s.fail(protocol.CodeBadFrame, "hello: "+err.Error())
+		return fmt.Errorf("hello: %w", err)
 	}
 	app, err := s.hub.apps.VerifySecret(ctx, hello.App, hello.Auth)
 	if errors.Is(err, apps.ErrBadSecret) {
@@ -150,16 +157,22 @@ func (s *session) readLoop() error {
 		if err != nil {
 			return err
 		}
+		if err := protocol.Validate(body); err != nil {
+			if s.refuseInvalid(frame, err) {
+				continue
+			}
+			return err
+		}
 		switch b := body.(type) {
 		case *protocol.Heartbeat:
 			s.hub.noteBeat(s.info.AppID, s.info.ID, b.Metrics)
 			s.hub.handler.WorkerHeartbeat(s.info.AppID, s.info.ID, b)
 		case *protocol.Report:
-			s.hub.handler.Report(s.info.AppID, s.info.ID, b, s.acker(frame.ID))
+			s.hub.handler.Report(s.info.AppID, s.info.ID, b, s.acker(frame))
 		case *protocol.Map:
-			s.hub.handler.Map(s.info.AppID, s.info.ID, b, s.acker(frame.ID))
+			s.hub.handler.Map(s.info.AppID, s.info.ID, b, s.acker(frame))
 		case *protocol.Logs:
-			s.hub.logs.Logs(s.info.AppID, s.info.ID, b, s.acker(frame.ID))
+			s.hub.logs.Logs(s.info.AppID, s.info.ID, b, s.acker(frame))
 		case *protocol.Ack:
 			s.resolve(frame.Re, b)
 		case *protocol.Error:
@@ -194,19 +207,12 @@ func (s *session) read() (protocol.Frame, any, error) {
 	return frame, body, nil
 }
 
-// acker returns the done callback that acks message id.
-func (s *session) acker(id int64) func(error) {
+// acker returns the done callback that acks a message (see ackFor for
+// what a refusal tells the worker).
+func (s *session) acker(frame protocol.Frame) func(error) {
 	return func(err error) {
-		if id == 0 {
-			return
-		}
-		ack := &protocol.Ack{OK: err == nil}
-		if err != nil {
-			ack.Error = err.Error()
-		}
-		b, encErr := protocol.Encode(0, id, protocol.TypeAck, ack)
-		if encErr == nil {
-			_ = s.enqueue(b)
+		if frame.ID != 0 {
+			s.ack(frame.ID, s.ackFor(frame.Type, err))
 		}
 	}
 }
