@@ -261,6 +261,7 @@ func (h *Hub) ServeDiscover(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	app, err := h.apps.VerifySecret(ctx, name, bearer(r))
 	if errors.Is(err, apps.ErrBadSecret) {
+		h.log.Warn("hub: worker refused at discovery: unknown app or wrong secret", "app", name, "remote", r.RemoteAddr)
 		writeJSON(w, http.StatusForbidden, map[string]string{"code": protocol.CodeAuth,
 			"error": "unknown app or wrong app secret (send the app's secret as 'Authorization: Bearer <secret>')"})
 		return
