@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/graph/wsclient"
@@ -372,5 +374,56 @@ func TestControlCharactersRefused(t *testing.T) {
 	}
 	if r := api.do(t, admin, `mutation { createApp(name: "billing", description: "x\u0000") { secret } }`, nil, nil); r.code() != CodeBadInput || r.Errors[0].field() != "description" {
 		t.Errorf("app description with NUL: %+v", r.Errors)
+	}
+}
+
+// TestPausedConsumerToldBeforeClose (issue 16, item 19): a client that
+// stops reading altogether (its process paused) finds, once it reads
+// again, its subscription's SLOW_CONSUMER error and the close 1008 the
+// server sent before it closed the connection.
+func TestPausedConsumerToldBeforeClose(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, dbtest.Open(t, db.SQLite), apiOptions{pingInterval: 100 * time.Millisecond})
+	ctx := waitCtx(t)
+	ws, _, err := websocket.Dial(ctx, strings.Replace(f.api.url, "http", "ws", 1), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	write := func(v any) {
+		b, _ := json.Marshal(v)
+		if err := ws.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(map[string]any{"type": "connection_init", "payload": map[string]string{"Authorization": "Bearer " + f.viewer}})
+	if _, b, err := ws.Read(ctx); err != nil || !strings.Contains(string(b), "connection_ack") {
+		t.Fatalf("connection_init: %s %v", b, err)
+	}
+	write(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": logsSub, "variables": map[string]any{"id": f.instanceID}}})
+	// Paused: nothing is read until the server has given up on the client
+	// (the socket was registered before connection_ack).
+	endpoint := f.api.handler.(*endpoint)
+	waitUntil(t, func() bool { return endpoint.sockets.count() == 0 })
+	var sawError bool
+	for {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) != closeSlowConsumer {
+				t.Fatalf("the connection ended with %v; want close 1008", err)
+			}
+			break
+		}
+		var m struct {
+			ID, Type string
+			Payload  []gqlError
+		}
+		_ = json.Unmarshal(b, &m)
+		if m.Type == "error" && m.ID == "1" && len(m.Payload) > 0 && m.Payload[0].code() == CodeSlowConsumer {
+			sawError = true
+		}
+	}
+	if !sawError {
+		t.Fatal("the subscription got no SLOW_CONSUMER error before the close")
 	}
 }

@@ -4,9 +4,12 @@
 //
 // # Transport
 //
-// A worker asks any server which server owns its app:
+// A worker asks any server which server owns its app, showing the app's
+// secret (an unknown app and a wrong secret get the same 403, so discovery
+// tells nobody else which apps exist):
 //
-//	GET /worker/discover?app=<name>  →  200 {"server": "<url>", "servers": ["<url>", …]}
+//	GET /worker/discover?app=<name>       →  200 {"server": "<url>", "servers": ["<url>", …]}
+//	Authorization: Bearer <app secret>        403 {"code": "AUTH", "error": "…"}
 //
 // then opens a websocket to <url>/worker/connect. Every message is one JSON
 // text frame:
