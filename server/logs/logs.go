@@ -320,11 +320,10 @@ func (s *Service) refuse(b batch, instance int64, why string) error {
 // storable cuts a line to the stored length and replaces NUL, which
 // PostgreSQL cannot store in text, with U+FFFD.
 func storable(text string) string {
-	text = protocol.Truncate(text, protocol.MaxLogLineBytes)
 	if strings.IndexByte(text, 0) >= 0 {
 		text = strings.ReplaceAll(text, "\x00", "\uFFFD")
 	}
-	return text
+	return protocol.Truncate(text, protocol.MaxLogLineBytes)
 }
 
 func newRef() string {

@@ -115,7 +115,7 @@ func TestTruncate(t *testing.T) {
 }
 
 // FuzzDecode: any input decodes or fails with ErrBadFrame, never panics,
-// and whatever decodes re-encodes.
+// validates or fails naming a field, and whatever decodes re-encodes.
 func FuzzDecode(f *testing.F) {
 	seeds := []string{
 		`{"id":1,"type":"hello","body":{"app":"a","workerId":"w","slots":4,"auth":"s"}}`,
@@ -142,6 +142,10 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("error does not wrap ErrBadFrame: %v", err)
 			}
 			return
+		}
+		var fe *FieldError
+		if err := Validate(body); err != nil && !errors.As(err, &fe) {
+			t.Fatalf("Validate's error is not a *FieldError: %v", err)
 		}
 		if _, err := Encode(fr.ID, fr.Re, fr.Type, body); err != nil && !strings.Contains(err.Error(), "limit") {
 			t.Fatalf("decoded frame does not re-encode: %v", err)
