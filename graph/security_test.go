@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -425,5 +426,29 @@ func TestPausedConsumerToldBeforeClose(t *testing.T) {
 	}
 	if !sawError {
 		t.Fatal("the subscription got no SLOW_CONSUMER error before the close")
+	}
+}
+
+// TestLoginLimitPerClientAddress: behind a trusted proxy, the address the
+// limits count is the client's (X-Forwarded-For), not the proxy's.
+func TestLoginLimitPerClientAddress(t *testing.T) {
+	t.Parallel()
+	api := newAPI(t, dbtest.Open(t, db.SQLite), apiOptions{proxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		limits: auth.LoginLimits{UserFree: 100, AddrFree: 2, FirstDelay: time.Hour}})
+	login := func(user, from string) string {
+		r := api.send(t, http.MethodPost, api.url, `{"query":"mutation { login(username: \"`+user+`\", password: \"wrong\") { token } }"}`,
+			"Content-Type", "application/json", "X-Forwarded-For", from)
+		return r.code()
+	}
+	for i, user := range []string{"u1", "u2"} {
+		if c := login(user, "198.51.100.1"); c != CodeUnauthenticated {
+			t.Fatalf("attempt %d: %s", i+1, c)
+		}
+	}
+	if c := login("u3", "198.51.100.1"); c != CodeRateLimited {
+		t.Fatalf("third attempt from one client: %s, want RATE_LIMITED", c)
+	}
+	if c := login("u3", "198.51.100.2"); c != CodeUnauthenticated {
+		t.Fatalf("another client behind the same proxy: %s, want it not limited", c)
 	}
 }

@@ -1,7 +1,7 @@
 // Package httpsec holds what the server decides about HTTP requests for
 // security, the same way for the console, the API and the worker channel:
-// who the client is (its address, and whether it came over HTTPS, believing
-// X-Forwarded-For and X-Forwarded-Proto only from configured proxies), and
+// who the client is (its address, believing X-Forwarded-For only from
+// configured proxies, and whether it came over HTTPS), and
 // the headers that keep browsers from framing the console or running
 // scripts it did not ship.
 package httpsec
@@ -23,7 +23,9 @@ type Client struct {
 	// one of them.
 	Addr netip.Addr
 	// Secure is set when the client reached the server over HTTPS: TLS
-	// here, or X-Forwarded-Proto: https from a trusted proxy.
+	// here, or X-Forwarded-Proto: https. That header is believed from
+	// anyone for this (a client that lies only makes its own cookie
+	// HTTPS-only), so a TLS proxy need not be configured for it.
 	Secure bool
 }
 
@@ -31,11 +33,12 @@ type Client struct {
 func (p Proxies) ClientOf(r *http.Request) Client {
 	var c Client
 	peer := peerAddr(r.RemoteAddr)
-	c.Addr, c.Secure = peer, r.TLS != nil
+	proto := lastValue(r.Header.Values("X-Forwarded-Proto"))
+	c.Addr, c.Secure = peer, r.TLS != nil || strings.EqualFold(proto, "https")
 	if !p.trusted(peer) {
 		return c
 	}
-	if proto := lastValue(r.Header.Values("X-Forwarded-Proto")); proto != "" {
+	if proto != "" {
 		c.Secure = strings.EqualFold(proto, "https")
 	}
 	// X-Forwarded-For lists the client then each proxy that forwarded it;
