@@ -54,9 +54,8 @@ type HandlerConfig struct {
 	// WriteTimeout bounds one websocket write: a client that stops reading
 	// is disconnected after it, so it holds no server memory. Default 15s.
 	WriteTimeout time.Duration
-	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
-	// X-Forwarded-Proto headers are believed (for the client address the
-	// login limits count, and the session cookie's Secure flag).
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed, for the client address the login limits count.
 	TrustedProxies httpsec.Proxies
 	// AuthChanges registers a function to call whenever rights change on
 	// any server (a token revoked, a logout, a role changed), so open

@@ -39,8 +39,8 @@ type config struct {
 	// AlarmAllowNetworks are the non-public ranges alarm webhooks may
 	// reach (loopback, private and link-local are refused otherwise).
 	AlarmAllowNetworks []netip.Prefix
-	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
-	// X-Forwarded-Proto are believed.
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed.
 	TrustedProxies []netip.Prefix
 }
 
@@ -85,7 +85,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&alarmAllow, "alarm-allow-networks", env("JOBWHEEL_ALARM_ALLOW_NETWORKS", ""),
 		"comma-separated address ranges (CIDR) alarm webhooks may reach although they are not public, e.g. 10.0.0.0/8; loopback, private, link-local and metadata addresses are refused otherwise (env JOBWHEEL_ALARM_ALLOW_NETWORKS)")
 	fs.StringVar(&proxies, "trusted-proxies", env("JOBWHEEL_TRUSTED_PROXIES", ""),
-		"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (env JOBWHEEL_TRUSTED_PROXIES)")
+		"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count (env JOBWHEEL_TRUSTED_PROXIES)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
