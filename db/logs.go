@@ -65,3 +65,30 @@ func (s *Store) LogPage(ctx context.Context, instanceID, afterSeq int64, limit i
 	}
 	return out, false, nil
 }
+
+// LogTarget is an instance a worker's log lines name: its app, and whether
+// it was ever given to the worker (as the instance's or an attempt's
+// worker, or as one of its tasks').
+type LogTarget struct {
+	ID    int64 `bun:"id"`
+	AppID int64 `bun:"app_id"`
+	Given int   `bun:"given"` // 1: given to the worker
+}
+
+// LogTargets returns the instances among ids that exist, with whether each
+// was given to workerID; missing ids were deleted (or never existed).
+func (s *Store) LogTargets(ctx context.Context, workerID string, ids []int64) ([]LogTarget, error) {
+	var out []LogTarget
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model((*Instance)(nil)).
+		ColumnExpr("i.id, i.app_id").
+		ColumnExpr(`CASE WHEN i.worker_id = ?
+			OR EXISTS (SELECT 1 FROM tasks AS tk WHERE tk.instance_id = i.id AND tk.worker_id = ?)
+			OR EXISTS (SELECT 1 FROM instance_attempts AS ia WHERE ia.instance_id = i.id AND ia.worker_id = ?)
+			THEN 1 ELSE 0 END AS given`, workerID, workerID, workerID).
+		Where("i.id IN (?)", bun.In(ids)).
+		Scan(ctx, &out)
+	return out, wrap(err, "reading the instances of log lines")
+}

@@ -300,12 +300,15 @@ func TestLogSubscription(t *testing.T) {
 	})
 }
 
-// discoverOwner asks a server which server owns the app.
-func discoverOwner(t *testing.T, serverURL, app string) string {
+// discoverOwner asks a server which server owns the app, as its workers
+// do (with the app's secret).
+func discoverOwner(t *testing.T, serverURL, app, secret string) string {
 	t.Helper()
 	var owner string
 	ok := harness.Eventually(settle, func() bool {
-		resp, err := http.Get(serverURL + "/worker/discover?app=" + app)
+		req, _ := http.NewRequest(http.MethodGet, serverURL+"/worker/discover?app="+app, nil)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return false
 		}
@@ -337,7 +340,7 @@ func TestLogSubscriptionOnAnotherServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := discoverOwner(t, a.URL, "orders")
+	owner := discoverOwner(t, a.URL, "orders", secret)
 	other := a
 	if owner == a.URL {
 		other = b
@@ -401,7 +404,7 @@ func TestLogSubscriptionOnAnotherServer(t *testing.T) {
 	if !statuses["RUNNING"] && !statuses["DISPATCHED"] {
 		t.Fatalf("instanceUpdated saw %v; want it running before it succeeded", statuses)
 	}
-	if now := discoverOwner(t, a.URL, "orders"); now != owner {
+	if now := discoverOwner(t, a.URL, "orders", secret); now != owner {
 		t.Fatalf("the app moved from %s to %s during the test, so the subscriber may have been on its owner", owner, now)
 	}
 }
@@ -497,7 +500,7 @@ func TestWorkersLiveOnAnotherServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := a
-	if discoverOwner(t, a.URL, "orders") == a.URL {
+	if discoverOwner(t, a.URL, "orders", secret) == a.URL {
 		other = b
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*settle)

@@ -32,7 +32,13 @@ type cluster struct {
 
 func newCluster(t *testing.T, dbURL string, agents int) *cluster {
 	t.Helper()
-	srv := harness.StartServer(t, harness.ServerOptions{DatabaseURL: dbURL})
+	return newClusterWith(t, harness.ServerOptions{DatabaseURL: dbURL}, agents)
+}
+
+// newClusterWith is newCluster with the server's options.
+func newClusterWith(t *testing.T, opts harness.ServerOptions, agents int) *cluster {
+	t.Helper()
+	srv := harness.StartServer(t, opts)
 	c := srv.Client()
 	_, secret, err := c.CreateApp("orders")
 	if err != nil {
@@ -343,7 +349,9 @@ func TestAlarms(t *testing.T) {
 		got <- a
 	}))
 	t.Cleanup(hook.Close)
-	cl := newCluster(t, "", 1)
+	// The receiver is on loopback, which webhooks may reach only when the
+	// configuration allows it.
+	cl := newClusterWith(t, harness.ServerOptions{Env: []string{"JOBWHEEL_ALARM_ALLOW_NETWORKS=127.0.0.1/32"}}, 1)
 	failing := cl.job(t, map[string]any{"name": "failing", "processorType": "SHELL", "processor": "echo no; exit 4",
 		"alarm": map[string]any{"onFailure": true, "webhooks": []string{hook.URL}, "silenceSec": 3600}})
 	first := cl.run(t, failing)

@@ -27,6 +27,9 @@ const (
 	CodeNotFound        = "NOT_FOUND"
 	CodeConflict        = "CONFLICT"
 	CodeInternal        = "INTERNAL"
+	// CodeRateLimited: too many attempts (logins); extensions.retryAfter
+	// says in how many seconds to try again.
+	CodeRateLimited = "RATE_LIMITED"
 	// Subscriptions only: the client did not keep up, or the server is
 	// stopping; subscribe again.
 	CodeSlowConsumer = "SLOW_CONSUMER"
@@ -41,15 +44,25 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		var (
-			input *fault.Input
-			coded *live.Error
-			code  string
+			input   *fault.Input
+			coded   *live.Error
+			limited *fault.Limited
+			code    string
 		)
 		switch {
 		case errors.As(err, &input):
 			code = CodeBadInput
-			gqlErr.Message = input.Error()
-			setExt(gqlErr, "field", input.Field)
+			field := input.Field
+			if field == "" {
+				// A scalar's own check (Time): the field is where it was.
+				field = argumentField(gqlErr.Path)
+			}
+			gqlErr.Message = field + ": " + input.Reason
+			setExt(gqlErr, "field", field)
+		case errors.As(err, &limited):
+			code = CodeRateLimited
+			gqlErr.Message = limited.Error()
+			setExt(gqlErr, "retryAfter", int(limited.RetryAfter.Seconds()))
 		case errors.Is(err, fault.ErrUnauthenticated):
 			code = CodeUnauthenticated
 		case errors.Is(err, fault.ErrForbidden):
@@ -69,7 +82,16 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			code = CodeBadInput
 			if field := variableField(gqlErr.Path); field != "" {
 				setExt(gqlErr, "field", field)
+				if name, ok := gqlErr.Path[1].(ast.PathName); ok && !strings.Contains(gqlErr.Message, "$"+string(name)) {
+					gqlErr.Message = "variable $" + string(name) + ": " + gqlErr.Message
+				}
 			}
+		case ctx.Err() != nil:
+			// The client went away (or the server is stopping) while the
+			// request ran: not a server error, and nobody reads the answer.
+			log.DebugContext(ctx, "graphql: request ended before it finished", "path", gqlErr.Path.String(), "err", err)
+			gqlErr.Message = "the request was cancelled before it finished"
+			code = CodeUnavailable
 		default:
 			ref := newRef()
 			log.ErrorContext(ctx, "graphql: internal error", "ref", ref, "path", gqlErr.Path.String(), "err", err)
@@ -135,4 +157,15 @@ func variableField(path ast.Path) string {
 		}
 	}
 	return strings.Join(parts, ".")
+}
+
+// argumentField names the argument (or input field) at the end of an
+// argument error's path.
+func argumentField(path ast.Path) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if name, ok := path[i].(ast.PathName); ok {
+			return string(name)
+		}
+	}
+	return ""
 }

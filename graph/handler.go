@@ -1,16 +1,10 @@
 package graph
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -18,7 +12,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	coderws "github.com/coder/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -26,6 +19,7 @@ import (
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/httpsec"
 )
 
 // SessionCookie is the HTTP-only cookie that carries a console login.
@@ -49,20 +43,34 @@ const (
 type HandlerConfig struct {
 	Resolver *Resolver
 	Log      *slog.Logger
-	// OriginPatterns are the extra origins (host[:port] patterns) allowed to
-	// open subscription websockets; the server's own origin always is.
+	// OriginPatterns are the extra origins (host[:port] patterns) whose
+	// pages may call the API with the session cookie and open subscription
+	// websockets; the server's own origin always may.
 	OriginPatterns []string
 	// PingInterval is how often websocket clients are pinged; one that has
-	// not answered (pong) within two intervals is disconnected. Default 10s.
+	// not answered (pong) within two intervals is a slow consumer and is
+	// disconnected. Default 10s.
 	PingInterval time.Duration
 	// WriteTimeout bounds one websocket write: a client that stops reading
 	// is disconnected after it, so it holds no server memory. Default 15s.
 	WriteTimeout time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed, for the client address the login limits count.
+	TrustedProxies httpsec.Proxies
+	// AuthChanges registers a function to call whenever rights change on
+	// any server (a token revoked, a logout, a role changed), so open
+	// websockets re-check their credential at once. Nil: changes made
+	// through this server only.
+	AuthChanges func(func())
+	// RecheckEvery is how often an open websocket re-checks its credential
+	// without being told of a change. Default 10s.
+	RecheckEvery time.Duration
 }
 
-// NewHandler returns the /graphql endpoint: queries and mutations over POST,
-// subscriptions over websocket (graphql-transport-ws), and GraphiQL for a
-// browser's GET.
+// NewHandler returns the /graphql endpoint: queries over GET and POST,
+// mutations over POST (httpTransport), subscriptions (and anything else)
+// over websocket (graphql-transport-ws). A browser opening /graphql is
+// sent to the console's explorer at GraphiQLPath.
 func NewHandler(cfg HandlerConfig) http.Handler {
 	log := cfg.Log
 	if cfg.PingInterval <= 0 {
@@ -71,18 +79,27 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = 15 * time.Second
 	}
+	if cfg.RecheckEvery <= 0 {
+		cfg.RecheckEvery = 10 * time.Second
+	}
 	r := cfg.Resolver
 	r.present = errorPresenter(log)
 	gcfg := generated.Config{Resolvers: r}
 	setComplexity(&gcfg)
-	srv := handler.New(generated.NewExecutableSchema(gcfg))
+	schema := generated.NewExecutableSchema(gcfg)
+	srv := handler.New(schema)
+	ss := newSockets(r.auth, log, cfg.RecheckEvery)
+	if cfg.AuthChanges != nil {
+		cfg.AuthChanges(ss.changed)
+	} else {
+		r.auth.OnChange(ss.changed)
+	}
 	// The websocket transport must come before the HTTP ones.
 	srv.AddTransport(transport.Websocket{
-		Implementation: writeTimeout{inner: transport.CoderWebsocketImplementation{AcceptOptions: coderws.AcceptOptions{
-			OriginPatterns: cfg.OriginPatterns,
-		}}, timeout: cfg.WriteTimeout},
-		InitFunc:    wsInit(r.auth),
-		InitTimeout: 10 * time.Second,
+		Implementation: wsAccept{opts: coderws.AcceptOptions{OriginPatterns: cfg.OriginPatterns}, writeTimeout: cfg.WriteTimeout},
+		InitFunc:       wsInit(r.auth, ss),
+		CloseFunc:      ss.closed,
+		InitTimeout:    10 * time.Second,
 		// graphql-transport-ws only honours PingPongInterval (the server
 		// pings, and a client that does not pong within two intervals is
 		// cut); KeepAlivePingInterval is for the legacy graphql-ws protocol.
@@ -93,18 +110,17 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 		},
 	})
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.POST{})
-	// `curl -d '{"query":…}'` sends a form content type. Accepting it is safe
-	// because the session cookie is SameSite=Strict, so another site's form
-	// cannot post with it.
-	srv.AddTransport(transport.UrlEncodedForm{})
+	srv.AddTransport(httpTransport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.Use(depthLimit{max: MaxDepth})
+	srv.Use(strictVariables{schema: schema.Schema()})
+	srv.Use(oneLogin{})
 	srv.SetErrorPresenter(r.present)
 	srv.SetRecoverFunc(recoverFunc(log))
+	srv.AroundOperations(ss.authorizeNow(r.present))
 	srv.AroundRootFields(requireLogin)
 	// Every response (a request's, or a subscription event's) gets fresh
 	// dataloaders and a fresh memo of the caller's roles.
@@ -112,52 +128,47 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 		return next(r.withRequestState(ctx))
 	})
 
-	graphiql := playground.Handler("jobwheel GraphQL", "/graphql")
-	api := authenticate(cfg.Resolver.auth, log, srv)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.Header.Get("Upgrade") == "" && strings.Contains(r.Header.Get("Accept"), "text/html") {
-			graphiql.ServeHTTP(w, r)
+	api := authenticate(cfg.Resolver.auth, cfg.TrustedProxies, log, srv)
+	h := &endpoint{api: api, origins: cfg.OriginPatterns, sockets: ss}
+	return h
+}
+
+// endpoint is /graphql in front of gqlgen: it sends browsers to the
+// explorer, refuses cross-site requests and bounds bodies.
+type endpoint struct {
+	api     http.Handler
+	origins []string
+	sockets *sockets
+}
+
+func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if wantsHTML(r) {
+		target := GraphiQLPath
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, target, http.StatusFound)
+		return
+	}
+	if r.Header.Get("Upgrade") == "" {
+		switch r.Method {
+		case http.MethodGet, http.MethodPost, http.MethodOptions:
+		default:
+			w.Header().Set("Allow", "GET, POST, OPTIONS")
+			writeError(w, mediaJSON, &requestError{http.StatusMethodNotAllowed, "use POST (or GET for queries)"})
 			return
 		}
-		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-			if !checkBody(w, r) {
-				return
-			}
+		// Websockets check their Origin when they are accepted.
+		if err := crossSite(r, h.origins); err != nil {
+			writeResponse(w, mediaJSON, http.StatusForbidden, &graphql.Response{Errors: gqlerror.List{{
+				Message: err.Error(), Extensions: map[string]any{"code": CodeForbidden}}}})
+			return
 		}
-		api.ServeHTTP(w, r)
-	})
-}
-
-// checkBody reads a JSON POST's body and refuses one that is too large or
-// not JSON with a GraphQL error of code BAD_INPUT (gqlgen would echo the
-// whole body back in its message); the body is then handed on.
-func checkBody(w http.ResponseWriter, r *http.Request) bool {
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return true
 	}
-	body, err := io.ReadAll(r.Body)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		writeRequestError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes))
-		return false
-	case err != nil:
-		writeRequestError(w, http.StatusBadRequest, "the request body could not be read: "+err.Error())
-		return false
-	case !json.Valid(body):
-		writeRequestError(w, http.StatusBadRequest, "the request body is not valid JSON: send {\"query\": \"…\", \"variables\": {…}}")
-		return false
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return true
-}
-
-func writeRequestError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"errors": []map[string]any{{
-		"message": msg, "extensions": map[string]any{"code": CodeBadInput}}}})
+	h.api.ServeHTTP(w, r)
 }
 
 // requireLogin refuses every root field not marked @public when the caller
@@ -183,14 +194,26 @@ type authErrKey struct{}
 
 type responseWriterKey struct{}
 
+type secureKey struct{}
+
 // authenticate resolves the caller from `Authorization: Bearer` or the
-// session cookie and puts it in the request context. A bad token is not
-// refused here, because @public fields (login) must still work; the error
-// is kept for requireLogin to report.
-func authenticate(svc *auth.Service, log *slog.Logger, next http.Handler) http.Handler {
+// session cookie and puts it in the request context, with the client's
+// address (for login limits) and whether it came over HTTPS. A bad token
+// is not refused here, because @public fields (login) must still work;
+// the error is kept for requireLogin to report.
+func authenticate(svc *auth.Service, proxies httpsec.Proxies, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		client := proxies.ClientOf(r)
 		ctx := context.WithValue(r.Context(), responseWriterKey{}, w)
-		token, fromCookie := bearerToken(r)
+		ctx = context.WithValue(ctx, secureKey{}, client.Secure)
+		ctx = auth.WithClientAddr(ctx, client.Addr)
+		if r.Header.Get("Upgrade") != "" {
+			ctx = withSocket(ctx)
+		}
+		token, fromCookie, malformed := bearerToken(r)
+		if malformed {
+			ctx = context.WithValue(ctx, authErrKey{}, fault.Unauthenticated("the Authorization header must be 'Bearer <token>'"))
+		}
 		if token != "" {
 			p, err := svc.Authenticate(ctx, token)
 			switch {
@@ -201,9 +224,13 @@ func authenticate(svc *auth.Service, log *slog.Logger, next http.Handler) http.H
 					clearSessionCookie(w)
 				}
 				ctx = context.WithValue(ctx, authErrKey{}, err)
+			case r.Context().Err() != nil:
+				log.DebugContext(ctx, "graphql: the client left while being authenticated", "err", err)
+				return
 			default:
 				log.ErrorContext(ctx, "graphql: authenticating request", "err", err)
-				http.Error(w, "authentication is unavailable; try again", http.StatusServiceUnavailable)
+				writeResponse(w, mediaJSON, http.StatusServiceUnavailable, &graphql.Response{Errors: gqlerror.List{{
+					Message: "authentication is unavailable; try again", Extensions: map[string]any{"code": CodeInternal}}}})
 				return
 			}
 		}
@@ -211,76 +238,19 @@ func authenticate(svc *auth.Service, log *slog.Logger, next http.Handler) http.H
 	})
 }
 
-func bearerToken(r *http.Request) (token string, fromCookie bool) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		if t, ok := strings.CutPrefix(h, "Bearer "); ok {
-			return strings.TrimSpace(t), false
-		}
-		return "", false
-	}
-	if c, err := r.Cookie(SessionCookie); err == nil {
-		return c.Value, true
-	}
-	return "", false
-}
-
-// wsInit authenticates a websocket from its connection_init payload
-// ({"Authorization": "Bearer <token>"}), falling back to the session cookie
-// of the upgrade request. An anonymous websocket is refused.
-func wsInit(svc *auth.Service) transport.WebsocketInitFunc {
-	return func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-		if h := payload.Authorization(); h != "" {
-			t, ok := strings.CutPrefix(h, "Bearer ")
-			if !ok {
-				return refuse(ctx, fault.Unauthenticated("connection_init: Authorization must be 'Bearer <token>'"))
-			}
-			p, err := svc.Authenticate(ctx, strings.TrimSpace(t))
-			if err != nil {
-				return refuse(ctx, err)
-			}
-			return auth.WithPrincipal(ctx, p), nil, nil
-		}
-		if auth.FromContext(ctx) != nil {
-			return ctx, nil, nil
-		}
-		return refuse(ctx, fault.ErrUnauthenticated)
-	}
-}
-
-// Close codes of a refused websocket (graphql-transport-ws: 4403 is
-// "Forbidden", which clients such as graphql-ws do not retry).
-const (
-	closeUnauthenticated = 4403
-	closeInternal        = 1011
-)
-
-// refuse closes a websocket whose connection_init failed, with a close
-// code and a reason "<CODE>: <message>" (at most 123 bytes, the limit of a
-// close frame). Internal failures say no more than that.
-func refuse(ctx context.Context, err error) (context.Context, *transport.InitPayload, error) {
-	code, reason := closeUnauthenticated, CodeUnauthenticated+": "+err.Error()
-	if !errors.Is(err, fault.ErrUnauthenticated) {
-		code, reason = closeInternal, CodeInternal+": authentication is unavailable; try again"
-	}
-	if len(reason) > 123 {
-		reason = reason[:120] + "..."
-	}
-	ctx = transport.WithWebsocketCloseCode(ctx, code)
-	ctx = transport.AppendCloseReason(ctx, reason)
-	return ctx, nil, errors.New(reason)
-}
-
-// setSessionCookie gives the browser the session as an HTTP-only cookie.
-// SameSite=Strict plus the JSON-only POST transport keep other sites from
-// riding on it.
+// setSessionCookie gives the browser the session as an HTTP-only cookie,
+// Secure when the client came over HTTPS. SameSite=Strict keeps other
+// sites' links and forms from carrying it; pages of the same site on
+// another port are kept out by crossSite.
 func setSessionCookie(ctx context.Context, token string, expires time.Time) {
 	w, ok := ctx.Value(responseWriterKey{}).(http.ResponseWriter)
 	if !ok {
 		return // a websocket operation; there is no response to set it on
 	}
+	secure, _ := ctx.Value(secureKey{}).(bool)
 	http.SetCookie(w, &http.Cookie{
 		Name: SessionCookie, Value: token, Path: "/", Expires: expires,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
 	})
 }
 

@@ -1,11 +1,13 @@
 package graph
 
 import (
-	"io"
-	"net/http"
+	"context"
+	"fmt"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/jobwheel/jobwheel/graph/generated"
 )
@@ -54,48 +56,52 @@ func times(a, b int) int {
 	return a * b
 }
 
-// writeTimeout wraps a websocket implementation so one write may take at
-// most timeout: a client that stops reading is disconnected instead of
-// blocking its connection's writer (and every subscription on it) forever.
-type writeTimeout struct {
-	inner   transport.WebsocketImplementation
-	timeout time.Duration
-}
+// oneLogin refuses an operation that calls login more than once (under
+// aliases, say): each login is a password guess, and the rate limit
+// counts requests' guesses one at a time.
+type oneLogin struct{}
 
-func (w writeTimeout) Accept(rw http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	c, err := w.inner.Accept(rw, r, opts)
-	if err != nil {
-		return nil, err
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = oneLogin{}
+
+func (oneLogin) ExtensionName() string                          { return "OneLogin" }
+func (oneLogin) Validate(schema graphql.ExecutableSchema) error { return nil }
+
+func (oneLogin) MutateOperationContext(_ context.Context, rc *graphql.OperationContext) *gqlerror.Error {
+	op := rc.Doc.Operations.ForName(rc.OperationName)
+	if op == nil || op.Operation != ast.Mutation {
+		return nil
 	}
-	return &timedConn{WebsocketConn: c, timeout: w.timeout}, nil
-}
-
-type timedConn struct {
-	transport.WebsocketConn
-	timeout time.Duration
-}
-
-var (
-	_ transport.WebsocketReadLimiter   = (*timedConn)(nil)
-	_ transport.WebsocketReadDeadliner = (*timedConn)(nil)
-	_ io.Closer                        = (*timedConn)(nil)
-)
-
-func (c *timedConn) WriteJSON(v any) error {
-	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
-	defer t.Stop()
-	return c.WebsocketConn.WriteJSON(v)
-}
-
-func (c *timedConn) SetReadLimit(limit int64) {
-	if l, ok := c.WebsocketConn.(transport.WebsocketReadLimiter); ok {
-		l.SetReadLimit(limit)
-	}
-}
-
-func (c *timedConn) SetReadDeadline(t time.Time) error {
-	if d, ok := c.WebsocketConn.(transport.WebsocketReadDeadliner); ok {
-		return d.SetReadDeadline(t)
+	if n := countRootField(op.SelectionSet, rc.Doc.Fragments, "login", 0); n > 1 {
+		return &gqlerror.Error{
+			Message:    fmt.Sprintf("at most one login per request; this one has %d", n),
+			Extensions: map[string]any{"code": CodeBadInput, "field": "login"},
+		}
 	}
 	return nil
+}
+
+// countRootField counts the root fields named name, through fragments.
+func countRootField(set ast.SelectionSet, frags ast.FragmentDefinitionList, name string, depth int) int {
+	if depth > 64 { // fragment cycles are refused by validation; this is a guard
+		return 0
+	}
+	n := 0
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Name == name {
+				n++
+			}
+		case *ast.InlineFragment:
+			n += countRootField(s.SelectionSet, frags, name, depth+1)
+		case *ast.FragmentSpread:
+			if f := frags.ForName(s.Name); f != nil {
+				n += countRootField(f.SelectionSet, frags, name, depth+1)
+			}
+		}
+	}
+	return n
 }

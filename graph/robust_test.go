@@ -48,7 +48,7 @@ func TestBadRequests(t *testing.T) {
 		message     string // part of its message
 	}{
 		{"not JSON", "application/json", `{"query": `, "BAD_INPUT", "not valid JSON"},
-		{"empty body", "application/json", ``, "BAD_INPUT", "not valid JSON"},
+		{"empty body", "application/json", ``, "BAD_INPUT", "empty"},
 		{"form garbage", "application/x-www-form-urlencoded", `%zz=%%`, "BAD_INPUT", ""},
 		{"no query", "application/json", `{}`, "", ""},
 		{"syntax error", "application/json", `{"query":"{ apps { name "}`, "BAD_INPUT", "Expected"},

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"testing"
 	"time"
@@ -29,13 +30,14 @@ const adminPassword = "admin-password"
 // testAPI is the GraphQL endpoint over real services and a real database,
 // in process.
 type testAPI struct {
-	db   *db.DB
-	srv  *httptest.Server
-	url  string
-	live *live.Feeds
-	auth *auth.Service
-	apps *apps.Service
-	logs *logs.Service
+	handler http.Handler
+	db      *db.DB
+	srv     *httptest.Server
+	url     string
+	live    *live.Feeds
+	auth    *auth.Service
+	apps    *apps.Service
+	logs    *logs.Service
 }
 
 type nopOwner struct{}
@@ -47,16 +49,24 @@ type apiOptions struct {
 	live         live.Config
 	pingInterval time.Duration
 	writeTimeout time.Duration
+	recheckEvery time.Duration
+	log          *slog.Logger   // default: discarded (JOBWHEEL_TEST_LOG=1 prints it)
+	proxies      []netip.Prefix // trusted proxies
+	limits       auth.LoginLimits
+	origins      []string
 }
 
 func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
-	if os.Getenv("JOBWHEEL_TEST_LOG") != "" {
+	if opts.log != nil {
+		log = opts.log
+	} else if os.Getenv("JOBWHEEL_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	authSvc := auth.New(d, log)
+	authSvc.SetLoginLimits(opts.limits)
 	if _, err := authSvc.EnsureAdmin(ctx, adminPassword); err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +90,16 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	h := NewHandler(HandlerConfig{
 		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Jobs: jobSvc, Logs: logSvc, Live: hub, Log: log}),
 		Log:      log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
+		AuthChanges:    func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
+		RecheckEvery:   opts.recheckEvery,
+		TrustedProxies: opts.proxies,
+		OriginPatterns: opts.origins,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", h)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &testAPI{db: d, srv: srv, url: srv.URL + "/graphql", live: hub, auth: authSvc, apps: appSvc, logs: logSvc}
+	return &testAPI{handler: h, db: d, srv: srv, url: srv.URL + "/graphql", live: hub, auth: authSvc, apps: appSvc, logs: logSvc}
 }
 
 // gqlError is one error of a response.

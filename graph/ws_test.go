@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/coder/websocket"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
@@ -121,7 +125,8 @@ func newFixture(t *testing.T, d *db.DB, opts apiOptions) *fixture {
 	f.viewer = api.createUser(t, f.admin, "viewer")
 	api.setRole(t, f.admin, "orders", "viewer", "VIEWER")
 	f.jobID = mustInt(t, api.createJob(t, f.admin, "orders", "echo"))
-	in := &db.Instance{AppID: f.appID, JobID: f.jobID, Status: db.StatusRunning, TriggerType: "API", TriggerAt: db.Now()}
+	worker := "w1" // the worker f.write writes as
+	in := &db.Instance{AppID: f.appID, JobID: f.jobID, Status: db.StatusRunning, TriggerType: "API", TriggerAt: db.Now(), WorkerID: &worker}
 	if err := d.InstanceCreate(context.Background(), in); err != nil {
 		t.Fatal(err)
 	}
@@ -350,39 +355,40 @@ func TestSubscriptionEndsWhenTokenRevoked(t *testing.T) {
 	}
 }
 
-// blockingConn is a websocket whose writes block until it is closed, like
-// one whose client stopped reading.
-type blockingConn struct {
-	closed chan struct{}
-	once   atomic.Bool
-}
-
-func (c *blockingConn) Close() error {
-	if c.once.CompareAndSwap(false, true) {
-		close(c.closed)
-	}
-	return nil
-}
-func (c *blockingConn) NextReader() (int, io.Reader, error) { <-c.closed; return 0, nil, io.EOF }
-func (c *blockingConn) WriteJSON(any) error                 { <-c.closed; return errors.New("closed") }
-func (c *blockingConn) WriteClose(int, string) error        { return nil }
-func (c *blockingConn) Subprotocol() string                 { return "graphql-transport-ws" }
-
-// TestWriteTimeoutDropsStuckClients: a write to a client that does not read
-// ends by closing the connection, so the writer is not stuck forever.
+// TestWriteTimeoutDropsStuckClients: writes to a client that stopped
+// reading end, once the connection's buffers are full, by closing the
+// connection after the write timeout, so the writer is not stuck forever.
 func TestWriteTimeoutDropsStuckClients(t *testing.T) {
 	t.Parallel()
-	inner := &blockingConn{closed: make(chan struct{})}
-	c := &timedConn{WebsocketConn: inner, timeout: 10 * time.Millisecond}
 	done := make(chan error, 1)
-	go func() { done <- c.WriteJSON(map[string]string{"type": "next"}) }()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := wsAccept{writeTimeout: 100 * time.Millisecond}.Accept(w, r, transport.WebsocketAcceptOptions{})
+		if err != nil {
+			done <- err
+			return
+		}
+		big := map[string]string{"type": "next", "payload": strings.Repeat("x", 1<<20)}
+		for {
+			if err := c.WriteJSON(big); err != nil {
+				done <- err
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	ctx := waitCtx(t)
+	ws, _, err := websocket.Dial(ctx, strings.Replace(srv.URL, "http", "ws", 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow() // never reads
 	select {
 	case err := <-done:
 		if err == nil {
-			t.Fatal("a stuck write succeeded")
+			t.Fatal("the stuck writes ended without an error")
 		}
-	case <-time.After(bound):
-		t.Fatal("a stuck write was never ended")
+	case <-ctx.Done():
+		t.Fatal("a write to a client that does not read was never ended")
 	}
 }
 

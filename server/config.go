@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path"
@@ -17,6 +18,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/envflag"
 	"github.com/jobwheel/jobwheel/server/alarm"
 	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/netguard"
 )
 
 // config is the server's configuration. Every flag has an environment
@@ -40,6 +42,12 @@ type config struct {
 	// LeaseTTL is how long an app's lease lasts without renewal: how long
 	// apps of a crashed server wait before another takes them.
 	LeaseTTL time.Duration
+	// AlarmAllowNetworks are the non-public ranges alarm webhooks may
+	// reach (loopback, private and link-local are refused otherwise).
+	AlarmAllowNetworks []netip.Prefix
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed.
+	TrustedProxies []netip.Prefix
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
@@ -67,6 +75,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"mail relay for email alarms: smtp://user:password@host:port?from=address; empty: webhook alarms only")
 		leaseTTL = set.String("lease-ttl", "JOBWHEEL_LEASE_TTL", "15s",
 			"how long an app's lease lasts without renewal, i.e. how soon another server takes over the apps of one that died; at least 3s")
+		alarmAllow = set.String("alarm-allow-networks", "JOBWHEEL_ALARM_ALLOW_NETWORKS", "",
+			"comma-separated address ranges (CIDR) alarm webhooks may reach although they are not public, e.g. 10.0.0.0/8; loopback, private, link-local and metadata addresses are refused otherwise")
+		proxies = set.String("trusted-proxies", "JOBWHEEL_TRUSTED_PROXIES", "",
+			"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count")
 	)
 	if err := set.Parse(args); err != nil {
 		return nil, err
@@ -124,6 +136,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.Retention, err = retention.Duration(); err != nil {
 		return nil, err
+	}
+	if cfg.AlarmAllowNetworks, err = netguard.ParseAllow(alarmAllow.Value()); err != nil {
+		return nil, alarmAllow.Errorf("%v", err)
+	}
+	if cfg.TrustedProxies, err = netguard.ParseAllow(proxies.Value()); err != nil {
+		return nil, proxies.Errorf("%v", err)
 	}
 	if cfg.Retention < 0 {
 		return nil, retention.Errorf("%s is negative (0 keeps everything)", retention.Value())

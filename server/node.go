@@ -24,11 +24,13 @@ import (
 	"github.com/jobwheel/jobwheel/server/bus"
 	"github.com/jobwheel/jobwheel/server/cluster"
 	"github.com/jobwheel/jobwheel/server/execution"
+	"github.com/jobwheel/jobwheel/server/httpsec"
 	"github.com/jobwheel/jobwheel/server/hub"
 	"github.com/jobwheel/jobwheel/server/jobs"
 	"github.com/jobwheel/jobwheel/server/lease"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
+	"github.com/jobwheel/jobwheel/server/netguard"
 	"github.com/jobwheel/jobwheel/server/owned"
 	"github.com/jobwheel/jobwheel/server/retention"
 	"github.com/jobwheel/jobwheel/server/trigger"
@@ -101,7 +103,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	// API subscriptions: woken by bus hints, re-reading the database.
 	feeds := live.New(live.Config{}, n.db, hints, authSvc, appSvc, log)
 	logSvc := logs.New(n.db, feeds, nil, log)
-	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise}, log)
+	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +125,15 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
 
 	jobSvc := jobs.New(n.db, authSvc, appSvc, feeds.Jobs(ownedApps))
+	jobSvc.SetWebhookPolicy(netguard.Policy{Allow: cfg.AlarmAllowNetworks})
 	api := graph.NewHandler(graph.HandlerConfig{
 		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
 			Logs: logSvc, Live: feeds, Log: log}),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
+		TrustedProxies: cfg.TrustedProxies,
+		// Rights changed on any server: open websockets re-check at once.
+		AuthChanges: func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
@@ -146,7 +152,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		_, _ = io.WriteString(w, "ready\n")
 	})
 	mux.Handle("/", frontend.Handler())
-	n.http = newHTTPService(listener, mux, log)
+	n.http = newHTTPService(listener, httpsec.Headers(mux), log)
 
 	// Stopped in reverse: the HTTP listener first (no new requests), then
 	// retention, then the leases (leave the cluster, stop every owned app,

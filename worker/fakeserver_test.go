@@ -96,8 +96,10 @@ func (s *fakeServer) discover(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down for the test", http.StatusServiceUnavailable)
 		return
 	}
-	if r.URL.Query().Get("app") != "orders" {
-		http.Error(w, "unknown app", http.StatusNotFound)
+	// As the real server: only for the app's secret, and an unknown app
+	// looks like a wrong secret.
+	if r.URL.Query().Get("app") != "orders" || r.Header.Get("Authorization") != "Bearer s3cret" {
+		http.Error(w, "unknown app or wrong app secret", http.StatusForbidden)
 		return
 	}
 	owner, _ := s.owner.Load().(string)

@@ -185,6 +185,9 @@ func (w *Worker) discover(ctx context.Context) (string, error) {
 		if err == nil {
 			return owner, nil
 		}
+		if errors.Is(err, ErrAuth) {
+			return "", err
+		}
 		errs = append(errs, err.Error())
 		if ctx.Err() != nil {
 			break
@@ -220,6 +223,8 @@ func (w *Worker) discoverAt(ctx context.Context, base string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("GET %s: %w", u, err)
 	}
+	// Discovery answers only those who know the app's secret.
+	req.Header.Set("Authorization", "Bearer "+w.cfg.Secret)
 	resp, err := w.cfg.HTTPClient.Do(req)
 	if err != nil {
 		return "", err // already says GET and the URL
@@ -228,6 +233,10 @@ func (w *Worker) discoverAt(ctx context.Context, base string) (string, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return "", fmt.Errorf("GET %s: reading the answer: %w", u, err)
+	}
+	if resp.StatusCode == http.StatusForbidden {
+		return "", fmt.Errorf("%w: GET %s: the server refused the app secret for app %q: %s", ErrAuth, u, w.cfg.App,
+			protocol.Truncate(strings.TrimSpace(string(body)), 300))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("GET %s: %s: %s", u, resp.Status, protocol.Truncate(strings.TrimSpace(string(body)), 300))

@@ -124,8 +124,8 @@ func TestAuthRefusedStopsRun(t *testing.T) {
 	if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), `the server refused the app secret for app "orders"`) {
 		t.Fatalf("Run: %v", err)
 	}
-	if n := len(s.hellos); n != 1 {
-		t.Errorf("%d hellos; a refused secret must not be retried", n)
+	if n := len(s.hellos); n != 0 {
+		t.Errorf("%d hellos; discovery refuses a wrong secret, and it must not be retried", n)
 	}
 }
 

@@ -7,6 +7,13 @@
 // with a log line. Each job's alarms are silenced for its silenceSec after
 // one was sent, so a job failing every second does not send one alarm per
 // second. Webhooks are retried twice with back-off.
+//
+// Webhooks reach public addresses only (package netguard: loopback,
+// private, link-local and metadata addresses are refused when connecting,
+// unless Config.AllowNetworks allows them), so an app's editor cannot make
+// the server call what only the server can reach. Mail headers are built
+// from parsed addresses and encoded text, so no job name or address can
+// add a header.
 package alarm
 
 import (
@@ -17,7 +24,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"mime"
+	"mime/quotedprintable"
 	"net/http"
+	"net/mail"
+	"net/netip"
 	"net/smtp"
 	"net/url"
 	"strings"
@@ -26,6 +37,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/server/netguard"
 )
 
 // queueSize bounds the alarms waiting to be sent.
@@ -38,6 +50,9 @@ type Config struct {
 	SMTPURL string
 	// ConsoleURL is where the server's console is, for links in alarms.
 	ConsoleURL string
+	// AllowNetworks are the non-public address ranges webhooks may reach
+	// (loopback, private, link-local are refused otherwise; see netguard).
+	AllowNetworks []netip.Prefix
 }
 
 // Event is what an alarm is about.
@@ -94,7 +109,8 @@ func New(cfg Config, log *slog.Logger) (*Sender, error) {
 			return nil, fmt.Errorf("JOBWHEEL_SMTP_URL: %w", err)
 		}
 	}
-	return &Sender{cfg: cfg, log: log, client: &http.Client{Timeout: 10 * time.Second},
+	guard := netguard.Policy{Allow: cfg.AllowNetworks}
+	return &Sender{cfg: cfg, log: log, client: guard.Client(10 * time.Second),
 		queue: make(chan work, queueSize), last: map[int64]time.Time{}}, nil
 }
 
@@ -180,7 +196,13 @@ func (s *Sender) webhook(ctx context.Context, hook string, p payload) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "jobwheel-alarm")
 		var resp *http.Response
-		if resp, err = s.client.Do(req); err == nil {
+		resp, err = s.client.Do(req)
+		var refused *netguard.RefusedError
+		if errors.As(err, &refused) {
+			s.log.Warn("alarm: webhook refused: it points at an address the server may not call", "url", hook, "instance", p.InstanceID, "err", refused)
+			return
+		}
+		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode < 300 {
 				return
@@ -197,15 +219,13 @@ func (s *Sender) mail(to []string, p payload) {
 		return
 	}
 	addr, auth, from, _ := parseSMTP(s.cfg.SMTPURL)
-	subject := fmt.Sprintf("[jobwheel] %s/%s: instance %d %s", p.App, p.Job.Name, p.InstanceID, strings.ToLower(strings.TrimPrefix(p.Event, "instance.")))
-	var b strings.Builder
-	fmt.Fprintf(&b, "From: %s\r\nTo: %s\r\nSubject: %s\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n", from, strings.Join(to, ", "), subject)
-	fmt.Fprintf(&b, "Job %q of app %q: instance %d ended %s (%s) at attempt %d.\r\n\r\n%s\r\n", p.Job.Name, p.App, p.InstanceID, p.Status, p.Reason, p.Attempt, p.Result)
-	if p.InstanceURL != "" {
-		fmt.Fprintf(&b, "\r\n%s\r\n", p.InstanceURL)
+	msg, rcpt, err := compose(from, to, p, time.Now())
+	if err != nil {
+		s.log.Warn("alarm: not sending mail", "job", p.Job.ID, "err", err)
+		return
 	}
-	if err := smtp.SendMail(addr, auth, from, to, []byte(b.String())); err != nil {
-		s.log.Warn("alarm: sending mail failed", "to", to, "err", err)
+	if err := smtp.SendMail(addr, auth, from.Address, rcpt, msg); err != nil {
+		s.log.Warn("alarm: sending mail failed", "to", rcpt, "err", err)
 	}
 }
 
@@ -216,18 +236,69 @@ func CheckSMTPURL(raw string) error {
 	return err
 }
 
+// compose makes the alarm mail. Every header is built from parsed
+// addresses and encoded text (RFC 2047), so nothing a user typed (a job
+// name, an address) can add a header or end the header block; the
+// recipients are the parsed addresses.
+func compose(from *mail.Address, to []string, p payload, now time.Time) (msg []byte, rcpt []string, err error) {
+	var heads []string
+	for _, raw := range to {
+		a, err := mail.ParseAddress(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("recipient %q: %w", raw, err)
+		}
+		rcpt = append(rcpt, a.Address)
+		heads = append(heads, a.String())
+	}
+	subject := fmt.Sprintf("[jobwheel] %s/%s: instance %d %s", p.App, p.Job.Name, p.InstanceID, strings.ToLower(strings.TrimPrefix(p.Event, "instance.")))
+	var b strings.Builder
+	header := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
+	header("From", from.String())
+	header("To", strings.Join(heads, ", "))
+	header("Subject", mime.QEncoding.Encode("utf-8", oneLine(subject)))
+	header("Date", now.Format(time.RFC1123Z))
+	header("MIME-Version", "1.0")
+	header("Content-Type", "text/plain; charset=utf-8")
+	header("Content-Transfer-Encoding", "quoted-printable")
+	b.WriteString("\r\n")
+	var text strings.Builder
+	fmt.Fprintf(&text, "Job %q of app %q: instance %d ended %s (%s) at attempt %d.\r\n\r\n%s\r\n", p.Job.Name, p.App, p.InstanceID, p.Status, p.Reason, p.Attempt, p.Result)
+	if p.InstanceURL != "" {
+		fmt.Fprintf(&text, "\r\n%s\r\n", p.InstanceURL)
+	}
+	// Quoted-printable keeps the body's lines short and its bytes 7-bit,
+	// whatever the instance's result holds.
+	qp := quotedprintable.NewWriter(&b)
+	_, _ = qp.Write([]byte(text.String()))
+	_ = qp.Close()
+	return []byte(b.String()), rcpt, nil
+}
+
+// oneLine replaces control characters (which names cannot hold, but
+// results can) with spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
 // parseSMTP reads smtp://user:password@host:port?from=address.
-func parseSMTP(raw string) (addr string, auth smtp.Auth, from string, err error) {
+func parseSMTP(raw string) (addr string, auth smtp.Auth, from *mail.Address, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "smtp" || u.Host == "" {
-		return "", nil, "", errors.New("not smtp://user:password@host:port?from=address")
+		return "", nil, nil, errors.New("not smtp://user:password@host:port?from=address")
 	}
 	if _, _, err := net.SplitHostPort(u.Host); err != nil {
-		return "", nil, "", errors.New("no port; use smtp://user:password@host:port?from=address (port 587 or 25, usually)")
+		return "", nil, nil, errors.New("no port; use smtp://user:password@host:port?from=address (port 587 or 25, usually)")
 	}
-	from = u.Query().Get("from")
-	if from == "" {
-		return "", nil, "", errors.New("no from= parameter (the sender address); use smtp://user:password@host:port?from=address")
+	if u.Query().Get("from") == "" {
+		return "", nil, nil, errors.New("no from= parameter (the sender address); use smtp://user:password@host:port?from=address")
+	}
+	if from, err = mail.ParseAddress(u.Query().Get("from")); err != nil {
+		return "", nil, nil, fmt.Errorf("from=%q is not an email address: %w", u.Query().Get("from"), err)
 	}
 	if u.User != nil {
 		pass, _ := u.User.Password()

@@ -16,6 +16,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/text"
 )
 
 const secretPrefix = "jwa_"
@@ -87,6 +88,9 @@ func (s *Service) Create(ctx context.Context, name, description string) (*db.App
 	}
 	if len(description) > 2000 {
 		return nil, "", fault.BadInput("description", "must be at most 2000 characters")
+	}
+	if err := text.Block("description", description); err != nil {
+		return nil, "", err
 	}
 	secret := auth.NewSecret(secretPrefix)
 	a := &db.App{Name: name, Description: description, SecretHash: auth.HashToken(secret)}

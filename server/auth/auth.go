@@ -40,6 +40,9 @@ const (
 	AdminUsername = "admin"
 )
 
+// errUserGone refuses a credential whose user no longer exists.
+var errUserGone = fault.Unauthenticated("the user of this credential no longer exists")
+
 // ErrBadCredentials is returned by Login for an unknown user or a wrong
 // password alike, so callers cannot probe for usernames.
 var ErrBadCredentials = fault.Unauthenticated("wrong username or password")
@@ -71,14 +74,20 @@ type Service struct {
 	log   *slog.Logger
 	now   func() time.Time
 
+	limits *limiter
+
 	mu       sync.Mutex
 	onChange []func()
 }
 
-// New returns a Service over store.
+// New returns a Service over store, with the default LoginLimits.
 func New(store Store, log *slog.Logger) *Service {
-	return &Service{store: store, log: log, now: db.Now}
+	return &Service{store: store, log: log, now: db.Now, limits: newLimiter(LoginLimits{}, db.Now)}
 }
+
+// SetLoginLimits replaces the login limits (zero fields take the
+// defaults); call before serving.
+func (s *Service) SetLoginLimits(l LoginLimits) { s.limits = newLimiter(l, s.now) }
 
 // Principal is an authenticated caller.
 type Principal struct {
@@ -186,8 +195,16 @@ func (s *Service) EnsureAdmin(ctx context.Context, password string) (generated s
 	return generated, nil
 }
 
-// Login checks a password and starts a session.
+// Login checks a password and starts a session. Attempts are limited per
+// username and per client address (ClientAddr of ctx; see LoginLimits):
+// over the limit, Login answers a RATE_LIMITED error without checking the
+// password at all.
 func (s *Service) Login(ctx context.Context, username, password string) (token string, user *db.User, expires time.Time, err error) {
+	addr := ClientAddr(ctx)
+	if err := s.limits.begin(username, addr); err != nil {
+		s.log.InfoContext(ctx, "auth: login refused by the rate limit", "username", username, "client", addr)
+		return "", nil, time.Time{}, err
+	}
 	user, err = s.store.UserGetByName(ctx, username)
 	if errors.Is(err, db.ErrNotFound) {
 		// Spend the time a real check would, so response times do not
@@ -196,6 +213,7 @@ func (s *Service) Login(ctx context.Context, username, password string) (token s
 		return "", nil, time.Time{}, ErrBadCredentials
 	}
 	if err != nil {
+		s.limits.undo(username, addr)
 		return "", nil, time.Time{}, err
 	}
 	if bcrypt.CompareHashAndPassword([]byte(user.PasswordHash), []byte(password)) != nil {
@@ -204,8 +222,10 @@ func (s *Service) Login(ctx context.Context, username, password string) (token s
 	token = randomToken(sessionPrefix)
 	expires = s.now().Add(SessionTTL)
 	if err := s.store.SessionCreate(ctx, &db.Session{TokenHash: HashToken(token), UserID: user.ID, ExpiresAt: expires}); err != nil {
+		s.limits.undo(username, addr)
 		return "", nil, time.Time{}, err
 	}
+	s.limits.succeeded(username, addr)
 	return token, user, expires, nil
 }
 
@@ -244,6 +264,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, e
 			return nil, err
 		}
 		u, err := s.store.UserGet(ctx, t.UserID)
+		if errors.Is(err, db.ErrNotFound) {
+			return nil, errUserGone
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/text"
 )
 
 // touchEvery bounds how often an API token's last use is written.
@@ -177,6 +178,9 @@ func (s *Service) CreateAPIToken(ctx context.Context, name string, appID *int64,
 	case n > 128:
 		return nil, "", fault.BadInput("name", "must be at most 128 characters")
 	}
+	if err := text.Line("name", name); err != nil {
+		return nil, "", err
+	}
 	if role != nil && roleRank(*role) == 0 {
 		return nil, "", fault.BadInput("role", "%q is not a role", *role)
 	}
@@ -217,7 +221,9 @@ func (s *Service) CreateAPIToken(ctx context.Context, name string, appID *int64,
 }
 
 // APITokens lists the caller's API tokens, newest first; administrators
-// see everyone's.
+// see everyone's. A caller using an API token narrowed to one app sees
+// only the tokens narrowed to that app: a token sees and manages only
+// what its scope allows.
 func (s *Service) APITokens(ctx context.Context) ([]db.APIToken, error) {
 	p, err := Caller(ctx)
 	if err != nil {
@@ -227,19 +233,43 @@ func (s *Service) APITokens(ctx context.Context) ([]db.APIToken, error) {
 	if p.IsAdmin() {
 		owner = 0
 	}
-	return s.store.APITokenList(ctx, owner)
+	list, err := s.store.APITokenList(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	kept := list[:0]
+	for _, t := range list {
+		if tokenInScope(p, &t) {
+			kept = append(kept, t)
+		}
+	}
+	return kept, nil
 }
 
-// RevokeAPIToken revokes a token (its creator or an administrator). It
-// stops working at once: every request looks the token up, and live
-// subscriptions re-check their caller when told of the change.
+// tokenInScope reports whether the caller may see and manage token t:
+// its creator (or an administrator), and when the caller uses an API
+// token narrowed to one app, only tokens narrowed to that same app.
+func tokenInScope(p *Principal, t *db.APIToken) bool {
+	if t.UserID != p.User.ID && !p.IsAdmin() {
+		return false
+	}
+	if p.Token != nil && p.Token.AppID != nil {
+		return t.AppID != nil && *t.AppID == *p.Token.AppID
+	}
+	return true
+}
+
+// RevokeAPIToken revokes a token (its creator or an administrator, within
+// the scope of the caller's own token). It stops working at once: every
+// request looks the token up, and live subscriptions and websockets
+// re-check their caller when told of the change.
 func (s *Service) RevokeAPIToken(ctx context.Context, id int64) error {
 	p, err := Caller(ctx)
 	if err != nil {
 		return err
 	}
 	t, err := s.store.APITokenGet(ctx, id)
-	if errors.Is(err, db.ErrNotFound) || (err == nil && t.UserID != p.User.ID && !p.IsAdmin()) {
+	if errors.Is(err, db.ErrNotFound) || (err == nil && !tokenInScope(p, t)) {
 		return fault.NotFound(fmt.Sprintf("API token %d", id))
 	}
 	if err != nil {
@@ -278,6 +308,9 @@ func (s *Service) Refresh(ctx context.Context) (context.Context, error) {
 			return ctx, err
 		}
 		u, err := s.store.UserGet(ctx, t.UserID)
+		if errors.Is(err, db.ErrNotFound) {
+			return ctx, errUserGone
+		}
 		if err != nil {
 			return ctx, err
 		}

@@ -282,3 +282,65 @@ func TestRevocation(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestTokenSeesOnlyItsScope (issue 11, item 8): an API token narrowed to
+// one app lists and revokes only its creator's tokens for that app, not
+// those for other apps or for every app.
+func TestTokenSeesOnlyItsScope(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		w := newWorld(t, d)
+		if _, err := w.apps.SetRole(w.admin, "b", "alice", role(db.RoleOwner)); err != nil {
+			t.Fatal(err)
+		}
+		onA, aSecret, err := w.apps.CreateAPIToken(w.alice, "on a", ptr("a"), role(db.RoleEditor))
+		if err != nil {
+			t.Fatal(err)
+		}
+		onB, _, err := w.apps.CreateAPIToken(w.alice, "on b", ptr("b"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		everywhere, _, err := w.auth.CreateAPIToken(w.alice, "everywhere", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scoped := withToken(t, w.auth, aSecret)
+		list, err := w.auth.APITokens(scoped)
+		if err != nil || len(list) != 1 || list[0].ID != onA.ID {
+			t.Fatalf("the token for app a lists %v (%v); want only itself", list, err)
+		}
+		wantKind(t, "token for a revokes the token for b", w.auth.RevokeAPIToken(scoped, onB.ID), fault.ErrNotFound)
+		wantKind(t, "token for a revokes an unscoped token", w.auth.RevokeAPIToken(scoped, everywhere.ID), fault.ErrNotFound)
+		if list, err := w.auth.APITokens(w.alice); err != nil || len(list) != 3 {
+			t.Fatalf("alice's session lists %d tokens (%v); want all 3", len(list), err)
+		}
+		for _, tok := range list {
+			if tok.RevokedAt != nil {
+				t.Fatalf("token %q was revoked", tok.Name)
+			}
+		}
+	})
+}
+
+// TestRemovedUserLosesCredentials: the credentials of a user removed from
+// the database (by an operator) are refused as unauthenticated, not as a
+// server failure.
+func TestRemovedUserLosesCredentials(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t, db.SQLite)
+	w := newWorld(t, d)
+	_, secret, err := w.auth.CreateAPIToken(w.bob, "ci", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := withToken(t, w.auth, secret)
+	bob := auth.FromContext(ctx).User.ID
+	if _, err := d.Bun().NewDelete().TableExpr("users").Where("id = ?", bob).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.auth.Refresh(ctx)
+	wantKind(t, "refreshing a removed user's token", err, fault.ErrUnauthenticated)
+	_, err = w.auth.Refresh(w.bob)
+	wantKind(t, "refreshing a removed user's session", err, fault.ErrUnauthenticated)
+}

@@ -7,6 +7,7 @@ package fault
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Input says one input field is wrong and why.
@@ -55,4 +56,22 @@ func Conflict(format string, args ...any) error {
 // Forbidden says what the caller may not do.
 func Forbidden(format string, args ...any) error {
 	return &kinded{ErrForbidden, "forbidden: " + fmt.Sprintf(format, args...)}
+}
+
+// ErrRateLimited is the kind of RateLimited errors.
+var ErrRateLimited = errors.New("rate limited")
+
+// Limited says the caller must wait before trying again.
+type Limited struct {
+	RetryAfter time.Duration
+	msg        string
+}
+
+func (e *Limited) Error() string { return e.msg }
+func (e *Limited) Unwrap() error { return ErrRateLimited }
+
+// RateLimited says the caller tried too often and may try again after
+// retryAfter.
+func RateLimited(retryAfter time.Duration, format string, args ...any) error {
+	return &Limited{RetryAfter: retryAfter, msg: fmt.Sprintf(format, args...)}
 }

@@ -80,10 +80,13 @@ func (c *conn) run(ctx context.Context) {
 		Version: "", Tags: nonNil(c.info.Tags), Processors: nonNil(append(append([]string{}, c.info.Processors...), c.info.Types...)),
 		Slots: c.info.Slots, Metrics: toDBMetrics(c.info.Metrics), ConnectedAt: c.info.ConnectedAt, LastHeartbeat: c.info.ConnectedAt}
 	if err := store.WorkerUpsert(ctx, record); err != nil {
-		log.Warn("hub: recording worker", "err", err)
-	} else {
-		c.hub.workersChanged(c.info.AppID)
+		// A worker the API cannot list must not run work unseen.
+		log.Warn("hub: recording worker failed; refusing it", "err", err)
+		c.reg.leave(c)
+		c.fail(protocol.CodeInternal, "the server could not record this worker; reconnect later")
+		return
 	}
+	c.hub.workersChanged(c.info.AppID)
 	log.Info("hub: worker connected", "host", c.info.Host, "slots", c.info.Slots, "running", len(c.info.Running))
 	c.reg.handler.WorkerJoined(c.info)
 	defer func() {
@@ -120,6 +123,10 @@ func (c *conn) handshake(ctx context.Context) error {
 	if !ok {
 		c.fail(protocol.CodeProtocol, fmt.Sprintf("the first frame must be hello, not %s", frame.Type))
 		return fmt.Errorf("first frame was %s", frame.Type)
+	}
+	if err := protocol.Validate(hello); err != nil {
+		c.fail(protocol.CodeBadFrame, "hello: "+err.Error())
+		return fmt.Errorf("hello: %w", err)
 	}
 	deps := c.hub.deps
 	app, err := deps.Apps.VerifySecret(ctx, hello.App, hello.Auth)
@@ -168,16 +175,22 @@ func (c *conn) readLoop() error {
 		if err != nil {
 			return err
 		}
+		if err := protocol.Validate(body); err != nil {
+			if c.refuseInvalid(frame, err) {
+				continue
+			}
+			return err
+		}
 		switch b := body.(type) {
 		case *protocol.Heartbeat:
 			c.hub.noteBeat(c.info.AppID, c.info.ID, b.Metrics)
 			c.reg.handler.WorkerHeartbeat(c.info.ID, b)
 		case *protocol.Report:
-			c.reg.handler.Report(c.info.ID, b, c.acker(frame.ID))
+			c.reg.handler.Report(c.info.ID, b, c.acker(frame))
 		case *protocol.Map:
-			c.reg.handler.Map(c.info.ID, b, c.acker(frame.ID))
+			c.reg.handler.Map(c.info.ID, b, c.acker(frame))
 		case *protocol.Logs:
-			c.hub.deps.Logs.Logs(c.info.AppID, c.info.ID, b, c.acker(frame.ID))
+			c.hub.deps.Logs.Logs(c.info.AppID, c.info.ID, b, c.acker(frame))
 		case *protocol.Ack:
 			c.resolve(frame.Re, b)
 		case *protocol.Error:
@@ -212,19 +225,12 @@ func (c *conn) read() (protocol.Frame, any, error) {
 	return frame, body, nil
 }
 
-// acker returns the done callback that acks message id.
-func (c *conn) acker(id int64) func(error) {
+// acker returns the done callback that acks a message (see ackFor for
+// what a refusal tells the worker).
+func (c *conn) acker(frame protocol.Frame) func(error) {
 	return func(err error) {
-		if id == 0 {
-			return
-		}
-		ack := &protocol.Ack{OK: err == nil}
-		if err != nil {
-			ack.Error = err.Error()
-		}
-		b, encErr := protocol.Encode(0, id, protocol.TypeAck, ack)
-		if encErr == nil {
-			_ = c.enqueue(b)
+		if frame.ID != 0 {
+			c.ack(frame.ID, c.ackFor(frame.Type, err))
 		}
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -205,7 +206,10 @@ func (h *Hub) closeAll() {
 	h.wg.Wait()
 }
 
-// ServeDiscover answers GET /worker/discover?app=<name> with the owner.
+// ServeDiscover answers GET /worker/discover?app=<name> with the owner,
+// to a caller that presents the app's secret (Authorization: Bearer): an
+// unknown app and a wrong secret get the same answer, so discovery tells
+// nobody else which apps exist.
 func (h *Hub) ServeDiscover(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("app")
 	if name == "" {
@@ -213,10 +217,16 @@ func (h *Hub) ServeDiscover(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	appID, err := h.deps.Apps.AppIDByName(ctx, name)
-	if errors.Is(err, db.ErrNotFound) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no app named %q", name)})
+	app, err := h.deps.Apps.VerifySecret(ctx, name, bearer(r))
+	if errors.Is(err, apps.ErrBadSecret) {
+		h.log.Warn("hub: worker refused at discovery: unknown app or wrong secret", "app", name, "remote", r.RemoteAddr)
+		writeJSON(w, http.StatusForbidden, map[string]string{"code": protocol.CodeAuth,
+			"error": "unknown app or wrong app secret (send the app's secret as 'Authorization: Bearer <secret>')"})
 		return
+	}
+	var appID int64
+	if app != nil {
+		appID = app.ID
 	}
 	if err != nil {
 		h.log.Error("hub: discover", "app", name, "err", err)

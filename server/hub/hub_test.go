@@ -3,6 +3,9 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -32,10 +35,13 @@ type directory struct{}
 
 // handler records what the hub routes to the execution side.
 type handler struct {
+	mu      sync.Mutex
 	joined  chan WorkerInfo
 	left    chan string
 	reports chan *protocol.Report
 	logs    chan *protocol.Logs
+	// reportErr is what Report's done is given.
+	reportErr error
 }
 
 func newHandler() *handler {
@@ -48,7 +54,10 @@ func (h *handler) WorkerHeartbeat(string, *protocol.Heartbeat)     {}
 func (h *handler) Map(_ string, _ *protocol.Map, done func(error)) { done(nil) }
 func (h *handler) Report(_ string, r *protocol.Report, done func(error)) {
 	h.reports <- r
-	done(nil)
+	h.mu.Lock()
+	err := h.reportErr
+	h.mu.Unlock()
+	done(err)
 }
 func (h *handler) Logs(_ int64, _ string, l *protocol.Logs, done func(error)) {
 	h.logs <- l
@@ -188,7 +197,7 @@ func TestWelcomeRoutingAndAcks(t *testing.T) {
 	if f, body := read(t, c); f.Re != 2 || !body.(*protocol.Ack).OK {
 		t.Fatalf("report ack = %+v %+v", f, body)
 	}
-	send(t, c, 3, protocol.TypeLogs, &protocol.Logs{Lines: []protocol.LogLine{{InstanceID: 1, Seq: 1, Text: "x"}}})
+	send(t, c, 3, protocol.TypeLogs, &protocol.Logs{Lines: []protocol.LogLine{{InstanceID: 1, Seq: 1, Text: "x", Level: "INFO", Time: time.Now()}}})
 	<-b.h.logs
 	if f, _ := read(t, c); f.Re != 3 {
 		t.Fatalf("logs ack = %+v", f)
@@ -275,25 +284,118 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestDiscover: discovery names the owner to a caller with the app's
+// secret, and tells anyone else nothing, not even whether the app exists
+// (issue 11, item 12).
 func TestDiscover(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	resp, err := http.Get(b.url + protocol.DiscoverPath + "?app=orders")
-	if err != nil {
-		t.Fatal(err)
+	get := func(app, secret string) (int, string) {
+		req, _ := http.NewRequest(http.MethodGet, b.url+protocol.DiscoverPath+"?app="+app, nil)
+		if secret != "" {
+			req.Header.Set("Authorization", "bearer "+secret)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
 	}
+	status, body := get("orders", b.secret)
 	var d protocol.DiscoverResponse
-	_ = json.NewDecoder(resp.Body).Decode(&d)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || d.Server != "http://s1" {
-		t.Fatalf("discover = %d %+v", resp.StatusCode, d)
+	_ = json.Unmarshal([]byte(body), &d)
+	if status != 200 || d.Server != "http://s1" {
+		t.Fatalf("discover = %d %s", status, body)
 	}
-	resp, err = http.Get(b.url + protocol.DiscoverPath + "?app=nope")
-	if err != nil {
-		t.Fatal(err)
+	refusedStatus, refused := get("orders", "jwa_wrong")
+	for _, tc := range []struct{ app, secret string }{{"orders", ""}, {"nope", ""}, {"nope", b.secret}} {
+		if status, body := get(tc.app, tc.secret); status != refusedStatus || body != refused || status != http.StatusForbidden {
+			t.Fatalf("discover %q with secret %q = %d %s; want the same 403 as a wrong secret (%d %s)", tc.app, tc.secret, status, body, refusedStatus, refused)
+		}
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 404 {
-		t.Fatalf("discover of an unknown app = %d; want 404", resp.StatusCode)
+}
+
+// TestFrameFieldsChecked (issue 11, items 2 and 9): a hello whose fields
+// cannot be stored (a 300-byte host) is refused with BAD_FRAME naming the
+// field; a logs or report message with a bad field is refused by its ack,
+// BAD_FRAME, and the connection goes on.
+func TestFrameFieldsChecked(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.dial(t)
+	h := hello(b.secret)
+	h.Host = strings.Repeat("h", 300)
+	send(t, c, 1, protocol.TypeHello, h)
+	if _, body := read(t, c); body.(*protocol.Error).Code != protocol.CodeBadFrame || !strings.Contains(body.(*protocol.Error).Message, "host") {
+		t.Fatalf("long host: %+v", body)
+	}
+	closed(t, c)
+
+	c = b.dial(t)
+	send(t, c, 1, protocol.TypeHello, hello(b.secret))
+	if f, _ := read(t, c); f.Type != protocol.TypeWelcome {
+		t.Fatalf("got %s, want welcome", f.Type)
+	}
+	<-b.h.joined
+	year0 := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	send(t, c, 2, protocol.TypeLogs, &protocol.Logs{Lines: []protocol.LogLine{{InstanceID: 1, Seq: 1, Level: "INFO", Time: year0, Text: "x"}}})
+	if f, body := read(t, c); f.Re != 2 || body.(*protocol.Ack).OK || body.(*protocol.Ack).Code != protocol.CodeBadFrame ||
+		!strings.Contains(body.(*protocol.Ack).Error, "lines[0].time") {
+		t.Fatalf("logs with year 0: %+v %+v", f, body)
+	}
+	send(t, c, 3, protocol.TypeLogs, &protocol.Logs{Lines: []protocol.LogLine{{InstanceID: 1, Seq: -1, Level: "INFO", Time: time.Now()}}})
+	if _, body := read(t, c); body.(*protocol.Ack).Code != protocol.CodeBadFrame || !strings.Contains(body.(*protocol.Ack).Error, "seq") {
+		t.Fatalf("logs with seq -1: %+v", body)
+	}
+	select {
+	case l := <-b.h.logs:
+		t.Fatalf("refused lines reached the log sink: %+v", l)
+	default:
+	}
+	send(t, c, 4, protocol.TypeReport, &protocol.Report{Items: []protocol.TaskReport{{TaskID: 1, Status: "DONE"}}})
+	if _, body := read(t, c); body.(*protocol.Ack).Code != protocol.CodeBadFrame {
+		t.Fatalf("report with a bad status: %+v", body)
+	}
+	// Still connected: a good report goes through.
+	send(t, c, 5, protocol.TypeReport, &protocol.Report{Items: []protocol.TaskReport{{TaskID: 1, Status: protocol.TaskSucceeded}}})
+	<-b.h.reports
+	if f, body := read(t, c); f.Re != 5 || !body.(*protocol.Ack).OK {
+		t.Fatalf("good report after refused ones: %+v %+v", f, body)
+	}
+}
+
+// TestAcksHideInternals (issue 11, item 2): a failure inside the server
+// reaches the worker as INTERNAL with a reference, never the error's text;
+// refusals meant for the worker keep their message.
+func TestAcksHideInternals(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.dial(t)
+	send(t, c, 1, protocol.TypeHello, hello(b.secret))
+	read(t, c)
+	<-b.h.joined
+	for i, tc := range []struct {
+		err      error
+		code     string
+		contains string
+		hidden   string
+	}{
+		{fmt.Errorf("writing a batch: %w", errors.New(`ERROR: invalid byte sequence for encoding "UTF8": 0x00 (SQLSTATE 22021)`)), protocol.CodeInternal, "reference", "SQLSTATE"},
+		{&protocol.Error{Code: protocol.CodeRefused, Message: "not yours"}, protocol.CodeRefused, "not yours", ""},
+		{errors.New("this server does not own the app now; reconnect"), protocol.CodeInternal, "does not own", ""},
+	} {
+		b.h.mu.Lock()
+		b.h.reportErr = tc.err
+		b.h.mu.Unlock()
+		id := int64(10 + i)
+		send(t, c, id, protocol.TypeReport, &protocol.Report{Items: []protocol.TaskReport{{TaskID: 1, Status: protocol.TaskSucceeded}}})
+		<-b.h.reports
+		f, body := read(t, c)
+		a := body.(*protocol.Ack)
+		if f.Re != id || a.OK || a.Code != tc.code || !strings.Contains(a.Error, tc.contains) || (tc.hidden != "" && strings.Contains(a.Error, tc.hidden)) {
+			t.Fatalf("ack for %v: %+v", tc.err, a)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/mail"
 	"net/url"
 	"slices"
 	"strings"
@@ -23,7 +24,9 @@ import (
 	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/netguard"
 	"github.com/jobwheel/jobwheel/server/schedule"
+	"github.com/jobwheel/jobwheel/server/text"
 )
 
 // Limits on job definitions.
@@ -43,12 +46,18 @@ type Notifier interface {
 
 // Service is the job API.
 type Service struct {
-	db     *db.DB
-	auth   *auth.Service
-	apps   *apps.Service
-	notify Notifier
-	now    func() time.Time
+	db       *db.DB
+	auth     *auth.Service
+	apps     *apps.Service
+	notify   Notifier
+	now      func() time.Time
+	webhooks netguard.Policy
 }
+
+// SetWebhookPolicy sets which addresses alarm webhooks may name (the
+// alarm sender's policy, checked here as far as a URL shows it); call
+// before serving. By default only public addresses.
+func (s *Service) SetWebhookPolicy(p netguard.Policy) { s.webhooks = p }
 
 // New returns a Service.
 func New(store *db.DB, authz *auth.Service, appSvc *apps.Service, notify Notifier) *Service {
@@ -115,6 +124,9 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 	case len(j.Params) > MaxParamsBytes:
 		return nil, nil, fault.BadInput("params", "must be at most %d bytes", MaxParamsBytes)
 	}
+	if err := checkText(j); err != nil {
+		return nil, nil, err
+	}
 	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
 		Start: j.LifecycleStart, End: j.LifecycleEnd})
 	if err != nil {
@@ -170,19 +182,78 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 		return nil, nil, fault.BadInput("misfirePolicy", "%q is not one of %s", j.MisfirePolicy, strings.Join(db.MisfirePolicies, ", "))
 	}
 	for _, hook := range j.Alarm.Webhooks {
-		if u, err := url.Parse(hook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		u, err := url.Parse(hook)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, nil, fault.BadInput("alarm.webhooks", "%q is not an http(s) URL", hook)
 		}
+		// Names are checked again, resolved, each time an alarm is sent.
+		if err := s.webhooks.CheckURL(u); err != nil {
+			return nil, nil, fault.BadInput("alarm.webhooks", "%q: %v", hook, err)
+		}
 	}
-	for _, e := range j.Alarm.Emails {
-		if !strings.Contains(e, "@") {
-			return nil, nil, fault.BadInput("alarm.emails", "%q is not an email address", e)
+	for i, e := range j.Alarm.Emails {
+		a, err := mail.ParseAddress(e)
+		if err != nil {
+			return nil, nil, fault.BadInput("alarm.emails", "%q is not an email address (%v)", e, err)
+		}
+		if a.Name == "" {
+			j.Alarm.Emails[i] = a.Address
 		}
 	}
 	if j.Alarm.SilenceSec < 0 {
 		return nil, nil, fault.BadInput("alarm.silenceSec", "must not be negative")
 	}
 	return j, sch, nil
+}
+
+// checkText refuses control characters in the single-line fields and NUL
+// in every text field (package text).
+func checkText(j *db.Job) error {
+	checks := []error{
+		text.Line("name", j.Name),
+		text.Block("description", j.Description),
+		text.Line("scheduleExpression", j.ScheduleExpression),
+		text.Line("timeZone", j.TimeZone),
+		text.Bytes("params", j.Params),
+		text.Bytes("processor", j.Processor),
+	}
+	for _, d := range j.WorkerFilter.Designated {
+		checks = append(checks, text.Line("workerFilter.designated", d))
+	}
+	for _, t := range j.WorkerFilter.Tags {
+		checks = append(checks, text.Line("workerFilter.tags", t))
+	}
+	for _, h := range j.Alarm.Webhooks {
+		checks = append(checks, text.Line("alarm.webhooks", h))
+	}
+	for _, e := range j.Alarm.Emails {
+		checks = append(checks, text.Line("alarm.emails", e))
+	}
+	return firstOf(checks)
+}
+
+// headerName reports whether k is an HTTP header name (a token).
+func headerName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if r > 0x7e || r <= 0x20 || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// firstOf returns the first non-nil error (one field at a time, as the
+// other checks of build report).
+func firstOf(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func validateProcessor(j *db.Job) error {
@@ -192,7 +263,7 @@ func validateProcessor(j *db.Job) error {
 	switch j.ProcessorType {
 	case "GO":
 		name := strings.TrimSpace(j.Processor)
-		if name == "" || len(name) > 255 || strings.ContainsAny(name, " \t\n") {
+		if name == "" || len(name) > 255 || strings.ContainsAny(name, " \t\n") || text.Line("processor", name) != nil {
 			return fault.BadInput("processor", "a GO job names the processor its workers registered, e.g. \"sync-orders\" (no spaces, at most 255 characters)")
 		}
 		j.Processor = name
@@ -226,6 +297,11 @@ func validateProcessor(j *db.Job) error {
 		}
 		if h.TimeoutMs < 0 {
 			return fault.BadInput("processor", "timeoutMs must not be negative")
+		}
+		for k, v := range h.Headers {
+			if !headerName(k) || text.Line("processor", v) != nil {
+				return fault.BadInput("processor", "header %q: names must be tokens and values must not contain control characters", k)
+			}
 		}
 		b, _ := json.Marshal(h)
 		j.Processor = string(b)
@@ -390,6 +466,9 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 	}
 	if len(params) > MaxParamsBytes {
 		return nil, fault.BadInput("params", "must be at most %d bytes", MaxParamsBytes)
+	}
+	if err := text.Bytes("params", params); err != nil {
+		return nil, err
 	}
 	if delay < 0 || delay > MaxDelay {
 		return nil, fault.BadInput("delayMs", "must be between 0 and %d", MaxDelay.Milliseconds())

@@ -28,9 +28,16 @@ import (
 )
 
 func main() {
+	// First, before anything can run: the scripts must not find the app
+	// secret in the agent's environment or arguments (secret.go).
+	getenv, args, err := keepSecret(os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jobwheel-agent: %v\n", err)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stderr))
+	os.Exit(run(ctx, args, getenv, os.Stderr))
 }
 
 // settings are the agent's flags and their environment variables.

@@ -212,3 +212,21 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+func TestCutSecretFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		rest   []string
+		secret string
+	}{
+		{[]string{"-app", "a", "-secret", "s1", "-slots", "2"}, []string{"-app", "a", "-slots", "2"}, "s1"},
+		{[]string{"--secret=s2", "-app=a"}, []string{"-app=a"}, "s2"},
+		{[]string{"-app", "a"}, []string{"-app", "a"}, ""},
+		{[]string{"-app", "a", "--", "-secret", "x"}, []string{"-app", "a", "--", "-secret", "x"}, ""},
+	} {
+		rest, secret := cutSecretFlag(tc.args)
+		if !slices.Equal(rest, tc.rest) || secret != tc.secret {
+			t.Errorf("cutSecretFlag(%q) = %q, %q; want %q, %q", tc.args, rest, secret, tc.rest, tc.secret)
+		}
+	}
+}

@@ -5,9 +5,12 @@
 //
 // # Transport
 //
-// A worker asks any server which server owns its app:
+// A worker asks any server which server owns its app, showing the app's
+// secret (an unknown app and a wrong secret get the same 403, so discovery
+// tells nobody else which apps exist):
 //
-//	GET /worker/discover?app=<name>  →  200 {"server": "<url>", "servers": ["<url>", …]}
+//	GET /worker/discover?app=<name>       →  200 {"server": "<url>", "servers": ["<url>", …]}
+//	Authorization: Bearer <app secret>        403 {"code": "AUTH", "error": "…"}
 //
 // then opens a websocket to <url>/worker/connect. Every message is one JSON
 // text frame:
@@ -20,6 +23,15 @@
 // not valid JSON, has an unknown type or a body of the wrong shape, or is
 // larger than MaxFrameBytes makes the receiver send an error frame and close
 // that one connection; nothing else is affected.
+//
+// A server also checks what every field a worker sends holds (Validate:
+// lengths, ranges, times, levels, names on one line). A hello or heartbeat
+// outside the bounds is answered with an error frame (BAD_FRAME, naming the
+// field) and the connection closes; a report, logs or map message outside
+// them is refused as a whole by its ack (ok false, code BAD_FRAME), and
+// the connection stays. Acks that refuse carry a code: BAD_FRAME, REFUSED
+// (e.g. log lines for an instance this worker was not given) or INTERNAL
+// (the server failed; its log has the details, the worker is told none).
 //
 // # Session
 //
@@ -141,6 +153,9 @@ const (
 	CodeBadFrame = "BAD_FRAME" // malformed, unknown or oversized frame
 	CodeProtocol = "PROTOCOL"  // a frame out of order, e.g. anything before hello
 	CodeInternal = "INTERNAL"  // the server failed; reconnect later
+	// CodeRefused refuses what a worker may not do, e.g. write log lines
+	// into an instance it was not given (in acks).
+	CodeRefused = "REFUSED"
 )
 
 // Error is sent before the sender closes the connection.
@@ -306,7 +321,9 @@ type Rejection struct {
 
 // Ack answers a message that asked for a reply.
 type Ack struct {
-	OK       bool        `json:"ok"`
+	OK bool `json:"ok"`
+	// Code says why a message was refused (an error code, e.g. BAD_FRAME).
+	Code     string      `json:"code,omitempty"`
 	Error    string      `json:"error,omitempty"`
 	Accepted []int64     `json:"accepted,omitempty"`
 	Rejected []Rejection `json:"rejected,omitempty"`
@@ -348,7 +365,8 @@ func Encode(id, re int64, typ string, body any) ([]byte, error) {
 
 // Decode parses a frame and its body. The body is a pointer to the type's
 // struct (e.g. *Hello). Every failure wraps ErrBadFrame and says what is
-// wrong.
+// wrong. Decode checks the frame's shape; Validate checks what its fields
+// hold.
 func Decode(data []byte) (Frame, any, error) {
 	var f Frame
 	if len(data) > MaxFrameBytes {
@@ -370,59 +388,7 @@ func Decode(data []byte) (Frame, any, error) {
 			return f, nil, fmt.Errorf("%w: %s body: %w", ErrBadFrame, f.Type, err)
 		}
 	}
-	if v, ok := body.(interface{ validate() error }); ok {
-		if err := v.validate(); err != nil {
-			return f, nil, fmt.Errorf("%w: %s: %w", ErrBadFrame, f.Type, err)
-		}
-	}
 	return f, body, nil
-}
-
-func (h *Hello) validate() error {
-	switch {
-	case h.App == "":
-		return errors.New("app is empty")
-	case h.WorkerID == "" || len(h.WorkerID) > 128:
-		return errors.New("workerId must be 1 to 128 characters")
-	case h.Slots < 1 || h.Slots > 10000:
-		return errors.New("slots must be between 1 and 10000")
-	case len(h.Tags) > 64 || len(h.Processors) > 1000 || len(h.Types) > 64 || len(h.Running) > 10000:
-		return errors.New("too many tags, processors or running tasks")
-	}
-	return nil
-}
-
-func (r *Report) validate() error {
-	if len(r.Items) > MaxBatch {
-		return fmt.Errorf("%d items; at most %d per message", len(r.Items), MaxBatch)
-	}
-	for _, it := range r.Items {
-		switch it.Status {
-		case TaskRunning, TaskSucceeded, TaskFailed, TaskStopped:
-		default:
-			return fmt.Errorf("task %d: unknown status %q", it.TaskID, it.Status)
-		}
-	}
-	return nil
-}
-
-func (l *Logs) validate() error {
-	if len(l.Lines) > MaxBatch {
-		return fmt.Errorf("%d lines; at most %d per message", len(l.Lines), MaxBatch)
-	}
-	return nil
-}
-
-func (m *Map) validate() error {
-	switch {
-	case len(m.Payloads) > MaxBatch:
-		return fmt.Errorf("%d subtasks; at most %d per message", len(m.Payloads), MaxBatch)
-	case m.Name == "" || len(m.Name) > 255:
-		return errors.New("name must be 1 to 255 characters")
-	case len(m.Key) > 200:
-		return errors.New("key must be at most 200 characters")
-	}
-	return nil
 }
 
 // Truncate cuts s to at most n bytes on a rune boundary, saying so.

@@ -1,0 +1,27 @@
+package model
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/jobwheel/jobwheel/server/fault"
+)
+
+// MarshalTime writes the Time scalar: RFC 3339 with nanoseconds.
+func MarshalTime(t time.Time) graphql.Marshaler { return graphql.MarshalTime(t) }
+
+// UnmarshalTime reads the Time scalar, an RFC 3339 string. Anything else
+// is the caller's mistake (BAD_INPUT at the argument), not the server's.
+func UnmarshalTime(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, &fault.Input{Reason: fmt.Sprintf("a Time is an RFC 3339 string such as \"2026-11-21T12:00:00Z\", not %T", v)}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, &fault.Input{Reason: fmt.Sprintf("%q is not an RFC 3339 time such as \"2026-11-21T12:00:00Z\"", s)}
+	}
+	return t, nil
+}

@@ -1,0 +1,200 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/fault"
+)
+
+// A websocket authenticates once, in connection_init, but lives for hours,
+// and rights change meanwhile: a token is revoked, a session ends (logout,
+// a password change), a role is taken away, a user is removed. So:
+//
+//   - every operation on a socket is authorized as of now: the credential
+//     is read again from the database (auth.Refresh) before it runs, and
+//     roles are looked up per request as for HTTP;
+//   - each socket re-checks its credential when rights change (a hint on
+//     the bus, from any server) and every recheckEvery (sessions expire,
+//     hints can be lost), and a socket whose credential died is closed
+//     with code 4403 and the reason "UNAUTHENTICATED: <why>". Its
+//     subscriptions end with it.
+
+// socket is one API websocket: its connection, and what ends it.
+type socket struct {
+	conn    *wsConn // set when the upgrade is accepted
+	cancel  context.CancelFunc
+	recheck chan struct{}
+}
+
+type socketKey struct{}
+
+func withSocket(ctx context.Context) context.Context {
+	return context.WithValue(ctx, socketKey{}, &socket{recheck: make(chan struct{}, 1)})
+}
+
+// socketFrom returns the websocket a context belongs to, or nil (HTTP).
+func socketFrom(ctx context.Context) *socket {
+	s, _ := ctx.Value(socketKey{}).(*socket)
+	return s
+}
+
+// kill closes the socket because its credential died.
+func (s *socket) kill(err error) {
+	if s.conn != nil {
+		s.conn.kill(err.Error())
+	}
+	if s.cancel != nil {
+		s.cancel() // gqlgen closes the connection when its context ends
+	}
+}
+
+// sockets are this server's open API websockets.
+type sockets struct {
+	auth  *auth.Service
+	log   *slog.Logger
+	every time.Duration
+
+	mu  sync.Mutex
+	set map[*socket]struct{}
+}
+
+func newSockets(svc *auth.Service, log *slog.Logger, every time.Duration) *sockets {
+	return &sockets{auth: svc, log: log, every: every, set: map[*socket]struct{}{}}
+}
+
+// changed tells every socket to re-check its credential (rights changed
+// somewhere).
+func (ss *sockets) changed() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for s := range ss.set {
+		select {
+		case s.recheck <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// count is how many sockets are open (tests).
+func (ss *sockets) count() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.set)
+}
+
+// opened starts watching an authenticated socket; ctx carries its
+// principal and lives as long as the connection. It returns the context
+// gqlgen should use for the connection.
+func (ss *sockets) opened(ctx context.Context) context.Context {
+	s := socketFrom(ctx)
+	if s == nil {
+		return ctx
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	ss.mu.Lock()
+	ss.set[s] = struct{}{}
+	ss.mu.Unlock()
+	go ss.watch(ctx, s)
+	return ctx
+}
+
+func (ss *sockets) watch(ctx context.Context, s *socket) {
+	defer func() {
+		ss.mu.Lock()
+		delete(ss.set, s)
+		ss.mu.Unlock()
+	}()
+	t := time.NewTicker(ss.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.recheck:
+		case <-t.C:
+		}
+		if _, err := ss.auth.Refresh(ctx); err != nil {
+			if errors.Is(err, fault.ErrUnauthenticated) {
+				ss.log.InfoContext(ctx, "graphql: closing a websocket whose credential ended", "reason", err)
+				s.kill(err)
+				return
+			}
+			if ctx.Err() == nil {
+				ss.log.WarnContext(ctx, "graphql: re-checking a websocket's credential", "err", err)
+			}
+		}
+	}
+}
+
+// closed ends the watch of a socket gqlgen closed.
+func (ss *sockets) closed(ctx context.Context, _ int) {
+	if s := socketFrom(ctx); s != nil && s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// authorizeNow runs an operation of a websocket with its credential as it
+// is now; one whose credential died gets UNAUTHENTICATED and its socket
+// is closed.
+func (ss *sockets) authorizeNow(present graphql.ErrorPresenterFunc) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		s := socketFrom(ctx)
+		if s == nil || auth.FromContext(ctx) == nil {
+			return next(ctx)
+		}
+		fresh, err := ss.auth.Refresh(ctx)
+		if err != nil {
+			if errors.Is(err, fault.ErrUnauthenticated) {
+				s.kill(err)
+			}
+			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{present(ctx, err)}})
+		}
+		return next(fresh)
+	}
+}
+
+// wsInit authenticates a websocket from its connection_init payload
+// ({"Authorization": "Bearer <token>"}), falling back to the session cookie
+// of the upgrade request. An anonymous websocket is refused.
+func wsInit(svc *auth.Service, ss *sockets) transport.WebsocketInitFunc {
+	return func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+		if h := payload.Authorization(); h != "" {
+			t, ok := cutBearer(h)
+			if !ok {
+				return refuse(ctx, fault.Unauthenticated("connection_init: Authorization must be 'Bearer <token>'"))
+			}
+			p, err := svc.Authenticate(ctx, t)
+			if err != nil {
+				return refuse(ctx, err)
+			}
+			return ss.opened(auth.WithPrincipal(ctx, p)), nil, nil
+		}
+		if auth.FromContext(ctx) != nil {
+			return ss.opened(ctx), nil, nil
+		}
+		return refuse(ctx, fault.ErrUnauthenticated)
+	}
+}
+
+// refuse closes a websocket whose connection_init failed, with a close
+// code and a reason "<CODE>: <message>" (at most 123 bytes, the limit of a
+// close frame). Internal failures say no more than that.
+func refuse(ctx context.Context, err error) (context.Context, *transport.InitPayload, error) {
+	code, reason := closeUnauthenticated, CodeUnauthenticated+": "+err.Error()
+	if !errors.Is(err, fault.ErrUnauthenticated) {
+		code, reason = closeInternal, CodeInternal+": authentication is unavailable; try again"
+	}
+	reason = closeReason(reason)
+	ctx = transport.WithWebsocketCloseCode(ctx, code)
+	ctx = transport.AppendCloseReason(ctx, reason)
+	return ctx, nil, errors.New(reason)
+}
