@@ -88,7 +88,7 @@ func (s *Store) LogTargets(ctx context.Context, workerID string, ids []int64) ([
 			OR EXISTS (SELECT 1 FROM tasks AS tk WHERE tk.instance_id = i.id AND tk.worker_id = ?)
 			OR EXISTS (SELECT 1 FROM instance_attempts AS ia WHERE ia.instance_id = i.id AND ia.worker_id = ?)
 			THEN 1 ELSE 0 END AS given`, workerID, workerID, workerID).
-		Where("i.id IN (?)", bun.In(ids)).
+		Where("i.id IN (?)", bun.List(ids)).
 		Scan(ctx, &out)
 	return out, wrap(err, "reading the instances of log lines")
 }
