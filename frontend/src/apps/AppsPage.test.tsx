@@ -103,7 +103,8 @@ describe("AppsPage", () => {
 
     const name = within(dialog).getByLabelText("Name", { exact: false });
     expect(name).toHaveAttribute("aria-invalid", "true");
-    expect(name).toHaveAccessibleDescription(/must be lower-case letters/);
+    // The reason alone, as every form words it: not "name: must be …".
+    expect(name).toHaveAccessibleDescription(/^must be lower-case letters… Workers name it/);
     expect(within(dialog).queryByRole("alert")).not.toBeInTheDocument();
     expect(within(dialog).queryByText(/jwa_/)).not.toBeInTheDocument();
 
