@@ -3,6 +3,7 @@ import { AppRedirect } from "./apps/AppRedirect";
 import { AppScope } from "./apps/AppScope";
 import { LoginPage } from "./auth/LoginPage";
 import { RequireAuth } from "./auth/RequireAuth";
+import { HomeRedirect } from "./layout/HomeRedirect";
 import { NotFoundPage } from "./layout/NotFoundPage";
 import { RouteError } from "./layout/RouteError";
 import { Shell, type RouteHandle } from "./layout/Shell";
@@ -39,7 +40,7 @@ export const routes: RouteObject[] = [
           {
             Component: Shell,
             children: [
-              { index: true, element: <Navigate to={screens[0].path} replace /> },
+              { index: true, Component: HomeRedirect },
               ...screens
                 .filter((s) => !s.perApp)
                 .map(
