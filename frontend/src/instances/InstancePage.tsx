@@ -10,6 +10,7 @@ import {
   Text,
   Title,
 } from "@mantine/core";
+import { useId } from "@mantine/hooks";
 import { Link, useParams } from "react-router";
 import { useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
@@ -178,20 +179,7 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
             </Text>
           )}
         </Stack>
-        <Stack gap={4}>
-          <Title order={3} size="h5">
-            Result
-          </Title>
-          {instance.result ? (
-            <Code block>
-              {instance.result}
-            </Code>
-          ) : (
-            <Text size="sm" c="dimmed">
-              {live ? "Not yet." : "None."}
-            </Text>
-          )}
-        </Stack>
+        <ResultSection instance={instance} live={live} />
       </SimpleGrid>
 
       <Stack gap="xs">
@@ -213,6 +201,48 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
           fileName={`instance-${instance.id}.log`}
         />
       </Stack>
+    </Stack>
+  );
+}
+
+/** Why an instance that has finished holds no result, and where its output is instead. */
+function noResult(instance: InstanceFieldsFragment, live: boolean): string {
+  const inLog = "Everything it printed is in the log below.";
+  if (live) return "Not yet: the processor's result arrives when the instance finishes.";
+  const reason = instance.reason && instance.reason !== instance.status ? ` (${instance.reason})` : "";
+  switch (instance.status) {
+    case "STOPPED":
+      return `None: it was stopped before its processor returned a result. ${inLog}`;
+    case "FAILED":
+      return `None: it failed${reason} before its processor returned a result. ${inLog}`;
+    case "CANCELED":
+      return `None: it never ran${reason}.`;
+    default:
+      return `None: the processor returned an empty result. ${inLog}`;
+  }
+}
+
+/** The instance's result, with what a result is: it is not the whole output. */
+function ResultSection({ instance, live }: { instance: InstanceFieldsFragment; live: boolean }) {
+  const id = useId();
+  return (
+    <Stack gap={4} component="section" aria-labelledby={id}>
+      <Title order={3} size="h5" id={id}>
+        Result
+      </Title>
+      <Text size="xs" c="dimmed">
+        What the processor returned: the last lines a script printed, a Go processor&rsquo;s message, or why it
+        failed. The whole output is the log.
+      </Text>
+      {instance.result ? (
+        <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
+          {instance.result}
+        </Code>
+      ) : (
+        <Text size="sm" c="dimmed">
+          {noResult(instance, live)}
+        </Text>
+      )}
     </Stack>
   );
 }
