@@ -51,6 +51,7 @@ export function validateJob(v: JobFormValues): FormErrors {
 
   const name = v.name.trim();
   if (name === "") set("name", "must not be empty");
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points, as the server counts runes
   else if ([...name].length > limits.nameChars) set("name", `must be at most ${limits.nameChars} characters`);
   if (bytes(v.description) > limits.descriptionBytes) {
     set("description", `must be at most ${limits.descriptionBytes} characters`);
