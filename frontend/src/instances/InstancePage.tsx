@@ -18,6 +18,7 @@ import { useCanEdit } from "../apps/useAppRole";
 import { QueryView } from "../components/QueryView";
 import { useKeptData } from "../components/useKeptData";
 import { Timestamp } from "../components/Timestamp";
+import { TruncatedLink } from "../components/Truncated";
 import type { InstanceFieldsFragment } from "../graphql/graphql";
 import { AttemptsTable } from "./AttemptsTable";
 import { InstanceActions } from "./InstanceActions";
@@ -95,28 +96,35 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
   const worker = instance.worker;
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-start">
-        <Stack gap={4}>
+      <Group justify="space-between" align="flex-start" wrap="nowrap">
+        <Stack gap={4} miw={0}>
           <Group gap="sm">
             <Title order={2}>Instance #{instance.id}</Title>
             <StatusBadge status={instance.status} size="lg" />
           </Group>
-          <Text size="sm" c="dimmed">
-            {instance.job ? (
-              <>
-                of job{" "}
-                <Anchor component={Link} to={appPath(app, "jobs", instance.job.id, "edit")} size="sm">
-                  {instance.job.name}
-                </Anchor>{" "}
-                ·{" "}
-                <Anchor component={Link} to={appPath(app, "instances") + `?job=${instance.job.id}`} size="sm">
-                  its instances
-                </Anchor>
-              </>
-            ) : (
-              "of a deleted job"
-            )}
-          </Text>
+          {instance.job ? (
+            <Group gap={4} wrap="nowrap" miw={0}>
+              <Text size="sm" c="dimmed" style={{ flexShrink: 0 }}>
+                of job
+              </Text>
+              <TruncatedLink text={instance.job.name} to={appPath(app, "jobs", instance.job.id)} size="sm" miw={0} />
+              <Text size="sm" c="dimmed" style={{ flexShrink: 0 }}>
+                ·
+              </Text>
+              <Anchor
+                component={Link}
+                to={appPath(app, "instances") + `?job=${instance.job.id}`}
+                size="sm"
+                style={{ flexShrink: 0 }}
+              >
+                its instances
+              </Anchor>
+            </Group>
+          ) : (
+            <Text size="sm" c="dimmed">
+              of a deleted job
+            </Text>
+          )}
         </Stack>
         {canEdit && <InstanceActions instance={instance} />}
       </Group>

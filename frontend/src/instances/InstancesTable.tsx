@@ -3,6 +3,7 @@ import { Link, useNavigate } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { durationBetween, formatDuration } from "../components/format";
 import { Timestamp } from "../components/Timestamp";
+import { Truncated } from "../components/Truncated";
 import type { InstanceRowFragment } from "../graphql/graphql";
 import { StatusBadge } from "./StatusBadge";
 
@@ -46,7 +47,9 @@ export function InstancesTable({ app, instances }: { app: string; instances: Ins
                     #{i.id}
                   </Anchor>
                 </Table.Th>
-                <Table.Td>{i.job?.name ?? <Text c="dimmed">deleted</Text>}</Table.Td>
+                <Table.Td maw={240}>
+                  {i.job ? <Truncated text={i.job.name} size="sm" /> : <Text c="dimmed">deleted</Text>}
+                </Table.Td>
                 <Table.Td>
                   <StatusBadge status={i.status} size="sm" />
                 </Table.Td>

@@ -78,7 +78,7 @@ describe("the jobs screens by role", () => {
     expect(within(jobRow).queryByRole("switch")).not.toBeInTheDocument();
     expect(within(jobRow).getByText("Enabled")).toBeInTheDocument();
     // The job itself still opens, to be read.
-    expect(within(jobRow).getByRole("link", { name: "echo-lines" })).toHaveAttribute("href", "/apps/orders/jobs/7/edit");
+    expect(within(jobRow).getByRole("link", { name: "echo-lines" })).toHaveAttribute("href", "/apps/orders/jobs/7");
   });
 
   it("give an EDITOR new, run, edit, delete and the enable switch", async () => {
