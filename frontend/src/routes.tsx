@@ -3,6 +3,7 @@ import { AppRedirect } from "./apps/AppRedirect";
 import { AppScope } from "./apps/AppScope";
 import { LoginPage } from "./auth/LoginPage";
 import { RequireAuth } from "./auth/RequireAuth";
+import { GraphiQLPage } from "./graphiql/GraphiQLPage";
 import { HomeRedirect } from "./layout/HomeRedirect";
 import { NotFoundPage } from "./layout/NotFoundPage";
 import { RouteError } from "./layout/RouteError";
@@ -37,6 +38,8 @@ export const routes: RouteObject[] = [
       {
         Component: RequireAuth,
         children: [
+          // Full page, without the console's frame: the explorer needs the room.
+          { path: "/graphiql", Component: GraphiQLPage },
           {
             Component: Shell,
             children: [
