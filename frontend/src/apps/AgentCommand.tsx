@@ -1,4 +1,4 @@
-import { Button, Code, CopyButton, Group, Stack, Tabs, Text } from "@mantine/core";
+import { Button, Code, CopyButton, Stack, Tabs, Text } from "@mantine/core";
 
 /** A value as one shell word: as it is when that is safe, else in single quotes. */
 export function shellWord(value: string): string {
