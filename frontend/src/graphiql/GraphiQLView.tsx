@@ -9,8 +9,8 @@ import { GraphiQL } from "graphiql";
 /** The GraphQL endpoint, on the console's own origin. */
 const graphqlPath = "/graphql";
 
-export const defaultQuery = `# Queries run as you: with your console session, or with the token above.
-# Ctrl-Enter runs; the Docs button shows every type and field.
+export const defaultQuery = `# Runs as you, or as the token above.
+# Ctrl-Enter runs it.
 {
   me {
     username

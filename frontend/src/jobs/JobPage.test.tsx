@@ -115,9 +115,14 @@ describe("a job's overview page", () => {
       "href",
       "/apps/orders/instances?job=7",
     );
-    // Both charts, with what they show in words.
-    expect(await screen.findByRole("img", { name: /Outcomes per hour: 9 succeeded, 1 failed, 1 stopped/ })).toBeInTheDocument();
-    expect(await screen.findByRole("img", { name: /Latest runs: 3 finished runs; median 3\.0 s, longest 4\.0 s/ })).toBeInTheDocument();
+    // Both charts (loaded on their own: a busy machine may take a while), with what they show in words.
+    const loaded = { timeout: 10_000 };
+    expect(
+      await screen.findByRole("img", { name: /Outcomes per hour: 9 succeeded, 1 failed, 1 stopped/ }, loaded),
+    ).toBeInTheDocument();
+    expect(
+      await screen.findByRole("img", { name: /Latest runs: 3 finished runs; median 3\.0 s, longest 4\.0 s/ }, loaded),
+    ).toBeInTheDocument();
     expect(mock.sent("JobOverview")[0]?.variables).toEqual({ id: "7", app: "orders", hours: 24, runs: 30 });
   });
 

@@ -152,7 +152,7 @@ function Overview({ app, job, runs, hours, onHours }: OverviewProps) {
             It has not run yet.
           </Text>
         ) : (
-          <InstancesTable app={app} instances={latest.slice(0, tableRuns)} />
+          <InstancesTable app={app} instances={latest.slice(0, tableRuns)} withJob={false} />
         )}
       </Stack>
     </Stack>

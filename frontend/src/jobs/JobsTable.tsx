@@ -36,8 +36,9 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
         <Table.Tbody>
           {jobs.map((job) => (
             <Table.Tr key={job.id}>
-              <Table.Th scope="row" fw={400} maw={280} w={280}>
-                <Stack gap={2} maw={280}>
+              <Table.Th scope="row" fw={400}>
+                {/* Bounded, so a 128-character name is cut rather than widening the table. */}
+                <Stack gap={2} maw={240}>
                   <TruncatedLink text={job.name} to={appPath(app, "jobs", job.id)} fw={600} />
                   {job.description && (
                     <Text size="xs" c="dimmed" lineClamp={2}>

@@ -3,7 +3,7 @@ import "@mantine/charts/styles.css";
 import { BarChart } from "@mantine/charts";
 import { Card, Text, Title } from "@mantine/core";
 import { useId } from "@mantine/hooks";
-import { durationBetween, formatDuration } from "../components/format";
+import { formatDuration } from "../components/format";
 import type { InstanceRowFragment } from "../graphql/graphql";
 import { runRows, runSeries } from "./runs";
 
@@ -15,10 +15,8 @@ import { runRows, runSeries } from "./runs";
 export default function RunsChart({ runs }: { runs: InstanceRowFragment[] }) {
   const titleId = useId();
   const rows = runRows(runs);
-  const durations = runs
-    .map((r) => durationBetween(r.startedTime, r.finishedTime))
-    .filter((d): d is number => d !== null)
-    .sort((a, b) => a - b);
+  // Of finished runs only: a running one's time so far is no duration yet.
+  const durations = rows.map((r) => r.succeeded + r.failed + r.stopped).sort((a, b) => a - b);
   const median = durations.length > 0 ? durations[Math.floor((durations.length - 1) / 2)] : undefined;
   const longest = durations.at(-1);
   const summary =
