@@ -77,7 +77,7 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
               </Table.Td>
               <Table.Td>
                 {job.nextTriggerTime ? (
-                  <Timestamp value={job.nextTriggerTime} />
+                  <Timestamp value={job.nextTriggerTime} compact />
                 ) : (
                   <Text size="sm" c="dimmed">
                     —
