@@ -12,6 +12,9 @@ vi.mock("./ScriptEditor", () => ({
   ),
 }));
 
+// The job form in jsdom is slow on a busy machine; this bounds a hang, not speed.
+vi.setConfig({ testTimeout: 60_000 });
+
 const routes = [
   { path: "/apps/:app/jobs", Component: JobsPage },
   { path: "/apps/:app/jobs/new", Component: NewJobPage },
