@@ -382,18 +382,25 @@ func TestInstanceOutcomes(t *testing.T) {
 		if err := d.JobCreate(ctx, job); err != nil {
 			t.Fatal(err)
 		}
+		other := &db.Job{AppID: app.ID, Name: "k", Enabled: true, ScheduleType: "API", TimeZone: "UTC", ExecutionMode: "STANDALONE",
+			ProcessorType: "SHELL", Processor: "true", MaxInstances: 1, TaskConcurrency: 1, DispatchStrategy: "RANDOM", MisfirePolicy: "SKIP"}
+		if err := d.JobCreate(ctx, other); err != nil {
+			t.Fatal(err)
+		}
 		h0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		for i, c := range []struct {
+			job    *db.Job
 			at     time.Time
 			status string
 		}{
-			{h0.Add(5 * time.Minute), db.StatusSucceeded},
-			{h0.Add(50 * time.Minute), db.StatusFailed},
-			{h0.Add(65 * time.Minute), db.StatusSucceeded},
-			{h0.Add(-2 * time.Hour), db.StatusSucceeded}, // before the window
+			{job, h0.Add(5 * time.Minute), db.StatusSucceeded},
+			{job, h0.Add(50 * time.Minute), db.StatusFailed},
+			{job, h0.Add(65 * time.Minute), db.StatusSucceeded},
+			{job, h0.Add(-2 * time.Hour), db.StatusSucceeded}, // before the window
+			{other, h0.Add(125 * time.Minute), db.StatusStopped},
 		} {
 			at := c.at
-			in := &db.Instance{AppID: app.ID, JobID: job.ID, Status: c.status, TriggerType: "API", TriggerAt: at, FinishedAt: &at}
+			in := &db.Instance{AppID: app.ID, JobID: c.job.ID, Status: c.status, TriggerType: "API", TriggerAt: at, FinishedAt: &at}
 			if err := d.InstanceCreate(ctx, in); err != nil {
 				t.Fatalf("%d: %v", i, err)
 			}
@@ -402,9 +409,21 @@ func TestInstanceOutcomes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != 2 || !got[0].Start.Equal(h0) || got[0].Succeeded != 1 || got[0].Failed != 1 ||
-			!got[1].Start.Equal(h0.Add(time.Hour)) || got[1].Succeeded != 1 {
+		if len(got) != 3 || !got[0].Start.Equal(h0) || got[0].Succeeded != 1 || got[0].Failed != 1 ||
+			!got[1].Start.Equal(h0.Add(time.Hour)) || got[1].Succeeded != 1 || got[2].Stopped != 1 {
 			t.Fatalf("outcomes = %+v", got)
+		}
+		// One job's outcomes leave the app's other jobs out.
+		got, err = d.JobOutcomes(ctx, other.ID, h0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || !got[0].Start.Equal(h0.Add(2*time.Hour)) || got[0].Stopped != 1 || got[0].Succeeded+got[0].Failed != 0 {
+			t.Fatalf("job outcomes = %+v", got)
+		}
+		got, err = d.JobOutcomes(ctx, job.ID, h0)
+		if err != nil || len(got) != 2 || got[0].Succeeded != 1 || got[0].Failed != 1 || got[1].Succeeded != 1 {
+			t.Fatalf("job outcomes = %+v, %v", got, err)
 		}
 	})
 }

@@ -185,6 +185,11 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 		if un, _ := d.TasksUnfinished(ctx, []int64{a.ID}); len(un) != 0 {
 			t.Fatalf("tasks left after stop: %+v", un)
 		}
+		// Stopped tasks are counted apart, so a stopped instance is not shown as failed.
+		counts, err = d.TaskCountsByInstance(ctx, []int64{a.ID})
+		if c := counts[a.ID]; err != nil || c.Total != 2 || c.Stopped != 2 || c.Failed != 2 || c.Waiting != 0 {
+			t.Fatalf("TaskCountsByInstance after stop = %+v, %v", c, err)
+		}
 	})
 }
 

@@ -20,6 +20,18 @@ type OutcomeBucket struct {
 // InstanceOutcomes returns an app's finished instances per hour since
 // `since` (hours with none are left out), oldest first.
 func (s *Store) InstanceOutcomes(ctx context.Context, appID int64, since time.Time) ([]OutcomeBucket, error) {
+	return s.outcomes(ctx, "app_id", appID, since)
+}
+
+// JobOutcomes returns one job's finished instances per hour since `since`
+// (hours with none are left out), oldest first.
+func (s *Store) JobOutcomes(ctx context.Context, jobID int64, since time.Time) ([]OutcomeBucket, error) {
+	return s.outcomes(ctx, "job_id", jobID, since)
+}
+
+// outcomes counts the finished instances whose column (app_id or job_id)
+// is id, per hour since `since`.
+func (s *Store) outcomes(ctx context.Context, column string, id int64, since time.Time) ([]OutcomeBucket, error) {
 	// Both dialects group by the hour: PostgreSQL by date_trunc, SQLite by
 	// the first 13 characters of bun's UTC text ("2026-11-22 09").
 	hour := bun.Safe("date_trunc('hour', finished_at AT TIME ZONE 'UTC')::text")
@@ -33,7 +45,7 @@ func (s *Store) InstanceOutcomes(ctx context.Context, appID int64, since time.Ti
 	}
 	err := s.idb.NewSelect().Model((*Instance)(nil)).
 		ColumnExpr("? AS hour, status, COUNT(*) AS n", hour).
-		Where("app_id = ? AND finished_at >= ?", appID, since).
+		Where("? = ? AND finished_at >= ?", bun.Ident(column), id, since).
 		GroupExpr("hour, status").OrderExpr("hour").Scan(ctx, &rows)
 	if err != nil {
 		return nil, wrap(err, "counting instance outcomes")

@@ -110,7 +110,11 @@ type TaskCounts struct {
 	Waiting    int   `bun:"waiting"`
 	Running    int   `bun:"running"`
 	Succeeded  int   `bun:"succeeded"`
-	Failed     int   `bun:"failed"`
+	// Failed counts every task that ended without success: FAILED,
+	// STOPPED or CANCELED (the execution engine's notion of "not
+	// succeeded"); Stopped counts the STOPPED or CANCELED among them.
+	Failed  int `bun:"failed"`
+	Stopped int `bun:"stopped"`
 }
 
 // TaskCountsByInstance summarises the tasks of each instance's current attempt.
@@ -126,6 +130,7 @@ func (s *Store) TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (
 		ColumnExpr("SUM(CASE WHEN tk.status IN ('DISPATCHED', 'RUNNING') THEN 1 ELSE 0 END) AS running").
 		ColumnExpr("SUM(CASE WHEN tk.status = 'SUCCEEDED' THEN 1 ELSE 0 END) AS succeeded").
 		ColumnExpr("SUM(CASE WHEN tk.status IN ('FAILED', 'STOPPED', 'CANCELED') THEN 1 ELSE 0 END) AS failed").
+		ColumnExpr("SUM(CASE WHEN tk.status IN ('STOPPED', 'CANCELED') THEN 1 ELSE 0 END) AS stopped").
 		Join("JOIN instances AS i ON i.id = tk.instance_id AND i.attempt = tk.instance_attempt").
 		Where("tk.instance_id IN (?)", bun.List(instanceIDs)).
 		Group("tk.instance_id").Scan(ctx, &rows)

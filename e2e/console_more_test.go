@@ -37,3 +37,15 @@ func TestConsoleAdminBrowser(t *testing.T) {
 	cl := newCluster(t, "", 1)
 	runBrowserTest(t, "console-admin.test.mjs", chromium, cl.srv, "APP="+cl.app)
 }
+
+// TestConsoleFirstDayBrowser drives in Chromium what a new operator met on
+// the first day (issue 16): landing on the only app's dashboard, a
+// 128-character job name in the jobs table and the delete dialog, the job
+// form's errors all at once, a job's overview page, a stopped instance,
+// ticking heartbeat ages, and the GraphQL explorer with no internet.
+func TestConsoleFirstDayBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 1)
+	runBrowserTest(t, "console-firstday.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}

@@ -121,6 +121,10 @@ func (r *queryResolver) Instance(ctx context.Context, id string) (*db.Instance, 
 	return r.jobs.GetInstance(ctx, instanceID, db.RoleViewer)
 }
 
+func (r *taskSummaryResolver) Failed(ctx context.Context, obj *db.TaskCounts) (int, error) {
+	return obj.Failed - obj.Stopped, nil
+}
+
 func (r *Resolver) Instance() generated.InstanceResolver { return &instanceResolver{r} }
 
 func (r *Resolver) InstanceConnection() generated.InstanceConnectionResolver {
@@ -129,8 +133,11 @@ func (r *Resolver) InstanceConnection() generated.InstanceConnectionResolver {
 
 func (r *Resolver) LogLine() generated.LogLineResolver { return &logLineResolver{r} }
 
+func (r *Resolver) TaskSummary() generated.TaskSummaryResolver { return &taskSummaryResolver{r} }
+
 type (
 	instanceResolver           struct{ *Resolver }
 	instanceConnectionResolver struct{ *Resolver }
 	logLineResolver            struct{ *Resolver }
+	taskSummaryResolver        struct{ *Resolver }
 )

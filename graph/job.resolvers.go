@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
 	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/jobs"
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
@@ -54,6 +55,15 @@ func (r *jobResolver) Upcoming(ctx context.Context, obj *db.Job, count *int) ([]
 
 func (r *jobResolver) LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error) {
 	return loadersFor(ctx).lastRun(ctx, obj.ID)
+}
+
+func (r *jobResolver) Stats(ctx context.Context, obj *db.Job, hours *int) (*jobs.JobStats, error) {
+	// The job was read with the caller's rights (VIEWER at least), as for lastRun.
+	h := 24
+	if hours != nil {
+		h = *hours
+	}
+	return r.jobs.JobStats(ctx, obj, h)
 }
 
 func (r *jobConnectionResolver) TotalCount(ctx context.Context, obj *model.JobConnection) (int, error) {

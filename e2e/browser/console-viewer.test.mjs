@@ -50,6 +50,9 @@ test("the viewer logs in and sees the dashboard, without Users in the navbar", a
   const { page } = browser;
   await page.goto("/");
   await logIn(page, viewer, viewerPassword);
+  // Their only app: they land on its dashboard.
+  await page.waitForURL(new RegExp(`/apps/${app}/dashboard$`));
+  await nav(page, "Apps").click();
   await page.waitForURL(/\/apps$/);
   assert.equal(await page.getByRole("button", { name: "Create app" }).count(), 0);
   const row = page.getByRole("row", { name: new RegExp(app) });
@@ -80,6 +83,14 @@ test("Jobs lists the jobs with no new, run, edit, delete or enable control", asy
 test("a job opens read-only, with nothing to save", async () => {
   const { page } = browser;
   await page.getByRole("row", { name: new RegExp(jobName) }).getByRole("link", { name: jobName, exact: true }).click();
+  // Its overview, with no run, enable, duplicate or delete…
+  await page.waitForURL(new RegExp(`/apps/${app}/jobs/${jobId}$`));
+  await page.getByRole("heading", { name: `Job ${jobName}`, level: 2 }).waitFor();
+  await page.getByRole("region", { name: "Success rate" }).waitFor();
+  assert.deepEqual(await editControls(page), []);
+  await shot(browser, "viewer-job-overview");
+  // …and its definition, read-only.
+  await page.getByRole("tab", { name: "Definition" }).click();
   await page.waitForURL(new RegExp(`/apps/${app}/jobs/${jobId}/edit$`));
   await page.getByRole("heading", { name: `Job ${jobName}`, level: 2 }).waitFor();
   assert.ok(await page.getByLabel(/^Name/).isDisabled(), "the name cannot be edited");

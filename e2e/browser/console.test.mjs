@@ -123,6 +123,9 @@ test("the admin logs in and picks the app in the header, then Jobs", async () =>
   await page.getByLabel("Username", { exact: true }).fill("admin");
   await page.getByLabel("Password", { exact: true }).fill(adminPassword);
   await page.getByRole("button", { name: "Log in" }).click();
+  // With one app the console opens its dashboard, else the list of apps.
+  await page.waitForURL(new RegExp(`/apps(/${app}/dashboard)?$`));
+  await nav("Apps").click();
   await page.waitForURL(/\/apps$/);
 
   const navLabels = await page.getByRole("navigation", { name: "Main" }).getByRole("link").allInnerTexts();

@@ -3,6 +3,8 @@ import { AppRedirect } from "./apps/AppRedirect";
 import { AppScope } from "./apps/AppScope";
 import { LoginPage } from "./auth/LoginPage";
 import { RequireAuth } from "./auth/RequireAuth";
+import { GraphiQLPage } from "./graphiql/GraphiQLPage";
+import { HomeRedirect } from "./layout/HomeRedirect";
 import { NotFoundPage } from "./layout/NotFoundPage";
 import { RouteError } from "./layout/RouteError";
 import { Shell, type RouteHandle } from "./layout/Shell";
@@ -36,10 +38,12 @@ export const routes: RouteObject[] = [
       {
         Component: RequireAuth,
         children: [
+          // Full page, without the console's frame: the explorer needs the room.
+          { path: "/graphiql", Component: GraphiQLPage },
           {
             Component: Shell,
             children: [
-              { index: true, element: <Navigate to={screens[0].path} replace /> },
+              { index: true, Component: HomeRedirect },
               ...screens
                 .filter((s) => !s.perApp)
                 .map(

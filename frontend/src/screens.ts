@@ -4,6 +4,7 @@ import { DashboardPage } from "./dashboard/DashboardPage";
 import { InstancePage } from "./instances/InstancePage";
 import { InstancesPage } from "./instances/InstancesPage";
 import { EditJobPage, NewJobPage } from "./jobs/JobFormPage";
+import { JobPage } from "./jobs/JobPage";
 import { JobsPage } from "./jobs/JobsPage";
 import { ServersPage } from "./servers/ServersPage";
 import { AppSettingsPage } from "./settings/AppSettingsPage";
@@ -51,6 +52,7 @@ export const screens: readonly [Screen, ...Screen[]] = [
     perApp: true,
     pages: [
       { path: "new", title: "New job", Component: NewJobPage },
+      { path: ":jobId", title: "Job", Component: JobPage },
       { path: ":jobId/edit", title: "Edit job", Component: EditJobPage },
     ],
   },

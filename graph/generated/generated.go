@@ -44,6 +44,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Server() ServerResolver
 	Subscription() SubscriptionResolver
+	TaskSummary() TaskSummaryResolver
 	Worker() WorkerResolver
 }
 
@@ -168,6 +169,7 @@ type ComplexityRoot struct {
 		ProcessorType      func(childComplexity int) int
 		ScheduleExpression func(childComplexity int) int
 		ScheduleType       func(childComplexity int) int
+		Stats              func(childComplexity int, hours *int) int
 		TaskConcurrency    func(childComplexity int) int
 		TaskRetries        func(childComplexity int) int
 		TimeZone           func(childComplexity int) int
@@ -186,6 +188,14 @@ type ComplexityRoot struct {
 	JobEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	JobStats struct {
+		Canceled  func(childComplexity int) int
+		Failed    func(childComplexity int) int
+		Outcomes  func(childComplexity int) int
+		Stopped   func(childComplexity int) int
+		Succeeded func(childComplexity int) int
 	}
 
 	Lifecycle struct {
@@ -279,6 +289,7 @@ type ComplexityRoot struct {
 	TaskSummary struct {
 		Failed    func(childComplexity int) int
 		Running   func(childComplexity int) int
+		Stopped   func(childComplexity int) int
 		Succeeded func(childComplexity int) int
 		Total     func(childComplexity int) int
 		Waiting   func(childComplexity int) int
@@ -357,6 +368,7 @@ type JobResolver interface {
 
 	Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error)
 	LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error)
+	Stats(ctx context.Context, obj *db.Job, hours *int) (*jobs.JobStats, error)
 }
 type JobConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.JobConnection) (int, error)
@@ -404,6 +416,9 @@ type SubscriptionResolver interface {
 	InstanceLogs(ctx context.Context, instanceID string, afterSeq *int) (<-chan *db.InstanceLog, error)
 	InstanceUpdated(ctx context.Context, app string, jobID *string) (<-chan *db.Instance, error)
 	WorkersUpdated(ctx context.Context, app string) (<-chan []*db.Worker, error)
+}
+type TaskSummaryResolver interface {
+	Failed(ctx context.Context, obj *db.TaskCounts) (int, error)
 }
 type WorkerResolver interface {
 	Alive(ctx context.Context, obj *db.Worker) (bool, error)
@@ -942,6 +957,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.ScheduleType(childComplexity), true
+	case "Job.stats":
+		if e.ComplexityRoot.Job.Stats == nil {
+			break
+		}
+
+		args, err := ec.field_Job_stats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Job.Stats(childComplexity, args["hours"].(*int)), true
 	case "Job.taskConcurrency":
 		if e.ComplexityRoot.Job.TaskConcurrency == nil {
 			break
@@ -1021,6 +1047,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.JobEdge.Node(childComplexity), true
+
+	case "JobStats.canceled":
+		if e.ComplexityRoot.JobStats.Canceled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobStats.Canceled(childComplexity), true
+	case "JobStats.failed":
+		if e.ComplexityRoot.JobStats.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobStats.Failed(childComplexity), true
+	case "JobStats.outcomes":
+		if e.ComplexityRoot.JobStats.Outcomes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobStats.Outcomes(childComplexity), true
+	case "JobStats.stopped":
+		if e.ComplexityRoot.JobStats.Stopped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobStats.Stopped(childComplexity), true
+	case "JobStats.succeeded":
+		if e.ComplexityRoot.JobStats.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobStats.Succeeded(childComplexity), true
 
 	case "Lifecycle.end":
 		if e.ComplexityRoot.Lifecycle.End == nil {
@@ -1523,6 +1580,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskSummary.Running(childComplexity), true
+	case "TaskSummary.stopped":
+		if e.ComplexityRoot.TaskSummary.Stopped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskSummary.Stopped(childComplexity), true
 	case "TaskSummary.succeeded":
 		if e.ComplexityRoot.TaskSummary.Succeeded == nil {
 			break
@@ -1955,8 +2018,10 @@ type TaskSummary {
   running: Int!
   "Finished successfully."
   succeeded: Int!
-  "Failed (after their retries) or stopped."
+  "Failed (after their retries)."
   failed: Int!
+  "Stopped by a user, or canceled before they ran (the instance was stopped)."
+  stopped: Int!
 }
 
 "A page of an instance's log."
@@ -2199,6 +2264,8 @@ type Job {
   upcoming(count: Int = 5): [Time!]!
   "Its newest instance that has fired, whatever its status (running, finished or canceled); null if it never fired."
   lastRun: Instance
+  "How its instances ended in the last ` + "`" + `hours` + "`" + ` hours (default 24, at most 168), for its overview."
+  stats(hours: Int = 24): JobStats!
   "When it was created."
   createdAt: Time!
   "When its definition last changed."
@@ -2301,6 +2368,20 @@ extend type Mutation {
   deleteJob(id: ID!): Boolean!
   "Runs the job now, or after delayMs, with optional parameters."
   runJob(id: ID!, params: String, delayMs: Int): Instance!
+}
+
+"How one job's instances ended within a window."
+type JobStats {
+  "Instances that ended SUCCEEDED."
+  succeeded: Int!
+  "Instances that ended FAILED (after their retries)."
+  failed: Int!
+  "Instances stopped by a user."
+  stopped: Int!
+  "Fires not run: over maxInstances, a disabled job, a skipped misfire."
+  canceled: Int!
+  "Finished instances per hour of the window, oldest first; hours with none are left out."
+  outcomes: [OutcomeBucket!]!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `"""
@@ -2818,6 +2899,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_upcoming(ctx, field)
 	case "lastRun":
 		return ec.fieldContext_Job_lastRun(ctx, field)
+	case "stats":
+		return ec.fieldContext_Job_stats(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Job_createdAt(ctx, field)
 	case "updatedAt":
@@ -2846,6 +2929,22 @@ func (ec *executionContext) childFields_JobEdge(ctx context.Context, field graph
 		return ec.fieldContext_JobEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type JobEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_JobStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "succeeded":
+		return ec.fieldContext_JobStats_succeeded(ctx, field)
+	case "failed":
+		return ec.fieldContext_JobStats_failed(ctx, field)
+	case "stopped":
+		return ec.fieldContext_JobStats_stopped(ctx, field)
+	case "canceled":
+		return ec.fieldContext_JobStats_canceled(ctx, field)
+	case "outcomes":
+		return ec.fieldContext_JobStats_outcomes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobStats", field.Name)
 }
 
 func (ec *executionContext) childFields_Lifecycle(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2954,6 +3053,8 @@ func (ec *executionContext) childFields_TaskSummary(ctx context.Context, field g
 		return ec.fieldContext_TaskSummary_succeeded(ctx, field)
 	case "failed":
 		return ec.fieldContext_TaskSummary_failed(ctx, field)
+	case "stopped":
+		return ec.fieldContext_TaskSummary_stopped(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TaskSummary", field.Name)
 }
@@ -3165,6 +3266,20 @@ func (ec *executionContext) field_Instance_logs_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Job_stats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hours",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hours"] = arg0
 	return args, nil
 }
 
@@ -6089,6 +6204,50 @@ func (ec *executionContext) fieldContext_Job_lastRun(_ context.Context, field gr
 	return fc, nil
 }
 
+func (ec *executionContext) _Job_stats(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_stats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Job().Stats(ctx, obj, fc.Args["hours"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *jobs.JobStats) graphql.Marshaler {
+			return ec.marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐJobStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_stats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Job_stats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Job_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6272,6 +6431,130 @@ func (ec *executionContext) fieldContext_JobEdge_node(_ context.Context, field g
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JobStats_succeeded(ctx context.Context, field graphql.CollectedField, obj *jobs.JobStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobStats_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobStats_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _JobStats_failed(ctx context.Context, field graphql.CollectedField, obj *jobs.JobStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobStats_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobStats_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _JobStats_stopped(ctx context.Context, field graphql.CollectedField, obj *jobs.JobStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobStats_stopped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stopped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobStats_stopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _JobStats_canceled(ctx context.Context, field graphql.CollectedField, obj *jobs.JobStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobStats_canceled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Canceled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobStats_canceled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _JobStats_outcomes(ctx context.Context, field graphql.CollectedField, obj *jobs.JobStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobStats_outcomes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcomes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.OutcomeBucket) graphql.Marshaler {
+			return ec.marshalNOutcomeBucket2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐOutcomeBucketᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobStats_outcomes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JobStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OutcomeBucket(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8406,7 +8689,7 @@ func (ec *executionContext) _TaskSummary_failed(ctx context.Context, field graph
 			return ec.fieldContext_TaskSummary_failed(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Failed, nil
+			return ec.Resolvers.TaskSummary().Failed(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -8417,6 +8700,29 @@ func (ec *executionContext) _TaskSummary_failed(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_TaskSummary_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskSummary", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TaskSummary_stopped(ctx context.Context, field graphql.CollectedField, obj *db.TaskCounts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskSummary_stopped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stopped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskSummary_stopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TaskSummary", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -11794,6 +12100,44 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "stats":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_stats(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "createdAt":
 			out.Values[i] = ec._Job_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -11925,6 +12269,64 @@ func (ec *executionContext) _JobEdge(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "node":
 			out.Values[i] = ec._JobEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var jobStatsImplementors = []string{"JobStats"}
+
+func (ec *executionContext) _JobStats(ctx context.Context, sel ast.SelectionSet, obj *jobs.JobStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobStats")
+		case "succeeded":
+			out.Values[i] = ec._JobStats_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failed":
+			out.Values[i] = ec._JobStats_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopped":
+			out.Values[i] = ec._JobStats_stopped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "canceled":
+			out.Values[i] = ec._JobStats_canceled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outcomes":
+			out.Values[i] = ec._JobStats_outcomes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -12894,27 +13296,65 @@ func (ec *executionContext) _TaskSummary(ctx context.Context, sel ast.SelectionS
 		case "total":
 			out.Values[i] = ec._TaskSummary_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "waiting":
 			out.Values[i] = ec._TaskSummary_waiting(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "running":
 			out.Values[i] = ec._TaskSummary_running(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "succeeded":
 			out.Values[i] = ec._TaskSummary_succeeded(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "failed":
-			out.Values[i] = ec._TaskSummary_failed(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TaskSummary_failed(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "stopped":
+			out.Values[i] = ec._TaskSummary_stopped(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -14034,6 +14474,16 @@ func (ec *executionContext) marshalNJobEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwhee
 func (ec *executionContext) unmarshalNJobInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐJobInput(ctx context.Context, v any) (model.JobInput, error) {
 	res, err := ec.unmarshalInputJobInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐJobStats(ctx context.Context, sel ast.SelectionSet, v *jobs.JobStats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._JobStats(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNLifecycle2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐLifecycle(ctx context.Context, sel ast.SelectionSet, v *model.Lifecycle) graphql.Marshaler {

@@ -603,6 +603,32 @@ func (s *Service) TaskCounts(ctx context.Context, instanceID int64) (*db.TaskCou
 	return &c, nil
 }
 
+// JobStats is how one job's instances ended within a window.
+type JobStats struct {
+	Succeeded, Failed, Stopped, Canceled int
+	Outcomes                             []db.OutcomeBucket
+}
+
+// JobStats counts the outcomes of a job the caller already read over the
+// last `hours` hours.
+func (s *Service) JobStats(ctx context.Context, job *db.Job, hours int) (*JobStats, error) {
+	if hours < 1 || hours > 168 {
+		return nil, fault.BadInput("hours", "must be between 1 and 168")
+	}
+	st := &JobStats{}
+	var err error
+	if st.Outcomes, err = s.db.JobOutcomes(ctx, job.ID, s.now().Add(-time.Duration(hours)*time.Hour).Truncate(time.Hour)); err != nil {
+		return nil, err
+	}
+	for _, b := range st.Outcomes {
+		st.Succeeded += b.Succeeded
+		st.Failed += b.Failed
+		st.Stopped += b.Stopped
+		st.Canceled += b.Canceled
+	}
+	return st, nil
+}
+
 // Stats is an app at a glance.
 type Stats struct {
 	Jobs, EnabledJobs, Waiting, Running, Succeeded, Failed, WorkersAlive int

@@ -19,15 +19,25 @@ export function hasErrorCode(error: CombinedError | undefined, code: ErrorCode):
 }
 
 /**
- * The messages of BAD_INPUT errors by the input field they name
- * (extensions.field), for showing next to that field.
+ * A BAD_INPUT message without the "field: " the server starts it with:
+ * shown at its field, the field's name would only be said twice.
+ */
+export function reasonOf(message: string, field: string): string {
+  const prefix = `${field}: `;
+  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
+}
+
+/**
+ * The reasons of BAD_INPUT errors by the input field they name
+ * (extensions.field), for showing next to that field: every form words
+ * them the same way.
  */
 export function fieldErrors(error: CombinedError | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of error?.graphQLErrors ?? []) {
     const field = e.extensions["field"];
     if (e.extensions["code"] === "BAD_INPUT" && typeof field === "string" && !(field in out)) {
-      out[field] = e.message;
+      out[field] = reasonOf(e.message, field);
     }
   }
   return out;

@@ -20,7 +20,7 @@ export function AppPicker() {
 
   const current = match?.params.app ?? (names.includes(remembered) ? remembered : null);
 
-  function choose(name: string | null) {
+  function choose(name: string) {
     if (!name || name === match?.params.app) return;
     remember(name);
     void navigate(appPath(name, match?.params.screen ?? "dashboard"));
@@ -35,7 +35,9 @@ export function AppPicker() {
         id={id}
         data={names}
         value={current}
-        onChange={choose}
+        // Every choice, even of the app shown (from Apps, the app chosen
+        // last shows, and choosing it opens it).
+        onOptionSubmit={choose}
         placeholder="Choose an app"
         searchable
         allowDeselect={false}

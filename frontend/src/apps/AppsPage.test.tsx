@@ -83,6 +83,18 @@ describe("AppsPage", () => {
     expect(within(dialog).getByRole("button", { name: "Copied" })).toBeInTheDocument();
     await expect(navigator.clipboard.readText()).resolves.toBe("jwa_s3cr3t");
 
+    // A command to start an agent, this server, the app and its secret filled in.
+    const origin = window.location.origin;
+    expect(within(dialog).getByTestId("agent command")).toHaveTextContent(
+      `JOBWHEEL_SERVERS=${origin} \\ JOBWHEEL_APP=reports \\ JOBWHEEL_APP_SECRET=jwa_s3cr3t \\ ./bin/jobwheel-agent`,
+    );
+    await user.click(within(dialog).getByRole("button", { name: "Copy the agent command" }));
+    await expect(navigator.clipboard.readText()).resolves.toMatch(/^JOBWHEEL_SERVERS=.*\.\/bin\/jobwheel-agent$/s);
+    await user.click(within(dialog).getByRole("tab", { name: "Docker" }));
+    expect(within(dialog).getByTestId("docker command")).toHaveTextContent(
+      /^docker run -d --name jobwheel-agent-reports( --network host)? \\ -e JOBWHEEL_SERVERS=.* -e JOBWHEEL_APP=reports \\ -e JOBWHEEL_APP_SECRET=jwa_s3cr3t \\ jobwheel-agent$/,
+    );
+
     await user.click(within(dialog).getByRole("button", { name: "Done" }));
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
     expect(screen.queryByText("jwa_s3cr3t")).not.toBeInTheDocument();
@@ -103,7 +115,8 @@ describe("AppsPage", () => {
 
     const name = within(dialog).getByLabelText("Name", { exact: false });
     expect(name).toHaveAttribute("aria-invalid", "true");
-    expect(name).toHaveAccessibleDescription(/must be lower-case letters/);
+    // The reason alone, as every form words it: not "name: must be …".
+    expect(name).toHaveAccessibleDescription(/^must be lower-case letters… Workers name it/);
     expect(within(dialog).queryByRole("alert")).not.toBeInTheDocument();
     expect(within(dialog).queryByText(/jwa_/)).not.toBeInTheDocument();
 

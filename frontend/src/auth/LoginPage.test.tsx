@@ -36,6 +36,30 @@ describe("LoginPage", () => {
     expect(dispose).not.toHaveBeenCalled();
   });
 
+  it("takes the last attempt's error away as soon as the next attempt starts", async () => {
+    let answer: "wrong" | "pending" = "wrong";
+    const { asClient } = mockClient({
+      mutation: () =>
+        answer === "wrong"
+          ? { data: undefined, error: graphQLError("wrong username or password", "UNAUTHENTICATED") }
+          : undefined, // never answers: the next attempt is in flight
+    });
+    renderRoutes(routes, "/login", asClient);
+    const user = userEvent.setup();
+
+    await user.type(screen.getByLabelText("Username"), "admin");
+    await user.type(screen.getByLabelText("Password"), "nope{Enter}");
+    expect(await screen.findByRole("alert")).toHaveTextContent("wrong username or password");
+
+    // Correcting the password is the next attempt: the old verdict goes.
+    await user.clear(screen.getByLabelText("Password"));
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    await user.type(screen.getByLabelText("Password"), "nope");
+    answer = "pending";
+    await user.click(screen.getByRole("button", { name: "Log in" }));
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+  });
+
   it("goes where the user was headed after logging in, with a fresh client", async () => {
     const { asClient } = mockClient({
       mutation: {

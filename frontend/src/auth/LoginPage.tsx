@@ -2,7 +2,7 @@ import { useState, type SubmitEvent } from "react";
 import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { useNavigate, useSearchParams } from "react-router";
-import { useMutation } from "urql";
+import { useMutation, type CombinedError } from "urql";
 import { useResetApi } from "../api/ApiProvider";
 import { errorMessage } from "../api/errors";
 import { afterLogin } from "./loginPath";
@@ -13,13 +13,18 @@ export function LoginPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const resetApi = useResetApi();
-  const [{ fetching, error }, login] = useMutation(LoginMutation);
+  const [{ fetching }, login] = useMutation(LoginMutation);
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
+  // The last attempt's error, until the next attempt starts: editing a
+  // field or sending the form again takes the old verdict away.
+  const [error, setError] = useState<CombinedError | undefined>(undefined);
 
   async function submit(event: SubmitEvent<HTMLFormElement>) {
     event.preventDefault();
+    setError(undefined);
     const result = await login({ username, password });
+    setError(result.error);
     if (result.data) {
       resetApi();
       await navigate(afterLogin(params.get("next")), { replace: true });
@@ -48,7 +53,10 @@ export function LoginPage() {
               withAsterisk={false}
               autoFocus
               value={username}
-              onChange={(e) => setUsername(e.currentTarget.value)}
+              onChange={(e) => {
+                setUsername(e.currentTarget.value);
+                setError(undefined);
+              }}
             />
             <PasswordInput
               label="Password"
@@ -57,7 +65,10 @@ export function LoginPage() {
               required
               withAsterisk={false}
               value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
+              onChange={(e) => {
+                setPassword(e.currentTarget.value);
+                setError(undefined);
+              }}
             />
             <Button type="submit" loading={fetching} fullWidth>
               Log in

@@ -1,20 +1,44 @@
-import { useState } from "react";
+import { useCallback } from "react";
 import { Button, Group, Text } from "@mantine/core";
+import { useSearchParams } from "react-router";
+
+/** The query parameter that holds the cursors of the pages walked so far, one per page after the first. */
+export const cursorParam = "cursor";
+
+/** Removes the page from a query string: for a change (a search, a filter) that starts again at page 1. */
+export function withoutCursor(params: URLSearchParams): URLSearchParams {
+  params.delete(cursorParam);
+  return params;
+}
 
 /**
- * Pages of a Relay connection, walked forward with `after` cursors. The
- * cursors of the pages already seen are kept so Previous needs no `before`.
+ * Pages of a Relay connection, walked forward with `after` cursors, kept in
+ * the URL (?cursor=…&cursor=…: the `after` of each page past the first), so
+ * a page can be linked, reloaded and gone back to. The cursors of the
+ * pages before the current one are kept so Previous needs no `before`.
  */
 export function useCursorPages() {
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const page = cursors.length;
+  const [params, setParams] = useSearchParams();
+  const cursors = params.getAll(cursorParam).filter((c) => c !== "");
+  const page = cursors.length + 1;
+  const set = useCallback(
+    (change: (cursors: string[]) => string[]) =>
+      setParams((p) => {
+        const next = change(p.getAll(cursorParam));
+        p.delete(cursorParam);
+        for (const c of next) p.append(cursorParam, c);
+        return p;
+      }),
+    [setParams],
+  );
   return {
     /** The `after` argument for the current page. */
-    after: cursors[page - 1] ?? null,
+    after: cursors.at(-1) ?? null,
     page,
-    next: (endCursor: string) => setCursors((c) => [...c, endCursor]),
-    previous: () => setCursors((c) => (c.length > 1 ? c.slice(0, -1) : c)),
-    reset: () => setCursors((c) => (c.length === 1 ? c : [null])),
+    next: (endCursor: string) => set((c) => [...c, endCursor]),
+    previous: () => set((c) => c.slice(0, -1)),
+    /** Back to the first page. */
+    first: () => set(() => []),
   };
 }
 

@@ -8,6 +8,8 @@ interface SecretOnceProps {
   /** The copy button's label, e.g. "Copy secret". */
   copyLabel?: string;
   onDone: () => void;
+  /** Shown below the secret, e.g. a command that uses it. */
+  usage?: ReactNode;
   "data-testid"?: string;
 }
 
@@ -15,13 +17,14 @@ interface SecretOnceProps {
  * A secret the server returns this one time only (an app secret, an API
  * token): shown with a copy button and a warning, until Done.
  */
-export function SecretOnce({ children, secret, copyLabel = "Copy secret", onDone, ...rest }: SecretOnceProps) {
+export function SecretOnce({ children, secret, copyLabel = "Copy secret", onDone, usage, ...rest }: SecretOnceProps) {
   return (
     <Stack>
       <Text component="div">{children}</Text>
       <Code block data-testid={rest["data-testid"]} style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
         {secret}
       </Code>
+      {usage}
       <Alert color="yellow" title="Copy it now" role="alert">
         It will not be shown again. jobwheel keeps only a hash of it.
       </Alert>

@@ -1,4 +1,6 @@
+import { useState } from "react";
 import { Text } from "@mantine/core";
+import { useNow } from "./useNow";
 
 const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
 const timeOnly = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -15,8 +17,8 @@ type Unit = [Intl.RelativeTimeFormatUnit, seconds: number];
 const second: Unit = ["second", 1];
 const units: Unit[] = [["day", 86_400], ["hour", 3_600], ["minute", 60], second];
 
-function fromNow(date: Date): string {
-  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
+function fromNow(date: Date, now: number): string {
+  const seconds = Math.round((date.getTime() - now) / 1000);
   const [unit, size] = units.find(([, size]) => Math.abs(seconds) >= size) ?? second;
   return relative.format(Math.trunc(seconds / size), unit);
 }
@@ -40,10 +42,26 @@ interface TimestampProps {
   compact?: boolean;
 }
 
-/** A time in the reader's locale and zone; the exact instant is in its tooltip. */
+/**
+ * How often a relative time is redrawn: every second while it counts
+ * seconds, then every 15 s (minutes and hours change slowly).
+ */
+function tickMs(date: Date, now: number): number {
+  return Math.abs(now - date.getTime()) < 60_000 ? 1_000 : 15_000;
+}
+
+/**
+ * A time in the reader's locale and zone; the exact instant is in its
+ * tooltip. A relative time ("8s ago") keeps itself current, so an age
+ * never freezes on a screen that has no other reason to redraw.
+ */
 export function Timestamp({ value, relative: asRelative = false, compact: asCompact = false }: TimestampProps) {
   const date = new Date(value);
-  const text = asRelative ? fromNow(date) : asCompact ? compact(date) : absolute.format(date);
+  const [tick, setTick] = useState(1_000);
+  const now = useNow(asRelative ? tick : null);
+  const nextTick = tickMs(date, now);
+  if (asRelative && nextTick !== tick) setTick(nextTick);
+  const text = asRelative ? fromNow(date, now) : asCompact ? compact(date) : absolute.format(date);
   return (
     <Text component="time" dateTime={value} title={date.toISOString()} size="sm" style={{ whiteSpace: "nowrap" }}>
       {text}

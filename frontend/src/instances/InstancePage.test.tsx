@@ -1,7 +1,8 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
+import { CombinedError } from "urql";
 import { makeSubject, type Subject } from "wonka";
 import type { AppRole, InstanceFieldsFragment, InstanceStatus } from "../graphql/graphql";
-import { mockClient, renderRoutes, type MockRequest } from "../test/render";
+import { graphQLError, mockClient, renderRoutes, type MockRequest } from "../test/render";
 import { InstancePage } from "./InstancePage";
 import { settleMs } from "./useInstanceChanges";
 
@@ -23,7 +24,14 @@ function instance(status: InstanceStatus): InstanceFieldsFragment {
     job: { id: "7", name: "echo-lines" },
     worker: null,
     attempts: [],
-    tasks: { total: 1, waiting: 0, running: status === "RUNNING" ? 1 : 0, succeeded: 0, failed: 0 },
+    tasks: {
+      total: 1,
+      waiting: 0,
+      running: status === "RUNNING" ? 1 : 0,
+      succeeded: 0,
+      failed: status === "FAILED" ? 1 : 0,
+      stopped: status === "STOPPED" ? 1 : 0,
+    },
   };
 }
 
@@ -33,13 +41,13 @@ type Pushed = { data?: unknown };
  * A server with instance 42 in `status()` and an empty stored log; the
  * subscriptions it is asked for are kept, to push values through.
  */
-function setup(status: () => InstanceStatus, role: AppRole = "OWNER") {
+function setup(status: () => InstanceStatus, role: AppRole = "OWNER", change: Partial<InstanceFieldsFragment> = {}) {
   const logs: Subject<Pushed>[] = [];
   const changes: { variables: Record<string, unknown>; subject: Subject<Pushed> }[] = [];
   const mock = mockClient({
     role,
     query: ({ name }: MockRequest) => {
-      if (name === "Instance") return { data: { instance: instance(status()) }, error: undefined };
+      if (name === "Instance") return { data: { instance: { ...instance(status()), ...change } }, error: undefined };
       if (name === "InstanceLogs")
         return { data: { instance: { id: "42", logs: { lines: [], hasMore: false } } }, error: undefined };
       return undefined;
@@ -121,5 +129,46 @@ describe("the instance page", () => {
   it("offers stop to an EDITOR while it runs", async () => {
     setup(() => "RUNNING", "EDITOR");
     expect(await screen.findByRole("button", { name: "Stop" })).toBeInTheDocument();
+  });
+
+  it("draws a stopped instance's tasks as stopped, in their own colour, not as failed", async () => {
+    setup(() => "STOPPED");
+    await screen.findByRole("heading", { name: "Instance #42" });
+    expect(screen.getByText("1 stopped")).toBeInTheDocument();
+    expect(screen.getByText("0 failed")).toBeInTheDocument();
+    const sections = within(screen.getByLabelText("Tasks by status")).getAllByRole("progressbar");
+    expect(sections.map((s) => s.getAttribute("style"))).toEqual([expect.stringMatching(/orange/)]);
+  });
+
+  it("says what Result holds, and for a stopped instance without one what there is instead", async () => {
+    setup(() => "STOPPED", "OWNER", { reason: "STOPPED" });
+    const result = await screen.findByRole("region", { name: "Result" });
+    expect(within(result).getByText(/the last lines a script printed/)).toBeInTheDocument();
+    expect(within(result).queryByText("None.")).not.toBeInTheDocument();
+    expect(within(result).getByText(/stopped before its processor returned a result/)).toBeInTheDocument();
+    expect(within(result).getByText(/Everything it printed is in the log below/)).toBeInTheDocument();
+  });
+
+  it("shows one not-found state for an instance that does not exist, and no Try again", async () => {
+    const mock = mockClient({
+      query: ({ name }: MockRequest) =>
+        name === "Instance"
+          ? { data: { instance: null }, error: graphQLError("instance 999999 not found", "NOT_FOUND") }
+          : undefined,
+    });
+    renderRoutes(routes, "/apps/orders/instances/999999", mock.asClient);
+    expect(await screen.findByText(/There is no instance 999999/)).toBeInTheDocument();
+    expect(screen.queryByText(/Something went wrong/)).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Try again" })).not.toBeInTheDocument();
+    expect(screen.getAllByText(/not found|no instance/i)).toHaveLength(1);
+  });
+
+  it("still offers Try again when the server could not be reached", async () => {
+    const mock = mockClient({
+      query: ({ name }: MockRequest) =>
+        name === "Instance" ? { data: undefined, error: new CombinedError({ networkError: new Error("down") }) } : undefined,
+    });
+    renderRoutes(routes, "/apps/orders/instances/42", mock.asClient);
+    expect(await screen.findByRole("button", { name: "Try again" })).toBeInTheDocument();
   });
 });

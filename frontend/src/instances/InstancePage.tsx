@@ -10,6 +10,7 @@ import {
   Text,
   Title,
 } from "@mantine/core";
+import { useId } from "@mantine/hooks";
 import { Link, useParams } from "react-router";
 import { useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
@@ -17,6 +18,7 @@ import { useCanEdit } from "../apps/useAppRole";
 import { QueryView } from "../components/QueryView";
 import { useKeptData } from "../components/useKeptData";
 import { Timestamp } from "../components/Timestamp";
+import { TruncatedLink } from "../components/Truncated";
 import type { InstanceFieldsFragment } from "../graphql/graphql";
 import { AttemptsTable } from "./AttemptsTable";
 import { InstanceActions } from "./InstanceActions";
@@ -94,28 +96,35 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
   const worker = instance.worker;
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-start">
-        <Stack gap={4}>
+      <Group justify="space-between" align="flex-start" wrap="nowrap">
+        <Stack gap={4} miw={0}>
           <Group gap="sm">
             <Title order={2}>Instance #{instance.id}</Title>
             <StatusBadge status={instance.status} size="lg" />
           </Group>
-          <Text size="sm" c="dimmed">
-            {instance.job ? (
-              <>
-                of job{" "}
-                <Anchor component={Link} to={appPath(app, "jobs", instance.job.id, "edit")} size="sm">
-                  {instance.job.name}
-                </Anchor>{" "}
-                ·{" "}
-                <Anchor component={Link} to={appPath(app, "instances") + `?job=${instance.job.id}`} size="sm">
-                  its instances
-                </Anchor>
-              </>
-            ) : (
-              "of a deleted job"
-            )}
-          </Text>
+          {instance.job ? (
+            <Group gap={4} wrap="nowrap" miw={0}>
+              <Text size="sm" c="dimmed" style={{ flexShrink: 0 }}>
+                of job
+              </Text>
+              <TruncatedLink text={instance.job.name} to={appPath(app, "jobs", instance.job.id)} size="sm" miw={0} />
+              <Text size="sm" c="dimmed" style={{ flexShrink: 0 }}>
+                ·
+              </Text>
+              <Anchor
+                component={Link}
+                to={appPath(app, "instances") + `?job=${instance.job.id}`}
+                size="sm"
+                style={{ flexShrink: 0 }}
+              >
+                its instances
+              </Anchor>
+            </Group>
+          ) : (
+            <Text size="sm" c="dimmed">
+              of a deleted job
+            </Text>
+          )}
         </Stack>
         {canEdit && <InstanceActions instance={instance} />}
       </Group>
@@ -178,20 +187,7 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
             </Text>
           )}
         </Stack>
-        <Stack gap={4}>
-          <Title order={3} size="h5">
-            Result
-          </Title>
-          {instance.result ? (
-            <Code block>
-              {instance.result}
-            </Code>
-          ) : (
-            <Text size="sm" c="dimmed">
-              {live ? "Not yet." : "None."}
-            </Text>
-          )}
-        </Stack>
+        <ResultSection instance={instance} live={live} />
       </SimpleGrid>
 
       <Stack gap="xs">
@@ -213,6 +209,48 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
           fileName={`instance-${instance.id}.log`}
         />
       </Stack>
+    </Stack>
+  );
+}
+
+/** Why an instance that has finished holds no result, and where its output is instead. */
+function noResult(instance: InstanceFieldsFragment, live: boolean): string {
+  const inLog = "Everything it printed is in the log below.";
+  if (live) return "Not yet: the processor's result arrives when the instance finishes.";
+  const reason = instance.reason && instance.reason !== instance.status ? ` (${instance.reason})` : "";
+  switch (instance.status) {
+    case "STOPPED":
+      return `None: it was stopped before its processor returned a result. ${inLog}`;
+    case "FAILED":
+      return `None: it failed${reason} before its processor returned a result. ${inLog}`;
+    case "CANCELED":
+      return `None: it never ran${reason}.`;
+    default:
+      return `None: the processor returned an empty result. ${inLog}`;
+  }
+}
+
+/** The instance's result, with what a result is: it is not the whole output. */
+function ResultSection({ instance, live }: { instance: InstanceFieldsFragment; live: boolean }) {
+  const id = useId();
+  return (
+    <Stack gap={4} component="section" aria-labelledby={id}>
+      <Title order={3} size="h5" id={id}>
+        Result
+      </Title>
+      <Text size="xs" c="dimmed">
+        What the processor returned: the last lines a script printed, a Go processor&rsquo;s message, or why it
+        failed. The whole output is the log.
+      </Text>
+      {instance.result ? (
+        <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
+          {instance.result}
+        </Code>
+      ) : (
+        <Text size="sm" c="dimmed">
+          {noResult(instance, live)}
+        </Text>
+      )}
     </Stack>
   );
 }

@@ -199,4 +199,77 @@ describe("the instances list", () => {
       vi.useRealTimers();
     }
   });
+
+  it("keeps the page in the URL: Next and Previous, a reload, a link", async () => {
+    const user = userEvent.setup();
+    const more = (after: unknown): InstancesQuery => {
+      const first = page([{ ...failed, id: after ? "10" : "41" }]);
+      first.instances.pageInfo = { hasNextPage: !after, endCursor: after ? "c10" : "c41" };
+      first.instances.totalCount = 51;
+      return first;
+    };
+    const mock = mockClient({
+      query: ({ name, variables }) =>
+        name === "Instances" ? { data: more(variables["after"]), error: undefined } : answer({ name, variables }),
+    });
+    const { router } = renderRoutes(routes, "/apps/orders/instances?status=FAILED", mock.asClient);
+    await screen.findByRole("row", { name: /#41/ });
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await waitFor(() => expect(router.state.location.search).toBe("?status=FAILED&cursor=c41"));
+    expect(await screen.findByRole("row", { name: /#10/ })).toBeInTheDocument();
+    expect(screen.getByText("Page 2 of 2")).toBeInTheDocument();
+    expect(mock.sent("Instances").at(-1)?.variables).toMatchObject({ status: ["FAILED"], after: "c41" });
+
+    await user.click(screen.getByRole("button", { name: "Previous" }));
+    await waitFor(() => expect(router.state.location.search).toBe("?status=FAILED"));
+    expect(await screen.findByRole("row", { name: /#41/ })).toBeInTheDocument();
+
+    // Opening the second page's address opens the second page.
+    await act(() => router.navigate("/apps/orders/instances?status=FAILED&cursor=c41"));
+    expect(await screen.findByRole("row", { name: /#10/ })).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Previous" })).toBeEnabled();
+  });
+
+  it("past the first page, keeps its rows and offers what arrived as 'N new — show'", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const user = userEvent.setup({ advanceTimers: (ms) => vi.advanceTimersByTime(ms) });
+      let total = 60;
+      const changes: Subject<{ data?: unknown }>[] = [];
+      const mock = mockClient({
+        query: ({ name, variables }) => {
+          if (name !== "Instances") return answer({ name, variables });
+          const data = page([{ ...failed, id: variables["after"] ? "10" : String(total) }]);
+          data.instances.totalCount = total;
+          data.instances.pageInfo = { hasNextPage: true, endCursor: "c-next" };
+          return { data, error: undefined };
+        },
+        subscription: ({ name }) => {
+          if (name !== "InstanceChanges") return undefined;
+          const subject = makeSubject<{ data?: unknown }>();
+          changes.push(subject);
+          return subject.source;
+        },
+      });
+      const { router } = renderRoutes(routes, "/apps/orders/instances?cursor=c11", mock.asClient);
+      await screen.findByRole("row", { name: /#10/ });
+      await waitFor(() => expect(changes).toHaveLength(1));
+      await act(() => vi.advanceTimersByTimeAsync(settleMs + 1_000));
+      expect(screen.queryByRole("button", { name: /new — show/ })).not.toBeInTheDocument();
+
+      total = 62;
+      act(() => changes[0]?.next({ data: { instanceUpdated: { id: "62", status: "RUNNING" } } }));
+      const show = await screen.findByRole("button", { name: "2 new — show" });
+      // The page itself did not move.
+      expect(screen.getByRole("row", { name: /#10/ })).toBeInTheDocument();
+      expect(router.state.location.search).toBe("?cursor=c11");
+
+      await user.click(show);
+      await waitFor(() => expect(router.state.location.search).toBe(""));
+      expect(await screen.findByRole("row", { name: /#62/ })).toBeInTheDocument();
+      expect(screen.queryByRole("button", { name: /new — show/ })).not.toBeInTheDocument();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

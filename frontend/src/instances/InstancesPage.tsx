@@ -1,4 +1,5 @@
-import { Badge, Group, Stack, Text, Title } from "@mantine/core";
+import { useState } from "react";
+import { Badge, Button, Group, Stack, Text, Title } from "@mantine/core";
 import { useSearchParams } from "react-router";
 import { useQuery } from "urql";
 import { useAppName } from "../apps/currentApp";
@@ -65,6 +66,13 @@ function InstanceList({ app, filters }: { app: string; filters: InstanceFilters 
     refresh: () => reexecute({ requestPolicy: "network-only" }),
     fallbackMs: instancesFallbackMs,
   });
+  // Past the first page the rows stay put (a page is the instances older
+  // than its cursor, so new ones never enter it); what arrived meanwhile
+  // is counted against the total this page opened with, and offered.
+  const total = result.data?.instances.totalCount;
+  const [opened, setOpened] = useState<{ after: string | null; total: number } | null>(null);
+  if (total !== undefined && opened?.after !== pages.after) setOpened({ after: pages.after, total });
+  const arrived = pages.page > 1 && opened && total !== undefined ? total - opened.total : 0;
 
   return (
     <Stack>
@@ -72,6 +80,11 @@ function InstanceList({ app, filters }: { app: string; filters: InstanceFilters 
         <Badge color="yellow" variant="light" w="fit-content">
           Live updates interrupted: refreshing every {instancesFallbackMs / 1000} s
         </Badge>
+      )}
+      {arrived > 0 && (
+        <Button variant="light" size="xs" w="fit-content" onClick={pages.first} aria-live="polite">
+          {arrived} new — show
+        </Button>
       )}
       <QueryView
         result={result}

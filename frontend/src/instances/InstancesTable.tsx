@@ -3,6 +3,7 @@ import { Link, useNavigate } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { durationBetween, formatDuration } from "../components/format";
 import { Timestamp } from "../components/Timestamp";
+import { Truncated } from "../components/Truncated";
 import type { InstanceRowFragment } from "../graphql/graphql";
 import { StatusBadge } from "./StatusBadge";
 
@@ -16,7 +17,14 @@ function Time({ value }: { value: string | null }) {
   );
 }
 
-export function InstancesTable({ app, instances }: { app: string; instances: InstanceRowFragment[] }) {
+interface InstancesTableProps {
+  app: string;
+  instances: InstanceRowFragment[];
+  /** Show the Job column (not on one job's page, where every row is of that job). */
+  withJob?: boolean;
+}
+
+export function InstancesTable({ app, instances, withJob = true }: InstancesTableProps) {
   const navigate = useNavigate();
   return (
     <Table.ScrollContainer minWidth={1000}>
@@ -24,7 +32,7 @@ export function InstancesTable({ app, instances }: { app: string; instances: Ins
         <Table.Thead>
           <Table.Tr>
             <Table.Th scope="col">ID</Table.Th>
-            <Table.Th scope="col">Job</Table.Th>
+            {withJob && <Table.Th scope="col">Job</Table.Th>}
             <Table.Th scope="col">Status</Table.Th>
             <Table.Th scope="col">Trigger</Table.Th>
             <Table.Th scope="col">Expected</Table.Th>
@@ -46,7 +54,11 @@ export function InstancesTable({ app, instances }: { app: string; instances: Ins
                     #{i.id}
                   </Anchor>
                 </Table.Th>
-                <Table.Td>{i.job?.name ?? <Text c="dimmed">deleted</Text>}</Table.Td>
+                {withJob && (
+                  <Table.Td maw={240}>
+                    {i.job ? <Truncated text={i.job.name} size="sm" /> : <Text c="dimmed">deleted</Text>}
+                  </Table.Td>
+                )}
                 <Table.Td>
                   <StatusBadge status={i.status} size="sm" />
                 </Table.Td>

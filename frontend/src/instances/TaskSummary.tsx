@@ -6,6 +6,7 @@ type Tasks = InstanceFieldsFragment["tasks"];
 const parts = [
   { key: "succeeded", label: "succeeded", color: "teal" },
   { key: "failed", label: "failed", color: "red" },
+  { key: "stopped", label: "stopped", color: "orange" },
   { key: "running", label: "running", color: "blue" },
   { key: "waiting", label: "waiting", color: "gray" },
 ] as const;

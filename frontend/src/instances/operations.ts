@@ -91,6 +91,7 @@ export const InstanceFields = graphql(`
       running
       succeeded
       failed
+      stopped
     }
   }
 `);

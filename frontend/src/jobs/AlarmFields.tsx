@@ -35,6 +35,7 @@ export function AlarmFields({ form }: { form: JobFormApi }) {
           />
         </SimpleGrid>
         <NumberInput
+          clampBehavior="none"
           label="Quiet period (seconds)"
           description="No further alarm for this job this long after one."
           min={0}

@@ -1,6 +1,7 @@
 import { useMutation } from "urql";
 import { notifications } from "@mantine/notifications";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { Truncated } from "../components/Truncated";
 import type { JobRowFragment } from "../graphql/graphql";
 import { DeleteJobMutation } from "./operations";
 
@@ -22,7 +23,7 @@ export function DeleteJobDialog({ job, onClose, onDeleted }: DeleteJobDialogProp
     if (!job) return;
     const result = await deleteJob({ id: job.id }, context);
     if (!result.error) {
-      notifications.show({ color: "teal", message: `Deleted job ${job.name}.` });
+      notifications.show({ color: "teal", message: "Deleted the job.", title: <Truncated text={job.name} /> });
       onClose();
       onDeleted?.();
     }
@@ -39,8 +40,13 @@ export function DeleteJobDialog({ job, onClose, onDeleted }: DeleteJobDialogProp
       onConfirm={() => void confirm()}
       onClose={onClose}
     >
-      Delete <strong>{job?.name}</strong> and its history? Its running instances are stopped on their workers. This
-      cannot be undone.
+      Delete job <Truncated
+        text={job?.name ?? ""}
+        fw={700}
+        display="inline-block"
+        style={{ verticalAlign: "bottom" }}
+      /> and its history? Its running instances are stopped on
+      their workers. This cannot be undone.
     </ConfirmDialog>
   );
 }

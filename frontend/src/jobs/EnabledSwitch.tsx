@@ -5,8 +5,14 @@ import { errorMessage } from "../api/errors";
 import type { JobRowFragment } from "../graphql/graphql";
 import { SetJobEnabledMutation } from "./operations";
 
+interface EnabledSwitchProps {
+  job: Pick<JobRowFragment, "id" | "name" | "enabled">;
+  /** Say "Enabled" or "Disabled" beside it (where no column header does). */
+  label?: boolean;
+}
+
 /** Turns a job's schedule on or off (setJobEnabled). */
-export function EnabledSwitch({ job }: { job: Pick<JobRowFragment, "id" | "name" | "enabled"> }) {
+export function EnabledSwitch({ job, label = false }: EnabledSwitchProps) {
   const [{ fetching }, setEnabled] = useMutation(SetJobEnabledMutation);
 
   async function toggle(enabled: boolean) {
@@ -26,6 +32,8 @@ export function EnabledSwitch({ job }: { job: Pick<JobRowFragment, "id" | "name"
       disabled={fetching}
       onChange={(e) => void toggle(e.currentTarget.checked)}
       aria-label={`${job.name} enabled`}
+      label={label ? (job.enabled ? "Enabled" : "Disabled") : undefined}
+      style={{ flexShrink: 0 }}
     />
   );
 }

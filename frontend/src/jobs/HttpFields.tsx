@@ -117,6 +117,7 @@ export function HttpFields({ form }: { form: JobFormApi }) {
       />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <NumberInput
+          clampBehavior="none"
           label="Expected status"
           description="Blank: any 2xx succeeds."
           min={100}
@@ -126,11 +127,11 @@ export function HttpFields({ form }: { form: JobFormApi }) {
           {...form.getInputProps("http.expectStatus")}
         />
         <NumberInput
+          clampBehavior="none"
           label="Request timeout (ms)"
           description="Blank: the instance's timeout."
           min={0}
           allowDecimal={false}
-          allowNegative={false}
           key={form.key("http.timeoutMs")}
           {...form.getInputProps("http.timeoutMs")}
         />

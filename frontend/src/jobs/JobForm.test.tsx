@@ -63,7 +63,9 @@ async function fillBasics(user: ReturnType<typeof userEvent.setup>, name: string
 
 describe("the job form", () => {
   it("previews the next five fires once typing pauses, in the job's zone and UTC", async () => {
-    const user = userEvent.setup();
+    // Keys without a pause between them, however busy the machine: a pause
+    // over the debounce would rightly preview what was typed so far.
+    const user = userEvent.setup({ delay: null });
     const { asClient, sent } = mockClient({ query: previewAnswer });
     renderRoutes(routes, "/apps/orders/jobs/new", asClient);
 
@@ -118,8 +120,7 @@ describe("the job form", () => {
         error: new CombinedError({
           graphQLErrors: [
             {
-              message:
-                "workerFilter.maxWorkers: 20000 is out of range 0 to 10000 (workers one instance may use (0: all))",
+              message: "workerFilter.maxWorkers: 20 is more than this app may use",
               extensions: { code: "BAD_INPUT", field: "workerFilter.maxWorkers" },
             },
           ],
@@ -129,13 +130,14 @@ describe("the job form", () => {
     renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
     await fillBasics(user, "nightly");
     await choose(user, "Schedule type", "API only");
+    await fill(user, screen.getByRole("textbox", { name: /Shell script/ }), "echo hi");
     const maxWorkers = screen.getByRole("textbox", { name: /^Max workers/ });
     await user.clear(maxWorkers);
-    await user.type(maxWorkers, "20000");
+    await user.type(maxWorkers, "20");
     await user.click(screen.getByRole("button", { name: "Create job" }));
 
     await waitFor(() => expect(maxWorkers).toHaveAttribute("aria-invalid", "true"));
-    expect(maxWorkers).toHaveAccessibleDescription(/20000 is out of range 0 to 10000/);
+    expect(maxWorkers).toHaveAccessibleDescription(/^20 is more than this app may use/);
     // The field's own name is not repeated in the message, and focus goes there.
     expect(maxWorkers).not.toHaveAccessibleDescription(/workerFilter/);
     expect(maxWorkers).toHaveFocus();
@@ -146,7 +148,7 @@ describe("the job form", () => {
     await user.type(maxWorkers, "0");
     expect(maxWorkers).not.toHaveAttribute("aria-invalid", "true");
     expect(mock.mutated("CreateJob")[0]?.variables).toMatchObject({
-      input: { app: "orders", name: "nightly", scheduleType: "API", workerFilter: { maxWorkers: 20000 } },
+      input: { app: "orders", name: "nightly", scheduleType: "API", workerFilter: { maxWorkers: 20 } },
     });
   });
 
@@ -158,6 +160,8 @@ describe("the job form", () => {
     });
     renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
     await fillBasics(user, "nightly");
+    await choose(user, "Schedule type", "API only");
+    await fill(user, screen.getByRole("textbox", { name: /Shell script/ }), "echo hi");
     await user.click(screen.getByRole("button", { name: "Create job" }));
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("Could not save the job");
@@ -213,5 +217,77 @@ describe("the job form", () => {
       body: '{"full":true}',
       expectStatus: 202,
     });
+  });
+
+  it("shows every field error of an empty form at once, and sends nothing", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({ query: previewAnswer });
+    renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    await user.click(await screen.findByRole("button", { name: "Create job" }));
+
+    const name = screen.getByRole("textbox", { name: /^Name/ });
+    const expression = screen.getByRole("textbox", { name: /^Cron expression/ });
+    await waitFor(() => expect(name).toHaveAttribute("aria-invalid", "true"));
+    expect(name).toHaveAccessibleDescription(/^must not be empty/);
+    expect(expression).toHaveAttribute("aria-invalid", "true");
+    expect(expression).toHaveAccessibleDescription(/needs a Quartz cron expression/);
+    expect(screen.getByText("a SHELL job needs the script to run")).toBeInTheDocument();
+    // Focus goes to the first field in error.
+    expect(name).toHaveFocus();
+    expect(mock.mutated("CreateJob")).toHaveLength(0);
+  });
+
+  it("keeps a number out of range as typed and says what is wrong with it, as the API would", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({ query: previewAnswer });
+    renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    const timeout = await screen.findByRole("textbox", { name: /^Timeout/ });
+    await user.clear(timeout);
+    await user.type(timeout, "-5");
+    const maxInstances = screen.getByRole("textbox", { name: /^Max instances/ });
+    await user.clear(maxInstances);
+    await user.type(maxInstances, "0");
+    const retries = screen.getByRole("textbox", { name: /^Task retries/ });
+    await user.clear(retries);
+    await user.type(retries, "101");
+    await user.tab();
+
+    // Not clamped to 0, 1 and 100 behind the user's back.
+    expect(timeout).toHaveValue("-5");
+    expect(maxInstances).toHaveValue("0");
+    expect(retries).toHaveValue("101");
+    await waitFor(() => expect(timeout).toHaveAttribute("aria-invalid", "true"));
+    expect(timeout).toHaveAccessibleDescription(/^-5 is negative; use 0 for no timeout/);
+    expect(maxInstances).toHaveAccessibleDescription(/^0 is out of range 1 to 10000/);
+    expect(retries).toHaveAccessibleDescription(/^101 is out of range 0 to 100/);
+
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+    expect(mock.mutated("CreateJob")).toHaveLength(0);
+  });
+
+  it("shows every BAD_INPUT error of a failed save at its own field", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({
+      query: previewAnswer,
+      mutation: {
+        data: undefined,
+        error: new CombinedError({
+          graphQLErrors: [
+            { message: 'name: app "orders" already has a job named "nightly"', extensions: { code: "BAD_INPUT", field: "name" } },
+            { message: "taskConcurrency: 3 is too many here", extensions: { code: "BAD_INPUT", field: "taskConcurrency" } },
+          ],
+        }),
+      },
+    });
+    renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    await fillBasics(user, "nightly");
+    await choose(user, "Schedule type", "API only");
+    await fill(user, screen.getByRole("textbox", { name: /Shell script/ }), "echo hi");
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+
+    const name = screen.getByRole("textbox", { name: /^Name/ });
+    await waitFor(() => expect(name).toHaveAttribute("aria-invalid", "true"));
+    expect(name).toHaveAccessibleDescription(/^app "orders" already has a job named "nightly"/);
+    expect(screen.getByRole("textbox", { name: /^Task concurrency/ })).toHaveAccessibleDescription(/^3 is too many here/);
   });
 });

@@ -2,17 +2,18 @@ import { useEffect, useRef, useState } from "react";
 import { Alert, Button, Group, Stack, Text } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import type { CombinedError } from "urql";
-import { errorMessage } from "../api/errors";
+import { errorMessage, reasonOf } from "../api/errors";
 import type { JobInput } from "../graphql/graphql";
 import { AlarmFields } from "./AlarmFields";
 import { BasicsFields } from "./BasicsFields";
 import { ExecutionFields } from "./ExecutionFields";
-import { reasonOf, serverFieldPath, toJobInput, type JobFormValues } from "./jobForm";
+import { serverFieldPath, toJobInput, type JobFormValues } from "./jobForm";
 import { LimitsFields } from "./LimitsFields";
 import { MisfireFields } from "./MisfireFields";
 import classes from "./JobForm.module.css";
 import { ReadOnlyContext } from "./readOnly";
 import { ScheduleFields } from "./ScheduleFields";
+import { validateJob } from "./validate";
 import { WorkerFilterFields } from "./WorkerFilterFields";
 
 interface JobFormProps {
@@ -51,11 +52,19 @@ function placeErrors(error: CombinedError, values: JobFormValues) {
 
 /**
  * Every field of a job (JobInput), in groups. The schedule's next fires are
- * previewed as it is typed; the server's BAD_INPUT errors show at the field
- * they name, and focus moves to the first.
+ * previewed as it is typed; every field in error shows at once, from the
+ * form's own checks (validateJob) or the server's BAD_INPUT errors at the
+ * fields they name, and focus moves to the first.
  */
 export function JobForm({ app, initialValues, submitLabel, onSave, onCancel, readOnly = false }: JobFormProps) {
-  const form = useForm<JobFormValues>({ mode: "uncontrolled", initialValues });
+  // The server's checks that need no server run on submit, all at once,
+  // and on leaving a field; a number out of range stays as typed, in error.
+  const form = useForm<JobFormValues>({
+    mode: "uncontrolled",
+    initialValues,
+    validate: validateJob,
+    validateInputOnBlur: true,
+  });
   const [general, setGeneral] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   // Bumped after a failed save, to move focus to the first field in error.
@@ -107,7 +116,14 @@ export function JobForm({ app, initialValues, submitLabel, onSave, onCancel, rea
   }
 
   return (
-    <form ref={formRef} onSubmit={form.onSubmit((values) => void save(values))} noValidate>
+    <form
+      ref={formRef}
+      onSubmit={form.onSubmit(
+        (values) => void save(values),
+        () => setFailedSaves((n) => n + 1),
+      )}
+      noValidate
+    >
       <Stack gap="lg">
         {general && (
           <Alert color="red" title="Could not save the job" role="alert" tabIndex={-1}>

@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import type { ReactNode } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
@@ -6,8 +6,10 @@ import { useMutation, useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { canEdit, useAppRole } from "../apps/useAppRole";
 import { QueryView } from "../components/QueryView";
+import { Truncated } from "../components/Truncated";
 import type { JobInput } from "../graphql/graphql";
 import { JobForm } from "./JobForm";
+import { JobHeader } from "./JobHeader";
 import { jobValues, newJobValues, type JobFormValues } from "./jobForm";
 import { CreateJobMutation, JobQuery, UpdateJobMutation } from "./operations";
 
@@ -31,7 +33,7 @@ export function NewJobPage() {
   async function save(input: JobInput) {
     const result = await createJob({ input });
     if (result.data) {
-      notifications.show({ color: "teal", message: `Created job ${result.data.createJob.name}.` });
+      notifications.show({ color: "teal", message: "Created the job.", title: <Truncated text={result.data.createJob.name} /> });
       await navigate(appPath(app, "jobs"));
     }
     return result;
@@ -88,7 +90,7 @@ function CopyOf({
       {({ job }) =>
         job && (
           <Stack>
-            <Text size="sm" c="dimmed">
+            <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>
               A copy of job {job.name}: change what differs, and give it a name of its own.
             </Text>
             {children({ ...jobValues(job), name: copyName(job.name) })}
@@ -104,7 +106,7 @@ export function copyName(name: string): string {
   return `${name.slice(0, 128 - "-copy".length)}-copy`;
 }
 
-/** /apps/:app/jobs/:jobId/edit */
+/** /apps/:app/jobs/:jobId/edit: the job's Edit tab (Definition, read-only, for a VIEWER). */
 export function EditJobPage() {
   const app = useAppName();
   const { jobId = "" } = useParams();
@@ -114,63 +116,47 @@ export function EditJobPage() {
   // Edit what the server has now, not what a list cached a while ago.
   const [result, reexecute] = useQuery({ query: JobQuery, variables: { id: jobId }, requestPolicy: "network-only" });
   const [, updateJob] = useMutation(UpdateJobMutation);
+  const overview = appPath(app, "jobs", jobId);
 
   async function save(input: JobInput) {
     const out = await updateJob({ id: jobId, input });
     if (out.data) {
-      notifications.show({ color: "teal", message: `Saved job ${out.data.updateJob.name}.` });
-      await navigate(appPath(app, "jobs"));
+      notifications.show({ color: "teal", message: "Saved the job.", title: <Truncated text={out.data.updateJob.name} /> });
+      await navigate(overview);
     }
     return out;
   }
 
   return (
-    <Stack>
-      <BackToJobs app={app} />
-      <QueryView
-        result={result}
-        onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading the job"
-        isEmpty={(data) => !data.job || data.job.app.name !== app}
-        empty={<>There is no job {jobId} in app {app}.</>}
-      >
-        {({ job }) =>
-          job && (
-            <Stack>
-              <Group justify="space-between" align="flex-end">
-                <div>
-                  <Title order={2}>{readOnly ? `Job ${job.name}` : `Edit job ${job.name}`}</Title>
-                  <Text size="sm" c="dimmed">
-                    {readOnly
-                      ? `Your role on app ${app} is ${role ?? "none"}: you can see this job, not change or run it.`
-                      : "Saving replaces the job's definition; its next fire is computed afresh."}
-                  </Text>
-                </div>
-                <Group gap="xs">
-                  {!readOnly && (
-                    <Button variant="default" component={Link} to={appPath(app, "jobs", "new") + `?from=${job.id}`}>
-                      Duplicate
-                    </Button>
-                  )}
-                  <Button variant="default" component={Link} to={appPath(app, "instances") + `?job=${job.id}`}>
-                    Instances
-                  </Button>
-                </Group>
-              </Group>
-              {/* Keyed by version, so a reload starts from what was saved. */}
-              <JobForm
-                key={job.updatedAt}
-                app={app}
-                initialValues={jobValues(job)}
-                submitLabel="Save job"
-                onSave={save}
-                onCancel={() => void navigate(appPath(app, "jobs"))}
-                readOnly={readOnly}
-              />
-            </Stack>
-          )
-        }
-      </QueryView>
-    </Stack>
+    <QueryView
+      result={result}
+      onRetry={() => reexecute({ requestPolicy: "network-only" })}
+      loading="Loading the job"
+      isEmpty={(data) => !data.job || data.job.app.name !== app}
+      empty={<>There is no job {jobId} in app {app}.</>}
+    >
+      {({ job }) =>
+        job && (
+          <Stack>
+            <JobHeader app={app} job={job} tab="edit" />
+            {!readOnly && (
+              <Text size="sm" c="dimmed">
+                Saving replaces the job&rsquo;s definition; its next fire is computed afresh.
+              </Text>
+            )}
+            {/* Keyed by version, so a reload starts from what was saved. */}
+            <JobForm
+              key={job.updatedAt}
+              app={app}
+              initialValues={jobValues(job)}
+              submitLabel="Save job"
+              onSave={save}
+              onCancel={() => void navigate(overview)}
+              readOnly={readOnly}
+            />
+          </Stack>
+        )
+      }
+    </QueryView>
   );
 }

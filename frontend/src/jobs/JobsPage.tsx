@@ -5,7 +5,7 @@ import { Link, useSearchParams } from "react-router";
 import { useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { useCanEdit } from "../apps/useAppRole";
-import { CursorPager, useCursorPages } from "../components/CursorPager";
+import { CursorPager, useCursorPages, withoutCursor } from "../components/CursorPager";
 import { QueryView } from "../components/QueryView";
 import type { JobRowFragment } from "../graphql/graphql";
 import { useInstanceChanges } from "../instances/useInstanceChanges";
@@ -35,9 +35,10 @@ export function JobsPage() {
 
   // The search goes to the server (and the URL) once typing pauses.
   const applySearch = useDebouncedCallback((value: string) => {
-    pages.reset();
     setParams(
       (p) => {
+        // A new search starts again at the first page.
+        withoutCursor(p);
         if (value.trim()) p.set("q", value.trim());
         else p.delete("q");
         return p;

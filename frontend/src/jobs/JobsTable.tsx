@@ -2,6 +2,7 @@ import { Anchor, Badge, Button, Code, Group, Stack, Table, Text, VisuallyHidden 
 import { Link } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { Timestamp } from "../components/Timestamp";
+import { TruncatedLink } from "../components/Truncated";
 import type { JobRowFragment } from "../graphql/graphql";
 import { StatusBadge } from "../instances/StatusBadge";
 import { EnabledSwitch } from "./EnabledSwitch";
@@ -35,11 +36,10 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
         <Table.Tbody>
           {jobs.map((job) => (
             <Table.Tr key={job.id}>
-              <Table.Th scope="row" fw={400} maw={280}>
-                <Stack gap={2}>
-                  <Anchor component={Link} to={appPath(app, "jobs", job.id, "edit")} fw={600}>
-                    {job.name}
-                  </Anchor>
+              <Table.Th scope="row" fw={400}>
+                {/* Bounded, so a 128-character name is cut rather than widening the table. */}
+                <Stack gap={2} maw={240}>
+                  <TruncatedLink text={job.name} to={appPath(app, "jobs", job.id)} fw={600} />
                   {job.description && (
                     <Text size="xs" c="dimmed" lineClamp={2}>
                       {job.description}
@@ -64,7 +64,8 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
                   <Badge variant="light">{labelOf(scheduleTypes, job.scheduleType)}</Badge>
                   {hasExpression(job.scheduleType) && (
                     <Group gap={6} wrap="nowrap">
-                      <Code>{job.scheduleExpression}</Code>
+                      {/* The trailing "?" of a cron expression stays on its line. */}
+                      <Code style={{ whiteSpace: "nowrap" }}>{job.scheduleExpression}</Code>
                       {job.scheduleType === "CRON" && (
                         <Text size="xs" c="dimmed">
                           {job.timeZone}
@@ -76,7 +77,7 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
               </Table.Td>
               <Table.Td>
                 {job.nextTriggerTime ? (
-                  <Timestamp value={job.nextTriggerTime} />
+                  <Timestamp value={job.nextTriggerTime} compact />
                 ) : (
                   <Text size="sm" c="dimmed">
                     —

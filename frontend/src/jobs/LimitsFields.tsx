@@ -1,11 +1,15 @@
 import { Fieldset, NumberInput, SimpleGrid } from "@mantine/core";
 import type { JobFormApi } from "./formApi";
 
+// clampBehavior="none" in every number field of the form: a value out of
+// range stays as typed and the form says why (validateJob), rather than
+// changing it on blur behind the user's back.
 export function LimitsFields({ form }: { form: JobFormApi }) {
   return (
     <Fieldset legend="Limits and retries">
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         <NumberInput
+          clampBehavior="none"
           label="Max instances"
           description="Runs of this job at once; a fire over it is canceled."
           min={1}
@@ -14,6 +18,7 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
           {...form.getInputProps("maxInstances")}
         />
         <NumberInput
+          clampBehavior="none"
           label="Task concurrency"
           description="Tasks of one instance a worker runs at once."
           min={1}
@@ -22,6 +27,7 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
           {...form.getInputProps("taskConcurrency")}
         />
         <NumberInput
+          clampBehavior="none"
           label="Timeout (ms)"
           description="An instance running longer fails with TIMEOUT; 0: none."
           min={0}
@@ -31,6 +37,7 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
           {...form.getInputProps("timeoutMs")}
         />
         <NumberInput
+          clampBehavior="none"
           label="Instance retries"
           description="Times a failed instance runs again."
           min={0}
@@ -39,6 +46,7 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
           {...form.getInputProps("instanceRetries")}
         />
         <NumberInput
+          clampBehavior="none"
           label="Task retries"
           description="Times a failed task is retried."
           min={0}

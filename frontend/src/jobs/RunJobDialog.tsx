@@ -4,6 +4,7 @@ import { Link } from "react-router";
 import { useMutation } from "urql";
 import { errorMessage, fieldErrors } from "../api/errors";
 import { appPath } from "../apps/currentApp";
+import { Truncated } from "../components/Truncated";
 import type { JobRowFragment, RunJobMutation as RunJobResult } from "../graphql/graphql";
 import { RunJobMutation } from "./operations";
 
@@ -35,7 +36,13 @@ export function RunJobDialog({ app, job, onClose }: RunJobDialogProps) {
   }
 
   return (
-    <Modal opened={job !== null} onClose={onClose} title={`Run ${job?.name ?? "job"}`} size="lg">
+    <Modal
+      opened={job !== null}
+      onClose={onClose}
+      title={<Truncated text={`Run ${job?.name ?? "job"}`} />}
+      size="lg"
+      styles={{ title: { minWidth: 0 } }}
+    >
       {started ? (
         <Stack>
           <Alert color="teal" title="Started" role="status">
@@ -44,7 +51,7 @@ export function RunJobDialog({ app, job, onClose }: RunJobDialogProps) {
               <Anchor component={Link} to={appPath(app, "instances", started.id)} fw={600}>
                 #{started.id}
               </Anchor>{" "}
-              of {job?.name} is {started.status.toLowerCase()}.
+              is {started.status.toLowerCase()}.
             </Text>
           </Alert>
           <Group justify="flex-end">

@@ -26,6 +26,7 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
         </SimpleGrid>
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
           <NumberInput
+            clampBehavior="none"
             label="Min CPU cores"
             min={0}
             allowDecimal={false}
@@ -33,6 +34,7 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
             {...form.getInputProps("workerFilter.minCpuCores")}
           />
           <NumberInput
+            clampBehavior="none"
             label="Min free memory (MB)"
             min={0}
             allowDecimal={false}
@@ -40,6 +42,7 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
             {...form.getInputProps("workerFilter.minMemoryMB")}
           />
           <NumberInput
+            clampBehavior="none"
             label="Min free disk (MB)"
             min={0}
             allowDecimal={false}
@@ -47,6 +50,7 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
             {...form.getInputProps("workerFilter.minDiskMB")}
           />
           <NumberInput
+            clampBehavior="none"
             label="Max workers"
             description="Per instance; 0: all."
             min={0}

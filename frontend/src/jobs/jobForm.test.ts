@@ -1,5 +1,6 @@
 import type { JobFieldsFragment } from "../graphql/graphql";
-import { jobValues, newJobValues, parseHttp, reasonOf, serializeHttp, serverFieldPath, toJobInput } from "./jobForm";
+import { reasonOf } from "../api/errors";
+import { jobValues, newJobValues, parseHttp, serializeHttp, serverFieldPath, toJobInput } from "./jobForm";
 
 const job: JobFieldsFragment = {
   id: "3",

@@ -333,9 +333,3 @@ export function serverFieldPath(field: string, message: string, v: JobFormValues
   }
   return null;
 }
-
-/** A BAD_INPUT message without the "field: " the server starts it with. */
-export function reasonOf(message: string, field: string): string {
-  const prefix = `${field}: `;
-  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
-}

@@ -139,3 +139,38 @@ export const PreviewScheduleQuery = graphql(`
     previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)
   }
 `);
+
+/** A job's overview: its definition, next fires, outcomes over a window and latest runs. */
+export const JobOverviewQuery = graphql(`
+  query JobOverview($id: ID!, $app: String!, $hours: Int, $runs: Int) {
+    job(id: $id) {
+      ...JobFields
+      app {
+        id
+        name
+      }
+      upcoming(count: 5)
+      stats(hours: $hours) {
+        succeeded
+        failed
+        stopped
+        canceled
+        outcomes {
+          start
+          succeeded
+          failed
+          stopped
+          canceled
+        }
+      }
+    }
+    instances(app: $app, jobId: $id, first: $runs) {
+      edges {
+        node {
+          ...InstanceRow
+        }
+      }
+      totalCount
+    }
+  }
+`);

@@ -4,7 +4,6 @@ import { useQuery } from "urql";
 import { fieldErrors } from "../api/errors";
 import type { ScheduleType } from "../graphql/graphql";
 import { hasExpression } from "./labels";
-import { reasonOf } from "./jobForm";
 import { PreviewScheduleQuery } from "./operations";
 
 /** How long typing must pause before the schedule is previewed. */
@@ -51,8 +50,8 @@ export function useSchedulePreview(type: ScheduleType, expression: string, timeZ
     return { times: null, expressionError: null, timeZoneError: null, error: null, pending: false, applies };
   }
   const byField = fieldErrors(error);
-  const expressionError = byField["expression"] ? reasonOf(byField["expression"], "expression") : null;
-  const timeZoneError = byField["timeZone"] ? reasonOf(byField["timeZone"], "timeZone") : null;
+  const expressionError = byField["expression"] ?? null;
+  const timeZoneError = byField["timeZone"] ?? null;
   return {
     times: error ? null : (data?.previewSchedule ?? null),
     expressionError,

@@ -67,6 +67,17 @@ describe("per-app screens", () => {
     expect(JSON.parse(localStorage.getItem("jobwheel.app") ?? "null")).toBe("billing");
   });
 
+  it("opens the app shown in the header on the Apps screen when it is picked", async () => {
+    localStorage.setItem("jobwheel.app", JSON.stringify("orders"));
+    const user = userEvent.setup();
+    const { router } = renderRoutes(routes, "/apps", mockClient({ query: answer }).asClient);
+    const picker = await screen.findByRole("textbox", { name: "App" });
+    await waitFor(() => expect(picker).toHaveValue("orders"));
+    await user.click(picker);
+    await user.click(await screen.findByRole("option", { name: "orders" }));
+    await waitFor(() => expect(router.state.location.pathname).toBe("/apps/orders/dashboard"));
+  });
+
   it("says so for an app that does not exist", async () => {
     renderRoutes(routes, "/apps/nope/workers", mockClient({ query: answer }).asClient);
     expect(await screen.findByRole("heading", { name: "No app “nope”" })).toBeInTheDocument();

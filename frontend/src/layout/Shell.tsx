@@ -3,6 +3,7 @@ import { useDisclosure, useDocumentTitle } from "@mantine/hooks";
 import { Link, Outlet, useMatches } from "react-router";
 import { AppPicker } from "../apps/AppPicker";
 import { MainNav } from "./MainNav";
+import { Shortcuts } from "./Shortcuts";
 import { UserMenu } from "./UserMenu";
 
 /** What a screen's route carries in its `handle`. */
@@ -54,6 +55,7 @@ export function Shell() {
       <AppShell.Main>
         <Outlet />
       </AppShell.Main>
+      <Shortcuts />
     </AppShell>
   );
 }

@@ -1,5 +1,14 @@
-import { Avatar, Menu, Text, UnstyledButton } from "@mantine/core";
-import { useDisclosure } from "@mantine/hooks";
+import {
+  Avatar,
+  Box,
+  Menu,
+  SegmentedControl,
+  Text,
+  UnstyledButton,
+  useMantineColorScheme,
+  type MantineColorScheme,
+} from "@mantine/core";
+import { useDisclosure, useId } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { Link, useNavigate } from "react-router";
 import { useMutation, useQuery } from "urql";
@@ -9,7 +18,16 @@ import { LogoutMutation, MeQuery } from "../auth/operations";
 import { ChangePasswordDialog } from "../account/ChangePasswordDialog";
 import classes from "./UserMenu.module.css";
 
-/** The logged-in user's name, opening a menu: API tokens, Change password, Log out. */
+const schemes: { value: MantineColorScheme; label: string }[] = [
+  { value: "auto", label: "System" },
+  { value: "light", label: "Light" },
+  { value: "dark", label: "Dark" },
+];
+
+/**
+ * The logged-in user's name, opening a menu: API tokens, the GraphQL
+ * explorer, Change password, the colour scheme, Log out.
+ */
 export function UserMenu() {
   // RequireAuth has loaded `me` already, so this reads the cache.
   const [{ data }] = useQuery({ query: MeQuery });
@@ -18,6 +36,9 @@ export function UserMenu() {
   const navigate = useNavigate();
   const [changingPassword, passwordDialog] = useDisclosure(false);
   const username = data?.me?.username ?? "";
+  // Mantine keeps the choice in localStorage; "auto" follows the OS.
+  const { colorScheme, setColorScheme } = useMantineColorScheme();
+  const schemeLabelId = useId();
 
   async function logOut() {
     const result = await logout({});
@@ -49,7 +70,21 @@ export function UserMenu() {
           <Menu.Item component={Link} to="/tokens">
             API tokens
           </Menu.Item>
+          <Menu.Item component={Link} to="/graphiql">
+            GraphQL explorer
+          </Menu.Item>
           <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>
+          <Menu.Divider />
+          <Menu.Label id={schemeLabelId}>Colour scheme</Menu.Label>
+          <Box px="xs" pb={6} role="radiogroup" aria-labelledby={schemeLabelId}>
+            <SegmentedControl
+              size="xs"
+              fullWidth
+              data={schemes}
+              value={colorScheme}
+              onChange={(value) => setColorScheme(value as MantineColorScheme)}
+            />
+          </Box>
           <Menu.Divider />
           <Menu.Item onClick={() => void logOut()}>Log out</Menu.Item>
         </Menu.Dropdown>

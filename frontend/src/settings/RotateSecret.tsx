@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Modal } from "@mantine/core";
 import { useMutation, type CombinedError } from "urql";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { AgentCommand } from "../apps/AgentCommand";
 import { SecretOnce } from "../components/SecretOnce";
 import { ActionCard } from "./ActionCard";
 import { RotateAppSecretMutation } from "./operations";
@@ -65,7 +66,12 @@ export function RotateSecret({ app }: { app: string }) {
         closeOnEscape={false}
       >
         {secret !== null && (
-          <SecretOnce secret={secret} onDone={() => setShowing(false)} data-testid="app-secret">
+          <SecretOnce
+            secret={secret}
+            onDone={() => setShowing(false)}
+            data-testid="app-secret"
+            usage={<AgentCommand app={app} secret={secret} />}
+          >
             App <strong>{app}</strong> has a new secret. Restart its workers with it (JOBWHEEL_APP_SECRET):
           </SecretOnce>
         )}

@@ -1,0 +1,105 @@
+import { useState } from "react";
+import { Anchor, Badge, Button, Group, Stack, Tabs, Text, Title } from "@mantine/core";
+import { Link, useNavigate } from "react-router";
+import { appPath } from "../apps/currentApp";
+import { canEdit, useAppRole } from "../apps/useAppRole";
+import { Truncated } from "../components/Truncated";
+import type { JobFieldsFragment } from "../graphql/graphql";
+import { DeleteJobDialog } from "./DeleteJobDialog";
+import { EnabledSwitch } from "./EnabledSwitch";
+import { RunJobDialog } from "./RunJobDialog";
+
+export type JobTab = "overview" | "edit";
+
+interface JobHeaderProps {
+  app: string;
+  job: Pick<JobFieldsFragment, "id" | "name" | "enabled" | "description" | "scheduleType">;
+  tab: JobTab;
+}
+
+/**
+ * What every page of one job starts with: its name, what may be done with
+ * it (run now, enable or disable, duplicate, delete, for editors), and the
+ * tabs Overview and Edit (Definition, read-only, for viewers).
+ */
+export function JobHeader({ app, job, tab }: JobHeaderProps) {
+  const role = useAppRole();
+  const editor = canEdit(role);
+  const navigate = useNavigate();
+  const [running, setRunning] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const overview = appPath(app, "jobs", job.id);
+
+  return (
+    <Stack gap="sm">
+      <Anchor component={Link} to={appPath(app, "jobs")} size="sm" w="fit-content">
+        ← Jobs
+      </Anchor>
+      <Group justify="space-between" align="flex-start" wrap="nowrap" gap="md">
+        <Stack gap={4} miw={0} style={{ flex: 1 }}>
+          <Group gap="sm" wrap="nowrap" miw={0}>
+            <Title order={2} miw={0}>
+              <Truncated text={`Job ${job.name}`} />
+            </Title>
+            {editor ? (
+              <EnabledSwitch job={job} label />
+            ) : (
+              <Badge variant="outline" color={job.enabled ? "teal" : "gray"} style={{ flexShrink: 0 }}>
+                {job.enabled ? "Enabled" : "Disabled"}
+              </Badge>
+            )}
+          </Group>
+          {job.description && (
+            <Text size="sm" c="dimmed" lineClamp={2} title={job.description}>
+              {job.description}
+            </Text>
+          )}
+          {!editor && (
+            <Text size="sm" c="dimmed">
+              Your role on app {app} is {role ?? "none"}: you can see this job, not change or run it.
+            </Text>
+          )}
+        </Stack>
+        <Group gap="xs" wrap="nowrap" style={{ flexShrink: 0 }}>
+          {editor && job.scheduleType !== "WORKFLOW" && (
+            <Button onClick={() => setRunning(true)} aria-label={`Run ${job.name} now`}>
+              Run now
+            </Button>
+          )}
+          <Button variant="default" component={Link} to={appPath(app, "instances") + `?job=${job.id}`}>
+            Instances
+          </Button>
+          {editor && (
+            <>
+              <Button variant="default" component={Link} to={appPath(app, "jobs", "new") + `?from=${job.id}`}>
+                Duplicate
+              </Button>
+              <Button variant="subtle" color="red" onClick={() => setDeleting(true)} aria-label={`Delete ${job.name}`}>
+                Delete
+              </Button>
+            </>
+          )}
+        </Group>
+      </Group>
+      <Tabs
+        value={tab}
+        onChange={(value) => void navigate(value === "edit" ? appPath(app, "jobs", job.id, "edit") : overview)}
+      >
+        <Tabs.List>
+          <Tabs.Tab value="overview">Overview</Tabs.Tab>
+          <Tabs.Tab value="edit">{editor ? "Edit" : "Definition"}</Tabs.Tab>
+        </Tabs.List>
+      </Tabs>
+      {editor && (
+        <>
+          <RunJobDialog key={`run-${String(running)}`} app={app} job={running ? job : null} onClose={() => setRunning(false)} />
+          <DeleteJobDialog
+            job={deleting ? job : null}
+            onClose={() => setDeleting(false)}
+            onDeleted={() => void navigate(appPath(app, "jobs"))}
+          />
+        </>
+      )}
+    </Stack>
+  );
+}

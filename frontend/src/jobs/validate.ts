@@ -1,0 +1,144 @@
+// The job form's own checks: the server's (server/jobs, server/schedule,
+// graph/jobinput.go) that need no server, with its wording, so every field
+// in error shows at once before anything is sent. The server still checks
+// everything (a cron expression's syntax, a zone's name, a unique name);
+// its BAD_INPUT errors show at their fields too.
+import { hasExpression } from "./labels";
+import { fromWallTime, type JobFormValues, type NumberValue } from "./jobForm";
+
+/** Limits of a job definition, as server/jobs has them. */
+export const limits = {
+  nameChars: 128,
+  descriptionBytes: 2000,
+  paramsBytes: 64 << 10,
+  scriptBytes: 64 << 10,
+  goProcessorBytes: 255,
+  retries: 100,
+  concurrency: 10_000,
+  cpuCores: 1 << 16,
+} as const;
+
+/** The form's errors by field path; empty when there are none. */
+export type FormErrors = Record<string, string>;
+
+const encoder = new TextEncoder();
+const bytes = (s: string) => encoder.encode(s).length;
+
+/** A number field's value: null when blank (the API's default applies), NaN when not a whole number. */
+function whole(v: NumberValue): number | null {
+  if (typeof v === "number") return Number.isInteger(v) ? v : Number.NaN;
+  const t = v.trim();
+  if (t === "") return null;
+  const n = Number(t);
+  return Number.isInteger(n) ? n : Number.NaN;
+}
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === "http:" || u.protocol === "https:") && u.host !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** Every error the values have that the server would report, by form field. */
+export function validateJob(v: JobFormValues): FormErrors {
+  const errors: FormErrors = {};
+  const set = (field: string, reason: string) => {
+    errors[field] ??= reason;
+  };
+
+  const name = v.name.trim();
+  if (name === "") set("name", "must not be empty");
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points, as the server counts runes
+  else if ([...name].length > limits.nameChars) set("name", `must be at most ${limits.nameChars} characters`);
+  if (bytes(v.description) > limits.descriptionBytes) {
+    set("description", `must be at most ${limits.descriptionBytes} characters`);
+  }
+  if (bytes(v.params) > limits.paramsBytes) set("params", `must be at most ${limits.paramsBytes} bytes`);
+
+  if (hasExpression(v.scheduleType) && v.scheduleExpression.trim() === "") {
+    set(
+      "scheduleExpression",
+      v.scheduleType === "CRON"
+        ? 'a CRON job needs a Quartz cron expression with seconds, e.g. "0 0/5 * * * ?"'
+        : `a ${v.scheduleType} job needs an interval such as 30s, 5m or 1h30m`,
+    );
+  }
+  const start = fromWallTime(v.lifecycle.start, v.timeZone || "UTC");
+  const end = fromWallTime(v.lifecycle.end, v.timeZone || "UTC");
+  if (start && end && Date.parse(end) <= Date.parse(start)) set("lifecycle.end", "the end must be after the start");
+
+  switch (v.processorType) {
+    case "GO": {
+      const p = v.goProcessor.trim();
+      if (p === "" || bytes(p) > limits.goProcessorBytes || /[ \t\n]/.test(p)) {
+        set(
+          "goProcessor",
+          'a GO job names the processor its workers registered, e.g. "sync-orders" (no spaces, at most 255 characters)',
+        );
+      }
+      break;
+    }
+    case "SHELL":
+    case "PYTHON":
+      if (v.script.trim() === "") set("script", `a ${v.processorType} job needs the script to run`);
+      else if (bytes(v.script) > limits.scriptBytes) {
+        set("script", `the script is ${bytes(v.script)} bytes; at most ${limits.scriptBytes}`);
+      }
+      break;
+    case "HTTP": {
+      const url = v.http.url.trim();
+      if (!isHttpUrl(url)) set("http.url", url === "" ? "the request needs an http(s) URL" : `url "${url}" is not an http(s) URL`);
+      const expect = whole(v.http.expectStatus);
+      if (expect !== null && (Number.isNaN(expect) || expect < 100 || expect > 599)) {
+        set("http.expectStatus", `expectStatus ${String(v.http.expectStatus)} is not an HTTP status`);
+      }
+      const timeout = whole(v.http.timeoutMs);
+      if (timeout !== null && (Number.isNaN(timeout) || timeout < 0)) set("http.timeoutMs", "timeoutMs must not be negative");
+      break;
+    }
+  }
+  if ((v.executionMode === "MAP" || v.executionMode === "MAP_REDUCE") && v.processorType !== "GO") {
+    set(
+      "executionMode",
+      `${v.executionMode} needs a GO processor, which can call map(); ${v.processorType} scripts cannot`,
+    );
+  }
+
+  const ranges: [field: string, value: NumberValue, lo: number, hi: number, hint: string][] = [
+    ["maxInstances", v.maxInstances, 1, limits.concurrency, "instances of the job that may run at once"],
+    ["taskConcurrency", v.taskConcurrency, 1, limits.concurrency, "tasks of one instance one worker runs at once"],
+    ["instanceRetries", v.instanceRetries, 0, limits.retries, "times a failed instance is retried"],
+    ["taskRetries", v.taskRetries, 0, limits.retries, "times a failed task is retried"],
+    ["workerFilter.maxWorkers", v.workerFilter.maxWorkers, 0, limits.concurrency, "workers one instance may use (0: all)"],
+    ["workerFilter.minCpuCores", v.workerFilter.minCpuCores, 0, limits.cpuCores, "CPU cores a worker needs"],
+  ];
+  for (const [field, value, lo, hi, hint] of ranges) {
+    const n = whole(value);
+    if (n === null) continue;
+    if (Number.isNaN(n)) set(field, "must be a whole number");
+    else if (n < lo || n > hi) set(field, `${n} is out of range ${lo} to ${hi} (${hint})`);
+  }
+  const notNegative: [field: string, value: NumberValue, reason: (n: number) => string][] = [
+    ["timeoutMs", v.timeoutMs, (n) => `${n} is negative; use 0 for no timeout`],
+    ["workerFilter.minMemoryMB", v.workerFilter.minMemoryMB, () => "must not be negative"],
+    ["workerFilter.minDiskMB", v.workerFilter.minDiskMB, () => "must not be negative"],
+    ["alarm.silenceSec", v.alarm.silenceSec, () => "must not be negative"],
+  ];
+  for (const [field, value, reason] of notNegative) {
+    const n = whole(value);
+    if (n === null) continue;
+    if (Number.isNaN(n)) set(field, "must be a whole number");
+    else if (n < 0) set(field, reason(n));
+  }
+
+  if (v.workerFilter.designated.some((d) => d.trim() === "")) set("workerFilter.designated", "must not contain empty names");
+  if (v.workerFilter.tags.some((t) => t.trim() === "")) set("workerFilter.tags", "must not contain empty tags");
+  const badHook = v.alarm.webhooks.find((h) => !isHttpUrl(h));
+  if (badHook !== undefined) set("alarm.webhooks", `"${badHook}" is not an http(s) URL`);
+  const badEmail = v.alarm.emails.find((e) => !e.includes("@"));
+  if (badEmail !== undefined) set("alarm.emails", `"${badEmail}" is not an email address`);
+  return errors;
+}
