@@ -22,6 +22,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/jobs"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
+	"github.com/jobwheel/jobwheel/server/workflows"
 )
 
 const adminPassword = "admin-password"
@@ -36,6 +37,8 @@ type testAPI struct {
 	auth *auth.Service
 	apps *apps.Service
 	logs *logs.Service
+	// ops records the workflow run operations the API hands on.
+	ops *recordedOps
 }
 
 type nopOwner struct{}
@@ -45,6 +48,7 @@ func (nopOwner) InstancesChanged(int64) {}
 
 type apiOptions struct {
 	live         live.Config
+	noEngine     bool // no workflow engine: the run operations are not available
 	pingInterval time.Duration
 	writeTimeout time.Duration
 }
@@ -69,6 +73,12 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	hub := live.New(opts.live, d, b, authSvc, appSvc, log)
 	jobSvc := jobs.New(d, authSvc, appSvc, hub.Jobs(nopOwner{}))
 	logSvc := logs.New(d, hub, nil, log)
+	ops := &recordedOps{}
+	var runOps workflows.RunOps = ops
+	if opts.noEngine {
+		runOps = nil
+	}
+	wfSvc := workflows.New(workflows.Deps{Store: d, Auth: authSvc, Apps: appSvc, Notifier: hub.Jobs(nopOwner{}), Feed: hub, RunOps: runOps})
 	var services lifecycle.Group
 	services.Add("bus", b)
 	services.Add("subscriptions", hub)
@@ -78,14 +88,14 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	}
 	t.Cleanup(services.Stop)
 	h := NewHandler(HandlerConfig{
-		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Jobs: jobSvc, Logs: logSvc, Live: hub, Log: log}),
+		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Jobs: jobSvc, Workflows: wfSvc, Logs: logSvc, Live: hub, Log: log}),
 		Log:      log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", h)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &testAPI{db: d, srv: srv, url: srv.URL + "/graphql", live: hub, auth: authSvc, apps: appSvc, logs: logSvc}
+	return &testAPI{db: d, srv: srv, url: srv.URL + "/graphql", live: hub, auth: authSvc, apps: appSvc, logs: logSvc, ops: ops}
 }
 
 // gqlError is one error of a response.

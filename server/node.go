@@ -32,6 +32,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/owned"
 	"github.com/jobwheel/jobwheel/server/retention"
 	"github.com/jobwheel/jobwheel/server/trigger"
+	"github.com/jobwheel/jobwheel/server/workflows"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -119,9 +120,14 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
 
 	jobSvc := jobs.New(n.db, authSvc, appSvc, feeds.Jobs(ownedApps))
+	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+		Feed: feeds,
+		// RunOps: the workflow engine (package workflow) is wired here by
+		// the lead; until then the run operations answer INTERNAL.
+		RunOps: nil})
 	api := graph.NewHandler(graph.HandlerConfig{
 		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-			Logs: logSvc, Live: feeds, Log: log}),
+			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Log: log}),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 	})

@@ -116,6 +116,9 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 	if !slices.Contains(ScheduleTypes, spec.ScheduleType) {
 		return nil, nil, fault.BadInput("scheduleType", "%q is not a workflow schedule; use %s", spec.ScheduleType, strings.Join(ScheduleTypes, ", "))
 	}
+	if spec.ScheduleType == db.ScheduleAPI && spec.ScheduleExpression != "" {
+		return nil, nil, fault.BadInput("scheduleExpression", "must be empty for API workflows, which run only through runWorkflow")
+	}
 	sch, err := schedule.Parse(schedule.Spec{Type: spec.ScheduleType, Expression: spec.ScheduleExpression, TimeZone: spec.TimeZone})
 	if err != nil {
 		return nil, nil, err
@@ -211,7 +214,7 @@ func validateNode(f string, n NodeInput, cat *catalog) (db.WorkflowNode, error) 
 	// ignored: a value the engine would not use is a mistake worth naming.
 	only := func(field string, set bool, ok bool, types string) error {
 		if set && !ok {
-			return fault.BadInput(f+"."+field, "applies to %s nodes only; this is a %s node", types, n.Type)
+			return fault.BadInput(f+"."+field, "applies to %s only; this node is %s", types, n.Type)
 		}
 		return nil
 	}
@@ -220,13 +223,13 @@ func validateNode(f string, n NodeInput, cat *catalog) (db.WorkflowNode, error) 
 		set, ok bool
 		types   string
 	}{
-		{"jobId", n.JobID != nil, runsJob, "JOB and FOREACH"},
-		{"workflowId", n.WorkflowID != nil, n.Type == db.NodeNested, "NESTED"},
-		{"expression", node.Expression != "", n.Type == db.NodeDecision || n.Type == db.NodeForeach, "DECISION and FOREACH"},
-		{"params", n.Params != nil, n.Type == db.NodeJob, "JOB (a FOREACH gives each instance its element)"},
-		{"parallelism", n.Parallelism != nil, n.Type == db.NodeForeach, "FOREACH"},
-		{"timeoutMs", n.TimeoutMs != nil, runsJob || n.Type == db.NodeApproval, "JOB, FOREACH and APPROVAL"},
-		{"retries", n.Retries != nil, runsJob, "JOB and FOREACH"},
+		{"jobId", n.JobID != nil, runsJob, "JOB and FOREACH nodes"},
+		{"workflowId", n.WorkflowID != nil, n.Type == db.NodeNested, "NESTED nodes"},
+		{"expression", node.Expression != "", n.Type == db.NodeDecision || n.Type == db.NodeForeach, "DECISION and FOREACH nodes"},
+		{"params", n.Params != nil, n.Type == db.NodeJob, "JOB nodes (a FOREACH gives each instance its element)"},
+		{"parallelism", n.Parallelism != nil, n.Type == db.NodeForeach, "FOREACH nodes"},
+		{"timeoutMs", n.TimeoutMs != nil, runsJob || n.Type == db.NodeApproval, "JOB, FOREACH and APPROVAL nodes"},
+		{"retries", n.Retries != nil, runsJob, "JOB and FOREACH nodes"},
 	} {
 		if err := only(c.field, c.set, c.ok, c.types); err != nil {
 			return node, err
