@@ -223,8 +223,8 @@ type Instance struct {
 	WorkflowOutput     map[string]any     `bun:"workflow_output,type:json,nullzero"`
 	TimeoutMs          *int64             `bun:"timeout_ms"`
 	MaxRetries         *int               `bun:"max_retries"`
-	CreatedAt          time.Time  `bun:"created_at,notnull"`
-	UpdatedAt          time.Time  `bun:"updated_at,notnull"`
+	CreatedAt          time.Time          `bun:"created_at,notnull"`
+	UpdatedAt          time.Time          `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.
@@ -278,4 +278,3 @@ type InstanceLog struct {
 	Level      string    `bun:"level,notnull"`
 	Text       string    `bun:"text,notnull"`
 }
-
