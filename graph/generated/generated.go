@@ -3811,7 +3811,7 @@ type Workflow {
   edges: [WorkflowEdge!]!
   "The next scheduled run, if any."
   nextTriggerTime: Time
-  "Its newest top-level run that has started (whatever its status); null if none has."
+  "Its newest top-level run that is no longer WAITING (running, ended, or canceled); null if there is none."
   lastRun: WorkflowInstance
   "Every saved version, newest first."
   versions: [WorkflowVersion!]!
