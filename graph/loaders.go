@@ -34,6 +34,7 @@ type loaders struct {
 	attempts *dataloadgen.Loader[int64, []db.InstanceAttempt]
 	tasks    *dataloadgen.Loader[int64, *db.TaskCounts]
 	lastRuns *dataloadgen.Loader[int64, *db.Instance] // by job
+	wf       *workflowLoaders
 	r        *Resolver
 }
 
@@ -42,7 +43,8 @@ type loadersKey struct{}
 func (r *Resolver) newLoaders() *loaders {
 	opt := dataloadgen.WithWait(loaderWait)
 	return &loaders{
-		r: r,
+		r:  r,
+		wf: r.newWorkflowLoaders(opt),
 		jobs: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []int64) (map[int64]*db.Job, error) {
 			return r.jobs.GetMany(ctx, ids, db.RoleViewer)
 		}, opt),

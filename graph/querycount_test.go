@@ -29,7 +29,9 @@ func (c *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) conte
 func (c *queryCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.on {
+	// A bus hint published while setting up (coalesced, sent a few ms
+	// later) is not a query of the request counted.
+	if c.on && !strings.HasPrefix(e.Query, "NOTIFY ") {
 		c.n++
 		c.query = append(c.query, e.Query)
 	}
@@ -201,6 +203,96 @@ func TestJobPageLastRun(t *testing.T) {
 		}
 		if counts[1] != counts[20] {
 			t.Errorf("%d queries for 1 job, %d for 20; want the same", counts[1], counts[20])
+		}
+	})
+}
+
+// TestWorkflowRunPageQueryCount: a page of workflow runs with each run's
+// workflow, context, nodes, the nodes' job instances with their jobs and
+// the nested runs costs the same few queries for 50 runs as for 1, for a
+// viewer as for an admin.
+func TestWorkflowRunPageQueryCount(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		counter := countQueries(d)
+		api := newAPI(t, d, apiOptions{})
+		admin := api.admin(t)
+		appID := api.createApp(t, admin, "orders")
+		viewer := api.createUser(t, admin, "viewer")
+		if r := api.setRole(t, admin, "orders", "viewer", "VIEWER"); len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+		ctx := context.Background()
+		extract, load := api.createJob(t, admin, "orders", "extract"), api.createJob(t, admin, "orders", "load")
+		child := api.createWorkflow(t, admin, pipeline("orders", "child", extract, load))
+		w := api.createWorkflow(t, admin, pipeline("orders", "nightly", extract, load))
+		for i := 0; i < 50; i++ {
+			id := mustInt(t, api.runWorkflow(t, admin, w.ID, map[string]any{"ctx": map[string]any{"i": i}}))
+			// What the engine records as the run goes: node rows, the
+			// extract node's instance, a nested run on the load node.
+			nested := &db.WorkflowInstance{AppID: appID, WorkflowID: mustInt(t, child.ID), Version: 1, ParentInstanceID: &id,
+				ParentNodeKey: ptrTo("load"), Status: db.RunRunning, TriggerType: db.TriggerWorkflow, TriggerAt: db.Now()}
+			if _, err := d.WorkflowInstanceCreate(ctx, nested); err != nil {
+				t.Fatal(err)
+			}
+			in := &db.Instance{AppID: appID, JobID: mustInt(t, extract), Status: db.StatusSucceeded, TriggerType: db.TriggerWorkflow,
+				TriggerAt: db.Now(), WorkflowInstanceID: &id, WorkflowNodeID: ptrTo("extract"), WorkflowGeneration: ptrTo(1)}
+			if err := d.InstanceCreateOne(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.NodeRunCreateMany(ctx, []db.WorkflowNodeRun{
+				{WorkflowInstanceID: id, NodeKey: "extract", NodeType: db.NodeJob, Status: db.NodeSucceeded, InstanceID: &in.ID,
+					FinishSeq: 1, Output: map[string]any{"rows": i}},
+				{WorkflowInstanceID: id, NodeKey: "check", NodeType: db.NodeDecision, Status: db.NodeSucceeded, Result: "true"},
+				{WorkflowInstanceID: id, NodeKey: "load", NodeType: db.NodeJob, Status: db.NodeRunning, ChildInstanceID: &nested.ID},
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const q = `query($n: Int) { workflowInstances(app: "orders", workflowId: null, first: $n) { edges { node {
+			id status workflow { name } context nodes { key status output instances { id job { name } } child { id status } } } } } }`
+		type page struct {
+			WorkflowInstances struct {
+				Edges []struct {
+					Node struct {
+						Workflow struct{ Name string }
+						Context  map[string]any
+						Nodes    []struct {
+							Key       string
+							Instances []struct{ Job struct{ Name string } }
+							Child     *struct{ ID string }
+						}
+					}
+				}
+			}
+		}
+		for _, who := range []struct{ name, token string }{{"admin", admin}, {"viewer", viewer}} {
+			counts := map[int]int{}
+			for _, n := range []int{1, 50} {
+				var out page
+				got, queries := counter.count(func() { api.must(t, who.token, q, map[string]any{"n": n}, &out) })
+				if len(out.WorkflowInstances.Edges) != n {
+					t.Fatalf("%s: got %d runs, want %d", who.name, len(out.WorkflowInstances.Edges), n)
+				}
+				for _, e := range out.WorkflowInstances.Edges {
+					r := e.Node
+					if r.Workflow.Name != "nightly" || r.Context["rows"] != r.Context["i"] || len(r.Nodes) != 3 ||
+						len(r.Nodes[0].Instances) != 1 || r.Nodes[0].Instances[0].Job.Name != "extract" || r.Nodes[2].Child == nil {
+						t.Fatalf("%s: a run without its parts: %+v", who.name, r)
+					}
+				}
+				counts[n] = got
+				t.Logf("%s, %d runs: %d queries:\n  %s", who.name, n, got, strings.Join(queries, "\n  "))
+			}
+			// session, app by name, [role], runs, node rows, nested runs,
+			// job instances, jobs, workflows
+			want := 8
+			if who.name == "viewer" {
+				want = 9
+			}
+			if counts[1] != want || counts[50] != want {
+				t.Fatalf("%s: %d queries for 1 run, %d for 50; want %d for both", who.name, counts[1], counts[50], want)
+			}
 		}
 	})
 }

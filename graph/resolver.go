@@ -15,28 +15,31 @@ import (
 	"github.com/jobwheel/jobwheel/server/jobs"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
+	"github.com/jobwheel/jobwheel/server/workflows"
 )
 
 // Services are what the resolvers call.
 type Services struct {
-	Auth    *auth.Service
-	Apps    *apps.Service
-	Cluster *cluster.Registry
-	Jobs    *jobs.Service
-	Logs    *logs.Service
-	Live    *live.Feeds
-	Log     *slog.Logger
+	Auth      *auth.Service
+	Apps      *apps.Service
+	Cluster   *cluster.Registry
+	Jobs      *jobs.Service
+	Workflows *workflows.Service
+	Logs      *logs.Service
+	Live      *live.Feeds
+	Log       *slog.Logger
 }
 
 // Resolver is the root of the resolvers.
 type Resolver struct {
-	auth    *auth.Service
-	apps    *apps.Service
-	cluster *cluster.Registry
-	jobs    *jobs.Service
-	logs    *logs.Service
-	live    *live.Feeds
-	log     *slog.Logger
+	auth      *auth.Service
+	apps      *apps.Service
+	cluster   *cluster.Registry
+	jobs      *jobs.Service
+	workflows *workflows.Service
+	logs      *logs.Service
+	live      *live.Feeds
+	log       *slog.Logger
 	// present gives errors the API's shape (set by NewHandler); subscription
 	// errors raised after the stream started need it by hand.
 	present graphql.ErrorPresenterFunc
@@ -44,5 +47,5 @@ type Resolver struct {
 
 // NewResolver returns the root resolver over s.
 func NewResolver(s Services) *Resolver {
-	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, logs: s.Logs, live: s.Live, log: s.Log}
+	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, logs: s.Logs, live: s.Live, log: s.Log}
 }

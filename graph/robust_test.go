@@ -119,6 +119,9 @@ func FuzzRequest(f *testing.F) {
 		`[{"query":"{ me { id } }"}]`,
 		`{"query":` + jsonString(nested(30)) + `}`,
 		`{"query":"{ previewSchedule(type: CRON, expression: \"0 0 * * * ?\", count: 1000000) }"}`,
+		`{"query":"mutation { createWorkflow(input: {app: \"orders\", name: \"w\", scheduleType: API, nodes: [{key: \"a\", type: DECISION, expression: \"context.\"}], edges: [{from: \"a\", to: \"a\"}]}) { id } }"}`,
+		`{"query":"mutation { importWorkflow(app: \"orders\", definition: {name: 1, nodes: \"x\"}) { id } }"}`,
+		`{"query":"{ workflowInstances(app: \"orders\", first: 0) { totalCount } exportWorkflow(id: \"9\") }"}`,
 	} {
 		f.Add(seed)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/jobs"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
+	"github.com/jobwheel/jobwheel/server/workflows"
 )
 
 const adminPassword = "admin-password"
@@ -38,6 +39,8 @@ type testAPI struct {
 	auth    *auth.Service
 	apps    *apps.Service
 	logs    *logs.Service
+	// ops records the workflow run operations the API hands on.
+	ops *recordedOps
 }
 
 type nopOwner struct{}
@@ -47,6 +50,7 @@ func (nopOwner) InstancesChanged(int64) {}
 
 type apiOptions struct {
 	live         live.Config
+	noEngine     bool // no workflow engine: the run operations are not available
 	pingInterval time.Duration
 	writeTimeout time.Duration
 	recheckEvery time.Duration
@@ -79,6 +83,12 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	hub := live.New(opts.live, d, b, authSvc, appSvc, log)
 	jobSvc := jobs.New(d, authSvc, appSvc, hub.Jobs(nopOwner{}))
 	logSvc := logs.New(d, hub, nil, log)
+	ops := &recordedOps{}
+	var runOps workflows.RunOps = ops
+	if opts.noEngine {
+		runOps = nil
+	}
+	wfSvc := workflows.New(workflows.Deps{Store: d, Auth: authSvc, Apps: appSvc, Notifier: hub.Jobs(nopOwner{}), Feed: hub, RunOps: runOps})
 	var services lifecycle.Group
 	services.Add("bus", b)
 	services.Add("subscriptions", hub)
@@ -88,7 +98,7 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	}
 	t.Cleanup(services.Stop)
 	h := NewHandler(HandlerConfig{
-		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Jobs: jobSvc, Logs: logSvc, Live: hub, Log: log}),
+		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Jobs: jobSvc, Workflows: wfSvc, Logs: logSvc, Live: hub, Log: log}),
 		Log:      log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
 		AuthChanges:    func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 		RecheckEvery:   opts.recheckEvery,
@@ -99,7 +109,7 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	mux.Handle("/graphql", h)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &testAPI{handler: h, db: d, srv: srv, url: srv.URL + "/graphql", live: hub, auth: authSvc, apps: appSvc, logs: logSvc}
+	return &testAPI{handler: h, db: d, srv: srv, url: srv.URL + "/graphql", live: hub, auth: authSvc, apps: appSvc, logs: logSvc, ops: ops}
 }
 
 // gqlError is one error of a response.

@@ -458,3 +458,115 @@ func TestWorkersUpdatedSubscription(t *testing.T) {
 		t.Fatalf("a user without a role subscribes: %v; want NOT_FOUND", err)
 	}
 }
+
+// TestWorkflowInstanceUpdatedSubscription: a viewer watching a run gets
+// it at once, then each node transition the engine commits and hints
+// (from any server: the hint crosses the bus), with the nodes' states
+// read afresh; the stream stays open after the run ends; a user without a
+// role on the app is told the run does not exist.
+func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, apiOptions{live: live.Config{PollEvery: time.Hour}})
+		ctx := waitCtx(t)
+		other := f.api.createJob(t, f.admin, "orders", "load")
+		w := f.api.createWorkflow(t, f.admin, pipeline("orders", "nightly", fmt.Sprint(f.jobID), other))
+		runID := f.api.runWorkflow(t, f.admin, w.ID, nil)
+		run := mustInt(t, runID)
+		c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s, err := c.Subscribe(ctx, `subscription($id: ID!) { workflowInstanceUpdated(id: $id) { id status context nodes { key status generation } } }`,
+			map[string]any{"id": runID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type update struct {
+			WorkflowInstanceUpdated struct {
+				ID, Status string
+				Context    map[string]any
+				Nodes      []struct {
+					Key, Status string
+					Generation  int
+				}
+			}
+		}
+		read := func() update {
+			t.Helper()
+			raw, err := s.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var u update
+			if err := json.Unmarshal(raw, &u); err != nil {
+				t.Fatal(err)
+			}
+			return u
+		}
+		if u := read(); u.WorkflowInstanceUpdated.Status != "WAITING" || len(u.WorkflowInstanceUpdated.Nodes) != 3 {
+			t.Fatalf("first: %+v", u)
+		}
+		// What the engine does, step by step: each committed change hinted.
+		bg := context.Background()
+		hint := func() { f.api.live.WorkflowRunsChanged(f.appID, []int64{run}) }
+		if ok, err := d.WorkflowInstanceMove(bg, db.WorkflowRunTransition{ID: run, From: []string{db.RunWaiting}, To: db.RunRunning}); !ok || err != nil {
+			t.Fatalf("start: %v %v", ok, err)
+		}
+		if err := d.NodeRunCreateMany(bg, []db.WorkflowNodeRun{
+			{WorkflowInstanceID: run, NodeKey: "extract", NodeType: db.NodeJob, Status: db.NodeRunning},
+			{WorkflowInstanceID: run, NodeKey: "check", NodeType: db.NodeDecision, Status: db.NodeWaiting},
+			{WorkflowInstanceID: run, NodeKey: "load", NodeType: db.NodeJob, Status: db.NodeWaiting},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		hint()
+		if u := read().WorkflowInstanceUpdated; u.Status != "RUNNING" || u.Nodes[0].Status != "RUNNING" {
+			t.Fatalf("started: %+v", u)
+		}
+		extract, err := d.NodeRunGet(bg, run, "extract")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := d.NodeRunMove(bg, db.NodeRunTransition{ID: extract.ID, From: []string{db.NodeRunning}, Generation: 1, To: db.NodeSucceeded,
+			Output: map[string]any{"rows": 10}, FinishSeq: ptrTo(int64(1))}, nil); !ok || err != nil {
+			t.Fatalf("finish extract: %v %v", ok, err)
+		}
+		hint()
+		if u := read().WorkflowInstanceUpdated; u.Nodes[0].Status != "SUCCEEDED" || u.Context["rows"] != 10.0 {
+			t.Fatalf("extract done: %+v", u)
+		}
+		if ok, err := d.WorkflowInstanceMove(bg, db.WorkflowRunTransition{ID: run, From: []string{db.RunRunning}, To: db.RunFailed}); !ok || err != nil {
+			t.Fatalf("fail: %v %v", ok, err)
+		}
+		hint()
+		if u := read().WorkflowInstanceUpdated; u.Status != "FAILED" {
+			t.Fatalf("failed: %+v", u)
+		}
+		// Ended runs can run again: a rerun of extract (generation 2) arrives.
+		if ok, err := d.NodeRunMove(bg, db.NodeRunTransition{ID: extract.ID, From: []string{db.NodeSucceeded}, Generation: 1, To: db.NodeWaiting,
+			NextGeneration: ptrTo(2), Reset: true}, nil); !ok || err != nil {
+			t.Fatalf("rerun: %v %v", ok, err)
+		}
+		hint()
+		if u := read().WorkflowInstanceUpdated; u.Nodes[0].Generation != 2 || u.Nodes[0].Status != "WAITING" {
+			t.Fatalf("rerun: %+v", u)
+		}
+
+		stranger := f.api.createUser(t, f.admin, "stranger")
+		c2, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: stranger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c2.Close()
+		s2, err := c2.Subscribe(ctx, `subscription($id: ID!) { workflowInstanceUpdated(id: $id) { id } }`, map[string]any{"id": runID})
+		if err == nil {
+			_, err = s2.Next(ctx)
+		}
+		var errs wsclient.Errors
+		if !errors.As(err, &errs) || errs.Code() != CodeNotFound {
+			t.Fatalf("a user without a role subscribes: %v; want NOT_FOUND", err)
+		}
+	})
+}

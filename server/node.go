@@ -35,6 +35,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/retention"
 	"github.com/jobwheel/jobwheel/server/trigger"
 	"github.com/jobwheel/jobwheel/server/workflow"
+	"github.com/jobwheel/jobwheel/server/workflows"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -111,7 +112,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
 		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
-		Workflow:  workflow.Deps{Store: n.db, ServerID: serverID, Log: log}})
+		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, ServerID: serverID, Log: log}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	leases := lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, members, hints, ownedApps, log)
@@ -126,9 +127,13 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 
 	jobSvc := jobs.New(n.db, authSvc, appSvc, feeds.Jobs(ownedApps))
 	jobSvc.SetWebhookPolicy(netguard.Policy{Allow: cfg.AlarmAllowNetworks})
+	// The workflow API; its run operations change runs on any server and
+	// tell the owner (package workflow).
+	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil)})
 	api := graph.NewHandler(graph.HandlerConfig{
 		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-			Logs: logSvc, Live: feeds, Log: log}),
+			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Log: log}),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,

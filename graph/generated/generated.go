@@ -46,6 +46,14 @@ type ResolverRoot interface {
 	Subscription() SubscriptionResolver
 	TaskSummary() TaskSummaryResolver
 	Worker() WorkerResolver
+	Workflow() WorkflowResolver
+	WorkflowConnection() WorkflowConnectionResolver
+	WorkflowEdge() WorkflowEdgeResolver
+	WorkflowInstance() WorkflowInstanceResolver
+	WorkflowInstanceConnection() WorkflowInstanceConnectionResolver
+	WorkflowNode() WorkflowNodeResolver
+	WorkflowNodeRun() WorkflowNodeRunResolver
+	WorkflowVersion() WorkflowVersionResolver
 }
 
 type DirectiveRoot struct {
@@ -217,23 +225,37 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ChangePassword  func(childComplexity int, oldPassword string, newPassword string) int
-		CreateAPIToken  func(childComplexity int, name string, app *string, role *model.AppRole) int
-		CreateApp       func(childComplexity int, name string, description *string) int
-		CreateJob       func(childComplexity int, input model.JobInput) int
-		CreateUser      func(childComplexity int, username string, password string, admin *bool) int
-		DeleteApp       func(childComplexity int, app string) int
-		DeleteJob       func(childComplexity int, id string) int
-		Login           func(childComplexity int, username string, password string) int
-		Logout          func(childComplexity int) int
-		RetryInstance   func(childComplexity int, id string) int
-		RevokeAPIToken  func(childComplexity int, id string) int
-		RotateAppSecret func(childComplexity int, app string) int
-		RunJob          func(childComplexity int, id string, params *string, delayMs *int) int
-		SetAppRole      func(childComplexity int, app string, username string, role *model.AppRole) int
-		SetJobEnabled   func(childComplexity int, id string, enabled bool) int
-		StopInstance    func(childComplexity int, id string) int
-		UpdateJob       func(childComplexity int, id string, input model.JobInput) int
+		ApproveWorkflowNode       func(childComplexity int, workflowInstanceID string, node string, approve bool, comment *string) int
+		ChangePassword            func(childComplexity int, oldPassword string, newPassword string) int
+		CreateAPIToken            func(childComplexity int, name string, app *string, role *model.AppRole) int
+		CreateApp                 func(childComplexity int, name string, description *string) int
+		CreateJob                 func(childComplexity int, input model.JobInput) int
+		CreateUser                func(childComplexity int, username string, password string, admin *bool) int
+		CreateWorkflow            func(childComplexity int, input model.WorkflowInput) int
+		DeleteApp                 func(childComplexity int, app string) int
+		DeleteJob                 func(childComplexity int, id string) int
+		DeleteWorkflow            func(childComplexity int, id string) int
+		ImportWorkflow            func(childComplexity int, app string, definition any, replace *bool) int
+		Login                     func(childComplexity int, username string, password string) int
+		Logout                    func(childComplexity int) int
+		MarkWorkflowNodeSucceeded func(childComplexity int, workflowInstanceID string, node string) int
+		PauseWorkflowInstance     func(childComplexity int, id string) int
+		RerunWorkflowNode         func(childComplexity int, workflowInstanceID string, node string, downstream bool) int
+		RestoreWorkflowVersion    func(childComplexity int, id string, version int) int
+		ResumeWorkflowInstance    func(childComplexity int, id string) int
+		RetryInstance             func(childComplexity int, id string) int
+		RetryWorkflowInstance     func(childComplexity int, id string) int
+		RevokeAPIToken            func(childComplexity int, id string) int
+		RotateAppSecret           func(childComplexity int, app string) int
+		RunJob                    func(childComplexity int, id string, params *string, delayMs *int) int
+		RunWorkflow               func(childComplexity int, id string, context any, delayMs *int, idempotencyKey *string) int
+		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
+		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
+		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
+		StopInstance              func(childComplexity int, id string) int
+		StopWorkflowInstance      func(childComplexity int, id string) int
+		UpdateJob                 func(childComplexity int, id string, input model.JobInput) int
+		UpdateWorkflow            func(childComplexity int, id string, input model.WorkflowInput, expectedVersion *int) int
 	}
 
 	OutcomeBucket struct {
@@ -250,18 +272,23 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APITokens       func(childComplexity int) int
-		AppStats        func(childComplexity int, app string, hours *int) int
-		Apps            func(childComplexity int) int
-		Instance        func(childComplexity int, id string) int
-		Instances       func(childComplexity int, app string, jobID *string, status []string, from *time.Time, to *time.Time, first *int, after *string) int
-		Job             func(childComplexity int, id string) int
-		Jobs            func(childComplexity int, app string, first *int, after *string, search *string) int
-		Me              func(childComplexity int) int
-		PreviewSchedule func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time) int
-		Servers         func(childComplexity int) int
-		Users           func(childComplexity int) int
-		Workers         func(childComplexity int, app string) int
+		APITokens         func(childComplexity int) int
+		AppStats          func(childComplexity int, app string, hours *int) int
+		Apps              func(childComplexity int) int
+		ExportWorkflow    func(childComplexity int, id string) int
+		Instance          func(childComplexity int, id string) int
+		Instances         func(childComplexity int, app string, jobID *string, status []string, from *time.Time, to *time.Time, first *int, after *string) int
+		Job               func(childComplexity int, id string) int
+		Jobs              func(childComplexity int, app string, first *int, after *string, search *string) int
+		Me                func(childComplexity int) int
+		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time) int
+		Servers           func(childComplexity int) int
+		Users             func(childComplexity int) int
+		Workers           func(childComplexity int, app string) int
+		Workflow          func(childComplexity int, id string) int
+		WorkflowInstance  func(childComplexity int, id string) int
+		WorkflowInstances func(childComplexity int, app string, workflowID *string, status []string, first *int, after *string) int
+		Workflows         func(childComplexity int, app string, search *string, first *int, after *string) int
 	}
 
 	Server struct {
@@ -281,9 +308,10 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		InstanceLogs    func(childComplexity int, instanceID string, afterSeq *int) int
-		InstanceUpdated func(childComplexity int, app string, jobID *string) int
-		WorkersUpdated  func(childComplexity int, app string) int
+		InstanceLogs            func(childComplexity int, instanceID string, afterSeq *int) int
+		InstanceUpdated         func(childComplexity int, app string, jobID *string) int
+		WorkersUpdated          func(childComplexity int, app string) int
+		WorkflowInstanceUpdated func(childComplexity int, id string) int
 	}
 
 	TaskSummary struct {
@@ -329,6 +357,130 @@ type ComplexityRoot struct {
 		FreeDiskMB   func(childComplexity int) int
 		FreeMemoryMB func(childComplexity int) int
 		Load1        func(childComplexity int) int
+	}
+
+	Workflow struct {
+		App                func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		Description        func(childComplexity int) int
+		Edges              func(childComplexity int) int
+		Enabled            func(childComplexity int) int
+		FailFast           func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		LastRun            func(childComplexity int) int
+		MaxInstances       func(childComplexity int) int
+		MisfirePolicy      func(childComplexity int) int
+		Name               func(childComplexity int) int
+		NextTriggerAt      func(childComplexity int) int
+		Nodes              func(childComplexity int) int
+		OverlapPolicy      func(childComplexity int) int
+		ScheduleExpression func(childComplexity int) int
+		ScheduleType       func(childComplexity int) int
+		TimeZone           func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		Version            func(childComplexity int) int
+		Versions           func(childComplexity int) int
+	}
+
+	WorkflowConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WorkflowConnectionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	WorkflowEdge struct {
+		From  func(childComplexity int) int
+		Label func(childComplexity int) int
+		To    func(childComplexity int) int
+	}
+
+	WorkflowInstance struct {
+		Context           func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		Edges             func(childComplexity int) int
+		ExpectedTriggerAt func(childComplexity int) int
+		FinishedAt        func(childComplexity int) int
+		ID                func(childComplexity int) int
+		InitialContext    func(childComplexity int) int
+		Nodes             func(childComplexity int) int
+		Parent            func(childComplexity int) int
+		ParentNodeKey     func(childComplexity int) int
+		Reason            func(childComplexity int) int
+		Result            func(childComplexity int) int
+		StartedAt         func(childComplexity int) int
+		Status            func(childComplexity int) int
+		TriggerAt         func(childComplexity int) int
+		TriggerType       func(childComplexity int) int
+		Version           func(childComplexity int) int
+		Workflow          func(childComplexity int) int
+	}
+
+	WorkflowInstanceConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WorkflowInstanceConnectionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	WorkflowNode struct {
+		Enabled        func(childComplexity int) int
+		Expression     func(childComplexity int) int
+		Job            func(childComplexity int) int
+		JobID          func(childComplexity int) int
+		Key            func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Parallelism    func(childComplexity int) int
+		Params         func(childComplexity int) int
+		Position       func(childComplexity int) int
+		Retries        func(childComplexity int) int
+		Rule           func(childComplexity int) int
+		SkipWhenFailed func(childComplexity int) int
+		TimeoutMs      func(childComplexity int) int
+		Type           func(childComplexity int) int
+		Workflow       func(childComplexity int) int
+		WorkflowID     func(childComplexity int) int
+	}
+
+	WorkflowNodePosition struct {
+		X func(childComplexity int) int
+		Y func(childComplexity int) int
+	}
+
+	WorkflowNodeRun struct {
+		Child          func(childComplexity int) int
+		Comment        func(childComplexity int) int
+		Deadline       func(childComplexity int) int
+		DecidedBy      func(childComplexity int) int
+		FailureIgnored func(childComplexity int) int
+		FinishedAt     func(childComplexity int) int
+		Generation     func(childComplexity int) int
+		Instances      func(childComplexity int) int
+		Items          func(childComplexity int) int
+		Message        func(childComplexity int) int
+		Name           func(childComplexity int) int
+		NodeKey        func(childComplexity int) int
+		NodeType       func(childComplexity int) int
+		Output         func(childComplexity int) int
+		Reason         func(childComplexity int) int
+		Result         func(childComplexity int) int
+		StartedAt      func(childComplexity int) int
+		Status         func(childComplexity int) int
+	}
+
+	WorkflowVersion struct {
+		CreatedAt  func(childComplexity int) int
+		CreatedBy  func(childComplexity int) int
+		Definition func(childComplexity int) int
+		Version    func(childComplexity int) int
 	}
 }
 
@@ -394,6 +546,20 @@ type MutationResolver interface {
 	ChangePassword(ctx context.Context, oldPassword string, newPassword string) (bool, error)
 	CreateAPIToken(ctx context.Context, name string, app *string, role *model.AppRole) (*model.APITokenWithSecret, error)
 	RevokeAPIToken(ctx context.Context, id string) (bool, error)
+	CreateWorkflow(ctx context.Context, input model.WorkflowInput) (*db.Workflow, error)
+	UpdateWorkflow(ctx context.Context, id string, input model.WorkflowInput, expectedVersion *int) (*db.Workflow, error)
+	DeleteWorkflow(ctx context.Context, id string) (bool, error)
+	SetWorkflowEnabled(ctx context.Context, id string, enabled bool) (*db.Workflow, error)
+	RestoreWorkflowVersion(ctx context.Context, id string, version int) (*db.Workflow, error)
+	ImportWorkflow(ctx context.Context, app string, definition any, replace *bool) (*db.Workflow, error)
+	RunWorkflow(ctx context.Context, id string, context any, delayMs *int, idempotencyKey *string) (*db.WorkflowInstance, error)
+	StopWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
+	RetryWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
+	MarkWorkflowNodeSucceeded(ctx context.Context, workflowInstanceID string, node string) (*db.WorkflowInstance, error)
+	RerunWorkflowNode(ctx context.Context, workflowInstanceID string, node string, downstream bool) (*db.WorkflowInstance, error)
+	PauseWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
+	ResumeWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
+	ApproveWorkflowNode(ctx context.Context, workflowInstanceID string, node string, approve bool, comment *string) (*db.WorkflowInstance, error)
 }
 type QueryResolver interface {
 	Me(ctx context.Context) (*db.User, error)
@@ -408,6 +574,11 @@ type QueryResolver interface {
 	Users(ctx context.Context) ([]*db.User, error)
 	APITokens(ctx context.Context) ([]*db.APIToken, error)
 	Workers(ctx context.Context, app string) ([]*db.Worker, error)
+	Workflows(ctx context.Context, app string, search *string, first *int, after *string) (*model.WorkflowConnection, error)
+	Workflow(ctx context.Context, id string) (*db.Workflow, error)
+	WorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
+	WorkflowInstances(ctx context.Context, app string, workflowID *string, status []string, first *int, after *string) (*model.WorkflowInstanceConnection, error)
+	ExportWorkflow(ctx context.Context, id string) (any, error)
 }
 type ServerResolver interface {
 	Apps(ctx context.Context, obj *cluster.Member) ([]*db.App, error)
@@ -416,6 +587,7 @@ type SubscriptionResolver interface {
 	InstanceLogs(ctx context.Context, instanceID string, afterSeq *int) (<-chan *db.InstanceLog, error)
 	InstanceUpdated(ctx context.Context, app string, jobID *string) (<-chan *db.Instance, error)
 	WorkersUpdated(ctx context.Context, app string) (<-chan []*db.Worker, error)
+	WorkflowInstanceUpdated(ctx context.Context, id string) (<-chan *db.WorkflowInstance, error)
 }
 type TaskSummaryResolver interface {
 	Failed(ctx context.Context, obj *db.TaskCounts) (int, error)
@@ -423,6 +595,53 @@ type TaskSummaryResolver interface {
 type WorkerResolver interface {
 	Alive(ctx context.Context, obj *db.Worker) (bool, error)
 	Health(ctx context.Context, obj *db.Worker) (string, error)
+}
+type WorkflowResolver interface {
+	App(ctx context.Context, obj *db.Workflow) (*db.App, error)
+
+	Nodes(ctx context.Context, obj *db.Workflow) ([]*db.WorkflowNode, error)
+	Edges(ctx context.Context, obj *db.Workflow) ([]*db.WorkflowEdge, error)
+
+	LastRun(ctx context.Context, obj *db.Workflow) (*db.WorkflowInstance, error)
+	Versions(ctx context.Context, obj *db.Workflow) ([]*db.WorkflowVersion, error)
+}
+type WorkflowConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.WorkflowConnection) (int, error)
+}
+type WorkflowEdgeResolver interface {
+	Label(ctx context.Context, obj *db.WorkflowEdge) (*string, error)
+}
+type WorkflowInstanceResolver interface {
+	Workflow(ctx context.Context, obj *db.WorkflowInstance) (*db.Workflow, error)
+
+	Context(ctx context.Context, obj *db.WorkflowInstance) (any, error)
+	InitialContext(ctx context.Context, obj *db.WorkflowInstance) (any, error)
+
+	Parent(ctx context.Context, obj *db.WorkflowInstance) (*db.WorkflowInstance, error)
+
+	Nodes(ctx context.Context, obj *db.WorkflowInstance) ([]*model.WorkflowNodeRun, error)
+	Edges(ctx context.Context, obj *db.WorkflowInstance) ([]*db.WorkflowEdge, error)
+}
+type WorkflowInstanceConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.WorkflowInstanceConnection) (int, error)
+}
+type WorkflowNodeResolver interface {
+	JobID(ctx context.Context, obj *db.WorkflowNode) (*string, error)
+	Job(ctx context.Context, obj *db.WorkflowNode) (*db.Job, error)
+	WorkflowID(ctx context.Context, obj *db.WorkflowNode) (*string, error)
+	Workflow(ctx context.Context, obj *db.WorkflowNode) (*db.Workflow, error)
+	Expression(ctx context.Context, obj *db.WorkflowNode) (*string, error)
+
+	Parallelism(ctx context.Context, obj *db.WorkflowNode) (*int, error)
+}
+type WorkflowNodeRunResolver interface {
+	Output(ctx context.Context, obj *model.WorkflowNodeRun) (any, error)
+
+	Instances(ctx context.Context, obj *model.WorkflowNodeRun) ([]*db.Instance, error)
+	Child(ctx context.Context, obj *model.WorkflowNodeRun) (*db.WorkflowInstance, error)
+}
+type WorkflowVersionResolver interface {
+	Definition(ctx context.Context, obj *db.WorkflowVersion) (any, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1136,6 +1355,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LogPage.Lines(childComplexity), true
 
+	case "Mutation.approveWorkflowNode":
+		if e.ComplexityRoot.Mutation.ApproveWorkflowNode == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveWorkflowNode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveWorkflowNode(childComplexity, args["workflowInstanceId"].(string), args["node"].(string), args["approve"].(bool), args["comment"].(*string)), true
 	case "Mutation.changePassword":
 		if e.ComplexityRoot.Mutation.ChangePassword == nil {
 			break
@@ -1191,6 +1421,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateUser(childComplexity, args["username"].(string), args["password"].(string), args["admin"].(*bool)), true
+	case "Mutation.createWorkflow":
+		if e.ComplexityRoot.Mutation.CreateWorkflow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWorkflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWorkflow(childComplexity, args["input"].(model.WorkflowInput)), true
 	case "Mutation.deleteApp":
 		if e.ComplexityRoot.Mutation.DeleteApp == nil {
 			break
@@ -1213,6 +1454,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteJob(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteWorkflow":
+		if e.ComplexityRoot.Mutation.DeleteWorkflow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWorkflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWorkflow(childComplexity, args["id"].(string)), true
+	case "Mutation.importWorkflow":
+		if e.ComplexityRoot.Mutation.ImportWorkflow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importWorkflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportWorkflow(childComplexity, args["app"].(string), args["definition"].(any), args["replace"].(*bool)), true
 	case "Mutation.login":
 		if e.ComplexityRoot.Mutation.Login == nil {
 			break
@@ -1230,6 +1493,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Logout(childComplexity), true
+	case "Mutation.markWorkflowNodeSucceeded":
+		if e.ComplexityRoot.Mutation.MarkWorkflowNodeSucceeded == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markWorkflowNodeSucceeded_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkWorkflowNodeSucceeded(childComplexity, args["workflowInstanceId"].(string), args["node"].(string)), true
+	case "Mutation.pauseWorkflowInstance":
+		if e.ComplexityRoot.Mutation.PauseWorkflowInstance == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pauseWorkflowInstance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PauseWorkflowInstance(childComplexity, args["id"].(string)), true
+	case "Mutation.rerunWorkflowNode":
+		if e.ComplexityRoot.Mutation.RerunWorkflowNode == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rerunWorkflowNode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RerunWorkflowNode(childComplexity, args["workflowInstanceId"].(string), args["node"].(string), args["downstream"].(bool)), true
+	case "Mutation.restoreWorkflowVersion":
+		if e.ComplexityRoot.Mutation.RestoreWorkflowVersion == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreWorkflowVersion_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreWorkflowVersion(childComplexity, args["id"].(string), args["version"].(int)), true
+	case "Mutation.resumeWorkflowInstance":
+		if e.ComplexityRoot.Mutation.ResumeWorkflowInstance == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeWorkflowInstance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeWorkflowInstance(childComplexity, args["id"].(string)), true
 	case "Mutation.retryInstance":
 		if e.ComplexityRoot.Mutation.RetryInstance == nil {
 			break
@@ -1241,6 +1559,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryInstance(childComplexity, args["id"].(string)), true
+	case "Mutation.retryWorkflowInstance":
+		if e.ComplexityRoot.Mutation.RetryWorkflowInstance == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_retryWorkflowInstance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RetryWorkflowInstance(childComplexity, args["id"].(string)), true
 	case "Mutation.revokeApiToken":
 		if e.ComplexityRoot.Mutation.RevokeAPIToken == nil {
 			break
@@ -1274,6 +1603,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RunJob(childComplexity, args["id"].(string), args["params"].(*string), args["delayMs"].(*int)), true
+	case "Mutation.runWorkflow":
+		if e.ComplexityRoot.Mutation.RunWorkflow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_runWorkflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RunWorkflow(childComplexity, args["id"].(string), args["context"].(any), args["delayMs"].(*int), args["idempotencyKey"].(*string)), true
 	case "Mutation.setAppRole":
 		if e.ComplexityRoot.Mutation.SetAppRole == nil {
 			break
@@ -1296,6 +1636,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetJobEnabled(childComplexity, args["id"].(string), args["enabled"].(bool)), true
+	case "Mutation.setWorkflowEnabled":
+		if e.ComplexityRoot.Mutation.SetWorkflowEnabled == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setWorkflowEnabled_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetWorkflowEnabled(childComplexity, args["id"].(string), args["enabled"].(bool)), true
 	case "Mutation.stopInstance":
 		if e.ComplexityRoot.Mutation.StopInstance == nil {
 			break
@@ -1307,6 +1658,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.StopInstance(childComplexity, args["id"].(string)), true
+	case "Mutation.stopWorkflowInstance":
+		if e.ComplexityRoot.Mutation.StopWorkflowInstance == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_stopWorkflowInstance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StopWorkflowInstance(childComplexity, args["id"].(string)), true
 	case "Mutation.updateJob":
 		if e.ComplexityRoot.Mutation.UpdateJob == nil {
 			break
@@ -1318,6 +1680,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateJob(childComplexity, args["id"].(string), args["input"].(model.JobInput)), true
+	case "Mutation.updateWorkflow":
+		if e.ComplexityRoot.Mutation.UpdateWorkflow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWorkflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWorkflow(childComplexity, args["id"].(string), args["input"].(model.WorkflowInput), args["expectedVersion"].(*int)), true
 
 	case "OutcomeBucket.canceled":
 		if e.ComplexityRoot.OutcomeBucket.Canceled == nil {
@@ -1386,6 +1759,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Apps(childComplexity), true
+	case "Query.exportWorkflow":
+		if e.ComplexityRoot.Query.ExportWorkflow == nil {
+			break
+		}
+
+		args, err := ec.field_Query_exportWorkflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ExportWorkflow(childComplexity, args["id"].(string)), true
 	case "Query.instance":
 		if e.ComplexityRoot.Query.Instance == nil {
 			break
@@ -1471,6 +1855,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Workers(childComplexity, args["app"].(string)), true
+	case "Query.workflow":
+		if e.ComplexityRoot.Query.Workflow == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Workflow(childComplexity, args["id"].(string)), true
+	case "Query.workflowInstance":
+		if e.ComplexityRoot.Query.WorkflowInstance == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workflowInstance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WorkflowInstance(childComplexity, args["id"].(string)), true
+	case "Query.workflowInstances":
+		if e.ComplexityRoot.Query.WorkflowInstances == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workflowInstances_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WorkflowInstances(childComplexity, args["app"].(string), args["workflowId"].(*string), args["status"].([]string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.workflows":
+		if e.ComplexityRoot.Query.Workflows == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workflows_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Workflows(childComplexity, args["app"].(string), args["search"].(*string), args["first"].(*int), args["after"].(*string)), true
 
 	case "Server.advertiseUrl":
 		if e.ComplexityRoot.Server.AdvertiseURL == nil {
@@ -1567,6 +1995,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.WorkersUpdated(childComplexity, args["app"].(string)), true
+	case "Subscription.workflowInstanceUpdated":
+		if e.ComplexityRoot.Subscription.WorkflowInstanceUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_workflowInstanceUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.WorkflowInstanceUpdated(childComplexity, args["id"].(string)), true
 
 	case "TaskSummary.failed":
 		if e.ComplexityRoot.TaskSummary.Failed == nil {
@@ -1753,6 +2192,563 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WorkerMetrics.Load1(childComplexity), true
 
+	case "Workflow.app":
+		if e.ComplexityRoot.Workflow.App == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.App(childComplexity), true
+	case "Workflow.createdAt":
+		if e.ComplexityRoot.Workflow.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.CreatedAt(childComplexity), true
+	case "Workflow.description":
+		if e.ComplexityRoot.Workflow.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.Description(childComplexity), true
+	case "Workflow.edges":
+		if e.ComplexityRoot.Workflow.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.Edges(childComplexity), true
+	case "Workflow.enabled":
+		if e.ComplexityRoot.Workflow.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.Enabled(childComplexity), true
+	case "Workflow.failFast":
+		if e.ComplexityRoot.Workflow.FailFast == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.FailFast(childComplexity), true
+	case "Workflow.id":
+		if e.ComplexityRoot.Workflow.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.ID(childComplexity), true
+	case "Workflow.lastRun":
+		if e.ComplexityRoot.Workflow.LastRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.LastRun(childComplexity), true
+	case "Workflow.maxInstances":
+		if e.ComplexityRoot.Workflow.MaxInstances == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.MaxInstances(childComplexity), true
+	case "Workflow.misfirePolicy":
+		if e.ComplexityRoot.Workflow.MisfirePolicy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.MisfirePolicy(childComplexity), true
+	case "Workflow.name":
+		if e.ComplexityRoot.Workflow.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.Name(childComplexity), true
+	case "Workflow.nextTriggerTime":
+		if e.ComplexityRoot.Workflow.NextTriggerAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.NextTriggerAt(childComplexity), true
+	case "Workflow.nodes":
+		if e.ComplexityRoot.Workflow.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.Nodes(childComplexity), true
+	case "Workflow.overlapPolicy":
+		if e.ComplexityRoot.Workflow.OverlapPolicy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.OverlapPolicy(childComplexity), true
+	case "Workflow.scheduleExpression":
+		if e.ComplexityRoot.Workflow.ScheduleExpression == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.ScheduleExpression(childComplexity), true
+	case "Workflow.scheduleType":
+		if e.ComplexityRoot.Workflow.ScheduleType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.ScheduleType(childComplexity), true
+	case "Workflow.timeZone":
+		if e.ComplexityRoot.Workflow.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.TimeZone(childComplexity), true
+	case "Workflow.updatedAt":
+		if e.ComplexityRoot.Workflow.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.UpdatedAt(childComplexity), true
+	case "Workflow.version":
+		if e.ComplexityRoot.Workflow.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.Version(childComplexity), true
+	case "Workflow.versions":
+		if e.ComplexityRoot.Workflow.Versions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.Versions(childComplexity), true
+
+	case "WorkflowConnection.edges":
+		if e.ComplexityRoot.WorkflowConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowConnection.Edges(childComplexity), true
+	case "WorkflowConnection.pageInfo":
+		if e.ComplexityRoot.WorkflowConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowConnection.PageInfo(childComplexity), true
+	case "WorkflowConnection.totalCount":
+		if e.ComplexityRoot.WorkflowConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowConnection.TotalCount(childComplexity), true
+
+	case "WorkflowConnectionEdge.cursor":
+		if e.ComplexityRoot.WorkflowConnectionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowConnectionEdge.Cursor(childComplexity), true
+	case "WorkflowConnectionEdge.node":
+		if e.ComplexityRoot.WorkflowConnectionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowConnectionEdge.Node(childComplexity), true
+
+	case "WorkflowEdge.from":
+		if e.ComplexityRoot.WorkflowEdge.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowEdge.From(childComplexity), true
+	case "WorkflowEdge.label":
+		if e.ComplexityRoot.WorkflowEdge.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowEdge.Label(childComplexity), true
+	case "WorkflowEdge.to":
+		if e.ComplexityRoot.WorkflowEdge.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowEdge.To(childComplexity), true
+
+	case "WorkflowInstance.context":
+		if e.ComplexityRoot.WorkflowInstance.Context == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Context(childComplexity), true
+	case "WorkflowInstance.createdAt":
+		if e.ComplexityRoot.WorkflowInstance.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.CreatedAt(childComplexity), true
+	case "WorkflowInstance.edges":
+		if e.ComplexityRoot.WorkflowInstance.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Edges(childComplexity), true
+	case "WorkflowInstance.expectedTriggerTime":
+		if e.ComplexityRoot.WorkflowInstance.ExpectedTriggerAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.ExpectedTriggerAt(childComplexity), true
+	case "WorkflowInstance.finishedTime":
+		if e.ComplexityRoot.WorkflowInstance.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.FinishedAt(childComplexity), true
+	case "WorkflowInstance.id":
+		if e.ComplexityRoot.WorkflowInstance.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.ID(childComplexity), true
+	case "WorkflowInstance.initialContext":
+		if e.ComplexityRoot.WorkflowInstance.InitialContext == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.InitialContext(childComplexity), true
+	case "WorkflowInstance.nodes":
+		if e.ComplexityRoot.WorkflowInstance.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Nodes(childComplexity), true
+	case "WorkflowInstance.parent":
+		if e.ComplexityRoot.WorkflowInstance.Parent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Parent(childComplexity), true
+	case "WorkflowInstance.parentNodeKey":
+		if e.ComplexityRoot.WorkflowInstance.ParentNodeKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.ParentNodeKey(childComplexity), true
+	case "WorkflowInstance.reason":
+		if e.ComplexityRoot.WorkflowInstance.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Reason(childComplexity), true
+	case "WorkflowInstance.result":
+		if e.ComplexityRoot.WorkflowInstance.Result == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Result(childComplexity), true
+	case "WorkflowInstance.startedTime":
+		if e.ComplexityRoot.WorkflowInstance.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.StartedAt(childComplexity), true
+	case "WorkflowInstance.status":
+		if e.ComplexityRoot.WorkflowInstance.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Status(childComplexity), true
+	case "WorkflowInstance.triggerTime":
+		if e.ComplexityRoot.WorkflowInstance.TriggerAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.TriggerAt(childComplexity), true
+	case "WorkflowInstance.triggerType":
+		if e.ComplexityRoot.WorkflowInstance.TriggerType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.TriggerType(childComplexity), true
+	case "WorkflowInstance.version":
+		if e.ComplexityRoot.WorkflowInstance.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Version(childComplexity), true
+	case "WorkflowInstance.workflow":
+		if e.ComplexityRoot.WorkflowInstance.Workflow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Workflow(childComplexity), true
+
+	case "WorkflowInstanceConnection.edges":
+		if e.ComplexityRoot.WorkflowInstanceConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstanceConnection.Edges(childComplexity), true
+	case "WorkflowInstanceConnection.pageInfo":
+		if e.ComplexityRoot.WorkflowInstanceConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstanceConnection.PageInfo(childComplexity), true
+	case "WorkflowInstanceConnection.totalCount":
+		if e.ComplexityRoot.WorkflowInstanceConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstanceConnection.TotalCount(childComplexity), true
+
+	case "WorkflowInstanceConnectionEdge.cursor":
+		if e.ComplexityRoot.WorkflowInstanceConnectionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstanceConnectionEdge.Cursor(childComplexity), true
+	case "WorkflowInstanceConnectionEdge.node":
+		if e.ComplexityRoot.WorkflowInstanceConnectionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstanceConnectionEdge.Node(childComplexity), true
+
+	case "WorkflowNode.enabled":
+		if e.ComplexityRoot.WorkflowNode.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Enabled(childComplexity), true
+	case "WorkflowNode.expression":
+		if e.ComplexityRoot.WorkflowNode.Expression == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Expression(childComplexity), true
+	case "WorkflowNode.job":
+		if e.ComplexityRoot.WorkflowNode.Job == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Job(childComplexity), true
+	case "WorkflowNode.jobId":
+		if e.ComplexityRoot.WorkflowNode.JobID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.JobID(childComplexity), true
+	case "WorkflowNode.key":
+		if e.ComplexityRoot.WorkflowNode.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Key(childComplexity), true
+	case "WorkflowNode.name":
+		if e.ComplexityRoot.WorkflowNode.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Name(childComplexity), true
+	case "WorkflowNode.parallelism":
+		if e.ComplexityRoot.WorkflowNode.Parallelism == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Parallelism(childComplexity), true
+	case "WorkflowNode.params":
+		if e.ComplexityRoot.WorkflowNode.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Params(childComplexity), true
+	case "WorkflowNode.position":
+		if e.ComplexityRoot.WorkflowNode.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Position(childComplexity), true
+	case "WorkflowNode.retries":
+		if e.ComplexityRoot.WorkflowNode.Retries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Retries(childComplexity), true
+	case "WorkflowNode.triggerRule":
+		if e.ComplexityRoot.WorkflowNode.Rule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Rule(childComplexity), true
+	case "WorkflowNode.skipWhenFailed":
+		if e.ComplexityRoot.WorkflowNode.SkipWhenFailed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.SkipWhenFailed(childComplexity), true
+	case "WorkflowNode.timeoutMs":
+		if e.ComplexityRoot.WorkflowNode.TimeoutMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.TimeoutMs(childComplexity), true
+	case "WorkflowNode.type":
+		if e.ComplexityRoot.WorkflowNode.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Type(childComplexity), true
+	case "WorkflowNode.workflow":
+		if e.ComplexityRoot.WorkflowNode.Workflow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Workflow(childComplexity), true
+	case "WorkflowNode.workflowId":
+		if e.ComplexityRoot.WorkflowNode.WorkflowID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.WorkflowID(childComplexity), true
+
+	case "WorkflowNodePosition.x":
+		if e.ComplexityRoot.WorkflowNodePosition.X == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodePosition.X(childComplexity), true
+	case "WorkflowNodePosition.y":
+		if e.ComplexityRoot.WorkflowNodePosition.Y == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodePosition.Y(childComplexity), true
+
+	case "WorkflowNodeRun.child":
+		if e.ComplexityRoot.WorkflowNodeRun.Child == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Child(childComplexity), true
+	case "WorkflowNodeRun.comment":
+		if e.ComplexityRoot.WorkflowNodeRun.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Comment(childComplexity), true
+	case "WorkflowNodeRun.deadline":
+		if e.ComplexityRoot.WorkflowNodeRun.Deadline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Deadline(childComplexity), true
+	case "WorkflowNodeRun.decidedBy":
+		if e.ComplexityRoot.WorkflowNodeRun.DecidedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.DecidedBy(childComplexity), true
+	case "WorkflowNodeRun.failureIgnored":
+		if e.ComplexityRoot.WorkflowNodeRun.FailureIgnored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.FailureIgnored(childComplexity), true
+	case "WorkflowNodeRun.finishedTime":
+		if e.ComplexityRoot.WorkflowNodeRun.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.FinishedAt(childComplexity), true
+	case "WorkflowNodeRun.generation":
+		if e.ComplexityRoot.WorkflowNodeRun.Generation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Generation(childComplexity), true
+	case "WorkflowNodeRun.instances":
+		if e.ComplexityRoot.WorkflowNodeRun.Instances == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Instances(childComplexity), true
+	case "WorkflowNodeRun.items":
+		if e.ComplexityRoot.WorkflowNodeRun.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Items(childComplexity), true
+	case "WorkflowNodeRun.message":
+		if e.ComplexityRoot.WorkflowNodeRun.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Message(childComplexity), true
+	case "WorkflowNodeRun.name":
+		if e.ComplexityRoot.WorkflowNodeRun.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Name(childComplexity), true
+	case "WorkflowNodeRun.key":
+		if e.ComplexityRoot.WorkflowNodeRun.NodeKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.NodeKey(childComplexity), true
+	case "WorkflowNodeRun.type":
+		if e.ComplexityRoot.WorkflowNodeRun.NodeType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.NodeType(childComplexity), true
+	case "WorkflowNodeRun.output":
+		if e.ComplexityRoot.WorkflowNodeRun.Output == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Output(childComplexity), true
+	case "WorkflowNodeRun.reason":
+		if e.ComplexityRoot.WorkflowNodeRun.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Reason(childComplexity), true
+	case "WorkflowNodeRun.result":
+		if e.ComplexityRoot.WorkflowNodeRun.Result == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Result(childComplexity), true
+	case "WorkflowNodeRun.startedTime":
+		if e.ComplexityRoot.WorkflowNodeRun.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.StartedAt(childComplexity), true
+	case "WorkflowNodeRun.status":
+		if e.ComplexityRoot.WorkflowNodeRun.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.Status(childComplexity), true
+
+	case "WorkflowVersion.createdAt":
+		if e.ComplexityRoot.WorkflowVersion.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowVersion.CreatedAt(childComplexity), true
+	case "WorkflowVersion.createdBy":
+		if e.ComplexityRoot.WorkflowVersion.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowVersion.CreatedBy(childComplexity), true
+	case "WorkflowVersion.definition":
+		if e.ComplexityRoot.WorkflowVersion.Definition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowVersion.Definition(childComplexity), true
+	case "WorkflowVersion.version":
+		if e.ComplexityRoot.WorkflowVersion.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowVersion.Version(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1765,6 +2761,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputJobInput,
 		ec.unmarshalInputLifecycleInput,
 		ec.unmarshalInputWorkerFilterInput,
+		ec.unmarshalInputWorkflowEdgeInput,
+		ec.unmarshalInputWorkflowInput,
+		ec.unmarshalInputWorkflowNodeInput,
+		ec.unmarshalInputWorkflowNodePositionInput,
 	)
 	first := true
 
@@ -2648,6 +3648,467 @@ extend type Query {
   workers(app: String!): [Worker!]!
 }
 `, BuiltIn: false},
+	{Name: "../schema/workflow.graphqls", Input: `"What a workflow node does."
+enum WorkflowNodeType {
+  "Runs a job of the app (as an instance with trigger type WORKFLOW), with optional overrides of its params, timeout and retries."
+  JOB
+  "Evaluates its expression over ` + "`" + `context` + "`" + ` and ` + "`" + `upstream` + "`" + `; the outgoing edges whose label equals the value (as a string: \"true\"/\"false\" for a boolean) are taken, the others' branches are SKIPPED."
+  DECISION
+  "Runs another workflow of the app as a nested run; the context flows in and what the nested run appends flows back out."
+  NESTED
+  "Runs its job once per element of the list its expression yields, at most ` + "`" + `parallelism` + "`" + ` at once; its result is the list of results in order."
+  FOREACH
+  "Waits until approveWorkflowNode approves or rejects it, or its timeoutMs passes."
+  APPROVAL
+}
+
+"When a node runs, given how its upstream nodes ended."
+enum TriggerRule {
+  "Every upstream node succeeded (the default)."
+  ALL_SUCCEEDED
+  "Every upstream node ended, however."
+  ALL_DONE
+  "At least one upstream node succeeded."
+  ONE_SUCCEEDED
+  "At least one upstream node failed."
+  ONE_FAILED
+  "Every upstream node ended and none failed (skipped is fine)."
+  NONE_FAILED
+}
+
+"What a run over maxInstances does."
+enum OverlapPolicy {
+  "It is recorded CANCELED (the default)."
+  CANCEL
+  "It waits, and starts when an earlier run ends, in the order they were due."
+  QUEUE
+}
+
+"Where a workflow run is in its life."
+enum WorkflowInstanceStatus {
+  "Recorded, not started: due later, or queued behind maxInstances."
+  WAITING
+  "Running its nodes."
+  RUNNING
+  "No new node starts; those running go on (resumeWorkflowInstance)."
+  PAUSED
+  "Every node that ran succeeded (or had its failure ignored)."
+  SUCCEEDED
+  "A node failed and nothing more can run (or, with failFast, at the first failure)."
+  FAILED
+  "Stopped by a person or the API."
+  STOPPED
+  "Never started: over maxInstances with overlap policy CANCEL."
+  CANCELED
+}
+
+"Where a node of a run is."
+enum WorkflowNodeStatus {
+  "Not started: its upstream nodes have not settled, or the run has not reached it."
+  WAITING
+  "Running (its job instances, its nested run)."
+  RUNNING
+  "Succeeded, or marked succeeded by hand."
+  SUCCEEDED
+  "Failed; see reason and message."
+  FAILED
+  "Not run: disabled, on a branch not taken, or its trigger rule cannot be met; see reason."
+  SKIPPED
+  "Stopped by a person or the API."
+  STOPPED
+  "An APPROVAL node waiting for approveWorkflowNode."
+  AWAITING_APPROVAL
+}
+
+"Where the console's editor draws a node."
+type WorkflowNodePosition {
+  "Horizontal position."
+  x: Float!
+  "Vertical position."
+  y: Float!
+}
+
+"Where the console's editor draws a node."
+input WorkflowNodePositionInput {
+  "Horizontal position (within ±10,000,000)."
+  x: Float!
+  "Vertical position (within ±10,000,000)."
+  y: Float!
+}
+
+"One node of a workflow."
+type WorkflowNode {
+  "Stable within the workflow, across versions and environments (export/import)."
+  key: String!
+  "What the node does."
+  type: WorkflowNodeType!
+  "A name for people; empty if none."
+  name: String!
+  "The job a JOB or FOREACH node runs; null for other types."
+  jobId: ID
+  "That job; null for other types, or if it was deleted since."
+  job: Job
+  "The workflow a NESTED node runs; null for other types."
+  workflowId: ID
+  "That workflow; null for other types."
+  workflow: Workflow
+  "A DECISION's choice or a FOREACH's list: an expr-lang expression over ` + "`" + `context` + "`" + ` and ` + "`" + `upstream` + "`" + `; null for other types."
+  expression: String
+  "A JOB node's parameters for its job's instance, in place of the job's; null keeps the job's."
+  params: String
+  "A disabled node is SKIPPED, and its successors run as if it had succeeded."
+  enabled: Boolean!
+  "If it fails, its failure is ignored: its successors run as if it had succeeded, and the run does not fail for it."
+  skipWhenFailed: Boolean!
+  "When it runs, given how its upstream nodes ended."
+  triggerRule: TriggerRule!
+  "A FOREACH's cap on elements running at once; null for other types."
+  parallelism: Int
+  "JOB and FOREACH: the instances' timeout in ms in place of the job's; APPROVAL: how long to wait before it fails with reason TIMEOUT. Null: the job's, or no bound."
+  timeoutMs: Int
+  "JOB and FOREACH: the instances' retries in place of the job's instanceRetries; null keeps the job's."
+  retries: Int
+  "Where the console's editor draws it."
+  position: WorkflowNodePosition
+}
+
+"An edge from one node to another (by node key): ` + "`" + `to` + "`" + ` may start once ` + "`" + `from` + "`" + ` has settled, as its trigger rule says."
+type WorkflowEdge {
+  "The upstream node's key."
+  from: String!
+  "The downstream node's key."
+  to: String!
+  "On edges out of a DECISION: the value the decision must yield for the edge to be taken; null on other edges."
+  label: String
+}
+
+"One node of a workflow definition. Fields that do not apply to the node's type must be left out (or null)."
+input WorkflowNodeInput {
+  "Unique within the workflow: 1 to 64 letters, digits, '_' or '-'. Keep it stable: runs, retries and imports name nodes by key."
+  key: String!
+  "What the node does."
+  type: WorkflowNodeType!
+  "A name for people; at most 128 characters, one line."
+  name: String
+  "JOB and FOREACH (required): a job of the workflow's app, whatever its own schedule."
+  jobId: ID
+  "NESTED (required): another workflow of the app; nesting may go any depth, but never back to this workflow."
+  workflowId: ID
+  "DECISION and FOREACH (required): an expr-lang expression over ` + "`" + `context` + "`" + ` and ` + "`" + `upstream` + "`" + `, at most 2 KiB. A FOREACH's must yield a list."
+  expression: String
+  "JOB only: parameters in place of the job's (at most 64 KiB)."
+  params: String
+  "A disabled node is SKIPPED and its successors run as if it succeeded."
+  enabled: Boolean = true
+  "Ignore its failure: successors run as if it succeeded."
+  skipWhenFailed: Boolean = false
+  "When it runs, given how its upstream nodes ended (default ALL_SUCCEEDED)."
+  triggerRule: TriggerRule
+  "FOREACH only: elements running at once, 1 to 1000 (default 1)."
+  parallelism: Int
+  "JOB and FOREACH: instance timeout in ms in place of the job's; APPROVAL: how long to wait. 0 to one year."
+  timeoutMs: Int
+  "JOB and FOREACH: retries in place of the job's instanceRetries, 0 to 100."
+  retries: Int
+  "Where the console's editor draws it."
+  position: WorkflowNodePositionInput
+}
+
+"An edge of a workflow definition, by node keys."
+input WorkflowEdgeInput {
+  "The upstream node's key."
+  from: String!
+  "The downstream node's key; not ` + "`" + `from` + "`" + `, and each (from, to) pair once."
+  to: String!
+  "Required on edges out of a DECISION (the value that takes the edge); not allowed on other edges."
+  label: String
+}
+
+"""
+A workflow definition. Saving validates all of it and names the field at
+fault (e.g. ` + "`" + `nodes[2].expression` + "`" + `, ` + "`" + `edges[1]` + "`" + `); nothing is saved then.
+Omitted optional fields take the defaults shown.
+"""
+input WorkflowInput {
+  "The app's name."
+  app: String!
+  "Unique within the app; at most 128 characters, one line."
+  name: String!
+  "What the workflow does; at most 2000 characters."
+  description: String = ""
+  "Whether it runs on its schedule (runWorkflow runs it either way)."
+  enabled: Boolean = true
+  "CRON, FIXED_RATE or API; workflows have no FIXED_DELAY or WORKFLOW schedule."
+  scheduleType: ScheduleType!
+  "Cron expression (CRON) or duration such as ` + "`" + `30s` + "`" + ` (FIXED_RATE); empty for API."
+  scheduleExpression: String = ""
+  "IANA time zone the cron expression is evaluated in."
+  timeZone: String = "UTC"
+  "Top-level runs of it that may be RUNNING or PAUSED at once (1 to 10000)."
+  maxInstances: Int = 1
+  "What a run over maxInstances does."
+  overlapPolicy: OverlapPolicy = CANCEL
+  "What happens to scheduled runs missed while no server could start them."
+  misfirePolicy: MisfirePolicy = FIRE_ONCE
+  "End the run FAILED at the first failed node (skipping what has not started) instead of letting independent branches finish."
+  failFast: Boolean = false
+  "Its nodes: 1 to 500."
+  nodes: [WorkflowNodeInput!]!
+  "Its edges: at most 2000, and no cycle."
+  edges: [WorkflowEdgeInput!]!
+}
+
+"A pipeline of an app's jobs: a DAG of nodes, run on a schedule or through runWorkflow."
+type Workflow {
+  "The workflow's id."
+  id: ID!
+  "The app it belongs to."
+  app: App!
+  "Unique within the app."
+  name: String!
+  "What it does."
+  description: String!
+  "Disabled workflows do not run on their schedule (runWorkflow still runs them)."
+  enabled: Boolean!
+  "How it is triggered: CRON, FIXED_RATE or API."
+  scheduleType: ScheduleType!
+  "Cron expression, or duration for FIXED_RATE; empty for API."
+  scheduleExpression: String!
+  "IANA time zone the cron expression is evaluated in."
+  timeZone: String!
+  "Top-level runs that may be RUNNING or PAUSED at once."
+  maxInstances: Int!
+  "What a run over maxInstances does."
+  overlapPolicy: OverlapPolicy!
+  "What happens to scheduled runs missed while no server could start them."
+  misfirePolicy: MisfirePolicy!
+  "Whether a run ends FAILED at its first failed node."
+  failFast: Boolean!
+  "The current version: 1 when created, one more with each save (update, restore, import)."
+  version: Int!
+  "The current version's nodes, in the order they were given."
+  nodes: [WorkflowNode!]!
+  "The current version's edges."
+  edges: [WorkflowEdge!]!
+  "The next scheduled run, if any."
+  nextTriggerTime: Time
+  "Its newest top-level run that is no longer WAITING (running, ended, or canceled); null if there is none."
+  lastRun: WorkflowInstance
+  "Every saved version, newest first."
+  versions: [WorkflowVersion!]!
+  "When it was created."
+  createdAt: Time!
+  "When it last changed."
+  updatedAt: Time!
+}
+
+"One saved version of a workflow."
+type WorkflowVersion {
+  "Its number, from 1."
+  version: Int!
+  "The user who saved it."
+  createdBy: String!
+  "When it was saved."
+  createdAt: Time!
+  "Its definition as saved, in WorkflowInput's shape (jobs and workflows by id, without app)."
+  definition: JSON!
+}
+
+"One run of a workflow (its version as it was when the run was recorded)."
+type WorkflowInstance {
+  "The run's id."
+  id: ID!
+  "The workflow it runs."
+  workflow: Workflow!
+  "The version of the workflow it runs."
+  version: Int!
+  "Where it is in its life."
+  status: WorkflowInstanceStatus!
+  "Why it ended as it did, if it did not succeed; empty otherwise."
+  reason: String!
+  "API (runWorkflow), SCHEDULE, MISFIRE, or WORKFLOW (a nested run)."
+  triggerType: String!
+  "For scheduled runs: the time the schedule named."
+  expectedTriggerTime: Time
+  "When it is (or was) due to start."
+  triggerTime: Time!
+  "When it started."
+  startedTime: Time
+  "When it ended."
+  finishedTime: Time
+  "The context its nodes see now: the initial context with what finished nodes appended, in the order they finished."
+  context: JSON!
+  "The context it started with (runWorkflow's, or the parent's for a nested run)."
+  initialContext: JSON!
+  "Its outcome in words, once it ended."
+  result: String!
+  "For a nested run: the run whose node started it."
+  parent: WorkflowInstance
+  "For a nested run: the key of the parent's node that started it."
+  parentNodeKey: String
+  "Its nodes, in the order of its version's definition; those it has not reached are WAITING."
+  nodes: [WorkflowNodeRun!]!
+  "The edges of the version it runs."
+  edges: [WorkflowEdge!]!
+  "When it was recorded."
+  createdAt: Time!
+}
+
+"One node of one run."
+type WorkflowNodeRun {
+  "The node's key."
+  key: String!
+  "What the node does."
+  type: WorkflowNodeType!
+  "The node's name in the version the run runs; empty if none."
+  name: String!
+  "Where it is."
+  status: WorkflowNodeStatus!
+  "Why it was SKIPPED or FAILED: DISABLED, BRANCH_NOT_TAKEN, UPSTREAM_FAILED, UPSTREAM_SKIPPED, TRIGGER_RULE, FAIL_FAST, REJECTED, TIMEOUT, CONTEXT_TOO_LARGE, EXPRESSION, JOB_FAILED, NESTED_FAILED, STOPPED; empty otherwise."
+  reason: String!
+  "More about the reason, for people."
+  message: String!
+  "Its result: the job's result, a DECISION's value, a FOREACH's list of results as JSON, a nested run's result."
+  result: String!
+  "What it appended to the run's context; null if nothing."
+  output: JSON
+  "Whether it failed and its failure was ignored (skipWhenFailed)."
+  failureIgnored: Boolean!
+  "1, and one more each time it was retried or rerun."
+  generation: Int!
+  "Its job instances of its current generation (JOB: one; FOREACH: one per element, in element order)."
+  instances: [Instance!]!
+  "A NESTED node's run."
+  child: WorkflowInstance
+  "A FOREACH's number of elements."
+  items: Int!
+  "An APPROVAL's approver (or rejecter); a node marked succeeded by hand names who did it."
+  decidedBy: String
+  "The comment given with the decision."
+  comment: String!
+  "An APPROVAL's deadline, if it has a timeout."
+  deadline: Time
+  "When it started."
+  startedTime: Time
+  "When it ended."
+  finishedTime: Time
+}
+
+"A workflow in a list."
+type WorkflowConnectionEdge {
+  "Pass as ` + "`" + `after` + "`" + ` to continue the list after this workflow."
+  cursor: String!
+  "The workflow."
+  node: Workflow!
+}
+
+"A page of workflows, newest first."
+type WorkflowConnection {
+  "The workflows of this page."
+  edges: [WorkflowConnectionEdge!]!
+  "Whether more follow, and the cursor to get them."
+  pageInfo: PageInfo!
+  "How many workflows match, over every page."
+  totalCount: Int!
+}
+
+"A workflow run in a list."
+type WorkflowInstanceConnectionEdge {
+  "Pass as ` + "`" + `after` + "`" + ` to continue the list after this run."
+  cursor: String!
+  "The run."
+  node: WorkflowInstance!
+}
+
+"A page of workflow runs, newest first."
+type WorkflowInstanceConnection {
+  "The runs of this page."
+  edges: [WorkflowInstanceConnectionEdge!]!
+  "Whether more follow, and the cursor to get them."
+  pageInfo: PageInfo!
+  "How many runs match the filter, over every page."
+  totalCount: Int!
+}
+
+extend type Query {
+  "An app's workflows, newest first. ` + "`" + `search` + "`" + ` matches names. ` + "`" + `first` + "`" + `: at most 500."
+  workflows(app: String!, search: String, first: Int = 50, after: String): WorkflowConnection!
+  "A workflow by id; NOT_FOUND if it does not exist or the caller may not see its app."
+  workflow(id: ID!): Workflow
+  "A workflow run by id, nested runs included; NOT_FOUND if it does not exist or the caller may not see its app."
+  workflowInstance(id: ID!): WorkflowInstance
+  """
+  Workflow runs, newest first, optionally in some statuses. Without
+  ` + "`" + `workflowId` + "`" + `: the app's top-level runs (a nested run is reached through its
+  parent's node, ` + "`" + `child` + "`" + `). With ` + "`" + `workflowId` + "`" + `: every run of that workflow,
+  nested ones included (` + "`" + `parent` + "`" + ` tells them apart). ` + "`" + `first` + "`" + `: at most 500.
+  """
+  workflowInstances(app: String!, workflowId: ID, status: [WorkflowInstanceStatus!], first: Int = 50, after: String): WorkflowInstanceConnection!
+  "A workflow's current definition as JSON, with its jobs and nested workflows named (not numbered), for importWorkflow in another app or environment."
+  exportWorkflow(id: ID!): JSON!
+}
+
+extend type Mutation {
+  "Creates a workflow (EDITOR on its app) as its version 1."
+  createWorkflow(input: WorkflowInput!): Workflow!
+  """
+  Saves the definition as the workflow's next version; runs already
+  recorded keep the version they started with. With ` + "`" + `expectedVersion` + "`" + `, the
+  save is refused with CONFLICT unless the workflow is still at that version.
+  """
+  updateWorkflow(id: ID!, input: WorkflowInput!, expectedVersion: Int): Workflow!
+  """
+  Deletes the workflow with its versions and runs. CONFLICT while another
+  workflow nests it (named in the message), or while a run of it is RUNNING
+  or PAUSED (stop those first); runs not started yet are deleted with it.
+  """
+  deleteWorkflow(id: ID!): Boolean!
+  "Enables (running on schedule from now on) or disables a workflow; not a new version."
+  setWorkflowEnabled(id: ID!, enabled: Boolean!): Workflow!
+  "Saves an earlier version's definition as the next version (validated again; whether the workflow is enabled stays as it is)."
+  restoreWorkflowVersion(id: ID!, version: Int!): Workflow!
+  """
+  Saves a definition in exportWorkflow's format into the app: as a new
+  workflow, or with ` + "`" + `replace` + "`" + ` as the next version of the app's workflow of
+  that name (without it, an existing name is BAD_INPUT). Jobs and nested
+  workflows are found by name; what does not resolve is BAD_INPUT naming it
+  (e.g. ` + "`" + `definition.nodes[2].job` + "`" + `).
+  """
+  importWorkflow(app: String!, definition: JSON!, replace: Boolean = false): Workflow!
+  """
+  Records a run of the workflow's current version, due now or after
+  ` + "`" + `delayMs` + "`" + `, with an initial context (a JSON object, at most 1 MiB). With an
+  ` + "`" + `idempotencyKey` + "`" + `, a second call with the same key within 24 hours
+  returns the first call's run and records nothing.
+  """
+  runWorkflow(id: ID!, context: JSON, delayMs: Int, idempotencyKey: String): WorkflowInstance!
+  "Stops a run: its running nodes, nested runs included. CONFLICT if it has ended."
+  stopWorkflowInstance(id: ID!): WorkflowInstance!
+  "Runs a FAILED or STOPPED run's failed and stopped nodes again; succeeded nodes are kept."
+  retryWorkflowInstance(id: ID!): WorkflowInstance!
+  "Marks a node (by key) SUCCEEDED by hand, so its successors can run."
+  markWorkflowNodeSucceeded(workflowInstanceId: ID!, node: String!): WorkflowInstance!
+  "Runs a node (by key) again: alone, or with ` + "`" + `downstream` + "`" + ` it and everything after it."
+  rerunWorkflowNode(workflowInstanceId: ID!, node: String!, downstream: Boolean!): WorkflowInstance!
+  "Pauses a run: no new node starts; running ones go on."
+  pauseWorkflowInstance(id: ID!): WorkflowInstance!
+  "Resumes a paused run."
+  resumeWorkflowInstance(id: ID!): WorkflowInstance!
+  "Approves or rejects an APPROVAL node (by key) that is AWAITING_APPROVAL, with an optional comment (at most 2000 characters)."
+  approveWorkflowNode(workflowInstanceId: ID!, node: String!, approve: Boolean!, comment: String): WorkflowInstance!
+}
+
+extend type Subscription {
+  """
+  A workflow run, now and then each time it or one of its nodes changes
+  (every node transition), from whichever server runs it. Changes quicker
+  than the server re-reads arrive as one, but the latest state always
+  arrives. The stream stays open after the run ends (a retry or rerun
+  makes it run again); it ends with NOT_FOUND if the run is deleted.
+  """
+  workflowInstanceUpdated(id: ID!): WorkflowInstance!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -3131,6 +4592,254 @@ func (ec *executionContext) childFields_WorkerMetrics(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type WorkerMetrics", field.Name)
 }
 
+func (ec *executionContext) childFields_Workflow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Workflow_id(ctx, field)
+	case "app":
+		return ec.fieldContext_Workflow_app(ctx, field)
+	case "name":
+		return ec.fieldContext_Workflow_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Workflow_description(ctx, field)
+	case "enabled":
+		return ec.fieldContext_Workflow_enabled(ctx, field)
+	case "scheduleType":
+		return ec.fieldContext_Workflow_scheduleType(ctx, field)
+	case "scheduleExpression":
+		return ec.fieldContext_Workflow_scheduleExpression(ctx, field)
+	case "timeZone":
+		return ec.fieldContext_Workflow_timeZone(ctx, field)
+	case "maxInstances":
+		return ec.fieldContext_Workflow_maxInstances(ctx, field)
+	case "overlapPolicy":
+		return ec.fieldContext_Workflow_overlapPolicy(ctx, field)
+	case "misfirePolicy":
+		return ec.fieldContext_Workflow_misfirePolicy(ctx, field)
+	case "failFast":
+		return ec.fieldContext_Workflow_failFast(ctx, field)
+	case "version":
+		return ec.fieldContext_Workflow_version(ctx, field)
+	case "nodes":
+		return ec.fieldContext_Workflow_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_Workflow_edges(ctx, field)
+	case "nextTriggerTime":
+		return ec.fieldContext_Workflow_nextTriggerTime(ctx, field)
+	case "lastRun":
+		return ec.fieldContext_Workflow_lastRun(ctx, field)
+	case "versions":
+		return ec.fieldContext_Workflow_versions(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Workflow_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Workflow_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Workflow", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_WorkflowConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WorkflowConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_WorkflowConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowConnectionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_WorkflowConnectionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_WorkflowConnectionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowConnectionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_WorkflowEdge_from(ctx, field)
+	case "to":
+		return ec.fieldContext_WorkflowEdge_to(ctx, field)
+	case "label":
+		return ec.fieldContext_WorkflowEdge_label(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowInstance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WorkflowInstance_id(ctx, field)
+	case "workflow":
+		return ec.fieldContext_WorkflowInstance_workflow(ctx, field)
+	case "version":
+		return ec.fieldContext_WorkflowInstance_version(ctx, field)
+	case "status":
+		return ec.fieldContext_WorkflowInstance_status(ctx, field)
+	case "reason":
+		return ec.fieldContext_WorkflowInstance_reason(ctx, field)
+	case "triggerType":
+		return ec.fieldContext_WorkflowInstance_triggerType(ctx, field)
+	case "expectedTriggerTime":
+		return ec.fieldContext_WorkflowInstance_expectedTriggerTime(ctx, field)
+	case "triggerTime":
+		return ec.fieldContext_WorkflowInstance_triggerTime(ctx, field)
+	case "startedTime":
+		return ec.fieldContext_WorkflowInstance_startedTime(ctx, field)
+	case "finishedTime":
+		return ec.fieldContext_WorkflowInstance_finishedTime(ctx, field)
+	case "context":
+		return ec.fieldContext_WorkflowInstance_context(ctx, field)
+	case "initialContext":
+		return ec.fieldContext_WorkflowInstance_initialContext(ctx, field)
+	case "result":
+		return ec.fieldContext_WorkflowInstance_result(ctx, field)
+	case "parent":
+		return ec.fieldContext_WorkflowInstance_parent(ctx, field)
+	case "parentNodeKey":
+		return ec.fieldContext_WorkflowInstance_parentNodeKey(ctx, field)
+	case "nodes":
+		return ec.fieldContext_WorkflowInstance_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_WorkflowInstance_edges(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WorkflowInstance_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowInstance", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowInstanceConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_WorkflowInstanceConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WorkflowInstanceConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_WorkflowInstanceConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowInstanceConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowInstanceConnectionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_WorkflowInstanceConnectionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_WorkflowInstanceConnectionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowInstanceConnectionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowNode(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_WorkflowNode_key(ctx, field)
+	case "type":
+		return ec.fieldContext_WorkflowNode_type(ctx, field)
+	case "name":
+		return ec.fieldContext_WorkflowNode_name(ctx, field)
+	case "jobId":
+		return ec.fieldContext_WorkflowNode_jobId(ctx, field)
+	case "job":
+		return ec.fieldContext_WorkflowNode_job(ctx, field)
+	case "workflowId":
+		return ec.fieldContext_WorkflowNode_workflowId(ctx, field)
+	case "workflow":
+		return ec.fieldContext_WorkflowNode_workflow(ctx, field)
+	case "expression":
+		return ec.fieldContext_WorkflowNode_expression(ctx, field)
+	case "params":
+		return ec.fieldContext_WorkflowNode_params(ctx, field)
+	case "enabled":
+		return ec.fieldContext_WorkflowNode_enabled(ctx, field)
+	case "skipWhenFailed":
+		return ec.fieldContext_WorkflowNode_skipWhenFailed(ctx, field)
+	case "triggerRule":
+		return ec.fieldContext_WorkflowNode_triggerRule(ctx, field)
+	case "parallelism":
+		return ec.fieldContext_WorkflowNode_parallelism(ctx, field)
+	case "timeoutMs":
+		return ec.fieldContext_WorkflowNode_timeoutMs(ctx, field)
+	case "retries":
+		return ec.fieldContext_WorkflowNode_retries(ctx, field)
+	case "position":
+		return ec.fieldContext_WorkflowNode_position(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowNode", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowNodePosition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "x":
+		return ec.fieldContext_WorkflowNodePosition_x(ctx, field)
+	case "y":
+		return ec.fieldContext_WorkflowNodePosition_y(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowNodePosition", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowNodeRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_WorkflowNodeRun_key(ctx, field)
+	case "type":
+		return ec.fieldContext_WorkflowNodeRun_type(ctx, field)
+	case "name":
+		return ec.fieldContext_WorkflowNodeRun_name(ctx, field)
+	case "status":
+		return ec.fieldContext_WorkflowNodeRun_status(ctx, field)
+	case "reason":
+		return ec.fieldContext_WorkflowNodeRun_reason(ctx, field)
+	case "message":
+		return ec.fieldContext_WorkflowNodeRun_message(ctx, field)
+	case "result":
+		return ec.fieldContext_WorkflowNodeRun_result(ctx, field)
+	case "output":
+		return ec.fieldContext_WorkflowNodeRun_output(ctx, field)
+	case "failureIgnored":
+		return ec.fieldContext_WorkflowNodeRun_failureIgnored(ctx, field)
+	case "generation":
+		return ec.fieldContext_WorkflowNodeRun_generation(ctx, field)
+	case "instances":
+		return ec.fieldContext_WorkflowNodeRun_instances(ctx, field)
+	case "child":
+		return ec.fieldContext_WorkflowNodeRun_child(ctx, field)
+	case "items":
+		return ec.fieldContext_WorkflowNodeRun_items(ctx, field)
+	case "decidedBy":
+		return ec.fieldContext_WorkflowNodeRun_decidedBy(ctx, field)
+	case "comment":
+		return ec.fieldContext_WorkflowNodeRun_comment(ctx, field)
+	case "deadline":
+		return ec.fieldContext_WorkflowNodeRun_deadline(ctx, field)
+	case "startedTime":
+		return ec.fieldContext_WorkflowNodeRun_startedTime(ctx, field)
+	case "finishedTime":
+		return ec.fieldContext_WorkflowNodeRun_finishedTime(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowNodeRun", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_WorkflowVersion_version(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_WorkflowVersion_createdBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WorkflowVersion_createdAt(ctx, field)
+	case "definition":
+		return ec.fieldContext_WorkflowVersion_definition(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowVersion", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -3297,6 +5006,44 @@ func (ec *executionContext) field_Job_upcoming_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_approveWorkflowNode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "workflowInstanceId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["workflowInstanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "node",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["node"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "approve",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalNBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["approve"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "comment",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["comment"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_changePassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3415,6 +5162,20 @@ func (ec *executionContext) field_Mutation_createUser_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WorkflowInput, error) {
+			return ec.unmarshalNWorkflowInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteApp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3443,6 +5204,50 @@ func (ec *executionContext) field_Mutation_deleteJob_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "definition",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalNJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["definition"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "replace",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["replace"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_login_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3465,7 +5270,123 @@ func (ec *executionContext) field_Mutation_login_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_markWorkflowNodeSucceeded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "workflowInstanceId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["workflowInstanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "node",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["node"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_pauseWorkflowInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rerunWorkflowNode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "workflowInstanceId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["workflowInstanceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "node",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["node"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "downstream",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalNBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["downstream"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreWorkflowVersion_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resumeWorkflowInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_retryInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_retryWorkflowInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -3537,6 +5458,44 @@ func (ec *executionContext) field_Mutation_runJob_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_runWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "context",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalOJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["context"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "delayMs",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["delayMs"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setAppRole_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3589,7 +5548,43 @@ func (ec *executionContext) field_Mutation_setJobEnabled_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setWorkflowEnabled_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "enabled",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalNBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["enabled"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_stopInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_stopWorkflowInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -3622,6 +5617,36 @@ func (ec *executionContext) field_Mutation_updateJob_args(ctx context.Context, r
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WorkflowInput, error) {
+			return ec.unmarshalNWorkflowInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg2
 	return args, nil
 }
 
@@ -3658,6 +5683,20 @@ func (ec *executionContext) field_Query_appStats_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["hours"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_exportWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -3849,6 +5888,118 @@ func (ec *executionContext) field_Query_workers_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_workflowInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_workflowInstances_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "workflowId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["workflowId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOWorkflowInstanceStatus2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_workflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_workflows_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_instanceLogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3904,6 +6055,20 @@ func (ec *executionContext) field_Subscription_workersUpdated_args(ctx context.C
 		return nil, err
 	}
 	args["app"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_workflowInstanceUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -7503,6 +9668,634 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateWorkflow(ctx, fc.Args["input"].(model.WorkflowInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createWorkflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createWorkflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateWorkflow(ctx, fc.Args["id"].(string), fc.Args["input"].(model.WorkflowInput), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateWorkflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateWorkflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteWorkflow(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteWorkflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteWorkflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setWorkflowEnabled(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setWorkflowEnabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetWorkflowEnabled(ctx, fc.Args["id"].(string), fc.Args["enabled"].(bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setWorkflowEnabled(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setWorkflowEnabled_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreWorkflowVersion(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_restoreWorkflowVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RestoreWorkflowVersion(ctx, fc.Args["id"].(string), fc.Args["version"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_restoreWorkflowVersion(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreWorkflowVersion_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportWorkflow(ctx, fc.Args["app"].(string),
+				func() any {
+					if fc.Args["definition"] == nil {
+						return nil
+					}
+					return fc.Args["definition"].(any)
+				}(), fc.Args["replace"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importWorkflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importWorkflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_runWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_runWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RunWorkflow(ctx, fc.Args["id"].(string),
+				func() any {
+					if fc.Args["context"] == nil {
+						return nil
+					}
+					return fc.Args["context"].(any)
+				}(), fc.Args["delayMs"].(*int), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_runWorkflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_runWorkflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_stopWorkflowInstance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_stopWorkflowInstance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StopWorkflowInstance(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_stopWorkflowInstance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_stopWorkflowInstance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_retryWorkflowInstance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_retryWorkflowInstance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RetryWorkflowInstance(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_retryWorkflowInstance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_retryWorkflowInstance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markWorkflowNodeSucceeded(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markWorkflowNodeSucceeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkWorkflowNodeSucceeded(ctx, fc.Args["workflowInstanceId"].(string), fc.Args["node"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markWorkflowNodeSucceeded(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markWorkflowNodeSucceeded_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rerunWorkflowNode(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rerunWorkflowNode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RerunWorkflowNode(ctx, fc.Args["workflowInstanceId"].(string), fc.Args["node"].(string), fc.Args["downstream"].(bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rerunWorkflowNode(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rerunWorkflowNode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_pauseWorkflowInstance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_pauseWorkflowInstance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PauseWorkflowInstance(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_pauseWorkflowInstance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_pauseWorkflowInstance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeWorkflowInstance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeWorkflowInstance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResumeWorkflowInstance(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeWorkflowInstance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resumeWorkflowInstance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_approveWorkflowNode(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_approveWorkflowNode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApproveWorkflowNode(ctx, fc.Args["workflowInstanceId"].(string), fc.Args["node"].(string), fc.Args["approve"].(bool), fc.Args["comment"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_approveWorkflowNode(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_approveWorkflowNode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OutcomeBucket_start(ctx context.Context, field graphql.CollectedField, obj *db.OutcomeBucket) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8132,6 +10925,226 @@ func (ec *executionContext) fieldContext_Query_workers(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_workflows(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_workflows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Workflows(ctx, fc.Args["app"].(string), fc.Args["search"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowConnection) graphql.Marshaler {
+			return ec.marshalNWorkflowConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_workflows(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workflows_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_workflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Workflow(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalOWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_workflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workflowInstance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_workflowInstance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WorkflowInstance(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalOWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_workflowInstance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workflowInstance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workflowInstances(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_workflowInstances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WorkflowInstances(ctx, fc.Args["app"].(string), fc.Args["workflowId"].(*string), fc.Args["status"].([]string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowInstanceConnection) graphql.Marshaler {
+			return ec.marshalNWorkflowInstanceConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInstanceConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_workflowInstances(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstanceConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workflowInstances_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_exportWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_exportWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ExportWorkflow(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_exportWorkflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_exportWorkflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8582,6 +11595,50 @@ func (ec *executionContext) fieldContext_Subscription_workersUpdated(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_workersUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_workflowInstanceUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_workflowInstanceUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().WorkflowInstanceUpdated(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_workflowInstanceUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_workflowInstanceUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -9285,6 +12342,2279 @@ func (ec *executionContext) _WorkerMetrics_freeDiskMB(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_WorkerMetrics_freeDiskMB(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WorkerMetrics", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_id(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_app(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_app(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().App(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_app(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_name(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_description(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_enabled(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_scheduleType(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_scheduleType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScheduleType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNScheduleType2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_scheduleType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type ScheduleType does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_scheduleExpression(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_scheduleExpression(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScheduleExpression, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_scheduleExpression(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_timeZone(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_maxInstances(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_maxInstances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxInstances, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_maxInstances(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_overlapPolicy(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_overlapPolicy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OverlapPolicy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNOverlapPolicy2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_overlapPolicy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type OverlapPolicy does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_misfirePolicy(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_misfirePolicy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MisfirePolicy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNMisfirePolicy2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_misfirePolicy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type MisfirePolicy does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_failFast(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_failFast(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailFast, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_failFast(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_version(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_nodes(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().Nodes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.WorkflowNode) graphql.Marshaler {
+			return ec.marshalNWorkflowNode2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowNodeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowNode(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_edges(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().Edges(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.WorkflowEdge) graphql.Marshaler {
+			return ec.marshalNWorkflowEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_nextTriggerTime(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_nextTriggerTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextTriggerAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_nextTriggerTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_lastRun(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_lastRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().LastRun(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalOWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_lastRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_versions(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_versions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().Versions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.WorkflowVersion) graphql.Marshaler {
+			return ec.marshalNWorkflowVersion2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_updatedAt(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WorkflowConnectionEdge) graphql.Marshaler {
+			return ec.marshalNWorkflowConnectionEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowConnectionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowConnectionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowConnectionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnectionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowConnectionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowConnectionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowConnectionEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowConnectionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnectionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowConnectionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowConnectionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowConnectionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowEdge_from(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowEdge_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowEdge_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowEdge_to(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowEdge_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowEdge_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowEdge_label(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowEdge_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowEdge().Label(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowEdge_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowEdge", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_id(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_workflow(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_workflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowInstance().Workflow(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_workflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowInstance",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowInstance_version(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_status(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNWorkflowInstanceStatus2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type WorkflowInstanceStatus does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_reason(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_triggerType(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_triggerType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TriggerType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_triggerType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_expectedTriggerTime(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_expectedTriggerTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedTriggerAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_expectedTriggerTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_triggerTime(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_triggerTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TriggerAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_triggerTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_startedTime(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_startedTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_startedTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_finishedTime(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_finishedTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_finishedTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_context(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_context(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowInstance().Context(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_initialContext(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_initialContext(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowInstance().InitialContext(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_initialContext(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_result(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_result(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Result, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_result(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_parent(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_parent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowInstance().Parent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalOWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_parent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowInstance",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowInstance_parentNodeKey(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_parentNodeKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentNodeKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_parentNodeKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_nodes(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowInstance().Nodes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WorkflowNodeRun) graphql.Marshaler {
+			return ec.marshalNWorkflowNodeRun2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowInstance",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowNodeRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowInstance_edges(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowInstance().Edges(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.WorkflowEdge) graphql.Marshaler {
+			return ec.marshalNWorkflowEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowInstance",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowInstance_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstanceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstanceConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WorkflowInstanceConnectionEdge) graphql.Marshaler {
+			return ec.marshalNWorkflowInstanceConnectionEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInstanceConnectionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstanceConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowInstanceConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstanceConnectionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowInstanceConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstanceConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstanceConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowInstanceConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowInstanceConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstanceConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowInstanceConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstanceConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstanceConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstanceConnectionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnectionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstanceConnectionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstanceConnectionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstanceConnectionEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstanceConnectionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnectionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstanceConnectionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstanceConnectionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowInstanceConnectionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowNode_key(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_type(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNWorkflowNodeType2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, false, false, errors.New("field of type WorkflowNodeType does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_name(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_jobId(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_jobId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNode().JobID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_jobId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_job(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_job(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNode().Job(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Job) graphql.Marshaler {
+			return ec.marshalOJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_job(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowNode",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowNode_workflowId(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_workflowId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNode().WorkflowID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_workflowId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_workflow(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_workflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNode().Workflow(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalOWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_workflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowNode",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowNode_expression(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_expression(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNode().Expression(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_expression(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_params(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_params(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Params, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_params(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_enabled(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_skipWhenFailed(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_skipWhenFailed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SkipWhenFailed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_skipWhenFailed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_triggerRule(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_triggerRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rule(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNTriggerRule2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_triggerRule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, true, false, errors.New("field of type TriggerRule does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_parallelism(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_parallelism(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNode().Parallelism(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_parallelism(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_timeoutMs(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_timeoutMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeoutMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_timeoutMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_retries(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_retries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Retries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_retries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_position(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.NodePosition) graphql.Marshaler {
+			return ec.marshalOWorkflowNodePosition2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐNodePosition(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowNodePosition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowNodePosition_x(ctx context.Context, field graphql.CollectedField, obj *db.NodePosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodePosition_x(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.X, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodePosition_x(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodePosition", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodePosition_y(ctx context.Context, field graphql.CollectedField, obj *db.NodePosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodePosition_y(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Y, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodePosition_y(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodePosition", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_key(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NodeKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_type(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NodeType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNWorkflowNodeType2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type WorkflowNodeType does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_name(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_status(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNWorkflowNodeStatus2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type WorkflowNodeStatus does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_reason(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_message(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_result(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_result(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Result, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_result(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_output(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_output(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNodeRun().Output(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_failureIgnored(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_failureIgnored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureIgnored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_failureIgnored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_generation(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_generation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Generation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_generation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_instances(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_instances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNodeRun().Instances(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Instance) graphql.Marshaler {
+			return ec.marshalNInstance2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐInstanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_instances(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowNodeRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Instance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowNodeRun_child(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_child(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNodeRun().Child(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+			return ec.marshalOWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_child(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowNodeRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowInstance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowNodeRun_items(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Items, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_decidedBy(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_decidedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecidedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_decidedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_comment(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_deadline(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_deadline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deadline, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_deadline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_startedTime(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_startedTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_startedTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_finishedTime(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_finishedTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_finishedTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowVersion_version(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowVersion_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowVersion_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowVersion", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowVersion_createdBy(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowVersion_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowVersion_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowVersion_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowVersion_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowVersion_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowVersion", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowVersion_definition(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowVersion_definition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowVersion().Definition(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowVersion_definition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowVersion", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -10711,6 +16041,354 @@ func (ec *executionContext) unmarshalInputWorkerFilterInput(ctx context.Context,
 				return it, err
 			}
 			it.MaxWorkers = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkflowEdgeInput(ctx context.Context, obj any) (model.WorkflowEdgeInput, error) {
+	var it model.WorkflowEdgeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"from", "to", "label"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkflowInput(ctx context.Context, obj any) (model.WorkflowInput, error) {
+	var it model.WorkflowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["description"]; !present {
+		asMap["description"] = ""
+	}
+	if _, present := asMap["enabled"]; !present {
+		asMap["enabled"] = true
+	}
+	if _, present := asMap["scheduleExpression"]; !present {
+		asMap["scheduleExpression"] = ""
+	}
+	if _, present := asMap["timeZone"]; !present {
+		asMap["timeZone"] = "UTC"
+	}
+	if _, present := asMap["maxInstances"]; !present {
+		asMap["maxInstances"] = 1
+	}
+	if _, present := asMap["overlapPolicy"]; !present {
+		asMap["overlapPolicy"] = "CANCEL"
+	}
+	if _, present := asMap["misfirePolicy"]; !present {
+		asMap["misfirePolicy"] = "FIRE_ONCE"
+	}
+	if _, present := asMap["failFast"]; !present {
+		asMap["failFast"] = false
+	}
+
+	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "maxInstances", "overlapPolicy", "misfirePolicy", "failFast", "nodes", "edges"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "app":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("app"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.App = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "scheduleType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheduleType"))
+			data, err := ec.unmarshalNScheduleType2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScheduleType = data
+		case "scheduleExpression":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheduleExpression"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScheduleExpression = data
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = data
+		case "maxInstances":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxInstances"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxInstances = data
+		case "overlapPolicy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("overlapPolicy"))
+			data, err := ec.unmarshalOOverlapPolicy2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OverlapPolicy = data
+		case "misfirePolicy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("misfirePolicy"))
+			data, err := ec.unmarshalOMisfirePolicy2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MisfirePolicy = data
+		case "failFast":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failFast"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailFast = data
+		case "nodes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nodes"))
+			data, err := ec.unmarshalNWorkflowNodeInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Nodes = data
+		case "edges":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("edges"))
+			data, err := ec.unmarshalNWorkflowEdgeInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowEdgeInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Edges = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkflowNodeInput(ctx context.Context, obj any) (model.WorkflowNodeInput, error) {
+	var it model.WorkflowNodeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["enabled"]; !present {
+		asMap["enabled"] = true
+	}
+	if _, present := asMap["skipWhenFailed"]; !present {
+		asMap["skipWhenFailed"] = false
+	}
+
+	fieldsInOrder := [...]string{"key", "type", "name", "jobId", "workflowId", "expression", "params", "enabled", "skipWhenFailed", "triggerRule", "parallelism", "timeoutMs", "retries", "position"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNWorkflowNodeType2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "jobId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JobID = data
+		case "workflowId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workflowId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkflowID = data
+		case "expression":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expression"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Expression = data
+		case "params":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("params"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Params = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "skipWhenFailed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skipWhenFailed"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SkipWhenFailed = data
+		case "triggerRule":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerRule"))
+			data, err := ec.unmarshalOTriggerRule2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerRule = data
+		case "parallelism":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parallelism"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Parallelism = data
+		case "timeoutMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeoutMs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeoutMs = data
+		case "retries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retries"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Retries = data
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOWorkflowNodePositionInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐNodePosition(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkflowNodePositionInput(ctx context.Context, obj any) (db.NodePosition, error) {
+	var it db.NodePosition
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"x", "y"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "x":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("x"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.X = data
+		case "y":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("y"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Y = data
 		}
 	}
 	return it, nil
@@ -12667,6 +18345,104 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createWorkflow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createWorkflow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateWorkflow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateWorkflow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteWorkflow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteWorkflow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setWorkflowEnabled":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setWorkflowEnabled(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreWorkflowVersion":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreWorkflowVersion(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importWorkflow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importWorkflow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runWorkflow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_runWorkflow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopWorkflowInstance":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_stopWorkflowInstance(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retryWorkflowInstance":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_retryWorkflowInstance(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markWorkflowNodeSucceeded":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markWorkflowNodeSucceeded(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rerunWorkflowNode":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rerunWorkflowNode(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pauseWorkflowInstance":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_pauseWorkflowInstance(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeWorkflowInstance":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeWorkflowInstance(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approveWorkflowNode":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_approveWorkflowNode(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13073,6 +18849,116 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "workflows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_workflows(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "workflow":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_workflow(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "workflowInstance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_workflowInstance(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "workflowInstances":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_workflowInstances(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "exportWorkflow":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_exportWorkflow(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -13276,6 +19162,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_instanceUpdated(ctx, fields[0])
 	case "workersUpdated":
 		return ec._Subscription_workersUpdated(ctx, fields[0])
+	case "workflowInstanceUpdated":
+		return ec._Subscription_workflowInstanceUpdated(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -13674,6 +19562,1616 @@ func (ec *executionContext) _WorkerMetrics(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowImplementors = []string{"Workflow"}
+
+func (ec *executionContext) _Workflow(ctx context.Context, sel ast.SelectionSet, obj *db.Workflow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Workflow")
+		case "id":
+			out.Values[i] = ec._Workflow_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "app":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_app(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Workflow_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Workflow_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "enabled":
+			out.Values[i] = ec._Workflow_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scheduleType":
+			out.Values[i] = ec._Workflow_scheduleType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scheduleExpression":
+			out.Values[i] = ec._Workflow_scheduleExpression(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeZone":
+			out.Values[i] = ec._Workflow_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxInstances":
+			out.Values[i] = ec._Workflow_maxInstances(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "overlapPolicy":
+			out.Values[i] = ec._Workflow_overlapPolicy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "misfirePolicy":
+			out.Values[i] = ec._Workflow_misfirePolicy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failFast":
+			out.Values[i] = ec._Workflow_failFast(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "version":
+			out.Values[i] = ec._Workflow_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_nodes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "edges":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_edges(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "nextTriggerTime":
+			out.Values[i] = ec._Workflow_nextTriggerTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastRun":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_lastRun(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "versions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_versions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._Workflow_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Workflow_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowConnectionImplementors = []string{"WorkflowConnection"}
+
+func (ec *executionContext) _WorkflowConnection(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowConnection")
+		case "edges":
+			out.Values[i] = ec._WorkflowConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._WorkflowConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowConnectionEdgeImplementors = []string{"WorkflowConnectionEdge"}
+
+func (ec *executionContext) _WorkflowConnectionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowConnectionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowConnectionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowConnectionEdge")
+		case "cursor":
+			out.Values[i] = ec._WorkflowConnectionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._WorkflowConnectionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowEdgeImplementors = []string{"WorkflowEdge"}
+
+func (ec *executionContext) _WorkflowEdge(ctx context.Context, sel ast.SelectionSet, obj *db.WorkflowEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowEdge")
+		case "from":
+			out.Values[i] = ec._WorkflowEdge_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "to":
+			out.Values[i] = ec._WorkflowEdge_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowEdge_label(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowInstanceImplementors = []string{"WorkflowInstance"}
+
+func (ec *executionContext) _WorkflowInstance(ctx context.Context, sel ast.SelectionSet, obj *db.WorkflowInstance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowInstanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowInstance")
+		case "id":
+			out.Values[i] = ec._WorkflowInstance_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "workflow":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowInstance_workflow(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "version":
+			out.Values[i] = ec._WorkflowInstance_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._WorkflowInstance_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reason":
+			out.Values[i] = ec._WorkflowInstance_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "triggerType":
+			out.Values[i] = ec._WorkflowInstance_triggerType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expectedTriggerTime":
+			out.Values[i] = ec._WorkflowInstance_expectedTriggerTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "triggerTime":
+			out.Values[i] = ec._WorkflowInstance_triggerTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedTime":
+			out.Values[i] = ec._WorkflowInstance_startedTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "finishedTime":
+			out.Values[i] = ec._WorkflowInstance_finishedTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "context":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowInstance_context(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "initialContext":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowInstance_initialContext(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "result":
+			out.Values[i] = ec._WorkflowInstance_result(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowInstance_parent(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "parentNodeKey":
+			out.Values[i] = ec._WorkflowInstance_parentNodeKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowInstance_nodes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "edges":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowInstance_edges(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._WorkflowInstance_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowInstanceConnectionImplementors = []string{"WorkflowInstanceConnection"}
+
+func (ec *executionContext) _WorkflowInstanceConnection(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowInstanceConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowInstanceConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowInstanceConnection")
+		case "edges":
+			out.Values[i] = ec._WorkflowInstanceConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._WorkflowInstanceConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowInstanceConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowInstanceConnectionEdgeImplementors = []string{"WorkflowInstanceConnectionEdge"}
+
+func (ec *executionContext) _WorkflowInstanceConnectionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowInstanceConnectionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowInstanceConnectionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowInstanceConnectionEdge")
+		case "cursor":
+			out.Values[i] = ec._WorkflowInstanceConnectionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._WorkflowInstanceConnectionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowNodeImplementors = []string{"WorkflowNode"}
+
+func (ec *executionContext) _WorkflowNode(ctx context.Context, sel ast.SelectionSet, obj *db.WorkflowNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowNode")
+		case "key":
+			out.Values[i] = ec._WorkflowNode_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			out.Values[i] = ec._WorkflowNode_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._WorkflowNode_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "jobId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNode_jobId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "job":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNode_job(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "workflowId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNode_workflowId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "workflow":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNode_workflow(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "expression":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNode_expression(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "params":
+			out.Values[i] = ec._WorkflowNode_params(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "enabled":
+			out.Values[i] = ec._WorkflowNode_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "skipWhenFailed":
+			out.Values[i] = ec._WorkflowNode_skipWhenFailed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "triggerRule":
+			out.Values[i] = ec._WorkflowNode_triggerRule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parallelism":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNode_parallelism(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "timeoutMs":
+			out.Values[i] = ec._WorkflowNode_timeoutMs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retries":
+			out.Values[i] = ec._WorkflowNode_retries(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "position":
+			out.Values[i] = ec._WorkflowNode_position(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowNodePositionImplementors = []string{"WorkflowNodePosition"}
+
+func (ec *executionContext) _WorkflowNodePosition(ctx context.Context, sel ast.SelectionSet, obj *db.NodePosition) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowNodePositionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowNodePosition")
+		case "x":
+			out.Values[i] = ec._WorkflowNodePosition_x(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "y":
+			out.Values[i] = ec._WorkflowNodePosition_y(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowNodeRunImplementors = []string{"WorkflowNodeRun"}
+
+func (ec *executionContext) _WorkflowNodeRun(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowNodeRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowNodeRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowNodeRun")
+		case "key":
+			out.Values[i] = ec._WorkflowNodeRun_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			out.Values[i] = ec._WorkflowNodeRun_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._WorkflowNodeRun_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._WorkflowNodeRun_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reason":
+			out.Values[i] = ec._WorkflowNodeRun_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "message":
+			out.Values[i] = ec._WorkflowNodeRun_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "result":
+			out.Values[i] = ec._WorkflowNodeRun_result(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "output":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNodeRun_output(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "failureIgnored":
+			out.Values[i] = ec._WorkflowNodeRun_failureIgnored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "generation":
+			out.Values[i] = ec._WorkflowNodeRun_generation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "instances":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNodeRun_instances(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "child":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNodeRun_child(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "items":
+			out.Values[i] = ec._WorkflowNodeRun_items(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "decidedBy":
+			out.Values[i] = ec._WorkflowNodeRun_decidedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "comment":
+			out.Values[i] = ec._WorkflowNodeRun_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deadline":
+			out.Values[i] = ec._WorkflowNodeRun_deadline(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedTime":
+			out.Values[i] = ec._WorkflowNodeRun_startedTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "finishedTime":
+			out.Values[i] = ec._WorkflowNodeRun_finishedTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowVersionImplementors = []string{"WorkflowVersion"}
+
+func (ec *executionContext) _WorkflowVersion(ctx context.Context, sel ast.SelectionSet, obj *db.WorkflowVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowVersion")
+		case "version":
+			out.Values[i] = ec._WorkflowVersion_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._WorkflowVersion_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._WorkflowVersion_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "definition":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowVersion_definition(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14305,6 +21803,22 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) marshalNInstance2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐInstanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Instance) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐInstance(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐInstance(ctx context.Context, sel ast.SelectionSet, v *db.Instance) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -14417,6 +21931,28 @@ func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int
 func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt64(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNJSON2interface(ctx context.Context, v any) (any, error) {
+	res, err := graphql.UnmarshalAny(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJSON2interface(ctx context.Context, sel ast.SelectionSet, v any) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalAny(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -14566,6 +22102,22 @@ func (ec *executionContext) marshalNOutcomeBucket2ᚕgithubᚗcomᚋjobwheelᚋj
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNOverlapPolicy2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOverlapPolicy2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -14768,6 +22320,22 @@ func (ec *executionContext) marshalNTime2ᚖtimeᚐTime(ctx context.Context, sel
 	return res
 }
 
+func (ec *executionContext) unmarshalNTriggerRule2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTriggerRule2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNUser2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.User) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -14826,6 +22394,293 @@ func (ec *executionContext) marshalNWorkerFilter2githubᚗcomᚋjobwheelᚋjobwh
 
 func (ec *executionContext) marshalNWorkerMetrics2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerMetrics(ctx context.Context, sel ast.SelectionSet, v db.WorkerMetrics) graphql.Marshaler {
 	return ec._WorkerMetrics(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx context.Context, sel ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Workflow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkflowConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowConnection(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkflowConnectionEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowConnectionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WorkflowConnectionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowConnectionEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowConnectionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkflowConnectionEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowConnectionEdge(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowConnectionEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowConnectionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkflowEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.WorkflowEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkflowEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowEdge(ctx context.Context, sel ast.SelectionSet, v *db.WorkflowEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWorkflowEdgeInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowEdgeInputᚄ(ctx context.Context, v any) ([]*model.WorkflowEdgeInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkflowEdgeInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowEdgeInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowEdgeInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWorkflowEdgeInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowEdgeInput(ctx context.Context, v any) (*model.WorkflowEdgeInput, error) {
+	res, err := ec.unmarshalInputWorkflowEdgeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNWorkflowInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInput(ctx context.Context, v any) (model.WorkflowInput, error) {
+	res, err := ec.unmarshalInputWorkflowInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx context.Context, sel ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowInstance(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkflowInstanceConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInstanceConnection(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowInstanceConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowInstanceConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkflowInstanceConnectionEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInstanceConnectionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WorkflowInstanceConnectionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowInstanceConnectionEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInstanceConnectionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkflowInstanceConnectionEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInstanceConnectionEdge(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowInstanceConnectionEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowInstanceConnectionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWorkflowInstanceStatus2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWorkflowInstanceStatus2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNWorkflowNode2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.WorkflowNode) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowNode2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowNode(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkflowNode2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowNode(ctx context.Context, sel ast.SelectionSet, v *db.WorkflowNode) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowNode(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWorkflowNodeInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeInputᚄ(ctx context.Context, v any) ([]*model.WorkflowNodeInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkflowNodeInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowNodeInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWorkflowNodeInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeInput(ctx context.Context, v any) (*model.WorkflowNodeInput, error) {
+	res, err := ec.unmarshalInputWorkflowNodeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWorkflowNodeRun2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeRunᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WorkflowNodeRun) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowNodeRun2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeRun(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkflowNodeRun2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeRun(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowNodeRun) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowNodeRun(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWorkflowNodeStatus2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWorkflowNodeStatus2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNWorkflowNodeType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWorkflowNodeType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNWorkflowVersion2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.WorkflowVersion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowVersion2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowVersion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkflowVersion2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowVersion(ctx context.Context, sel ast.SelectionSet, v *db.WorkflowVersion) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowVersion(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -15144,6 +22999,42 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) unmarshalOInt2ᚖint64(ctx context.Context, v any) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalInt64(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.SelectionSet, v *int64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt64(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOJSON2interface(ctx context.Context, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalAny(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJSON2interface(ctx context.Context, sel ast.SelectionSet, v any) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalAny(v)
+	return res
+}
+
 func (ec *executionContext) marshalOJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx context.Context, sel ast.SelectionSet, v *db.Job) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -15168,6 +23059,24 @@ func (ec *executionContext) unmarshalOMisfirePolicy2ᚖstring(ctx context.Contex
 }
 
 func (ec *executionContext) marshalOMisfirePolicy2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOOverlapPolicy2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOverlapPolicy2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -15255,6 +23164,24 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	return res
 }
 
+func (ec *executionContext) unmarshalOTriggerRule2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTriggerRule2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
+}
+
 func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐUser(ctx context.Context, sel ast.SelectionSet, v *db.User) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -15274,6 +23201,71 @@ func (ec *executionContext) unmarshalOWorkerFilterInput2ᚖgithubᚗcomᚋjobwhe
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputWorkerFilterInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx context.Context, sel ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Workflow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx context.Context, sel ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkflowInstance(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWorkflowInstanceStatus2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowInstanceStatus2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOWorkflowInstanceStatus2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowInstanceStatus2string(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOWorkflowNodePosition2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐNodePosition(ctx context.Context, sel ast.SelectionSet, v *db.NodePosition) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkflowNodePosition(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWorkflowNodePositionInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐNodePosition(ctx context.Context, v any) (*db.NodePosition, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWorkflowNodePositionInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -1,6 +1,9 @@
 package model
 
-import "github.com/jobwheel/jobwheel/db"
+import (
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/workflows"
+)
 
 // JobConnection is a page of an app's jobs. App and Search are what was
 // listed, for totalCount, which is counted only when asked for.
@@ -18,4 +21,23 @@ type InstanceConnection struct {
 	PageInfo *PageInfo
 	App      string
 	Filter   db.InstanceFilter
+}
+
+// WorkflowConnection is a page of an app's workflows. App and Search are
+// what was listed, for totalCount, which is counted only when asked for.
+type WorkflowConnection struct {
+	Edges    []*WorkflowConnectionEdge
+	PageInfo *PageInfo
+	App      string
+	Search   string
+}
+
+// WorkflowInstanceConnection is a page of workflow runs. App and Filter
+// are what was listed, for totalCount, which is counted only when asked
+// for.
+type WorkflowInstanceConnection struct {
+	Edges    []*WorkflowInstanceConnectionEdge
+	PageInfo *PageInfo
+	App      string
+	Filter   workflows.RunFilter
 }

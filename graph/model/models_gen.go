@@ -173,6 +173,96 @@ type WorkerFilterInput struct {
 	MaxWorkers *int `json:"maxWorkers,omitempty"`
 }
 
+// A workflow in a list.
+type WorkflowConnectionEdge struct {
+	// Pass as `after` to continue the list after this workflow.
+	Cursor string `json:"cursor"`
+	// The workflow.
+	Node *db.Workflow `json:"node"`
+}
+
+// An edge of a workflow definition, by node keys.
+type WorkflowEdgeInput struct {
+	// The upstream node's key.
+	From string `json:"from"`
+	// The downstream node's key; not `from`, and each (from, to) pair once.
+	To string `json:"to"`
+	// Required on edges out of a DECISION (the value that takes the edge); not allowed on other edges.
+	Label *string `json:"label,omitempty"`
+}
+
+// A workflow definition. Saving validates all of it and names the field at
+// fault (e.g. `nodes[2].expression`, `edges[1]`); nothing is saved then.
+// Omitted optional fields take the defaults shown.
+type WorkflowInput struct {
+	// The app's name.
+	App string `json:"app"`
+	// Unique within the app; at most 128 characters, one line.
+	Name string `json:"name"`
+	// What the workflow does; at most 2000 characters.
+	Description *string `json:"description,omitempty"`
+	// Whether it runs on its schedule (runWorkflow runs it either way).
+	Enabled *bool `json:"enabled,omitempty"`
+	// CRON, FIXED_RATE or API; workflows have no FIXED_DELAY or WORKFLOW schedule.
+	ScheduleType string `json:"scheduleType"`
+	// Cron expression (CRON) or duration such as `30s` (FIXED_RATE); empty for API.
+	ScheduleExpression *string `json:"scheduleExpression,omitempty"`
+	// IANA time zone the cron expression is evaluated in.
+	TimeZone *string `json:"timeZone,omitempty"`
+	// Top-level runs of it that may be RUNNING or PAUSED at once (1 to 10000).
+	MaxInstances *int `json:"maxInstances,omitempty"`
+	// What a run over maxInstances does.
+	OverlapPolicy *string `json:"overlapPolicy,omitempty"`
+	// What happens to scheduled runs missed while no server could start them.
+	MisfirePolicy *string `json:"misfirePolicy,omitempty"`
+	// End the run FAILED at the first failed node (skipping what has not started) instead of letting independent branches finish.
+	FailFast *bool `json:"failFast,omitempty"`
+	// Its nodes: 1 to 500.
+	Nodes []*WorkflowNodeInput `json:"nodes"`
+	// Its edges: at most 2000, and no cycle.
+	Edges []*WorkflowEdgeInput `json:"edges"`
+}
+
+// A workflow run in a list.
+type WorkflowInstanceConnectionEdge struct {
+	// Pass as `after` to continue the list after this run.
+	Cursor string `json:"cursor"`
+	// The run.
+	Node *db.WorkflowInstance `json:"node"`
+}
+
+// One node of a workflow definition. Fields that do not apply to the node's type must be left out (or null).
+type WorkflowNodeInput struct {
+	// Unique within the workflow: 1 to 64 letters, digits, '_' or '-'. Keep it stable: runs, retries and imports name nodes by key.
+	Key string `json:"key"`
+	// What the node does.
+	Type string `json:"type"`
+	// A name for people; at most 128 characters, one line.
+	Name *string `json:"name,omitempty"`
+	// JOB and FOREACH (required): a job of the workflow's app, whatever its own schedule.
+	JobID *string `json:"jobId,omitempty"`
+	// NESTED (required): another workflow of the app; nesting may go any depth, but never back to this workflow.
+	WorkflowID *string `json:"workflowId,omitempty"`
+	// DECISION and FOREACH (required): an expr-lang expression over `context` and `upstream`, at most 2 KiB. A FOREACH's must yield a list.
+	Expression *string `json:"expression,omitempty"`
+	// JOB only: parameters in place of the job's (at most 64 KiB).
+	Params *string `json:"params,omitempty"`
+	// A disabled node is SKIPPED and its successors run as if it succeeded.
+	Enabled *bool `json:"enabled,omitempty"`
+	// Ignore its failure: successors run as if it succeeded.
+	SkipWhenFailed *bool `json:"skipWhenFailed,omitempty"`
+	// When it runs, given how its upstream nodes ended (default ALL_SUCCEEDED).
+	TriggerRule *string `json:"triggerRule,omitempty"`
+	// FOREACH only: elements running at once, 1 to 1000 (default 1).
+	Parallelism *int `json:"parallelism,omitempty"`
+	// JOB and FOREACH: instance timeout in ms in place of the job's; APPROVAL: how long to wait. 0 to one year.
+	TimeoutMs *int `json:"timeoutMs,omitempty"`
+	// JOB and FOREACH: retries in place of the job's instanceRetries, 0 to 100.
+	Retries *int `json:"retries,omitempty"`
+	// Where the console's editor draws it.
+	Position *db.NodePosition `json:"position,omitempty"`
+}
+
 // What a user or token may do on an app.
 type AppRole string
 

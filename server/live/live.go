@@ -56,6 +56,7 @@ const (
 	TopicInstances = "live.instances" // data: app id
 	TopicAuth      = "live.auth"      // data: empty
 	TopicWorkers   = "live.workers"   // data: app id
+	TopicWorkflows = "live.workflows" // data: "r<run id>", or "a<app id>" for every run of an app
 )
 
 // Error is an error of a subscription that is not the caller's input: it
@@ -121,6 +122,8 @@ type Store interface {
 	InstancesChangedSince(ctx context.Context, appID int64, since, afterAt time.Time, afterID int64, limit int) ([]db.Instance, error)
 	JobGet(ctx context.Context, id int64) (*db.Job, error)
 	LogPage(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
+	WorkflowInstanceGet(ctx context.Context, id int64) (*db.WorkflowInstance, error)
+	NodeRunsOf(ctx context.Context, runIDs []int64) ([]db.WorkflowNodeRun, error)
 }
 
 // Hints publishes and delivers wake-up hints (package bus).
@@ -166,6 +169,7 @@ type Feeds struct {
 	watchers map[int64]*watcher                   // app → its instanceUpdated watcher
 	workers  map[int64]map[chan struct{}]struct{} // app → wake channels of its workersUpdated subscribers
 	rechecks map[chan struct{}]struct{}           // every subscriber's "re-check rights" channel
+	runs     map[int64]map[chan struct{}]int64    // workflow run → wake channels of its subscribers, with the run's app
 }
 
 // New returns Feeds publishing and listening on b.
@@ -173,10 +177,12 @@ func New(cfg Config, store Store, b Hints, authSvc Auth, appSvc Apps, log *slog.
 	cfg.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Feeds{cfg: cfg, db: store, bus: b, auth: authSvc, apps: appSvc, log: log, ctx: ctx, cancel: cancel,
-		logs: map[int64]map[chan struct{}]struct{}{}, watchers: map[int64]*watcher{}, workers: map[int64]map[chan struct{}]struct{}{}, rechecks: map[chan struct{}]struct{}{}}
+		logs: map[int64]map[chan struct{}]struct{}{}, watchers: map[int64]*watcher{}, workers: map[int64]map[chan struct{}]struct{}{}, rechecks: map[chan struct{}]struct{}{},
+		runs: map[int64]map[chan struct{}]int64{}}
 	b.Subscribe(TopicLogs, h.onLogs)
 	b.Subscribe(TopicInstances, h.onInstances)
 	b.Subscribe(TopicWorkers, h.onWorkers)
+	b.Subscribe(TopicWorkflows, h.onWorkflows)
 	b.Subscribe(TopicAuth, func(string, string) { h.signalAll(h.rechecksLocked) })
 	b.OnReconnect(h.wakeAll)
 	authSvc.OnChange(func() { b.Publish(TopicAuth, "") })
@@ -272,6 +278,11 @@ func (h *Feeds) wakeAll() {
 		poke(w.wake)
 	}
 	for _, set := range h.workers {
+		for ch := range set {
+			poke(ch)
+		}
+	}
+	for _, set := range h.runs {
 		for ch := range set {
 			poke(ch)
 		}

@@ -6,23 +6,19 @@ import (
 	"strconv"
 
 	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/vm"
+
+	"github.com/jobwheel/jobwheel/server/wfexpr"
 )
 
 // Expressions of DECISION and FOREACH nodes are expr-lang, evaluated on the
 // server over {context, upstream}: context is the run's context as the node
 // starts, upstream maps each direct predecessor's key to its result (a
-// string; fromJSON(upstream.x) reads a JSON result). expr-lang has no I/O
-// and no access to the server: an expression reads what it is given. Its
-// size is bounded at compile time (MaxExpressionBytes, maxNodes) and its
+// string; fromJSON(upstream.x) reads a JSON result). They compile with the
+// options saving checked them with (package wfexpr), so what was accepted
+// runs. expr-lang has no I/O and no access to the server: an expression
+// reads what it is given. Its size is bounded at compile time and its
 // memory at run time (expr's budget), so a hostile expression cannot take
 // the server down.
-
-// MaxExpressionBytes bounds an expression's text.
-const MaxExpressionBytes = 2048
-
-// maxNodes bounds an expression's syntax tree.
-const maxNodes = 2000
 
 // exprEnv is what an expression sees.
 func exprEnv(context map[string]any, upstream map[string]string) map[string]any {
@@ -30,27 +26,7 @@ func exprEnv(context map[string]any, upstream map[string]string) map[string]any 
 	for k, v := range upstream {
 		up[k] = v
 	}
-	if context == nil {
-		context = map[string]any{}
-	}
-	return map[string]any{"context": context, "upstream": up}
-}
-
-// CompileExpression checks an expression the way saving a workflow does:
-// it parses and type-checks over an empty context, within the size bounds.
-func CompileExpression(src string) error {
-	_, err := compile(src)
-	return err
-}
-
-func compile(src string) (*vm.Program, error) {
-	if src == "" {
-		return nil, errors.New("is empty")
-	}
-	if len(src) > MaxExpressionBytes {
-		return nil, fmt.Errorf("is %d bytes; at most %d", len(src), MaxExpressionBytes)
-	}
-	return expr.Compile(src, expr.Env(exprEnv(nil, nil)), expr.MaxNodes(maxNodes))
+	return wfexpr.Env(context, up)
 }
 
 // evalDecision evaluates a DECISION's expression to the label of the
@@ -113,7 +89,7 @@ func evalList(src string, context map[string]any, upstream map[string]string) ([
 }
 
 func run(src string, context map[string]any, upstream map[string]string) (v any, err error) {
-	prog, err := compile(src)
+	prog, err := wfexpr.Compile(src)
 	if err != nil {
 		return nil, err
 	}

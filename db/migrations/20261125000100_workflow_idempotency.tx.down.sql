@@ -1,0 +1,1 @@
+DROP INDEX workflow_instances_idempotency;
