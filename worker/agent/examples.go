@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -19,6 +20,26 @@ func registerExamples(w *worker.Worker) {
 	w.Register("example.fail", worker.Func(fail))
 	w.Register("example.broadcast", broadcast{})
 	w.Register("example.mapreduce", mapReduce{})
+	w.Register("example.context", worker.Func(workflowContext))
+}
+
+// workflowContext is a workflow node that reads the run's context: it
+// logs it, returns the value of the key named by its parameters (as JSON),
+// and adds go_saw to the context with that value, for the nodes after it.
+func workflowContext(ctx worker.TaskContext) (worker.Result, error) {
+	wctx := ctx.WorkflowContext()
+	ctx.Logger().Info("workflow context", "context", wctx, "upstream", ctx.Upstream())
+	key := params(ctx)
+	v, ok := wctx[key]
+	if key != "" && !ok {
+		return worker.Result{}, fmt.Errorf("example.context: the context has no %q", key)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return worker.Result{}, err
+	}
+	ctx.SetWorkflowValue("go_saw", v)
+	return worker.Result{Message: string(b)}, nil
 }
 
 // params are the instance's parameters if given, else the job's.
