@@ -8,9 +8,12 @@
 //	api       instances triggered through the API, end to end: instances/s
 //	tasks     a MAP_REDUCE job's subtasks dispatched to 4 workers and
 //	          reported back: tasks/s (the dispatch→report round trip)
-//	failover  two servers, an app with every-second jobs; kill -9 its owner,
+//	failover  three servers, an app with every-second jobs; kill -9 its owner,
 //	          then SIGTERM the next one: time to the first fire on the new
 //	          owner, fires missed, caught up, duplicated or run twice
+//	workflow  a 10-node chain of no-op GO jobs: node end → next node start
+//	          percentiles over 100 runs one at a time, then runs/s with 100
+//	          chains at once
 //
 // Usage: go run ./e2e/bench [-scenario fires,api,tasks] [-jobs 1000] [-seconds 60]
 package main
@@ -37,13 +40,14 @@ import (
 )
 
 func main() {
-	scenarios := flag.String("scenario", "fires,api,tasks,failover", "comma-separated scenarios to run: fires, api, tasks, failover")
+	scenarios := flag.String("scenario", "fires,api,tasks,failover,workflow", "comma-separated scenarios to run: fires, api, tasks, failover, workflow")
 	jobs := flag.Int("jobs", 1000, "fires: jobs firing every second")
 	seconds := flag.Int("seconds", 60, "fires: how long to run")
 	instances := flag.Int("instances", 2000, "api: instances to trigger")
 	tasks := flag.Int("tasks", 20000, "tasks: subtasks of the map-reduce job")
 	workers := flag.Int("workers", 4, "agents to start")
 	leaseTTL := flag.Duration("lease-ttl", 15*time.Second, "failover: the servers' lease TTL")
+	runs := flag.Int("runs", 100, "workflow: runs of the 10-node chain, one at a time and then all at once")
 	flag.Parse()
 	for _, s := range strings.Split(*scenarios, ",") {
 		b := newBench()
@@ -59,6 +63,8 @@ func main() {
 				out = b.tasks(*tasks, *workers)
 			case "failover":
 				out = b.failover(*leaseTTL)
+			case "workflow":
+				out = b.workflow(*runs, *workers)
 			default:
 				b.Fatalf("unknown scenario %q", s)
 			}
@@ -495,5 +501,93 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 		"expectedFires": jobs * seconds, "recordedFires": len(seen), "missedNotRecorded": jobs*seconds - len(seen),
 		"caughtUpMisfire": caughtUp, "skippedByPolicy": skipped, "canceledOverLimit": canceled,
 		"duplicates": duplicates, "ranTwice": twice,
+	}
+}
+
+// workflow: a 10-node chain of no-op GO jobs. First runs one at a time, to
+// measure the gap from a node's instance ending (its report stored) to the
+// next node's instance starting on a worker; then as many runs at once, to
+// measure runs/s.
+func (b *bench) workflow(runs, workers int) map[string]any {
+	e := b.start(workers, 256)
+	ctx := context.Background()
+	jobID, err := e.c.CreateJob(map[string]any{"app": "bench", "name": "step", "scheduleType": "API",
+		"processorType": "GO", "processor": "example.noop", "maxInstances": 10000})
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	const chain = 10
+	var nodes, edges []map[string]any
+	for i := 0; i < chain; i++ {
+		nodes = append(nodes, map[string]any{"key": fmt.Sprintf("n%d", i), "type": "JOB", "jobId": jobID})
+		if i > 0 {
+			edges = append(edges, map[string]any{"from": fmt.Sprintf("n%d", i-1), "to": fmt.Sprintf("n%d", i)})
+		}
+	}
+	wfID, err := e.c.CreateWorkflow(map[string]any{"app": "bench", "name": "chain", "scheduleType": "API",
+		"maxInstances": 10000, "nodes": nodes, "edges": edges})
+	if err != nil {
+		b.Fatalf("%v", err)
+	}
+	wait := func(ids []string) {
+		for _, id := range ids {
+			if _, err := e.c.WaitWorkflowRun(id, 5*time.Minute, "SUCCEEDED"); err != nil {
+				b.Fatalf("%v", err)
+			}
+		}
+	}
+	// One at a time: the gap on the path, undisturbed.
+	var serial []string
+	for i := 0; i < runs; i++ {
+		id, err := e.c.RunWorkflow(wfID, nil)
+		if err != nil {
+			b.Fatalf("%v", err)
+		}
+		wait([]string{id})
+		serial = append(serial, id)
+	}
+	var gaps []float64
+	for _, id := range serial {
+		rid, _ := strconv.ParseInt(id, 10, 64)
+		ins, err := e.db.InstancesOfRuns(ctx, []int64{rid})
+		if err != nil {
+			b.Fatalf("%v", err)
+		}
+		byNode := map[string]db.Instance{}
+		for _, in := range ins {
+			byNode[*in.WorkflowNodeID] = in
+		}
+		for i := 1; i < chain; i++ {
+			prev, next := byNode[fmt.Sprintf("n%d", i-1)], byNode[fmt.Sprintf("n%d", i)]
+			if prev.FinishedAt != nil && next.StartedAt != nil {
+				gaps = append(gaps, float64(next.StartedAt.Sub(*prev.FinishedAt).Microseconds())/1000)
+			}
+		}
+	}
+	sort.Float64s(gaps)
+	// All at once.
+	cpu0 := cpuSeconds(e.srv.Pid())
+	start := time.Now()
+	var parallel []string
+	for i := 0; i < runs; i++ {
+		id, err := e.c.RunWorkflow(wfID, nil)
+		if err != nil {
+			b.Fatalf("%v", err)
+		}
+		parallel = append(parallel, id)
+	}
+	wait(parallel)
+	took := time.Since(start)
+	cpu1 := cpuSeconds(e.srv.Pid())
+	return map[string]any{
+		"nodes": chain, "runs": runs, "workers": workers,
+		// From a node's instance ending (its final report stored) to the
+		// next node's instance starting on a worker.
+		"nodeGapMs":       map[string]any{"p50": pct(gaps, 50), "p99": pct(gaps, 99), "max": pct(gaps, 100)},
+		"concurrentRuns":  runs,
+		"runsPerSec":      round(float64(runs) / took.Seconds()),
+		"nodesPerSec":     round(float64(runs*chain) / took.Seconds()),
+		"serverCpuSec":    round(cpu1 - cpu0),
+		"serverPeakRssMB": peakRSSMB(e.srv.Pid()),
 	}
 }
