@@ -17,7 +17,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
-	"github.com/jobwheel/jobwheel/graph/wsclient"
+	"github.com/jobwheel/jobwheel/graph/client"
 )
 
 // code returns the GraphQL error code of err ("" if it is not one).
@@ -168,12 +168,12 @@ func TestAPIAccessControl(t *testing.T) {
 	// An unauthenticated websocket is refused; the token's is accepted.
 	ctx, cancel := context.WithTimeout(context.Background(), settle)
 	defer cancel()
-	_, err = wsclient.Dial(ctx, reader.URL, wsclient.Options{})
-	var ce *wsclient.CloseError
+	_, err = client.Dial(ctx, reader.URL, client.Options{})
+	var ce *client.CloseError
 	if !errors.As(err, &ce) || ce.Code != 4403 {
 		t.Fatalf("anonymous websocket: got %v, want close code 4403", err)
 	}
-	ws, err := wsclient.Dial(ctx, reader.URL, wsclient.Options{Token: reader.Token})
+	ws, err := client.Dial(ctx, reader.URL, client.Options{Token: reader.Token})
 	if err != nil {
 		t.Fatalf("websocket with the token: %v", err)
 	}
@@ -184,7 +184,7 @@ func TestAPIAccessControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCode(t, "revoked token", reader.Do(`{ apps { name } }`, nil, nil), "UNAUTHENTICATED")
-	if _, err = wsclient.Dial(ctx, reader.URL, wsclient.Options{Token: reader.Token}); !errors.As(err, &ce) || ce.Code != 4403 {
+	if _, err = client.Dial(ctx, reader.URL, client.Options{Token: reader.Token}); !errors.As(err, &ce) || ce.Code != 4403 {
 		t.Fatalf("websocket with a revoked token: got %v, want close code 4403", err)
 	}
 	var tokens struct {
@@ -217,7 +217,7 @@ type follower struct {
 // stream completes (true) or `stopAfter` lines were read (false).
 func (f *follower) follow(ctx context.Context, instanceID string, stopAfter int) bool {
 	f.t.Helper()
-	c, err := wsclient.Dial(ctx, f.url, wsclient.Options{Token: f.token})
+	c, err := client.Dial(ctx, f.url, client.Options{Token: f.token})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func TestLogSubscriptionOnAnotherServer(t *testing.T) {
 	token := other.Client().Token
 	ctx, cancel := context.WithTimeout(context.Background(), 2*settle)
 	defer cancel()
-	ws, err := wsclient.Dial(ctx, other.URL+"/graphql", wsclient.Options{Token: token})
+	ws, err := client.Dial(ctx, other.URL+"/graphql", client.Options{Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestSubscriptionsEndUnavailableOnShutdown(t *testing.T) {
 	cl.wait(t, id, "RUNNING")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn, err := wsclient.Dial(ctx, cl.srv.URL+"/graphql", wsclient.Options{Token: cl.c.Token})
+	conn, err := client.Dial(ctx, cl.srv.URL+"/graphql", client.Options{Token: cl.c.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +479,7 @@ func TestSubscriptionsEndUnavailableOnShutdown(t *testing.T) {
 		if err == nil {
 			continue
 		}
-		var errs wsclient.Errors
+		var errs client.Errors
 		if !errors.As(err, &errs) || errs.Code() != "UNAVAILABLE" {
 			t.Fatalf("the subscription ended with %v; want UNAVAILABLE", err)
 		}
@@ -505,7 +505,7 @@ func TestWorkersLiveOnAnotherServer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*settle)
 	defer cancel()
-	ws, err := wsclient.Dial(ctx, other.URL+"/graphql", wsclient.Options{Token: other.Client().Token})
+	ws, err := client.Dial(ctx, other.URL+"/graphql", client.Options{Token: other.Client().Token})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
-	"github.com/jobwheel/jobwheel/graph/wsclient"
+	"github.com/jobwheel/jobwheel/graph/client"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -65,7 +65,7 @@ func TestWebsocketCredentialDies(t *testing.T) {
 		}},
 		{"session logged out", a, ed.Token, func() error { return ed.Do(`mutation { logout }`, nil, nil) }},
 	} {
-		c, err := wsclient.Dial(ctx, tc.server.URL+"/graphql", wsclient.Options{Token: tc.token})
+		c, err := client.Dial(ctx, tc.server.URL+"/graphql", client.Options{Token: tc.token})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -84,8 +84,8 @@ func TestWebsocketCredentialDies(t *testing.T) {
 		if err == nil {
 			_, err = s.Next(ctx)
 		}
-		var errs wsclient.Errors
-		var closed *wsclient.CloseError
+		var errs client.Errors
+		var closed *client.CloseError
 		if !(errors.As(err, &errs) && errs.Code() == "UNAUTHENTICATED") && !(errors.As(err, &closed) && closed.Code == 4403) {
 			t.Fatalf("%s: createJob on the old socket: %v, want UNAUTHENTICATED", tc.name, err)
 		}

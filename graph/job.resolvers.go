@@ -157,7 +157,7 @@ func (r *queryResolver) PreviewSchedule(ctx context.Context, typeArg string, exp
 	if err != nil {
 		return nil, asArgument(err)
 	}
-	from := db.Now()
+	from := r.now()
 	if after != nil {
 		from = *after
 	}

@@ -6,9 +6,12 @@ package graph
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/cluster"
@@ -28,6 +31,8 @@ type Services struct {
 	Logs      *logs.Service
 	Live      *live.Feeds
 	Log       *slog.Logger
+	// Clock defaults to the system clock.
+	Clock clock.Clock
 }
 
 // Resolver is the root of the resolvers.
@@ -43,9 +48,14 @@ type Resolver struct {
 	// present gives errors the API's shape (set by NewHandler); subscription
 	// errors raised after the stream started need it by hand.
 	present graphql.ErrorPresenterFunc
+	clock   clock.Clock
 }
 
 // NewResolver returns the root resolver over s.
 func NewResolver(s Services) *Resolver {
-	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, logs: s.Logs, live: s.Live, log: s.Log}
+	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, logs: s.Logs, live: s.Live, log: s.Log,
+		clock: clock.OrSystem(s.Clock)}
 }
+
+// now is the time as the database keeps it.
+func (r *Resolver) now() time.Time { return db.Stamp(r.clock.Now()) }

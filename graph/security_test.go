@@ -13,7 +13,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
-	"github.com/jobwheel/jobwheel/graph/wsclient"
+	"github.com/jobwheel/jobwheel/graph/client"
 	"github.com/jobwheel/jobwheel/server/auth"
 )
 
@@ -52,7 +52,7 @@ func TestWebsocketOperationsAuthorizedNow(t *testing.T) {
 			f.api.must(t, changer, `mutation { changePassword(oldPassword: "password-1", newPassword: "password-2") }`, nil, nil)
 		}},
 	} {
-		c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: tc.token})
+		c, err := client.Dial(ctx, f.api.url, client.Options{Token: tc.token})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -71,8 +71,8 @@ func TestWebsocketOperationsAuthorizedNow(t *testing.T) {
 		if err == nil {
 			_, err = s.Next(ctx)
 		}
-		var errs wsclient.Errors
-		var closed *wsclient.CloseError
+		var errs client.Errors
+		var closed *client.CloseError
 		switch {
 		case errors.As(err, &errs) && errs.Code() == CodeUnauthenticated:
 		case errors.As(err, &closed) && closed.Code == closeUnauthenticated:
@@ -111,7 +111,7 @@ func TestWebsocketClosedWhenCredentialDies(t *testing.T) {
 		}
 	}
 	f.api.must(t, f.viewer, `mutation { createApiToken(name: "watch", app: "orders") { token { id } secret } }`, nil, &tok)
-	c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: tok.CreateApiToken.Secret})
+	c, err := client.Dial(ctx, f.api.url, client.Options{Token: tok.CreateApiToken.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestWebsocketClosedWhenCredentialDies(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("an idle socket whose token was revoked stayed open")
 	}
-	var closed *wsclient.CloseError
+	var closed *client.CloseError
 	if !errors.As(c.Err(), &closed) || closed.Code != closeUnauthenticated {
 		t.Fatalf("closed with %v, want 4403", c.Err())
 	}
@@ -129,7 +129,7 @@ func TestWebsocketClosedWhenCredentialDies(t *testing.T) {
 	// A role taken away: the socket stays (the credential lives), but
 	// the app is gone for it at once.
 	f.api.setRole(t, f.admin, "orders", "viewer", "EDITOR")
-	c2, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+	c2, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +151,12 @@ func TestSlowConsumerToldBeforeClose(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, dbtest.Open(t, db.SQLite), apiOptions{pingInterval: 100 * time.Millisecond})
 	ctx := waitCtx(t)
-	c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer, NoPong: true})
+	c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer, NoPong: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
-	subs := map[string]*wsclient.Sub{}
+	subs := map[string]*client.Sub{}
 	for name, q := range map[string]string{
 		"instanceLogs":    logsSub,
 		"instanceUpdated": `subscription { instanceUpdated(app: "orders") { id } }`,
@@ -172,13 +172,13 @@ func TestSlowConsumerToldBeforeClose(t *testing.T) {
 		for err == nil {
 			_, err = s.Next(ctx)
 		}
-		var errs wsclient.Errors
+		var errs client.Errors
 		if !errors.As(err, &errs) || errs.Code() != CodeSlowConsumer {
 			t.Fatalf("%s: ended with %v, want SLOW_CONSUMER", name, err)
 		}
 	}
 	<-c.Done()
-	var closed *wsclient.CloseError
+	var closed *client.CloseError
 	if !errors.As(c.Err(), &closed) || closed.Code != closeSlowConsumer || !strings.HasPrefix(closed.Reason, CodeSlowConsumer+": ") {
 		t.Fatalf("closed with %v, want 1008 SLOW_CONSUMER", c.Err())
 	}

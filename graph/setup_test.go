@@ -69,19 +69,18 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	} else if os.Getenv("JOBWHEEL_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	authSvc := auth.New(d, log)
-	authSvc.SetLoginLimits(opts.limits)
+	authSvc := auth.New(auth.Config{LoginLimits: opts.limits}, d, log)
 	if _, err := authSvc.EnsureAdmin(ctx, adminPassword); err != nil {
 		t.Fatal(err)
 	}
-	appSvc := apps.New(d, authSvc)
+	appSvc := apps.New(d, authSvc, nil)
 	var busDB *bun.DB
 	if d.Dialect() == db.Postgres {
 		busDB = d.Bun()
 	}
 	b := bus.New("test", d.Namespace(), busDB, log)
 	hub := live.New(opts.live, d, b, authSvc, appSvc, log)
-	jobSvc := jobs.New(d, authSvc, appSvc, hub.Jobs(nopOwner{}))
+	jobSvc := jobs.New(jobs.Deps{Store: d, Auth: authSvc, Apps: appSvc, Notifier: hub.Jobs(nopOwner{})})
 	logSvc := logs.New(d, hub, nil, log)
 	ops := &recordedOps{}
 	var runOps workflows.RunOps = ops

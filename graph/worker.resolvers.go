@@ -21,12 +21,12 @@ func (r *queryResolver) Workers(ctx context.Context, app string) ([]*db.Worker, 
 }
 
 func (r *workerResolver) Alive(ctx context.Context, obj *db.Worker) (bool, error) {
-	return obj.Alive(db.Now()), nil
+	return obj.Alive(r.now()), nil
 }
 
 func (r *workerResolver) Health(ctx context.Context, obj *db.Worker) (string, error) {
 	switch {
-	case !obj.Alive(db.Now()):
+	case !obj.Alive(r.now()):
 		return "LOST", nil
 	case obj.Metrics.CPUCores > 0 && obj.Metrics.Load1 > float64(obj.Metrics.CPUCores),
 		obj.Metrics.FreeMemoryMB > 0 && obj.Metrics.FreeMemoryMB < 256:

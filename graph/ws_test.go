@@ -17,7 +17,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
-	"github.com/jobwheel/jobwheel/graph/wsclient"
+	"github.com/jobwheel/jobwheel/graph/client"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
@@ -40,15 +40,15 @@ func TestWebsocketRefusesUnauthenticated(t *testing.T) {
 		{"unknown token", "jwt_nope"},
 		{"not a jobwheel token", "abc"},
 	} {
-		_, err := wsclient.Dial(ctx, api.url, wsclient.Options{Token: tc.token})
-		var ce *wsclient.CloseError
+		_, err := client.Dial(ctx, api.url, client.Options{Token: tc.token})
+		var ce *client.CloseError
 		if !errors.As(err, &ce) || ce.Code != 4403 || !strings.HasPrefix(ce.Reason, "UNAUTHENTICATED: ") {
 			t.Fatalf("%s: got %v, want close 4403 UNAUTHENTICATED", tc.name, err)
 		}
 	}
 	// A good token is accepted, and a subscription's own errors come in
 	// the API's error shape.
-	c, err := wsclient.Dial(ctx, api.url, wsclient.Options{Token: api.admin(t)})
+	c, err := client.Dial(ctx, api.url, client.Options{Token: api.admin(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestWebsocketRefusesUnauthenticated(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = s.Next(ctx)
-		var errs wsclient.Errors
+		var errs client.Errors
 		if !errors.As(err, &errs) || errs.Code() != tc.code {
 			t.Fatalf("%s: got %v, want %s", tc.query, err, tc.code)
 		}
@@ -81,7 +81,7 @@ func TestWebsocketKeepAlive(t *testing.T) {
 	api := newAPI(t, d, apiOptions{pingInterval: 500 * time.Millisecond})
 	token := api.admin(t)
 	pings := make(chan struct{}, 100)
-	c, err := wsclient.Dial(ctx, api.url, wsclient.Options{Token: token, OnPing: func() { pings <- struct{}{} }})
+	c, err := client.Dial(ctx, api.url, client.Options{Token: token, OnPing: func() { pings <- struct{}{} }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestWebsocketKeepAlive(t *testing.T) {
 		}
 	}
 	quick := newAPI(t, d, apiOptions{pingInterval: 50 * time.Millisecond})
-	silent, err := wsclient.Dial(ctx, quick.url, wsclient.Options{Token: token, NoPong: true})
+	silent, err := client.Dial(ctx, quick.url, client.Options{Token: token, NoPong: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ type logLine struct {
 }
 
 // next reads one line of an instanceLogs subscription.
-func next(t *testing.T, ctx context.Context, s *wsclient.Sub) (logLine, error) {
+func next(t *testing.T, ctx context.Context, s *client.Sub) (logLine, error) {
 	t.Helper()
 	raw, err := s.Next(ctx)
 	if err != nil {
@@ -170,7 +170,7 @@ func next(t *testing.T, ctx context.Context, s *wsclient.Sub) (logLine, error) {
 }
 
 // expect reads lines from..to, in order, each once.
-func expect(t *testing.T, ctx context.Context, s *wsclient.Sub, from, to int) {
+func expect(t *testing.T, ctx context.Context, s *client.Sub, from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
 		l, err := next(t, ctx, s)
@@ -194,7 +194,7 @@ func TestInstanceLogsSubscription(t *testing.T) {
 		f := newFixture(t, d, apiOptions{})
 		ctx := waitCtx(t)
 		f.write(t, 1, 5)
-		c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+		c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestInstanceLogsSubscription(t *testing.T) {
 		c.CloseNow()
 
 		f.write(t, 13, 20) // while nobody listens
-		c2, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+		c2, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestInstanceUpdatedSubscription(t *testing.T) {
 		f := newFixture(t, d, apiOptions{})
 		ctx := waitCtx(t)
 		other := f.api.createJob(t, f.admin, "orders", "other")
-		c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+		c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestInstanceUpdatedSubscription(t *testing.T) {
 		// starts with the instances that changed just before it (here the
 		// fixture's), so others may come first; a job filter must keep
 		// other jobs' instances out.
-		waitFor := func(s *wsclient.Sub, id, status, job string) {
+		waitFor := func(s *client.Sub, id, status, job string) {
 			t.Helper()
 			for {
 				raw, err := s.Next(ctx)
@@ -323,7 +323,7 @@ func TestSubscriptionEndsWhenTokenRevoked(t *testing.T) {
 		}
 	}
 	f.api.must(t, f.viewer, `mutation { createApiToken(name: "watcher", app: "orders") { token { id } secret } }`, nil, &out)
-	c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: out.CreateApiToken.Secret})
+	c, err := client.Dial(ctx, f.api.url, client.Options{Token: out.CreateApiToken.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,12 +339,12 @@ func TestSubscriptionEndsWhenTokenRevoked(t *testing.T) {
 	f.write(t, 1, 1)
 	expect(t, ctx, logs, 1, 1) // it is live
 	f.api.must(t, f.viewer, `mutation($id: ID!) { revokeApiToken(id: $id) }`, map[string]any{"id": out.CreateApiToken.Token.ID}, nil)
-	for name, s := range map[string]*wsclient.Sub{"instanceLogs": logs, "instanceUpdated": updates} {
+	for name, s := range map[string]*client.Sub{"instanceLogs": logs, "instanceUpdated": updates} {
 		var err error
 		for err == nil { // values sent before the revocation may come first
 			_, err = s.Next(ctx)
 		}
-		var errs wsclient.Errors
+		var errs client.Errors
 		if !errors.As(err, &errs) || errs.Code() != CodeUnauthenticated {
 			t.Fatalf("%s after revocation: got %v, want UNAUTHENTICATED", name, err)
 		}
@@ -402,7 +402,7 @@ func TestWorkersUpdatedSubscription(t *testing.T) {
 	d := dbtest.Open(t, db.SQLite)
 	f := newFixture(t, d, apiOptions{})
 	ctx := waitCtx(t)
-	c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+	c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestWorkersUpdatedSubscription(t *testing.T) {
 	}
 
 	stranger := f.api.createUser(t, f.admin, "stranger")
-	c2, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: stranger})
+	c2, err := client.Dial(ctx, f.api.url, client.Options{Token: stranger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +453,7 @@ func TestWorkersUpdatedSubscription(t *testing.T) {
 	if err == nil {
 		_, err = s2.Next(ctx)
 	}
-	var errs wsclient.Errors
+	var errs client.Errors
 	if !errors.As(err, &errs) || errs.Code() != CodeNotFound {
 		t.Fatalf("a user without a role subscribes: %v; want NOT_FOUND", err)
 	}
@@ -473,7 +473,7 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 		w := f.api.createWorkflow(t, f.admin, pipeline("orders", "nightly", fmt.Sprint(f.jobID), other))
 		runID := f.api.runWorkflow(t, f.admin, w.ID, nil)
 		run := mustInt(t, runID)
-		c, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: f.viewer})
+		c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -555,7 +555,7 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 		}
 
 		stranger := f.api.createUser(t, f.admin, "stranger")
-		c2, err := wsclient.Dial(ctx, f.api.url, wsclient.Options{Token: stranger})
+		c2, err := client.Dial(ctx, f.api.url, client.Options{Token: stranger})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -564,7 +564,7 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 		if err == nil {
 			_, err = s2.Next(ctx)
 		}
-		var errs wsclient.Errors
+		var errs client.Errors
 		if !errors.As(err, &errs) || errs.Code() != CodeNotFound {
 			t.Fatalf("a user without a role subscribes: %v; want NOT_FOUND", err)
 		}

@@ -67,12 +67,12 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		return nil, err
 	}
 
-	authSvc := auth.New(n.db, log)
+	authSvc := auth.New(auth.Config{}, n.db, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
 		return nil, err
 	}
-	appSvc := apps.New(n.db, authSvc)
+	appSvc := apps.New(n.db, authSvc, nil)
 	if cfg.Demo {
 		dir, _ := os.Getwd()
 		if err = ensureDemo(ctx, n.db, appSvc, dir); err != nil {
@@ -125,8 +125,8 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		Store: n.db, Logs: logSvc, Watcher: feeds, Log: log})
 	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
 
-	jobSvc := jobs.New(n.db, authSvc, appSvc, feeds.Jobs(ownedApps))
-	jobSvc.SetWebhookPolicy(netguard.Policy{Allow: cfg.AlarmAllowNetworks})
+	jobSvc := jobs.New(jobs.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+		Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),

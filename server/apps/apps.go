@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/fault"
 	"github.com/jobwheel/jobwheel/server/text"
@@ -48,16 +49,20 @@ type Service struct {
 	store     Store
 	auth      *auth.Service
 	onDeleted []func(appID int64)
+	clock     clock.Clock
 }
 
 // OnDeleted registers fn to hear of deleted apps, so the server holding
 // one's lease lets it go at once rather than at its next renewal.
 func (s *Service) OnDeleted(fn func(appID int64)) { s.onDeleted = append(s.onDeleted, fn) }
 
-// New returns a Service.
-func New(store Store, authz *auth.Service) *Service {
-	return &Service{store: store, auth: authz}
+// New returns a Service; clk nil is the system clock.
+func New(store Store, authz *auth.Service, clk clock.Clock) *Service {
+	return &Service{store: store, auth: authz, clock: clock.OrSystem(clk)}
 }
+
+// now is the time as the database keeps it.
+func (s *Service) now() time.Time { return db.Stamp(s.clock.Now()) }
 
 // ValidateName says why an app name is unacceptable, or nil. Names appear
 // in worker configuration and URLs, so they are kept simple.
@@ -150,7 +155,7 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 	// hold the app up.
 	var live []string
 	for _, w := range workers {
-		if w.Alive(db.Now()) {
+		if w.Alive(s.now()) {
 			live = append(live, w.Host)
 		}
 	}
@@ -265,13 +270,13 @@ func (s *Service) Workers(ctx context.Context, appName string) ([]db.Worker, err
 	if err != nil {
 		return nil, err
 	}
-	return s.store.WorkerList(ctx, a.ID, db.Now().Add(-WorkerListWindow))
+	return s.store.WorkerList(ctx, a.ID, s.now().Add(-WorkerListWindow))
 }
 
 // WorkersOf is Workers for an app the caller was already allowed to see
 // (a subscription re-reading it).
 func (s *Service) WorkersOf(ctx context.Context, appID int64) ([]db.Worker, error) {
-	return s.store.WorkerList(ctx, appID, db.Now().Add(-WorkerListWindow))
+	return s.store.WorkerList(ctx, appID, s.now().Add(-WorkerListWindow))
 }
 
 // Worker returns one worker of an app (the caller already may see the

@@ -27,6 +27,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/fault"
 )
 
@@ -80,14 +81,20 @@ type Service struct {
 	onChange []func()
 }
 
-// New returns a Service over store, with the default LoginLimits.
-func New(store Store, log *slog.Logger) *Service {
-	return &Service{store: store, log: log, now: db.Now, limits: newLimiter(LoginLimits{}, db.Now)}
+// Config tunes the service; the zero value takes the defaults.
+type Config struct {
+	// LoginLimits bound password guessing; zero fields take the defaults.
+	LoginLimits LoginLimits
+	// Clock defaults to the system clock.
+	Clock clock.Clock
 }
 
-// SetLoginLimits replaces the login limits (zero fields take the
-// defaults); call before serving.
-func (s *Service) SetLoginLimits(l LoginLimits) { s.limits = newLimiter(l, s.now) }
+// New returns a Service over store.
+func New(cfg Config, store Store, log *slog.Logger) *Service {
+	clk := clock.OrSystem(cfg.Clock)
+	now := func() time.Time { return db.Stamp(clk.Now()) }
+	return &Service{store: store, log: log, now: now, limits: newLimiter(cfg.LoginLimits, now)}
+}
 
 // Principal is an authenticated caller.
 type Principal struct {

@@ -10,15 +10,15 @@ import (
 	"github.com/jobwheel/jobwheel/server/fault"
 )
 
-// clock is a test clock.
-type clock struct{ t time.Time }
+// testClock is a clock the test moves.
+type testClock struct{ t time.Time }
 
-func (c *clock) now() time.Time { return c.t }
+func (c *testClock) now() time.Time { return c.t }
 
 // guesses counts the attempts an attacker who retries as soon as allowed
 // gets through in d, against one username from the given addresses (in
 // turn), or against many usernames from one address.
-func guesses(l *limiter, c *clock, d time.Duration, users []string, addrs []netip.Addr) int {
+func guesses(l *limiter, c *testClock, d time.Duration, users []string, addrs []netip.Addr) int {
 	end := c.t.Add(d)
 	n, i := 0, 0
 	for c.t.Before(end) {
@@ -57,7 +57,7 @@ func names(n int) []string {
 // the address, and the default limits' figures hold.
 func TestLoginLimits(t *testing.T) {
 	t.Parallel()
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	c := &testClock{t: time.Unix(1_800_000_000, 0)}
 	l := newLimiter(LoginLimits{}, c.now)
 	a := netip.MustParseAddr("203.0.113.1")
 	for i := 0; i < 5; i++ {
@@ -124,7 +124,7 @@ func TestLoginLimitFigures(t *testing.T) {
 		{"1000 users, 1 address, first hour", 1000, 1, time.Hour, 32, 32},
 		{"1000 users, 1 address, first day", 1000, 1, 24 * time.Hour, 130, 130},
 	} {
-		c := &clock{t: time.Unix(1_800_000_000, 0)}
+		c := &testClock{t: time.Unix(1_800_000_000, 0)}
 		l := newLimiter(LoginLimits{}, c.now)
 		n := guesses(l, c, tc.d, names(tc.users), addrs(tc.addrs))
 		t.Logf("%s: %d guesses", tc.name, n)

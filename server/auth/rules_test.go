@@ -45,11 +45,11 @@ func withToken(t *testing.T, s *auth.Service, token string) context.Context {
 
 func newWorld(t *testing.T, d *db.DB) *world {
 	t.Helper()
-	s := auth.New(d, slog.New(slog.DiscardHandler))
+	s := auth.New(auth.Config{}, d, slog.New(slog.DiscardHandler))
 	if _, err := s.EnsureAdmin(context.Background(), "admin-password"); err != nil {
 		t.Fatal(err)
 	}
-	w := &world{auth: s, apps: apps.New(d, s), admin: as(t, s, "admin", "admin-password")}
+	w := &world{auth: s, apps: apps.New(d, s, nil), admin: as(t, s, "admin", "admin-password")}
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := s.CreateUser(w.admin, u, "password-1", false); err != nil {
 			t.Fatal(err)

@@ -88,8 +88,8 @@ func setup(t *testing.T) *bundle {
 	t.Helper()
 	d := dbtest.Open(t, db.SQLite)
 	log := slog.New(slog.DiscardHandler)
-	authSvc := auth.New(d, log)
-	appSvc := apps.New(d, authSvc)
+	authSvc := auth.New(auth.Config{}, d, log)
+	appSvc := apps.New(d, authSvc, nil)
 	secret := auth.NewSecret("jwa_")
 	app, err := appSvc.CreateWithSecret(context.Background(), "orders", "", secret)
 	if err != nil {

@@ -21,8 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/apps"
-	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/fault"
 	"github.com/jobwheel/jobwheel/server/netguard"
 	"github.com/jobwheel/jobwheel/server/schedule"
@@ -44,25 +43,75 @@ type Notifier interface {
 	InstancesChanged(appID int64)
 }
 
+// Store is what the job API reads and writes.
+type Store interface {
+	AttemptList(ctx context.Context, instanceID int64) ([]db.InstanceAttempt, error)
+	AttemptUpsertMany(ctx context.Context, list []db.InstanceAttempt) error
+	AttemptsByInstances(ctx context.Context, instanceIDs []int64) (map[int64][]db.InstanceAttempt, error)
+	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
+	InstanceCount(ctx context.Context, f db.InstanceFilter) (int, error)
+	InstanceCountsNow(ctx context.Context, appID int64) (map[string]int, error)
+	InstanceCreate(ctx context.Context, in *db.Instance) error
+	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
+	InstanceList(ctx context.Context, f db.InstanceFilter) ([]db.Instance, bool, error)
+	InstanceOutcomes(ctx context.Context, appID int64, since time.Time) ([]db.OutcomeBucket, error)
+	InstanceRetry(ctx context.Context, id int64, from string, attempt int, triggerAt time.Time, reason string) (bool, error)
+	InstanceStop(ctx context.Context, id int64, reason string) (*db.Instance, error)
+	InstancesLastRun(ctx context.Context, jobIDs []int64) (map[int64]db.Instance, error)
+	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
+	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
+	JobCreate(ctx context.Context, j *db.Job) error
+	JobDelete(ctx context.Context, id int64) error
+	JobGet(ctx context.Context, id int64) (*db.Job, error)
+	JobList(ctx context.Context, appID int64, search string, beforeID int64, limit int) (db.JobPage, error)
+	JobOutcomes(ctx context.Context, jobID int64, since time.Time) ([]db.OutcomeBucket, error)
+	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]db.TaskCounts, error)
+	WorkerCountAlive(ctx context.Context, appID int64, since time.Time) (int, error)
+}
+
+// Auth checks the caller's rights on an app (package auth).
+type Auth interface {
+	Require(ctx context.Context, appID int64, role db.Role) error
+}
+
+// Apps finds the caller's apps (package apps).
+type Apps interface {
+	ByName(ctx context.Context, name string, role db.Role) (*db.App, error)
+	ByID(ctx context.Context, id int64, role db.Role) (*db.App, error)
+}
+
+// Deps are what the job API works with.
+type Deps struct {
+	Store    Store
+	Auth     Auth
+	Apps     Apps
+	Notifier Notifier
+	// Webhooks is which addresses alarm webhooks may name (the alarm
+	// sender's policy, checked here as far as a URL shows it); the zero
+	// value allows public addresses only.
+	Webhooks netguard.Policy
+	// Clock defaults to the system clock.
+	Clock clock.Clock
+}
+
 // Service is the job API.
 type Service struct {
-	db       *db.DB
-	auth     *auth.Service
-	apps     *apps.Service
+	db       Store
+	auth     Auth
+	apps     Apps
 	notify   Notifier
-	now      func() time.Time
+	clock    clock.Clock
 	webhooks netguard.Policy
 }
 
-// SetWebhookPolicy sets which addresses alarm webhooks may name (the
-// alarm sender's policy, checked here as far as a URL shows it); call
-// before serving. By default only public addresses.
-func (s *Service) SetWebhookPolicy(p netguard.Policy) { s.webhooks = p }
-
 // New returns a Service.
-func New(store *db.DB, authz *auth.Service, appSvc *apps.Service, notify Notifier) *Service {
-	return &Service{db: store, auth: authz, apps: appSvc, notify: notify, now: db.Now}
+func New(d Deps) *Service {
+	return &Service{db: d.Store, auth: d.Auth, apps: d.Apps, notify: d.Notifier, clock: clock.OrSystem(d.Clock), webhooks: d.Webhooks}
 }
+
+// now is the time as the database keeps it.
+func (s *Service) now() time.Time { return db.Stamp(s.clock.Now()) }
 
 // Input is a job definition as the API receives it. Nil pointers take the
 // defaults.

@@ -198,7 +198,7 @@ func (h *Feeds) runWatcher(w *watcher) {
 
 // scan re-reads the window and sends what changed.
 func (h *Feeds) scan(w *watcher) error {
-	now := db.Now()
+	now := db.Stamp(h.clock.Now())
 	w.mu.Lock()
 	from := now
 	if !w.newest.IsZero() && w.newest.Before(from) {

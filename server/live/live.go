@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/bus"
 	"github.com/jobwheel/jobwheel/server/fault"
@@ -93,6 +94,8 @@ type Config struct {
 	Buffer int
 	// LogPage is how many log lines are read at once. Default 500.
 	LogPage int
+	// Clock defaults to the system clock.
+	Clock clock.Clock
 }
 
 func (c *Config) defaults() {
@@ -152,12 +155,13 @@ type Apps interface {
 // feeds cannot be started again after that.
 type Feeds struct {
 	lifecycle.Base
-	cfg  Config
-	db   Store
-	bus  Hints
-	auth Auth
-	apps Apps
-	log  *slog.Logger
+	cfg   Config
+	db    Store
+	bus   Hints
+	auth  Auth
+	apps  Apps
+	log   *slog.Logger
+	clock clock.Clock
 
 	// ctx ends every subscription when the feeds stop.
 	ctx    context.Context
@@ -176,7 +180,7 @@ type Feeds struct {
 func New(cfg Config, store Store, b Hints, authSvc Auth, appSvc Apps, log *slog.Logger) *Feeds {
 	cfg.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Feeds{cfg: cfg, db: store, bus: b, auth: authSvc, apps: appSvc, log: log, ctx: ctx, cancel: cancel,
+	h := &Feeds{cfg: cfg, db: store, bus: b, auth: authSvc, apps: appSvc, log: log, clock: clock.OrSystem(cfg.Clock), ctx: ctx, cancel: cancel,
 		logs: map[int64]map[chan struct{}]struct{}{}, watchers: map[int64]*watcher{}, workers: map[int64]map[chan struct{}]struct{}{}, rechecks: map[chan struct{}]struct{}{},
 		runs: map[int64]map[chan struct{}]int64{}}
 	b.Subscribe(TopicLogs, h.onLogs)

@@ -31,7 +31,7 @@ type env struct {
 func newEnv(t *testing.T, d *db.DB, cfg live.Config) *env {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	authSvc := auth.New(d, log)
+	authSvc := auth.New(auth.Config{}, d, log)
 	ctx := context.Background()
 	if _, err := authSvc.EnsureAdmin(ctx, "admin-password"); err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func newEnv(t *testing.T, d *db.DB, cfg live.Config) *env {
 		t.Fatal(err)
 	}
 	e := &env{d: d, ctx: auth.WithPrincipal(ctx, p)}
-	appSvc := apps.New(d, authSvc)
+	appSvc := apps.New(d, authSvc, nil)
 	if e.app, _, err = appSvc.Create(e.ctx, "a", ""); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,4 @@
-// Package wsclient is a minimal client of jobwheel's GraphQL subscriptions
-// over websocket (the graphql-transport-ws protocol), for tests and tools
-// written in Go. graph/example/client shows the protocol in one file for
-// services that would rather copy it.
-package wsclient
+package client
 
 import (
 	"context"
@@ -17,34 +13,6 @@ import (
 
 	"github.com/coder/websocket"
 )
-
-// Error is one GraphQL error of a subscription.
-type Error struct {
-	Message    string         `json:"message"`
-	Extensions map[string]any `json:"extensions"`
-}
-
-// Code is extensions.code.
-func (e Error) Code() string { s, _ := e.Extensions["code"].(string); return s }
-
-// Errors is a subscription's error list; it is an error.
-type Errors []Error
-
-func (e Errors) Error() string {
-	parts := make([]string, len(e))
-	for i, x := range e {
-		parts[i] = fmt.Sprintf("%s (%s)", x.Message, x.Code())
-	}
-	return "graphql: " + strings.Join(parts, "; ")
-}
-
-// Code is the first error's code.
-func (e Errors) Code() string {
-	if len(e) == 0 {
-		return ""
-	}
-	return e[0].Code()
-}
 
 // CloseError is returned when the server closed the connection.
 type CloseError struct {
@@ -77,6 +45,9 @@ type Conn struct {
 	err    error
 	done   chan struct{}
 }
+
+// Subscriptions: graphql-transport-ws (the protocol of the graphql-ws npm
+// package) over one websocket, authenticated in connection_init.
 
 // Dial opens a websocket to the GraphQL endpoint (http(s)://host/graphql
 // or ws(s)://…) and completes connection_init. A refused init is a
