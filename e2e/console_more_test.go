@@ -46,6 +46,8 @@ func TestConsoleAdminBrowser(t *testing.T) {
 func TestConsoleFirstDayBrowser(t *testing.T) {
 	t.Parallel()
 	chromium := harness.Chromium(t)
-	cl := newCluster(t, "", 1)
+	// The job's alarm names a loopback webhook (nothing listens there):
+	// webhooks reach only public addresses unless the server allows more.
+	cl := newClusterWith(t, harness.ServerOptions{Env: []string{"JOBWHEEL_ALARM_ALLOW_NETWORKS=127.0.0.1/32"}}, 1)
 	runBrowserTest(t, "console-firstday.test.mjs", chromium, cl.srv, "APP="+cl.app)
 }
