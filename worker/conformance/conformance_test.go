@@ -81,6 +81,18 @@ func TestGoSDK(t *testing.T) {
 	requireAllPass(t, code, out)
 }
 
+// TestPythonSDK: the Python worker SDK (worker/python) passes every check
+// of the kit.
+func TestPythonSDK(t *testing.T) {
+	t.Parallel()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatalf("python3 is needed to test the Python SDK (make test-deps installs it): %v", err)
+	}
+	code, out := kitRun(t, "--", python, filepath.Join("..", "python", "examples", "conformance_worker.py"))
+	requireAllPass(t, code, out)
+}
+
 // TestKitFails: a worker that does not follow its settings fails the
 // check that looks at them, and the kit exits 1 saying why.
 func TestKitFails(t *testing.T) {
