@@ -39,6 +39,7 @@ var checks = []check{
 	{"logs.before-final", "§6.5 rule 3", "a task's final report waits until its log lines are acknowledged", checkLogsBeforeFinal},
 	{"running.until-acked", "§6.5 rule 4 §7.3", "heartbeats list a task from its acceptance until its final report is acknowledged", checkRunningUntilAcked},
 	{"resend", "§6.5 rule 1 §6.4", "after a connection is lost with acks outstanding: the same workerId, hello.running lists held tasks, the same lines (same seq) and reports are sent again", checkResend},
+	{"resend.refused", "§6.3 §6.5 rule 4", "a refused logs message and a refused final report are sent again (same seq), the task listed meanwhile", checkResendRefused},
 	{"stop.instance", "§10", "a stop naming an instance is acknowledged and stops its tasks (STOPPED)", checkStopInstance},
 	{"stop.tasks", "§10", "a stop naming tasks stops those and no other", checkStopTasks},
 	{"stop.instance0", "§10", "a stop with instanceId 0 stops the tasks named", checkStopInstance0},
@@ -666,6 +667,72 @@ func checkResend(k *kit) error {
 	if len(bad) > 0 {
 		return fmt.Errorf("%s", strings.Join(bad, "; "))
 	}
+	return nil
+}
+
+func checkResendRefused(k *kit) error {
+	c, err := k.connected()
+	if err != nil {
+		return err
+	}
+	t := k.newTask(procSucceed, jobParams(`{"lines":2}`))
+	// The refuse function runs on the connection's reader, one frame at a
+	// time, with the server's lock held.
+	var refusedLines []protocol.LogLine
+	var refusedFinal *event
+	k.srv.setRefuse(func(e *event) bool {
+		if l := e.logs(); l != nil && refusedLines == nil && slices.ContainsFunc(l.Lines, func(ln protocol.LogLine) bool { return ln.InstanceID == t.InstanceID }) {
+			refusedLines = l.Lines
+			return true
+		}
+		if refusedFinal == nil && hasReport(t.TaskID, true)(e) {
+			refusedFinal = e
+			return true
+		}
+		return false
+	})
+	defer k.srv.setRefuse(nil)
+	from := k.rec.mark()
+	if err := k.run(c, t); err != nil {
+		return err
+	}
+	first, err := k.final(from, t.TaskID)
+	if err != nil {
+		return err
+	}
+	again, err := k.final(first.ev.idx+1, t.TaskID)
+	if err != nil {
+		return fmt.Errorf("the refused final report was not sent again: %w", err)
+	}
+	var bad []string
+	if again.Status != first.Status || again.Result != first.Result {
+		bad = append(bad, fmt.Sprintf("the final report came back as %s %q; first %s %q", again.Status, again.Result, first.Status, first.Result))
+	}
+	seen := map[int64]int{}
+	for _, l := range k.linesOf(from, t.InstanceID) {
+		seen[l.Seq]++
+	}
+	for _, l := range refusedLines {
+		if l.InstanceID == t.InstanceID && seen[l.Seq] < 2 {
+			bad = append(bad, fmt.Sprintf("the refused line seq %d (%q) was not sent again", l.Seq, l.Text))
+		}
+	}
+	if len(seen) != 2 {
+		bad = append(bad, fmt.Sprintf("%d distinct seqs for the task's 2 lines: a re-sent line must keep its seq", len(seen)))
+	}
+	for _, e := range k.rec.since(first.ev.idx + 1) {
+		if e.idx >= again.ev.idx {
+			break
+		}
+		if e.conn == c && e.is(protocol.TypeHeartbeat) && !slices.Contains(e.heartbeat().Running, t.TaskID) {
+			bad = append(bad, fmt.Sprintf("a heartbeat between the refused final report and its re-send does not list task %d", t.TaskID))
+			break
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s", strings.Join(bad, "; "))
+	}
+	k.note = fmt.Sprintf("the final report sent again %s after the refusal", again.ev.at.Sub(first.ev.at).Round(time.Millisecond))
 	return nil
 }
 

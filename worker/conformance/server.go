@@ -173,7 +173,8 @@ type server struct {
 	hold      map[string]bool
 	holdConn  *wconn // holding applies to this connection only
 	held      []heldMsg
-	current   *wconn // the newest welcomed connection
+	refuse    func(*event) bool // answer these report, logs and map messages ok: false
+	current   *wconn            // the newest welcomed connection
 	conns     map[*wconn]bool
 	violation []string // breaches of the framing rules, as they happen
 	nextConn  int
@@ -273,6 +274,14 @@ func (s *server) violations() []string {
 func (s *server) setPlan(other bool, actions ...helloAction) {
 	s.mu.Lock()
 	s.plan, s.planOther = actions, other
+	s.mu.Unlock()
+}
+
+// setRefuse makes the kit answer ok: false to the report, logs and map
+// messages refuse picks (called with the server's lock held); nil stops.
+func (s *server) setRefuse(refuse func(*event) bool) {
+	s.mu.Lock()
+	s.refuse = refuse
 	s.mu.Unlock()
 }
 
@@ -496,12 +505,16 @@ func (c *wconn) answer(e *event) {
 			return
 		}
 		s.mu.Lock()
-		held := s.hold[e.frame.Type] && s.holdConn == c
+		refused := s.refuse != nil && s.refuse(e)
+		held := !refused && s.hold[e.frame.Type] && s.holdConn == c
 		if held {
 			s.held = append(s.held, heldMsg{conn: c, id: e.frame.ID, typ: e.frame.Type})
 		}
 		s.mu.Unlock()
-		if !held {
+		switch {
+		case refused:
+			c.ack(e.frame.ID, &protocol.Ack{OK: false, Error: "conformance kit: refused for now; send it again"})
+		case !held:
 			c.ack(e.frame.ID, &protocol.Ack{OK: true})
 		}
 	}
