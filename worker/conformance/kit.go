@@ -106,8 +106,8 @@ func (k *kit) launch(secret string, servers []string) error {
 		w = io.MultiWriter(out, &prefixed{prefix: "worker| ", w: k.opts.log})
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	// Its own process group, so that a wrapper (go run, a shell) and what
-	// it starts are stopped together.
+	// Its own process group, so that a wrapper (a shell) and what it
+	// starts are stopped together.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	k.procStart = k.rec.mark()
 	if err := cmd.Start(); err != nil {

@@ -6,7 +6,7 @@
 // per rule of the specification, printing PASS, FAIL or SKIP for each:
 //
 //	jobwheel-conformance -- python3 worker/python/examples/conformance_worker.py
-//	go run ./worker/conformance -- go run ./worker/conformance/testworker
+//	go build -o /tmp/testworker ./worker/conformance/testworker && go run ./worker/conformance -- /tmp/testworker
 //
 // The worker must register the kit's processors (README.md). The exit
 // status is 0 when no check failed, 1 when one did, 2 on a usage error.

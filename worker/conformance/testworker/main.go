@@ -2,7 +2,8 @@
 // registers the kit's processors (worker/conformance/README.md) and reads
 // its settings from the environment the kit sets.
 //
-//	go run ./worker/conformance -- go run ./worker/conformance/testworker
+//	go build -o /tmp/testworker ./worker/conformance/testworker
+//	go run ./worker/conformance -- /tmp/testworker
 //
 // It exits 0 after SIGTERM or SIGINT, 1 when the server refuses the secret.
 // The flag -slots overrides JOBWHEEL_WORKER_SLOTS: the kit's own tests use
