@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate test test-deps test-go test-frontend test-e2e bench lint clean
+.PHONY: all run build console generate test test-deps test-go test-python test-frontend test-e2e bench lint clean
 
 all: build
 
@@ -57,7 +57,7 @@ generate: frontend/node_modules
 	cd frontend && npm run codegen
 
 ## test: install what the tests need, then run every test (CI runs exactly this)
-test: test-deps lint test-go test-frontend test-e2e
+test: test-deps lint test-go test-python test-frontend test-e2e
 	@echo "make test: all tests passed"
 
 test-deps: frontend/node_modules e2e/browser/node_modules
@@ -80,6 +80,10 @@ $(BIN)/golangci-lint: tools/go.mod tools/go.sum
 ## test-go: Go unit and db tests (SQLite and PostgreSQL), with the race detector; fuzz seed corpora run here too
 test-go:
 	./scripts/gotest-summary.sh test-output/unit.log -race -count=1 $(UNIT_PKGS)
+
+## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go)
+test-python:
+	cd worker/python && python3 -m unittest
 
 ## test-frontend: the console's generated types are current, it typechecks and lints, and its component tests pass
 test-frontend: frontend/node_modules

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/worker/protocol"
@@ -45,6 +46,11 @@ type outbox struct {
 	reports  fifo[reportItem]
 	maps     fifo[*mapChunk]
 	inflight map[int64]*message // by frame id, on the current connection
+	// holdUntil delays logs and reports after the server refused some:
+	// they are sent again then (docs/protocol.md §6.3).
+	holdUntil  time.Time
+	retryPause time.Duration
+	now        func() time.Time
 	// finals counts, per task, final reports queued or in flight: until
 	// the server has acked a task's final report, heartbeats still list the
 	// task as running, or the server would take a heartbeat that overtook
@@ -113,6 +119,9 @@ const (
 	// whose sizes are estimated from above.
 	defaultBatchBytes = protocol.MaxFrameBytes / 2
 	defaultUrgent     = 200
+	// defaultRetryPause is how long refused reports and log lines wait
+	// before they are sent again.
+	defaultRetryPause = time.Second
 )
 
 func newOutbox(log *slog.Logger, maxLogs, maxReports int) *outbox {
@@ -127,6 +136,8 @@ func newOutbox(log *slog.Logger, maxLogs, maxReports int) *outbox {
 		dropped:    map[int64]int64{},
 		inflight:   map[int64]*message{},
 		finals:     map[int64]int{},
+		retryPause: defaultRetryPause,
+		now:        time.Now,
 	}
 	o.room = sync.NewCond(&o.mu)
 	return o
@@ -287,6 +298,9 @@ func (o *outbox) nextLocked() *message {
 			return &message{typ: protocol.TypeMap, chunk: c}
 		}
 	}
+	if o.now().Before(o.holdUntil) {
+		return nil // the server refused some lately: give it a moment
+	}
 	if o.logs.len() > 0 || len(o.dropped) > 0 {
 		m := &message{typ: protocol.TypeLogs}
 		size := 0
@@ -341,15 +355,22 @@ func (o *outbox) firstUnackedLogLocked() int64 {
 	return first
 }
 
-// ack settles the message the server answered. A refusal (ok false) is
-// final: map callers get the server's reason, refused reports and log
-// lines are logged and forgotten (sending them again would be refused
-// again).
+// ack settles the message the server answered. A refused map is final:
+// its caller gets the server's reason. A refused report or logs message is
+// kept and sent again after a pause: the server refuses them only for
+// reasons that pass (a failed transaction, the app moving), and
+// de-duplicates what it gets twice (docs/protocol.md §6.3). Until then a
+// refused final report keeps its task listed as running.
 func (o *outbox) ack(id int64, a *protocol.Ack) {
 	o.mu.Lock()
 	m, ok := o.inflight[id]
 	delete(o.inflight, id)
-	if ok {
+	refused := ok && !a.OK && m.typ != protocol.TypeMap
+	switch {
+	case refused:
+		o.requeueLocked([]*message{m})
+		o.holdUntil = o.now().Add(o.retryPause)
+	case ok:
 		o.settledLocked(m)
 	}
 	urgent := o.urgentLocked() || (ok && m.typ == protocol.TypeLogs && o.reports.len() > 0)
@@ -371,13 +392,13 @@ func (o *outbox) ack(id int64, a *protocol.Ack) {
 		m.chunk.settle(fmt.Errorf("the server refused subtasks %d..%d: %s",
 			m.chunk.first, m.chunk.first+len(m.chunk.m.Payloads)-1, orUnknown(a.Error)))
 	case protocol.TypeLogs:
-		o.log.Error("the server refused log lines; they are lost", "lines", len(m.lines), "error", a.Error)
+		o.log.Warn("the server refused log lines; sending them again shortly", "lines", len(m.lines), "in", o.retryPause, "error", a.Error)
 	case protocol.TypeReport:
 		ids := make([]int64, len(m.reports))
 		for i, r := range m.reports {
 			ids[i] = r.r.TaskID
 		}
-		o.log.Error("the server refused task reports", "tasks", ids, "error", a.Error)
+		o.log.Warn("the server refused task reports; sending them again shortly", "tasks", ids, "in", o.retryPause, "error", a.Error)
 	}
 }
 
@@ -407,11 +428,21 @@ func (o *outbox) requeue() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	ids := slices.Sorted(maps.Keys(o.inflight))
+	msgs := make([]*message, len(ids))
+	for i, id := range ids {
+		msgs[i] = o.inflight[id]
+	}
+	clear(o.inflight)
+	o.requeueLocked(msgs)
+}
+
+// requeueLocked puts the content of msgs, in order, back at the front of
+// the queues.
+func (o *outbox) requeueLocked(msgs []*message) {
 	var lines []protocol.LogLine
 	var reports []reportItem
 	var chunks []*mapChunk
-	for _, id := range ids {
-		m := o.inflight[id]
+	for _, m := range msgs {
 		lines = append(lines, m.lines...)
 		reports = append(reports, m.reports...)
 		if m.chunk != nil && !m.chunk.abandoned {
@@ -421,7 +452,6 @@ func (o *outbox) requeue() {
 			o.dropped[inst] += n
 		}
 	}
-	clear(o.inflight)
 	o.logs.prepend(lines)
 	o.reports.prepend(reports)
 	o.maps.prepend(chunks)

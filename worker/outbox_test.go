@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/worker/protocol"
@@ -183,5 +185,50 @@ func TestTaskLogFormat(t *testing.T) {
 	}
 	if lines[1].Text != `bad a=1 g.err="say \"hi\""` || lines[1].Level != "ERROR" || lines[1].InstanceID != 5 || lines[1].TaskID != 6 {
 		t.Errorf("line %+v", lines[1])
+	}
+}
+
+// TestOutboxResendsRefusedReportsAndLines: the server refuses reports and
+// log lines only for reasons that pass (docs/protocol.md §6.3), so a
+// refused message is sent again after a pause, the same lines with the
+// same seqs, and a refused final report keeps its task listed meanwhile.
+func TestOutboxResendsRefusedReportsAndLines(t *testing.T) {
+	o, next := testOutbox(100, 100)
+	now := time.Unix(1000, 0)
+	o.now = func() time.Time { return now }
+	o.addLog(line(1, "a"))
+	if err := o.addReport(protocol.TaskReport{TaskID: 7, InstanceID: 1, Status: protocol.TaskSucceeded}, 0); err != nil {
+		t.Fatal(err)
+	}
+	sent := o.take(next)
+	if len(sent) != 1 || sent[0].typ != protocol.TypeLogs {
+		t.Fatalf("sent %d messages; want the logs alone (the final report waits for them)", len(sent))
+	}
+	o.ack(sent[0].id, &protocol.Ack{OK: false, Error: "database is locked"})
+	if again := o.take(next); len(again) != 0 {
+		t.Fatalf("sent %d messages at once after a refusal (the first %s); want a pause", len(again), again[0].typ)
+	}
+	now = now.Add(defaultRetryPause)
+	again := o.take(next)
+	if len(again) != 1 || again[0].typ != protocol.TypeLogs || texts(again)[0] != "a" || again[0].lines[0].Seq != sent[0].lines[0].Seq {
+		t.Fatalf("after the pause: %d messages; want the refused line again with its seq", len(again))
+	}
+	o.ack(again[0].id, &protocol.Ack{OK: true})
+	rep := o.take(next)
+	if len(rep) != 1 || rep[0].typ != protocol.TypeReport {
+		t.Fatalf("after the lines were stored: %d messages; want the report", len(rep))
+	}
+	o.ack(rep[0].id, &protocol.Ack{OK: false, Error: "this server does not own the app now; reconnect"})
+	if !slices.Contains(o.unackedFinals(), 7) {
+		t.Fatalf("a refused final report no longer lists its task: the server would fail it as WORKER_LOST")
+	}
+	now = now.Add(defaultRetryPause)
+	rep = o.take(next)
+	if len(rep) != 1 || rep[0].reports[0].r.TaskID != 7 || rep[0].reports[0].r.Status != protocol.TaskSucceeded {
+		t.Fatalf("the refused report was not sent again")
+	}
+	o.ack(rep[0].id, &protocol.Ack{OK: true})
+	if len(o.unackedFinals()) != 0 || o.pending() {
+		t.Errorf("after the report was stored: finals %v, pending %t", o.unackedFinals(), o.pending())
 	}
 }

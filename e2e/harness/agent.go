@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -57,4 +59,40 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b)
+}
+
+// StartPythonWorker starts the Python SDK's example worker
+// (worker/python/examples/worker.py) with the agent's settings; it is
+// stopped (SIGTERM) when the test ends if it is still running.
+func StartPythonWorker(tb TB, opts AgentOptions) *Process {
+	tb.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		tb.Fatalf("%v", err)
+	}
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		tb.Fatalf("python3 is needed for the Python worker (make test-deps installs it): %v", err)
+	}
+	env := append([]string{
+		"JOBWHEEL_SERVERS=" + strings.Join(opts.Servers, ","),
+		"JOBWHEEL_APP=" + opts.App,
+		"JOBWHEEL_APP_SECRET=" + opts.Secret,
+		"JOBWHEEL_WORKER_TAGS=" + strings.Join(opts.Tags, ","),
+		"JOBWHEEL_LOG_LEVEL=debug",
+		"PYTHONUNBUFFERED=1",
+	}, opts.Env...)
+	if opts.Name != "" {
+		env = append(env, "JOBWHEEL_WORKER_NAME="+opts.Name)
+	}
+	if opts.Slots > 0 {
+		env = append(env, "JOBWHEEL_WORKER_SLOTS="+itoa(opts.Slots))
+	}
+	p := startProcess(tb, "python worker", python, []string{filepath.Join(root, "worker", "python", "examples", "worker.py")}, env, tb.TempDir())
+	tb.Cleanup(func() {
+		if !p.Exited() {
+			_ = p.Stop(StopTimeout)
+		}
+	})
+	return p
 }

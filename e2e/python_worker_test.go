@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/jobwheel/jobwheel/e2e/harness"
+)
+
+// TestPythonWorker: a real server and the Python SDK's example worker
+// (worker/python/examples/worker.py) run GO jobs whose processors the
+// Python worker registered: the log lines and the result arrive, a
+// map-reduce runs its subtasks and reduce on it, and a stop from the API
+// stops the Python processor. Then the worker stops gracefully on SIGTERM.
+func TestPythonWorker(t *testing.T) {
+	t.Parallel()
+	srv := harness.StartServer(t, harness.ServerOptions{})
+	c := srv.Client()
+	_, secret, err := c.CreateApp("orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &cluster{srv: srv, c: c, app: "orders", secret: secret}
+	py := harness.StartPythonWorker(t, harness.AgentOptions{Servers: []string{srv.URL}, App: "orders", Secret: secret,
+		Name: "py", Tags: []string{"python"}})
+	workers, err := c.WaitWorkers("orders", 1, connect)
+	if err != nil {
+		t.Fatalf("%v\npython worker output:\n%s", err, py.Output())
+	}
+	if !strings.HasPrefix(workers[0].ID, "py-") || len(workers[0].Tags) != 1 || workers[0].Tags[0] != "python" {
+		t.Errorf("worker listed as %+v; want id py-… with tag python", workers[0])
+	}
+
+	// A GO job served by Python: lines, then the result.
+	hello := cl.job(t, map[string]any{"name": "hello", "processorType": "GO", "processor": "python.hello"})
+	id, err := c.RunJob(hello, "jobwheel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := cl.wait(t, id, "SUCCEEDED")
+	want := []string{}
+	for i := 1; i <= 3; i++ {
+		want = append(want, fmt.Sprintf("hello, jobwheel line=%d instance=%s", i, id))
+	}
+	if got := texts(in); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("log lines %q; want %q", got, want)
+	}
+	for i, l := range in.Logs.Lines {
+		if l.Seq != int64(i+1) || l.Worker == nil || *l.Worker != workers[0].ID || l.Level != "INFO" {
+			t.Errorf("line %d: seq %d, worker %v, level %s; want seq %d from %s at INFO", i, l.Seq, l.Worker, l.Level, i+1, workers[0].ID)
+		}
+	}
+	if in.Result != "greeted jobwheel three times" || in.Worker == nil || in.Worker.ID != workers[0].ID {
+		t.Errorf("instance result %q on worker %+v; want the processor's result from the Python worker", in.Result, in.Worker)
+	}
+
+	// MAP_REDUCE: the root maps through the server, the subtasks come
+	// back to the worker, and reduce sums them.
+	squares := cl.job(t, map[string]any{"name": "squares", "processorType": "GO", "processor": "python.squares",
+		"executionMode": "MAP_REDUCE", "params": "4"})
+	in = cl.wait(t, cl.run(t, squares), "SUCCEEDED")
+	if in.Result != "sum of squares = 30" || in.Tasks.Total != 6 || in.Tasks.Succeeded != 6 {
+		t.Errorf("map-reduce: result %q, tasks %+v; want sum 30 over root, 4 subtasks and reduce", in.Result, in.Tasks)
+	}
+
+	// A stop from the API reaches the Python processor.
+	sleep := cl.job(t, map[string]any{"name": "sleep", "processorType": "GO", "processor": "python.sleep", "params": "600"})
+	id = cl.run(t, sleep)
+	cl.wait(t, id, "RUNNING")
+	if !harness.Eventually(settle, func() bool {
+		in, err := c.Instance(id)
+		return err == nil && len(in.Logs.Lines) > 0
+	}) {
+		t.Fatalf("python.sleep logged nothing\npython worker output:\n%s", py.Output())
+	}
+	if err := c.Do(`mutation($id: ID!) { stopInstance(id: $id) { status } }`, map[string]any{"id": id}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl.wait(t, id, "STOPPED")
+	ended := fmt.Sprintf("(instance %s, ROOT) ended STOPPED", id)
+	if !harness.Eventually(settle, func() bool { return strings.Contains(py.Output(), ended) }) {
+		t.Fatalf("the Python worker never ended the stopped task (%q)\noutput:\n%s", ended, py.Output())
+	}
+
+	py.Signal(syscall.SIGTERM)
+	if err, ok := py.Wait(connect); !ok || err != nil {
+		t.Fatalf("python worker after SIGTERM: exited %t, %v\noutput:\n%s", ok, err, py.Output())
+	}
+	if !strings.Contains(py.Output(), "worker stopped") {
+		t.Errorf("the Python worker did not say it stopped:\n%s", py.Output())
+	}
+}

@@ -1,0 +1,38 @@
+"""jobwheel: a worker SDK for the jobwheel job scheduler, in Python.
+
+A Python service embeds a Worker, registers processors, and runs it: the
+worker finds the server that owns its app, keeps one websocket to it, runs
+the tasks it is sent, and ships their status, results and log lines back,
+re-sending whatever a lost connection left unacknowledged.
+
+    import jobwheel
+
+    w = jobwheel.Worker.from_env()          # JOBWHEEL_APP, JOBWHEEL_APP_SECRET, JOBWHEEL_SERVERS…
+    def sync_orders(ctx):
+        ctx.log.info("syncing", params=ctx.params)
+        return "synced 42 orders"
+    w.register("sync-orders", sync_orders)
+    w.run()                                 # blocks until w.stop()
+
+Then create a job with processorType GO and processor "sync-orders": the
+server treats processor names opaquely, whatever language serves them.
+
+Standard library only; Python 3.8 or newer. The protocol is specified in
+docs/protocol.md of the jobwheel repository.
+"""
+
+from .outbox import MapRefused
+from .task import MapError, TaskContext, TaskLogger, TaskResult
+from .worker import SDK_VERSION, AuthError, ConfigError, Worker
+
+__all__ = [
+    "Worker",
+    "TaskContext",
+    "TaskLogger",
+    "TaskResult",
+    "ConfigError",
+    "AuthError",
+    "MapError",
+    "MapRefused",
+    "SDK_VERSION",
+]

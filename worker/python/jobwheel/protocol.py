@@ -1,0 +1,243 @@
+"""The jobwheel worker wire protocol, version 1: names, limits, frames.
+
+docs/protocol.md in the jobwheel repository is the specification; Go's
+worker/protocol/protocol.go the reference. Every message is one JSON text
+frame ``{"id", "re", "type", "body"}``.
+"""
+
+import datetime
+import json
+import re
+
+VERSION = "1"
+
+#: A frame in either direction, in bytes.
+MAX_FRAME_BYTES = 4 << 20
+#: A task's result; longer results are cut.
+MAX_RESULT_BYTES = 64 << 10
+#: One log line's text; longer lines are cut.
+MAX_LOG_LINE_BYTES = 16 << 10
+#: Items of one report, lines of one logs message, payloads of one map.
+MAX_BATCH = 1000
+#: Heartbeat intervals of silence after which a worker is lost.
+LOST_AFTER_BEATS = 3
+
+DISCOVER_PATH = "/worker/discover"
+CONNECT_PATH = "/worker/connect"
+
+HELLO = "hello"
+WELCOME = "welcome"
+ERROR = "error"
+HEARTBEAT = "heartbeat"
+DISPATCH = "dispatch"
+STOP = "stop"
+REPORT = "report"
+LOGS = "logs"
+MAP = "map"
+REDIRECT = "redirect"
+ACK = "ack"
+
+TYPES = frozenset((HELLO, WELCOME, ERROR, HEARTBEAT, DISPATCH, STOP, REPORT, LOGS, MAP, REDIRECT, ACK))
+
+CODE_AUTH = "AUTH"
+CODE_NOT_OWNER = "NOT_OWNER"
+CODE_BAD_FRAME = "BAD_FRAME"
+CODE_PROTOCOL = "PROTOCOL"
+CODE_INTERNAL = "INTERNAL"
+
+KIND_ROOT = "ROOT"
+KIND_PRE = "PRE"
+KIND_BROADCAST = "BROADCAST"
+KIND_POST = "POST"
+KIND_MAP = "MAP"
+KIND_REDUCE = "REDUCE"
+KINDS = frozenset((KIND_ROOT, KIND_PRE, KIND_BROADCAST, KIND_POST, KIND_MAP, KIND_REDUCE))
+
+RUNNING = "RUNNING"
+SUCCEEDED = "SUCCEEDED"
+FAILED = "FAILED"
+STOPPED = "STOPPED"
+REASON_TIMEOUT = "TIMEOUT"
+
+
+class BadFrame(ValueError):
+    """A frame that cannot be used: answered with error BAD_FRAME."""
+
+
+class FrameTooLarge(ValueError):
+    """A frame over MAX_FRAME_BYTES: it must not be sent."""
+
+
+class Frame:
+    """A decoded frame."""
+
+    __slots__ = ("id", "re", "type", "body")
+
+    def __init__(self, id, re, type, body):
+        self.id, self.re, self.type, self.body = id, re, type, body
+
+    def __repr__(self):
+        return "Frame(id=%r, re=%r, type=%r, body=%r)" % (self.id, self.re, self.type, self.body)
+
+
+def dumps(value):
+    """Compact JSON, UTF-8 left as is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def encoded_len(value):
+    """The length in bytes of value encoded by dumps."""
+    return len(dumps(value).encode("utf-8"))
+
+
+def encode(type, body, id=0, re=0):
+    """Encodes a frame; raises FrameTooLarge over MAX_FRAME_BYTES."""
+    frame = {"type": type, "body": body}
+    if id:
+        frame["id"] = id
+    if re:
+        frame["re"] = re
+    text = dumps(frame)
+    n = len(text.encode("utf-8"))
+    if n > MAX_FRAME_BYTES:
+        raise FrameTooLarge("%s frame of %d bytes is over the %d-byte limit" % (type, n, MAX_FRAME_BYTES))
+    return text
+
+
+def _int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check(cond, what):
+    if not cond:
+        raise BadFrame(what)
+
+
+def _ints(body, *names):
+    for n in names:
+        _check(body.get(n) is None or _int(body[n]), "%s must be an integer" % n)
+
+
+def _strs(body, *names):
+    for n in names:
+        _check(body.get(n) is None or isinstance(body[n], str), "%s must be a string" % n)
+
+
+def _id_list(body, name):
+    v = body.get(name)
+    _check(v is None or isinstance(v, list) and all(_int(x) for x in v), "%s must be a list of integers" % name)
+
+
+def _validate_task(t):
+    _check(isinstance(t, dict), "a task must be an object")
+    _ints(t, "taskId", "instanceId", "jobId", "attempt", "workflowRunId")
+    _strs(t, "kind", "name", "executionMode", "processorType", "processor", "jobParams", "params", "payload",
+          "deadline", "workflowNode")
+    if t.get("deadline"):
+        try:
+            parse_time(t["deadline"])
+        except ValueError as e:
+            raise BadFrame("task %s: deadline: %s" % (t.get("taskId"), e))
+    _check(t.get("workflowContext") is None or isinstance(t["workflowContext"], dict), "workflowContext must be an object")
+    up = t.get("upstream")
+    _check(up is None or isinstance(up, dict) and all(isinstance(v, str) for v in up.values()),
+           "upstream must be an object of strings")
+    results = t.get("results")
+    _check(results is None or isinstance(results, list) and all(isinstance(r, dict) for r in results),
+           "results must be a list of objects")
+    for r in results or ():
+        _ints(r, "taskId")
+        _strs(r, "name", "result")
+        _check(r.get("success") is None or isinstance(r["success"], bool), "results: success must be a boolean")
+
+
+def _validate(type, body):
+    """Checks the shape of a body the worker receives."""
+    if type == WELCOME:
+        _ints(body, "epoch", "heartbeatMs")
+        _strs(body, "serverId")
+        v = body.get("servers")
+        _check(v is None or isinstance(v, list) and all(isinstance(s, str) for s in v), "servers must be a list of strings")
+    elif type == DISPATCH:
+        _ints(body, "epoch")
+        _strs(body, "app")
+        tasks = body.get("tasks")
+        _check(tasks is None or isinstance(tasks, list), "tasks must be a list")
+        for t in tasks or ():
+            _validate_task(t)
+    elif type == STOP:
+        _ints(body, "instanceId")
+        _id_list(body, "taskIds")
+        _strs(body, "reason")
+    elif type == ACK:
+        _check(body.get("ok") is None or isinstance(body["ok"], bool), "ok must be a boolean")
+        _strs(body, "error")
+    elif type == REDIRECT:
+        _strs(body, "server", "reason")
+    elif type == ERROR:
+        _strs(body, "code", "message")
+
+
+def decode(text):
+    """Decodes and checks a frame the worker received; raises BadFrame
+    saying what is wrong. Unknown fields are ignored."""
+    if len(text) > MAX_FRAME_BYTES:
+        raise BadFrame("a frame over %d bytes" % MAX_FRAME_BYTES)
+    try:
+        obj = json.loads(text)
+    except ValueError as e:
+        raise BadFrame("not a JSON frame: %s" % e)
+    _check(isinstance(obj, dict), "not a JSON object")
+    type = obj.get("type")
+    _check(isinstance(type, str), "no type")
+    _check(type in TYPES, "unknown type %r" % type)
+    id, re_ = obj.get("id", 0) or 0, obj.get("re", 0) or 0
+    _check(_int(id) and _int(re_) and id >= 0 and re_ >= 0, "id and re must be integers of at least 0")
+    body = obj.get("body")
+    if body is None:
+        body = {}
+    _check(isinstance(body, dict), "%s body is not an object" % type)
+    try:
+        _validate(type, body)
+    except BadFrame as e:
+        raise BadFrame("%s: %s" % (type, e))
+    return Frame(id, re_, type, body)
+
+
+_CUT = "…[cut]"
+
+
+def truncate(s, n):
+    """Cuts s to at most n bytes of UTF-8, on a character boundary, ending
+    with "…[cut]" when it cut."""
+    b = s.encode("utf-8")
+    if len(b) <= n:
+        return s
+    mark = _CUT.encode("utf-8")
+    return b[:max(n - len(mark), 0)].decode("utf-8", "ignore") + _CUT
+
+
+def format_time(dt=None):
+    """An RFC 3339 time in UTC with microseconds: now, or dt (aware)."""
+    if dt is None:
+        dt = datetime.datetime.now(datetime.timezone.utc)
+    return dt.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+_TIME = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
+
+
+def parse_time(s):
+    """Parses an RFC 3339 time (any fraction, any offset) to an aware datetime."""
+    m = _TIME.match(s)
+    if not m:
+        raise ValueError("%r is not an RFC 3339 time" % s)
+    y, mo, d, h, mi, sec, frac, z, sign, oh, om = m.groups()
+    micro = int((frac or "0")[:6].ljust(6, "0"))
+    if z:
+        tz = datetime.timezone.utc
+    else:
+        off = datetime.timedelta(hours=int(oh), minutes=int(om))
+        tz = datetime.timezone(off if sign == "+" else -off)
+    return datetime.datetime(int(y), int(mo), int(d), int(h), int(mi), int(sec), micro, tz)

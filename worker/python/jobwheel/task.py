@@ -1,0 +1,320 @@
+"""What a processor gets: TaskContext, its logger, and the results of
+other tasks (TaskResult)."""
+
+import copy
+import json
+import logging
+import threading
+import time
+
+from . import protocol
+from .outbox import MapChunk, OutboxClosed
+
+__all__ = ["TaskContext", "TaskLogger", "TaskResult", "MapError", "Stopped", "TimedOut", "ShuttingDown"]
+
+
+class MapError(Exception):
+    """TaskContext.map failed: the server refused the subtasks, did not
+    confirm them in time, or the task was cancelled meanwhile. The message
+    says which subtasks may already be stored."""
+
+
+class TaskResult:
+    """A finished task's outcome, as given to post-process and reduce."""
+
+    __slots__ = ("task_id", "name", "success", "result")
+
+    def __init__(self, task_id, name, success, result):
+        self.task_id, self.name, self.success, self.result = task_id, name, success, result
+
+    def __repr__(self):
+        return "TaskResult(task_id=%r, name=%r, success=%r, result=%r)" % (
+            self.task_id, self.name, self.success, self.result)
+
+
+# Why a task was cancelled.
+
+class Stopped:
+    def __init__(self, reason):
+        self.reason = reason
+
+    def __str__(self):
+        return "stopped: " + self.reason if self.reason else "stopped by the server"
+
+
+class TimedOut:
+    def __init__(self, after):
+        self.after = after
+
+    def __str__(self):
+        return "timed out after %s" % _seconds(self.after)
+
+
+class ShuttingDown:
+    def __str__(self):
+        return "worker shutting down"
+
+
+def _seconds(s):
+    if s >= 1:
+        return ("%.3f" % s).rstrip("0").rstrip(".") + "s"
+    return "%dms" % round(s * 1000)
+
+
+_LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING, "ERROR": logging.ERROR}
+
+
+def _quote(v):
+    s = v if isinstance(v, str) else str(v)
+    if s == "" or any(c in s for c in ' "=') or any(not c.isprintable() for c in s):
+        return json.dumps(s, ensure_ascii=False)
+    return s
+
+
+class TaskLogger:
+    """Writes lines to the task's instance log, shown live in the console.
+
+    ``info("synced %d orders", n, shop="a")`` ships ``synced 3 orders
+    shop=a`` at INFO; ``debug``, ``warning`` (``warn``), ``error`` and
+    ``exception`` (ERROR, with the traceback) likewise. Every line is also
+    passed to the worker's own logger, which prints it if its level lets it
+    through.
+    """
+
+    def __init__(self, worker, instance_id, task_id):
+        self._w = worker
+        self._inst = instance_id
+        self._task = task_id
+
+    def log(self, level, msg, *args, **attrs):
+        """Logs at level "DEBUG", "INFO", "WARN" or "ERROR"."""
+        level = "WARN" if level == "WARNING" else level
+        if level not in _LEVELS:
+            level = "INFO"
+        text = str(msg) % args if args else str(msg)
+        if attrs:
+            text += "".join(" %s=%s" % (k, _quote(v)) for k, v in attrs.items())
+        self._w._task_line(self._inst, self._task, level, text)
+
+    def debug(self, msg, *args, **attrs):
+        self.log("DEBUG", msg, *args, **attrs)
+
+    def info(self, msg, *args, **attrs):
+        self.log("INFO", msg, *args, **attrs)
+
+    def warning(self, msg, *args, **attrs):
+        self.log("WARN", msg, *args, **attrs)
+
+    warn = warning
+
+    def error(self, msg, *args, **attrs):
+        self.log("ERROR", msg, *args, **attrs)
+
+    def exception(self, msg, *args, **attrs):
+        """ERROR, followed by the traceback of the exception being handled."""
+        import traceback
+
+        self.log("ERROR", str(msg) % args if args else msg, **attrs)
+        self.log("ERROR", traceback.format_exc().rstrip())
+
+
+class TaskContext:
+    """A task as its processor sees it.
+
+    Attributes: ``worker_id``, ``instance_id``, ``job_id``, ``task_id``,
+    ``task_name`` (``ROOT``, or the name given to map), ``kind`` (ROOT, PRE,
+    BROADCAST, POST, MAP, REDUCE), ``attempt``, ``execution_mode``,
+    ``processor_type``, ``processor`` (the job's processor field),
+    ``job_params``, ``instance_params`` (the run's parameters), ``params``
+    (the run's parameters if given, else the job's), ``payload`` (a MAP
+    subtask's payload, JSON text), ``results`` (POST and REDUCE: a list of
+    TaskResult), ``deadline`` (an aware datetime or None),
+    ``workflow_run_id`` and ``workflow_node`` (0 and "" outside workflows),
+    ``upstream`` (node → result), ``work_dir`` and ``log`` (a TaskLogger).
+
+    A processor should return soon after ``cancelled`` becomes true: the
+    server stopped the task, its deadline passed, or the worker is shutting
+    down (``cancel_reason`` says which). ``wait_cancelled(seconds)`` sleeps
+    until then.
+    """
+
+    def __init__(self, worker, task):
+        t = task
+        self._w = worker
+        self._task = t
+        self.worker_id = worker.worker_id
+        self.task_id = t.get("taskId") or 0
+        self.instance_id = t.get("instanceId") or 0
+        self.job_id = t.get("jobId") or 0
+        self.attempt = t.get("attempt") or 0
+        self.kind = t.get("kind") or ""
+        self.task_name = t.get("name") or ""
+        self.execution_mode = t.get("executionMode") or ""
+        self.processor_type = t.get("processorType") or ""
+        self.processor = t.get("processor") or ""
+        self.job_params = t.get("jobParams") or ""
+        self.instance_params = t.get("params") or ""
+        self.payload = t.get("payload") or ""
+        self.results = [TaskResult(r.get("taskId") or 0, r.get("name") or "", bool(r.get("success")), r.get("result") or "")
+                        for r in t.get("results") or ()]
+        self.deadline = protocol.parse_time(t["deadline"]) if t.get("deadline") else None
+        self.workflow_run_id = t.get("workflowRunId") or 0
+        self.workflow_node = t.get("workflowNode") or ""
+        self.upstream = dict(t.get("upstream") or {})
+        self.work_dir = worker.work_dir
+        self.log = TaskLogger(worker, self.instance_id, self.task_id)
+        self._context = t.get("workflowContext") or {}
+        self._additions = {}
+        self._lock = threading.Lock()
+        self._cancelled = threading.Event()
+        self._cause = None
+        self._on_cancel = []
+
+    @property
+    def params(self):
+        """The run's parameters if given, else the job's."""
+        return self.instance_params.strip() or self.job_params.strip()
+
+    @property
+    def is_root(self):
+        return self.kind == protocol.KIND_ROOT
+
+    logger = property(lambda self: self.log)
+
+    def payload_json(self):
+        """The payload decoded from JSON (the value given to map)."""
+        return json.loads(self.payload)
+
+    # Cancellation.
+
+    @property
+    def cancelled(self):
+        return self._cancelled.is_set()
+
+    @property
+    def cancel_reason(self):
+        """Why the task was cancelled ("stopped: …", "timed out after …",
+        "worker shutting down"), or None."""
+        return None if self._cause is None else str(self._cause)
+
+    def wait_cancelled(self, timeout=None):
+        """Waits up to timeout seconds (None: for ever) for the task to be
+        cancelled; returns whether it was."""
+        return self._cancelled.wait(timeout)
+
+    def _cancel(self, cause):
+        with self._lock:
+            if self._cancelled.is_set():
+                return
+            self._cause = cause
+            self._cancelled.set()
+            callbacks = list(self._on_cancel)
+        for cb in callbacks:
+            cb()
+
+    def _when_cancelled(self, cb):
+        with self._lock:
+            if not self._cancelled.is_set():
+                self._on_cancel.append(cb)
+                return
+        cb()
+
+    # Workflows.
+
+    @property
+    def workflow_context(self):
+        """The workflow run's context (a copy) with this task's additions;
+        empty outside workflows."""
+        with self._lock:
+            ctx = copy.deepcopy(self._context)
+            ctx.update(copy.deepcopy(self._additions))
+        return ctx
+
+    def set_workflow_value(self, key, value):
+        """Adds key → value (JSON-encodable) to the workflow context; the
+        additions go with the task's final report."""
+        with self._lock:
+            self._additions[key] = value
+
+    def _workflow_additions(self):
+        """The additions and their encoded size; raises ValueError when
+        they cannot be sent (the task then fails: losing them silently
+        would break the workflow downstream)."""
+        with self._lock:
+            if not self._additions:
+                return None, 0
+            additions = dict(self._additions)
+        try:
+            size = protocol.encoded_len(additions)
+        except (TypeError, ValueError) as e:
+            raise ValueError("workflow context values cannot be encoded as JSON: %s" % e)
+        limit = protocol.MAX_FRAME_BYTES // 4
+        if size > limit:
+            raise ValueError("workflow context additions take %d bytes; at most %d" % (size, limit))
+        return additions, size
+
+    # Map.
+
+    def map(self, subtasks, name):
+        """Emits subtasks of a MAP or MAP_REDUCE instance from a ROOT or MAP
+        task: each element, encoded as JSON, becomes the payload of a MAP
+        task called name, which the server stores and dispatches to any
+        worker. Returns once the server has stored them all; raises
+        MapError if it refused, did not confirm them within the worker's
+        map_timeout, or the task was cancelled meanwhile. Large calls go in
+        several messages; on error, the subtasks before the failing message
+        may be stored already (the error says which)."""
+        if self.execution_mode not in ("MAP", "MAP_REDUCE"):
+            raise MapError("map: only MAP and MAP_REDUCE jobs can emit subtasks; task %d belongs to a %s job"
+                           % (self.task_id, self.execution_mode or "unknown"))
+        if self.kind not in (protocol.KIND_ROOT, protocol.KIND_MAP):
+            raise MapError("map: a %s task cannot emit subtasks; only ROOT and MAP tasks can" % self.kind)
+        if not isinstance(name, str) or not 1 <= len(name.encode("utf-8")) <= 255:
+            raise MapError("map: the subtask name must be 1 to 255 bytes")
+        subtasks = list(subtasks)
+        if not subtasks:
+            return
+        limit = protocol.MAX_FRAME_BYTES // 4
+        chunks, cur = [], None
+        for i, s in enumerate(subtasks):
+            try:
+                p = protocol.dumps(s)
+            except (TypeError, ValueError) as e:
+                raise MapError("map: subtask %d cannot be encoded as JSON: %s" % (i, e))
+            size = protocol.encoded_len(p) + 1
+            if size > limit:
+                raise MapError("map: subtask %d is %d bytes encoded; at most %d" % (i, size, limit))
+            if cur is None or len(cur.body["payloads"]) == protocol.MAX_BATCH or cur.size + size > self._w._outbox.BATCH_BYTES:
+                cur = MapChunk(self.instance_id, self.task_id, name, self._w._next_map_key(), i)
+                chunks.append(cur)
+            cur.body["payloads"].append(p)
+            cur.size += size
+        self._map_wait(chunks, self._w.map_timeout)
+
+    def _map_wait(self, chunks, timeout):
+        """Queues the chunks and waits for each one's verdict; see map."""
+        outbox = self._w._outbox
+        try:
+            outbox.add_maps(chunks)
+        except OutboxClosed as e:
+            raise MapError("map: %s" % e)
+        deadline = time.monotonic() + timeout
+
+        def stored(i, sure):
+            if i == 0:
+                return "none was stored" if sure else "they may or may not be stored"
+            done = "subtasks 0..%d were stored" % (chunks[i].first - 1)
+            return done if sure else done + ", later ones may or may not be"
+
+        for i, c in enumerate(chunks):
+            while not c.wait(0.05):
+                if self.cancelled:
+                    outbox.abandon(chunks[i:])
+                    raise MapError("map: %s (%s)" % (self.cancel_reason, stored(i, False)))
+                if time.monotonic() >= deadline:
+                    outbox.abandon(chunks[i:])
+                    raise MapError("map: the server did not confirm storing the subtasks within %s (connected: %s; %s)"
+                                   % (_seconds(timeout), self._w.connected, stored(i, False)))
+            if c.error is not None:
+                outbox.abandon(chunks[i + 1:])
+                raise MapError("map: %s (%s)" % (c.error, stored(i, True)))

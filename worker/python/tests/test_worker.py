@@ -1,0 +1,337 @@
+"""The worker's decisions without a server: configuration, accepting and
+rejecting tasks, stops, running processors to their reports, back-off.
+The whole protocol, against a server, is the conformance kit's
+(worker/conformance), which `make test` runs against the SDK."""
+
+import datetime
+import logging
+import threading
+import time
+import unittest
+
+import jobwheel
+from jobwheel import protocol
+from jobwheel.worker import _connect_url
+
+QUIET = logging.getLogger("jobwheel.test.worker")
+QUIET.addHandler(logging.NullHandler())
+QUIET.propagate = False
+
+FAILSAFE = 10.0
+
+
+def new_worker(**kw):
+    kw.setdefault("slots", 2)
+    kw.setdefault("logger", QUIET)
+    return jobwheel.Worker("orders", "s3cret", ["http://127.0.0.1:7700"], **kw)
+
+
+def task(tid, proc="p", **fields):
+    t = {"taskId": tid, "instanceId": 100 + tid, "jobId": 1, "attempt": 1, "kind": "ROOT", "name": "ROOT",
+         "executionMode": "STANDALONE", "processorType": "GO", "processor": proc}
+    t.update(fields)
+    return t
+
+
+def dispatch(*tasks, app="orders", epoch=1):
+    return {"app": app, "epoch": epoch, "tasks": list(tasks)}
+
+
+class Recorder:
+    """Takes what the worker queues for the server, acking it."""
+
+    def __init__(self, w):
+        self.w = w
+        self.n = 0
+        self.reports = []
+        self.lines = []
+
+    def _id(self):
+        self.n += 1
+        return self.n
+
+    def drain(self):
+        for m in self.w._outbox.take(self._id):
+            body = m.body()
+            self.reports += body.get("items", [])
+            self.lines += body.get("lines", [])
+            self.w._outbox.ack(m.id, {"ok": True})
+
+    def final(self, tid):
+        """Waits for the task's final report."""
+        deadline = time.monotonic() + FAILSAFE
+        while time.monotonic() < deadline:
+            self.drain()
+            for r in self.reports:
+                if r["taskId"] == tid and r["status"] != protocol.RUNNING:
+                    return r
+            time.sleep(0.01)
+        raise AssertionError("no final report for task %d within %ss" % (tid, FAILSAFE))
+
+    def statuses(self, tid):
+        return [r["status"] for r in self.reports if r["taskId"] == tid]
+
+    def wait_for(self, what, cond):
+        deadline = time.monotonic() + FAILSAFE
+        while not cond():
+            if time.monotonic() > deadline:
+                raise AssertionError("waited %ss for %s" % (FAILSAFE, what))
+            self.drain()
+            time.sleep(0.01)
+
+
+class ConfigTest(unittest.TestCase):
+    def test_bad_settings_name_the_setting(self):
+        cases = [
+            (dict(app=" "), "app"),
+            (dict(secret=""), "secret"),
+            (dict(servers=[]), "servers"),
+            (dict(servers=["ftp://x"]), "servers[0]"),
+            (dict(slots=0), "slots"),
+            (dict(slots=10001), "slots"),
+            (dict(tags=["a", ""]), "tags[1]"),
+            (dict(name="n" * 101), "name"),
+            (dict(flush_interval=0), "flush_interval"),
+            (dict(work_dir="/no/such/dir"), "work_dir"),
+        ]
+        for change, field in cases:
+            kw = dict(app="orders", secret="s", servers=["http://localhost:7700"])
+            kw.update(change)
+            with self.assertRaises(jobwheel.ConfigError, msg=field) as cm:
+                jobwheel.Worker(**kw)
+            self.assertEqual(cm.exception.field, field)
+
+    def test_from_env(self):
+        w = jobwheel.Worker.from_env({"JOBWHEEL_APP": "orders", "JOBWHEEL_APP_SECRET": "s",
+                                      "JOBWHEEL_SERVERS": "http://a:1, http://b:2/", "JOBWHEEL_WORKER_TAGS": "x,y",
+                                      "JOBWHEEL_WORKER_SLOTS": "3", "JOBWHEEL_WORKER_NAME": "py"})
+        self.assertEqual((w.app, w.servers, w.tags, w.slots, w.name), ("orders", ["http://a:1", "http://b:2"], ["x", "y"], 3, "py"))
+        self.assertTrue(w.worker_id.startswith("py-"))
+        self.assertNotEqual(w.worker_id, jobwheel.Worker.from_env({"JOBWHEEL_APP": "o", "JOBWHEEL_APP_SECRET": "s",
+                                                                   "JOBWHEEL_WORKER_NAME": "py"}).worker_id)
+
+    def test_from_env_names_the_variable(self):
+        for env, var in (({"JOBWHEEL_APP_SECRET": "s"}, "JOBWHEEL_APP"),
+                         ({"JOBWHEEL_APP": "o", "JOBWHEEL_APP_SECRET": "s", "JOBWHEEL_WORKER_SLOTS": "many"}, "JOBWHEEL_WORKER_SLOTS"),
+                         ({"JOBWHEEL_APP": "o", "JOBWHEEL_APP_SECRET": "s", "JOBWHEEL_SERVERS": "localhost:7700"}, "JOBWHEEL_SERVERS")):
+            with self.assertRaises(jobwheel.ConfigError) as cm:
+                jobwheel.Worker.from_env(env)
+            self.assertEqual(cm.exception.field, var)
+
+    def test_register_refuses_duplicates(self):
+        w = new_worker()
+        w.register("a", lambda ctx: None)
+        with self.assertRaises(ValueError):
+            w.register("a", lambda ctx: None)
+        with self.assertRaises(ValueError):
+            w.register(" ", lambda ctx: None)
+
+    def test_connect_url(self):
+        self.assertEqual(_connect_url("http://h:7700"), "ws://h:7700/worker/connect")
+        self.assertEqual(_connect_url("https://h/base/"), "wss://h/base/worker/connect")
+        with self.assertRaises(ValueError):
+            _connect_url("ftp://h")
+
+
+class AcceptTest(unittest.TestCase):
+    def setUp(self):
+        self.w = new_worker()
+        self.w.register("p", lambda ctx: ctx.wait_cancelled() and None)
+        self.rec = Recorder(self.w)
+
+    def tearDown(self):
+        self.w._shutdown(graceful=False)
+
+    def test_rejections_say_why(self):
+        ack = self.w._accept(dispatch(task(1), task(2, "nope"), task(3, processorType="SHELL"), task(4, kind="ODD")))
+        self.assertEqual(ack["accepted"], [1])
+        reasons = {r["taskId"]: r["reason"] for r in ack["rejected"]}
+        self.assertIn("no GO processor named 'nope'", reasons[2])
+        self.assertIn("processor type 'SHELL' is not supported", reasons[3])
+        self.assertIn("unknown task kind 'ODD'", reasons[4])
+
+    def test_slots(self):
+        ack = self.w._accept(dispatch(task(1), task(2), task(3)))
+        self.assertEqual(ack["accepted"], [1, 2])
+        self.assertIn("no free slot", ack["rejected"][0]["reason"])
+
+    def test_other_app(self):
+        ack = self.w._accept(dispatch(task(1), app="billing"))
+        self.assertEqual(ack["accepted"], [])
+        self.assertIn("dispatch is for app 'billing'", ack["rejected"][0]["reason"])
+
+    def test_epochs_fence_old_owners(self):
+        self.w._welcomed({"epoch": 5}, "ws://x")
+        self.assertIn("stale epoch 4", self.w._accept(dispatch(task(1), epoch=4))["rejected"][0]["reason"])
+        self.assertEqual(self.w._accept(dispatch(task(2), epoch=6))["accepted"], [2])
+        self.assertEqual(self.w._accept(dispatch(task(3), epoch=5))["accepted"], [])
+
+    def test_a_task_dispatched_twice_runs_once(self):
+        self.assertEqual(self.w._accept(dispatch(task(1)))["accepted"], [1])
+        self.assertEqual(self.w._accept(dispatch(task(1)))["accepted"], [1])
+        self.rec.wait_for("RUNNING", lambda: self.rec.statuses(1))
+        self.w._stop_tasks({"instanceId": 101})
+        self.rec.final(1)
+        self.assertEqual(self.rec.statuses(1), [protocol.RUNNING, protocol.STOPPED])
+
+    def test_no_new_tasks_while_shutting_down(self):
+        self.w._shutdown(graceful=False)
+        self.assertIn("shutting down", self.w._accept(dispatch(task(1)))["rejected"][0]["reason"])
+
+    def test_stops_by_instance_by_task_and_with_instance_0(self):
+        self.w = new_worker(slots=5)
+        self.w.register("p", lambda ctx: ctx.wait_cancelled() and None)
+        self.rec = Recorder(self.w)
+        self.w._accept(dispatch(task(1), task(2, instanceId=101), task(3), task(4)))
+        self.w._stop_tasks({"instanceId": 101, "taskIds": [2], "reason": "r"})
+        self.assertEqual(self.rec.final(2)["result"], "stopped: r")
+        self.w._stop_tasks({"instanceId": 999, "taskIds": [1]})  # another instance: not this task
+        self.w._stop_tasks({"instanceId": 0, "taskIds": [3]})
+        self.rec.final(3)
+        self.w._stop_tasks({"instanceId": 101})
+        self.rec.final(1)
+        self.assertEqual(self.rec.statuses(4), [protocol.RUNNING])
+        self.assertEqual(self.w._running_ids(), [4])
+
+
+class ExecuteTest(unittest.TestCase):
+    def setUp(self):
+        self.w = new_worker(slots=4, abandon_after=0.2)
+        self.rec = Recorder(self.w)
+
+    def tearDown(self):
+        self.w._shutdown(graceful=False)
+
+    def run_task(self, fn, reduce=None, **fields):
+        self.w.register("p%d" % (len(self.w._processors) + 1), fn, reduce=reduce)
+        t = task(len(self.w._processors), "p%d" % len(self.w._processors), **fields)
+        self.assertEqual(self.w._accept(dispatch(t))["accepted"], [t["taskId"]])
+        return t, self.rec.final(t["taskId"])
+
+    def test_success_with_lines(self):
+        def fn(ctx):
+            ctx.log.info("hello %s", ctx.params, n=1, who="a b")
+            ctx.log.warning("careful")
+            return "done"
+
+        t, final = self.run_task(fn, params="p-1")
+        self.assertEqual(self.rec.statuses(t["taskId"]), [protocol.RUNNING, protocol.SUCCEEDED])
+        self.assertEqual(final["result"], "done")
+        self.assertEqual([(l["level"], l["text"]) for l in self.rec.lines],
+                         [("INFO", 'hello p-1 n=1 who="a b"'), ("WARN", "careful")])
+        self.assertEqual(self.w._running_ids(), [])
+
+    def test_an_exception_fails_the_task(self):
+        def fn(ctx):
+            raise ValueError("bad input")
+
+        _, final = self.run_task(fn)
+        self.assertEqual((final["status"], final["result"]), (protocol.FAILED, "bad input"))
+        self.assertIn("Traceback", self.rec.lines[0]["text"])
+
+    def test_deadline(self):
+        deadline = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(milliseconds=200)
+        _, final = self.run_task(lambda ctx: ctx.wait_cancelled() and None, deadline=protocol.format_time(deadline))
+        self.assertEqual((final["status"], final.get("reason")), (protocol.FAILED, protocol.REASON_TIMEOUT))
+        self.assertTrue(final["result"].startswith("timed out after"), final["result"])
+
+    def test_a_processor_that_ignores_a_stop_is_reported_anyway(self):
+        release = threading.Event()
+        self.addCleanup(release.set)
+
+        def fn(ctx):
+            release.wait(FAILSAFE)  # deaf to the stop
+            return "late"
+
+        self.w.register("slow", fn)
+        self.w._accept(dispatch(task(1, "slow")))
+        self.rec.wait_for("RUNNING", lambda: self.rec.statuses(1))
+        self.w._stop_tasks({"instanceId": 101, "reason": "enough"})
+        final = self.rec.final(1)
+        self.assertEqual((final["status"], final["result"]), (protocol.STOPPED, "stopped: enough"))
+        self.assertEqual(self.w._running_ids(), [])
+        self.assertIn(1, self.w._running, "the slot stays taken until the processor returns")
+        release.set()
+        self.rec.wait_for("the slot to be freed", lambda: 1 not in self.w._running)
+
+    def test_kinds_and_results(self):
+        results = [{"taskId": 1, "name": "square", "success": True, "result": "4"},
+                   {"taskId": 2, "name": "square", "success": False, "result": "boom"}]
+        _, final = self.run_task(lambda ctx: "unused", reduce=lambda ctx, rs: "sum %d" % sum(int(r.result) for r in rs if r.success),
+                                 kind="REDUCE", name="REDUCE", results=results)
+        self.assertEqual(final["result"], "sum 4")
+        _, final = self.run_task(lambda ctx: "unused", kind="REDUCE", results=results)
+        self.assertEqual(final["status"], protocol.FAILED)
+        self.assertIn("cannot reduce", final["result"])
+        _, final = self.run_task(lambda ctx: "unused", kind="POST", results=results)
+        self.assertEqual(final["result"], "no post-process; 1 of 2 tasks succeeded")
+        _, final = self.run_task(lambda ctx: str(ctx.payload_json() * 2), kind="MAP", name="square", payload="21")
+        self.assertEqual(final["result"], "42")
+
+    def test_workflow_context(self):
+        def fn(ctx):
+            ctx.set_workflow_value("total", ctx.workflow_context["n"] + 1)
+            assert ctx.workflow_context["total"] == 3
+            return ctx.upstream["a"]
+
+        _, final = self.run_task(fn, workflowRunId=9, workflowNode="b", workflowContext={"n": 2}, upstream={"a": "up"})
+        self.assertEqual((final["result"], final["workflowContext"]), ("up", {"total": 3}))
+        _, final = self.run_task(lambda ctx: ctx.set_workflow_value("bad", object()))
+        self.assertEqual(final["status"], protocol.FAILED)
+        self.assertIn("cannot be encoded as JSON", final["result"])
+
+    def test_map_outside_map_jobs(self):
+        def fn(ctx):
+            ctx.map([1], "sub")
+
+        _, final = self.run_task(fn)
+        self.assertIn("only MAP and MAP_REDUCE jobs", final["result"])
+
+    def test_map_waits_for_the_server(self):
+        def fn(ctx):
+            ctx.map(list(range(2500)), "sub")
+            return "mapped"
+
+        self.w.register("m", fn)
+        self.w._accept(dispatch(task(1, "m", executionMode="MAP")))
+        maps = []
+        ids = iter(range(1, 100))
+        deadline = time.monotonic() + FAILSAFE
+        while len(maps) < 3 and time.monotonic() < deadline:
+            for m in self.w._outbox.take(lambda: next(ids)):
+                if m.type == protocol.MAP:
+                    maps.append(m)
+                    self.w._outbox.ack(m.id, {"ok": True})
+            time.sleep(0.01)
+        self.assertEqual([len(m.body()["payloads"]) for m in maps], [1000, 1000, 500])
+        self.assertEqual(len({m.body()["key"] for m in maps}), 3)
+        self.assertEqual(self.rec.final(1)["result"], "mapped")
+
+    def test_shutdown_fails_running_tasks_that_do_not_finish(self):
+        def fn(ctx):
+            if ctx.wait_cancelled():
+                raise RuntimeError("interrupted")
+
+        self.w.register("b", fn)
+        self.w.register("finishes", lambda ctx: ctx.wait_cancelled() and "finished all the same")
+        self.w._accept(dispatch(task(1, "b"), task(2, "finishes")))
+        self.rec.wait_for("RUNNING", lambda: self.rec.statuses(1) and self.rec.statuses(2))
+        self.w._shutdown(graceful=False)
+        final = self.rec.final(1)
+        self.assertEqual((final["status"], final["result"]), (protocol.FAILED, "worker shutting down: interrupted"))
+        final = self.rec.final(2)
+        self.assertEqual((final["status"], final["result"]), (protocol.SUCCEEDED, "finished all the same"))
+
+
+class BackoffTest(unittest.TestCase):
+    def test_full_jitter_doubling_up_to_the_cap(self):
+        w = new_worker()
+        for n, cap in ((0, 0.2), (1, 0.4), (3, 1.6), (4, 3.0), (10, 3.0)):
+            delays = [w._backoff(n) for _ in range(200)]
+            self.assertTrue(all(0 < d <= cap for d in delays), (n, max(delays)))
+            self.assertGreater(max(delays), cap / 2)
+            self.assertGreater(len(set(delays)), 150)
+
+
+if __name__ == "__main__":
+    unittest.main()
