@@ -73,7 +73,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"how long finished instances, with their tasks and log lines, are kept; 0 keeps them forever")
 		smtpURL = set.String("smtp-url", "JOBWHEEL_SMTP_URL", "",
 			"mail relay for email alarms: smtp://user:password@host:port?from=address; empty: webhook alarms only")
-		leaseTTL = set.String("lease-ttl", "JOBWHEEL_LEASE_TTL", "15s",
+		leaseTTL = set.String("lease-ttl", "JOBWHEEL_LEASE_TTL", "4s",
 			"how long an app's lease lasts without renewal, i.e. how soon another server takes over the apps of one that died; at least 3s")
 		alarmAllow = set.String("alarm-allow-networks", "JOBWHEEL_ALARM_ALLOW_NETWORKS", "",
 			"comma-separated address ranges (CIDR) alarm webhooks may reach although they are not public, e.g. 10.0.0.0/8; loopback, private, link-local and metadata addresses are refused otherwise")

@@ -63,7 +63,7 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.DatabaseURL != "sqlite:jobwheel.db" || cfg.HTTPAddr != ":7700" || cfg.Demo || cfg.Retention != 168*time.Hour ||
-		cfg.LeaseTTL != 15*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" {
+		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" {
 		t.Errorf("defaults %+v", cfg)
 	}
 	cfg, err = parseConfig([]string{"-demo", "-lease-ttl", "4s"}, env(map[string]string{

@@ -193,10 +193,15 @@ func (o *outbox) addReport(r protocol.TaskReport, wfBytes int) error {
 		return errOutboxClosed
 	}
 	o.reports.push(item)
-	if r.Status != protocol.TaskRunning {
+	final := r.Status != protocol.TaskRunning
+	if final {
 		o.finals[r.TaskID]++
 	}
-	urgent := o.urgentLocked()
+	// A final report frees a slot the server waits for: send it (and the
+	// task's last lines, which go first) now rather than at the next tick.
+	// Under load the writer is busy meanwhile and what queues up goes out
+	// together, so this costs no extra frames when it matters.
+	urgent := final || o.urgentLocked()
 	o.mu.Unlock()
 	if urgent {
 		o.poke()

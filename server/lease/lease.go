@@ -47,7 +47,7 @@ import (
 
 // Defaults.
 const (
-	DefaultTTL = 15 * time.Second
+	DefaultTTL = 4 * time.Second
 	// maxMargin is how long before the lease's end, by the local clock, the
 	// server stops trusting it (less for short test TTLs: TTL/7).
 	maxMargin = 2 * time.Second

@@ -31,16 +31,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
-
-// flushEvery bounds how long a line waits to be stored.
-const flushEvery = 20 * time.Millisecond
 
 // maxLines bounds one transaction.
 const maxLines = 5000
@@ -153,9 +149,6 @@ func (s *Service) Append(ctx context.Context, appID, instanceID int64, level, te
 
 func (s *Service) run(ctx context.Context) {
 	var pending []batch
-	n := 0
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
 	flush := func() {
 		if len(pending) == 0 {
 			return
@@ -164,7 +157,8 @@ func (s *Service) run(ctx context.Context) {
 		for i, b := range pending {
 			b.done(results[i])
 		}
-		pending, n = pending[:0], 0
+		clear(pending)
+		pending = pending[:0]
 	}
 	for {
 		select {
@@ -183,16 +177,22 @@ func (s *Service) run(ctx context.Context) {
 				}
 			}
 		case b := <-s.in:
-			if len(pending) == 0 {
-				timer.Reset(flushEvery)
-			}
+			// Group commit: store at once whatever has queued up, up to
+			// maxLines. What arrives while that transaction runs queues
+			// and goes into the next one, so a lone line waits for no
+			// timer and a busy server still writes few, large batches.
 			pending = append(pending, b)
-			n += len(b.logs.Lines)
-			if n >= maxLines {
-				timer.Stop()
-				flush()
+			n := len(b.logs.Lines)
+		more:
+			for n < maxLines {
+				select {
+				case b := <-s.in:
+					pending = append(pending, b)
+					n += len(b.logs.Lines)
+				default:
+					break more
+				}
 			}
-		case <-timer.C:
 			flush()
 		}
 	}
