@@ -97,13 +97,21 @@ func (s *Store) InstancesByIDs(ctx context.Context, ids []int64) ([]Instance, er
 	return out, wrap(err, "reading instances")
 }
 
+// Due is a WAITING instance's id and trigger time: what the trigger loop
+// needs to put it on the wheel.
+type Due struct {
+	ID        int64     `bun:"id"`
+	TriggerAt time.Time `bun:"trigger_at"`
+}
+
 // InstancesWaitingDue returns an app's WAITING instances due at or before
-// until, earliest first.
-func (s *Store) InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Instance, error) {
-	var out []Instance
-	err := s.idb.NewSelect().Model(&out).
+// until, earliest first. It reads two columns only: the trigger loop calls
+// it every pass over every fire of the look-ahead window.
+func (s *Store) InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Due, error) {
+	var out []Due
+	err := s.idb.NewSelect().Model((*Instance)(nil)).Column("id", "trigger_at").
 		Where("app_id = ? AND status = ? AND trigger_at <= ?", appID, StatusWaiting, until).
-		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
+		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx, &out)
 	return out, wrap(err, "reading due instances")
 }
 

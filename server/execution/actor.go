@@ -130,9 +130,11 @@ var errNotOwner = errors.New("this server does not own the app now; reconnect")
 // event is one thing that happened to an app. Exactly one group of fields
 // is set.
 type event struct {
-	fire    []int64
-	firedAt time.Time
-	refresh bool
+	fire []int64
+	// recorded are fired instances as the trigger loop recorded them.
+	recorded []db.Instance
+	firedAt  time.Time
+	refresh  bool
 	// jobsChanged says job definitions changed: forget cached ones.
 	jobsChanged bool
 
@@ -207,6 +209,16 @@ func (a *Actor) Start(ctx context.Context) error {
 func (a *Actor) Fire(instanceIDs []int64, at time.Time) {
 	if !a.post(event{fire: instanceIDs, firedAt: at}) && a.waker != nil {
 		a.waker.Unfired(instanceIDs)
+	}
+}
+
+// FireRecorded is Fire for instances the trigger loop recorded itself and
+// hands over as recorded, so the batch need not read them back. Whether
+// they still are WAITING is decided by the batch's compare-and-set: a fire
+// that lost its race (canceled meanwhile) is dropped (unfire).
+func (a *Actor) FireRecorded(recorded []db.Instance, at time.Time) {
+	if !a.post(event{recorded: recorded, firedAt: at}) && a.waker != nil {
+		a.waker.Unfired(idsOf(recorded))
 	}
 }
 
@@ -307,6 +319,9 @@ func (a *Actor) drain() {
 			if ev.fire != nil && a.waker != nil {
 				a.waker.Unfired(ev.fire)
 			}
+			if ev.recorded != nil && a.waker != nil {
+				a.waker.Unfired(idsOf(ev.recorded))
+			}
 		default:
 			return
 		}
@@ -320,6 +335,7 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 	st.now = a.cfg.Clock.Now()
 	c := newChanges()
 	var fires []firing
+	var recorded []db.Instance
 	refresh := false
 	for i := range batch {
 		ev := &batch[i]
@@ -328,6 +344,11 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 			for _, id := range ev.fire {
 				fires = append(fires, firing{id: id, at: ev.firedAt})
 			}
+		case ev.recorded != nil:
+			for _, in := range ev.recorded {
+				fires = append(fires, firing{id: in.ID, at: ev.firedAt})
+			}
+			recorded = append(recorded, ev.recorded...)
 		case ev.refresh:
 			refresh = true
 		case ev.jobsChanged:
@@ -359,7 +380,7 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 		st.check(c, db.Stamp(st.now))
 	}
 	if len(fires) > 0 {
-		loaded, jobs, err := a.loadFired(ctx, fires)
+		loaded, jobs, err := a.loadFired(ctx, fires, recorded)
 		if err != nil {
 			a.log.Error("execution: reading fired instances", "err", err)
 			a.unfired(fires)
@@ -403,15 +424,26 @@ func (a *Actor) refresh(ctx context.Context, c *changes) error {
 	return nil
 }
 
-// loadFired reads fired instances and their jobs.
-func (a *Actor) loadFired(ctx context.Context, fires []firing) ([]db.Instance, map[int64]*db.Job, error) {
-	ids := make([]int64, len(fires))
-	for i, f := range fires {
-		ids[i] = f.id
+// loadFired reads the fired instances not handed over as recorded, and the
+// jobs of all.
+func (a *Actor) loadFired(ctx context.Context, fires []firing, recorded []db.Instance) ([]db.Instance, map[int64]*db.Job, error) {
+	have := make(map[int64]bool, len(recorded))
+	for _, in := range recorded {
+		have[in.ID] = true
 	}
-	list, err := a.deps.Store.InstancesByIDs(ctx, ids)
-	if err != nil {
-		return nil, nil, err
+	ids := make([]int64, 0, len(fires)-len(recorded))
+	for _, f := range fires {
+		if !have[f.id] {
+			ids = append(ids, f.id)
+		}
+	}
+	list := recorded
+	if len(ids) > 0 {
+		read, err := a.deps.Store.InstancesByIDs(ctx, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		list = append(slices.Clip(recorded), read...)
 	}
 	jobIDs := make([]int64, 0, len(list))
 	for _, in := range list {
@@ -422,6 +454,14 @@ func (a *Actor) loadFired(ctx context.Context, fires []firing) ([]db.Instance, m
 		return nil, nil, err
 	}
 	return list, jobs, nil
+}
+
+func idsOf(list []db.Instance) []int64 {
+	ids := make([]int64, len(list))
+	for i := range list {
+		ids[i] = list[i].ID
+	}
+	return ids
 }
 
 // unfired hands fires that were not processed back to the trigger loop.

@@ -410,3 +410,64 @@ func TestOversizedTaskIsRefusedNotLost(t *testing.T) {
 		}
 	}
 }
+
+// A fire handed over as recorded (trigger.Jobs.FireRecorded) whose
+// instance was canceled after it was recorded is not run: no task is
+// created and nothing is sent. The same instance fired twice at once (as
+// recorded and by id) runs once.
+func TestRecordedFiresRunOnceAndNeverWhenCanceled(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, dummy *db.DB) {
+		b := setup(t, dummy.Dialect())
+		b.join("w1", 4)
+		j := b.job(nil)
+		ctx := context.Background()
+		record := func() db.Instance {
+			at := db.Now()
+			created, err := b.d.InstanceCreateMany(ctx, []db.Instance{{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting,
+				TriggerType: db.TriggerSchedule, ExpectedTriggerAt: &at, TriggerAt: at}})
+			if err != nil || len(created) != 1 {
+				t.Fatalf("recording a fire: %v, %v", created, err)
+			}
+			return created[0]
+		}
+		canceled := record()
+		now := db.Now()
+		reason := db.ReasonJobDisabled
+		if moved, err := b.d.InstanceTransitionMany(ctx, []db.InstanceTransition{{ID: canceled.ID, From: db.StatusWaiting,
+			To: db.StatusCanceled, FinishedAt: &now, Reason: &reason}}); err != nil || len(moved) != 1 {
+			t.Fatalf("canceling: %v, %v", moved, err)
+		}
+		b.e.FireRecorded([]db.Instance{canceled}, db.Now())
+		b.e.Committed.Wait(t)
+
+		twice := record()
+		b.e.FireRecorded([]db.Instance{twice}, db.Now())
+		b.e.Fire([]int64{twice.ID}, db.Now())
+		_, task := b.dispatched()
+		if task.InstanceID != twice.ID {
+			t.Fatalf("dispatched a task of instance %d; want only %d's (%d was canceled)", task.InstanceID, twice.ID, canceled.ID)
+		}
+		b.waitStatus(twice.ID, db.StatusDispatched)
+		if in := b.waitStatus(canceled.ID, db.StatusCanceled); in.ActualTriggerAt != nil {
+			t.Fatalf("the canceled fire was marked triggered: %+v", in)
+		}
+		for _, id := range []int64{canceled.ID, twice.ID} {
+			tasks, err := b.d.TasksUnfinished(ctx, []int64{id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[int64]int{canceled.ID: 0, twice.ID: 1}[id]
+			if len(tasks) != want {
+				t.Fatalf("instance %d has %d tasks; want %d", id, len(tasks), want)
+			}
+		}
+		select {
+		case f := <-b.rec.frames:
+			if f.typ == protocol.TypeDispatch {
+				t.Fatalf("a second dispatch was sent: %+v", f.body)
+			}
+		default:
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/worker/protocol"
@@ -22,8 +21,8 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		ctx = context.WithoutCancel(ctx)
 	}
 	c.coalesce()
-	var lostRace []int64
-	err := a.write(ctx, c, &lostRace)
+	var lost lostRaces
+	err := a.write(ctx, c, &lost)
 	if err != nil {
 		a.log.Error("execution: writing a batch failed; re-reading the app", "err", err)
 		for _, ack := range c.acks {
@@ -40,6 +39,7 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		}
 		return
 	}
+	a.st.unfire(c, lost.fires)
 	a.st.committed(c)
 	for _, ack := range c.acks {
 		if ack != nil {
@@ -58,7 +58,7 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 	for _, s := range c.stops {
 		_ = a.send.Send(s.worker, protocol.TypeStop, &s.stop, nil)
 	}
-	if len(lostRace) > 0 {
+	if len(lost.ids) > 0 {
 		// Someone else moved these instances (the API stopped one): look
 		// at the next batch, which comes at once.
 		a.Kick()
@@ -162,36 +162,61 @@ func (a *Actor) results(ctx context.Context, t *task) []protocol.TaskResult {
 	return out
 }
 
+// lostRaces are the instance transitions of a batch that did not apply:
+// someone else moved the instance first (the API stopped it, a misfire
+// policy canceled it, another owner). fires are those that were fires
+// (WAITING → DISPATCHED): their tasks were neither created nor may be sent.
+type lostRaces struct {
+	ids   []int64
+	fires map[int64]bool
+}
+
 // write applies the batch's changes in one transaction, and skips the
 // database entirely when the batch changed nothing (an idle app's check
 // tick, a heartbeat).
-func (a *Actor) write(ctx context.Context, c *changes, lost *[]int64) error {
+func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 	if c.empty() {
 		return nil
 	}
 	return a.deps.Store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		*lost = nil
+		*lost = lostRaces{}
 		moved, err := tx.InstanceTransitionMany(ctx, c.inst)
 		if err != nil {
 			return err
 		}
+		movedSet := make(map[int64]bool, len(moved))
+		for _, id := range moved {
+			movedSet[id] = true
+		}
 		for _, tr := range c.inst {
-			if !slices.Contains(moved, tr.ID) {
-				*lost = append(*lost, tr.ID)
+			if movedSet[tr.ID] {
+				continue
+			}
+			lost.ids = append(lost.ids, tr.ID)
+			if tr.From == db.StatusWaiting && tr.To == db.StatusDispatched {
+				if lost.fires == nil {
+					lost.fires = map[int64]bool{}
+				}
+				lost.fires[tr.ID] = true
 			}
 		}
 		if _, err := tx.TaskTransitionMany(ctx, c.task); err != nil {
 			return err
 		}
 		if len(c.newTasks) > 0 {
-			rows := make([]db.Task, len(c.newTasks))
-			for i, t := range c.newTasks {
-				rows[i] = t.Task
+			// The first task of a fire that lost its race is not created:
+			// the instance is not the actor's to run.
+			rows := make([]db.Task, 0, len(c.newTasks))
+			created := make([]*task, 0, len(c.newTasks))
+			for _, t := range c.newTasks {
+				if !lost.fires[t.inst.ID] {
+					rows, created = append(rows, t.Task), append(created, t)
+				}
 			}
 			if err := tx.TaskCreateMany(ctx, rows); err != nil {
 				return err
 			}
-			for i, t := range c.newTasks {
+			for i, t := range created {
 				t.ID = rows[i].ID
 			}
 		}

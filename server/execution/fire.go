@@ -42,7 +42,7 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 	}
 	for _, in := range list {
 		job := jobs[in.JobID]
-		if in.Status != db.StatusWaiting || in.AppID != s.app || job == nil {
+		if _, active := s.instances[in.ID]; active || in.Status != db.StatusWaiting || in.AppID != s.app || job == nil {
 			continue // already fired (a duplicate wheel entry), or deleted
 		}
 		// The trigger time is when the wheel fired it; what follows here is
@@ -128,4 +128,31 @@ func (s *state) newTask(c *changes, it *inst, kind, name, payload string, parent
 	s.queue = append(s.queue, t)
 	c.newTasks = append(c.newTasks, t)
 	return t
+}
+
+// unfire forgets fires whose WAITING → DISPATCHED did not apply because the
+// instance had moved meanwhile (canceled through the API, by a misfire
+// policy, or taken by another owner): their first tasks were not created,
+// so they are neither sent nor counted against their workers. The next
+// batch re-reads what the instance became.
+func (s *state) unfire(c *changes, lost map[int64]bool) {
+	if len(lost) == 0 {
+		return
+	}
+	for wid, list := range c.dispatch {
+		c.dispatch[wid] = slices.DeleteFunc(list, func(t *task) bool {
+			if !lost[t.inst.ID] {
+				return false
+			}
+			if w := s.workers[wid]; w != nil {
+				w.Busy--
+			}
+			return true
+		})
+	}
+	c.newTasks = slices.DeleteFunc(c.newTasks, func(t *task) bool { return lost[t.inst.ID] })
+	s.queue = slices.DeleteFunc(s.queue, func(t *task) bool { return lost[t.inst.ID] })
+	for id := range lost {
+		delete(s.instances, id)
+	}
 }

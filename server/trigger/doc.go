@@ -13,9 +13,11 @@
 //     UNIQUE(job_id, expected_trigger_at) drops any fire already recorded.
 //     Two owners, a crash between the two writes, or a retried pass can
 //     therefore never record a fire twice.
-//  3. Read the app's WAITING instances due within the window (the fires
-//     just recorded, delayed API runs, instance retries) and put the ones
-//     not yet there on the timing wheel.
+//  3. Put the fires just recorded on the timing wheel as recorded (the
+//     actor then need not read them back: FireRecorded), then read the
+//     ids and times of the app's other WAITING instances due within the
+//     window (delayed API runs, instance retries, a predecessor's fires)
+//     and put the ones not yet there on the wheel.
 //
 // The wheel is one for the whole server (Service), with one group per app.
 // It hands each millisecond's fires back as one batch, which the loop gives

@@ -16,7 +16,7 @@ type Loop struct {
 	lifecycle.Base
 	s     *Service
 	app   int64
-	firer Firer // job instances: the app's execution actor
+	firer Jobs  // job instances: the app's execution actor
 	runs  Firer // workflow runs: the app's workflow engine
 	wake  chan struct{}
 
@@ -88,30 +88,44 @@ func (l *Loop) Unfired(instanceIDs []int64) {
 }
 
 // fired hands fires from the wheel to the actor.
-func (l *Loop) fired(ids []int64, at time.Time) {
+func (l *Loop) fired(refs []fireRef, at time.Time) {
 	l.mu.Lock()
 	if l.stopped {
 		l.mu.Unlock()
 		return // dropped with the app while the batch was on its way
 	}
 	stamp := db.Stamp(at)
-	for _, id := range ids {
-		delete(l.onWheel, id)
-		l.inHand[id] = stamp
+	var ids []int64
+	var recorded []db.Instance
+	for _, r := range refs {
+		delete(l.onWheel, r.id)
+		l.inHand[r.id] = stamp
+		if r.recorded != nil {
+			recorded = append(recorded, *r.recorded)
+		} else {
+			ids = append(ids, r.id)
+		}
 	}
 	l.mu.Unlock()
-	l.firer.Fire(ids, at)
+	if len(recorded) > 0 {
+		l.firer.FireRecorded(recorded, at)
+	}
+	if len(ids) > 0 {
+		l.firer.Fire(ids, at)
+	}
 }
 
 // firedRuns hands workflow runs from the wheel to the engine.
-func (l *Loop) firedRuns(ids []int64, at time.Time) {
+func (l *Loop) firedRuns(refs []fireRef, at time.Time) {
 	l.mu.Lock()
 	if l.stopped {
 		l.mu.Unlock()
 		return
 	}
-	for _, id := range ids {
-		delete(l.runsOnWheel, id)
+	ids := make([]int64, len(refs))
+	for i, r := range refs {
+		delete(l.runsOnWheel, r.id)
+		ids[i] = r.id
 	}
 	l.mu.Unlock()
 	if l.runs != nil {
@@ -320,7 +334,8 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 				TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at})
 		}
 	}
-	return l.s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+	var created []db.Instance
+	err := l.s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
 		advanced, err := tx.JobAdvanceMany(ctx, advances)
 		if err != nil {
 			return err
@@ -329,9 +344,29 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 		for _, id := range advanced {
 			list = append(list, fires[id]...)
 		}
-		_, err = tx.InstanceCreateMany(ctx, list)
+		created, err = tx.InstanceCreateMany(ctx, list)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	// What this pass recorded goes on the wheel as recorded: load (the
+	// pass's last step) then skips it, and the actor does not read it back.
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return nil
+	}
+	for i := range created {
+		in := &created[i]
+		if in.TriggerAt.After(until) {
+			continue
+		}
+		if _, ok := l.onWheel[in.ID]; !ok {
+			l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID, recorded: in})
+		}
+	}
+	return nil
 }
 
 // load puts the app's due WAITING instances on the wheel.

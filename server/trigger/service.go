@@ -59,7 +59,7 @@ type Store interface {
 	JobsDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Job, error)
 	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 	InstancesStaleScheduled(ctx context.Context, appID int64, before time.Time, limit int) ([]db.Instance, error)
-	InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Instance, error)
+	InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Due, error)
 	WorkflowsDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Workflow, error)
 	WorkflowInstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.WorkflowInstance, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
@@ -72,12 +72,24 @@ type Firer interface {
 	Fire(ids []int64, at time.Time)
 }
 
+// Jobs runs the job instances the wheel fires: the app's execution actor.
+type Jobs interface {
+	Firer
+	// FireRecorded is Fire for instances the loop recorded itself, handed
+	// over as recorded so that the actor need not read them back. The
+	// actor's compare-and-set from WAITING still decides whether they run.
+	FireRecorded(recorded []db.Instance, at time.Time)
+}
+
 // fireRef is a wheel entry: an instance or a workflow run, and the loop
 // that put it there.
 type fireRef struct {
 	loop *Loop
 	id   int64
 	run  bool // a workflow run, not a job instance
+	// recorded is the instance as this loop recorded it; nil for
+	// instances read from the database (API runs, retries, a take-over).
+	recorded *db.Instance
 }
 
 // Service is the server's timing wheel, shared by the trigger loops of
@@ -120,7 +132,7 @@ func (s *Service) Start(ctx context.Context) error {
 // NewLoop returns the trigger loop of an app, firing job instances into
 // jobs and workflow runs into runs (nil: the app's workflows are not
 // scheduled); it is started and stopped with the app (package owned).
-func (s *Service) NewLoop(appID int64, jobs, runs Firer) *Loop {
+func (s *Service) NewLoop(appID int64, jobs Jobs, runs Firer) *Loop {
 	return &Loop{s: s, app: appID, firer: jobs, runs: runs, wake: make(chan struct{}, 1),
 		onWheel: map[int64]wheel.Handle[fireRef]{}, runsOnWheel: map[int64]wheel.Handle[fireRef]{},
 		inHand: map[int64]time.Time{}, cache: map[int64]cachedSchedule{}}
@@ -133,16 +145,16 @@ func (s *Service) fired(_ context.Context, batch []wheel.Entry[fireRef]) {
 		l   *Loop
 		run bool
 	}
-	byLoop := map[key][]int64{}
+	byLoop := map[key][]fireRef{}
 	for _, e := range batch {
 		k := key{e.Value.loop, e.Value.run}
-		byLoop[k] = append(byLoop[k], e.Value.id)
+		byLoop[k] = append(byLoop[k], e.Value)
 	}
-	for k, ids := range byLoop {
+	for k, refs := range byLoop {
 		if k.run {
-			k.l.firedRuns(ids, now)
+			k.l.firedRuns(refs, now)
 		} else {
-			k.l.fired(ids, now)
+			k.l.fired(refs, now)
 		}
 	}
 }
