@@ -401,7 +401,7 @@ func (a *Actor) mapped(ctx context.Context, c *changes, workerID string, m *prot
 		return err
 	}
 	stored := false
-	if m.Key != "" && !a.st.mapKeys[m.Key] {
+	if it := a.st.instances[m.InstanceID]; m.Key != "" && it != nil && !it.mapKeys[m.Key] {
 		var err error
 		if stored, err = a.deps.Store.MapRequestApplied(ctx, m.InstanceID, m.Key); err != nil {
 			return err

@@ -63,17 +63,14 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 	}
 	s.instances = map[int64]*inst{}
 	s.tasks = map[int64]*task{}
-	s.queue = nil
-	s.mapKeys = map[string]bool{}
+	s.ready = nil
 	s.adopted = s.now
 	for _, in := range active {
 		job := jobs[in.JobID]
 		if job == nil {
 			continue
 		}
-		it := &inst{Instance: in, job: job, used: map[string]int{}}
-		it.deadline = deadlineOf(in, job)
-		s.instances[in.ID] = it
+		s.instances[in.ID] = newInst(in, job)
 	}
 	// Finished-task counts are per instance, not per attempt; adopted
 	// instances recount from their unfinished tasks plus these.
@@ -87,9 +84,10 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 		it.stage = stageOf(it, t.Kind)
 		switch t.Status {
 		case db.StatusWaiting:
-			s.queue = append(s.queue, tk)
+			s.enqueue(tk)
 		default:
 			s.tasks[t.ID] = tk
+			it.onWorkers[t.ID] = tk
 			wid := deref(t.WorkerID)
 			w := s.workers[wid]
 			if w == nil {

@@ -1,44 +1,79 @@
 package execution
 
 import (
+	"time"
+
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/dispatch"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
-// assign gives queued tasks to workers with free slots, in queue order. A
+// assign gives queued tasks to workers with free slots: instances in the
+// order they became ready, each instance's tasks in its queue's order. A
 // task no connected worker could ever run fails with NO_WORKER; one whose
-// workers are merely busy waits for a slot. What it assigns is sent by the
-// actor once the batch is durable (commit.go).
+// workers are merely busy waits for a slot. The work is bounded by what is
+// assigned plus the instances looked at, never by the tasks queued: an
+// instance whose first unpinned task does not fit is passed over whole,
+// since its other unpinned tasks need the same slots. What it assigns is
+// sent by the actor once the batch is durable (commit.go).
 func (s *state) assign(c *changes) {
-	if len(s.queue) == 0 {
+	if len(s.ready) == 0 {
 		return
 	}
 	now := db.Stamp(s.now)
 	connected := s.connected()
-	queue := s.queue
-	s.queue = nil
-	for i, t := range queue {
-		it := t.inst
-		if s.instances[it.ID] != it || t.Status != db.StatusWaiting {
-			continue // the instance ended meanwhile
+	free := 0
+	for _, w := range connected {
+		free += max(w.Free(), 0)
+	}
+	ready := s.ready
+	s.ready = make([]*inst, 0, len(ready))
+	for _, it := range ready {
+		if s.instances[it.ID] != it {
+			it.inReady = false // ended meanwhile
+			it.queue.clear()
+			continue
+		}
+		if free > 0 {
+			free -= s.assignInstance(c, it, connected, now, free)
+		}
+		if it.queue.len() > 0 {
+			s.ready = append(s.ready, it)
+		} else {
+			it.inReady = false
+		}
+	}
+}
+
+// assignInstance assigns an instance's queued tasks while slots are free
+// and returns how many it assigned.
+func (s *state) assignInstance(c *changes, it *inst, connected []*dispatch.Worker, now time.Time, free int) int {
+	assigned := 0
+	var passed []*task // pinned tasks whose worker is busy
+	for it.queue.len() > 0 && assigned < free {
+		t := it.queue.peek()
+		if t.Status != db.StatusWaiting || t.inst != it {
+			it.queue.pop() // stopped meanwhile
+			continue
 		}
 		w, why := s.pick(t, connected)
 		if w == nil {
 			if why != "" {
+				it.queue.pop()
 				t.reason = db.ReasonNoWorker
 				s.taskFinished(c, t, db.StatusFailed, why, nil)
+				if s.instances[it.ID] != it {
+					break // that ended the instance
+				}
 				continue
 			}
-			// Busy: this task and the rest of the queue wait. Tasks of other
-			// instances may still fit, so keep scanning.
-			s.queue = append(s.queue, t)
-			if len(s.queue) > 0 && allFull(connected) {
-				s.queue = append(s.queue, queue[i+1:]...)
-				return
+			if t.pinned != "" {
+				passed = append(passed, it.queue.pop())
+				continue
 			}
-			continue
+			break // busy: the instance's other unpinned tasks wait too
 		}
+		it.queue.pop()
 		wid := w.ID
 		from := t.Status
 		t.Status = db.StatusDispatched
@@ -51,7 +86,10 @@ func (s *state) assign(c *changes) {
 		s.workers[wid].Busy++
 		it.used[wid]++
 		c.dispatch[wid] = append(c.dispatch[wid], t)
+		assigned++
 	}
+	it.queue.pushFront(passed...)
+	return assigned
 }
 
 // pick chooses a worker for t, or says why none ever could ("" if the
@@ -93,15 +131,6 @@ func (s *state) pick(t *task, connected []*dispatch.Worker) (*dispatch.Worker, s
 		candidates = append(candidates, w)
 	}
 	return s.picker.Pick(it.job.DispatchStrategy, candidates), ""
-}
-
-func allFull(workers []*dispatch.Worker) bool {
-	for _, w := range workers {
-		if w.Free() > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // taskSpec is what the worker is sent for a task.

@@ -78,6 +78,7 @@ func (s *state) committed(c *changes) {
 		w := s.workers[wid]
 		for _, t := range list {
 			s.tasks[t.ID] = t
+			t.inst.onWorkers[t.ID] = t
 			if w != nil {
 				w.running[t.ID] = true
 			}
@@ -126,11 +127,14 @@ func (c *changes) taskMove(t *task, to string, set func(*db.TaskTransition)) {
 	}
 }
 
-// dropNew forgets a task created in this batch.
-func (c *changes) dropNew(t *task) {
-	c.newTasks = slices.DeleteFunc(c.newTasks, func(x *task) bool { return x == t })
+// dropNew forgets tasks created in this batch.
+func (c *changes) dropNew(drop map[*task]bool) {
+	if len(drop) == 0 {
+		return
+	}
+	c.newTasks = slices.DeleteFunc(c.newTasks, func(x *task) bool { return drop[x] })
 	for wid, list := range c.dispatch {
-		c.dispatch[wid] = slices.DeleteFunc(list, func(x *task) bool { return x == t })
+		c.dispatch[wid] = slices.DeleteFunc(list, func(x *task) bool { return drop[x] })
 	}
 }
 

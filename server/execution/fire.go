@@ -99,8 +99,7 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 		in.ActualTriggerAt = &now
 		in.Epoch = s.epoch
 		c.inst = append(c.inst, db.InstanceTransition{ID: in.ID, From: from, To: db.StatusDispatched, ActualTriggerAt: &now, Epoch: &s.epoch})
-		it := &inst{Instance: in, job: job, used: map[string]int{}}
-		it.deadline = deadlineOf(in, job)
+		it := newInst(in, job)
 		s.instances[in.ID] = it
 		c.changed(in.ID)
 		switch job.ExecutionMode {
@@ -125,7 +124,7 @@ func (s *state) newTask(c *changes, it *inst, kind, name, payload string, parent
 	t := &task{Task: db.Task{InstanceID: it.ID, ParentID: parent, Name: name, Kind: kind, Status: db.StatusWaiting,
 		Payload: payload, InstanceAttempt: it.Attempt}, inst: it, pinned: pinned, new: true}
 	it.pending++
-	s.queue = append(s.queue, t)
+	s.enqueue(t)
 	c.newTasks = append(c.newTasks, t)
 	return t
 }
@@ -151,8 +150,10 @@ func (s *state) unfire(c *changes, lost map[int64]bool) {
 		})
 	}
 	c.newTasks = slices.DeleteFunc(c.newTasks, func(t *task) bool { return lost[t.inst.ID] })
-	s.queue = slices.DeleteFunc(s.queue, func(t *task) bool { return lost[t.inst.ID] })
 	for id := range lost {
-		delete(s.instances, id)
+		if it := s.instances[id]; it != nil {
+			it.queue.clear()
+			delete(s.instances, id)
+		}
 	}
 }

@@ -76,7 +76,7 @@ func (s *state) taskFailed(c *changes, t *task, reason, result string) {
 	t.Retries = retries
 	t.WorkerID = nil
 	t.acked = false
-	s.queue = append(s.queue, t)
+	s.enqueue(t)
 	s.log.Info("execution: retrying task", "instance", it.ID, "task", t.ID, "retry", retries, "reason", reason, "result", result)
 }
 
@@ -94,6 +94,7 @@ func (s *state) release(t *task) {
 		t.inst.used[wid]--
 	}
 	delete(s.tasks, t.ID)
+	delete(t.inst.onWorkers, t.ID)
 }
 
 // afterTask moves an instance on once a task of it finished.
@@ -240,24 +241,27 @@ func (s *state) dropInstance(c *changes, it *inst, why string) {
 // stopTasks cancels an instance's unfinished tasks: queued ones are
 // forgotten, those on workers are stopped there.
 func (s *state) stopTasks(c *changes, it *inst, why string) {
-	kept := s.queue[:0]
-	for _, t := range s.queue {
-		if t.inst == it {
-			if !t.new {
-				c.task = append(c.task, db.TaskTransition{ID: t.ID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: ptr(db.Stamp(s.now))})
-			}
-			t.new = false // a task created in this batch is simply not inserted
-			c.dropNew(t)
+	var dropped map[*task]bool
+	for _, t := range it.queue.all() {
+		if t.Status != db.StatusWaiting {
 			continue
 		}
-		kept = append(kept, t)
+		t.Status = db.StatusStopped
+		if !t.new {
+			c.task = append(c.task, db.TaskTransition{ID: t.ID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: ptr(db.Stamp(s.now))})
+			continue
+		}
+		// A task created in this batch is simply not inserted, nor sent.
+		t.new = false
+		if dropped == nil {
+			dropped = map[*task]bool{}
+		}
+		dropped[t] = true
 	}
-	s.queue = kept
+	it.queue.clear()
+	c.dropNew(dropped)
 	byWorker := map[string][]int64{}
-	for id, t := range s.tasks {
-		if t.inst != it {
-			continue
-		}
+	for id, t := range it.onWorkers {
 		t.acked = false
 		wid := deref(t.WorkerID)
 		byWorker[wid] = append(byWorker[wid], id)

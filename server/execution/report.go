@@ -127,10 +127,13 @@ func (s *state) mapped(c *changes, workerID string, m *protocol.Map, storedBefor
 	}
 	it := parent.inst
 	if m.Key != "" {
-		if s.mapKeys[m.Key] || storedBefore {
+		if it.mapKeys[m.Key] || storedBefore {
 			return nil
 		}
-		s.mapKeys[m.Key] = true
+		if it.mapKeys == nil {
+			it.mapKeys = map[string]bool{}
+		}
+		it.mapKeys[m.Key] = true
 		c.mapRequests = append(c.mapRequests, db.MapRequest{InstanceID: it.ID, Key: m.Key})
 	}
 	for _, p := range m.Payloads {

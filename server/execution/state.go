@@ -25,21 +25,21 @@ type state struct {
 
 	workers   map[string]*worker
 	instances map[int64]*inst
-	tasks     map[int64]*task // on workers
-	queue     []*task         // WAITING, in order
-	picker    *dispatch.Picker
+	tasks     map[int64]*task // on workers, by id (each is in its inst.onWorkers too)
+	// ready are the instances with queued tasks, oldest first, each once
+	// (inst.inReady). An instance that ended meanwhile is dropped when
+	// assign comes to it.
+	ready  []*inst
+	picker *dispatch.Picker
 	lastCheck time.Time
 	adopted   time.Time
 	// blocked marks jobs with a catch-up run waiting for a free slot.
 	blocked map[int64]bool
-	// mapKeys are the map messages this actor stored (the database has
-	// them too, for the next owner).
-	mapKeys map[string]bool
 }
 
 func newState(appID, epoch int64, cfg Config, log *slog.Logger) *state {
 	return &state{app: appID, epoch: epoch, cfg: cfg, log: log, workers: map[string]*worker{}, instances: map[int64]*inst{},
-		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}, mapKeys: map[string]bool{}}
+		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}}
 }
 
 type worker struct {
@@ -65,6 +65,22 @@ type inst struct {
 	// used counts tasks per worker in flight, for taskConcurrency and
 	// maxWorkers.
 	used map[string]int
+	// queue holds the attempt's WAITING tasks, in order; onWorkers its
+	// DISPATCHED and RUNNING ones. Per instance, so that what one batch
+	// does to an instance costs what that instance holds, not what the app
+	// holds.
+	queue     deque[*task]
+	onWorkers map[int64]*task
+	inReady   bool // in state.ready
+	// mapKeys are the map messages this actor stored for the instance (the
+	// database has them too, for the next owner).
+	mapKeys map[string]bool
+}
+
+func newInst(in db.Instance, job *db.Job) *inst {
+	it := &inst{Instance: in, job: job, used: map[string]int{}, onWorkers: map[int64]*task{}}
+	it.deadline = deadlineOf(in, job)
+	return it
 }
 
 // Stages of multi-step instances.
@@ -76,8 +92,8 @@ const (
 	stageReduce = "REDUCE"
 )
 
-// task is a task of an active instance: queued (WAITING, in state.queue)
-// or on a worker (DISPATCHED or RUNNING, in state.tasks).
+// task is a task of an active instance: queued (WAITING, in inst.queue)
+// or on a worker (DISPATCHED or RUNNING, in state.tasks and inst.onWorkers).
 type task struct {
 	db.Task
 	inst   *inst
@@ -91,6 +107,25 @@ type task struct {
 type firing struct {
 	id int64
 	at time.Time
+}
+
+// enqueue queues a WAITING task for assign.
+func (s *state) enqueue(t *task) {
+	it := t.inst
+	it.queue.push(t)
+	if !it.inReady {
+		it.inReady = true
+		s.ready = append(s.ready, it)
+	}
+}
+
+// queued counts the queued tasks of the active instances.
+func (s *state) queued() int {
+	n := 0
+	for _, it := range s.instances {
+		n += it.queue.len()
+	}
+	return n
 }
 
 func (s *state) connected() []*dispatch.Worker {
@@ -158,4 +193,54 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// deque is a slice-backed double-ended queue.
+type deque[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *deque[T]) len() int { return len(q.items) - q.head }
+func (q *deque[T]) push(v T) { q.items = append(q.items, v) }
+func (q *deque[T]) peek() T  { return q.items[q.head] }
+
+func (q *deque[T]) pop() T {
+	v := q.items[q.head]
+	var zero T
+	q.items[q.head] = zero
+	q.head++
+	switch {
+	case q.head == len(q.items):
+		q.items, q.head = q.items[:0], 0
+	case q.head >= 1024 && 2*q.head >= len(q.items):
+		// Compact so the array does not grow behind a moving head.
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	return v
+}
+
+// pushFront puts vs, in order, before the queued items.
+func (q *deque[T]) pushFront(vs ...T) {
+	if len(vs) == 0 {
+		return
+	}
+	if q.head >= len(vs) {
+		q.head -= len(vs)
+		copy(q.items[q.head:], vs)
+		return
+	}
+	items := make([]T, 0, len(vs)+q.len())
+	items = append(append(items, vs...), q.items[q.head:]...)
+	q.items, q.head = items, 0
+}
+
+// all returns the queued items, oldest first (a view: do not keep it).
+func (q *deque[T]) all() []T { return q.items[q.head:] }
+
+func (q *deque[T]) clear() {
+	clear(q.items)
+	q.items, q.head = q.items[:0], 0
 }

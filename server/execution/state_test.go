@@ -184,8 +184,8 @@ func TestSlotsAndTaskConcurrencyBoundAssignment(t *testing.T) {
 	if _, root := m.only(c); root.InstanceID != 10 {
 		t.Fatalf("one slot: the oldest fire goes first, got instance %d", root.InstanceID)
 	}
-	if len(m.s.queue) != 1 {
-		t.Fatalf("%d tasks queued; want the second fire's task waiting for a slot", len(m.s.queue))
+	if m.s.queued() != 1 {
+		t.Fatalf("%d tasks queued; want the second fire's task waiting for a slot", m.s.queued())
 	}
 	// The slot frees: the queued task goes.
 	_, first := m.only(c)
