@@ -29,8 +29,8 @@ type state struct {
 	// ready are the instances with queued tasks, oldest first, each once
 	// (inst.inReady). An instance that ended meanwhile is dropped when
 	// assign comes to it.
-	ready  []*inst
-	picker *dispatch.Picker
+	ready     []*inst
+	picker    *dispatch.Picker
 	lastCheck time.Time
 	adopted   time.Time
 	// blocked marks jobs with a catch-up run waiting for a free slot.
