@@ -70,5 +70,9 @@ export default defineConfig({
     globals: true,
     setupFiles: ["./src/test/setup.ts"],
     css: false,
+    // The tests assert behaviour, not speed: a busy 2-core CI machine can
+    // take well over vitest's default 5 s to render and type through a
+    // dialog in jsdom, and a timeout there says nothing about the console.
+    testTimeout: 60_000,
   },
 });
