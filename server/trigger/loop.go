@@ -388,7 +388,12 @@ func (l *Loop) load(ctx context.Context, until time.Time) error {
 		return nil // the app was stopped meanwhile
 	}
 	for _, in := range due {
+		// A fire the wheel already handed to the actor is still WAITING
+		// until the actor commits it: it is not due a second time.
 		if _, ok := l.onWheel[in.ID]; ok {
+			continue
+		}
+		if _, ok := l.inHand[in.ID]; ok {
 			continue
 		}
 		l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID})
