@@ -80,6 +80,64 @@ func (s *Store) TaskStopInstance(ctx context.Context, instanceID int64, status s
 	return onWorkers, wrap(err, "stopping tasks")
 }
 
+// TaskInsertBulk inserts tasks whose ids the caller does not need (map
+// subtasks beyond what the owner holds in memory), in statements of
+// taskInsertChunk rows.
+func (s *Store) TaskInsertBulk(ctx context.Context, list []Task) error {
+	if len(list) == 0 {
+		return nil
+	}
+	now := Now()
+	for i := range list {
+		list[i].CreatedAt, list[i].UpdatedAt = now, now
+	}
+	for from := 0; from < len(list); from += taskInsertChunk {
+		chunk := list[from:min(from+taskInsertChunk, len(list))]
+		if _, err := s.idb.NewInsert().Model(&chunk).ExcludeColumn("id").Exec(ctx); err != nil {
+			return wrap(err, "creating tasks")
+		}
+	}
+	return nil
+}
+
+// taskInsertChunk bounds the rows of one insert: 14 columns each stay well
+// under PostgreSQL's 65,535 parameters and SQLite's 32,766.
+const taskInsertChunk = 2000
+
+// TasksWaitingAfter returns up to limit WAITING tasks of an instance
+// attempt with ids above afterID, in id order: the owner's next window
+// of an instance with more tasks than it holds in memory. The index
+// tasks_by_instance (instance_id, status, id) serves it whatever the
+// instance's size.
+func (s *Store) TasksWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]Task, error) {
+	var out []Task
+	err := s.idb.NewSelect().Model(&out).
+		Where("instance_id = ? AND status = ? AND id > ? AND instance_attempt = ?", instanceID, StatusWaiting, afterID, attempt).
+		OrderExpr("id").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading waiting tasks")
+}
+
+// TasksOnWorkers returns the DISPATCHED and RUNNING tasks of the instances.
+func (s *Store) TasksOnWorkers(ctx context.Context, instanceIDs []int64) ([]Task, error) {
+	var out []Task
+	if len(instanceIDs) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).
+		Where("instance_id IN (?) AND status IN (?)", bun.List(instanceIDs), bun.List([]string{StatusDispatched, StatusRunning})).
+		OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading tasks on workers")
+}
+
+// TaskStopWaiting stops an instance's WAITING tasks (those its owner does
+// not hold in memory when an attempt ends).
+func (s *Store) TaskStopWaiting(ctx context.Context, instanceID int64, at time.Time) error {
+	_, err := s.idb.NewUpdate().Model((*Task)(nil)).
+		Set("status = ?", StatusStopped).Set("finished_at = ?", at).Set("updated_at = ?", Now()).
+		Where("instance_id = ? AND status = ?", instanceID, StatusWaiting).Exec(ctx)
+	return wrap(err, "stopping waiting tasks")
+}
+
 // TasksUnfinished returns the unfinished tasks of the instances.
 func (s *Store) TasksUnfinished(ctx context.Context, instanceIDs []int64) ([]Task, error) {
 	var out []Task

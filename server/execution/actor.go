@@ -65,7 +65,8 @@ type Store interface {
 	InstancesByIDs(ctx context.Context, ids []int64) ([]db.Instance, error)
 	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 	TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]db.TaskCounts, error)
-	TasksUnfinished(ctx context.Context, instanceIDs []int64) ([]db.Task, error)
+	TasksOnWorkers(ctx context.Context, instanceIDs []int64) ([]db.Task, error)
+	TasksWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]db.Task, error)
 	TaskResults(ctx context.Context, instanceID int64, attempt int, kinds []string) ([]db.Task, error)
 	MapRequestApplied(ctx context.Context, instanceID int64, key string) (bool, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
@@ -286,14 +287,23 @@ func (a *Actor) run(ctx context.Context) {
 	batch := make([]event, 0, 64)
 	for {
 		batch = batch[:0]
-		select {
-		case <-ctx.Done():
-			a.drain()
-			return
-		case ev := <-a.mailbox:
-			batch = append(batch, ev)
-		case <-check.C():
-			check.Reset(a.cfg.CheckInterval)
+		if a.st.refillDue() {
+			// Workers wait for the tasks still in the database: go on at
+			// once with whatever has queued up meanwhile.
+			if ctx.Err() != nil {
+				a.drain()
+				return
+			}
+		} else {
+			select {
+			case <-ctx.Done():
+				a.drain()
+				return
+			case ev := <-a.mailbox:
+				batch = append(batch, ev)
+			case <-check.C():
+				check.Reset(a.cfg.CheckInterval)
+			}
 		}
 	more:
 		for len(batch) < maxBatch {
@@ -333,6 +343,9 @@ func (a *Actor) drain() {
 func (a *Actor) handle(ctx context.Context, batch []event) {
 	st := a.st
 	st.now = a.cfg.Clock.Now()
+	// First, while every earlier batch's tasks are committed and so
+	// visible: load the next window of instances whose backlog is stored.
+	a.refill(ctx)
 	c := newChanges()
 	var fires []firing
 	var recorded []db.Instance
@@ -391,6 +404,51 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 	}
 	st.assign(c)
 	a.commit(ctx, c)
+}
+
+// refill loads the next tasks of instances whose window ran low from
+// their backlog in the database: one indexed read per instance, of at
+// most a window's tasks.
+func (a *Actor) refill(ctx context.Context) {
+	st := a.st
+	for _, it := range st.backlogged {
+		if !st.needsRefill(it) {
+			continue
+		}
+		asked := st.window() - it.queue.len()
+		rows, err := a.deps.Store.TasksWaitingAfter(ctx, it.ID, it.Attempt, it.cursor, asked)
+		if err != nil {
+			a.log.Warn("execution: loading an instance's next tasks; trying again shortly", "instance", it.ID, "err", err)
+			st.refillAfter = st.now.Add(time.Second)
+			return
+		}
+		st.refilled(it, asked, rows)
+	}
+}
+
+// refillDue says whether an instance's window is low while workers have
+// free slots: the actor runs another batch at once rather than wait for
+// the next event.
+func (s *state) refillDue() bool {
+	if len(s.backlogged) == 0 || s.now.Before(s.refillAfter) {
+		return false
+	}
+	free := false
+	for _, w := range s.workers {
+		if w.connected && w.Free() > 0 {
+			free = true
+			break
+		}
+	}
+	if !free {
+		return false
+	}
+	for _, it := range s.backlogged {
+		if s.needsRefill(it) {
+			return true
+		}
+	}
+	return false
 }
 
 // mapped stores a map message's subtasks, first checking with the database

@@ -155,6 +155,25 @@ func (b *bundle) report(worker string, task protocol.Task, statuses ...string) {
 	}
 }
 
+// reportAll reports tasks SUCCEEDED in one message, as a worker batches
+// them, after seeing each.
+func (b *bundle) reportAll(worker string, tasks []protocol.Task, see func(protocol.Task)) {
+	b.t.Helper()
+	if len(tasks) == 0 {
+		return
+	}
+	items := make([]protocol.TaskReport, len(tasks))
+	for i, t := range tasks {
+		see(t)
+		items[i] = protocol.TaskReport{TaskID: t.TaskID, InstanceID: t.InstanceID, Status: protocol.TaskSucceeded, At: time.Now(), Result: "r"}
+	}
+	done := make(chan error, 1)
+	b.e.Report(worker, &protocol.Report{Items: items}, func(err error) { done <- err })
+	if err := <-done; err != nil {
+		b.t.Fatal(err)
+	}
+}
+
 func (b *bundle) waitStatus(id int64, want string) *db.Instance {
 	b.t.Helper()
 	var in *db.Instance
@@ -468,6 +487,123 @@ func TestRecordedFiresRunOnceAndNeverWhenCanceled(t *testing.T) {
 				t.Fatalf("a second dispatch was sent: %+v", f.body)
 			}
 		default:
+		}
+	})
+}
+
+// A map-reduce instance with more subtasks than an owner holds in memory
+// keeps the rest in the database and loads them a window at a time; an
+// owner that takes over mid-run loads them from where they stand. Each
+// subtask runs once and the reduce sees every result.
+func TestMapBeyondTheWindowAndATakeOver(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, dummy *db.DB) {
+		b := setup(t, dummy.Dialect())
+		b.join("w1", 16)
+		j := b.job(func(j *db.Job) {
+			j.ExecutionMode = "MAP_REDUCE"
+			j.ProcessorType = "GO"
+			j.Processor = "mr"
+			j.TaskConcurrency = 16
+			j.TaskRetries = 1
+		})
+		id := b.fire(j)
+		w, root := b.dispatched()
+		const n = 3 * protocol.MaxBatch
+		done := make(chan error, 1)
+		for part := 0; part < n/protocol.MaxBatch; part++ {
+			payloads := make([]string, protocol.MaxBatch)
+			for i := range payloads {
+				payloads[i] = fmt.Sprint(part*protocol.MaxBatch + i)
+			}
+			b.e.Map(w, &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "n", Payloads: payloads, Key: fmt.Sprint("k", part)},
+				func(err error) { done <- err })
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.report(w, root, protocol.TaskSucceeded)
+
+		ran := map[string]int{}
+		// runSome reports the subtasks the actor sends until it has run
+		// want of them in all.
+		runSome := func(b *bundle, want int) {
+			for len(ran) < want {
+				var f frame
+				select {
+				case f = <-b.rec.frames:
+				case <-time.After(20 * time.Second):
+					dup := 0
+					for _, k := range ran {
+						if k > 1 {
+							dup++
+						}
+					}
+					counts, _ := b.d.TaskCountsByInstance(context.Background(), []int64{id})
+					t.Fatalf("no dispatch after %d of %d subtasks ran (%d twice; stored %+v)", len(ran), want, dup, counts)
+				}
+				if f.typ != protocol.TypeDispatch {
+					continue
+				}
+				b.reportAll(f.worker, f.body.(*protocol.Dispatch).Tasks, func(t2 protocol.Task) {
+					if t2.Kind != protocol.KindMap {
+						t.Fatalf("dispatched %s before every subtask ended", t2.Kind)
+					}
+					ran[t2.Payload]++
+				})
+			}
+		}
+		runSome(b, n/3)
+
+		// Another owner takes over (the lease moved): it starts from the
+		// database alone.
+		b.e.Stop()
+		next := New(Config{CheckInterval: 20 * time.Millisecond, LostGrace: time.Minute, AdoptGrace: time.Minute,
+			RetryDelay: time.Millisecond, NoWorkerWait: time.Minute}, Deps{Store: b.d, Log: slog.New(slog.DiscardHandler)},
+			b.app, 4, Links{Sender: b.rec, Waker: noWaker{}})
+		if err := next.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(next.Stop)
+		b2 := &bundle{t: t, e: next, d: b.d, rec: b.rec, app: b.app}
+		// What the first owner sent and nobody reported yet is still w1's:
+		// it reports those to the new owner after reconnecting.
+		var inFlight []protocol.Task
+		for drained := false; !drained; {
+			select {
+			case f := <-b.rec.frames:
+				if f.typ == protocol.TypeDispatch {
+					inFlight = append(inFlight, f.body.(*protocol.Dispatch).Tasks...)
+				}
+			default:
+				drained = true
+			}
+		}
+		b2.reportAll("w1", inFlight, func(t2 protocol.Task) { ran[t2.Payload]++ })
+		// The first owner may have stored a dispatch it then did not send,
+		// its lease gone: w1's heartbeat says it runs none of those, and
+		// they run again (a retry, as for any task a worker lost).
+		b2.e.WorkerHeartbeat("w1", &protocol.Heartbeat{})
+		b2.join("w1", 16)
+		runSome(b2, n)
+		f := b2.next(protocol.TypeDispatch)
+		d := f.body.(*protocol.Dispatch)
+		if len(d.Tasks) != 1 || d.Epoch != 4 {
+			t.Fatalf("dispatched %d tasks at epoch %d; want the reduce alone at the new owner's epoch 4", len(d.Tasks), d.Epoch)
+		}
+		reduce := d.Tasks[0]
+		if reduce.Kind != protocol.KindReduce || len(reduce.Results) != n+1 {
+			t.Fatalf("reduce %s with %d results; want REDUCE with %d", reduce.Kind, len(reduce.Results), n+1)
+		}
+		b2.report("w1", reduce, protocol.TaskSucceeded)
+		b2.waitStatus(id, db.StatusSucceeded)
+		for p, k := range ran {
+			if k != 1 {
+				t.Fatalf("subtask %s ran %d times", p, k)
+			}
+		}
+		if len(ran) != n {
+			t.Fatalf("%d subtasks ran; want %d", len(ran), n)
 		}
 	})
 }

@@ -33,7 +33,7 @@ func (a *Actor) adopt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := store.TasksUnfinished(ctx, ids)
+	tasks, err := store.TasksOnWorkers(ctx, ids)
 	if err != nil {
 		return err
 	}
@@ -41,6 +41,20 @@ func (a *Actor) adopt(ctx context.Context) error {
 	st.name = app.Name
 	st.now = a.cfg.Clock.Now()
 	st.reset(active, jobs, tasks, counts)
+	// The WAITING tasks stay in the database as each instance's backlog;
+	// load the first window of each now, so that the stage an instance
+	// was in shows (a POST or REDUCE task created but never sent).
+	for _, it := range st.backlogged {
+		asked := st.window()
+		rows, err := store.TasksWaitingAfter(ctx, it.ID, it.Attempt, 0, asked)
+		if err != nil {
+			return err
+		}
+		st.refilled(it, asked, rows)
+		for _, t := range rows {
+			it.stage = stageOf(it, t.Kind)
+		}
+	}
 	a.log.Info("execution: took over app", "name", st.name, "epoch", st.epoch, "instances", len(st.instances), "tasks", len(st.tasks))
 	c := newChanges()
 	// Workers that connected before this actor started announced
@@ -55,7 +69,9 @@ func (a *Actor) adopt(ctx context.Context) error {
 }
 
 // reset replaces the picture with the unfinished work as read from the
-// database, keeping the connected workers.
+// database — the active instances, their tasks on workers, and counts —
+// keeping the connected workers. Each instance's WAITING tasks become its
+// backlog, loaded a window at a time.
 func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.Task, counts map[int64]db.TaskCounts) {
 	for _, w := range s.workers {
 		w.running = map[int64]bool{}
@@ -64,6 +80,7 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 	s.instances = map[int64]*inst{}
 	s.tasks = map[int64]*task{}
 	s.ready = nil
+	s.backlogged = map[int64]*inst{}
 	s.adopted = s.now
 	for _, in := range active {
 		job := jobs[in.JobID]
@@ -79,32 +96,32 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 		if it == nil || t.InstanceAttempt != it.Attempt {
 			continue
 		}
-		tk := &task{Task: t, inst: it}
+		tk := &task{Task: t, inst: it, acked: true}
 		it.pending++
 		it.stage = stageOf(it, t.Kind)
-		switch t.Status {
-		case db.StatusWaiting:
-			s.enqueue(tk)
-		default:
-			s.tasks[t.ID] = tk
-			it.onWorkers[t.ID] = tk
-			wid := deref(t.WorkerID)
-			w := s.workers[wid]
-			if w == nil {
-				// Not connected (yet): it has AdoptGrace to come back.
-				w = &worker{Worker: dispatch.Worker{ID: wid}, running: map[int64]bool{}, disconnected: s.now}
-				s.workers[wid] = w
-			}
-			w.running[t.ID] = true
-			w.Busy++
-			it.used[wid]++
-			tk.acked = true
+		s.tasks[t.ID] = tk
+		it.onWorkers[t.ID] = tk
+		wid := deref(t.WorkerID)
+		w := s.workers[wid]
+		if w == nil {
+			// Not connected (yet): it has AdoptGrace to come back.
+			w = &worker{Worker: dispatch.Worker{ID: wid}, running: map[int64]bool{}, disconnected: s.now}
+			s.workers[wid] = w
 		}
+		w.running[t.ID] = true
+		w.Busy++
+		it.used[wid]++
 	}
 	for id, c := range counts {
 		if it := s.instances[id]; it != nil {
 			it.succeeded = c.Succeeded
 			it.failed = c.Failed
+			if c.Waiting > 0 {
+				// Stored, not loaded: the adopter loads the first window.
+				it.backlog = c.Waiting
+				it.pending += c.Waiting
+				s.backlogged[id] = it
+			}
 		}
 	}
 }

@@ -11,9 +11,14 @@ import (
 // changes is everything one batch decided: the writes of its transaction
 // and what to send once they are durable.
 type changes struct {
-	inst        []db.InstanceTransition
-	task        []db.TaskTransition
-	newTasks    []*task
+	inst     []db.InstanceTransition
+	task     []db.TaskTransition
+	newTasks []*task
+	// backlog are tasks stored without being held in memory (inst.backlog).
+	backlog []db.Task
+	// stopWaiting are instances whose stored WAITING tasks stop (an
+	// attempt ended with a backlog).
+	stopWaiting []int64
 	attempts    []db.InstanceAttempt
 	retries     []retry
 	rearms      []rearm
@@ -35,7 +40,8 @@ type changes struct {
 // empty says the batch changed nothing to write (an idle app's check
 // tick, a heartbeat).
 func (c *changes) empty() bool {
-	return len(c.inst) == 0 && len(c.task) == 0 && len(c.newTasks) == 0 && len(c.attempts) == 0 && len(c.retries) == 0 &&
+	return len(c.inst) == 0 && len(c.task) == 0 && len(c.newTasks) == 0 && len(c.backlog) == 0 && len(c.stopWaiting) == 0 &&
+		len(c.attempts) == 0 && len(c.retries) == 0 &&
 		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0 && len(c.wfContext) == 0
 }
 
@@ -73,6 +79,7 @@ func (c *changes) changed(id int64) { c.notify = append(c.notify, id) }
 func (s *state) committed(c *changes) {
 	for _, t := range c.newTasks {
 		t.new = false
+		t.inst.cursor = max(t.inst.cursor, t.ID)
 	}
 	for wid, list := range c.dispatch {
 		w := s.workers[wid]

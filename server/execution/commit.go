@@ -220,6 +220,16 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 				t.ID = rows[i].ID
 			}
 		}
+		// After the tasks held in memory, so that the backlog's ids are
+		// above every id the instance's cursor has passed.
+		if err := tx.TaskInsertBulk(ctx, c.backlog); err != nil {
+			return err
+		}
+		for _, id := range c.stopWaiting {
+			if err := tx.TaskStopWaiting(ctx, id, db.Stamp(a.st.now)); err != nil {
+				return err
+			}
+		}
 		if err := tx.AttemptUpsertMany(ctx, c.attempts); err != nil {
 			return err
 		}

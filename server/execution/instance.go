@@ -3,6 +3,7 @@ package execution
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -260,6 +261,12 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 	}
 	it.queue.clear()
 	c.dropNew(dropped)
+	if it.backlog > 0 {
+		c.stopWaiting = append(c.stopWaiting, it.ID)
+		c.backlog = slices.DeleteFunc(c.backlog, func(t db.Task) bool { return t.InstanceID == it.ID })
+		it.backlog = 0
+		delete(s.backlogged, it.ID)
+	}
 	byWorker := map[string][]int64{}
 	for id, t := range it.onWorkers {
 		t.acked = false

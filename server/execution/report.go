@@ -136,10 +136,51 @@ func (s *state) mapped(c *changes, workerID string, m *protocol.Map, storedBefor
 		it.mapKeys[m.Key] = true
 		c.mapRequests = append(c.mapRequests, db.MapRequest{InstanceID: it.ID, Key: m.Key})
 	}
-	for _, p := range m.Payloads {
-		s.newTask(c, it, protocol.KindMap, m.Name, p, &parent.ID, "")
+	// As many as the window holds are created in memory and queued; the
+	// rest are only stored, for refill to load as the window drains.
+	room := 0
+	if it.backlog == 0 {
+		room = max(s.window()-it.queue.len(), 0)
+	}
+	for i, p := range m.Payloads {
+		if i < room {
+			s.newTask(c, it, protocol.KindMap, m.Name, p, &parent.ID, "")
+			continue
+		}
+		c.backlog = append(c.backlog, db.Task{InstanceID: it.ID, ParentID: &parent.ID, Name: m.Name, Kind: protocol.KindMap,
+			Status: db.StatusWaiting, Payload: p, InstanceAttempt: it.Attempt})
+		it.backlog++
+		it.pending++
+		s.backlogged[it.ID] = it
 	}
 	return nil
+}
+
+// needsRefill says whether an instance's window should load more of its
+// backlog: it is less than half full.
+func (s *state) needsRefill(it *inst) bool {
+	return it.backlog > 0 && it.queue.len() < s.window()/2 && s.instances[it.ID] == it
+}
+
+// refilled queues the tasks refill loaded for an instance, in id order.
+// Fewer than asked for means the backlog is empty, whatever it counted.
+func (s *state) refilled(it *inst, asked int, loaded []db.Task) {
+	for _, t := range loaded {
+		tk := &task{Task: t, inst: it}
+		s.enqueue(tk)
+		it.cursor = max(it.cursor, t.ID)
+	}
+	it.backlog -= len(loaded)
+	if len(loaded) < asked || it.backlog < 0 {
+		if it.backlog != 0 {
+			s.log.Warn("execution: an instance's backlog count was off; corrected", "instance", it.ID, "off by", it.backlog)
+		}
+		it.pending -= it.backlog
+		it.backlog = 0
+	}
+	if it.backlog == 0 {
+		delete(s.backlogged, it.ID)
+	}
 }
 
 // dispatchResult applies a worker's answer to a dispatch.

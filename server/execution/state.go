@@ -35,11 +35,34 @@ type state struct {
 	adopted   time.Time
 	// blocked marks jobs with a catch-up run waiting for a free slot.
 	blocked map[int64]bool
+	// backlogged are the instances with a backlog (inst.backlog > 0).
+	backlogged map[int64]*inst
+	// refillAfter pauses refills after the database failed one.
+	refillAfter time.Time
+}
+
+// Bounds of the tasks an instance holds in memory (its window): twice the
+// slots of the connected workers, within these. Map payloads are at most
+// protocol.MaxPayloadBytes, so the window's memory is bounded too.
+const (
+	minWindow = 256
+	maxWindow = 1024
+)
+
+// window is how many queued tasks an instance holds in memory.
+func (s *state) window() int {
+	slots := 0
+	for _, w := range s.workers {
+		if w.connected {
+			slots += w.Slots
+		}
+	}
+	return min(max(2*slots, minWindow), maxWindow)
 }
 
 func newState(appID, epoch int64, cfg Config, log *slog.Logger) *state {
 	return &state{app: appID, epoch: epoch, cfg: cfg, log: log, workers: map[string]*worker{}, instances: map[int64]*inst{},
-		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}}
+		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}, backlogged: map[int64]*inst{}}
 }
 
 type worker struct {
@@ -75,6 +98,14 @@ type inst struct {
 	// mapKeys are the map messages this actor stored for the instance (the
 	// database has them too, for the next owner).
 	mapKeys map[string]bool
+	// backlog counts the attempt's WAITING tasks stored but not held in
+	// memory: an instance with more tasks than its window keeps the rest
+	// in the database, and refill loads them in id order from cursor, the
+	// highest task id it loaded or created in memory. Tasks go to the
+	// backlog only while it is not empty or the window is full, so every
+	// WAITING task with an id above cursor is in the backlog.
+	backlog int
+	cursor  int64
 }
 
 func newInst(in db.Instance, job *db.Job) *inst {
