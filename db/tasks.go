@@ -161,6 +161,31 @@ func (s *Store) TaskResults(ctx context.Context, instanceID int64, attempt int, 
 	return out, wrap(err, "reading task results")
 }
 
+// TaskResultsAfter returns a page of TaskResults: the tasks with ids
+// above afterID, in id order, at most limit. A reduce over millions of
+// subtasks reads them a page at a time, walking the primary key.
+func (s *Store) TaskResultsAfter(ctx context.Context, instanceID int64, attempt int, kinds []string, afterID int64, limit int) ([]Task, error) {
+	var out []Task
+	err := s.idb.NewSelect().Model(&out).
+		Column("id", "name", "kind", "status", "result").
+		Where("instance_id = ? AND instance_attempt = ? AND kind IN (?) AND id > ?", instanceID, attempt, bun.List(kinds), afterID).
+		OrderExpr("id").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading a page of task results")
+}
+
+// TaskOfApp returns a task if its instance belongs to the app; sql.ErrNoRows
+// (wrapped) when it does not exist or belongs to another app.
+func (s *Store) TaskOfApp(ctx context.Context, appID, taskID int64) (*Task, error) {
+	t := new(Task)
+	err := s.idb.NewSelect().Model(t).
+		Where("tk.id = ? AND EXISTS (SELECT 1 FROM instances i WHERE i.id = tk.instance_id AND i.app_id = ?)", taskID, appID).
+		Scan(ctx)
+	if err != nil {
+		return nil, wrap(err, "reading a task")
+	}
+	return t, nil
+}
+
 // TaskCounts are an instance's tasks by status.
 type TaskCounts struct {
 	InstanceID int64 `bun:"instance_id"`

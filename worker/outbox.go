@@ -45,6 +45,7 @@ type outbox struct {
 	dropped  map[int64]int64 // instance id → lines dropped, not yet told to the server
 	reports  fifo[reportItem]
 	maps     fifo[*mapChunk]
+	pages    fifo[*pageRequest]
 	inflight map[int64]*message // by frame id, on the current connection
 	// holdUntil delays logs and reports after the server refused some:
 	// they are sent again then (docs/protocol.md §6.3).
@@ -86,7 +87,29 @@ func (c *mapChunk) settle(err error) {
 	}
 }
 
-// message is one report, logs or map frame in flight.
+// pageRequest asks for a page of a POST or REDUCE task's results; its
+// caller waits on done. Reading is idempotent, so a request in flight
+// when a connection ends is sent again on the next.
+type pageRequest struct {
+	r         protocol.Results
+	done      chan pageAnswer // buffered 1
+	abandoned bool            // guarded by outbox.mu
+}
+
+type pageAnswer struct {
+	results []protocol.TaskResult
+	more    bool
+	err     error
+}
+
+func (p *pageRequest) settle(a pageAnswer) {
+	select {
+	case p.done <- a:
+	default:
+	}
+}
+
+// message is one report, logs, map or results frame in flight.
 type message struct {
 	id      int64
 	typ     string
@@ -94,6 +117,7 @@ type message struct {
 	dropped map[int64]int64
 	reports []reportItem
 	chunk   *mapChunk
+	page    *pageRequest
 }
 
 func (m *message) body() any {
@@ -106,6 +130,8 @@ func (m *message) body() any {
 			items[i] = r.r
 		}
 		return &protocol.Report{Items: items}
+	case protocol.TypeResults:
+		return &m.page.r
 	default:
 		return &m.chunk.m
 	}
@@ -249,6 +275,28 @@ func (o *outbox) addMap(chunks []*mapChunk) error {
 	return nil
 }
 
+// addPage queues a request for a page of results and asks for a flush at
+// once: a task is waiting.
+func (o *outbox) addPage(p *pageRequest) error {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return errOutboxClosed
+	}
+	o.pages.push(p)
+	o.mu.Unlock()
+	o.poke()
+	return nil
+}
+
+// abandonPage forgets a request whose caller stopped waiting.
+func (o *outbox) abandonPage(p *pageRequest) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p.abandoned = true
+	o.pages.deleteFunc(func(q *pageRequest) bool { return q.abandoned })
+}
+
 // abandon marks chunks whose caller stopped waiting: queued ones are never
 // sent, and one in flight is not re-sent after a reconnect.
 func (o *outbox) abandon(chunks []*mapChunk) {
@@ -261,14 +309,14 @@ func (o *outbox) abandon(chunks []*mapChunk) {
 }
 
 func (o *outbox) urgentLocked() bool {
-	return o.maps.len() > 0 || o.logs.len() >= o.urgent || o.reports.len() >= o.urgent
+	return o.maps.len() > 0 || o.pages.len() > 0 || o.logs.len() >= o.urgent || o.reports.len() >= o.urgent
 }
 
 // pending reports whether anything is queued or unacknowledged.
 func (o *outbox) pending() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.logs.len() > 0 || o.reports.len() > 0 || o.maps.len() > 0 ||
+	return o.logs.len() > 0 || o.reports.len() > 0 || o.maps.len() > 0 || o.pages.len() > 0 ||
 		len(o.inflight) > 0 || len(o.dropped) > 0
 }
 
@@ -301,6 +349,11 @@ func (o *outbox) nextLocked() *message {
 	for o.maps.len() > 0 {
 		if c := o.maps.pop(); !c.abandoned {
 			return &message{typ: protocol.TypeMap, chunk: c}
+		}
+	}
+	for o.pages.len() > 0 {
+		if p := o.pages.pop(); !p.abandoned {
+			return &message{typ: protocol.TypeResults, page: p}
 		}
 	}
 	if o.now().Before(o.holdUntil) {
@@ -370,7 +423,7 @@ func (o *outbox) ack(id int64, a *protocol.Ack) {
 	o.mu.Lock()
 	m, ok := o.inflight[id]
 	delete(o.inflight, id)
-	refused := ok && !a.OK && m.typ != protocol.TypeMap
+	refused := ok && !a.OK && m.typ != protocol.TypeMap && m.typ != protocol.TypeResults
 	switch {
 	case refused:
 		o.requeueLocked([]*message{m})
@@ -385,6 +438,14 @@ func (o *outbox) ack(id int64, a *protocol.Ack) {
 	}
 	if urgent {
 		o.poke() // the window has room for the backlog, or reports waited for these lines
+	}
+	if m.page != nil {
+		ans := pageAnswer{results: a.Results, more: a.More}
+		if !a.OK {
+			ans = pageAnswer{err: fmt.Errorf("the server refused to read results: %s", orUnknown(a.Error))}
+		}
+		m.page.settle(ans)
+		return
 	}
 	if a.OK {
 		if m.chunk != nil {
@@ -424,6 +485,9 @@ func (o *outbox) discard(id int64, err error) {
 	if m.chunk != nil {
 		m.chunk.settle(err)
 	}
+	if m.page != nil {
+		m.page.settle(pageAnswer{err: err})
+	}
 }
 
 // requeue puts every unacknowledged message back at the front of its
@@ -447,7 +511,11 @@ func (o *outbox) requeueLocked(msgs []*message) {
 	var lines []protocol.LogLine
 	var reports []reportItem
 	var chunks []*mapChunk
+	var pages []*pageRequest
 	for _, m := range msgs {
+		if m.page != nil && !m.page.abandoned {
+			pages = append(pages, m.page)
+		}
 		lines = append(lines, m.lines...)
 		reports = append(reports, m.reports...)
 		if m.chunk != nil && !m.chunk.abandoned {
@@ -460,6 +528,7 @@ func (o *outbox) requeueLocked(msgs []*message) {
 	o.logs.prepend(lines)
 	o.reports.prepend(reports)
 	o.maps.prepend(chunks)
+	o.pages.prepend(pages)
 	for o.logs.len() > o.maxLogs {
 		o.dropOldestLocked()
 	}
@@ -473,6 +542,9 @@ func (o *outbox) close() {
 	o.closed = true
 	for o.maps.len() > 0 {
 		o.maps.pop().settle(errOutboxClosed)
+	}
+	for o.pages.len() > 0 {
+		o.pages.pop().settle(pageAnswer{err: errOutboxClosed})
 	}
 	o.room.Broadcast()
 }

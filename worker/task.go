@@ -59,6 +59,10 @@ type TaskContext interface {
 	DecodePayload(v any) error
 	// IsRoot reports whether this is the ROOT task of its instance.
 	IsRoot() bool
+	// Shard tells a BROADCAST task which share of the work is its own:
+	// index from 0 to total-1, one per selected worker (0, 0 for other
+	// kinds of task).
+	Shard() (index, total int)
 	// WorkDir is the worker's work directory (Config.WorkDir).
 	WorkDir() string
 
@@ -265,7 +269,6 @@ func call(p Processor, tc *taskContext) (out outcome) {
 			out = outcome{panicked: v, stack: debug.Stack()}
 		}
 	}()
-	results := tc.task.Results
 	switch tc.task.Kind {
 	case protocol.KindPre:
 		bp, ok := p.(BroadcastProcessor)
@@ -274,6 +277,10 @@ func call(p Processor, tc *taskContext) (out outcome) {
 		}
 		return outcome{err: bp.PreProcess(tc)}
 	case protocol.KindPost:
+		results, err := collect(tc.results())
+		if err != nil {
+			return outcome{err: err}
+		}
 		bp, ok := p.(BroadcastProcessor)
 		if !ok {
 			ok := 0
@@ -287,9 +294,17 @@ func call(p Processor, tc *taskContext) (out outcome) {
 		res, err := bp.PostProcess(tc, results)
 		return outcome{res: res, err: err}
 	case protocol.KindReduce:
+		if sr, ok := p.(StreamReducer); ok {
+			res, err := sr.ReduceStream(tc, tc.results())
+			return outcome{res: res, err: err}
+		}
 		mr, ok := p.(MapReduceProcessor)
 		if !ok {
-			return outcome{err: fmt.Errorf("processor %q cannot reduce: it does not implement worker.MapReduceProcessor (a Reduce method), which a MAP_REDUCE job needs", tc.task.Processor)}
+			return outcome{err: fmt.Errorf("processor %q cannot reduce: it implements neither worker.MapReduceProcessor (Reduce) nor worker.StreamReducer (ReduceStream), one of which a MAP_REDUCE job needs", tc.task.Processor)}
+		}
+		results, err := collect(tc.results())
+		if err != nil {
+			return outcome{err: err}
 		}
 		res, err := mr.Reduce(tc, results)
 		return outcome{res: res, err: err}
@@ -348,6 +363,10 @@ type taskContext struct {
 
 	mu  sync.Mutex
 	add map[string]any // SetWorkflowValue additions
+	// maps counts the task's map messages: with the task id it keys each
+	// one, so a task run again (its worker lost) that maps the same
+	// subtasks again has them stored once.
+	maps int
 }
 
 func (c *taskContext) Logger() *slog.Logger        { return c.logger }
@@ -365,6 +384,7 @@ func (c *taskContext) JobParams() string           { return c.task.JobParams }
 func (c *taskContext) InstanceParams() string      { return c.task.Params }
 func (c *taskContext) Payload() string             { return c.task.Payload }
 func (c *taskContext) IsRoot() bool                { return c.task.Kind == protocol.KindRoot }
+func (c *taskContext) Shard() (int, int)           { return c.task.ShardIndex, c.task.ShardTotal }
 func (c *taskContext) WorkDir() string             { return c.w.cfg.WorkDir }
 func (c *taskContext) Upstream() map[string]string { return maps.Clone(c.task.Upstream) }
 
@@ -426,7 +446,16 @@ func (c *taskContext) additions() (map[string]any, int, error) {
 }
 
 // mapPayloadLimit bounds one subtask's encoded payload.
-const mapPayloadLimit = protocol.MaxFrameBytes / 4
+const mapPayloadLimit = protocol.MaxPayloadBytes
+
+// nextMapKey keys the task's next map message: "t<task id>/<n>" for its
+// n-th, whichever worker runs it and however often.
+func (c *taskContext) nextMapKey() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.maps++
+	return fmt.Sprintf("t%d/%d", c.task.TaskID, c.maps)
+}
 
 func (c *taskContext) Map(subtasks []any, name string) error {
 	t := &c.task
@@ -448,14 +477,13 @@ func (c *taskContext) Map(subtasks []any, name string) error {
 			return fmt.Errorf("map: subtask %d cannot be encoded as JSON: %w", i, err)
 		}
 		p := string(raw)
-		size := jsonLen(p) + 1
-		if size > mapPayloadLimit {
-			return fmt.Errorf("map: subtask %d is %d bytes encoded; at most %d", i, size, mapPayloadLimit)
+		if len(p) > mapPayloadLimit {
+			return fmt.Errorf("map: subtask %d is %d bytes encoded; a subtask's payload is at most %d (protocol.MaxPayloadBytes)", i, len(p), mapPayloadLimit)
 		}
+		size := jsonLen(p) + 1
 		if cur == nil || len(cur.m.Payloads) == protocol.MaxBatch || cur.size+size > defaultBatchBytes {
 			cur = &mapChunk{
-				m: protocol.Map{InstanceID: t.InstanceID, ParentTaskID: t.TaskID, Name: name,
-					Key: fmt.Sprintf("%s/%d", c.w.id, c.w.mapKeys.Add(1))},
+				m:     protocol.Map{InstanceID: t.InstanceID, ParentTaskID: t.TaskID, Name: name, Key: c.nextMapKey()},
 				first: i, size: 200 + jsonLen(name), done: make(chan error, 1),
 			}
 			chunks = append(chunks, cur)

@@ -257,8 +257,6 @@ type Worker struct {
 	id  string // the wire worker id: Name-<random hex>
 	log *slog.Logger
 	out *outbox
-	// mapKeys numbers map messages, so re-sent ones are recognised.
-	mapKeys atomic.Int64
 
 	// Fields used by tests to speed things up.
 	backoffMin, backoffMax time.Duration
@@ -474,6 +472,7 @@ func (w *Worker) hello() protocol.Hello {
 		Host:       w.cfg.Host,
 		Version:    w.cfg.Version,
 		Protocol:   protocol.Version,
+		Features:   []string{protocol.FeaturePagedResults},
 		Tags:       w.cfg.Tags,
 		Processors: procs,
 		Types:      types,

@@ -68,6 +68,8 @@ type Store interface {
 	TasksOnWorkers(ctx context.Context, instanceIDs []int64) ([]db.Task, error)
 	TasksWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]db.Task, error)
 	TaskResults(ctx context.Context, instanceID int64, attempt int, kinds []string) ([]db.Task, error)
+	TaskResultsAfter(ctx context.Context, instanceID int64, attempt int, kinds []string, afterID int64, limit int) ([]db.Task, error)
+	TaskOfApp(ctx context.Context, appID, taskID int64) (*db.Task, error)
 	MapRequestApplied(ctx context.Context, instanceID int64, key string) (bool, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
 }
@@ -168,6 +170,9 @@ type Actor struct {
 	runs  Runs
 
 	mailbox chan event
+	// pages bounds the result pages read at once (results.go).
+	pages   chan struct{}
+	app     int64
 	mu      sync.Mutex
 	stopped <-chan struct{} // closed once the actor is stopping; nil before Start
 
@@ -184,7 +189,7 @@ type Actor struct {
 func New(cfg Config, deps Deps, appID, epoch int64, links Links) *Actor {
 	cfg.defaults()
 	return &Actor{cfg: cfg, deps: deps, log: deps.Log.With("app", appID), send: links.Sender, waker: links.Waker, runs: links.Runs,
-		mailbox: make(chan event, mailboxSize), st: newState(appID, epoch, cfg, deps.Log), jobs: map[int64]cachedJob{}}
+		mailbox: make(chan event, mailboxSize), pages: make(chan struct{}, maxPageReads), app: appID, st: newState(appID, epoch, cfg, deps.Log), jobs: map[int64]cachedJob{}}
 }
 
 // Start adopts the app's unfinished work and runs batches until Stop.

@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -142,6 +143,9 @@ func (s *state) taskSpec(t *task) protocol.Task {
 		ExecutionMode: j.ExecutionMode, ProcessorType: j.ProcessorType, Processor: j.Processor,
 		JobParams: j.Params, Params: it.Params, Payload: t.Payload, Deadline: it.deadline,
 	}
+	if t.Kind == protocol.KindBroadcast {
+		spec.ShardIndex, spec.ShardTotal = shardOf(t.Name)
+	}
 	if it.WorkflowInstanceID != nil {
 		spec.WorkflowRunID, spec.WorkflowNode = *it.WorkflowInstanceID, deref(it.WorkflowNodeID)
 	}
@@ -153,4 +157,19 @@ func (s *state) taskSpec(t *task) protocol.Task {
 		spec.Upstream = in.Upstream
 	}
 	return spec
+}
+
+// A BROADCAST task's name records its shard — "BROADCAST 2/5" is shard
+// index 2 of 5 — so that whoever sends it, the owner that created it or
+// one that took over, tells the worker the same shard; the console shows
+// it too.
+func shardName(index, total int) string { return fmt.Sprintf("BROADCAST %d/%d", index, total) }
+
+// shardOf reads a BROADCAST task's shard from its name; 0, 0 for a name
+// without one (a task created before shards were recorded).
+func shardOf(name string) (index, total int) {
+	if _, err := fmt.Sscanf(name, "BROADCAST %d/%d", &index, &total); err != nil || index < 0 || index >= total {
+		return 0, 0
+	}
+	return index, total
 }

@@ -103,7 +103,11 @@ func (a *Actor) sendDispatch(ctx context.Context, wid string, list []*task) {
 	for _, t := range list {
 		spec := a.st.taskSpec(t)
 		if t.Kind == protocol.KindPost || t.Kind == protocol.KindReduce {
-			spec.Results = a.results(ctx, t)
+			if w := a.st.workers[wid]; w != nil && w.pagedResults {
+				spec.ResultsPaged, spec.ResultCount = true, t.inst.succeeded+t.inst.failed
+			} else {
+				spec.Results = a.results(ctx, t)
+			}
 		}
 		n := specSize(&spec)
 		if n > maxDispatchBytes {
@@ -146,20 +150,12 @@ func specSize(t *protocol.Task) int {
 
 // results are the finished subtasks a POST or REDUCE task works on.
 func (a *Actor) results(ctx context.Context, t *task) []protocol.TaskResult {
-	kinds := []string{protocol.KindBroadcast}
-	if t.Kind == protocol.KindReduce {
-		kinds = []string{protocol.KindMap, protocol.KindRoot}
-	}
-	rows, err := a.deps.Store.TaskResults(ctx, t.inst.ID, t.inst.Attempt, kinds)
+	rows, err := a.deps.Store.TaskResults(ctx, t.inst.ID, t.inst.Attempt, resultKinds(t.Kind))
 	if err != nil {
 		a.log.Error("execution: reading task results", "instance", t.inst.ID, "err", err)
 		return nil
 	}
-	out := make([]protocol.TaskResult, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, protocol.TaskResult{TaskID: r.ID, Name: r.Name, Success: r.Status == db.StatusSucceeded, Result: r.Result})
-	}
-	return out
+	return toResults(rows)
 }
 
 // lostRaces are the instance transitions of a batch that did not apply:

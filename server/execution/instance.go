@@ -166,8 +166,8 @@ func (s *state) progress(c *changes, it *inst) {
 				return
 			}
 			it.stage = stageBcast
-			for _, wid := range live {
-				s.newTask(c, it, protocol.KindBroadcast, "BROADCAST", "", nil, wid)
+			for i, wid := range live {
+				s.newTask(c, it, protocol.KindBroadcast, shardName(i, len(live)), "", nil, wid)
 			}
 		case stageBcast:
 			it.stage = stagePost

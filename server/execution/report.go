@@ -2,6 +2,7 @@ package execution
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -25,6 +26,7 @@ func (s *state) joined(c *changes, info *hub.WorkerInfo) {
 		Types: info.Types, Slots: info.Slots, Busy: busy, Metrics: info.Metrics}
 	w.connected = true
 	w.disconnected = time.Time{}
+	w.pagedResults = slices.Contains(info.Features, protocol.FeaturePagedResults)
 	// Instances waiting for a worker may go now.
 	c.wake = true
 	// Tasks it still runs that we gave up on (stopped, re-dispatched)

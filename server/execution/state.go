@@ -70,6 +70,8 @@ type worker struct {
 	connected    bool
 	disconnected time.Time
 	running      map[int64]bool // task ids assigned to it
+	// pagedResults: it reads POST and REDUCE results in pages (results.go).
+	pagedResults bool
 }
 
 // inst is an active (DISPATCHED or RUNNING) instance.

@@ -158,7 +158,8 @@ func (c *conn) handshake(ctx context.Context) error {
 	c.reg = reg
 	servers, _ := deps.Directory.AliveURLs(ctx)
 	c.info = WorkerInfo{AppID: app.ID, ID: hello.WorkerID, Host: hello.Host, Tags: hello.Tags, Processors: hello.Processors,
-		Types: hello.Types, Slots: hello.Slots, Metrics: hello.Metrics, Running: hello.Running, ConnectedAt: db.Stamp(c.hub.clock.Now())}
+		Types: hello.Types, Slots: hello.Slots, Metrics: hello.Metrics, Running: hello.Running, ConnectedAt: db.Stamp(c.hub.clock.Now()),
+		Features: hello.Features}
 	welcome := &protocol.Welcome{ServerID: deps.Directory.ID(), Epoch: reg.Epoch(), Servers: servers, HeartbeatMs: int(c.hub.cfg.Heartbeat / time.Millisecond)}
 	b, err := protocol.Encode(0, frame.ID, protocol.TypeWelcome, welcome)
 	if err != nil {
@@ -191,6 +192,13 @@ func (c *conn) readLoop() error {
 			c.reg.handler.Map(c.info.ID, b, c.acker(frame))
 		case *protocol.Logs:
 			c.hub.deps.Logs.Logs(c.info.AppID, c.info.ID, b, c.acker(frame))
+		case *protocol.Results:
+			id := frame.ID
+			c.reg.handler.Results(c.info.ID, b, func(page []protocol.TaskResult, more bool, err error) {
+				a := c.ackFor(frame.Type, err)
+				a.Results, a.More = page, more
+				c.ack(id, a)
+			})
 		case *protocol.Ack:
 			c.resolve(frame.Re, b)
 		case *protocol.Error:

@@ -87,6 +87,8 @@ type WorkerInfo struct {
 	// (re)connected.
 	Running     []int64
 	ConnectedAt time.Time
+	// Features are the optional parts of the protocol the worker speaks.
+	Features []string
 }
 
 // LogSink stores log lines; done is called once they are durable.

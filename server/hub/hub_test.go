@@ -52,6 +52,9 @@ func (h *handler) WorkerJoined(w WorkerInfo)                       { h.joined <-
 func (h *handler) WorkerLeft(id string)                            { h.left <- id }
 func (h *handler) WorkerHeartbeat(string, *protocol.Heartbeat)     {}
 func (h *handler) Map(_ string, _ *protocol.Map, done func(error)) { done(nil) }
+func (h *handler) Results(_ string, _ *protocol.Results, done func([]protocol.TaskResult, bool, error)) {
+	done(nil, false, nil)
+}
 func (h *handler) Report(_ string, r *protocol.Report, done func(error)) {
 	h.reports <- r
 	h.mu.Lock()

@@ -23,7 +23,7 @@ import (
 func (c *conn) refuseInvalid(frame protocol.Frame, err error) bool {
 	c.hub.log.Warn("hub: refusing a worker's frame", "app", c.info.AppID, "worker", c.info.ID, "type", frame.Type, "err", err)
 	switch frame.Type {
-	case protocol.TypeReport, protocol.TypeLogs, protocol.TypeMap:
+	case protocol.TypeReport, protocol.TypeLogs, protocol.TypeMap, protocol.TypeResults:
 		if frame.ID > 0 {
 			c.ack(frame.ID, &protocol.Ack{Code: protocol.CodeBadFrame, Error: frame.Type + ": " + err.Error()})
 			return true

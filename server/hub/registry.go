@@ -21,6 +21,9 @@ type Handler interface {
 	WorkerHeartbeat(workerID string, hb *protocol.Heartbeat)
 	Report(workerID string, r *protocol.Report, done func(error))
 	Map(workerID string, m *protocol.Map, done func(error))
+	// Results answers a request for a page of a POST or REDUCE task's
+	// results: done gets the page, or why it cannot be had.
+	Results(workerID string, r *protocol.Results, done func([]protocol.TaskResult, bool, error))
 }
 
 // errRegistryClosed refuses a worker joining an app this server has just

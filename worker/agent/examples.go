@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
 	"slices"
 	"strconv"
@@ -123,60 +125,110 @@ func (broadcast) PostProcess(ctx worker.TaskContext, results []worker.TaskResult
 	return worker.Result{Message: msg}, nil
 }
 
-// mapReduce squares 1..N (N from its parameters, default 10) in N
-// subtasks, then sums the squares.
+// mapReduce squares 1..N in N subtasks, then sums the squares as they
+// stream in (exactly: a big integer, as the sum passes int64 beyond about
+// three million squares). Its parameters are "N" (default 10) or
+// "N,pauseMs": the root then pauses between its map calls, and the reduce
+// before it reads, to watch a run (or stop a worker) in the middle.
 type mapReduce struct{}
 
-const maxSquares = 100000
+const (
+	maxSquares = 10_000_000
+	// mapChunk is how many subtasks the root maps per call: each call
+	// returns once the server stored them, so the root never holds more.
+	mapChunk = 10_000
+)
 
 func (mapReduce) Process(ctx worker.TaskContext) (worker.Result, error) {
 	if !ctx.IsRoot() {
-		var n int64
-		if err := ctx.DecodePayload(&n); err != nil {
+		n, err := worker.PayloadOf[int64](ctx)
+		if err != nil {
 			return worker.Result{}, err
 		}
-		ctx.Logger().Info("squaring", "n", n)
 		return worker.Result{Message: strconv.FormatInt(n*n, 10)}, nil
 	}
-	n := 10
-	if p := params(ctx); p != "" {
-		var err error
-		if n, err = strconv.Atoi(p); err != nil || n < 1 || n > maxSquares {
-			return worker.Result{}, fmt.Errorf("example.mapreduce: parameters %q must be a number of subtasks from 1 to %d", p, maxSquares)
-		}
-	}
-	subtasks := make([]any, n)
-	for i := range subtasks {
-		subtasks[i] = i + 1
+	n, pause, err := mapReduceParams(params(ctx))
+	if err != nil {
+		return worker.Result{}, err
 	}
 	ctx.Logger().Info("mapping subtasks", "count", n)
-	if err := ctx.Map(subtasks, "square"); err != nil {
-		return worker.Result{}, err
+	chunk := make([]int64, 0, min(n, mapChunk))
+	for i := 1; i <= n; i++ {
+		chunk = append(chunk, int64(i))
+		if len(chunk) == cap(chunk) || i == n {
+			if err := worker.MapOf(ctx, chunk, "square"); err != nil {
+				return worker.Result{}, err
+			}
+			chunk = chunk[:0]
+			if i < n && !pauseFor(ctx, pause) {
+				return worker.Result{}, context.Cause(ctx)
+			}
+		}
 	}
 	return worker.Result{Message: fmt.Sprintf("mapped %d subtasks", n)}, nil
 }
 
-func (mapReduce) Reduce(ctx worker.TaskContext, results []worker.TaskResult) (worker.Result, error) {
-	var sum int64
+// mapReduceParams reads "N" or "N,pauseMs".
+func mapReduceParams(p string) (n int, pause time.Duration, err error) {
+	if p == "" {
+		return 10, 0, nil
+	}
+	count, ms, paused := strings.Cut(p, ",")
+	n, err = strconv.Atoi(strings.TrimSpace(count))
+	if err != nil || n < 1 || n > maxSquares {
+		return 0, 0, fmt.Errorf("example.mapreduce: parameters %q must be a number of subtasks from 1 to %d, optionally followed by \",pauseMs\"", p, maxSquares)
+	}
+	if paused {
+		v, err := strconv.Atoi(strings.TrimSpace(ms))
+		if err != nil || v < 0 || v > 600_000 {
+			return 0, 0, fmt.Errorf("example.mapreduce: the pause in parameters %q must be 0 to 600000 milliseconds", p)
+		}
+		pause = time.Duration(v) * time.Millisecond
+	}
+	return n, pause, nil
+}
+
+// pauseFor waits d or until the task ends; false if it ended.
+func pauseFor(ctx worker.TaskContext, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (mapReduce) ReduceStream(ctx worker.TaskContext, results worker.Results) (worker.Result, error) {
+	if _, pause, err := mapReduceParams(params(ctx)); err == nil && !pauseFor(ctx, pause) {
+		return worker.Result{}, context.Cause(ctx)
+	}
+	sum, v := new(big.Int), new(big.Int)
 	count, failed := 0, 0
-	for _, r := range results {
+	for r, err := range results {
+		if err != nil {
+			return worker.Result{}, err
+		}
 		if r.Name != "square" {
-			continue // the root's own result, if the server includes it
+			continue // the root's own result
 		}
 		if !r.Success {
 			failed++
 			continue
 		}
-		v, err := strconv.ParseInt(r.Result, 10, 64)
-		if err != nil {
+		if _, ok := v.SetString(r.Result, 10); !ok {
 			return worker.Result{}, fmt.Errorf("subtask %d: result %q is not a number", r.TaskID, r.Result)
 		}
-		sum += v
+		sum.Add(sum, v)
 		count++
 	}
-	ctx.Logger().Info("reduced", "subtasks", count, "failed", failed, "sum", sum)
+	ctx.Logger().Info("reduced", "subtasks", count, "failed", failed, "sum", sum.String())
 	if failed > 0 {
-		return worker.Result{}, fmt.Errorf("%d of %d subtasks failed; sum of the others %d", failed, failed+count, sum)
+		return worker.Result{}, fmt.Errorf("%d of %d subtasks failed; sum of the others %s", failed, failed+count, sum)
 	}
-	return worker.Result{Message: fmt.Sprintf("sum of %d squares = %d", count, sum)}, nil
+	return worker.Result{Message: fmt.Sprintf("sum of %d squares = %s", count, sum)}, nil
 }

@@ -61,7 +61,7 @@ func TestBroadcast(t *testing.T) {
 }
 
 func TestMapReduce(t *testing.T) {
-	var p worker.MapReduceProcessor = mapReduce{}
+	var p worker.StreamReducer = mapReduce{}
 	ctx := workertest.New(t.Context(), root("4"))
 	if _, err := p.Process(ctx); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestMapReduce(t *testing.T) {
 		results = append(results, worker.TaskResult{TaskID: sub.TaskID, Name: "square", Success: true, Result: res.Message})
 	}
 	results = append(results, worker.TaskResult{TaskID: 1, Name: "ROOT", Success: true, Result: "mapped 4 subtasks"})
-	res, err := p.Reduce(workertest.New(t.Context(), root("")), results)
+	res, err := p.ReduceStream(workertest.New(t.Context(), root("")), worker.ResultsFrom(results))
 	if err != nil || res.Message != "sum of 4 squares = 30" {
 		t.Errorf("%q %v", res.Message, err)
 	}

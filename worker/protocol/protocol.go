@@ -75,8 +75,12 @@ const (
 	MaxResultBytes = 64 << 10
 	// MaxLogLineBytes bounds one log line; longer lines are cut.
 	MaxLogLineBytes = 16 << 10
-	// MaxBatch bounds the items of one report, logs or map message.
+	// MaxBatch bounds the items of one report, logs or map message, and the
+	// results of one page.
 	MaxBatch = 1000
+	// MaxPayloadBytes bounds one subtask's payload as given to map: a map
+	// message holding a longer one is refused, naming the subtask.
+	MaxPayloadBytes = 64 << 10
 	// LostAfterBeats is how many heartbeat intervals of silence make a worker lost.
 	LostAfterBeats = 3
 )
@@ -100,6 +104,9 @@ const (
 	TypeMap       = "map"
 	TypeRedirect  = "redirect"
 	TypeAck       = "ack"
+	// TypeResults asks for a page of the results a POST or REDUCE task
+	// reduces (see Results).
+	TypeResults = "results"
 )
 
 // Frame is one websocket message.
@@ -136,7 +143,15 @@ type Hello struct {
 	Auth       string   `json:"auth"`
 	Running    []int64  `json:"running,omitempty"`
 	Metrics    Metrics  `json:"metrics"`
+	// Features are the optional parts of the protocol the worker speaks
+	// (FeaturePagedResults); a server uses none the worker did not name.
+	Features []string `json:"features,omitempty"`
 }
+
+// FeaturePagedResults: the worker asks for a POST or REDUCE task's
+// results in pages (Results) when the task says ResultsPaged, instead of
+// getting them all inside the dispatch.
+const FeaturePagedResults = "results.paged"
 
 // Welcome accepts a session.
 type Welcome struct {
@@ -210,8 +225,17 @@ type Task struct {
 	Payload       string `json:"payload,omitempty"`
 	// Deadline is when the instance times out; zero for none.
 	Deadline time.Time `json:"deadline,omitzero"`
-	// Results are the finished subtasks' results, for POST and REDUCE.
-	Results []TaskResult `json:"results,omitempty"`
+	// Results are the finished subtasks' results, for POST and REDUCE —
+	// unless ResultsPaged, when the worker asks for them in pages
+	// (Results); ResultCount is then how many there are.
+	Results      []TaskResult `json:"results,omitempty"`
+	ResultsPaged bool         `json:"resultsPaged,omitempty"`
+	ResultCount  int          `json:"resultCount,omitempty"`
+	// ShardIndex and ShardTotal tell a BROADCAST task which of the
+	// instance's broadcast tasks it is (0 ≤ ShardIndex < ShardTotal), so
+	// each worker can take its share of the work.
+	ShardIndex int `json:"shardIndex,omitempty"`
+	ShardTotal int `json:"shardTotal,omitempty"`
 	// WorkflowRunID and WorkflowNode are the workflow run and node key the
 	// instance runs for; zero and "" outside workflows.
 	WorkflowRunID int64  `json:"workflowRunId,omitempty"`
@@ -307,6 +331,18 @@ type Map struct {
 	Key          string   `json:"key,omitempty"`
 }
 
+// Results asks for the next page of the results of a POST or REDUCE task
+// the worker runs: those of tasks with ids above After, in id order, at
+// most Limit. The ack carries them (Ack.Results) and says whether more
+// follow (Ack.More). Reading is idempotent: a request re-sent after a
+// reconnect is answered again.
+type Results struct {
+	InstanceID int64 `json:"instanceId"`
+	TaskID     int64 `json:"taskId"`
+	After      int64 `json:"after"`
+	Limit      int   `json:"limit"`
+}
+
 // Redirect tells the worker its app moved; it reconnects to Server.
 type Redirect struct {
 	Server string `json:"server"`
@@ -327,6 +363,9 @@ type Ack struct {
 	Error    string      `json:"error,omitempty"`
 	Accepted []int64     `json:"accepted,omitempty"`
 	Rejected []Rejection `json:"rejected,omitempty"`
+	// Results and More answer a Results request.
+	Results []TaskResult `json:"results,omitempty"`
+	More    bool         `json:"more,omitempty"`
 }
 
 // bodies maps each type to a fresh body value, for Decode.
@@ -341,6 +380,7 @@ var bodies = map[string]func() any{
 	TypeLogs:      func() any { return new(Logs) },
 	TypeMap:       func() any { return new(Map) },
 	TypeRedirect:  func() any { return new(Redirect) },
+	TypeResults:   func() any { return new(Results) },
 	TypeAck:       func() any { return new(Ack) },
 }
 

@@ -99,6 +99,9 @@ func (h *Hello) Validate() error {
 	if err := ids("running", h.Running, MaxRunning); err != nil {
 		return err
 	}
+	if err := lines("features", h.Features, 64, 64); err != nil {
+		return err
+	}
 	return h.Metrics.validate("metrics")
 }
 
@@ -213,10 +216,30 @@ func (m *Map) Validate() error {
 	case len(m.Payloads) > MaxBatch:
 		return bad("payloads", "%d subtasks; at most %d per message", len(m.Payloads), MaxBatch)
 	}
+	for i, p := range m.Payloads {
+		if len(p) > MaxPayloadBytes {
+			return bad(fmt.Sprintf("payloads[%d]", i), "%d bytes; a subtask's payload is at most %d", len(p), MaxPayloadBytes)
+		}
+	}
 	if err := line("name", m.Name, 1, MaxMapNameBytes); err != nil {
 		return err
 	}
 	return line("key", m.Key, 0, MaxMapKeyBytes)
+}
+
+// Validate checks a request for a page of results.
+func (r *Results) Validate() error {
+	switch {
+	case r.InstanceID < 1:
+		return bad("instanceId", "must be positive")
+	case r.TaskID < 1:
+		return bad("taskId", "must be positive")
+	case r.After < 0:
+		return bad("after", "must not be negative")
+	case r.Limit < 1 || r.Limit > MaxBatch:
+		return bad("limit", "%d is not between 1 and %d", r.Limit, MaxBatch)
+	}
+	return nil
 }
 
 // Validate checks a worker's answer to a dispatch.

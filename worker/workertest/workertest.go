@@ -100,6 +100,7 @@ func (c *Context) JobParams() string           { return c.Task.JobParams }
 func (c *Context) InstanceParams() string      { return c.Task.Params }
 func (c *Context) Payload() string             { return c.Task.Payload }
 func (c *Context) IsRoot() bool                { return c.Task.Kind == protocol.KindRoot }
+func (c *Context) Shard() (int, int)           { return c.Task.ShardIndex, c.Task.ShardTotal }
 func (c *Context) WorkDir() string             { return c.Dir }
 func (c *Context) Upstream() map[string]string { return maps.Clone(c.Task.Upstream) }
 
