@@ -28,6 +28,7 @@ type cluster struct {
 	app    string
 	secret string
 	agents []*harness.Process
+	names  []string // of agents, in the same order
 }
 
 func newCluster(t *testing.T, dbURL string, agents int) *cluster {
@@ -58,6 +59,7 @@ func (cl *cluster) addAgent(t *testing.T, name string) *harness.Process {
 	t.Helper()
 	a := harness.StartAgent(t, harness.AgentOptions{Servers: []string{cl.srv.URL}, App: cl.app, Secret: cl.secret, Name: name})
 	cl.agents = append(cl.agents, a)
+	cl.names = append(cl.names, name)
 	return a
 }
 

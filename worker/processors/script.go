@@ -33,8 +33,8 @@ import (
 //     with the environment of the worker minus its JOBWHEEL_* variables
 //     (the app secret must not leak into jobs), plus JOBWHEEL_INSTANCE_ID,
 //     JOBWHEEL_TASK_ID, JOBWHEEL_JOB_ID, JOBWHEEL_TASK_NAME, JOBWHEEL_ATTEMPT,
-//     JOBWHEEL_WORKER_ID, JOBWHEEL_JOB_PARAMS, JOBWHEEL_INSTANCE_PARAMS and
-//     JOBWHEEL_PAYLOAD;
+//     JOBWHEEL_WORKER_ID, JOBWHEEL_JOB_PARAMS, JOBWHEEL_INSTANCE_PARAMS,
+//     JOBWHEEL_PAYLOAD, JOBWHEEL_SHARD_INDEX and JOBWHEEL_SHARD_TOTAL;
 //   - each line of standard output is logged at INFO, of standard error at
 //     ERROR, as it comes; lines of one stream keep their order, and a
 //     stdout line written before a stderr line is logged before it (the
@@ -289,6 +289,7 @@ func (s *Script) resultBytes() int {
 // secret when the agent is configured by environment) plus the task's.
 func (s *Script) env(ctx worker.TaskContext) []string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "JOBWHEEL_") })
+	index, total := ctx.Shard()
 	return append(append(env, s.Env...),
 		"JOBWHEEL_INSTANCE_ID="+strconv.FormatInt(ctx.InstanceID(), 10),
 		"JOBWHEEL_TASK_ID="+strconv.FormatInt(ctx.TaskID(), 10),
@@ -299,6 +300,8 @@ func (s *Script) env(ctx worker.TaskContext) []string {
 		"JOBWHEEL_JOB_PARAMS="+ctx.JobParams(),
 		"JOBWHEEL_INSTANCE_PARAMS="+ctx.InstanceParams(),
 		"JOBWHEEL_PAYLOAD="+ctx.Payload(),
+		"JOBWHEEL_SHARD_INDEX="+strconv.Itoa(index),
+		"JOBWHEEL_SHARD_TOTAL="+strconv.Itoa(total),
 	)
 }
 
