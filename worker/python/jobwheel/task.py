@@ -274,22 +274,30 @@ class TaskContext:
         subtasks = list(subtasks)
         if not subtasks:
             return
-        limit = protocol.MAX_FRAME_BYTES // 4
+        limit = protocol.MAX_PAYLOAD_BYTES
         chunks, cur = [], None
         for i, s in enumerate(subtasks):
             try:
                 p = protocol.dumps(s)
             except (TypeError, ValueError) as e:
                 raise MapError("map: subtask %d cannot be encoded as JSON: %s" % (i, e))
+            if len(p.encode("utf-8")) > limit:
+                raise MapError("map: subtask %d is %d bytes encoded; a subtask's payload is at most %d"
+                               % (i, len(p.encode("utf-8")), limit))
             size = protocol.encoded_len(p) + 1
-            if size > limit:
-                raise MapError("map: subtask %d is %d bytes encoded; at most %d" % (i, size, limit))
             if cur is None or len(cur.body["payloads"]) == protocol.MAX_BATCH or cur.size + size > self._w._outbox.BATCH_BYTES:
-                cur = MapChunk(self.instance_id, self.task_id, name, self._w._next_map_key(), i)
+                cur = MapChunk(self.instance_id, self.task_id, name, self._next_map_key(), i)
                 chunks.append(cur)
             cur.body["payloads"].append(p)
             cur.size += size
         self._map_wait(chunks, self._w.map_timeout)
+
+    def _next_map_key(self):
+        """Keys the task's n-th map message "t<task id>/<n>": a task run again
+        after its worker died maps the same subtasks under the same keys, and
+        the server stores them once."""
+        self._map_count = getattr(self, "_map_count", 0) + 1
+        return "t%d/%d" % (self.task_id, self._map_count)
 
     def _map_wait(self, chunks, timeout):
         """Queues the chunks and waits for each one's verdict; see map."""

@@ -139,7 +139,6 @@ class Worker:
         self._validate(max_buffered_log_lines, max_buffered_reports)
         self.worker_id = "%s-%s" % (self.name, os.urandom(6).hex())
         self._outbox = Outbox(self.log, max_buffered_log_lines, max_buffered_reports)
-        self._map_keys = itertools.count(1)
         self._lock = threading.Lock()
         self._processors = {}
         self._running = {}
@@ -573,8 +572,6 @@ class Worker:
         if self.log.isEnabledFor(lvl):
             self.log.log(lvl, "[instance %d task %d] %s", instance_id, task_id, text)
 
-    def _next_map_key(self):
-        return "%s/%d" % (self.worker_id, next(self._map_keys))
 
     def _execute(self, rt, p):
         ctx = rt.ctx
