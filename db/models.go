@@ -126,6 +126,8 @@ type Worker struct {
 	ConnectedAt    time.Time     `bun:"connected_at,notnull"`
 	LastHeartbeat  time.Time     `bun:"last_heartbeat,notnull"`
 	DisconnectedAt *time.Time    `bun:"disconnected_at"`
+	// Draining: it stopping gracefully and takes no new tasks.
+	Draining bool `bun:"draining,notnull"`
 }
 
 // WorkerFilter narrows the workers a job may run on.

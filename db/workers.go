@@ -21,6 +21,7 @@ func (s *Store) WorkerUpsert(ctx context.Context, w *Worker) error {
 		Set("connected_at = EXCLUDED.connected_at").
 		Set("last_heartbeat = EXCLUDED.last_heartbeat").
 		Set("disconnected_at = NULL").
+		Set("draining = EXCLUDED.draining").
 		Exec(ctx)
 	return wrap(err, "recording worker "+w.ID)
 }
@@ -29,8 +30,9 @@ func (s *Store) WorkerUpsert(ctx context.Context, w *Worker) error {
 type WorkerBeat struct {
 	AppID   int64
 	ID      string
-	Metrics WorkerMetrics
-	At      time.Time
+	Metrics  WorkerMetrics
+	At       time.Time
+	Draining bool
 }
 
 // WorkerHeartbeatMany records many heartbeats in one statement.
@@ -40,9 +42,9 @@ func (s *Store) WorkerHeartbeatMany(ctx context.Context, beats []WorkerBeat) err
 	}
 	rows := make([]Worker, len(beats))
 	for i, b := range beats {
-		rows[i] = Worker{AppID: b.AppID, ID: b.ID, Metrics: b.Metrics, LastHeartbeat: b.At}
+		rows[i] = Worker{AppID: b.AppID, ID: b.ID, Metrics: b.Metrics, LastHeartbeat: b.At, Draining: b.Draining}
 	}
-	_, err := s.idb.NewUpdate().Model(&rows).Column("metrics", "last_heartbeat").Bulk().Exec(ctx)
+	_, err := s.idb.NewUpdate().Model(&rows).Column("metrics", "last_heartbeat", "draining").Bulk().Exec(ctx)
 	return wrap(err, "recording worker heartbeats")
 }
 

@@ -28,6 +28,8 @@ func (r *workerResolver) Health(ctx context.Context, obj *db.Worker) (string, er
 	switch {
 	case !obj.Alive(r.now()):
 		return "LOST", nil
+	case obj.Draining:
+		return "DRAINING", nil
 	case obj.Metrics.CPUCores > 0 && obj.Metrics.Load1 > float64(obj.Metrics.CPUCores),
 		obj.Metrics.FreeMemoryMB > 0 && obj.Metrics.FreeMemoryMB < 256:
 		return "BUSY", nil

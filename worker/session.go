@@ -481,6 +481,8 @@ func (s *session) writer(hb time.Duration) {
 			err = s.write(b)
 		case <-heart.C:
 			err = s.heartbeat()
+		case <-w.beat:
+			err = s.heartbeat()
 		case <-flush.C:
 			err = s.flush()
 		case <-w.out.wake:
@@ -500,7 +502,7 @@ func (s *session) write(b []byte) error {
 }
 
 func (s *session) heartbeat() error {
-	hb := protocol.Heartbeat{Metrics: collectMetrics(s.w.cfg.WorkDir), Running: s.w.runningIDs(true)}
+	hb := protocol.Heartbeat{Metrics: collectMetrics(s.w.cfg.WorkDir), Running: s.w.runningIDs(true), Draining: s.w.draining.Load()}
 	b, err := protocol.Encode(0, 0, protocol.TypeHeartbeat, &hb)
 	if err != nil {
 		return err

@@ -99,6 +99,10 @@ type runningTask struct {
 // Why a task's context was cancelled.
 var errShutdown = errors.New("worker shutting down")
 
+// errHandedBack cancels the tasks a draining worker did not finish in
+// time: they are handed back to run elsewhere.
+var errHandedBack = errors.New("handed back: the worker stopped before the task finished; it runs again elsewhere")
+
 type stoppedError struct{ reason string }
 
 func (e *stoppedError) Error() string {
@@ -124,7 +128,7 @@ func (w *Worker) accept(d *protocol.Dispatch) *protocol.Ack {
 	}
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
-		reason := ""
+		reason, full := "", ""
 		var p Processor
 		switch {
 		case d.App != "" && d.App != w.cfg.App:
@@ -139,12 +143,13 @@ func (w *Worker) accept(d *protocol.Dispatch) *protocol.Ack {
 			continue
 		default:
 			p, reason = w.lookupLocked(t)
-			if reason == "" && len(w.running) >= w.cfg.Slots {
+			if reason == "" && w.busy >= w.cfg.Slots {
 				reason = fmt.Sprintf("no free slot: worker %s runs %d tasks, its limit", w.id, w.cfg.Slots)
+				full = protocol.RejectFull
 			}
 		}
 		if reason != "" {
-			ack.Rejected = append(ack.Rejected, protocol.Rejection{TaskID: t.TaskID, Reason: reason})
+			ack.Rejected = append(ack.Rejected, protocol.Rejection{TaskID: t.TaskID, Reason: reason, Code: full})
 			continue
 		}
 		ack.Accepted = append(ack.Accepted, t.TaskID)
@@ -164,6 +169,7 @@ func (w *Worker) startLocked(t protocol.Task, p Processor) {
 	}
 	rt := &runningTask{task: t, cancel: cancel}
 	w.running[t.TaskID] = rt
+	w.busy++
 	tc := &taskContext{Context: ctx, w: w, task: t}
 	tc.logger = slog.New(newTaskHandler(w, t.InstanceID, t.TaskID))
 	w.unreported.Add(1)
@@ -233,6 +239,12 @@ func (w *Worker) execute(rt *runningTask, p Processor, tc *taskContext, start ti
 	}
 	w.mu.Lock()
 	rt.finalSent = true
+	if !out.abandoned {
+		// The slot is free from here: the server frees it when it reads
+		// the report, and may send the next task before this goroutine
+		// reaches its end.
+		w.busy--
+	}
 	w.mu.Unlock()
 	w.report(protocol.TaskReport{
 		TaskID: t.TaskID, InstanceID: t.InstanceID, Status: status, Reason: reason,
@@ -251,6 +263,9 @@ func (w *Worker) execute(rt *runningTask, p Processor, tc *taskContext, start ti
 	}
 	w.mu.Lock()
 	delete(w.running, t.TaskID)
+	if out.abandoned {
+		w.busy--
+	}
 	w.mu.Unlock()
 }
 
@@ -323,6 +338,9 @@ func classify(tc *taskContext, out outcome) (status, result, reason string) {
 		var stopped *stoppedError
 		var timedOut *timeoutError
 		switch {
+		case errors.Is(cause, errHandedBack) && (out.err != nil || out.panicked != nil || out.abandoned):
+			// (A task that succeeded all the same keeps its result, below.)
+			return protocol.TaskFailed, withOutput(errHandedBack.Error(), out), protocol.ReasonHandedBack
 		case errors.As(cause, &stopped):
 			return protocol.TaskStopped, withOutput(stopped.Error(), out), ""
 		case errors.As(cause, &timedOut):

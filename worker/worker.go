@@ -100,9 +100,14 @@ type Config struct {
 	// MapTimeout bounds TaskContext.Map: how long it waits for the server
 	// to store the subtasks, connected or not (default 30s).
 	MapTimeout time.Duration
-	// ShutdownTimeout bounds the graceful part of Run's return: waiting for
-	// cancelled tasks to end and for queued reports and logs to be
-	// acknowledged (default 10s).
+	// DrainTimeout is how long running tasks may go on finishing when Run's
+	// context is done (the worker drains: it takes no new tasks and the
+	// server lists it as DRAINING); what is still running then is handed
+	// back, to run again elsewhere without counting a retry (default 10s).
+	DrainTimeout time.Duration
+	// ShutdownTimeout bounds the graceful part of Run's return after the
+	// drain: waiting for handed-back tasks to end and for queued reports
+	// and logs to be acknowledged (default 10s).
 	ShutdownTimeout time.Duration
 	// AbandonAfter is how long a task whose context is done (stopped, timed
 	// out, shut down) may take to return before its final status is
@@ -120,6 +125,7 @@ const (
 	defaultFlush         = 150 * time.Millisecond
 	defaultMapTimeout    = 30 * time.Second
 	defaultShutdown      = 10 * time.Second
+	defaultDrain         = 10 * time.Second
 	defaultAbandonAfter  = 5 * time.Second
 	defaultHeartbeat     = 5 * time.Second
 	minHeartbeat         = 10 * time.Millisecond
@@ -168,6 +174,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MapTimeout == 0 {
 		c.MapTimeout = defaultMapTimeout
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = defaultDrain
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = defaultShutdown
@@ -235,7 +244,7 @@ func (c Config) Validate() error {
 	for _, d := range []struct {
 		field string
 		v     time.Duration
-	}{{"FlushInterval", c.FlushInterval}, {"MapTimeout", c.MapTimeout}, {"ShutdownTimeout", c.ShutdownTimeout}, {"AbandonAfter", c.AbandonAfter}} {
+	}{{"FlushInterval", c.FlushInterval}, {"MapTimeout", c.MapTimeout}, {"ShutdownTimeout", c.ShutdownTimeout}, {"DrainTimeout", c.DrainTimeout}, {"AbandonAfter", c.AbandonAfter}} {
 		if d.v < 0 {
 			return bad(d.field, "%s is negative", d.v)
 		}
@@ -267,6 +276,9 @@ type Worker struct {
 	processors map[string]Processor // GO processors by name
 	types      map[string]Processor // SHELL, PYTHON, HTTP… by type
 	running    map[int64]*runningTask
+	// busy counts the slots taken: running tasks whose final report is not
+	// queued yet, and those that did not return after their context ended.
+	busy       int
 	epoch      int64 // the newest app epoch seen: older dispatches are rejected
 	closing    bool  // Run is returning: no new tasks
 	learned    []string
@@ -279,6 +291,10 @@ type Worker struct {
 	// tasksCtx is the parent of every task's context, cancelled on shutdown.
 	tasksCtx context.Context
 	stopAll  context.CancelCauseFunc
+	// draining is set once Run's context is done (heartbeats say so);
+	// beat asks the writer for a heartbeat now.
+	draining atomic.Bool
+	beat     chan struct{}
 }
 
 // New makes a Worker. The configuration is checked by Run (and Validate);
@@ -299,6 +315,7 @@ func New(cfg Config) *Worker {
 	w.log = cfg.Logger.With("worker", w.id, "app", cfg.App)
 	w.out = newOutbox(w.log, cfg.MaxBufferedLogLines, cfg.MaxBufferedReports)
 	w.tasksCtx, w.stopAll = context.WithCancelCause(context.Background())
+	w.beat = make(chan struct{}, 1)
 	return w
 }
 
@@ -351,12 +368,14 @@ func (w *Worker) register(m map[string]Processor, what, name string, p Processor
 // after a graceful stop, an error wrapping ErrAuth if the server refuses
 // the secret, or a configuration error.
 //
-// When ctx is done, the worker takes no new tasks and cancels the contexts
-// of running tasks: they end FAILED with "worker shutting down" unless they
-// still succeed (a task that ignores cancellation is reported after
-// AbandonAfter), so the server can retry them elsewhere. Run waits up to
-// ShutdownTimeout for those final reports and for everything queued to be
-// acknowledged, then closes the connection.
+// When ctx is done, the worker drains: it takes no new tasks, tells the
+// server (which lists it as DRAINING), and lets running tasks finish for
+// up to DrainTimeout. Then it cancels the contexts of those still running:
+// they are handed back (FAILED with reason HANDED_BACK) unless they still
+// succeed, and the server runs them again elsewhere without counting a
+// retry (a task that ignores cancellation is reported after AbandonAfter).
+// Run waits up to ShutdownTimeout for those final reports and for
+// everything queued to be acknowledged, then closes the connection.
 func (w *Worker) Run(ctx context.Context) error {
 	if err := w.cfg.Validate(); err != nil {
 		return err
@@ -391,13 +410,19 @@ func (w *Worker) shutdown(graceful bool) {
 	w.closing = true
 	n := len(w.running)
 	w.mu.Unlock()
-	w.stopAll(errShutdown)
 	if !graceful {
+		w.stopAll(errShutdown)
 		return
 	}
 	if n > 0 {
-		w.log.Info("worker stopping: cancelled running tasks", "tasks", n)
+		w.draining.Store(true)
+		w.beatNow()
+		w.log.Info("worker draining: running tasks may finish", "tasks", n, "within", w.cfg.DrainTimeout)
+		if !w.waitTasks(w.cfg.DrainTimeout) {
+			w.log.Info("worker draining: handing back the tasks still running", "tasks", w.runningIDs(false))
+		}
 	}
+	w.stopAll(errHandedBack)
 	deadline := time.NewTimer(w.cfg.ShutdownTimeout)
 	defer deadline.Stop()
 	reported := make(chan struct{})
@@ -418,6 +443,29 @@ func (w *Worker) shutdown(graceful bool) {
 			w.log.Warn("worker stopping: reports or logs not acknowledged before the shutdown timeout")
 			return
 		}
+	}
+}
+
+// waitTasks waits up to d for every running task to finish; false if
+// some still run.
+func (w *Worker) waitTasks(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { w.unreported.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// beatNow asks the session writer for a heartbeat at once.
+func (w *Worker) beatNow() {
+	select {
+	case w.beat <- struct{}{}:
+	default:
 	}
 }
 

@@ -139,10 +139,12 @@ func TestDiscoveryTriesEveryServer(t *testing.T) {
 	})
 }
 
+// A task still running when the drain's time is up is cancelled and
+// handed back, for the server to run elsewhere.
 func TestRunReturnsAfterGracefulStop(t *testing.T) {
 	s := newFakeServer(t)
 	started := make(chan struct{})
-	_, cancel, done := testWorker(t, s, nil, func(w *Worker) {
+	_, cancel, done := testWorker(t, s, func(c *Config) { c.DrainTimeout = 20 * time.Millisecond }, func(w *Worker) {
 		w.Register("wait", Func(func(ctx TaskContext) (Result, error) {
 			close(started)
 			<-ctx.Done()
@@ -157,8 +159,8 @@ func TestRunReturnsAfterGracefulStop(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	r := s.final(1)
-	if r.Status != protocol.TaskFailed || !strings.Contains(r.Result, "worker shutting down") {
-		t.Errorf("final report %+v", r)
+	if r.Status != protocol.TaskFailed || r.Reason != protocol.ReasonHandedBack || !strings.Contains(r.Result, "handed back") {
+		t.Errorf("final report %+v; want FAILED, HANDED_BACK", r)
 	}
 	if code := recv(t, s.closures, "a close frame"); code != 1000 {
 		t.Errorf("close code %d, want 1000", code)
@@ -189,7 +191,9 @@ func TestShutdownReportsADeafTask(t *testing.T) {
 	s := newFakeServer(t)
 	release := make(chan struct{})
 	defer close(release)
-	_, cancel, done := testWorker(t, s, func(c *Config) { c.AbandonAfter = time.Millisecond }, func(w *Worker) {
+	_, cancel, done := testWorker(t, s, func(c *Config) {
+		c.AbandonAfter, c.DrainTimeout = time.Millisecond, time.Millisecond
+	}, func(w *Worker) {
 		w.Register("deaf", Func(func(TaskContext) (Result, error) {
 			<-release
 			return Result{}, nil
@@ -201,7 +205,40 @@ func TestShutdownReportsADeafTask(t *testing.T) {
 	if err := recv(t, done, "Run to return"); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if r := s.final(1); r.Status != protocol.TaskFailed || r.Result != "worker shutting down; the task did not return" {
-		t.Errorf("final %+v", r)
+	if r := s.final(1); r.Status != protocol.TaskFailed || r.Reason != protocol.ReasonHandedBack {
+		t.Errorf("final %+v; want FAILED, HANDED_BACK", r)
+	}
+}
+
+// Stopping a worker drains it: it tells the server, takes no new task,
+// and a task that finishes within DrainTimeout reports its own result.
+func TestDrainLetsRunningTasksFinish(t *testing.T) {
+	s := newFakeServer(t)
+	started, finish := make(chan struct{}), make(chan struct{})
+	_, cancel, done := testWorker(t, s, func(c *Config) { c.DrainTimeout = time.Minute }, func(w *Worker) {
+		w.Register("short", Func(func(ctx TaskContext) (Result, error) {
+			close(started)
+			<-finish
+			return Result{Message: "finished"}, nil
+		}))
+	})
+	c := s.conn()
+	c.dispatch(1, goTask(1, "short"))
+	recv(t, started, "the task to start")
+	cancel()
+	for hb := range s.beats {
+		if hb.Draining {
+			break
+		}
+	}
+	if ack := c.dispatch(1, goTask(2, "short")); len(ack.Rejected) != 1 {
+		t.Errorf("a draining worker accepted a task: %+v", ack)
+	}
+	close(finish)
+	if err := recv(t, done, "Run to return"); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if r := s.final(1); r.Status != protocol.TaskSucceeded || r.Result != "finished" {
+		t.Errorf("final %+v; want SUCCEEDED with its own result", r)
 	}
 }

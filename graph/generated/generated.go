@@ -3627,7 +3627,7 @@ type Worker {
   lastHeartbeat: Time!
   "Connected and heart-beating."
   alive: Boolean!
-  "HEALTHY, BUSY (load above its cores or little memory) or LOST."
+  "HEALTHY, BUSY (load above its cores or little memory), DRAINING (stopping gracefully: it takes no new tasks, lets running ones finish, then hands back the rest) or LOST."
   health: String!
 }
 

@@ -29,10 +29,17 @@ type Worker struct {
 	Slots      int
 	Busy       int // tasks assigned and not finished
 	Metrics    protocol.Metrics
+	// Draining: the worker is stopping gracefully and takes no new tasks.
+	Draining bool
 }
 
 // Free is the number of tasks the worker can take now.
-func (w *Worker) Free() int { return w.Slots - w.Busy }
+func (w *Worker) Free() int {
+	if w.Draining {
+		return 0
+	}
+	return w.Slots - w.Busy
+}
 
 // Requirements are a job's demands on workers.
 type Requirements struct {

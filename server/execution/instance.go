@@ -81,6 +81,25 @@ func (s *state) taskFailed(c *changes, t *task, reason, result string) {
 	s.log.Info("execution: retrying task", "instance", it.ID, "task", t.ID, "retry", retries, "reason", reason, "result", result)
 }
 
+// handedBack queues again a task a draining worker gave back unfinished:
+// it runs elsewhere without counting a retry, since nothing went wrong
+// with it. A task that must run on that worker (a BROADCAST shard) cannot
+// move, and fails as lost with it.
+func (s *state) handedBack(c *changes, t *task, result string) {
+	if t.pinned != "" || t.Kind == protocol.KindBroadcast {
+		s.taskFailed(c, t, db.ReasonWorkerLost, "its worker stopped before it finished: "+result)
+		return
+	}
+	retries := t.Retries
+	c.task = append(c.task, db.TaskTransition{ID: t.ID, From: t.Status, To: db.StatusWaiting, Retries: &retries, Result: &result})
+	s.release(t)
+	t.Status = db.StatusWaiting
+	t.WorkerID = nil
+	t.acked = false
+	s.enqueue(t)
+	s.log.Info("execution: a draining worker handed back a task; it runs elsewhere", "instance", t.inst.ID, "task", t.ID)
+}
+
 // release frees the task's worker slot.
 func (s *state) release(t *task) {
 	wid := deref(t.WorkerID)

@@ -54,6 +54,7 @@ func (s *state) heartbeat(c *changes, workerID string, hb *protocol.Heartbeat) {
 		return
 	}
 	w.Metrics = hb.Metrics
+	w.Draining = hb.Draining
 	running := make(map[int64]bool, len(hb.Running))
 	for _, id := range hb.Running {
 		running[id] = true
@@ -95,11 +96,14 @@ func (s *state) reported(c *changes, workerID string, r *protocol.Report) {
 			if t.Status == db.StatusDispatched {
 				s.instanceRunning(c, t.inst, workerID, at)
 			}
-			reason := db.ReasonFailed
-			if item.Reason == protocol.ReasonTimeout {
-				reason = db.ReasonTimeout
+			switch item.Reason {
+			case protocol.ReasonHandedBack:
+				s.handedBack(c, t, item.Result)
+			case protocol.ReasonTimeout:
+				s.taskFailed(c, t, db.ReasonTimeout, item.Result)
+			default:
+				s.taskFailed(c, t, db.ReasonFailed, item.Result)
 			}
-			s.taskFailed(c, t, reason, item.Result)
 		case protocol.TaskStopped:
 			s.taskFailed(c, t, db.ReasonStopped, orDefault(item.Result, "stopped on the worker"))
 		}
@@ -203,7 +207,14 @@ func (s *state) dispatchResult(c *changes, r *dispatchResult) {
 		}
 	}
 	for _, rej := range r.ack.Rejected {
-		if t := s.tasks[rej.TaskID]; t != nil && deref(t.WorkerID) == r.worker {
+		t := s.tasks[rej.TaskID]
+		switch {
+		case t == nil || deref(t.WorkerID) != r.worker:
+		case rej.Code == protocol.RejectFull:
+			// Its slots and ours disagreed for a moment: not the task's
+			// fault, so it goes again without counting a retry.
+			s.handedBack(c, t, "the worker had no free slot")
+		default:
 			s.taskFailed(c, t, db.ReasonRejected, "the worker refused the task: "+rej.Reason)
 		}
 	}

@@ -184,7 +184,7 @@ func (c *conn) readLoop() error {
 		}
 		switch b := body.(type) {
 		case *protocol.Heartbeat:
-			c.hub.noteBeat(c.info.AppID, c.info.ID, b.Metrics)
+			c.hub.noteBeat(c.info.AppID, c.info.ID, b)
 			c.reg.handler.WorkerHeartbeat(c.info.ID, b)
 		case *protocol.Report:
 			c.reg.handler.Report(c.info.ID, b, c.acker(frame))

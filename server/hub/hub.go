@@ -284,9 +284,10 @@ func (h *Hub) ServeConnect(w http.ResponseWriter, r *http.Request) {
 	c.run(r.Context())
 }
 
-func (h *Hub) noteBeat(appID int64, id string, m protocol.Metrics) {
+func (h *Hub) noteBeat(appID int64, id string, hb *protocol.Heartbeat) {
 	h.mu.Lock()
-	h.beats[beatKey{appID, id}] = db.WorkerBeat{AppID: appID, ID: id, Metrics: toDBMetrics(m), At: db.Stamp(h.clock.Now())}
+	h.beats[beatKey{appID, id}] = db.WorkerBeat{AppID: appID, ID: id, Metrics: toDBMetrics(hb.Metrics), At: db.Stamp(h.clock.Now()),
+		Draining: hb.Draining}
 	h.mu.Unlock()
 }
 

@@ -42,8 +42,8 @@ func main() {
 
 // settings are the agent's flags and their environment variables.
 type settings struct {
-	set                                                        *envflag.Set
-	servers, app, secret, tags, slots, name, workDir, logLevel *envflag.Setting
+	set                                                               *envflag.Set
+	servers, app, secret, tags, slots, name, workDir, logLevel, drain *envflag.Setting
 }
 
 // options parses args, then fills what the command line did not set from
@@ -61,6 +61,7 @@ func options(args []string, getenv func(string) string, stderr io.Writer) (*sett
 		name:     set.String("name", "JOBWHEEL_WORKER_NAME", "", "the worker's name (default: the host name)"),
 		workDir:  set.String("work-dir", "JOBWHEEL_WORKER_WORK_DIR", "", "directory for scripts' temporary directories, whose free space is reported (default: the system temp dir)"),
 		logLevel: set.String("log-level", "JOBWHEEL_LOG_LEVEL", "info", "debug, info, warn or error: the agent's own log only (what tasks write is always shipped whole to the server)"),
+		drain:    set.String("drain-timeout", "JOBWHEEL_DRAIN_TIMEOUT", "10s", "on SIGTERM, how long running tasks may finish (the agent takes no new ones); those still running then are handed back to run elsewhere"),
 	}
 	set.SetUsage(func() {
 		fmt.Fprintf(stderr, "Usage: jobwheel-agent [flags]\n\n"+
@@ -94,6 +95,14 @@ func config(o *settings, stderr io.Writer) (worker.Config, error) {
 		// unset so every line a task writes reaches the server.
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	}
+	drain, err := o.drain.Duration()
+	if err != nil {
+		return cfg, err
+	}
+	if drain <= 0 {
+		return cfg, o.drain.Errorf("%s is not a positive duration", o.drain.Value())
+	}
+	cfg.DrainTimeout = drain
 	if o.slots.Value() != "" {
 		n, err := o.slots.Int()
 		if err != nil {
@@ -104,7 +113,7 @@ func config(o *settings, stderr io.Writer) (worker.Config, error) {
 		}
 		cfg.Slots = n
 	}
-	err := cfg.Validate()
+	err = cfg.Validate()
 	var ce *worker.ConfigError
 	if errors.As(err, &ce) {
 		field, _, _ := strings.Cut(ce.Field, "[") // Servers[1] → Servers

@@ -194,6 +194,10 @@ type Metrics struct {
 type Heartbeat struct {
 	Metrics Metrics `json:"metrics"`
 	Running []int64 `json:"running"`
+	// Draining says the worker is stopping gracefully: it takes no new
+	// tasks, lets running ones finish for a grace period, then hands back
+	// the rest (ReasonHandedBack).
+	Draining bool `json:"draining,omitempty"`
 }
 
 // Task kinds.
@@ -281,6 +285,11 @@ const (
 // ReasonTimeout marks a task that failed because its deadline passed.
 const ReasonTimeout = "TIMEOUT"
 
+// ReasonHandedBack marks a task a draining worker gave back unfinished
+// (FAILED with this reason): the server runs it again elsewhere without
+// counting a retry.
+const ReasonHandedBack = "HANDED_BACK"
+
 // TaskReport is a task's change of status.
 type TaskReport struct {
 	TaskID     int64  `json:"taskId"`
@@ -353,7 +362,14 @@ type Redirect struct {
 type Rejection struct {
 	TaskID int64  `json:"taskId"`
 	Reason string `json:"reason"`
+	// Code is RejectFull when the worker had no free slot: the task is
+	// not at fault, and the server sends it again (to any worker) without
+	// counting a retry.
+	Code string `json:"code,omitempty"`
 }
+
+// RejectFull: a dispatched task found the worker without a free slot.
+const RejectFull = "FULL"
 
 // Ack answers a message that asked for a reply.
 type Ack struct {

@@ -14,6 +14,8 @@ VERSION = "1"
 #: A frame in either direction, in bytes.
 MAX_FRAME_BYTES = 4 << 20
 MAX_PAYLOAD_BYTES = 64 << 10  # one map subtask's payload
+#: A dispatch rejection's code when the worker had no free slot.
+REJECT_FULL = "FULL"
 #: A task's result; longer results are cut.
 MAX_RESULT_BYTES = 64 << 10
 #: One log line's text; longer lines are cut.

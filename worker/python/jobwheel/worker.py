@@ -142,6 +142,7 @@ class Worker:
         self._lock = threading.Lock()
         self._processors = {}
         self._running = {}
+        self._busy = 0  # slots taken: tasks not yet reported, and abandoned ones
         self._epoch = 0
         self._closing = False
         self._learned = []
@@ -515,7 +516,7 @@ class Worker:
                 self._epoch = epoch
             for t in d.get("tasks") or ():
                 tid = t.get("taskId") or 0
-                p, reason = None, ""
+                p, reason, full = None, "", False
                 if app and app != self.app:
                     reason = "dispatch is for app %r; worker %s serves %r" % (app, self.worker_id, self.app)
                 elif stale:
@@ -527,10 +528,14 @@ class Worker:
                     continue
                 else:
                     p, reason = self._lookup_locked(t)
-                    if not reason and len(self._running) >= self.slots:
+                    if not reason and self._busy >= self.slots:
                         reason = "no free slot: worker %s runs %d tasks, its limit" % (self.worker_id, self.slots)
+                        full = True
                 if reason:
-                    ack["rejected"].append({"taskId": tid, "reason": reason})
+                    rejection = {"taskId": tid, "reason": reason}
+                    if full:
+                        rejection["code"] = protocol.REJECT_FULL  # not the task's fault: the server sends it again
+                    ack["rejected"].append(rejection)
                     continue
                 ack["accepted"].append(tid)
                 self._start_locked(t, p)
@@ -542,6 +547,7 @@ class Worker:
         ctx = TaskContext(self, t)
         rt = _Running(t, ctx)
         self._running[ctx.task_id] = rt
+        self._busy += 1
         self._unreported += 1
         th = threading.Thread(target=self._execute, args=(rt, p), name="jobwheel-task-%d" % ctx.task_id, daemon=True)
         th.start()
@@ -620,6 +626,11 @@ class Worker:
                 status, result = protocol.FAILED, str(e)
         with self._lock:
             rt.final_sent = True
+            if not abandoned:
+                # The slot is free from here: the server frees it when it
+                # reads the report, and may send the next task before this
+                # thread reaches its end.
+                self._busy -= 1
         body = {"taskId": ctx.task_id, "instanceId": ctx.instance_id, "status": status,
                 "result": protocol.truncate(result, protocol.MAX_RESULT_BYTES), "at": protocol.format_time()}
         if reason:
@@ -639,6 +650,8 @@ class Worker:
             th.join()
         with self._lock:
             self._running.pop(ctx.task_id, None)
+            if abandoned:
+                self._busy -= 1
 
     @staticmethod
     def _call(p, ctx):
