@@ -6,15 +6,15 @@
 //	          trigger lateness (actual - expected) percentiles, missed and
 //	          duplicate fires, server CPU seconds and peak RSS
 //	api       instances triggered through the API, end to end: instances/s
-//	tasks     a MAP_REDUCE job's subtasks dispatched to 4 workers and
-//	          reported back: tasks/s (the dispatch→report round trip)
+//	tasks     a MAP_REDUCE job's subtasks (or, above 20,000, a two-level
+//	          MAP job's) dispatched to 4 workers and reported back: tasks/s
+//	          (the dispatch→report round trip), peak RSS, tasks table size
 //	failover  three servers, an app with every-second jobs; kill -9 its owner,
 //	          then SIGTERM the next one: time to the first fire on the new
 //	          owner, fires missed, caught up, duplicated or run twice
 //	workflow  a 10-node chain of no-op GO jobs: node end → next node start
 //	          percentiles over 100 runs one at a time, then runs/s with 100
 //	          chains at once
-//
 //	shell     N SHELL `true` jobs every second through ONE agent with its
 //	          defaults: fires, ran, canceled by reason, start lateness, the
 //	          worker's overhead per task, agent RSS; -shell-sweep runs
