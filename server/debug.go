@@ -63,7 +63,9 @@ func (s *debugService) Start(ctx context.Context) error {
 			// Close, not Shutdown: a profile or trace in progress runs for
 			// the seconds it was asked for and would hold up the stop.
 			_ = s.server.Close()
-			<-served
+			if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Warn("debug listener", "err", fmt.Errorf("serving pprof on %s: %w", s.listener.Addr(), err))
+			}
 		}
 	}()
 	return nil

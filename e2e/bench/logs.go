@@ -135,7 +135,7 @@ func (b *bench) logs(rate, instances, seconds int) map[string]any {
 	var stored int
 	var first, last time.Time
 	if err := e.db.Bun().NewRaw(`SELECT count(*), min(time), max(time) FROM instance_logs WHERE instance_id IN (?)`,
-		bun.In(ids)).Scan(ctx, &stored, &first, &last); err != nil {
+		bun.List(ids)).Scan(ctx, &stored, &first, &last); err != nil {
 		b.Fatalf("counting stored lines: %v", err)
 	}
 	counts, _ := e.db.InstanceStatusCounts(ctx, e.appID)
