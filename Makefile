@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate test test-deps test-go test-python test-frontend test-e2e bench lint clean
+.PHONY: all run build console generate test test-deps test-go test-python test-frontend test-e2e bench bench-bin lint clean
 
 all: build
 
@@ -94,9 +94,18 @@ test-e2e: console e2e/browser/node_modules
 	./scripts/gotest-summary.sh test-output/e2e.log -count=1 -timeout 15m ./e2e/...
 
 ## bench: the benchmark harness (real server, agents and PostgreSQL; one JSON object per scenario), then the Go micro-benchmarks
+##   BENCH_FLAGS="-scenario shell -shell-sweep 50,100,200,500 -seconds 20 -profile prof -bin bin/bench-abc123" (go run ./e2e/bench -h lists them)
 bench:
 	$(GO) run ./e2e/bench $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./server/wheel/ ./server/cron/
+
+## bench-bin: build COMMIT's server and agent into bin/bench-COMMIT, to bench them side by side with this tree's (BENCH_FLAGS="-bin bin/bench-COMMIT")
+bench-bin:
+	@test -n "$(COMMIT)" || { echo "make bench-bin COMMIT=<revision>"; exit 2; }
+	rm -rf $(BIN)/bench-$(COMMIT).src && mkdir -p $(BIN)/bench-$(COMMIT).src
+	git archive $(COMMIT) | tar -x -C $(BIN)/bench-$(COMMIT).src
+	cd $(BIN)/bench-$(COMMIT).src && $(GO) build -o ../bench-$(COMMIT)/jobwheel-server ./server && $(GO) build -o ../bench-$(COMMIT)/jobwheel-agent ./worker/agent
+	rm -rf $(BIN)/bench-$(COMMIT).src
 
 clean:
 	rm -rf $(BIN) e2e/output test-output

@@ -48,6 +48,10 @@ type config struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
 	// believed.
 	TrustedProxies []netip.Prefix
+	// DebugAddr is where net/http/pprof (CPU, heap, goroutine profiles and
+	// the runtime trace) is served, on a listener of its own; empty: not
+	// served. A port without a host means loopback.
+	DebugAddr string
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
@@ -77,6 +81,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"how long an app's lease lasts without renewal, i.e. how soon another server takes over the apps of one that died; at least 3s")
 		alarmAllow = set.String("alarm-allow-networks", "JOBWHEEL_ALARM_ALLOW_NETWORKS", "",
 			"comma-separated address ranges (CIDR) alarm webhooks may reach although they are not public, e.g. 10.0.0.0/8; loopback, private, link-local and metadata addresses are refused otherwise")
+		debugAddr = set.String("debug-addr", "JOBWHEEL_DEBUG_ADDR", "",
+			"host:port to serve net/http/pprof profiles and the runtime trace on, on a listener of their own; a bare :port listens on loopback only; empty: off")
 		proxies = set.String("trusted-proxies", "JOBWHEEL_TRUSTED_PROXIES", "",
 			"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count")
 	)
@@ -156,6 +162,22 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.LeaseTTL < 3*time.Second {
 		return nil, leaseTTL.Errorf("%s is shorter than 3s", leaseTTL.Value())
+	}
+	if a := debugAddr.Value(); a != "" {
+		if err := checkListenAddr(a); err != nil {
+			return nil, debugAddr.Errorf("%q: %v", a, err)
+		}
+		host, port, _ := net.SplitHostPort(a)
+		httpHost, httpPort, _ := net.SplitHostPort(cfg.HTTPAddr)
+		if port == httpPort && port != "0" && (host == httpHost || httpHost == "" || httpHost == "0.0.0.0" || httpHost == "::") {
+			return nil, debugAddr.Errorf("%q: port %s is the HTTP listener's; the debug listener needs a port of its own", a, port)
+		}
+		// Profiles show the process's insides (and its command line): never
+		// on every interface unless asked for by name.
+		if host == "" {
+			a = net.JoinHostPort("127.0.0.1", port)
+		}
+		cfg.DebugAddr = a
 	}
 	return &cfg, nil
 }

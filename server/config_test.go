@@ -37,6 +37,8 @@ func TestConfigErrors(t *testing.T) {
 		{"JOBWHEEL_SMTP_URL=mail.example.com", `JOBWHEEL_SMTP_URL: "mail.example.com": not smtp://user:password@host:port?from=address`},
 		{"JOBWHEEL_LEASE_TTL=abc", `JOBWHEEL_LEASE_TTL: "abc" is not a duration such as 15s`},
 		{"JOBWHEEL_LEASE_TTL=2s", `JOBWHEEL_LEASE_TTL: 2s is shorter than 3s`},
+		{"JOBWHEEL_DEBUG_ADDR=6060", `JOBWHEEL_DEBUG_ADDR: "6060": not host:port, such as :7700`},
+		{"JOBWHEEL_DEBUG_ADDR=:7700", `JOBWHEEL_DEBUG_ADDR: ":7700": port 7700 is the HTTP listener's`},
 	} {
 		name, value, _ := strings.Cut(tc.env, "=")
 		_, err := parseConfig(nil, env(map[string]string{name: value}), io.Discard)
@@ -63,7 +65,7 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.DatabaseURL != "sqlite:jobwheel.db" || cfg.HTTPAddr != ":7700" || cfg.Demo || cfg.Retention != 168*time.Hour ||
-		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" {
+		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" || cfg.DebugAddr != "" {
 		t.Errorf("defaults %+v", cfg)
 	}
 	cfg, err = parseConfig([]string{"-demo", "-lease-ttl", "4s"}, env(map[string]string{
@@ -77,6 +79,13 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 	if !cfg.Demo || cfg.LeaseTTL != 4*time.Second || cfg.Retention != 0 || cfg.DatabaseURL != "postgres://u@db:5432/x" ||
 		len(cfg.AllowedOrigins) != 2 || cfg.AdvertiseURL != "http://jobwheel-1:7700" || cfg.LogLevel.String() != "DEBUG" {
 		t.Errorf("config %+v", cfg)
+	}
+	// The debug listener is on loopback unless a host is named.
+	for in, want := range map[string]string{":6060": "127.0.0.1:6060", "0.0.0.0:6060": "0.0.0.0:6060", "[::1]:6060": "[::1]:6060"} {
+		cfg, err := parseConfig(nil, env(map[string]string{"JOBWHEEL_DEBUG_ADDR": in}), io.Discard)
+		if err != nil || cfg.DebugAddr != want {
+			t.Errorf("JOBWHEEL_DEBUG_ADDR=%s: %+v, %v; want %s", in, cfg, err, want)
+		}
 	}
 	for _, v := range []string{"0", "false", "1", "true"} {
 		cfg, err := parseConfig(nil, env(map[string]string{"JOBWHEEL_DEMO": v}), io.Discard)
@@ -95,7 +104,7 @@ func TestConfigHelp(t *testing.T) {
 	}
 	for _, v := range []string{"JOBWHEEL_DATABASE_URL", "JOBWHEEL_HTTP_ADDR", "JOBWHEEL_ADVERTISE_URL", "JOBWHEEL_ADMIN_PASSWORD",
 		"JOBWHEEL_SERVER_ID", "JOBWHEEL_LOG_LEVEL", "JOBWHEEL_LOG_FORMAT", "JOBWHEEL_ALLOWED_ORIGINS", "JOBWHEEL_DEMO",
-		"JOBWHEEL_RETENTION", "JOBWHEEL_SMTP_URL", "JOBWHEEL_LEASE_TTL"} {
+		"JOBWHEEL_RETENTION", "JOBWHEEL_SMTP_URL", "JOBWHEEL_LEASE_TTL", "JOBWHEEL_DEBUG_ADDR"} {
 		if !strings.Contains(out.String(), v) {
 			t.Errorf("-h does not mention %s", v)
 		}

@@ -49,6 +49,7 @@ type node struct {
 	db       *db.DB
 	services lifecycle.Group
 	http     *httpService
+	debug    *debugService // nil unless JOBWHEEL_DEBUG_ADDR is set
 }
 
 func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger) (_ *node, err error) {
@@ -158,6 +159,18 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	})
 	mux.Handle("/", frontend.Handler())
 	n.http = newHTTPService(listener, httpsec.Headers(mux), log)
+	if cfg.DebugAddr != "" {
+		dl, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			return nil, fmt.Errorf("listening on %s for JOBWHEEL_DEBUG_ADDR: %w", cfg.DebugAddr, err)
+		}
+		defer func() {
+			if err != nil {
+				_ = dl.Close()
+			}
+		}()
+		n.debug = newDebugService(dl, log)
+	}
 
 	// Stopped in reverse: the HTTP listener first (no new requests), then
 	// retention, then the leases (leave the cluster, stop every owned app,
@@ -174,11 +187,17 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	n.services.Add("leases", leases)
 	n.services.Add("retention", cleaner)
 	n.services.Add("HTTP", n.http)
+	if n.debug != nil {
+		n.services.Add("debug HTTP", n.debug)
+	}
 	if err = n.services.Start(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
 	hints.Publish(lease.HintTopic, "joined")
 
+	if n.debug != nil {
+		log.Info("serving pprof and the runtime trace", "addr", n.debug.listener.Addr().String(), "path", "/debug/pprof/")
+	}
 	log.Info("jobwheel server started", "id", serverID, "addr", listener.Addr().String(), "advertise", advertise,
 		"database", string(n.db.Dialect()), "version", version)
 	url := consoleURL(listener.Addr(), cfg)

@@ -44,7 +44,7 @@ func runOnce(t *testing.T, dbURL string, round int) {
 	t.Helper()
 	ctx := context.Background()
 	cfg := &config{DatabaseURL: dbURL, HTTPAddr: "127.0.0.1:0", AdminPassword: "admin-password",
-		ServerID: fmt.Sprintf("leak-%d", round), LeaseTTL: 3 * time.Second}
+		ServerID: fmt.Sprintf("leak-%d", round), LeaseTTL: 3 * time.Second, DebugAddr: "127.0.0.1:0"}
 	n, err := start(ctx, cfg, io.Discard, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("round %d: starting: %v", round, err)
@@ -76,6 +76,27 @@ func runOnce(t *testing.T, dbURL string, round int) {
 		return api.do(`query($i: ID!) { instance(id: $i) { status } }`, map[string]any{"i": id}).get("instance", "status") == "SUCCEEDED"
 	})
 
+	// Profiles are served on the debug listener (a CPU profile of a
+	// second, as the benchmarks take them), and not on the API's.
+	debugBase := "http://" + n.debug.listener.Addr().String()
+	if body := httpGet(t, debugBase+"/debug/pprof/profile?seconds=1"); len(body) == 0 {
+		t.Errorf("round %d: empty CPU profile", round)
+	}
+	if body := httpGet(t, debugBase+"/debug/pprof/heap?debug=1"); !bytes.Contains(body, []byte("heap profile")) {
+		t.Errorf("round %d: /debug/pprof/heap on the debug listener: %.200s", round, body)
+	}
+	// (The API's listener answers with the console, or with a page saying
+	// how to build it.)
+	if resp, err := http.Get(base + "/debug/pprof/heap?debug=1"); err != nil {
+		t.Errorf("round %d: %v", round, err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if bytes.Contains(body, []byte("heap profile")) {
+			t.Errorf("round %d: the API listener serves profiles", round)
+		}
+	}
+
 	stopWorker()
 	if err := <-ran; err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("round %d: worker: %v", round, err)
@@ -83,6 +104,21 @@ func runOnce(t *testing.T, dbURL string, round int) {
 	if err := n.shutdown(); err != nil {
 		t.Fatalf("round %d: shutdown: %v", round, err)
 	}
+}
+
+// httpGet returns the body of a GET that answered 200, or fails the test.
+func httpGet(t *testing.T, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d, %v", url, resp.StatusCode, err)
+	}
+	return body
 }
 
 type gql struct {

@@ -6,14 +6,29 @@
 //	          trigger lateness (actual - expected) percentiles, missed and
 //	          duplicate fires, server CPU seconds and peak RSS
 //	api       instances triggered through the API, end to end: instances/s
-//	tasks     a MAP_REDUCE job's subtasks dispatched to 4 workers and
-//	          reported back: tasks/s (the dispatch→report round trip)
+//	tasks     a MAP_REDUCE job's subtasks (or, above 20,000, a two-level
+//	          MAP job's) dispatched to 4 workers and reported back: tasks/s
+//	          (the dispatch→report round trip), peak RSS, tasks table size
 //	failover  three servers, an app with every-second jobs; kill -9 its owner,
 //	          then SIGTERM the next one: time to the first fire on the new
 //	          owner, fires missed, caught up, duplicated or run twice
 //	workflow  a 10-node chain of no-op GO jobs: node end → next node start
 //	          percentiles over 100 runs one at a time, then runs/s with 100
 //	          chains at once
+//	shell     N SHELL `true` jobs every second through ONE agent with its
+//	          defaults: fires, ran, canceled by reason, start lateness, the
+//	          worker's overhead per task, agent RSS; -shell-sweep runs
+//	          several N and names the largest with nothing canceled
+//	logs      a worker writing log lines at a steady rate across many
+//	          instances: line written → GraphQL subscriber latency, lines
+//	          stored per second
+//	scale     many jobs defined (bulk-inserted), some firing every second:
+//	          server peak RSS, the console's jobs page and dashboard query
+//	          latencies under that load
+//
+// -bin DIR runs prebuilt binaries (an older commit's, for before/after);
+// -profile DIR saves a CPU and a heap profile of the server over each
+// scenario's measured phase.
 //
 // Usage: go run ./e2e/bench [-scenario fires,api,tasks] [-jobs 1000] [-seconds 60]
 package main
@@ -39,57 +54,123 @@ import (
 	"github.com/jobwheel/jobwheel/e2e/harness"
 )
 
+// options are the command line's settings.
+type options struct {
+	jobs, seconds, instances, tasks, taskConcurrency, workers, runs int
+	leaseTTL                                                        time.Duration
+	shellJobs                                                       int
+	shellSweep                                                      []int
+	logRate, logInstances                                           int
+	scaleJobs, scaleFiring, scaleReaders                            int
+}
+
 func main() {
-	scenarios := flag.String("scenario", "fires,api,tasks,failover,workflow", "comma-separated scenarios to run: fires, api, tasks, failover, workflow")
-	jobs := flag.Int("jobs", 1000, "fires: jobs firing every second")
-	seconds := flag.Int("seconds", 60, "fires: how long to run")
-	instances := flag.Int("instances", 2000, "api: instances to trigger")
-	tasks := flag.Int("tasks", 20000, "tasks: subtasks of the map-reduce job")
-	workers := flag.Int("workers", 4, "agents to start")
-	leaseTTL := flag.Duration("lease-ttl", 0, "failover: the servers' lease TTL (0: the server's default)")
-	runs := flag.Int("runs", 100, "workflow: runs of the 10-node chain, one at a time and then all at once")
+	var o options
+	scenarios := flag.String("scenario", "fires,api,tasks,failover,workflow,shell,logs,scale",
+		"comma-separated scenarios to run: fires, api, tasks, failover, workflow, shell, logs, scale")
+	flag.IntVar(&o.jobs, "jobs", 1000, "fires: jobs firing every second")
+	flag.IntVar(&o.seconds, "seconds", 60, "fires, shell, logs, scale: how long to measure")
+	flag.IntVar(&o.instances, "instances", 2000, "api: instances to trigger")
+	flag.IntVar(&o.tasks, "tasks", 20000, "tasks: subtasks (up to 10,000,000; above 20,000 a two-level MAP job, as a REDUCE task's results must fit one frame)")
+	flag.IntVar(&o.taskConcurrency, "task-concurrency", 64, "tasks: the job's taskConcurrency")
+	flag.IntVar(&o.workers, "workers", 4, "agents to start (fires, api, tasks, workflow, scale; shell uses one, logs one)")
+	flag.DurationVar(&o.leaseTTL, "lease-ttl", 0, "failover: the servers' lease TTL (0: the server's default)")
+	flag.IntVar(&o.runs, "runs", 100, "workflow: runs of the 10-node chain, one at a time and then all at once")
+	flag.IntVar(&o.shellJobs, "shell-jobs", 200, "shell: SHELL `true` jobs firing every second")
+	sweep := flag.String("shell-sweep", "", "shell: comma-separated job counts to run one after another (e.g. 50,100,200,500) instead of -shell-jobs; reports the largest with 0 CANCELED")
+	flag.IntVar(&o.logRate, "log-rate", 1000, "logs: lines per second written in all")
+	flag.IntVar(&o.logInstances, "log-instances", 50, "logs: instances writing them at once")
+	flag.IntVar(&o.scaleJobs, "scale-jobs", 100000, "scale: jobs defined")
+	flag.IntVar(&o.scaleFiring, "scale-firing", 10000, "scale: of those, jobs firing every second")
+	flag.IntVar(&o.scaleReaders, "scale-readers", 4, "scale: concurrent console readers (jobs page, then dashboard, then 100 ms pause)")
+	bin := flag.String("bin", "", "directory with prebuilt jobwheel-server and jobwheel-agent to run instead of building this tree (sets "+harness.BinEnv+")")
+	profileDir := flag.String("profile", "", "directory to save a CPU and a heap profile of the server over each scenario's measured phase")
 	flag.Parse()
+	if *bin != "" {
+		if err := os.Setenv(harness.BinEnv, *bin); err != nil {
+			fatal("-bin: %v", err)
+		}
+	}
+	if *profileDir != "" {
+		if err := os.MkdirAll(*profileDir, 0o755); err != nil {
+			fatal("-profile: %v", err)
+		}
+	}
+	for _, f := range strings.Split(*sweep, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			fatal("-shell-sweep: %q is not a positive number of jobs", f)
+		}
+		o.shellSweep = append(o.shellSweep, n)
+	}
+	if o.tasks < 1 || o.tasks > maxTasks {
+		fatal("-tasks: %d is not from 1 to %d", o.tasks, maxTasks)
+	}
+	if o.scaleFiring > o.scaleJobs {
+		fatal("-scale-firing: %d is more than -scale-jobs %d", o.scaleFiring, o.scaleJobs)
+	}
 	for _, s := range strings.Split(*scenarios, ",") {
-		b := newBench()
+		name := strings.TrimSpace(s)
+		b := newBench(*profileDir)
 		var out map[string]any
 		func() {
 			defer b.cleanup()
-			switch strings.TrimSpace(s) {
+			switch name {
 			case "fires":
-				out = b.fires(*jobs, *seconds, *workers)
+				out = b.fires(o.jobs, o.seconds, o.workers)
 			case "api":
-				out = b.api(*instances, *workers)
+				out = b.api(o.instances, o.workers)
 			case "tasks":
-				out = b.tasks(*tasks, *workers)
+				out = b.tasks(o.tasks, o.taskConcurrency, o.workers)
 			case "failover":
-				out = b.failover(*leaseTTL)
+				out = b.failover(o.leaseTTL)
 			case "workflow":
-				out = b.workflow(*runs, *workers)
+				out = b.workflow(o.runs, o.workers)
+			case "shell":
+				out = b.shellScenario(o)
+			case "logs":
+				out = b.logs(o.logRate, o.logInstances, o.seconds)
+			case "scale":
+				out = b.scale(o.scaleJobs, o.scaleFiring, o.scaleReaders, o.seconds, o.workers)
 			default:
 				b.Fatalf("unknown scenario %q", s)
 			}
 		}()
-		out["scenario"] = strings.TrimSpace(s)
+		out["scenario"] = name
 		out["machine"] = fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 		out["commit"] = commit()
+		if *bin != "" {
+			// The tree's commit says nothing about prebuilt binaries.
+			out["commit"] = "binaries in " + *bin
+		}
 		out["database"] = "postgres"
 		line, _ := json.Marshal(out)
 		fmt.Println(string(line))
 	}
 }
 
+func fatal(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	os.Exit(2)
+}
+
 // bench implements harness.TB outside `go test`.
 type bench struct {
 	cleanups []func()
 	dir      string
+	// profileDir receives the server's profiles; empty: none taken.
+	profileDir string
 }
 
-func newBench() *bench {
+func newBench(profileDir string) *bench {
 	dir, err := os.MkdirTemp("", "jobwheel-bench-")
 	if err != nil {
 		panic(err)
 	}
-	return &bench{dir: dir}
+	return &bench{dir: dir, profileDir: profileDir}
 }
 
 func (b *bench) Helper()                         {}
@@ -123,6 +204,9 @@ type env struct {
 	db     *db.DB
 	appID  int64
 	secret string
+	agents []*harness.Process
+	// debugAddr is the server's pprof listener, when profiling.
+	debugAddr string
 }
 
 // schema creates a PostgreSQL schema for one scenario, dropped after it,
@@ -151,7 +235,13 @@ func (b *bench) schema() string {
 func (b *bench) start(workers, slots int) *env {
 	ctx := context.Background()
 	url := b.schema()
-	srv := harness.StartServer(b, harness.ServerOptions{DatabaseURL: url, Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}})
+	srvEnv := []string{"JOBWHEEL_LOG_LEVEL=warn"}
+	var debugAddr string
+	if b.profileDir != "" {
+		debugAddr = harness.FreeAddr(b)
+		srvEnv = append(srvEnv, "JOBWHEEL_DEBUG_ADDR="+debugAddr)
+	}
+	srv := harness.StartServer(b, harness.ServerOptions{DatabaseURL: url, Env: srvEnv})
 	d, err := db.Open(ctx, url)
 	if err != nil {
 		b.Fatalf("%v", err)
@@ -163,14 +253,15 @@ func (b *bench) start(workers, slots int) *env {
 		b.Fatalf("%v", err)
 	}
 	appID, _ := strconv.ParseInt(idStr, 10, 64)
+	var agents []*harness.Process
 	for i := 0; i < workers; i++ {
-		harness.StartAgent(b, harness.AgentOptions{Servers: []string{srv.URL}, App: "bench", Secret: secret,
-			Name: fmt.Sprintf("bench%d", i+1), Slots: slots, Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}})
+		agents = append(agents, harness.StartAgent(b, harness.AgentOptions{Servers: []string{srv.URL}, App: "bench", Secret: secret,
+			Name: fmt.Sprintf("bench%d", i+1), Slots: slots, Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}}))
 	}
 	if _, err := c.WaitWorkers("bench", workers, 60*time.Second); err != nil {
 		b.Fatalf("%v", err)
 	}
-	return &env{srv: srv, c: c, db: d, appID: appID, secret: secret}
+	return &env{srv: srv, c: c, db: d, appID: appID, secret: secret, agents: agents, debugAddr: debugAddr}
 }
 
 // fires: N every-second jobs for T seconds.
@@ -191,9 +282,13 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 	// Measure whole seconds after every job exists and has warmed up.
 	from := time.Now().Truncate(time.Second).Add(3 * time.Second)
 	to := from.Add(time.Duration(seconds) * time.Second)
+	time.Sleep(time.Until(from))
+	prof := b.profile(e, fmt.Sprintf("fires-%d", n))
 	cpu0 := cpuSeconds(e.srv.Pid())
-	time.Sleep(time.Until(to.Add(3 * time.Second)))
+	time.Sleep(time.Until(to))
 	cpu1 := cpuSeconds(e.srv.Pid())
+	profiles := prof.finish()
+	time.Sleep(time.Until(to.Add(3 * time.Second)))
 	rss := peakRSSMB(e.srv.Pid())
 	for _, id := range ids {
 		_ = e.c.Do(`mutation($id: ID!) { setJobEnabled(id: $id, enabled: false) { id } }`, map[string]any{"id": id}, nil)
@@ -241,6 +336,7 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 		"serverCpuSec":    round(cpu1 - cpu0),
 		"serverPeakRssMB": rss,
 		"createJobsSec":   round(createdIn.Seconds()),
+		"profiles":        profiles,
 	}
 }
 
@@ -253,6 +349,7 @@ func (b *bench) api(n, workers int) map[string]any {
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
+	prof := b.profile(e, "api")
 	start := time.Now()
 	const clients = 16
 	var wg sync.WaitGroup
@@ -287,7 +384,9 @@ func (b *bench) api(n, workers int) map[string]any {
 		time.Sleep(20 * time.Millisecond)
 	}
 	total := time.Since(start)
+	profiles := prof.finish()
 	return map[string]any{
+		"profiles":  profiles,
 		"instances": n, "workers": workers, "clients": clients,
 		"triggerPerSec":     round(float64(n) / triggered.Seconds()),
 		"endToEndPerSec":    round(float64(n) / total.Seconds()),
@@ -298,31 +397,83 @@ func (b *bench) api(n, workers int) map[string]any {
 	}
 }
 
-// tasks: one MAP_REDUCE instance with n subtasks over the workers.
-func (b *bench) tasks(n, workers int) map[string]any {
+// maxTasks is the most -tasks allows: example.fanout's limit.
+const maxTasks = 10000000
+
+// maxReduceTasks is the most subtasks the tasks scenario runs as one
+// MAP_REDUCE job (example.mapreduce, comparable with earlier figures): the
+// REDUCE task receives every subtask's result in one dispatch frame, which
+// much more than 20,000 results would not fit. Above it, a MAP job of
+// example.fanout: the root maps ranges of 10,000, each range maps its
+// leaves.
+const maxReduceTasks = 20000
+
+// tasks: one MAP_REDUCE (or, for large n, two-level MAP) instance with n
+// subtasks over the workers.
+func (b *bench) tasks(n, concurrency, workers int) map[string]any {
 	e := b.start(workers, 64)
-	jobID, err := e.c.CreateJob(map[string]any{"app": "bench", "name": "squares", "scheduleType": "API",
+	ctx := context.Background()
+	job := map[string]any{"app": "bench", "name": "squares", "scheduleType": "API",
 		"executionMode": "MAP_REDUCE", "processorType": "GO", "processor": "example.mapreduce", "params": strconv.Itoa(n),
-		"taskConcurrency": 64})
+		"taskConcurrency": concurrency}
+	if n > maxReduceTasks {
+		job["name"], job["executionMode"], job["processor"] = "fanout", "MAP", "example.fanout"
+	}
+	jobID, err := e.c.CreateJob(job)
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
+	prof := b.profile(e, fmt.Sprintf("tasks-%d", n))
 	start := time.Now()
 	id, err := e.c.RunJob(jobID, "")
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
-	in, err := e.c.WaitInstance(id, 30*time.Minute, "SUCCEEDED", "FAILED")
+	instID, _ := strconv.ParseInt(id, 10, 64)
+	// Polled from the database (one row by key, every 100 ms): the API's
+	// instance query counts the tasks by status, which over millions of
+	// rows would load the database being measured.
+	timeout := max(30*time.Minute, time.Duration(n/200)*time.Second)
+	var status string
+	for {
+		in, err := e.db.InstanceGet(ctx, instID)
+		if err != nil {
+			b.Fatalf("reading instance %d: %v", instID, err)
+		}
+		status = in.Status
+		if status == db.StatusSucceeded || status == db.StatusFailed || status == db.StatusStopped || status == db.StatusCanceled {
+			break
+		}
+		if time.Since(start) > timeout {
+			b.Fatalf("instance %d still %s after %s", instID, status, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	took := time.Since(start)
+	profiles := prof.finish()
+	var total int
+	var bytes int64
+	if err := e.db.Bun().NewRaw("SELECT count(*) FROM tasks WHERE instance_id = ?", instID).Scan(ctx, &total); err != nil {
+		b.Fatalf("counting tasks: %v", err)
+	}
+	if err := e.db.Bun().NewRaw("SELECT pg_total_relation_size('tasks')").Scan(ctx, &bytes); err != nil {
+		b.Fatalf("measuring the tasks table: %v", err)
+	}
+	in, err := e.db.InstanceGet(ctx, instID)
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
-	took := time.Since(start)
 	return map[string]any{
-		"subtasks": n, "workers": workers, "status": in.Status, "result": in.Result,
-		"tasksPerSec":     round(float64(in.Tasks.Total) / took.Seconds()),
+		"subtasks": n, "workers": workers, "executionMode": job["executionMode"], "processor": job["processor"],
+		"taskConcurrency": concurrency, "status": status, "result": in.Result,
+		"tasksPerSec":     round(float64(total) / took.Seconds()),
 		"seconds":         round(took.Seconds()),
-		"tasks":           in.Tasks.Total,
+		"tasks":           total,
 		"serverPeakRssMB": peakRSSMB(e.srv.Pid()),
+		// Every row of the table, its indexes and TOAST: the one instance's
+		// tasks, as the schema is the scenario's own.
+		"tasksTableMB": round(float64(bytes) / (1 << 20)),
+		"profiles":     profiles,
 	}
 }
 
@@ -570,6 +721,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	}
 	sort.Float64s(gaps)
 	// All at once.
+	prof := b.profile(e, "workflow")
 	cpu0 := cpuSeconds(e.srv.Pid())
 	start := time.Now()
 	var parallel []string
@@ -583,8 +735,10 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	wait(parallel)
 	took := time.Since(start)
 	cpu1 := cpuSeconds(e.srv.Pid())
+	profiles := prof.finish()
 	return map[string]any{
-		"nodes": chain, "runs": runs, "workers": workers,
+		"profiles": profiles,
+		"nodes":    chain, "runs": runs, "workers": workers,
 		// From a node's instance ending (its final report stored) to the
 		// next node's instance starting on a worker.
 		"nodeGapMs":       map[string]any{"p50": pct(gaps, 50), "p99": pct(gaps, 99), "max": pct(gaps, 100)},

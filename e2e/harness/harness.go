@@ -63,12 +63,24 @@ func RepoRoot() (string, error) {
 	}
 }
 
+// BinEnv names a directory of prebuilt binaries (jobwheel-server and
+// jobwheel-agent) the harness runs instead of building the working tree:
+// the benchmarks use it to measure an older commit's binaries side by side
+// with the current ones.
+const BinEnv = "JOBWHEEL_E2E_BIN"
+
 // Build compiles the server (and the agent, once it exists) once per
 // process into a temporary directory. The server embeds whatever
-// frontend/dist holds, so build the console first for browser tests.
+// frontend/dist holds, so build the console first for browser tests. With
+// JOBWHEEL_E2E_BIN set, it builds nothing and returns that directory's
+// binaries.
 func Build(tb TB) Binaries {
 	tb.Helper()
 	buildOnce.Do(func() {
+		if dir := os.Getenv(BinEnv); dir != "" {
+			built, buildErr = prebuilt(dir)
+			return
+		}
 		root, err := RepoRoot()
 		if err != nil {
 			buildErr = err
@@ -96,6 +108,25 @@ func Build(tb TB) Binaries {
 		tb.Fatalf("building binaries: %v", buildErr)
 	}
 	return built
+}
+
+// prebuilt are the binaries in dir, which must both be there.
+func prebuilt(dir string) (Binaries, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Binaries{}, fmt.Errorf("%s=%q: %w", BinEnv, dir, err)
+	}
+	b := Binaries{Dir: abs, Server: filepath.Join(abs, "jobwheel-server"), Agent: filepath.Join(abs, "jobwheel-agent")}
+	for _, f := range []string{b.Server, b.Agent} {
+		st, err := os.Stat(f)
+		if err != nil {
+			return Binaries{}, fmt.Errorf("%s=%q: %w (build them with go build -o DIR/jobwheel-server ./server and go build -o DIR/jobwheel-agent ./worker/agent)", BinEnv, dir, err)
+		}
+		if st.IsDir() || st.Mode()&0o111 == 0 {
+			return Binaries{}, fmt.Errorf("%s=%q: %s is not an executable file", BinEnv, dir, f)
+		}
+	}
+	return b, nil
 }
 
 // FreeAddr returns a loopback address nothing listens on right now.

@@ -23,6 +23,8 @@ func registerExamples(w *worker.Worker) {
 	w.Register("example.broadcast", broadcast{})
 	w.Register("example.mapreduce", mapReduce{})
 	w.Register("example.context", worker.Func(workflowContext))
+	w.Register("example.logs", worker.Func(logLines))
+	w.Register("example.fanout", fanout{})
 }
 
 // workflowContext is a workflow node that reads the run's context: it
@@ -231,4 +233,112 @@ func (mapReduce) ReduceStream(ctx worker.TaskContext, results worker.Results) (w
 		return worker.Result{}, fmt.Errorf("%d of %d subtasks failed; sum of the others %s", failed, failed+count, sum)
 	}
 	return worker.Result{Message: fmt.Sprintf("sum of %d squares = %s", count, sum)}, nil
+}
+
+// logSpec is example.logs's parameters.
+type logSpec struct {
+	PerSecond float64 `json:"perSecond"`
+	Seconds   float64 `json:"seconds"`
+	DelayMs   int64   `json:"delayMs"`
+}
+
+// logLines writes log lines at a steady rate, for the log benchmark:
+// parameters {"perSecond": 20, "seconds": 10, "delayMs": 1000} (defaults
+// 10, 5 and 0). Each line is "bench-log <n> <unix nanoseconds>", the time
+// it was written, so whoever receives it (a subscriber of the instance's
+// log) can tell how long it took. The delay lets subscribers attach first.
+func logLines(ctx worker.TaskContext) (worker.Result, error) {
+	spec := logSpec{PerSecond: 10, Seconds: 5}
+	if p := params(ctx); p != "" {
+		if err := json.Unmarshal([]byte(p), &spec); err != nil {
+			return worker.Result{}, fmt.Errorf(`example.logs: parameters %q are not JSON such as {"perSecond": 20, "seconds": 10, "delayMs": 1000}: %w`, p, err)
+		}
+	}
+	switch {
+	case spec.PerSecond <= 0 || spec.PerSecond > 100000:
+		return worker.Result{}, fmt.Errorf("example.logs: perSecond %g must be above 0 and at most 100000", spec.PerSecond)
+	case spec.Seconds < 0 || spec.Seconds > 86400:
+		return worker.Result{}, fmt.Errorf("example.logs: seconds %g must be from 0 to 86400", spec.Seconds)
+	case spec.DelayMs < 0 || spec.DelayMs > 3600000:
+		return worker.Result{}, fmt.Errorf("example.logs: delayMs %d must be from 0 to 3600000", spec.DelayMs)
+	}
+	total := int(spec.PerSecond * spec.Seconds)
+	interval := time.Duration(float64(time.Second) / spec.PerSecond)
+	// Paced from one start time, not by sleeping an interval after each
+	// line, so the rate holds however long writing a line takes.
+	start := time.Now().Add(time.Duration(spec.DelayMs) * time.Millisecond)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	log := ctx.Logger()
+	for i := 0; i < total; i++ {
+		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				return worker.Result{}, ctx.Err()
+			}
+		}
+		log.Info("bench-log " + strconv.Itoa(i) + " " + strconv.FormatInt(time.Now().UnixNano(), 10))
+	}
+	return worker.Result{Message: fmt.Sprintf("wrote %d lines", total)}, nil
+}
+
+// fanout is a MAP job of up to maxFanout no-op subtasks in two levels,
+// for the task benchmark at sizes one Map call (and a REDUCE task's
+// results) cannot hold: the root maps ranges of fanoutRange, each range
+// task maps its leaves, and the leaves do nothing. Parameters: the number
+// of leaves (default 10).
+type fanout struct{}
+
+const (
+	maxFanout   = 10000000
+	fanoutRange = 10000
+)
+
+// fanoutRangeSpec is a range task's payload: leaves [From, To).
+type fanoutRangeSpec struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+func (fanout) Process(ctx worker.TaskContext) (worker.Result, error) {
+	switch ctx.TaskName() {
+	case "leaf":
+		return worker.Result{}, nil
+	case "range":
+		var r fanoutRangeSpec
+		if err := ctx.DecodePayload(&r); err != nil {
+			return worker.Result{}, err
+		}
+		if r.From < 0 || r.To < r.From || r.To-r.From > fanoutRange {
+			return worker.Result{}, fmt.Errorf("example.fanout: range [%d, %d) is not 0 to %d leaves", r.From, r.To, fanoutRange)
+		}
+		leaves := make([]any, 0, r.To-r.From)
+		for i := r.From; i < r.To; i++ {
+			leaves = append(leaves, i)
+		}
+		if err := ctx.Map(leaves, "leaf"); err != nil {
+			return worker.Result{}, err
+		}
+		return worker.Result{Message: fmt.Sprintf("mapped %d leaves", len(leaves))}, nil
+	}
+	if !ctx.IsRoot() {
+		return worker.Result{}, fmt.Errorf("example.fanout: unknown subtask %q", ctx.TaskName())
+	}
+	n := 10
+	if p := params(ctx); p != "" {
+		var err error
+		if n, err = strconv.Atoi(p); err != nil || n < 1 || n > maxFanout {
+			return worker.Result{}, fmt.Errorf("example.fanout: parameters %q must be a number of subtasks from 1 to %d", p, maxFanout)
+		}
+	}
+	var ranges []any
+	for from := 0; from < n; from += fanoutRange {
+		ranges = append(ranges, fanoutRangeSpec{From: from, To: min(from+fanoutRange, n)})
+	}
+	if err := ctx.Map(ranges, "range"); err != nil {
+		return worker.Result{}, err
+	}
+	return worker.Result{Message: fmt.Sprintf("mapped %d ranges of up to %d leaves", len(ranges), fanoutRange)}, nil
 }

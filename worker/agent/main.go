@@ -66,7 +66,8 @@ func options(args []string, getenv func(string) string, stderr io.Writer) (*sett
 	set.SetUsage(func() {
 		fmt.Fprintf(stderr, "Usage: jobwheel-agent [flags]\n\n"+
 			"The standalone jobwheel worker: runs SHELL, PYTHON and HTTP jobs and the example GO\n"+
-			"processors example.sleep, example.fail, example.broadcast and example.mapreduce.\n"+
+			"processors example.noop, example.sleep, example.fail, example.broadcast,\n"+
+			"example.mapreduce and example.context, and example.logs and example.fanout (benchmarks).\n"+
 			"Each flag can be given by the environment variable beside it; a flag wins.\n\n")
 		set.PrintDefaults()
 	})

@@ -193,7 +193,7 @@ func TestSignalStopsGracefully(t *testing.T) {
 			t.Errorf("types %v lack %s", h.Types, want)
 		}
 	}
-	if !slices.Equal(h.Processors, []string{"example.broadcast", "example.context", "example.fail", "example.mapreduce", "example.noop", "example.sleep"}) {
+	if !slices.Equal(h.Processors, []string{"example.broadcast", "example.context", "example.fail", "example.fanout", "example.logs", "example.mapreduce", "example.noop", "example.sleep"}) {
 		t.Errorf("processors %v", h.Processors)
 	}
 	cancel() // what SIGTERM does
