@@ -5,7 +5,7 @@ import type { WorkerRowFragment } from "../graphql/graphql";
 
 type Worker = WorkerRowFragment;
 
-const healthColors: Record<string, string> = { HEALTHY: "teal", BUSY: "yellow", LOST: "red" };
+const healthColors: Record<string, string> = { HEALTHY: "teal", BUSY: "yellow", DRAINING: "orange", LOST: "red" };
 
 function Badges({ values, color }: { values: string[]; color?: string }) {
   if (values.length === 0) {
