@@ -46,6 +46,9 @@ type TaskView struct {
 	DispatchedAt    *time.Time `bun:"dispatched_at"`
 	FinishedAt      *time.Time `bun:"finished_at"`
 	UpdatedAt       time.Time  `bun:"updated_at"`
+	// AppID is the instance's app, set by the caller (for the worker
+	// lookup, which is per app); not a column.
+	AppID int64 `bun:"-"`
 }
 
 // taskViewColumns selects a TaskView from tasks AS tk. octet_length is the
