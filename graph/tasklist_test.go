@@ -134,8 +134,8 @@ func TestTaskList(t *testing.T) {
 			Instance struct {
 				Task *struct {
 					Name, Kind, Status, Payload, Result string
-					PayloadSize, ResultSize            int
-					CreatedTime                        string
+					PayloadSize, ResultSize             int
+					CreatedTime                         string
 				}
 				Missing *struct{ ID string }
 			}
