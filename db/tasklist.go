@@ -96,13 +96,29 @@ func (s *Store) TaskPage(ctx context.Context, q TaskQuery) ([]TaskView, bool, er
 		parts []string
 		args  []any
 	)
+	// On PostgreSQL the status is matched as a range of one value, and the
+	// order named (status, id): with `status = ?` the planner may walk the
+	// primary key in id order and filter, which it costs as cheap when the
+	// status is common, and which reads every row of other statuses up to
+	// the next match (2.7 s at 10M tasks, measured). The range keeps the
+	// order unsatisfiable by the primary key, and nbtree still positions
+	// at (instance, attempt, status, after id) since the keys before id
+	// are = and >=. SQLite seeks on id only after equalities.
+	statusCond := "status = ?"
+	if s.dialect == Postgres {
+		statusCond = "status >= ? AND status <= ?"
+	}
 	for i, st := range q.statuses() {
 		// Each member is wrapped in a subquery: SQLite allows ORDER BY and
 		// LIMIT only on a whole compound select, not on one of its members.
 		parts = append(parts, `SELECT id FROM (SELECT id FROM tasks
-			WHERE instance_id = ? AND instance_attempt = ? AND status = ? AND id > ?
-			ORDER BY id LIMIT ?) AS s`+strconv.Itoa(i))
-		args = append(args, q.InstanceID, q.Attempt, st, q.AfterID, q.Limit+1)
+			WHERE instance_id = ? AND instance_attempt = ? AND `+statusCond+` AND id > ?
+			ORDER BY status, id LIMIT ?) AS s`+strconv.Itoa(i))
+		args = append(args, q.InstanceID, q.Attempt, st)
+		if s.dialect == Postgres {
+			args = append(args, st)
+		}
+		args = append(args, q.AfterID, q.Limit+1)
 	}
 	args = append(args, q.Limit+1)
 	query := `SELECT ` + taskViewColumns + ` FROM tasks AS tk JOIN (` +
