@@ -96,8 +96,10 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
   const logs = useInstanceLogs(instance.id, live);
   const canEdit = useCanEdit();
   const worker = instance.worker;
-  const tasks = useTaskSummary(instance, live);
   const mode = instance.job?.executionMode;
+  // A STANDALONE instance's one task moves with the instance, which
+  // instanceUpdated already follows: only the others' counts are re-read.
+  const tasks = useTaskSummary(instance, live && mode !== undefined && mode !== "STANDALONE");
   return (
     <Stack gap="lg">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
