@@ -30,6 +30,9 @@ func setComplexity(c *generated.Config) {
 	q.Query.WorkflowInstances = func(child int, _ string, _ *string, _ []string, first *int, _ *string) int {
 		return 1 + times(page(first, 50, 500), child)
 	}
+	q.Instance.TaskList = func(child int, _ []string, first *int, _ *string) int {
+		return 1 + times(page(first, 50, 500), child)
+	}
 	q.Instance.Logs = func(child int, _ *int, first *int) int {
 		return 1 + times(page(first, 200, 1000), child)
 	}

@@ -2,8 +2,9 @@
 // app (APP) has a live agent running SHELL scripts: the dashboard shows the
 // app's counts and its outcomes chart after some runs; an instance's log
 // lines arrive through the instanceLogs subscription while it is RUNNING;
-// the instance page and the Instances list follow instanceUpdated; the
-// screens fit a 1024×768 laptop screen, and dark mode.
+// the instance page and the Instances list follow instanceUpdated; a
+// MAP_REDUCE instance shows its reduce result, its tasks by status and
+// page, and one task in a drawer; the screens fit a 1024×768 laptop screen, and dark mode.
 //
 // Environment and conventions: see lib.mjs (BASE_URL, ADMIN_PASSWORD, APP,
 // OUTPUT_DIR, CHROMIUM). Any console error or warning fails the test.
@@ -31,6 +32,8 @@ let call;
 const jobs = {};
 /** The slow job's instance, once run. */
 let slowInstance = "";
+/** The map-reduce instance, once run. */
+let mapReduceInstance = "";
 
 test("setup: jobs that succeed and fail have run", async () => {
   call = await api("admin", adminPassword);
@@ -145,13 +148,82 @@ test("the Instances list shows a new run and its end without reloading", async (
   await shot(browser, "instances-live");
 });
 
+test("a map-reduce instance shows its reduce result, its tasks by status and page, and a task in a drawer", async () => {
+  const { page } = browser;
+  // example.mapreduce (built into the agent) squares 1..30 in 30 subtasks and sums them.
+  const { createJob } = await call(`mutation($input: JobInput!) { createJob(input: $input) { id } }`, {
+    input: {
+      app,
+      name: `e2e-mapreduce-${suffix}`,
+      scheduleType: "API",
+      executionMode: "MAP_REDUCE",
+      processorType: "GO",
+      processor: "example.mapreduce",
+      params: "30",
+      timeoutMs: 60_000,
+    },
+  });
+  mapReduceInstance = await runJob(call, createJob.id);
+  assert.equal(await waitFinished(call, mapReduceInstance), "SUCCEEDED");
+  await page.goto(`/apps/${app}/instances/${mapReduceInstance}`);
+  await page
+    .getByRole("region", { name: "Result of the reduce" })
+    .getByText("sum of 30 squares = 9455")
+    .waitFor();
+  await page.getByText("100% done").waitFor();
+
+  // ROOT, 30 MAP and REDUCE: 32 tasks, 20 a page, by id.
+  const tasks = page.getByRole("region", { name: "Tasks", exact: true });
+  const rows = tasks.getByRole("table", { name: "Tasks of this page" }).getByRole("row");
+  await tasks.getByText("Page 1 of 2").waitFor();
+  assert.equal(await rows.count(), 21, "a header and 20 tasks");
+  assert.match(await rows.nth(1).innerText(), /ROOT/);
+  await tasks.getByRole("button", { name: "Next" }).click();
+  await tasks.getByText("Page 2 of 2").waitFor();
+  await rows.filter({ hasText: "REDUCE" }).waitFor();
+  assert.equal(await rows.count(), 13, "a header and the last 12 tasks");
+
+  // The filter starts again at page 1, and is in the URL.
+  // The segmented control's radio inputs are hidden behind their labels.
+  await tasks.locator("label", { hasText: /^Failed \(0\)$/ }).click();
+  await page.waitForURL(/taskStatus=failed/);
+  await tasks.getByText("No failed tasks.").waitFor();
+  await tasks.locator("label", { hasText: /^Succeeded \(32\)$/ }).click();
+  await page.waitForURL(/taskStatus=succeeded$/);
+  await tasks.getByText("Page 1 of 2").waitFor();
+
+  // One subtask in the drawer: its payload (the number), result (its square), worker and times.
+  const mapRow = rows.filter({ hasText: "MAP" }).first();
+  const taskId = (await mapRow.getByRole("button").innerText()).replace("#", "");
+  await mapRow.click();
+  const drawer = page.getByRole("dialog", { name: `Task #${taskId}` });
+  await drawer.waitFor();
+  await page.waitForURL(new RegExp(`task=${taskId}`));
+  const payload = drawer.getByRole("region", { name: "Payload" });
+  const n = Number(await payload.locator("pre").innerText());
+  assert.ok(n >= 1 && n <= 30, `payload ${n} is one of 1..30`);
+  await drawer.getByRole("region", { name: "Result" }).getByText(String(n * n), { exact: true }).waitFor();
+  assert.ok(await drawer.getByText("SUCCEEDED", { exact: true }).isVisible());
+  assert.ok(await drawer.getByText("MAP", { exact: true }).isVisible(), "its kind");
+  await shot(browser, "mapreduce-task-drawer");
+  await page.keyboard.press("Escape");
+  await drawer.waitFor({ state: "detached" });
+  await shot(browser, "mapreduce-tasks");
+});
+
 test("the screens fit a 1024×768 laptop screen, and follow a dark OS", async () => {
   const { page } = browser;
   await page.setViewportSize({ width: 1024, height: 768 });
-  for (const path of [`/apps/${app}/dashboard`, `/apps/${app}/instances/${slowInstance}`, `/apps/${app}/settings`]) {
+  for (const path of [
+    `/apps/${app}/dashboard`,
+    `/apps/${app}/instances/${slowInstance}`,
+    `/apps/${app}/instances/${mapReduceInstance}`,
+    `/apps/${app}/settings`,
+  ]) {
     await page.goto(path);
     await page.getByRole("heading", { level: 2 }).first().waitFor();
-    await page.getByRole("status").waitFor({ state: "detached" });
+    // Every loading state gone (an instance page has several: the log, its tasks).
+    await page.getByRole("status").first().waitFor({ state: "detached" });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `${path} is ${overflow}px wider than the window`);
   }

@@ -41,3 +41,11 @@ type WorkflowInstanceConnection struct {
 	App      string
 	Filter   workflows.RunFilter
 }
+
+// TaskConnection is a page of an instance's tasks. Query is what was
+// listed, for totalCount, which is counted only when asked for.
+type TaskConnection struct {
+	Edges    []*TaskEdge
+	PageInfo *PageInfo
+	Query    db.TaskQuery
+}

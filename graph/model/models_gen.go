@@ -157,6 +157,14 @@ type Query struct {
 type Subscription struct {
 }
 
+// A task in a list.
+type TaskEdge struct {
+	// Pass as `after` to continue the list after this task.
+	Cursor string `json:"cursor"`
+	// The task.
+	Node *db.TaskView `json:"node"`
+}
+
 // Which workers may run a job's tasks; omitted fields do not filter.
 type WorkerFilterInput struct {
 	// Worker hosts (or ids) allowed; empty: any.

@@ -66,7 +66,10 @@ type Store interface {
 	JobList(ctx context.Context, appID int64, search string, beforeID int64, limit int) (db.JobPage, error)
 	JobOutcomes(ctx context.Context, jobID int64, since time.Time) ([]db.OutcomeBucket, error)
 	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	TaskCount(ctx context.Context, q db.TaskQuery) (int, error)
 	TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]db.TaskCounts, error)
+	TaskPage(ctx context.Context, q db.TaskQuery) ([]db.TaskView, bool, error)
+	TaskViewGet(ctx context.Context, instanceID, taskID int64) (*db.TaskView, error)
 	WorkerCountAlive(ctx context.Context, appID int64, since time.Time) (int, error)
 }
 

@@ -27,3 +27,11 @@ export function formatMegabytes(mb: number): string {
   if (gb < 1024) return `${gb.toFixed(1)} GB`;
   return `${(gb / 1024).toFixed(1)} TB`;
 }
+
+/** A size in bytes as "512 bytes", "4.0 KiB", "1.5 MiB". */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} ${n === 1 ? "byte" : "bytes"}`;
+  const kib = n / 1024;
+  if (kib < 1024) return `${kib.toFixed(1)} KiB`;
+  return `${(kib / 1024).toFixed(1)} MiB`;
+}

@@ -21,7 +21,7 @@ function instance(status: InstanceStatus): InstanceFieldsFragment {
     params: "",
     result: "",
     reason: status === "FAILED" ? "FAILED" : "",
-    job: { id: "7", name: "echo-lines" },
+    job: { id: "7", name: "echo-lines", executionMode: "STANDALONE" },
     worker: null,
     attempts: [],
     tasks: {

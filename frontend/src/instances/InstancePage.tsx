@@ -28,8 +28,10 @@ import { InstanceQuery } from "./operations";
 import { isUnfinished } from "./status";
 import { StatusBadge } from "./StatusBadge";
 import { TaskSummary } from "./TaskSummary";
+import { TasksSection } from "./TasksSection";
 import { useInstanceChanges } from "./useInstanceChanges";
 import { useInstanceLogs } from "./useInstanceLogs";
+import { useTaskSummary } from "./useTaskSummary";
 
 /** How often an unfinished instance is re-read while the websocket is down. */
 export const instanceFallbackMs = 2_000;
@@ -94,6 +96,10 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
   const logs = useInstanceLogs(instance.id, live);
   const canEdit = useCanEdit();
   const worker = instance.worker;
+  const mode = instance.job?.executionMode;
+  // A STANDALONE instance's one task moves with the instance, which
+  // instanceUpdated already follows: only the others' counts are re-read.
+  const tasks = useTaskSummary(instance, live && mode !== undefined && mode !== "STANDALONE");
   return (
     <Stack gap="lg">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -169,7 +175,7 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
             <Title order={4} size="h6" mt="md" mb={6}>
               Tasks
             </Title>
-            <TaskSummary tasks={instance.tasks} />
+            <TaskSummary tasks={tasks} mode={mode} />
           </Card>
         </Grid.Col>
       </Grid>
@@ -189,6 +195,11 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
         </Stack>
         <ResultSection instance={instance} live={live} />
       </SimpleGrid>
+
+      {/* A STANDALONE instance's one task is the instance itself, shown above. */}
+      {mode !== undefined && mode !== "STANDALONE" && (
+        <TasksSection instanceId={instance.id} counts={tasks} live={live} />
+      )}
 
       <Stack gap="xs">
         <Title order={3} size="h5">
@@ -233,14 +244,24 @@ function noResult(instance: InstanceFieldsFragment, live: boolean): string {
 /** The instance's result, with what a result is: it is not the whole output. */
 function ResultSection({ instance, live }: { instance: InstanceFieldsFragment; live: boolean }) {
   const id = useId();
+  const reduce = instance.job?.executionMode === "MAP_REDUCE";
   return (
     <Stack gap={4} component="section" aria-labelledby={id}>
       <Title order={3} size="h5" id={id}>
-        Result
+        {reduce ? "Result of the reduce" : "Result"}
       </Title>
       <Text size="xs" c="dimmed">
-        What the processor returned: the last lines a script printed, a Go processor&rsquo;s message, or why it
-        failed. The whole output is the log.
+        {reduce ? (
+          <>
+            What the reduce task returned over every task&rsquo;s result, or why the instance failed. Each task&rsquo;s
+            own result is in its row of Tasks below.
+          </>
+        ) : (
+          <>
+            What the processor returned: the last lines a script printed, a Go processor&rsquo;s message, or why it
+            failed. The whole output is the log.
+          </>
+        )}
       </Text>
       {instance.result ? (
         <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>

@@ -1,5 +1,5 @@
 import { Group, Progress, Stack, Text } from "@mantine/core";
-import type { InstanceFieldsFragment } from "../graphql/graphql";
+import type { ExecutionMode, InstanceFieldsFragment } from "../graphql/graphql";
 
 type Tasks = InstanceFieldsFragment["tasks"];
 
@@ -11,8 +11,21 @@ const parts = [
   { key: "waiting", label: "waiting", color: "gray" },
 ] as const;
 
-/** An instance's tasks by status, as counts and a bar. */
-export function TaskSummary({ tasks }: { tasks: Tasks }) {
+const number = new Intl.NumberFormat();
+
+/** The share of tasks that finished, in whole percent, never 100 before all have. */
+export function donePercent(tasks: Tasks): number {
+  if (tasks.total === 0) return 0;
+  const done = tasks.succeeded + tasks.failed + tasks.stopped;
+  const pct = Math.floor((done / tasks.total) * 100);
+  return done < tasks.total ? Math.min(pct, 99) : 100;
+}
+
+/**
+ * An instance's tasks by status, as counts and a bar; for MAP and
+ * MAP_REDUCE, whose tasks are the work itself, how far it has got.
+ */
+export function TaskSummary({ tasks, mode }: { tasks: Tasks; mode?: ExecutionMode }) {
   if (tasks.total === 0) {
     return (
       <Text size="sm" c="dimmed">
@@ -20,25 +33,37 @@ export function TaskSummary({ tasks }: { tasks: Tasks }) {
       </Text>
     );
   }
+  const mapped = mode === "MAP" || mode === "MAP_REDUCE";
+  const done = tasks.succeeded + tasks.failed + tasks.stopped;
   return (
     <Stack gap={6}>
+      {mapped && (
+        <Text size="sm" aria-live="polite">
+          <Text span fw={600}>
+            {donePercent(tasks)}% done
+          </Text>{" "}
+          <Text span c="dimmed">
+            ({number.format(done)} of {number.format(tasks.total)} tasks finished)
+          </Text>
+        </Text>
+      )}
       <Progress.Root size="lg" aria-label="Tasks by status">
         {parts.map(
           (p) =>
             tasks[p.key] > 0 && (
               <Progress.Section key={p.key} value={(tasks[p.key] / tasks.total) * 100} color={p.color}>
-                <Progress.Label>{tasks[p.key]}</Progress.Label>
+                <Progress.Label>{number.format(tasks[p.key])}</Progress.Label>
               </Progress.Section>
             ),
         )}
       </Progress.Root>
       <Group gap="md">
         <Text size="sm" fw={600}>
-          {tasks.total} {tasks.total === 1 ? "task" : "tasks"}
+          {number.format(tasks.total)} {tasks.total === 1 ? "task" : "tasks"}
         </Text>
         {parts.map((p) => (
           <Text key={p.key} size="sm" c={tasks[p.key] > 0 ? p.color : "dimmed"}>
-            {tasks[p.key]} {p.label}
+            {number.format(tasks[p.key])} {p.label}
           </Text>
         ))}
       </Group>

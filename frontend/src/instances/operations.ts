@@ -69,6 +69,10 @@ export const InstanceFields = graphql(`
     params
     result
     reason
+    job {
+      id
+      executionMode
+    }
     worker {
       id
       host
@@ -160,6 +164,88 @@ export const InstanceChangesSubscription = graphql(`
     instanceUpdated(app: $app, jobId: $jobId) {
       id
       status
+    }
+  }
+`);
+
+/** An instance's task counts by status, re-read while it runs (tasks progress without the instance changing). */
+export const InstanceTaskSummaryQuery = graphql(`
+  query InstanceTaskSummary($id: ID!) {
+    instance(id: $id) {
+      id
+      status
+      tasks {
+        total
+        waiting
+        running
+        succeeded
+        failed
+        stopped
+      }
+    }
+  }
+`);
+
+/** What the tasks table shows of a task. */
+export const TaskRowFields = graphql(`
+  fragment TaskRow on Task {
+    id
+    name
+    kind
+    status
+    workerId
+    attempt
+    createdTime
+    finishedTime
+  }
+`);
+
+/**
+ * A page of an instance's tasks. No totalCount: counting a big instance's
+ * tasks is what the summary already does, so the table takes its counts
+ * from there rather than counting again on every page.
+ */
+export const InstanceTasksQuery = graphql(`
+  query InstanceTasks($id: ID!, $status: [TaskStatus!], $first: Int, $after: String) {
+    instance(id: $id) {
+      id
+      taskList(status: $status, first: $first, after: $after) {
+        edges {
+          cursor
+          node {
+            ...TaskRow
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+      }
+    }
+  }
+`);
+
+/** One task, for its drawer. */
+export const InstanceTaskQuery = graphql(`
+  query InstanceTask($id: ID!, $taskId: ID!) {
+    instance(id: $id) {
+      id
+      task(id: $taskId) {
+        ...TaskRow
+        parentId
+        payload
+        payloadSize
+        result
+        resultSize
+        instanceAttempt
+        dispatchedTime
+        updatedTime
+        worker {
+          id
+          host
+          alive
+        }
+      }
     }
   }
 `);
