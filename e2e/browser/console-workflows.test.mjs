@@ -52,6 +52,11 @@ async function waitStatus(page, key, status, timeout = 60_000) {
   await page.locator(`[data-testid="dag-node-${key}"][data-status="${status}"]`).waitFor({ timeout });
 }
 
+/** The canvas edge from one node to another (an SVG group: "attached", not "visible"). */
+function edge(page, from, to) {
+  return page.locator(`.react-flow__edge[data-id="${from}->${to}"]`);
+}
+
 /** Draws an edge by dragging from one node's right handle to another's left handle. */
 async function drag(page, from, to) {
   const source = page.locator(`.react-flow__node[data-id="${from}"] .react-flow__handle.source`);
@@ -63,7 +68,7 @@ async function drag(page, from, to) {
   await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2 + 20, { steps: 8 });
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
   await page.mouse.up();
-  await page.locator(`.react-flow__edge[data-id="${from}->${to}"]`).waitFor();
+  await edge(page, from, to).waitFor({ state: "attached" });
 }
 
 /** Picks an option of a Mantine Select in the side panel. */
@@ -115,8 +120,8 @@ test("the admin builds a 4-node DAG in the editor and sees the server's error on
   await drag(page, "decision_1", "job_2");
   await drag(page, "decision_1", "job_3");
   // The decision's edges are labelled true and false as drawn.
-  await page.locator(`.react-flow__edge[data-id="decision_1->job_2"]`).getByText("true").waitFor();
-  await page.locator(`.react-flow__edge[data-id="decision_1->job_3"]`).getByText("false").waitFor();
+  assert.equal(await edge(page, "decision_1", "job_2").textContent(), "true");
+  assert.equal(await edge(page, "decision_1", "job_3").textContent(), "false");
   await page.getByRole("button", { name: "Auto-layout" }).click();
 
   await page.getByRole("button", { name: "Create workflow" }).click();
@@ -131,7 +136,7 @@ test("the admin builds a 4-node DAG in the editor and sees the server's error on
   await page.waitForURL(/\/workflows\/\d+$/);
   workflowPath = new URL(page.url()).pathname;
   await page.getByRole("heading", { name: workflowName }).waitFor();
-  await page.locator(".react-flow__edge").nth(2).waitFor();
+  await page.locator(".react-flow__edge").nth(2).waitFor({ state: "attached" });
   assert.equal(await page.locator(".react-flow__node").count(), 4);
   await shot(browser, "workflow-editor");
 });
@@ -231,7 +236,7 @@ test("a VIEWER sees the workflow and its runs but no control that changes anythi
       return found;
     }
     await page.goto(`/apps/${app}/workflows`);
-    await page.getByRole("link", { name: workflowName }).waitFor();
+    await page.getByRole("row", { name: new RegExp(workflowName) }).waitFor();
     assert.deepEqual(await controls(), []);
     await page.goto(workflowPath);
     await page.locator(".react-flow__node").nth(3).waitFor();

@@ -66,7 +66,7 @@ export function NodeRunPanel({ app, run, node, canEdit, onRun, onClose }: NodeRu
           <CloseButton aria-label="Close the node" onClick={onClose} />
         </Group>
         {canEdit && <NodeActions run={run} node={node} onRun={onRun} />}
-        <SimpleGrid cols={2} spacing="xs">
+        <SimpleGrid cols={{ base: 2, md: 4 }} spacing="xs">
           <Field label="Key">{node.key}</Field>
           <Field label="Generation">{node.generation}</Field>
           <Field label="Started">{node.startedTime ? <Timestamp value={node.startedTime} compact /> : "—"}</Field>

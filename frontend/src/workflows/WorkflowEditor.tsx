@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useReducer, useState, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useReducer, useState } from "react";
 import { Alert, Badge, Box, Button, Grid, Group, Paper, Stack, Text, Tooltip } from "@mantine/core";
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
@@ -119,17 +119,25 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
     setSaveError(error && bad.length === 0 ? error : null);
   }
 
-  function onKeyDown(e: KeyboardEvent) {
-    if (readOnly || inField(e.target) || !(e.ctrlKey || e.metaKey)) return;
-    const key = e.key.toLowerCase();
-    if (key === "z" && !e.shiftKey) {
-      e.preventDefault();
-      dispatch({ type: "undo" });
-    } else if ((key === "z" && e.shiftKey) || key === "y") {
-      e.preventDefault();
-      dispatch({ type: "redo" });
+  // Ctrl/Cmd+Z undoes and Ctrl/Cmd+Shift+Z or +Y redoes anywhere on the
+  // page (a click on the canvas focuses nothing), but not while typing in a
+  // field, which keeps its own undo; nor while a dialog is open.
+  useEffect(() => {
+    if (readOnly) return;
+    function onKeyDown(e: KeyboardEvent) {
+      if (inField(e.target) || !(e.ctrlKey || e.metaKey) || document.querySelector("[role=dialog]")) return;
+      const key = e.key.toLowerCase();
+      if (key === "z" && !e.shiftKey) {
+        e.preventDefault();
+        dispatch({ type: "undo" });
+      } else if ((key === "z" && e.shiftKey) || key === "y") {
+        e.preventDefault();
+        dispatch({ type: "redo" });
+      }
     }
-  }
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, [readOnly]);
 
   const graphProblems = serverProblems.filter((p) => !("field" in p.target));
   return (
@@ -185,7 +193,6 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
             withBorder
             radius="md"
             h={520}
-            onKeyDown={onKeyDown}
             data-testid="workflow-canvas"
             style={{ overflow: "hidden", position: "relative" }}
           >

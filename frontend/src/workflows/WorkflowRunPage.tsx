@@ -1,5 +1,5 @@
 import { useMemo, useState } from "react";
-import { Anchor, Badge, Card, Code, Grid, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Card, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { ReactFlowProvider } from "@xyflow/react";
 import { Link, useParams } from "react-router";
 import { useQuery } from "urql";
@@ -28,16 +28,22 @@ export function WorkflowRunPage() {
 
 function RunView({ app, runId }: { app: string; runId: string }) {
   const [result, reexecute] = useQuery({ query: WorkflowRunQuery, variables: { id: runId }, requestPolicy: "network-only" });
-  // The newest state seen: pushed by the server, or returned by an action.
+  // The newest state the server pushed (a new stream starts with the run as
+  // it is, so a broken one needs no re-read).
   const [latest, setLatest] = useState<Run | null>(null);
-  useLiveSubscription({
+  const stream = useLiveSubscription({
     query: WorkflowRunUpdatedSubscription,
     variables: () => ({ id: runId }),
     key: runId,
     enabled: !!result.data?.workflowInstance,
     onData: (data) => setLatest(data.workflowInstanceUpdated),
-    // After a broken stream the new one sends the run as it is now; nothing to re-read.
   });
+  // An action's answer is shown only while the stream is down: while it is
+  // up, it has pushed the change already or will, and the answer may arrive
+  // after newer pushes (a retried node that ended at once) and undo them.
+  const onAction = (run: Run) => {
+    if (stream.error || stream.completed) setLatest(run);
+  };
   return (
     <Stack>
       <Anchor component={Link} to={appPath(app, "workflow-instances")} size="sm">
@@ -52,7 +58,7 @@ function RunView({ app, runId }: { app: string; runId: string }) {
       >
         {(data) => {
           const run = latest ?? data.workflowInstance;
-          return run && <RunDetails app={app} run={run} onRun={setLatest} />;
+          return run && <RunDetails app={app} run={run} onRun={onAction} />;
         }}
       </QueryView>
     </Stack>
@@ -77,7 +83,7 @@ function nodeDetail(n: Run["nodes"][number]): string {
   if (n.type === "FOREACH" && n.items > 0) return `${n.items} elements`;
   if (n.reason) return n.reason.replaceAll("_", " ").toLowerCase();
   if (n.type === "DECISION" && n.result) return `→ ${n.result}`;
-  return n.key;
+  return n.name ? n.key : "";
 }
 
 function RunDetails({ app, run, onRun }: { app: string; run: Run; onRun: (run: Run) => void }) {
@@ -145,29 +151,26 @@ function RunDetails({ app, run, onRun }: { app: string; run: Run; onRun: (run: R
         <Field label="Outcome">{run.result || run.reason || "—"}</Field>
       </SimpleGrid>
 
-      <Grid gutter="md">
-        <Grid.Col span={{ base: 12, lg: node ? 7 : 12 }}>
-          <Paper withBorder radius="md" h={440} style={{ overflow: "hidden" }} data-testid="run-dag">
-            <ReactFlowProvider>
-              <RunDag
-                nodes={nodes}
-                edges={run.edges}
-                selected={selected}
-                onSelect={setSelected}
-                faint={(e) => byKey.get(e.to)?.status === "SKIPPED" && byKey.get(e.to)?.reason === "BRANCH_NOT_TAKEN"}
-              />
-            </ReactFlowProvider>
-          </Paper>
-          <Text size="xs" c="dimmed" mt={4}>
-            Click a node to see its instances, what it was given and appended, and its log.
-          </Text>
-        </Grid.Col>
-        {node && (
-          <Grid.Col span={{ base: 12, lg: 5 }}>
-            <NodeRunPanel key={node.key} app={app} run={run} node={node} canEdit={canEdit} onRun={onRun} onClose={() => setSelected(null)} />
-          </Grid.Col>
-        )}
-      </Grid>
+      {/* Full width, so the whole DAG stays in view; the chosen node's panel goes below. */}
+      <div>
+        <Paper withBorder radius="md" h={420} style={{ overflow: "hidden" }} data-testid="run-dag">
+          <ReactFlowProvider>
+            <RunDag
+              nodes={nodes}
+              edges={run.edges}
+              selected={selected}
+              onSelect={setSelected}
+              faint={(e) => byKey.get(e.to)?.status === "SKIPPED" && byKey.get(e.to)?.reason === "BRANCH_NOT_TAKEN"}
+            />
+          </ReactFlowProvider>
+        </Paper>
+        <Text size="xs" c="dimmed" mt={4}>
+          Click a node to see its instances, what it was given and appended, and its log.
+        </Text>
+      </div>
+      {node && (
+        <NodeRunPanel key={node.key} app={app} run={run} node={node} canEdit={canEdit} onRun={onRun} onClose={() => setSelected(null)} />
+      )}
 
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
