@@ -11,7 +11,10 @@
 // Environment and conventions: see lib.mjs (BASE_URL, ADMIN_PASSWORD, APP,
 // OUTPUT_DIR, CHROMIUM). Any console error or warning fails the test.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
 import { adminPassword, api, app, baseURL, createShellJob, logIn, nav, shot, suffix, useBrowser, waitUntil } from "./lib.mjs";
 
 const browser = useBrowser({ viewport: { width: 1440, height: 900 } });
@@ -26,10 +29,12 @@ let admin;
 let workflowPath = "";
 let firstRunPath = "";
 
-// The extract job sleeps a little so its node is seen RUNNING, logs, and
-// appends to the run's context through $JOBWHEEL_WORKFLOW_OUTPUT.
+// The extract job waits until the test has seen its node RUNNING (the agent
+// runs on this machine: the test creates the gate file), logs, and appends to
+// the run's context through $JOBWHEEL_WORKFLOW_OUTPUT.
+const gate = join(tmpdir(), `jobwheel-wf-gate-${suffix}`);
 const extractScript = `echo "extracting for $(cat "$JOBWHEEL_WORKFLOW_CONTEXT")"
-sleep 2
+while [ ! -e '${gate}' ]; do sleep 0.1; done
 echo '{"rows": 3}' > "$JOBWHEEL_WORKFLOW_OUTPUT"
 echo extracted`;
 const fullScript = `echo "loading-full"`;
@@ -77,6 +82,8 @@ async function pick(page, label, option) {
   await panel.getByRole("textbox", { name: label, exact: true }).click();
   await page.getByRole("option", { name: option, exact: true }).click();
 }
+
+after(() => rmSync(gate, { force: true }));
 
 test("setup: three SHELL jobs", async () => {
   admin = await api("admin", adminPassword);
@@ -156,7 +163,9 @@ test("a run with a context colours the nodes live; the branch not taken is SKIPP
 
   // Live, without reloading: the first job is seen running, then each node ends.
   await waitStatus(page, "job_1", "RUNNING");
+  await waitStatus(page, "job_2", "WAITING");
   await shot(browser, "workflow-run-running");
+  writeFileSync(gate, "");
   await waitStatus(page, "job_1", "SUCCEEDED");
   await waitStatus(page, "decision_1", "SUCCEEDED");
   await waitStatus(page, "job_2", "SUCCEEDED");
