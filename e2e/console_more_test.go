@@ -51,3 +51,16 @@ func TestConsoleFirstDayBrowser(t *testing.T) {
 	cl := newClusterWith(t, harness.ServerOptions{Env: []string{"JOBWHEEL_ALARM_ALLOW_NETWORKS=127.0.0.1/32"}}, 1)
 	runBrowserTest(t, "console-firstday.test.mjs", chromium, cl.srv, "APP="+cl.app)
 }
+
+// TestConsoleWorkflowsBrowser drives the workflows console in Chromium
+// (issue 13): build a 4-node DAG in the editor, see the server's error on
+// its node, save, run it with a context and watch the nodes change colour
+// live (the branch not taken SKIPPED), open a node's log, fail a node with
+// a broken job, fix it and retry the failed nodes; a VIEWER sees workflows
+// and runs with no editing control.
+func TestConsoleWorkflowsBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 1)
+	runBrowserTest(t, "console-workflows.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}

@@ -17,6 +17,14 @@ import (
 	"github.com/jobwheel/jobwheel/server/workflows"
 )
 
+func (r *instanceResolver) WorkflowInput(ctx context.Context, obj *db.Instance) (any, error) {
+	// A typed nil would marshal as {}: an instance no workflow ran has null.
+	if obj.WorkflowInput == nil {
+		return nil, nil
+	}
+	return obj.WorkflowInput, nil
+}
+
 func (r *mutationResolver) CreateWorkflow(ctx context.Context, input model.WorkflowInput) (*db.Workflow, error) {
 	in, err := workflowInput(input)
 	if err != nil {

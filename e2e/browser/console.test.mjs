@@ -134,6 +134,7 @@ test("the admin logs in and picks the app in the header, then Jobs", async () =>
     "Dashboard",
     "Jobs",
     "Instances",
+    "Workflows",
     "Workers",
     "Settings",
     "Servers",

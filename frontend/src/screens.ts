@@ -11,6 +11,10 @@ import { AppSettingsPage } from "./settings/AppSettingsPage";
 import { ApiTokensPage } from "./tokens/ApiTokensPage";
 import { UsersPage } from "./users/UsersPage";
 import { WorkersPage } from "./workers/WorkersPage";
+import { WorkflowsPage } from "./workflows/WorkflowsPage";
+import { NewWorkflowPage, WorkflowPage } from "./workflows/WorkflowPage";
+import { WorkflowRunPage } from "./workflows/WorkflowRunPage";
+import { WorkflowRunsPage } from "./workflows/WorkflowRunsPage";
 
 /** A page below a screen, e.g. a job's edit page below Jobs. */
 export interface Page {
@@ -33,6 +37,11 @@ export interface Screen {
   perApp?: boolean;
   /** Listed in the navbar for global administrators only (the page itself says so to others). */
   adminOnly?: boolean;
+  /**
+   * Not in the navbar but reached from the screen at this path, whose entry
+   * it lights (its deep links work all the same): workflow runs from Workflows.
+   */
+  navUnder?: string;
   pages?: readonly Page[];
 }
 
@@ -62,6 +71,25 @@ export const screens: readonly [Screen, ...Screen[]] = [
     Component: InstancesPage,
     perApp: true,
     pages: [{ path: ":instanceId", title: "Instance", Component: InstancePage }],
+  },
+  {
+    path: "workflows",
+    label: "Workflows",
+    Component: WorkflowsPage,
+    perApp: true,
+    pages: [
+      { path: "new", title: "New workflow", Component: NewWorkflowPage },
+      { path: ":workflowId", title: "Workflow", Component: WorkflowPage },
+    ],
+  },
+  {
+    // Its own URL, so alarms and other tools can link to a run.
+    path: "workflow-instances",
+    label: "Workflow runs",
+    Component: WorkflowRunsPage,
+    perApp: true,
+    navUnder: "workflows",
+    pages: [{ path: ":runId", title: "Workflow run", Component: WorkflowRunPage }],
   },
   { path: "workers", label: "Workers", Component: WorkersPage, perApp: true },
   { path: "settings", label: "Settings", Component: AppSettingsPage, perApp: true },

@@ -137,6 +137,7 @@ type ComplexityRoot struct {
 		Tasks             func(childComplexity int) int
 		TriggerType       func(childComplexity int) int
 		Worker            func(childComplexity int) int
+		WorkflowInput     func(childComplexity int) int
 	}
 
 	InstanceAttempt struct {
@@ -546,6 +547,7 @@ type InstanceResolver interface {
 	Logs(ctx context.Context, obj *db.Instance, afterSeq *int, first *int) (*model.LogPage, error)
 	TaskList(ctx context.Context, obj *db.Instance, status []string, first *int, after *string) (*model.TaskConnection, error)
 	Task(ctx context.Context, obj *db.Instance, id string) (*db.TaskView, error)
+	WorkflowInput(ctx context.Context, obj *db.Instance) (any, error)
 }
 type InstanceConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.InstanceConnection) (int, error)
@@ -1046,6 +1048,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.Worker(childComplexity), true
+	case "Instance.workflowInput":
+		if e.ComplexityRoot.Instance.WorkflowInput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.WorkflowInput(childComplexity), true
 
 	case "InstanceAttempt.attempt":
 		if e.ComplexityRoot.InstanceAttempt.Attempt == nil {
@@ -4406,6 +4414,11 @@ extend type Subscription {
   """
   workflowInstanceUpdated(id: ID!): WorkflowInstance!
 }
+
+extend type Instance {
+  "For a workflow node's instance: what it was given, ` + "`" + `{\"context\": {...}, \"upstream\": {...}}` + "`" + ` (and ` + "`" + `element` + "`" + ` for a FOREACH element); null for an instance not run by a workflow."
+  workflowInput: JSON
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4564,6 +4577,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_taskList(ctx, field)
 	case "task":
 		return ec.fieldContext_Instance_task(ctx, field)
+	case "workflowInput":
+		return ec.fieldContext_Instance_workflowInput(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Instance", field.Name)
 }
@@ -7919,6 +7934,29 @@ func (ec *executionContext) fieldContext_Instance_task(ctx context.Context, fiel
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Instance_workflowInput(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_workflowInput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Instance().WorkflowInput(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_workflowInput(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _InstanceAttempt_attempt(ctx context.Context, field graphql.CollectedField, obj *db.InstanceAttempt) (ret graphql.Marshaler) {
@@ -18382,6 +18420,44 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 					}
 				}()
 				res = ec._Instance_task(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "workflowInput":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Instance_workflowInput(ctx, field, obj)
 				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}

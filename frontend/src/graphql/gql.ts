@@ -60,6 +60,32 @@ type Documents = {
     "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      ...WorkerRow\n    }\n  }\n": typeof types.WorkersDocument,
     "\n  subscription WorkersUpdated($app: String!) {\n    workersUpdated(app: $app) {\n      ...WorkerRow\n    }\n  }\n": typeof types.WorkersUpdatedDocument,
     "\n  fragment WorkerRow on Worker {\n    id\n    host\n    tags\n    processors\n    slots\n    metrics {\n      cpuCores\n      load1\n      freeMemoryMB\n      freeDiskMB\n    }\n    connectedAt\n    lastHeartbeat\n    alive\n    health\n  }\n": typeof types.WorkerRowFragmentDoc,
+    "\n  fragment WorkflowRow on Workflow {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    version\n    nextTriggerTime\n    lastRun {\n      id\n      status\n      triggerTime\n    }\n  }\n": typeof types.WorkflowRowFragmentDoc,
+    "\n  query Workflows($app: String!, $first: Int, $after: String, $search: String) {\n    workflows(app: $app, first: $first, after: $after, search: $search) {\n      edges {\n        cursor\n        node {\n          ...WorkflowRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": typeof types.WorkflowsDocument,
+    "\n  fragment WorkflowFields on Workflow {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    maxInstances\n    overlapPolicy\n    misfirePolicy\n    failFast\n    version\n    nextTriggerTime\n    updatedAt\n    nodes {\n      key\n      type\n      name\n      jobId\n      workflowId\n      expression\n      params\n      enabled\n      skipWhenFailed\n      triggerRule\n      parallelism\n      timeoutMs\n      retries\n      position {\n        x\n        y\n      }\n    }\n    edges {\n      from\n      to\n      label\n    }\n  }\n": typeof types.WorkflowFieldsFragmentDoc,
+    "\n  query Workflow($id: ID!) {\n    workflow(id: $id) {\n      ...WorkflowFields\n    }\n  }\n": typeof types.WorkflowDocument,
+    "\n  query WorkflowVersions($id: ID!) {\n    workflow(id: $id) {\n      id\n      version\n      versions {\n        version\n        createdBy\n        createdAt\n        definition\n      }\n    }\n  }\n": typeof types.WorkflowVersionsDocument,
+    "\n  query WorkflowChoices($app: String!) {\n    jobs(app: $app, first: 500) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n    workflows(app: $app, first: 500) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n  }\n": typeof types.WorkflowChoicesDocument,
+    "\n  mutation CreateWorkflow($input: WorkflowInput!) {\n    createWorkflow(input: $input) {\n      ...WorkflowFields\n    }\n  }\n": typeof types.CreateWorkflowDocument,
+    "\n  mutation UpdateWorkflow($id: ID!, $input: WorkflowInput!, $expectedVersion: Int) {\n    updateWorkflow(id: $id, input: $input, expectedVersion: $expectedVersion) {\n      ...WorkflowFields\n    }\n  }\n": typeof types.UpdateWorkflowDocument,
+    "\n  mutation SetWorkflowEnabled($id: ID!, $enabled: Boolean!) {\n    setWorkflowEnabled(id: $id, enabled: $enabled) {\n      ...WorkflowRow\n    }\n  }\n": typeof types.SetWorkflowEnabledDocument,
+    "\n  mutation DeleteWorkflow($id: ID!) {\n    deleteWorkflow(id: $id)\n  }\n": typeof types.DeleteWorkflowDocument,
+    "\n  mutation RestoreWorkflowVersion($id: ID!, $version: Int!) {\n    restoreWorkflowVersion(id: $id, version: $version) {\n      ...WorkflowFields\n    }\n  }\n": typeof types.RestoreWorkflowVersionDocument,
+    "\n  query ExportWorkflow($id: ID!) {\n    exportWorkflow(id: $id)\n  }\n": typeof types.ExportWorkflowDocument,
+    "\n  mutation ImportWorkflow($app: String!, $definition: JSON!, $replace: Boolean) {\n    importWorkflow(app: $app, definition: $definition, replace: $replace) {\n      id\n      name\n    }\n  }\n": typeof types.ImportWorkflowDocument,
+    "\n  mutation RunWorkflow($id: ID!, $context: JSON, $delayMs: Int) {\n    runWorkflow(id: $id, context: $context, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n": typeof types.RunWorkflowDocument,
+    "\n  fragment WorkflowRunRow on WorkflowInstance {\n    id\n    status\n    reason\n    version\n    triggerType\n    triggerTime\n    startedTime\n    finishedTime\n    parentNodeKey\n    workflow {\n      id\n      name\n    }\n  }\n": typeof types.WorkflowRunRowFragmentDoc,
+    "\n  query WorkflowRuns($app: String!, $workflowId: ID, $status: [WorkflowInstanceStatus!], $first: Int, $after: String) {\n    workflowInstances(app: $app, workflowId: $workflowId, status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...WorkflowRunRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": typeof types.WorkflowRunsDocument,
+    "\n  fragment WorkflowRunFields on WorkflowInstance {\n    ...WorkflowRunRow\n    result\n    context\n    initialContext\n    createdAt\n    parent {\n      id\n      workflow {\n        id\n        name\n      }\n    }\n    edges {\n      from\n      to\n      label\n    }\n    nodes {\n      key\n      type\n      name\n      status\n      reason\n      message\n      result\n      output\n      failureIgnored\n      generation\n      items\n      decidedBy\n      comment\n      deadline\n      startedTime\n      finishedTime\n      child {\n        id\n        status\n      }\n      instances {\n        id\n        status\n        attempt\n        startedTime\n        finishedTime\n        result\n        reason\n        params\n        workflowInput\n        worker {\n          id\n          host\n        }\n      }\n    }\n  }\n": typeof types.WorkflowRunFieldsFragmentDoc,
+    "\n  query WorkflowRun($id: ID!) {\n    workflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.WorkflowRunDocument,
+    "\n  subscription WorkflowRunUpdated($id: ID!) {\n    workflowInstanceUpdated(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.WorkflowRunUpdatedDocument,
+    "\n  mutation StopWorkflowRun($id: ID!) {\n    stopWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.StopWorkflowRunDocument,
+    "\n  mutation RetryWorkflowRun($id: ID!) {\n    retryWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.RetryWorkflowRunDocument,
+    "\n  mutation PauseWorkflowRun($id: ID!) {\n    pauseWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.PauseWorkflowRunDocument,
+    "\n  mutation ResumeWorkflowRun($id: ID!) {\n    resumeWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.ResumeWorkflowRunDocument,
+    "\n  mutation MarkWorkflowNodeSucceeded($id: ID!, $node: String!) {\n    markWorkflowNodeSucceeded(workflowInstanceId: $id, node: $node) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.MarkWorkflowNodeSucceededDocument,
+    "\n  mutation RerunWorkflowNode($id: ID!, $node: String!, $downstream: Boolean!) {\n    rerunWorkflowNode(workflowInstanceId: $id, node: $node, downstream: $downstream) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.RerunWorkflowNodeDocument,
+    "\n  mutation ApproveWorkflowNode($id: ID!, $node: String!, $approve: Boolean!, $comment: String) {\n    approveWorkflowNode(workflowInstanceId: $id, node: $node, approve: $approve, comment: $comment) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.ApproveWorkflowNodeDocument,
 };
 const documents: Documents = {
     "\n  mutation ChangePassword($oldPassword: String!, $newPassword: String!) {\n    changePassword(oldPassword: $oldPassword, newPassword: $newPassword)\n  }\n": types.ChangePasswordDocument,
@@ -108,6 +134,32 @@ const documents: Documents = {
     "\n  query Workers($app: String!) {\n    workers(app: $app) {\n      ...WorkerRow\n    }\n  }\n": types.WorkersDocument,
     "\n  subscription WorkersUpdated($app: String!) {\n    workersUpdated(app: $app) {\n      ...WorkerRow\n    }\n  }\n": types.WorkersUpdatedDocument,
     "\n  fragment WorkerRow on Worker {\n    id\n    host\n    tags\n    processors\n    slots\n    metrics {\n      cpuCores\n      load1\n      freeMemoryMB\n      freeDiskMB\n    }\n    connectedAt\n    lastHeartbeat\n    alive\n    health\n  }\n": types.WorkerRowFragmentDoc,
+    "\n  fragment WorkflowRow on Workflow {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    version\n    nextTriggerTime\n    lastRun {\n      id\n      status\n      triggerTime\n    }\n  }\n": types.WorkflowRowFragmentDoc,
+    "\n  query Workflows($app: String!, $first: Int, $after: String, $search: String) {\n    workflows(app: $app, first: $first, after: $after, search: $search) {\n      edges {\n        cursor\n        node {\n          ...WorkflowRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": types.WorkflowsDocument,
+    "\n  fragment WorkflowFields on Workflow {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    maxInstances\n    overlapPolicy\n    misfirePolicy\n    failFast\n    version\n    nextTriggerTime\n    updatedAt\n    nodes {\n      key\n      type\n      name\n      jobId\n      workflowId\n      expression\n      params\n      enabled\n      skipWhenFailed\n      triggerRule\n      parallelism\n      timeoutMs\n      retries\n      position {\n        x\n        y\n      }\n    }\n    edges {\n      from\n      to\n      label\n    }\n  }\n": types.WorkflowFieldsFragmentDoc,
+    "\n  query Workflow($id: ID!) {\n    workflow(id: $id) {\n      ...WorkflowFields\n    }\n  }\n": types.WorkflowDocument,
+    "\n  query WorkflowVersions($id: ID!) {\n    workflow(id: $id) {\n      id\n      version\n      versions {\n        version\n        createdBy\n        createdAt\n        definition\n      }\n    }\n  }\n": types.WorkflowVersionsDocument,
+    "\n  query WorkflowChoices($app: String!) {\n    jobs(app: $app, first: 500) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n    workflows(app: $app, first: 500) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n  }\n": types.WorkflowChoicesDocument,
+    "\n  mutation CreateWorkflow($input: WorkflowInput!) {\n    createWorkflow(input: $input) {\n      ...WorkflowFields\n    }\n  }\n": types.CreateWorkflowDocument,
+    "\n  mutation UpdateWorkflow($id: ID!, $input: WorkflowInput!, $expectedVersion: Int) {\n    updateWorkflow(id: $id, input: $input, expectedVersion: $expectedVersion) {\n      ...WorkflowFields\n    }\n  }\n": types.UpdateWorkflowDocument,
+    "\n  mutation SetWorkflowEnabled($id: ID!, $enabled: Boolean!) {\n    setWorkflowEnabled(id: $id, enabled: $enabled) {\n      ...WorkflowRow\n    }\n  }\n": types.SetWorkflowEnabledDocument,
+    "\n  mutation DeleteWorkflow($id: ID!) {\n    deleteWorkflow(id: $id)\n  }\n": types.DeleteWorkflowDocument,
+    "\n  mutation RestoreWorkflowVersion($id: ID!, $version: Int!) {\n    restoreWorkflowVersion(id: $id, version: $version) {\n      ...WorkflowFields\n    }\n  }\n": types.RestoreWorkflowVersionDocument,
+    "\n  query ExportWorkflow($id: ID!) {\n    exportWorkflow(id: $id)\n  }\n": types.ExportWorkflowDocument,
+    "\n  mutation ImportWorkflow($app: String!, $definition: JSON!, $replace: Boolean) {\n    importWorkflow(app: $app, definition: $definition, replace: $replace) {\n      id\n      name\n    }\n  }\n": types.ImportWorkflowDocument,
+    "\n  mutation RunWorkflow($id: ID!, $context: JSON, $delayMs: Int) {\n    runWorkflow(id: $id, context: $context, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n": types.RunWorkflowDocument,
+    "\n  fragment WorkflowRunRow on WorkflowInstance {\n    id\n    status\n    reason\n    version\n    triggerType\n    triggerTime\n    startedTime\n    finishedTime\n    parentNodeKey\n    workflow {\n      id\n      name\n    }\n  }\n": types.WorkflowRunRowFragmentDoc,
+    "\n  query WorkflowRuns($app: String!, $workflowId: ID, $status: [WorkflowInstanceStatus!], $first: Int, $after: String) {\n    workflowInstances(app: $app, workflowId: $workflowId, status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...WorkflowRunRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": types.WorkflowRunsDocument,
+    "\n  fragment WorkflowRunFields on WorkflowInstance {\n    ...WorkflowRunRow\n    result\n    context\n    initialContext\n    createdAt\n    parent {\n      id\n      workflow {\n        id\n        name\n      }\n    }\n    edges {\n      from\n      to\n      label\n    }\n    nodes {\n      key\n      type\n      name\n      status\n      reason\n      message\n      result\n      output\n      failureIgnored\n      generation\n      items\n      decidedBy\n      comment\n      deadline\n      startedTime\n      finishedTime\n      child {\n        id\n        status\n      }\n      instances {\n        id\n        status\n        attempt\n        startedTime\n        finishedTime\n        result\n        reason\n        params\n        workflowInput\n        worker {\n          id\n          host\n        }\n      }\n    }\n  }\n": types.WorkflowRunFieldsFragmentDoc,
+    "\n  query WorkflowRun($id: ID!) {\n    workflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": types.WorkflowRunDocument,
+    "\n  subscription WorkflowRunUpdated($id: ID!) {\n    workflowInstanceUpdated(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": types.WorkflowRunUpdatedDocument,
+    "\n  mutation StopWorkflowRun($id: ID!) {\n    stopWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": types.StopWorkflowRunDocument,
+    "\n  mutation RetryWorkflowRun($id: ID!) {\n    retryWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": types.RetryWorkflowRunDocument,
+    "\n  mutation PauseWorkflowRun($id: ID!) {\n    pauseWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": types.PauseWorkflowRunDocument,
+    "\n  mutation ResumeWorkflowRun($id: ID!) {\n    resumeWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n": types.ResumeWorkflowRunDocument,
+    "\n  mutation MarkWorkflowNodeSucceeded($id: ID!, $node: String!) {\n    markWorkflowNodeSucceeded(workflowInstanceId: $id, node: $node) {\n      ...WorkflowRunFields\n    }\n  }\n": types.MarkWorkflowNodeSucceededDocument,
+    "\n  mutation RerunWorkflowNode($id: ID!, $node: String!, $downstream: Boolean!) {\n    rerunWorkflowNode(workflowInstanceId: $id, node: $node, downstream: $downstream) {\n      ...WorkflowRunFields\n    }\n  }\n": types.RerunWorkflowNodeDocument,
+    "\n  mutation ApproveWorkflowNode($id: ID!, $node: String!, $approve: Boolean!, $comment: String) {\n    approveWorkflowNode(workflowInstanceId: $id, node: $node, approve: $approve, comment: $comment) {\n      ...WorkflowRunFields\n    }\n  }\n": types.ApproveWorkflowNodeDocument,
 };
 
 /**
@@ -308,6 +360,110 @@ export function graphql(source: "\n  subscription WorkersUpdated($app: String!) 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  fragment WorkerRow on Worker {\n    id\n    host\n    tags\n    processors\n    slots\n    metrics {\n      cpuCores\n      load1\n      freeMemoryMB\n      freeDiskMB\n    }\n    connectedAt\n    lastHeartbeat\n    alive\n    health\n  }\n"): (typeof documents)["\n  fragment WorkerRow on Worker {\n    id\n    host\n    tags\n    processors\n    slots\n    metrics {\n      cpuCores\n      load1\n      freeMemoryMB\n      freeDiskMB\n    }\n    connectedAt\n    lastHeartbeat\n    alive\n    health\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment WorkflowRow on Workflow {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    version\n    nextTriggerTime\n    lastRun {\n      id\n      status\n      triggerTime\n    }\n  }\n"): (typeof documents)["\n  fragment WorkflowRow on Workflow {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    version\n    nextTriggerTime\n    lastRun {\n      id\n      status\n      triggerTime\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Workflows($app: String!, $first: Int, $after: String, $search: String) {\n    workflows(app: $app, first: $first, after: $after, search: $search) {\n      edges {\n        cursor\n        node {\n          ...WorkflowRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n"): (typeof documents)["\n  query Workflows($app: String!, $first: Int, $after: String, $search: String) {\n    workflows(app: $app, first: $first, after: $after, search: $search) {\n      edges {\n        cursor\n        node {\n          ...WorkflowRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment WorkflowFields on Workflow {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    maxInstances\n    overlapPolicy\n    misfirePolicy\n    failFast\n    version\n    nextTriggerTime\n    updatedAt\n    nodes {\n      key\n      type\n      name\n      jobId\n      workflowId\n      expression\n      params\n      enabled\n      skipWhenFailed\n      triggerRule\n      parallelism\n      timeoutMs\n      retries\n      position {\n        x\n        y\n      }\n    }\n    edges {\n      from\n      to\n      label\n    }\n  }\n"): (typeof documents)["\n  fragment WorkflowFields on Workflow {\n    id\n    name\n    description\n    enabled\n    scheduleType\n    scheduleExpression\n    timeZone\n    maxInstances\n    overlapPolicy\n    misfirePolicy\n    failFast\n    version\n    nextTriggerTime\n    updatedAt\n    nodes {\n      key\n      type\n      name\n      jobId\n      workflowId\n      expression\n      params\n      enabled\n      skipWhenFailed\n      triggerRule\n      parallelism\n      timeoutMs\n      retries\n      position {\n        x\n        y\n      }\n    }\n    edges {\n      from\n      to\n      label\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Workflow($id: ID!) {\n    workflow(id: $id) {\n      ...WorkflowFields\n    }\n  }\n"): (typeof documents)["\n  query Workflow($id: ID!) {\n    workflow(id: $id) {\n      ...WorkflowFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WorkflowVersions($id: ID!) {\n    workflow(id: $id) {\n      id\n      version\n      versions {\n        version\n        createdBy\n        createdAt\n        definition\n      }\n    }\n  }\n"): (typeof documents)["\n  query WorkflowVersions($id: ID!) {\n    workflow(id: $id) {\n      id\n      version\n      versions {\n        version\n        createdBy\n        createdAt\n        definition\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WorkflowChoices($app: String!) {\n    jobs(app: $app, first: 500) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n    workflows(app: $app, first: 500) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query WorkflowChoices($app: String!) {\n    jobs(app: $app, first: 500) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n    workflows(app: $app, first: 500) {\n      edges {\n        node {\n          id\n          name\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateWorkflow($input: WorkflowInput!) {\n    createWorkflow(input: $input) {\n      ...WorkflowFields\n    }\n  }\n"): (typeof documents)["\n  mutation CreateWorkflow($input: WorkflowInput!) {\n    createWorkflow(input: $input) {\n      ...WorkflowFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateWorkflow($id: ID!, $input: WorkflowInput!, $expectedVersion: Int) {\n    updateWorkflow(id: $id, input: $input, expectedVersion: $expectedVersion) {\n      ...WorkflowFields\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateWorkflow($id: ID!, $input: WorkflowInput!, $expectedVersion: Int) {\n    updateWorkflow(id: $id, input: $input, expectedVersion: $expectedVersion) {\n      ...WorkflowFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetWorkflowEnabled($id: ID!, $enabled: Boolean!) {\n    setWorkflowEnabled(id: $id, enabled: $enabled) {\n      ...WorkflowRow\n    }\n  }\n"): (typeof documents)["\n  mutation SetWorkflowEnabled($id: ID!, $enabled: Boolean!) {\n    setWorkflowEnabled(id: $id, enabled: $enabled) {\n      ...WorkflowRow\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteWorkflow($id: ID!) {\n    deleteWorkflow(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteWorkflow($id: ID!) {\n    deleteWorkflow(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RestoreWorkflowVersion($id: ID!, $version: Int!) {\n    restoreWorkflowVersion(id: $id, version: $version) {\n      ...WorkflowFields\n    }\n  }\n"): (typeof documents)["\n  mutation RestoreWorkflowVersion($id: ID!, $version: Int!) {\n    restoreWorkflowVersion(id: $id, version: $version) {\n      ...WorkflowFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ExportWorkflow($id: ID!) {\n    exportWorkflow(id: $id)\n  }\n"): (typeof documents)["\n  query ExportWorkflow($id: ID!) {\n    exportWorkflow(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportWorkflow($app: String!, $definition: JSON!, $replace: Boolean) {\n    importWorkflow(app: $app, definition: $definition, replace: $replace) {\n      id\n      name\n    }\n  }\n"): (typeof documents)["\n  mutation ImportWorkflow($app: String!, $definition: JSON!, $replace: Boolean) {\n    importWorkflow(app: $app, definition: $definition, replace: $replace) {\n      id\n      name\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunWorkflow($id: ID!, $context: JSON, $delayMs: Int) {\n    runWorkflow(id: $id, context: $context, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation RunWorkflow($id: ID!, $context: JSON, $delayMs: Int) {\n    runWorkflow(id: $id, context: $context, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment WorkflowRunRow on WorkflowInstance {\n    id\n    status\n    reason\n    version\n    triggerType\n    triggerTime\n    startedTime\n    finishedTime\n    parentNodeKey\n    workflow {\n      id\n      name\n    }\n  }\n"): (typeof documents)["\n  fragment WorkflowRunRow on WorkflowInstance {\n    id\n    status\n    reason\n    version\n    triggerType\n    triggerTime\n    startedTime\n    finishedTime\n    parentNodeKey\n    workflow {\n      id\n      name\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WorkflowRuns($app: String!, $workflowId: ID, $status: [WorkflowInstanceStatus!], $first: Int, $after: String) {\n    workflowInstances(app: $app, workflowId: $workflowId, status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...WorkflowRunRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n"): (typeof documents)["\n  query WorkflowRuns($app: String!, $workflowId: ID, $status: [WorkflowInstanceStatus!], $first: Int, $after: String) {\n    workflowInstances(app: $app, workflowId: $workflowId, status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...WorkflowRunRow\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment WorkflowRunFields on WorkflowInstance {\n    ...WorkflowRunRow\n    result\n    context\n    initialContext\n    createdAt\n    parent {\n      id\n      workflow {\n        id\n        name\n      }\n    }\n    edges {\n      from\n      to\n      label\n    }\n    nodes {\n      key\n      type\n      name\n      status\n      reason\n      message\n      result\n      output\n      failureIgnored\n      generation\n      items\n      decidedBy\n      comment\n      deadline\n      startedTime\n      finishedTime\n      child {\n        id\n        status\n      }\n      instances {\n        id\n        status\n        attempt\n        startedTime\n        finishedTime\n        result\n        reason\n        params\n        workflowInput\n        worker {\n          id\n          host\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  fragment WorkflowRunFields on WorkflowInstance {\n    ...WorkflowRunRow\n    result\n    context\n    initialContext\n    createdAt\n    parent {\n      id\n      workflow {\n        id\n        name\n      }\n    }\n    edges {\n      from\n      to\n      label\n    }\n    nodes {\n      key\n      type\n      name\n      status\n      reason\n      message\n      result\n      output\n      failureIgnored\n      generation\n      items\n      decidedBy\n      comment\n      deadline\n      startedTime\n      finishedTime\n      child {\n        id\n        status\n      }\n      instances {\n        id\n        status\n        attempt\n        startedTime\n        finishedTime\n        result\n        reason\n        params\n        workflowInput\n        worker {\n          id\n          host\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WorkflowRun($id: ID!) {\n    workflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  query WorkflowRun($id: ID!) {\n    workflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription WorkflowRunUpdated($id: ID!) {\n    workflowInstanceUpdated(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  subscription WorkflowRunUpdated($id: ID!) {\n    workflowInstanceUpdated(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StopWorkflowRun($id: ID!) {\n    stopWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  mutation StopWorkflowRun($id: ID!) {\n    stopWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RetryWorkflowRun($id: ID!) {\n    retryWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  mutation RetryWorkflowRun($id: ID!) {\n    retryWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PauseWorkflowRun($id: ID!) {\n    pauseWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  mutation PauseWorkflowRun($id: ID!) {\n    pauseWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResumeWorkflowRun($id: ID!) {\n    resumeWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  mutation ResumeWorkflowRun($id: ID!) {\n    resumeWorkflowInstance(id: $id) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MarkWorkflowNodeSucceeded($id: ID!, $node: String!) {\n    markWorkflowNodeSucceeded(workflowInstanceId: $id, node: $node) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  mutation MarkWorkflowNodeSucceeded($id: ID!, $node: String!) {\n    markWorkflowNodeSucceeded(workflowInstanceId: $id, node: $node) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RerunWorkflowNode($id: ID!, $node: String!, $downstream: Boolean!) {\n    rerunWorkflowNode(workflowInstanceId: $id, node: $node, downstream: $downstream) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  mutation RerunWorkflowNode($id: ID!, $node: String!, $downstream: Boolean!) {\n    rerunWorkflowNode(workflowInstanceId: $id, node: $node, downstream: $downstream) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApproveWorkflowNode($id: ID!, $node: String!, $approve: Boolean!, $comment: String) {\n    approveWorkflowNode(workflowInstanceId: $id, node: $node, approve: $approve, comment: $comment) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  mutation ApproveWorkflowNode($id: ID!, $node: String!, $approve: Boolean!, $comment: String) {\n    approveWorkflowNode(workflowInstanceId: $id, node: $node, approve: $approve, comment: $comment) {\n      ...WorkflowRunFields\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

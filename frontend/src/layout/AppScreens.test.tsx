@@ -44,6 +44,7 @@ describe("per-app screens", () => {
       "Dashboard",
       "Jobs",
       "Instances",
+      "Workflows",
       "Workers",
       "Settings",
       "Servers",

@@ -19,12 +19,14 @@ export function MainNav({ onNavigate }: { onNavigate: () => void }) {
   const admin = useIsAdmin();
   const app = useMatch("/apps/:app/*")?.params.app ?? remembered;
   // Per-app screens first: /apps/orders/jobs is Jobs, not Apps.
-  const active =
+  const matched =
     screens.find((s) => s.perApp && matchPath(pattern(s), pathname)) ??
     screens.find((s) => !s.perApp && matchPath(pattern(s), pathname));
+  // A screen outside the navbar lights the entry it is reached from.
+  const active = matched?.navUnder ? screens.find((s) => s.path === matched.navUnder) : matched;
 
   return screens
-    .filter((screen) => admin || !screen.adminOnly)
+    .filter((screen) => (admin || !screen.adminOnly) && !screen.navUnder)
     .map((screen) => {
       const { path, label, perApp } = screen;
       const to = perApp && app ? appPath(app, path) : `/${path}`;

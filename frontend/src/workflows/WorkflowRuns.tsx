@@ -1,0 +1,133 @@
+import { Anchor, Chip, Group, Stack, Table, Text } from "@mantine/core";
+import { Link, useSearchParams } from "react-router";
+import { useQuery } from "urql";
+import { appPath } from "../apps/currentApp";
+import { CursorPager, useCursorPages, withoutCursor } from "../components/CursorPager";
+import { QueryView } from "../components/QueryView";
+import { Timestamp } from "../components/Timestamp";
+import { WorkflowRunsQuery } from "./operations";
+import { RunStatusBadge } from "./RunStatusBadge";
+import { isRunStatus, runStatuses } from "./status";
+
+const pageSize = 25;
+const context = { additionalTypenames: ["WorkflowInstance"] };
+
+/**
+ * Workflow runs, newest first: of one workflow (nested runs too), or the
+ * app's top-level runs. The status filter and the page are in the URL.
+ */
+export function WorkflowRuns({ app, workflowId }: { app: string; workflowId?: string }) {
+  const [params, setParams] = useSearchParams();
+  const status = params.getAll("status").filter(isRunStatus);
+  const pages = useCursorPages();
+  const [result, reexecute] = useQuery({
+    query: WorkflowRunsQuery,
+    variables: { app, workflowId: workflowId ?? null, status: status.length > 0 ? status : null, first: pageSize, after: pages.after },
+    context,
+    requestPolicy: "cache-and-network",
+  });
+
+  function setStatus(next: string[]) {
+    setParams((p) => {
+      withoutCursor(p);
+      p.delete("status");
+      for (const s of next) p.append("status", s);
+      return p;
+    });
+  }
+
+  return (
+    <Stack>
+      <div role="group" aria-label="Status filter">
+        <Chip.Group multiple value={status} onChange={setStatus}>
+          <Group gap={6}>
+            {runStatuses.map((s) => (
+              <Chip key={s} value={s} size="xs" variant="light">
+                {s}
+              </Chip>
+            ))}
+          </Group>
+        </Chip.Group>
+      </div>
+      <QueryView
+        result={result}
+        onRetry={() => reexecute({ requestPolicy: "network-only" })}
+        loading="Loading runs"
+        isEmpty={(data) => data.workflowInstances.edges.length === 0}
+        empty={status.length > 0 ? <>No run is {status.join(" or ")}.</> : <>No runs yet.</>}
+      >
+        {(data) => (
+          <Stack>
+            <Text size="sm" c="dimmed" data-testid="runs-total">
+              {data.workflowInstances.totalCount} {data.workflowInstances.totalCount === 1 ? "run" : "runs"}
+            </Text>
+            <Table.ScrollContainer minWidth={760}>
+              <Table striped highlightOnHover aria-label="Workflow runs">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">Run</Table.Th>
+                    {!workflowId && <Table.Th scope="col">Workflow</Table.Th>}
+                    <Table.Th scope="col">Status</Table.Th>
+                    <Table.Th scope="col">Trigger</Table.Th>
+                    <Table.Th scope="col">Due</Table.Th>
+                    <Table.Th scope="col">Started</Table.Th>
+                    <Table.Th scope="col">Finished</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {data.workflowInstances.edges.map(({ node: r }) => (
+                    <Table.Tr key={r.id}>
+                      <Table.Th scope="row">
+                        <Anchor component={Link} to={appPath(app, "workflow-instances", r.id)}>
+                          #{r.id}
+                        </Anchor>
+                        <Text size="xs" c="dimmed">
+                          v{r.version}
+                          {r.parentNodeKey ? ` · nested (${r.parentNodeKey})` : ""}
+                        </Text>
+                      </Table.Th>
+                      {!workflowId && (
+                        <Table.Td>
+                          <Anchor component={Link} to={appPath(app, "workflows", r.workflow.id)} size="sm">
+                            {r.workflow.name}
+                          </Anchor>
+                        </Table.Td>
+                      )}
+                      <Table.Td>
+                        <RunStatusBadge status={r.status} size="sm" />
+                        {r.reason && (
+                          <Text size="xs" c="dimmed">
+                            {r.reason}
+                          </Text>
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{r.triggerType}</Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <Timestamp value={r.triggerTime} compact />
+                      </Table.Td>
+                      <Table.Td>{r.startedTime ? <Timestamp value={r.startedTime} compact /> : "—"}</Table.Td>
+                      <Table.Td>{r.finishedTime ? <Timestamp value={r.finishedTime} compact /> : "—"}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            <CursorPager
+              page={pages.page}
+              pageCount={Math.ceil(data.workflowInstances.totalCount / pageSize)}
+              hasNextPage={data.workflowInstances.pageInfo.hasNextPage}
+              onPrevious={pages.previous}
+              onNext={() => {
+                const cursor = data.workflowInstances.pageInfo.endCursor;
+                if (cursor) pages.next(cursor);
+              }}
+            />
+          </Stack>
+        )}
+      </QueryView>
+    </Stack>
+  );
+}
+
