@@ -35,7 +35,7 @@ func FuzzSchedule(f *testing.F) {
 		// Times within a few centuries of now, as the API's Time scalar
 		// carries them (milliseconds) — and sub-millisecond ones too, as a
 		// caller in Go might pass.
-		base := time.UnixMilli(afterMs%(1<<43)).Add(time.Duration(afterMs%1000) * time.Microsecond)
+		base := time.UnixMilli(afterMs % (1 << 43)).Add(time.Duration(afterMs%1000) * time.Microsecond)
 		spec := Spec{Type: typ, Expression: expr, TimeZone: fuzzZones[int(zone)%len(fuzzZones)]}
 		if bounds&1 != 0 {
 			s := base.Add(time.Duration(startOff%(1<<40)) * time.Microsecond)
