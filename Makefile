@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate test test-deps test-go test-python test-frontend test-e2e bench lint clean
+.PHONY: all run build console generate test test-deps test-go test-python test-frontend test-e2e bench fuzz lint clean
 
 all: build
 
@@ -97,6 +97,10 @@ test-e2e: console e2e/browser/node_modules
 bench:
 	$(GO) run ./e2e/bench $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./server/wheel/ ./server/cron/
+
+## fuzz: run every Go fuzz target in turn, each for FUZZTIME (default 1m; e.g. make fuzz FUZZTIME=10m), with FUZZPARALLEL workers (default 1); FUZZ_TARGETS names some only
+fuzz:
+	FUZZTIME=$(or $(FUZZTIME),1m) FUZZPARALLEL=$(or $(FUZZPARALLEL),1) ./scripts/fuzz.sh $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BIN) e2e/output test-output

@@ -83,7 +83,10 @@ func Parse(spec Spec) (*Schedule, error) {
 		if d > maxInterval {
 			return nil, fault.BadInput("scheduleExpression", "%s is longer than the maximum interval of %s", d, maxInterval)
 		}
-		s.interval = d
+		// Fires are on whole milliseconds: a finer interval would be
+		// rounded at each fire, so it is rounded once here and the fires
+		// are exactly one interval apart.
+		s.interval = d.Truncate(time.Millisecond)
 	case db.ScheduleAPI, db.ScheduleWorkflow:
 		if expr != "" {
 			return nil, fault.BadInput("scheduleExpression", "must be empty for %s jobs, which run only when triggered", spec.Type)
