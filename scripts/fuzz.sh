@@ -26,7 +26,7 @@ for entry in "${targets[@]}"; do
 		continue
 	fi
 	log="$log_dir/$name.log"
-	$GO test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -parallel "$FUZZPARALLEL" "./$pkg" >"$log" 2>&1
+	$GO test -timeout 0 -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -parallel "$FUZZPARALLEL" "./$pkg" >"$log" 2>&1
 	rc=$?
 	execs=$(grep -Eo 'execs: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+')
 	if [ $rc -eq 0 ]; then
