@@ -41,7 +41,7 @@ func TestWorkerChannelAbuse(t *testing.T) {
 	if _, err := c.WaitWorkers("orders", 1, connect); err != nil {
 		t.Fatal(err)
 	}
-	job, err := c.CreateJob(map[string]any{"app": "orders", "name": "tick", "scheduleType": "API", "processorType": "SHELL", "processor": "echo ok"})
+	job, err := c.CreateJob(map[string]any{"app": "orders", "name": "tick", "scheduleType": "API", "processorType": "SHELL", "processor": "sleep 1; echo ok", "maxInstances": 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +60,9 @@ func TestWorkerChannelAbuse(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A worker of beta, connected before the flood of wrong secrets from
+	// its address (a secret never seen before waits out such a flood).
+	mallory := dialWorker(t, srv.URL, "beta", betaSecret)
 	ws := "ws" + strings.TrimPrefix(srv.URL, "http") + protocol.ConnectPath
 	var wg sync.WaitGroup
 	abuse := func(f func()) {
@@ -122,21 +125,7 @@ func TestWorkerChannelAbuse(t *testing.T) {
 			_ = conn.Close()
 		}
 	})
-	// A worker of beta acting on orders' tasks and instance.
-	mallory := dialWorker(t, srv.URL, "beta", betaSecret)
-	var firstID int64
-	if _, err := fmt.Sscan(first, &firstID); err != nil {
-		t.Fatal(err)
-	}
-	sent := map[int64]string{}
-	for task := int64(1); task <= 20; task++ {
-		sent[mallory.send(protocol.TypeReport, &protocol.Report{Items: []protocol.TaskReport{{TaskID: task, InstanceID: firstID,
-			Status: protocol.TaskFailed, Result: "forged", At: time.Now()}}})] = "report"
-	}
-	sent[mallory.send(protocol.TypeMap, &protocol.Map{InstanceID: firstID, ParentTaskID: 1, Name: "forged", Payloads: []string{"x"}})] = "map"
-	sent[mallory.send(protocol.TypeLogs, &protocol.Logs{Lines: []protocol.LogLine{{InstanceID: firstID, Seq: 1, Time: time.Now(), Level: "INFO", Text: "forged"}}})] = "logs"
-
-	// Meanwhile orders runs work; a second good agent joins.
+	// Orders runs work meanwhile.
 	var ids []string
 	for i := 0; i < 10; i++ {
 		id, err := c.RunJob(job, "")
@@ -145,23 +134,90 @@ func TestWorkerChannelAbuse(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
+	// A worker of beta acting on orders' tasks and instance.
+	var firstID int64
+	if _, err := fmt.Sscan(first, &firstID); err != nil {
+		t.Fatal(err)
+	}
+	// It reports every task id orders may have (its own app's registry
+	// must not apply them: orders' tasks run meanwhile), maps under them,
+	// and logs into orders' instances, until orders' instances ended.
+	var sentMu sync.Mutex
+	sent := map[int64]string{}
+	forging := make(chan struct{})
+	forged := make(chan struct{})
+	go func() {
+		defer close(forged)
+		for {
+			for task := int64(1); task <= 20; task++ { // instances first … first+10 exist
+				id := mallory.send(protocol.TypeReport, &protocol.Report{Items: []protocol.TaskReport{{TaskID: task, InstanceID: firstID + task/2,
+					Status: protocol.TaskFailed, Result: "forged", At: time.Now()}}})
+				m := mallory.send(protocol.TypeMap, &protocol.Map{InstanceID: firstID + task/2, ParentTaskID: task, Name: "forged", Payloads: []string{"x"}})
+				l := mallory.send(protocol.TypeLogs, &protocol.Logs{Lines: []protocol.LogLine{{InstanceID: firstID + task/2, Seq: task, Time: time.Now(), Level: "INFO", Text: "forged"}}})
+				sentMu.Lock()
+				sent[id], sent[m], sent[l] = "report", "map", fmt.Sprintf("logs into instance %d", firstID+task/2)
+				sentMu.Unlock()
+			}
+			select {
+			case <-forging:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	// It heart-beats until the end, so it is not dropped as lost while
+	// the server works through what it sent.
+	beating := make(chan struct{})
+	defer close(beating)
+	go func() {
+		for {
+			select {
+			case <-beating:
+				return
+			case <-time.After(time.Second):
+			}
+			mallory.send(protocol.TypeHeartbeat, &protocol.Heartbeat{})
+		}
+	}()
+
+	// A second good agent joins meanwhile.
 	second := harness.StartAgent(t, harness.AgentOptions{Servers: []string{srv.URL}, App: "orders", Secret: secret, Name: "second"})
 	wg.Wait()
 	if _, err := c.WaitWorkers("orders", 3, connect); err != nil {
 		t.Fatalf("the second good agent during the flood: %v\n%s", err, tail(second.Output(), 20))
 	}
 
+	// Every instance ends: on a good agent with its own line only, or —
+	// handed to the silent worker, which never accepted it and whose
+	// heartbeats do not list it — failed WORKER_LOST; none stays stuck.
+	lost := 0
 	for _, id := range append(ids, first) {
-		in, err := c.WaitInstance(id, 3*settle, "SUCCEEDED", "FAILED")
-		if err != nil || in.Status != "SUCCEEDED" {
+		in, err := c.WaitInstance(id, 3*settle, "SUCCEEDED", "FAILED", "CANCELED", "STOPPED")
+		if err != nil {
 			t.Fatalf("instance %s: %+v %v\nserver:\n%s", id, in, err, tail(srv.Output(), 40))
 		}
-		if got := texts(in); len(got) != 1 || got[0] != "ok" {
-			t.Fatalf("instance %s's log: %q, want only its own line", id, got)
-		}
-		if in.Worker == nil || in.Worker.Host == "silent" {
+		switch {
+		case in.Status == "FAILED" && in.Reason == "WORKER_LOST" && strings.Contains(in.Result, "silent"):
+			lost++
+		case in.Status != "SUCCEEDED":
+			t.Fatalf("instance %s: %+v", id, in)
+		case in.Worker == nil || in.Worker.Host == "silent":
 			t.Fatalf("instance %s ran on %+v", id, in.Worker)
 		}
+		if got := texts(in); in.Status == "SUCCEEDED" && (len(got) != 1 || got[0] != "ok") {
+			t.Fatalf("instance %s's log: %q, want only its own line", id, got)
+		}
+	}
+	close(forging)
+	<-forged
+	// With the silent worker gone, the good agents run everything.
+	silent.Close()
+	after, err := c.RunJob(job, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, err := c.WaitInstance(after, settle, "SUCCEEDED", "FAILED"); err != nil || in.Status != "SUCCEEDED" || len(in.Logs.Lines) != 1 {
+		t.Fatalf("an instance after the silent worker left: %+v %v", in, err)
 	}
 	if !harness.Eventually(settle, func() bool {
 		for id := range sent {
@@ -171,10 +227,25 @@ func TestWorkerChannelAbuse(t *testing.T) {
 		}
 		return true
 	}) {
-		t.Fatal("not every frame of beta's worker was answered")
+		missing := map[string]int{}
+		for id, what := range sent {
+			if mallory.ack(id) == nil {
+				missing[what]++
+			}
+		}
+		var lines []string
+		for _, l := range strings.Split(srv.Output(), "\n") {
+			if strings.Contains(l, "mallory") || strings.Contains(l, "app=2") {
+				lines = append(lines, l)
+			}
+		}
+		t.Fatalf("not every frame of beta's worker was answered: %v of %d unanswered\n%s", missing, len(sent), tail(strings.Join(lines, "\n"), 20))
 	}
+	// Logs and maps are refused; reports of tasks the app does not have
+	// are acked and ignored (as a worker's report of a task already
+	// settled is), which the instances above show.
 	for id, what := range sent {
-		if a := mallory.ack(id); a.OK {
+		if a := mallory.ack(id); what != "report" && a.OK || len(a.Accepted) > 0 {
 			t.Fatalf("beta's %s for orders was accepted: %+v", what, a)
 		}
 	}
@@ -193,8 +264,8 @@ func TestWorkerChannelAbuse(t *testing.T) {
 	if strings.Contains(good.Output(), "refused") {
 		t.Fatalf("the good agent was refused something:\n%s", tail(good.Output(), 20))
 	}
-	t.Logf("the silent worker was sent %d dispatches and answered none", dispatches.Load())
-	silent.Close()
+	t.Logf("the silent worker was sent %d dispatches and answered none; %d of %d instances failed WORKER_LOST with it",
+		dispatches.Load(), lost, len(ids)+1)
 }
 
 // silentWorker connects as a worker of app that runs SHELL with many free
