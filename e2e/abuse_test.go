@@ -264,6 +264,9 @@ func TestWorkerChannelAbuse(t *testing.T) {
 	if strings.Contains(good.Output(), "refused") {
 		t.Fatalf("the good agent was refused something:\n%s", tail(good.Output(), 20))
 	}
+	if !strings.Contains(out, "did not answer a message; disconnecting it") {
+		t.Fatalf("the silent worker was not disconnected:\n%s", tail(out, 40))
+	}
 	t.Logf("the silent worker was sent %d dispatches and answered none; %d of %d instances failed WORKER_LOST with it",
 		dispatches.Load(), lost, len(ids)+1)
 }

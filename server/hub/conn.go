@@ -275,6 +275,13 @@ func (c *conn) send(typ string, body any, onReply func(*protocol.Ack, error)) er
 		time.AfterFunc(replyTimeout, func() {
 			if cb := c.take(id); cb != nil {
 				cb(nil, fmt.Errorf("worker %s did not answer %s in %s", c.info.ID, typ, replyTimeout))
+				// A worker that takes messages and does not answer them
+				// would otherwise go on being chosen for work (it has the
+				// most free slots) and lose all of it: it is dropped, as
+				// one that cannot keep up is, and may reconnect.
+				c.hub.log.Warn("hub: worker did not answer a message; disconnecting it", "app", c.info.AppID, "worker", c.info.ID,
+					"type", typ, "after", replyTimeout)
+				c.close()
 			}
 		})
 	}
