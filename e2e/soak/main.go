@@ -102,8 +102,10 @@ func newSoak(seed uint64) *soak {
 	return &soak{dir: dir, seed: seed, rnd: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), faults: map[string]int{}}
 }
 
-func (s *soak) Helper()                         {}
-func (s *soak) Logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "soak: "+format+"\n", args...) }
+func (s *soak) Helper() {}
+func (s *soak) Logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "soak: "+format+"\n", args...)
+}
 func (s *soak) Fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "soak: "+format+"\n", args...)
 	s.cleanup()
@@ -243,6 +245,28 @@ func (s *soak) run(duration time.Duration) map[string]any {
 		s.job(map[string]any{"name": "mapreduce", "scheduleType": "FIXED_RATE", "scheduleExpression": "5s", "executionMode": "MAP_REDUCE",
 			"processorType": "GO", "processor": "example.mapreduce", "params": strconv.Itoa(mapSize), "instanceRetries": 3}))
 	burst := s.job(map[string]any{"name": "burst", "scheduleType": "API", "instanceRetries": 3})
+	// Workflows: every 5 s a run of a step, a decision and the branch it
+	// takes, which nests another workflow; the other branch is skipped.
+	step := s.job(map[string]any{"name": "wf-step", "scheduleType": "WORKFLOW", "instanceRetries": 3})
+	inner, err := s.c.CreateWorkflow(map[string]any{"app": app, "name": "inner", "scheduleType": "API", "maxInstances": 1000,
+		"overlapPolicy": "QUEUE", "nodes": []any{map[string]any{"key": "s", "type": "JOB", "jobId": step}}, "edges": []any{}})
+	if err != nil {
+		s.Fatalf("creating the inner workflow: %v", err)
+	}
+	outer, err := s.c.CreateWorkflow(map[string]any{"app": app, "name": "outer", "scheduleType": "FIXED_RATE", "scheduleExpression": "5s",
+		"maxInstances": 1000, "overlapPolicy": "QUEUE", "nodes": []any{
+			map[string]any{"key": "a", "type": "JOB", "jobId": step},
+			map[string]any{"key": "d", "type": "DECISION", "expression": `upstream.a != nil ? "nest" : "skip"`},
+			map[string]any{"key": "n", "type": "NESTED", "workflowId": inner},
+			map[string]any{"key": "x", "type": "JOB", "jobId": step},
+		}, "edges": []any{
+			map[string]any{"from": "a", "to": "d"},
+			map[string]any{"from": "d", "to": "n", "label": "nest"},
+			map[string]any{"from": "d", "to": "x", "label": "skip"},
+		}})
+	if err != nil {
+		s.Fatalf("creating the outer workflow: %v", err)
+	}
 	begin := time.Now()
 
 	// Faults, one at a time, each held for a few seconds, with a few
@@ -269,9 +293,13 @@ func (s *soak) run(duration time.Duration) map[string]any {
 			s.Fatalf("disabling job %s: %v", id, err)
 		}
 	}
+	if err := s.c.Do(`mutation($id: ID!) { setWorkflowEnabled(id: $id, enabled: false) { id } }`, map[string]any{"id": outer}, nil); err != nil {
+		s.Fatalf("disabling the workflow: %v", err)
+	}
 	settled := harness.Eventually(5*time.Minute, func() bool {
 		counts, err := s.d.InstanceStatusCounts(context.Background(), s.appID)
-		return err == nil && counts[db.StatusWaiting]+counts[db.StatusDispatched]+counts[db.StatusRunning] == 0
+		return err == nil && counts[db.StatusWaiting]+counts[db.StatusDispatched]+counts[db.StatusRunning] == 0 &&
+			len(s.runs([]string{"WAITING", "RUNNING", "PAUSED"})) == 0
 	})
 	return s.audit(begin, stopAt, cronJobs, settled)
 }
@@ -420,11 +448,31 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 	sort.Strings(ranTwice)
 	add("task ran twice", ranTwice)
 
+	// Workflow runs: every one ended, and succeeded.
+	runs := map[string]int{}
+	var unfinished, failed []string
+	for _, r := range s.runs(nil) {
+		runs[r.status]++
+		switch r.status {
+		case "WAITING", "RUNNING", "PAUSED":
+			unfinished = append(unfinished, r.id+" "+r.status)
+		case "SUCCEEDED":
+		default:
+			failed = append(failed, fmt.Sprintf("run %s %s: %s", r.id, r.status, r.reason))
+		}
+	}
+	add("workflow run not terminal", unfinished)
+	add("workflow run did not succeed", failed)
+
 	// Map-reduce sums and script logs, through the API.
 	want := fmt.Sprintf("sum of %d squares = %d", mapSize, mapSize*(mapSize+1)*(2*mapSize+1)/6)
 	var badSums, badLogs []string
 	checked := 0
-	s.instances(func(job, id, status, result string, attempt int, lines []string) {
+	reasons := map[string]int{} // why instances did not succeed
+	s.instances(func(job, id, status, result, reason string, attempt int, lines []string) {
+		if status != db.StatusSucceeded {
+			reasons[job+": "+status+" "+reason]++
+		}
 		switch {
 		case status != db.StatusSucceeded:
 		case job == "mapreduce":
@@ -453,21 +501,22 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 		instances += n
 	}
 	return map[string]any{
-		"seed":       s.seed,
-		"duration":   stopAt.Sub(begin).Round(time.Second).String(),
-		"servers":    servers,
-		"agents":     agents,
-		"faults":     map[string]any{"total": total, "byKind": s.faults},
-		"fires":      map[string]any{"expected": expected, "recorded": len(recs), "missing": len(missing), "twice": len(twice)},
-		"instances":  map[string]any{"total": instances, "byStatus": counts, "logsChecked": checked},
-		"tasksRun":   tasksRun,
-		"violations": violations,
+		"seed":         s.seed,
+		"duration":     stopAt.Sub(begin).Round(time.Second).String(),
+		"servers":      servers,
+		"agents":       agents,
+		"faults":       map[string]any{"total": total, "byKind": s.faults},
+		"fires":        map[string]any{"expected": expected, "recorded": len(recs), "missing": len(missing), "twice": len(twice)},
+		"instances":    map[string]any{"total": instances, "byStatus": counts, "notSucceeded": reasons, "logsChecked": checked},
+		"workflowRuns": runs,
+		"tasksRun":     tasksRun,
+		"violations":   violations,
 	}
 }
 
 // instances calls fn for every instance of the app, with its job's name,
 // status, result, attempt and first log lines.
-func (s *soak) instances(fn func(job, id, status, result string, attempt int, lines []string)) {
+func (s *soak) instances(fn func(job, id, status, result, reason string, attempt int, lines []string)) {
 	after := ""
 	for {
 		var out struct {
@@ -475,7 +524,7 @@ func (s *soak) instances(fn func(job, id, status, result string, attempt int, li
 				Edges []struct {
 					Cursor string
 					Node   struct {
-						ID, Status, Result string
+						ID, Status, Result, Reason string
 						Attempt            int
 						Job                *struct{ Name string }
 						Logs               struct{ Lines []struct{ Text string } }
@@ -489,7 +538,7 @@ func (s *soak) instances(fn func(job, id, status, result string, attempt int, li
 			vars["after"] = after
 		}
 		if err := s.c.Do(`query($app: String!, $after: String) { instances(app: $app, first: 100, after: $after) {
-			edges { cursor node { id status result attempt job { name } logs(first: 10) { lines { text } } } } pageInfo { hasNextPage } } }`, vars, &out); err != nil {
+			edges { cursor node { id status result reason attempt job { name } logs(first: 10) { lines { text } } } } pageInfo { hasNextPage } } }`, vars, &out); err != nil {
 			s.Fatalf("reading instances: %v", err)
 		}
 		for _, e := range out.Instances.Edges {
@@ -501,11 +550,58 @@ func (s *soak) instances(fn func(job, id, status, result string, attempt int, li
 			for i, l := range e.Node.Logs.Lines {
 				lines[i] = l.Text
 			}
-			fn(job, e.Node.ID, e.Node.Status, e.Node.Result, e.Node.Attempt, lines)
+			fn(job, e.Node.ID, e.Node.Status, e.Node.Result, e.Node.Reason, e.Node.Attempt, lines)
 			after = e.Cursor
 		}
 		if !out.Instances.PageInfo.HasNextPage {
 			return
+		}
+	}
+}
+
+type run struct{ id, status, reason string }
+
+// runs lists the app's workflow runs (top-level ones, each with its
+// nested runs), in the statuses given (nil: all).
+func (s *soak) runs(statuses []string) []run {
+	var out []run
+	after := ""
+	for {
+		var page struct {
+			WorkflowInstances struct {
+				Edges []struct {
+					Cursor string
+					Node   struct {
+						ID, Status, Reason string
+						Nodes              []struct {
+							Child *struct{ ID, Status, Reason string }
+						}
+					}
+				}
+				PageInfo struct{ HasNextPage bool }
+			}
+		}
+		vars := map[string]any{"app": app, "status": statuses}
+		if after != "" {
+			vars["after"] = after
+		}
+		if err := s.c.Do(`query($app: String!, $status: [WorkflowInstanceStatus!], $after: String) {
+			workflowInstances(app: $app, status: $status, first: 200, after: $after) {
+			edges { cursor node { id status reason nodes { child { id status reason } } } } pageInfo { hasNextPage } } }`, vars, &page); err != nil {
+			s.Logf("reading workflow runs: %v", err)
+			return []run{{id: "?", status: "UNREADABLE", reason: err.Error()}}
+		}
+		for _, e := range page.WorkflowInstances.Edges {
+			out = append(out, run{e.Node.ID, e.Node.Status, e.Node.Reason})
+			for _, n := range e.Node.Nodes {
+				if n.Child != nil {
+					out = append(out, run{n.Child.ID, n.Child.Status, n.Child.Reason})
+				}
+			}
+			after = e.Cursor
+		}
+		if !page.WorkflowInstances.PageInfo.HasNextPage {
+			return out
 		}
 	}
 }
