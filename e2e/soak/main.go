@@ -525,9 +525,9 @@ func (s *soak) instances(fn func(job, id, status, result, reason string, attempt
 					Cursor string
 					Node   struct {
 						ID, Status, Result, Reason string
-						Attempt            int
-						Job                *struct{ Name string }
-						Logs               struct{ Lines []struct{ Text string } }
+						Attempt                    int
+						Job                        *struct{ Name string }
+						Logs                       struct{ Lines []struct{ Text string } }
 					}
 				}
 				PageInfo struct{ HasNextPage bool }
