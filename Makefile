@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate test test-deps test-go test-python test-frontend test-e2e bench bench-bin lint clean
+.PHONY: all run build console generate test test-deps test-go test-python test-frontend test-e2e bench bench-bin fuzz soak lint clean
 
 all: build
 
@@ -106,6 +106,14 @@ bench-bin:
 	git archive $(COMMIT) | tar -x -C $(BIN)/bench-$(COMMIT).src
 	cd $(BIN)/bench-$(COMMIT).src && $(GO) build -o ../bench-$(COMMIT)/jobwheel-server ./server && $(GO) build -o ../bench-$(COMMIT)/jobwheel-agent ./worker/agent
 	rm -rf $(BIN)/bench-$(COMMIT).src
+
+## fuzz: run every Go fuzz target in turn, each for FUZZTIME (default 1m; e.g. make fuzz FUZZTIME=10m), with FUZZPARALLEL workers (default 1); FUZZ_TARGETS names some only
+fuzz:
+	FUZZTIME=$(or $(FUZZTIME),1m) FUZZPARALLEL=$(or $(FUZZPARALLEL),1) ./scripts/fuzz.sh $(FUZZ_TARGETS)
+
+## soak: the chaos soak (not part of make test): 3 servers, 6 agents, PostgreSQL, a mix of every kind of work under seeded faults for SOAK_DURATION (default 3m; SOAK_SEED repeats a schedule), then an auditor; one JSON line, exit 1 on a violation
+soak:
+	$(GO) run ./e2e/soak -duration $(or $(SOAK_DURATION),3m) $(if $(SOAK_SEED),-seed $(SOAK_SEED))
 
 clean:
 	rm -rf $(BIN) e2e/output test-output

@@ -20,6 +20,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/bus"
+	"github.com/jobwheel/jobwheel/server/cluster"
 	"github.com/jobwheel/jobwheel/server/jobs"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
@@ -97,7 +98,7 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	}
 	t.Cleanup(services.Stop)
 	h := NewHandler(HandlerConfig{
-		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Jobs: jobSvc, Workflows: wfSvc, Logs: logSvc, Live: hub, Log: log}),
+		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Cluster: cluster.New(cluster.Config{ID: "test"}, d, log), Jobs: jobSvc, Workflows: wfSvc, Logs: logSvc, Live: hub, Log: log}),
 		Log:      log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
 		AuthChanges:    func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 		RecheckEvery:   opts.recheckEvery,

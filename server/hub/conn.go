@@ -24,6 +24,10 @@ const helloTimeout = 10 * time.Second
 
 var errClosed = errors.New("worker connection closed")
 
+// errSecretRefused: a hello with a wrong secret or for an unknown app,
+// logged by the hub's limiter rather than one line each.
+var errSecretRefused = errors.New("wrong secret or unknown app")
+
 // conn is one worker connection.
 type conn struct {
 	hub    *Hub
@@ -60,7 +64,9 @@ func (c *conn) run(ctx context.Context) {
 	}()
 
 	if err := c.handshake(ctx); err != nil {
-		log.Warn("hub: worker refused", "err", err)
+		if !errors.Is(err, errSecretRefused) { // the limiter logs those, once
+			log.Warn("hub: worker refused", "err", err)
+		}
 		return
 	}
 	log = log.With("app", c.info.AppID, "worker", c.info.ID)
@@ -129,15 +135,23 @@ func (c *conn) handshake(ctx context.Context) error {
 		return fmt.Errorf("hello: %w", err)
 	}
 	deps := c.hub.deps
+	if c.hub.auth.limited(c.remote, hello.App, hello.Auth) {
+		// Not AUTH, which makes an agent give up: a good worker beside a
+		// flood retries and gets in once the window ends.
+		c.fail(protocol.CodeInternal, "too many wrong app secrets from this address; reconnect later")
+		return fmt.Errorf("app %q: %w (limited)", hello.App, errSecretRefused)
+	}
 	app, err := deps.Apps.VerifySecret(ctx, hello.App, hello.Auth)
 	if errors.Is(err, apps.ErrBadSecret) {
+		c.hub.auth.refused(c.remote, hello.App, "connect")
 		c.fail(protocol.CodeAuth, fmt.Sprintf("the app secret for app %q is wrong, or there is no such app; check JOBWHEEL_APP and JOBWHEEL_APP_SECRET", hello.App))
-		return fmt.Errorf("app %q: wrong secret or unknown app", hello.App)
+		return fmt.Errorf("app %q: %w", hello.App, errSecretRefused)
 	}
 	if err != nil {
 		c.fail(protocol.CodeInternal, "the server could not check the secret; retry later")
 		return err
 	}
+	c.hub.auth.accepted(hello.App, hello.Auth)
 	reg, owned := deps.Registries.Registry(app.ID)
 	if !owned {
 		// Nobody may own it yet: asking takes it for this server when this
@@ -269,6 +283,13 @@ func (c *conn) send(typ string, body any, onReply func(*protocol.Ack, error)) er
 		time.AfterFunc(replyTimeout, func() {
 			if cb := c.take(id); cb != nil {
 				cb(nil, fmt.Errorf("worker %s did not answer %s in %s", c.info.ID, typ, replyTimeout))
+				// A worker that takes messages and does not answer them
+				// would otherwise go on being chosen for work (it has the
+				// most free slots) and lose all of it: it is dropped, as
+				// one that cannot keep up is, and may reconnect.
+				c.hub.log.Warn("hub: worker did not answer a message; disconnecting it", "app", c.info.AppID, "worker", c.info.ID,
+					"type", typ, "after", replyTimeout)
+				c.close()
 			}
 		})
 	}

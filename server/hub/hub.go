@@ -132,6 +132,8 @@ type Hub struct {
 	clock clock.Clock
 
 	upgrader websocket.Upgrader
+	// auth limits and logs refused secrets per client address.
+	auth *authLimiter
 
 	mu      sync.Mutex
 	conns   map[*conn]struct{} // every open connection, registered or not
@@ -150,8 +152,9 @@ func New(cfg Config, deps Deps) *Hub {
 	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = DefaultHeartbeat
 	}
+	clk := clock.OrSystem(cfg.Clock)
 	return &Hub{
-		cfg: cfg, deps: deps, log: deps.Log, clock: clock.OrSystem(cfg.Clock),
+		cfg: cfg, deps: deps, log: deps.Log, clock: clk, auth: newAuthLimiter(deps.Log, clk.Now),
 		upgrader: websocket.Upgrader{
 			ReadBufferSize: 16 << 10, WriteBufferSize: 16 << 10,
 			// Workers are programs, not browsers; they authenticate with the
@@ -219,9 +222,14 @@ func (h *Hub) ServeDiscover(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	app, err := h.deps.Apps.VerifySecret(ctx, name, bearer(r))
+	secret := bearer(r)
+	if h.auth.limited(r.RemoteAddr, name, secret) {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "too many wrong app secrets from this address; try again later"})
+		return
+	}
+	app, err := h.deps.Apps.VerifySecret(ctx, name, secret)
 	if errors.Is(err, apps.ErrBadSecret) {
-		h.log.Warn("hub: worker refused at discovery: unknown app or wrong secret", "app", name, "remote", r.RemoteAddr)
+		h.auth.refused(r.RemoteAddr, name, "discovery")
 		writeJSON(w, http.StatusForbidden, map[string]string{"code": protocol.CodeAuth,
 			"error": "unknown app or wrong app secret (send the app's secret as 'Authorization: Bearer <secret>')"})
 		return
@@ -229,6 +237,7 @@ func (h *Hub) ServeDiscover(w http.ResponseWriter, r *http.Request) {
 	var appID int64
 	if app != nil {
 		appID = app.ID
+		h.auth.accepted(name, secret)
 	}
 	if err != nil {
 		h.log.Error("hub: discover", "app", name, "err", err)
@@ -308,6 +317,7 @@ func (h *Hub) flushLoop(ctx context.Context) {
 		}
 		clear(h.beats)
 		h.mu.Unlock()
+		h.auth.sweep()
 		// No hint for heartbeats: workersUpdated subscribers re-read every
 		// 2 s anyway, as often as heartbeats are recorded.
 		if err := h.deps.Store.WorkerHeartbeatMany(ctx, beats); err != nil && ctx.Err() == nil {

@@ -184,6 +184,7 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 	if err != nil {
 		return nil, nil, err
 	}
+	j.LifecycleStart, j.LifecycleEnd = sch.Window()
 	if !slices.Contains(db.ExecutionModes, j.ExecutionMode) {
 		return nil, nil, fault.BadInput("executionMode", "%q is not one of %s", j.ExecutionMode, strings.Join(db.ExecutionModes, ", "))
 	}

@@ -83,7 +83,10 @@ func Parse(spec Spec) (*Schedule, error) {
 		if d > maxInterval {
 			return nil, fault.BadInput("scheduleExpression", "%s is longer than the maximum interval of %s", d, maxInterval)
 		}
-		s.interval = d
+		// Fires are on whole milliseconds: a finer interval would be
+		// rounded at each fire, so it is rounded once here and the fires
+		// are exactly one interval apart.
+		s.interval = d.Truncate(time.Millisecond)
 	case db.ScheduleAPI, db.ScheduleWorkflow:
 		if expr != "" {
 			return nil, fault.BadInput("scheduleExpression", "must be empty for %s jobs, which run only when triggered", spec.Type)
@@ -91,11 +94,32 @@ func Parse(spec Spec) (*Schedule, error) {
 	default:
 		return nil, fault.BadInput("scheduleType", "%q is not one of %s", spec.Type, strings.Join(db.ScheduleTypes, ", "))
 	}
+	// Fires are on whole milliseconds (what the database keeps), and so is
+	// the window: a start between two milliseconds would otherwise yield
+	// its millisecond below as a fire before the start — and again as the
+	// next fire after it, for ever, since that fire is still before the
+	// start. The start rounds up and the end down, so no fire leaves it.
+	if spec.Start != nil {
+		start := spec.Start.Truncate(time.Millisecond)
+		if start.Before(*spec.Start) {
+			start = start.Add(time.Millisecond)
+		}
+		s.spec.Start = &start
+	}
+	if spec.End != nil {
+		end := spec.End.Truncate(time.Millisecond)
+		s.spec.End = &end
+	}
 	if spec.Start != nil && spec.End != nil && !spec.End.After(*spec.Start) {
 		return nil, fault.BadInput("lifecycle", "end (%s) must be after start (%s)", spec.End.Format(time.RFC3339), spec.Start.Format(time.RFC3339))
 	}
 	return s, nil
 }
+
+// Window is the lifecycle window as the schedule keeps it: on whole
+// milliseconds, the start rounded up and the end down. A job stores it
+// so, and every decision made from the job agrees with its fires.
+func (s *Schedule) Window() (start, end *time.Time) { return s.spec.Start, s.spec.End }
 
 // Fires reports whether the schedule fires by itself.
 func (s *Schedule) Fires() bool { return s.cron != nil || s.interval > 0 }
