@@ -737,3 +737,24 @@ func TestWorkflowInstancesListing(t *testing.T) {
 func ptrTo[T any](v T) *T { return &v }
 
 var _ = json.Marshal
+
+// TestInstanceWorkflowInputNull: an instance no workflow ran has a null
+// workflowInput (not an empty object), so the console shows nothing for it.
+func TestInstanceWorkflowInputNull(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		api := newAPI(t, d, apiOptions{})
+		admin := api.admin(t)
+		api.createApp(t, admin, "orders")
+		job := api.createJob(t, admin, "orders", "plain")
+		var run struct{ RunJob struct{ ID string } }
+		api.must(t, admin, `mutation($id: ID!) { runJob(id: $id) { id } }`, map[string]any{"id": job}, &run)
+		var out struct {
+			Instance map[string]any
+		}
+		api.must(t, admin, `query($id: ID!) { instance(id: $id) { workflowInput } }`, map[string]any{"id": run.RunJob.ID}, &out)
+		if v, ok := out.Instance["workflowInput"]; !ok || v != nil {
+			t.Fatalf("workflowInput = %#v (present %v); want null", v, ok)
+		}
+	})
+}
