@@ -74,10 +74,15 @@ func requireAllPass(t *testing.T, code int, out string) {
 	}
 }
 
+// loadedWait is how long a check waits for the worker here: generous, as
+// the tests share a small machine with everything else make test runs (a
+// bound on "it happens at all", never on speed).
+const loadedWait = "60s"
+
 // TestGoSDK: the Go worker SDK passes every check of the kit.
 func TestGoSDK(t *testing.T) {
 	t.Parallel()
-	code, out := kitRun(t, "--", goWorker(t))
+	code, out := kitRun(t, "-wait", loadedWait, "--", goWorker(t))
 	requireAllPass(t, code, out)
 }
 
@@ -89,7 +94,7 @@ func TestPythonSDK(t *testing.T) {
 	if err != nil {
 		t.Fatalf("python3 is needed to test the Python SDK (make test-deps installs it): %v", err)
 	}
-	code, out := kitRun(t, "--", python, filepath.Join("..", "python", "examples", "conformance_worker.py"))
+	code, out := kitRun(t, "-wait", loadedWait, "--", python, filepath.Join("..", "python", "examples", "conformance_worker.py"))
 	requireAllPass(t, code, out)
 }
 
