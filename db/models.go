@@ -223,8 +223,11 @@ type Instance struct {
 	WorkflowOutput     map[string]any     `bun:"workflow_output,type:json,nullzero"`
 	TimeoutMs          *int64             `bun:"timeout_ms"`
 	MaxRetries         *int               `bun:"max_retries"`
-	CreatedAt          time.Time          `bun:"created_at,notnull"`
-	UpdatedAt          time.Time          `bun:"updated_at,notnull"`
+	// IdempotencyKey is the key runJob was called with, held for
+	// IdempotencyWindow (server/jobs); nil for every other instance.
+	IdempotencyKey *string   `bun:"idempotency_key"`
+	CreatedAt      time.Time `bun:"created_at,notnull"`
+	UpdatedAt      time.Time `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.

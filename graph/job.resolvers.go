@@ -101,12 +101,12 @@ func (r *mutationResolver) DeleteJob(ctx context.Context, id string) (bool, erro
 	return true, nil
 }
 
-func (r *mutationResolver) RunJob(ctx context.Context, id string, params *string, delayMs *int) (*db.Instance, error) {
+func (r *mutationResolver) RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error) {
 	jobID, err := parseID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return r.jobs.Run(ctx, jobID, deref(params), time.Duration(deref(delayMs))*time.Millisecond)
+	return r.jobs.Run(ctx, jobID, deref(params), time.Duration(deref(delayMs))*time.Millisecond, idempotencyKey)
 }
 
 func (r *queryResolver) Jobs(ctx context.Context, app string, first *int, after *string, search *string) (*model.JobConnection, error) {

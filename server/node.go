@@ -142,6 +142,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
+	mux.Handle("GET "+graph.SchemaPath, graph.SchemaHandler())
 	mux.HandleFunc("GET /worker/discover", workers.ServeDiscover)
 	mux.HandleFunc("GET /worker/connect", workers.ServeConnect)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -123,6 +123,7 @@ type ComplexityRoot struct {
 		ExpectedTriggerAt func(childComplexity int) int
 		FinishedAt        func(childComplexity int) int
 		ID                func(childComplexity int) int
+		IdempotencyKey    func(childComplexity int) int
 		Job               func(childComplexity int) int
 		Logs              func(childComplexity int, afterSeq *int, first *int) int
 		Params            func(childComplexity int) int
@@ -247,7 +248,7 @@ type ComplexityRoot struct {
 		RetryWorkflowInstance     func(childComplexity int, id string) int
 		RevokeAPIToken            func(childComplexity int, id string) int
 		RotateAppSecret           func(childComplexity int, app string) int
-		RunJob                    func(childComplexity int, id string, params *string, delayMs *int) int
+		RunJob                    func(childComplexity int, id string, params *string, delayMs *int, idempotencyKey *string) int
 		RunWorkflow               func(childComplexity int, id string, context any, delayMs *int, idempotencyKey *string) int
 		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
@@ -541,7 +542,7 @@ type MutationResolver interface {
 	UpdateJob(ctx context.Context, id string, input model.JobInput) (*db.Job, error)
 	SetJobEnabled(ctx context.Context, id string, enabled bool) (*db.Job, error)
 	DeleteJob(ctx context.Context, id string) (bool, error)
-	RunJob(ctx context.Context, id string, params *string, delayMs *int) (*db.Instance, error)
+	RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error)
 	CreateUser(ctx context.Context, username string, password string, admin *bool) (*db.User, error)
 	ChangePassword(ctx context.Context, oldPassword string, newPassword string) (bool, error)
 	CreateAPIToken(ctx context.Context, name string, app *string, role *model.AppRole) (*model.APITokenWithSecret, error)
@@ -915,6 +916,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.ID(childComplexity), true
+	case "Instance.idempotencyKey":
+		if e.ComplexityRoot.Instance.IdempotencyKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.IdempotencyKey(childComplexity), true
 	case "Instance.job":
 		if e.ComplexityRoot.Instance.Job == nil {
 			break
@@ -1602,7 +1609,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RunJob(childComplexity, args["id"].(string), args["params"].(*string), args["delayMs"].(*int)), true
+		return e.ComplexityRoot.Mutation.RunJob(childComplexity, args["id"].(string), args["params"].(*string), args["delayMs"].(*int), args["idempotencyKey"].(*string)), true
 	case "Mutation.runWorkflow":
 		if e.ComplexityRoot.Mutation.RunWorkflow == nil {
 			break
@@ -2976,6 +2983,8 @@ type Instance {
   attempt: Int!
   "The parameters it runs with (the job's, or those given to runJob)."
   params: String!
+  "The idempotency key runJob was called with; null for other instances and once the key's 24 hours are over and it was reused."
+  idempotencyKey: String
   "The processor's result, or why it failed."
   result: String!
   "A machine-readable cause: NO_WORKER, TIMEOUT, MAX_INSTANCES, WORKER_LOST, FAILED, STOPPED, REJECTED, JOB_DISABLED."
@@ -3366,8 +3375,14 @@ extend type Mutation {
   setJobEnabled(id: ID!, enabled: Boolean!): Job!
   "Deletes the job and its history; running instances are stopped on their workers."
   deleteJob(id: ID!): Boolean!
-  "Runs the job now, or after delayMs, with optional parameters."
-  runJob(id: ID!, params: String, delayMs: Int): Instance!
+  """
+  Runs the job now, or after delayMs, with optional parameters. With an
+  ` + "`" + `idempotencyKey` + "`" + ` (at most 128 characters, one line), a second call with
+  the same key within 24 hours returns the instance the first call created
+  and starts nothing: a client may retry after a timeout without running
+  the job twice. The key is per job.
+  """
+  runJob(id: ID!, params: String, delayMs: Int, idempotencyKey: String): Instance!
 }
 
 "How one job's instances ended within a window."
@@ -4250,6 +4265,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_attempt(ctx, field)
 	case "params":
 		return ec.fieldContext_Instance_params(ctx, field)
+	case "idempotencyKey":
+		return ec.fieldContext_Instance_idempotencyKey(ctx, field)
 	case "result":
 		return ec.fieldContext_Instance_result(ctx, field)
 	case "reason":
@@ -5455,6 +5472,14 @@ func (ec *executionContext) field_Mutation_runJob_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["delayMs"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg3
 	return args, nil
 }
 
@@ -7236,6 +7261,29 @@ func (ec *executionContext) _Instance_params(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Instance_params(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Instance_idempotencyKey(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_idempotencyKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IdempotencyKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_idempotencyKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -9458,7 +9506,7 @@ func (ec *executionContext) _Mutation_runJob(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RunJob(ctx, fc.Args["id"].(string), fc.Args["params"].(*string), fc.Args["delayMs"].(*int))
+			return ec.Resolvers.Mutation().RunJob(ctx, fc.Args["id"].(string), fc.Args["params"].(*string), fc.Args["delayMs"].(*int), fc.Args["idempotencyKey"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.Instance) graphql.Marshaler {
@@ -17132,6 +17180,11 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 		case "params":
 			out.Values[i] = ec._Instance_params(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "idempotencyKey":
+			out.Values[i] = ec._Instance_idempotencyKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "result":

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -35,6 +36,12 @@ const (
 	MaxRetries     = 100
 	MaxConcurrency = 10000
 	MaxDelay       = 365 * 24 * time.Hour
+	// IdempotencyWindow is how long runJob's idempotency key names the
+	// instance the first call created (a client retrying after a timeout
+	// gets that instance back instead of a second run).
+	IdempotencyWindow = 24 * time.Hour
+	// MaxKeyChars bounds an idempotency key.
+	MaxKeyChars = 128
 )
 
 // Notifier tells the owner of an app that its jobs or instances changed.
@@ -52,6 +59,7 @@ type Store interface {
 	InstanceCount(ctx context.Context, f db.InstanceFilter) (int, error)
 	InstanceCountsNow(ctx context.Context, appID int64) (map[string]int, error)
 	InstanceCreate(ctx context.Context, in *db.Instance) error
+	InstanceCreateKeyed(ctx context.Context, in *db.Instance, since time.Time) (*db.Instance, bool, error)
 	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
 	InstanceList(ctx context.Context, f db.InstanceFilter) ([]db.Instance, bool, error)
 	InstanceOutcomes(ctx context.Context, appID int64, since time.Time) ([]db.OutcomeBucket, error)
@@ -507,8 +515,12 @@ func (s *Service) List(ctx context.Context, appName, search string, beforeID int
 	return s.db.JobList(ctx, app.ID, search, beforeID, limit)
 }
 
-// Run starts a job now (or after delay) with optional parameters.
-func (s *Service) Run(ctx context.Context, id int64, params string, delay time.Duration) (*db.Instance, error) {
+// Run starts a job now (or after delay) with optional parameters. With an
+// idempotency key, a second call with the same key within
+// IdempotencyWindow returns the instance the first one created and
+// records nothing (its params and delay are not compared: the key names
+// the run). Either way the write is one INSERT.
+func (s *Service) Run(ctx context.Context, id int64, params string, delay time.Duration, key *string) (*db.Instance, error) {
 	j, err := s.Get(ctx, id, db.RoleEditor)
 	if err != nil {
 		return nil, err
@@ -522,16 +534,45 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 	if delay < 0 || delay > MaxDelay {
 		return nil, fault.BadInput("delayMs", "must be between 0 and %d", MaxDelay.Milliseconds())
 	}
+	if err := CheckIdempotencyKey(key); err != nil {
+		return nil, err
+	}
 	if j.ScheduleType == db.ScheduleWorkflow {
 		return nil, fault.BadInput("id", "job %q runs only as a workflow node", j.Name)
 	}
+	now := s.now()
 	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",
-		TriggerAt: s.now().Add(delay), Params: params}
-	if err := s.db.InstanceCreate(ctx, in); err != nil {
+		TriggerAt: now.Add(delay), Params: params, IdempotencyKey: key}
+	if key != nil {
+		got, created, err := s.db.InstanceCreateKeyed(ctx, in, now.Add(-IdempotencyWindow))
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			return got, nil
+		}
+	} else if err := s.db.InstanceCreate(ctx, in); err != nil {
 		return nil, err
 	}
 	s.notify.InstancesChanged(j.AppID)
 	return in, nil
+}
+
+// CheckIdempotencyKey refuses a key that is empty, longer than
+// MaxKeyChars or not one line of text; nil is no key.
+func CheckIdempotencyKey(key *string) error {
+	if key == nil {
+		return nil
+	}
+	switch {
+	case *key == "":
+		return fault.BadInput("idempotencyKey", "must not be empty (leave it out for none)")
+	case utf8.RuneCountInString(*key) > MaxKeyChars:
+		return fault.BadInput("idempotencyKey", "must be at most %d characters", MaxKeyChars)
+	case !utf8.ValidString(*key) || slices.ContainsFunc([]rune(*key), unicode.IsControl):
+		return fault.BadInput("idempotencyKey", "must be one line of text without control characters")
+	}
+	return nil
 }
 
 // GetInstance returns an instance if the caller may see its app.

@@ -39,7 +39,7 @@ type Documents = {
     "\n  mutation UpdateJob($id: ID!, $input: JobInput!) {\n    updateJob(id: $id, input: $input) {\n      ...JobFields\n    }\n  }\n": typeof types.UpdateJobDocument,
     "\n  mutation SetJobEnabled($id: ID!, $enabled: Boolean!) {\n    setJobEnabled(id: $id, enabled: $enabled) {\n      ...JobRow\n    }\n  }\n": typeof types.SetJobEnabledDocument,
     "\n  mutation DeleteJob($id: ID!) {\n    deleteJob(id: $id)\n  }\n": typeof types.DeleteJobDocument,
-    "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {\n    runJob(id: $id, params: $params, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n": typeof types.RunJobDocument,
+    "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int, $idempotencyKey: String) {\n    runJob(id: $id, params: $params, delayMs: $delayMs, idempotencyKey: $idempotencyKey) {\n      id\n      status\n    }\n  }\n": typeof types.RunJobDocument,
     "\n  query PreviewSchedule($type: ScheduleType!, $expression: String!, $timeZone: String, $count: Int) {\n    previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)\n  }\n": typeof types.PreviewScheduleDocument,
     "\n  query JobOverview($id: ID!, $app: String!, $hours: Int, $runs: Int) {\n    job(id: $id) {\n      ...JobFields\n      app {\n        id\n        name\n      }\n      upcoming(count: 5)\n      stats(hours: $hours) {\n        succeeded\n        failed\n        stopped\n        canceled\n        outcomes {\n          start\n          succeeded\n          failed\n          stopped\n          canceled\n        }\n      }\n    }\n    instances(app: $app, jobId: $id, first: $runs) {\n      edges {\n        node {\n          ...InstanceRow\n        }\n      }\n      totalCount\n    }\n  }\n": typeof types.JobOverviewDocument,
     "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n": typeof types.ServersDocument,
@@ -83,7 +83,7 @@ const documents: Documents = {
     "\n  mutation UpdateJob($id: ID!, $input: JobInput!) {\n    updateJob(id: $id, input: $input) {\n      ...JobFields\n    }\n  }\n": types.UpdateJobDocument,
     "\n  mutation SetJobEnabled($id: ID!, $enabled: Boolean!) {\n    setJobEnabled(id: $id, enabled: $enabled) {\n      ...JobRow\n    }\n  }\n": types.SetJobEnabledDocument,
     "\n  mutation DeleteJob($id: ID!) {\n    deleteJob(id: $id)\n  }\n": types.DeleteJobDocument,
-    "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {\n    runJob(id: $id, params: $params, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n": types.RunJobDocument,
+    "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int, $idempotencyKey: String) {\n    runJob(id: $id, params: $params, delayMs: $delayMs, idempotencyKey: $idempotencyKey) {\n      id\n      status\n    }\n  }\n": types.RunJobDocument,
     "\n  query PreviewSchedule($type: ScheduleType!, $expression: String!, $timeZone: String, $count: Int) {\n    previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)\n  }\n": types.PreviewScheduleDocument,
     "\n  query JobOverview($id: ID!, $app: String!, $hours: Int, $runs: Int) {\n    job(id: $id) {\n      ...JobFields\n      app {\n        id\n        name\n      }\n      upcoming(count: 5)\n      stats(hours: $hours) {\n        succeeded\n        failed\n        stopped\n        canceled\n        outcomes {\n          start\n          succeeded\n          failed\n          stopped\n          canceled\n        }\n      }\n    }\n    instances(app: $app, jobId: $id, first: $runs) {\n      edges {\n        node {\n          ...InstanceRow\n        }\n      }\n      totalCount\n    }\n  }\n": types.JobOverviewDocument,
     "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n": types.ServersDocument,
@@ -219,7 +219,7 @@ export function graphql(source: "\n  mutation DeleteJob($id: ID!) {\n    deleteJ
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {\n    runJob(id: $id, params: $params, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {\n    runJob(id: $id, params: $params, delayMs: $delayMs) {\n      id\n      status\n    }\n  }\n"];
+export function graphql(source: "\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int, $idempotencyKey: String) {\n    runJob(id: $id, params: $params, delayMs: $delayMs, idempotencyKey: $idempotencyKey) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation RunJob($id: ID!, $params: String, $delayMs: Int, $idempotencyKey: String) {\n    runJob(id: $id, params: $params, delayMs: $delayMs, idempotencyKey: $idempotencyKey) {\n      id\n      status\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

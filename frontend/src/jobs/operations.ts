@@ -126,8 +126,8 @@ export const DeleteJobMutation = graphql(`
 `);
 
 export const RunJobMutation = graphql(`
-  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {
-    runJob(id: $id, params: $params, delayMs: $delayMs) {
+  mutation RunJob($id: ID!, $params: String, $delayMs: Int, $idempotencyKey: String) {
+    runJob(id: $id, params: $params, delayMs: $delayMs, idempotencyKey: $idempotencyKey) {
       id
       status
     }
