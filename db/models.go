@@ -147,6 +147,32 @@ type Alarm struct {
 	SilenceSec int      `json:"silenceSec,omitempty"`
 }
 
+// ScheduleWindow restricts a FIXED_RATE job to a daily window of wall-clock
+// time in the job's time zone, on chosen weekdays (package schedule).
+type ScheduleWindow struct {
+	// Start and End are times of day, "HH:MM" or "HH:MM:SS"; End is
+	// included and later than Start (a window does not cross midnight).
+	Start string `json:"start"`
+	End   string `json:"end"`
+	// Days are weekdays (MONDAY … SUNDAY); empty: every day.
+	Days []string `json:"days,omitempty"`
+}
+
+// Calendar is a named set of dates, per app, on which the jobs that
+// reference it do not fire (holidays).
+type Calendar struct {
+	bun.BaseModel `bun:"table:calendars,alias:cal"`
+
+	ID          int64  `bun:"id,pk,autoincrement"`
+	AppID       int64  `bun:"app_id,notnull"`
+	Name        string `bun:"name,notnull"`
+	Description string `bun:"description,notnull"`
+	// Dates are "YYYY-MM-DD", sorted, each once.
+	Dates     []string  `bun:"dates,notnull,type:json"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
+}
+
 // Job is a unit of work with its schedule, processor and limits.
 type Job struct {
 	bun.BaseModel `bun:"table:jobs,alias:j"`
@@ -175,8 +201,16 @@ type Job struct {
 	MisfirePolicy      string       `bun:"misfire_policy,notnull"`
 	Alarm              Alarm        `bun:"alarm,notnull,type:json"`
 	NextTriggerAt      *time.Time   `bun:"next_trigger_at"`
-	CreatedAt          time.Time    `bun:"created_at,notnull"`
-	UpdatedAt          time.Time    `bun:"updated_at,notnull"`
+	// ScheduleWindow restricts a FIXED_RATE schedule to a daily window.
+	ScheduleWindow *ScheduleWindow `bun:"schedule_window,type:json,nullzero"`
+	// CalendarID is the calendar of excluded dates the job references;
+	// ExcludedDates is a copy of its dates, kept by the API in the same
+	// transaction as every change of the calendar, so the schedule is
+	// computed from the job row alone.
+	CalendarID    *int64    `bun:"calendar_id"`
+	ExcludedDates []string  `bun:"excluded_dates,type:json,nullzero"`
+	CreatedAt     time.Time `bun:"created_at,notnull"`
+	UpdatedAt     time.Time `bun:"updated_at,notnull"`
 }
 
 // Instance states (docs/design.md §5.6).

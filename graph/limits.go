@@ -9,6 +9,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 )
 
@@ -36,7 +37,7 @@ func setComplexity(c *generated.Config) {
 	q.Job.Upcoming = func(child int, count *int) int {
 		return 1 + page(count, 5, 100)
 	}
-	q.Query.PreviewSchedule = func(child int, _ string, _ string, _ *string, count *int, _ *time.Time) int {
+	q.Query.PreviewSchedule = func(child int, _ string, _ string, _ *string, count *int, _ *time.Time, _ *db.ScheduleWindow, _, _ *string) int {
 		return 1 + page(count, 5, 100)
 	}
 }

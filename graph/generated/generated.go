@@ -35,6 +35,7 @@ type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
 	App() AppResolver
 	AppMember() AppMemberResolver
+	Calendar() CalendarResolver
 	Instance() InstanceResolver
 	InstanceConnection() InstanceConnectionResolver
 	Job() JobResolver
@@ -116,6 +117,17 @@ type ComplexityRoot struct {
 		Secret func(childComplexity int) int
 	}
 
+	Calendar struct {
+		App         func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Dates       func(childComplexity int) int
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Jobs        func(childComplexity int) int
+		Name        func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+	}
+
 	Instance struct {
 		ActualTriggerAt   func(childComplexity int) int
 		Attempt           func(childComplexity int) int
@@ -160,6 +172,7 @@ type ComplexityRoot struct {
 	Job struct {
 		Alarm              func(childComplexity int) int
 		App                func(childComplexity int) int
+		Calendar           func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
 		Description        func(childComplexity int) int
 		DispatchStrategy   func(childComplexity int) int
@@ -178,6 +191,7 @@ type ComplexityRoot struct {
 		ProcessorType      func(childComplexity int) int
 		ScheduleExpression func(childComplexity int) int
 		ScheduleType       func(childComplexity int) int
+		ScheduleWindow     func(childComplexity int) int
 		Stats              func(childComplexity int, hours *int) int
 		TaskConcurrency    func(childComplexity int) int
 		TaskRetries        func(childComplexity int) int
@@ -230,10 +244,12 @@ type ComplexityRoot struct {
 		ChangePassword            func(childComplexity int, oldPassword string, newPassword string) int
 		CreateAPIToken            func(childComplexity int, name string, app *string, role *model.AppRole) int
 		CreateApp                 func(childComplexity int, name string, description *string) int
+		CreateCalendar            func(childComplexity int, input model.CalendarInput) int
 		CreateJob                 func(childComplexity int, input model.JobInput) int
 		CreateUser                func(childComplexity int, username string, password string, admin *bool) int
 		CreateWorkflow            func(childComplexity int, input model.WorkflowInput) int
 		DeleteApp                 func(childComplexity int, app string) int
+		DeleteCalendar            func(childComplexity int, id string) int
 		DeleteJob                 func(childComplexity int, id string) int
 		DeleteWorkflow            func(childComplexity int, id string) int
 		ImportWorkflow            func(childComplexity int, app string, definition any, replace *bool) int
@@ -255,6 +271,7 @@ type ComplexityRoot struct {
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
 		StopInstance              func(childComplexity int, id string) int
 		StopWorkflowInstance      func(childComplexity int, id string) int
+		UpdateCalendar            func(childComplexity int, id string, input model.CalendarInput) int
 		UpdateJob                 func(childComplexity int, id string, input model.JobInput) int
 		UpdateWorkflow            func(childComplexity int, id string, input model.WorkflowInput, expectedVersion *int) int
 	}
@@ -276,13 +293,15 @@ type ComplexityRoot struct {
 		APITokens         func(childComplexity int) int
 		AppStats          func(childComplexity int, app string, hours *int) int
 		Apps              func(childComplexity int) int
+		Calendar          func(childComplexity int, id string) int
+		Calendars         func(childComplexity int, app string) int
 		ExportWorkflow    func(childComplexity int, id string) int
 		Instance          func(childComplexity int, id string) int
 		Instances         func(childComplexity int, app string, jobID *string, status []string, from *time.Time, to *time.Time, first *int, after *string) int
 		Job               func(childComplexity int, id string) int
 		Jobs              func(childComplexity int, app string, first *int, after *string, search *string) int
 		Me                func(childComplexity int) int
-		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time) int
+		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) int
 		Servers           func(childComplexity int) int
 		Users             func(childComplexity int) int
 		Workers           func(childComplexity int, app string) int
@@ -290,6 +309,12 @@ type ComplexityRoot struct {
 		WorkflowInstance  func(childComplexity int, id string) int
 		WorkflowInstances func(childComplexity int, app string, workflowID *string, status []string, first *int, after *string) int
 		Workflows         func(childComplexity int, app string, search *string, first *int, after *string) int
+	}
+
+	ScheduleWindow struct {
+		Days  func(childComplexity int) int
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	Server struct {
@@ -503,6 +528,11 @@ type AppResolver interface {
 type AppMemberResolver interface {
 	Role(ctx context.Context, obj *db.AppMemberUser) (model.AppRole, error)
 }
+type CalendarResolver interface {
+	App(ctx context.Context, obj *db.Calendar) (*db.App, error)
+
+	Jobs(ctx context.Context, obj *db.Calendar) ([]*db.Job, error)
+}
 type InstanceResolver interface {
 	Job(ctx context.Context, obj *db.Instance) (*db.Job, error)
 
@@ -517,6 +547,7 @@ type InstanceConnectionResolver interface {
 type JobResolver interface {
 	App(ctx context.Context, obj *db.Job) (*db.App, error)
 
+	Calendar(ctx context.Context, obj *db.Job) (*db.Calendar, error)
 	Lifecycle(ctx context.Context, obj *db.Job) (*model.Lifecycle, error)
 
 	Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error)
@@ -536,6 +567,9 @@ type MutationResolver interface {
 	SetAppRole(ctx context.Context, app string, username string, role *model.AppRole) (*db.App, error)
 	RotateAppSecret(ctx context.Context, app string) (*model.AppWithSecret, error)
 	DeleteApp(ctx context.Context, app string) (bool, error)
+	CreateCalendar(ctx context.Context, input model.CalendarInput) (*db.Calendar, error)
+	UpdateCalendar(ctx context.Context, id string, input model.CalendarInput) (*db.Calendar, error)
+	DeleteCalendar(ctx context.Context, id string) (bool, error)
 	StopInstance(ctx context.Context, id string) (*db.Instance, error)
 	RetryInstance(ctx context.Context, id string) (*db.Instance, error)
 	CreateJob(ctx context.Context, input model.JobInput) (*db.Job, error)
@@ -565,11 +599,13 @@ type MutationResolver interface {
 type QueryResolver interface {
 	Me(ctx context.Context) (*db.User, error)
 	Apps(ctx context.Context) ([]*db.App, error)
+	Calendars(ctx context.Context, app string) ([]*db.Calendar, error)
+	Calendar(ctx context.Context, id string) (*db.Calendar, error)
 	Instances(ctx context.Context, app string, jobID *string, status []string, from *time.Time, to *time.Time, first *int, after *string) (*model.InstanceConnection, error)
 	Instance(ctx context.Context, id string) (*db.Instance, error)
 	Jobs(ctx context.Context, app string, first *int, after *string, search *string) (*model.JobConnection, error)
 	Job(ctx context.Context, id string) (*db.Job, error)
-	PreviewSchedule(ctx context.Context, typeArg string, expression string, timeZone *string, count *int, after *time.Time) ([]*time.Time, error)
+	PreviewSchedule(ctx context.Context, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) ([]*time.Time, error)
 	Servers(ctx context.Context) ([]*cluster.Member, error)
 	AppStats(ctx context.Context, app string, hours *int) (*jobs.Stats, error)
 	Users(ctx context.Context) ([]*db.User, error)
@@ -880,6 +916,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AppWithSecret.Secret(childComplexity), true
 
+	case "Calendar.app":
+		if e.ComplexityRoot.Calendar.App == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.App(childComplexity), true
+	case "Calendar.createdAt":
+		if e.ComplexityRoot.Calendar.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.CreatedAt(childComplexity), true
+	case "Calendar.dates":
+		if e.ComplexityRoot.Calendar.Dates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Dates(childComplexity), true
+	case "Calendar.description":
+		if e.ComplexityRoot.Calendar.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Description(childComplexity), true
+	case "Calendar.id":
+		if e.ComplexityRoot.Calendar.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.ID(childComplexity), true
+	case "Calendar.jobs":
+		if e.ComplexityRoot.Calendar.Jobs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Jobs(childComplexity), true
+	case "Calendar.name":
+		if e.ComplexityRoot.Calendar.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Name(childComplexity), true
+	case "Calendar.updatedAt":
+		if e.ComplexityRoot.Calendar.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.UpdatedAt(childComplexity), true
+
 	case "Instance.actualTriggerTime":
 		if e.ComplexityRoot.Instance.ActualTriggerAt == nil {
 			break
@@ -1075,6 +1160,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.App(childComplexity), true
+	case "Job.calendar":
+		if e.ComplexityRoot.Job.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Calendar(childComplexity), true
 	case "Job.createdAt":
 		if e.ComplexityRoot.Job.CreatedAt == nil {
 			break
@@ -1183,6 +1274,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.ScheduleType(childComplexity), true
+	case "Job.scheduleWindow":
+		if e.ComplexityRoot.Job.ScheduleWindow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ScheduleWindow(childComplexity), true
 	case "Job.stats":
 		if e.ComplexityRoot.Job.Stats == nil {
 			break
@@ -1406,6 +1503,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateApp(childComplexity, args["name"].(string), args["description"].(*string)), true
+	case "Mutation.createCalendar":
+		if e.ComplexityRoot.Mutation.CreateCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCalendar(childComplexity, args["input"].(model.CalendarInput)), true
 	case "Mutation.createJob":
 		if e.ComplexityRoot.Mutation.CreateJob == nil {
 			break
@@ -1450,6 +1558,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteApp(childComplexity, args["app"].(string)), true
+	case "Mutation.deleteCalendar":
+		if e.ComplexityRoot.Mutation.DeleteCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCalendar(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteJob":
 		if e.ComplexityRoot.Mutation.DeleteJob == nil {
 			break
@@ -1676,6 +1795,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.StopWorkflowInstance(childComplexity, args["id"].(string)), true
+	case "Mutation.updateCalendar":
+		if e.ComplexityRoot.Mutation.UpdateCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCalendar(childComplexity, args["id"].(string), args["input"].(model.CalendarInput)), true
 	case "Mutation.updateJob":
 		if e.ComplexityRoot.Mutation.UpdateJob == nil {
 			break
@@ -1766,6 +1896,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Apps(childComplexity), true
+	case "Query.calendar":
+		if e.ComplexityRoot.Query.Calendar == nil {
+			break
+		}
+
+		args, err := ec.field_Query_calendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Calendar(childComplexity, args["id"].(string)), true
+	case "Query.calendars":
+		if e.ComplexityRoot.Query.Calendars == nil {
+			break
+		}
+
+		args, err := ec.field_Query_calendars_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Calendars(childComplexity, args["app"].(string)), true
 	case "Query.exportWorkflow":
 		if e.ComplexityRoot.Query.ExportWorkflow == nil {
 			break
@@ -1838,7 +1990,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.PreviewSchedule(childComplexity, args["type"].(string), args["expression"].(string), args["timeZone"].(*string), args["count"].(*int), args["after"].(*time.Time)), true
+		return e.ComplexityRoot.Query.PreviewSchedule(childComplexity, args["type"].(string), args["expression"].(string), args["timeZone"].(*string), args["count"].(*int), args["after"].(*time.Time), args["window"].(*db.ScheduleWindow), args["app"].(*string), args["calendar"].(*string)), true
 	case "Query.servers":
 		if e.ComplexityRoot.Query.Servers == nil {
 			break
@@ -1906,6 +2058,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Workflows(childComplexity, args["app"].(string), args["search"].(*string), args["first"].(*int), args["after"].(*string)), true
+
+	case "ScheduleWindow.days":
+		if e.ComplexityRoot.ScheduleWindow.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleWindow.Days(childComplexity), true
+	case "ScheduleWindow.end":
+		if e.ComplexityRoot.ScheduleWindow.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleWindow.End(childComplexity), true
+	case "ScheduleWindow.start":
+		if e.ComplexityRoot.ScheduleWindow.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleWindow.Start(childComplexity), true
 
 	case "Server.advertiseUrl":
 		if e.ComplexityRoot.Server.AdvertiseURL == nil {
@@ -2765,8 +2936,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAlarmInput,
+		ec.unmarshalInputCalendarInput,
 		ec.unmarshalInputJobInput,
 		ec.unmarshalInputLifecycleInput,
+		ec.unmarshalInputScheduleWindowInput,
 		ec.unmarshalInputWorkerFilterInput,
 		ec.unmarshalInputWorkflowEdgeInput,
 		ec.unmarshalInputWorkflowInput,
@@ -2941,6 +3114,98 @@ extend type Mutation {
   connected is a CONFLICT naming their hosts: stop them first.
   """
   deleteApp(app: String!): Boolean!
+}
+`, BuiltIn: false},
+	{Name: "../schema/calendar.graphqls", Input: `"A day of the week."
+enum Weekday {
+  "Monday."
+  MONDAY
+  "Tuesday."
+  TUESDAY
+  "Wednesday."
+  WEDNESDAY
+  "Thursday."
+  THURSDAY
+  "Friday."
+  FRIDAY
+  "Saturday."
+  SATURDAY
+  "Sunday."
+  SUNDAY
+}
+
+"""
+A FIXED_RATE job's daily window, in the job's time zone: it fires at the
+window's start and every interval after it, up to and including its end, on
+the chosen weekdays. Wall-clock times: on the day summer time starts the
+skipped hour has no fires; on the day it ends, a window across the repeated
+hour fires through both passes of it.
+"""
+type ScheduleWindow {
+  "Opening time of day, HH:MM or HH:MM:SS."
+  start: String!
+  "Closing time of day (included), later than start: a window does not cross midnight."
+  end: String!
+  "The weekdays it opens on; empty: every day."
+  days: [Weekday!]!
+}
+
+"A FIXED_RATE job's daily window, in the job's time zone."
+input ScheduleWindowInput {
+  "Opening time of day, HH:MM or HH:MM:SS, e.g. 09:00."
+  start: String!
+  "Closing time of day (included), later than start, e.g. 17:30."
+  end: String!
+  "The weekdays it opens on; omitted or empty: every day."
+  days: [Weekday!]
+}
+
+"Dates on which the CRON and FIXED_RATE jobs referencing it do not fire (holidays), in each job's time zone."
+type Calendar {
+  "The calendar's id."
+  id: ID!
+  "The app it belongs to."
+  app: App!
+  "Unique within the app."
+  name: String!
+  "What the calendar is."
+  description: String!
+  "The excluded dates, YYYY-MM-DD, sorted."
+  dates: [String!]!
+  "The jobs that reference it, by name."
+  jobs: [Job!]!
+  "When it was created."
+  createdAt: Time!
+  "When it last changed."
+  updatedAt: Time!
+}
+
+"A calendar of excluded dates."
+input CalendarInput {
+  "The app's name."
+  app: String!
+  "Unique within the app; at most 128 characters."
+  name: String!
+  "What the calendar is; at most 2000 characters."
+  description: String = ""
+  "The excluded dates, YYYY-MM-DD (at most 5000); order and repeats do not matter."
+  dates: [String!]!
+}
+
+extend type Query {
+  "An app's calendars, by name."
+  calendars(app: String!): [Calendar!]!
+  "A calendar by id; NOT_FOUND if it does not exist or the caller may not see its app."
+  calendar(id: ID!): Calendar
+}
+
+extend type Mutation {
+  "Creates a calendar (EDITOR on its app)."
+  createCalendar(input: CalendarInput!): Calendar!
+  "Replaces a calendar; the jobs referencing it skip its new dates from now on."
+  updateCalendar(id: ID!, input: CalendarInput!): Calendar!
+  "Deletes a calendar; CONFLICT while jobs reference it."
+  deleteCalendar(id: ID!): Boolean!
 }
 `, BuiltIn: false},
 	{Name: "../schema/instance.graphqls", Input: `"Where an instance is in its life."
@@ -3239,6 +3504,10 @@ type Job {
   scheduleExpression: String!
   "IANA time zone the cron expression is evaluated in."
   timeZone: String!
+  "FIXED_RATE only: the daily window it fires in; null: all day."
+  scheduleWindow: ScheduleWindow
+  "The calendar whose dates it skips (CRON and FIXED_RATE); null: none."
+  calendar: Calendar
   "When it may fire."
   lifecycle: Lifecycle!
   "How an instance's work is spread over workers."
@@ -3297,6 +3566,10 @@ input JobInput {
   scheduleExpression: String = ""
   "IANA time zone the cron expression is evaluated in."
   timeZone: String = "UTC"
+  "FIXED_RATE only: a daily window to fire in (in timeZone); omitted: all day."
+  scheduleWindow: ScheduleWindowInput
+  "CRON and FIXED_RATE: the name of the app's calendar whose dates the job skips; omitted or empty: none."
+  calendar: String
   "When it may fire."
   lifecycle: LifecycleInput
   "How an instance's work is spread over workers."
@@ -3361,9 +3634,12 @@ extend type Query {
   """
   The next ` + "`" + `count` + "`" + ` fire times (default 5, at most 100) of a schedule strictly
   after ` + "`" + `after` + "`" + ` (default now): exactly the times the trigger loop uses. A bad
-  expression is a BAD_INPUT error naming the field.
+  expression is a BAD_INPUT error naming the field. ` + "`" + `window` + "`" + ` restricts a
+  FIXED_RATE schedule to a daily window; ` + "`" + `calendar` + "`" + ` (with ` + "`" + `app` + "`" + `) skips the
+  dates of that app's calendar.
   """
-  previewSchedule(type: ScheduleType!, expression: String!, timeZone: String, count: Int, after: Time): [Time!]!
+  previewSchedule(type: ScheduleType!, expression: String!, timeZone: String, count: Int, after: Time,
+    window: ScheduleWindowInput, app: String, calendar: String): [Time!]!
 }
 
 extend type Mutation {
@@ -4243,6 +4519,28 @@ func (ec *executionContext) childFields_AppWithSecret(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type AppWithSecret", field.Name)
 }
 
+func (ec *executionContext) childFields_Calendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Calendar_id(ctx, field)
+	case "app":
+		return ec.fieldContext_Calendar_app(ctx, field)
+	case "name":
+		return ec.fieldContext_Calendar_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Calendar_description(ctx, field)
+	case "dates":
+		return ec.fieldContext_Calendar_dates(ctx, field)
+	case "jobs":
+		return ec.fieldContext_Calendar_jobs(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Calendar_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Calendar_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Calendar", field.Name)
+}
+
 func (ec *executionContext) childFields_Instance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4343,6 +4641,10 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_scheduleExpression(ctx, field)
 	case "timeZone":
 		return ec.fieldContext_Job_timeZone(ctx, field)
+	case "scheduleWindow":
+		return ec.fieldContext_Job_scheduleWindow(ctx, field)
+	case "calendar":
+		return ec.fieldContext_Job_calendar(ctx, field)
 	case "lifecycle":
 		return ec.fieldContext_Job_lifecycle(ctx, field)
 	case "executionMode":
@@ -4485,6 +4787,18 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_ScheduleWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_ScheduleWindow_start(ctx, field)
+	case "end":
+		return ec.fieldContext_ScheduleWindow_end(ctx, field)
+	case "days":
+		return ec.fieldContext_ScheduleWindow_days(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScheduleWindow", field.Name)
 }
 
 func (ec *executionContext) childFields_Server(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5135,6 +5449,20 @@ func (ec *executionContext) field_Mutation_createApp_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CalendarInput, error) {
+			return ec.unmarshalNCalendarInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5204,6 +5532,20 @@ func (ec *executionContext) field_Mutation_deleteApp_args(ctx context.Context, r
 		return nil, err
 	}
 	args["app"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -5623,6 +5965,28 @@ func (ec *executionContext) field_Mutation_stopWorkflowInstance_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CalendarInput, error) {
+			return ec.unmarshalNCalendarInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5708,6 +6072,34 @@ func (ec *executionContext) field_Query_appStats_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["hours"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_calendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_calendars_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
 	return args, nil
 }
 
@@ -5896,6 +6288,30 @@ func (ec *executionContext) field_Query_previewSchedule_args(ctx context.Context
 		return nil, err
 	}
 	args["after"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "window",
+		func(ctx context.Context, v any) (*db.ScheduleWindow, error) {
+			return ec.unmarshalOScheduleWindowInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["window"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "calendar",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calendar"] = arg7
 	return args, nil
 }
 
@@ -7025,6 +7441,208 @@ func (ec *executionContext) fieldContext_AppWithSecret_secret(_ context.Context,
 	return graphql.NewScalarFieldContext("AppWithSecret", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_app(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_app(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Calendar().App(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_app(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calendar_name(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_description(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_dates(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_dates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_dates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_jobs(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_jobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Calendar().Jobs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_jobs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calendar_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_updatedAt(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _Instance_id(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7967,6 +8585,70 @@ func (ec *executionContext) _Job_timeZone(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Job_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Job_scheduleWindow(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_scheduleWindow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScheduleWindow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.ScheduleWindow) graphql.Marshaler {
+			return ec.marshalOScheduleWindow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_scheduleWindow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScheduleWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_calendar(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().Calendar(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+			return ec.marshalOCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Job_lifecycle(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
@@ -9226,6 +9908,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteApp(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteApp_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCalendar(ctx, fc.Args["input"].(model.CalendarInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCalendar(ctx, fc.Args["id"].(string), fc.Args["input"].(model.CalendarInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCalendar(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10569,6 +11383,94 @@ func (ec *executionContext) fieldContext_Query_apps(_ context.Context, field gra
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_calendars(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_calendars(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Calendars(ctx, fc.Args["app"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendarᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_calendars(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_calendars_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_calendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Calendar(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+			return ec.marshalOCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_calendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_calendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_instances(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10755,7 +11657,7 @@ func (ec *executionContext) _Query_previewSchedule(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().PreviewSchedule(ctx, fc.Args["type"].(string), fc.Args["expression"].(string), fc.Args["timeZone"].(*string), fc.Args["count"].(*int), fc.Args["after"].(*time.Time))
+			return ec.Resolvers.Query().PreviewSchedule(ctx, fc.Args["type"].(string), fc.Args["expression"].(string), fc.Args["timeZone"].(*string), fc.Args["count"].(*int), fc.Args["after"].(*time.Time), fc.Args["window"].(*db.ScheduleWindow), fc.Args["app"].(*string), fc.Args["calendar"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*time.Time) graphql.Marshaler {
@@ -11267,6 +12169,75 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ScheduleWindow_start(ctx context.Context, field graphql.CollectedField, obj *db.ScheduleWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleWindow_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleWindow_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScheduleWindow_end(ctx context.Context, field graphql.CollectedField, obj *db.ScheduleWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleWindow_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleWindow_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScheduleWindow_days(ctx context.Context, field graphql.CollectedField, obj *db.ScheduleWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleWindow_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNWeekday2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleWindow_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleWindow", field, false, false, errors.New("field of type Weekday does not have child fields"))
 }
 
 func (ec *executionContext) _Server_id(ctx context.Context, field graphql.CollectedField, obj *cluster.Member) (ret graphql.Marshaler) {
@@ -15782,6 +16753,61 @@ func (ec *executionContext) unmarshalInputAlarmInput(ctx context.Context, obj an
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCalendarInput(ctx context.Context, obj any) (model.CalendarInput, error) {
+	var it model.CalendarInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["description"]; !present {
+		asMap["description"] = ""
+	}
+
+	fieldsInOrder := [...]string{"app", "name", "description", "dates"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "app":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("app"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.App = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "dates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dates"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dates = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any) (model.JobInput, error) {
 	var it model.JobInput
 	if obj == nil {
@@ -15833,7 +16859,7 @@ func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any)
 		asMap["misfirePolicy"] = "FIRE_ONCE"
 	}
 
-	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "lifecycle", "executionMode", "processorType", "processor", "params", "maxInstances", "taskConcurrency", "timeoutMs", "instanceRetries", "taskRetries", "workerFilter", "dispatchStrategy", "misfirePolicy", "alarm"}
+	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "scheduleWindow", "calendar", "lifecycle", "executionMode", "processorType", "processor", "params", "maxInstances", "taskConcurrency", "timeoutMs", "instanceRetries", "taskRetries", "workerFilter", "dispatchStrategy", "misfirePolicy", "alarm"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15889,6 +16915,20 @@ func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.TimeZone = data
+		case "scheduleWindow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheduleWindow"))
+			data, err := ec.unmarshalOScheduleWindowInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScheduleWindow = data
+		case "calendar":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendar"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Calendar = data
 		case "lifecycle":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lifecycle"))
 			data, err := ec.unmarshalOLifecycleInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐLifecycleInput(ctx, v)
@@ -16024,6 +17064,50 @@ func (ec *executionContext) unmarshalInputLifecycleInput(ctx context.Context, ob
 				return it, err
 			}
 			it.End = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputScheduleWindowInput(ctx context.Context, obj any) (db.ScheduleWindow, error) {
+	var it db.ScheduleWindow
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "end", "days"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		case "days":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("days"))
+			data, err := ec.unmarshalOWeekday2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Days = data
 		}
 	}
 	return it, nil
@@ -17087,6 +18171,145 @@ func (ec *executionContext) _AppWithSecret(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var calendarImplementors = []string{"Calendar"}
+
+func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet, obj *db.Calendar) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Calendar")
+		case "id":
+			out.Values[i] = ec._Calendar_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "app":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_app(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Calendar_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Calendar_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dates":
+			out.Values[i] = ec._Calendar_dates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "jobs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_jobs(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._Calendar_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Calendar_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var instanceImplementors = []string{"Instance"}
 
 func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet, obj *db.Instance) graphql.Marshaler {
@@ -17647,6 +18870,49 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "scheduleWindow":
+			out.Values[i] = ec._Job_scheduleWindow(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_calendar(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "lifecycle":
 			field := field
 
@@ -18321,6 +19587,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "stopInstance":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_stopInstance(ctx, field)
@@ -18682,6 +19969,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "calendars":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_calendars(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_calendar(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "instances":
 			field := field
 
@@ -19025,6 +20356,54 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var scheduleWindowImplementors = []string{"ScheduleWindow"}
+
+func (ec *executionContext) _ScheduleWindow(ctx context.Context, sel ast.SelectionSet, obj *db.ScheduleWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScheduleWindow")
+		case "start":
+			out.Values[i] = ec._ScheduleWindow_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._ScheduleWindow_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "days":
+			out.Values[i] = ec._ScheduleWindow_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -21776,6 +23155,37 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNCalendar2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendarᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Calendar) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Calendar(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCalendarInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx context.Context, v any) (model.CalendarInput, error) {
+	res, err := ec.unmarshalInputCalendarInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDispatchStrategy2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -22012,6 +23422,22 @@ func (ec *executionContext) marshalNJSON2interface(ctx context.Context, sel ast.
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNJob2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Job) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx context.Context, sel ast.SelectionSet, v *db.Job) graphql.Marshaler {
@@ -22413,6 +23839,52 @@ func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋjobwheelᚋjobwheel�
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWeekday2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWeekday2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNWeekday2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWeekday2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNWeekday2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeekday2string(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNWorker2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Worker) graphql.Marshaler {
@@ -22937,6 +24409,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalOCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Calendar(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalODispatchStrategy2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -23139,6 +24618,21 @@ func (ec *executionContext) marshalOOverlapPolicy2ᚖstring(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) marshalOScheduleWindow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx context.Context, sel ast.SelectionSet, v *db.ScheduleWindow) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ScheduleWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOScheduleWindowInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx context.Context, v any) (*db.ScheduleWindow, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputScheduleWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋclusterᚐMember(ctx context.Context, sel ast.SelectionSet, v *cluster.Member) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -23240,6 +24734,42 @@ func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋjobwheelᚋjobwheel�
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWeekday2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWeekday2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOWeekday2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeekday2string(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOWorker2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorker(ctx context.Context, sel ast.SelectionSet, v *db.Worker) graphql.Marshaler {

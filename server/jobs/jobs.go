@@ -69,6 +69,11 @@ type Store interface {
 	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
 	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
 	JobCreate(ctx context.Context, j *db.Job) error
+	CalendarByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)
+	CalendarCreate(ctx context.Context, c *db.Calendar) error
+	CalendarGet(ctx context.Context, id int64) (*db.Calendar, error)
+	CalendarList(ctx context.Context, appID int64) ([]db.Calendar, error)
+	JobsByCalendar(ctx context.Context, calendarID int64) ([]db.Job, error)
 	JobDelete(ctx context.Context, id int64) error
 	JobGet(ctx context.Context, id int64) (*db.Job, error)
 	JobList(ctx context.Context, appID int64, search string, beforeID int64, limit int) (db.JobPage, error)
@@ -146,6 +151,11 @@ type Input struct {
 	DispatchStrategy   *string
 	MisfirePolicy      *string
 	Alarm              db.Alarm
+	// ScheduleWindow restricts FIXED_RATE to a daily window; nil: none.
+	ScheduleWindow *db.ScheduleWindow
+	// Calendar names the app's calendar whose dates the job skips; nil
+	// or empty: none.
+	Calendar *string
 }
 
 // HTTPProcessor is the HTTP processor's definition (its processor field).
@@ -158,8 +168,9 @@ type HTTPProcessor struct {
 	TimeoutMs    int               `json:"timeoutMs,omitempty"`
 }
 
-// build validates in and returns the job it defines (without ids).
-func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, error) {
+// build validates in and returns the job it defines (without ids); cal is
+// the calendar in.Calendar names, resolved by the caller (nil: none).
+func (s *Service) build(in Input, appID int64, cal *db.Calendar) (*db.Job, *schedule.Schedule, error) {
 	j := &db.Job{AppID: appID, Name: strings.TrimSpace(in.Name), Description: deref(in.Description, ""),
 		Enabled: deref(in.Enabled, true), ScheduleType: in.ScheduleType, ScheduleExpression: strings.TrimSpace(deref(in.ScheduleExpression, "")),
 		TimeZone: deref(in.TimeZone, "UTC"), LifecycleStart: in.LifecycleStart, LifecycleEnd: in.LifecycleEnd,
@@ -167,7 +178,10 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 		Params: deref(in.Params, ""), MaxInstances: deref(in.MaxInstances, 1), TaskConcurrency: deref(in.TaskConcurrency, 5),
 		TimeoutMs: int64(deref(in.TimeoutMs, 0)), InstanceRetries: deref(in.InstanceRetries, 0), TaskRetries: deref(in.TaskRetries, 0),
 		WorkerFilter: in.WorkerFilter, DispatchStrategy: deref(in.DispatchStrategy, db.DispatchHealthFirst),
-		MisfirePolicy: deref(in.MisfirePolicy, db.MisfireFireOnce), Alarm: in.Alarm}
+		MisfirePolicy: deref(in.MisfirePolicy, db.MisfireFireOnce), Alarm: in.Alarm, ScheduleWindow: in.ScheduleWindow}
+	if cal != nil {
+		j.CalendarID, j.ExcludedDates = &cal.ID, cal.Dates
+	}
 	if j.TimeZone == "" {
 		j.TimeZone = "UTC"
 	}
@@ -184,8 +198,15 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 	if err := checkText(j); err != nil {
 		return nil, nil, err
 	}
-	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
-		Start: j.LifecycleStart, End: j.LifecycleEnd})
+	if j.ScheduleWindow != nil {
+		w := *j.ScheduleWindow
+		w.Start, w.End = strings.TrimSpace(w.Start), strings.TrimSpace(w.End)
+		j.ScheduleWindow = &w
+	}
+	if cal != nil && j.ScheduleType != db.ScheduleCron && j.ScheduleType != db.ScheduleFixedRate {
+		return nil, nil, fault.BadInput("calendar", "only CRON and FIXED_RATE jobs skip a calendar's dates")
+	}
+	sch, err := schedule.Parse(schedule.JobSpec(j))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -398,7 +419,11 @@ func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
 	if err != nil {
 		return nil, asInput("app", err)
 	}
-	j, sch, err := s.build(in, app.ID)
+	cal, err := s.calendarNamed(ctx, app.ID, in.Calendar)
+	if err != nil {
+		return nil, err
+	}
+	j, sch, err := s.build(in, app.ID, cal)
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +451,11 @@ func (s *Service) Update(ctx context.Context, id int64, in Input) (*db.Job, erro
 	if in.App != app.Name {
 		return nil, fault.BadInput("app", "a job cannot move to another app (it belongs to %q)", app.Name)
 	}
-	j, sch, err := s.build(in, app.ID)
+	cal, err := s.calendarNamed(ctx, app.ID, in.Calendar)
+	if err != nil {
+		return nil, err
+	}
+	j, sch, err := s.build(in, app.ID, cal)
 	if err != nil {
 		return nil, err
 	}
@@ -456,8 +485,7 @@ func (s *Service) SetEnabled(ctx context.Context, id int64, enabled bool) (*db.J
 	if err != nil {
 		return nil, err
 	}
-	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
-		Start: j.LifecycleStart, End: j.LifecycleEnd})
+	sch, err := schedule.Parse(schedule.JobSpec(j))
 	if err != nil {
 		return nil, err
 	}

@@ -144,8 +144,7 @@ func (l *Loop) schedule(j *db.Job) (*schedule.Schedule, error) {
 	if ok && c.updated.Equal(j.UpdatedAt) {
 		return c.s, nil
 	}
-	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
-		Start: j.LifecycleStart, End: j.LifecycleEnd})
+	sch, err := schedule.Parse(schedule.JobSpec(j))
 	if err != nil {
 		return nil, err
 	}
