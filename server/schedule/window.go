@@ -39,7 +39,9 @@ func (c civil) addDays(n int) civil {
 	return civilOf(time.Date(c.y, c.m, c.d+n, 12, 0, 0, 0, time.UTC))
 }
 
-func (c civil) weekday() time.Weekday { return time.Date(c.y, c.m, c.d, 12, 0, 0, 0, time.UTC).Weekday() }
+func (c civil) weekday() time.Weekday {
+	return time.Date(c.y, c.m, c.d, 12, 0, 0, 0, time.UTC).Weekday()
+}
 
 func (c civil) String() string { return fmt.Sprintf("%04d-%02d-%02d", c.y, c.m, c.d) }
 
