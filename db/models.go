@@ -147,6 +147,59 @@ type Alarm struct {
 	SilenceSec int      `json:"silenceSec,omitempty"`
 }
 
+// JobDefinition is a job's definition as a version keeps it: JobInput's
+// fields (the calendar by name), without the app.
+type JobDefinition struct {
+	Name               string          `json:"name"`
+	Description        string          `json:"description"`
+	Enabled            bool            `json:"enabled"`
+	ScheduleType       string          `json:"scheduleType"`
+	ScheduleExpression string          `json:"scheduleExpression"`
+	TimeZone           string          `json:"timeZone"`
+	LifecycleStart     *time.Time      `json:"lifecycleStart,omitempty"`
+	LifecycleEnd       *time.Time      `json:"lifecycleEnd,omitempty"`
+	ScheduleWindow     *ScheduleWindow `json:"scheduleWindow,omitempty"`
+	Calendar           string          `json:"calendar,omitempty"`
+	ExecutionMode      string          `json:"executionMode"`
+	ProcessorType      string          `json:"processorType"`
+	Processor          string          `json:"processor"`
+	Params             string          `json:"params"`
+	MaxInstances       int             `json:"maxInstances"`
+	TaskConcurrency    int             `json:"taskConcurrency"`
+	TimeoutMs          int64           `json:"timeoutMs"`
+	InstanceRetries    int             `json:"instanceRetries"`
+	TaskRetries        int             `json:"taskRetries"`
+	WorkerFilter       WorkerFilter    `json:"workerFilter"`
+	DispatchStrategy   string          `json:"dispatchStrategy"`
+	MisfirePolicy      string          `json:"misfirePolicy"`
+	Alarm              Alarm           `json:"alarm"`
+}
+
+// JobVersion is one kept version of a job.
+type JobVersion struct {
+	bun.BaseModel `bun:"table:job_versions,alias:jv"`
+
+	JobID      int64         `bun:"job_id,pk"`
+	Version    int           `bun:"version,pk"`
+	Definition JobDefinition `bun:"definition,notnull,type:json"`
+	// Change is CREATE, UPDATE, ENABLE, DISABLE or RESTORE (with the
+	// version restored, e.g. "RESTORE 3").
+	Change    string    `bun:"change,notnull"`
+	CreatedBy string    `bun:"created_by,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+}
+
+// Definition returns the job's definition; calendar is its calendar's
+// name ("" for none).
+func (j *Job) Definition(calendar string) JobDefinition {
+	return JobDefinition{Name: j.Name, Description: j.Description, Enabled: j.Enabled, ScheduleType: j.ScheduleType,
+		ScheduleExpression: j.ScheduleExpression, TimeZone: j.TimeZone, LifecycleStart: j.LifecycleStart, LifecycleEnd: j.LifecycleEnd,
+		ScheduleWindow: j.ScheduleWindow, Calendar: calendar, ExecutionMode: j.ExecutionMode, ProcessorType: j.ProcessorType,
+		Processor: j.Processor, Params: j.Params, MaxInstances: j.MaxInstances, TaskConcurrency: j.TaskConcurrency,
+		TimeoutMs: j.TimeoutMs, InstanceRetries: j.InstanceRetries, TaskRetries: j.TaskRetries, WorkerFilter: j.WorkerFilter,
+		DispatchStrategy: j.DispatchStrategy, MisfirePolicy: j.MisfirePolicy, Alarm: j.Alarm}
+}
+
 // ScheduleWindow restricts a FIXED_RATE job to a daily window of wall-clock
 // time in the job's time zone, on chosen weekdays (package schedule).
 type ScheduleWindow struct {
@@ -207,10 +260,12 @@ type Job struct {
 	// ExcludedDates is a copy of its dates, kept by the API in the same
 	// transaction as every change of the calendar, so the schedule is
 	// computed from the job row alone.
-	CalendarID    *int64    `bun:"calendar_id"`
-	ExcludedDates []string  `bun:"excluded_dates,type:json,nullzero"`
-	CreatedAt     time.Time `bun:"created_at,notnull"`
-	UpdatedAt     time.Time `bun:"updated_at,notnull"`
+	CalendarID    *int64   `bun:"calendar_id"`
+	ExcludedDates []string `bun:"excluded_dates,type:json,nullzero"`
+	// Version counts the job's changes (job_versions keeps each).
+	Version   int       `bun:"version,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
 }
 
 // Instance states (docs/design.md §5.6).
@@ -259,9 +314,12 @@ type Instance struct {
 	MaxRetries         *int               `bun:"max_retries"`
 	// IdempotencyKey is the key runJob was called with, held for
 	// IdempotencyWindow (server/jobs); nil for every other instance.
-	IdempotencyKey *string   `bun:"idempotency_key"`
-	CreatedAt      time.Time `bun:"created_at,notnull"`
-	UpdatedAt      time.Time `bun:"updated_at,notnull"`
+	IdempotencyKey *string `bun:"idempotency_key"`
+	// JobVersion is the version of the job the instance ran (nil for
+	// instances from before versions were kept, and workflow nodes).
+	JobVersion *int      `bun:"job_version"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+	UpdatedAt  time.Time `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.

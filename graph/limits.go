@@ -34,6 +34,9 @@ func setComplexity(c *generated.Config) {
 	q.Instance.Logs = func(child int, _ *int, first *int) int {
 		return 1 + times(page(first, 200, 1000), child)
 	}
+	q.Job.Versions = func(child int, first *int) int {
+		return 1 + times(page(first, 50, 500), child)
+	}
 	q.Job.Upcoming = func(child int, count *int) int {
 		return 1 + page(count, 5, 100)
 	}

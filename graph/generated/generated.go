@@ -40,6 +40,7 @@ type ResolverRoot interface {
 	InstanceConnection() InstanceConnectionResolver
 	Job() JobResolver
 	JobConnection() JobConnectionResolver
+	JobVersion() JobVersionResolver
 	LogLine() LogLineResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
@@ -137,6 +138,7 @@ type ComplexityRoot struct {
 		ID                func(childComplexity int) int
 		IdempotencyKey    func(childComplexity int) int
 		Job               func(childComplexity int) int
+		JobVersion        func(childComplexity int) int
 		Logs              func(childComplexity int, afterSeq *int, first *int) int
 		Params            func(childComplexity int) int
 		Reason            func(childComplexity int) int
@@ -199,6 +201,8 @@ type ComplexityRoot struct {
 		TimeoutMs          func(childComplexity int) int
 		Upcoming           func(childComplexity int, count *int) int
 		UpdatedAt          func(childComplexity int) int
+		Version            func(childComplexity int) int
+		Versions           func(childComplexity int, first *int) int
 		WorkerFilter       func(childComplexity int) int
 	}
 
@@ -219,6 +223,15 @@ type ComplexityRoot struct {
 		Outcomes  func(childComplexity int) int
 		Stopped   func(childComplexity int) int
 		Succeeded func(childComplexity int) int
+	}
+
+	JobVersion struct {
+		Change     func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		CreatedBy  func(childComplexity int) int
+		Definition func(childComplexity int) int
+		Processor  func(childComplexity int) int
+		Version    func(childComplexity int) int
 	}
 
 	Lifecycle struct {
@@ -258,6 +271,7 @@ type ComplexityRoot struct {
 		MarkWorkflowNodeSucceeded func(childComplexity int, workflowInstanceID string, node string) int
 		PauseWorkflowInstance     func(childComplexity int, id string) int
 		RerunWorkflowNode         func(childComplexity int, workflowInstanceID string, node string, downstream bool) int
+		RestoreJobVersion         func(childComplexity int, id string, version int) int
 		RestoreWorkflowVersion    func(childComplexity int, id string, version int) int
 		ResumeWorkflowInstance    func(childComplexity int, id string) int
 		RetryInstance             func(childComplexity int, id string) int
@@ -553,9 +567,15 @@ type JobResolver interface {
 	Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error)
 	LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error)
 	Stats(ctx context.Context, obj *db.Job, hours *int) (*jobs.JobStats, error)
+
+	Versions(ctx context.Context, obj *db.Job, first *int) ([]*db.JobVersion, error)
 }
 type JobConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.JobConnection) (int, error)
+}
+type JobVersionResolver interface {
+	Definition(ctx context.Context, obj *db.JobVersion) (any, error)
+	Processor(ctx context.Context, obj *db.JobVersion) (string, error)
 }
 type LogLineResolver interface {
 	Worker(ctx context.Context, obj *db.InstanceLog) (*string, error)
@@ -577,6 +597,7 @@ type MutationResolver interface {
 	SetJobEnabled(ctx context.Context, id string, enabled bool) (*db.Job, error)
 	DeleteJob(ctx context.Context, id string) (bool, error)
 	RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error)
+	RestoreJobVersion(ctx context.Context, id string, version int) (*db.Job, error)
 	CreateUser(ctx context.Context, username string, password string, admin *bool) (*db.User, error)
 	ChangePassword(ctx context.Context, oldPassword string, newPassword string) (bool, error)
 	CreateAPIToken(ctx context.Context, name string, app *string, role *model.AppRole) (*model.APITokenWithSecret, error)
@@ -1013,6 +1034,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.Job(childComplexity), true
+	case "Instance.jobVersion":
+		if e.ComplexityRoot.Instance.JobVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.JobVersion(childComplexity), true
 	case "Instance.logs":
 		if e.ComplexityRoot.Instance.Logs == nil {
 			break
@@ -1332,6 +1359,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.UpdatedAt(childComplexity), true
+	case "Job.version":
+		if e.ComplexityRoot.Job.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Version(childComplexity), true
+	case "Job.versions":
+		if e.ComplexityRoot.Job.Versions == nil {
+			break
+		}
+
+		args, err := ec.field_Job_versions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Job.Versions(childComplexity, args["first"].(*int)), true
 	case "Job.workerFilter":
 		if e.ComplexityRoot.Job.WorkerFilter == nil {
 			break
@@ -1401,6 +1445,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.JobStats.Succeeded(childComplexity), true
+
+	case "JobVersion.change":
+		if e.ComplexityRoot.JobVersion.Change == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.Change(childComplexity), true
+	case "JobVersion.createdAt":
+		if e.ComplexityRoot.JobVersion.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.CreatedAt(childComplexity), true
+	case "JobVersion.author":
+		if e.ComplexityRoot.JobVersion.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.CreatedBy(childComplexity), true
+	case "JobVersion.definition":
+		if e.ComplexityRoot.JobVersion.Definition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.Definition(childComplexity), true
+	case "JobVersion.processor":
+		if e.ComplexityRoot.JobVersion.Processor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.Processor(childComplexity), true
+	case "JobVersion.version":
+		if e.ComplexityRoot.JobVersion.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.Version(childComplexity), true
 
 	case "Lifecycle.end":
 		if e.ComplexityRoot.Lifecycle.End == nil {
@@ -1652,6 +1733,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RerunWorkflowNode(childComplexity, args["workflowInstanceId"].(string), args["node"].(string), args["downstream"].(bool)), true
+	case "Mutation.restoreJobVersion":
+		if e.ComplexityRoot.Mutation.RestoreJobVersion == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreJobVersion_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreJobVersion(childComplexity, args["id"].(string), args["version"].(int)), true
 	case "Mutation.restoreWorkflowVersion":
 		if e.ComplexityRoot.Mutation.RestoreWorkflowVersion == nil {
 			break
@@ -3398,6 +3490,16 @@ enum DispatchStrategy {
   RANDOM
   "Qualifying workers in turn."
   ROUND_ROBIN
+  """
+  The same key to the same worker while the set of qualifying workers is
+  stable (rendezvous hashing: when a worker leaves, only its keys move). The
+  key is the ` + "`" + `key` + "`" + ` member of the instance's params when they are a JSON
+  object with one (e.g. ` + "`" + `{"key": "customer-42"}` + "`" + `), else the job. A task
+  whose worker is busy waits for it.
+  """
+  CONSISTENT_HASH
+  "The qualifying worker with a free slot that was picked longest ago (one never picked first)."
+  LEAST_RECENTLY_USED
 }
 
 "What happens to fires missed while no server could run them (downtime, fail-over)."
@@ -3673,6 +3775,39 @@ type JobStats {
   canceled: Int!
   "Finished instances per hour of the window, oldest first; hours with none are left out."
   outcomes: [OutcomeBucket!]!
+}
+`, BuiltIn: false},
+	{Name: "../schema/jobversion.graphqls", Input: `"One kept version of a job: its whole definition after a change, who made the change and when."
+type JobVersion {
+  "The version's number, from 1; the job's current one is Job.version."
+  version: Int!
+  "What made it: CREATE, UPDATE, ENABLE, DISABLE, RESTORE n (version n restored), or CODE (a declaration in a worker's code)."
+  change: String!
+  "Who made it: a username, or the worker that declared the job; empty when unknown (the version a job had before versions were kept)."
+  author: String!
+  "When it was made."
+  createdAt: Time!
+  "The definition, as JobInput's fields without app (the calendar by name)."
+  definition: JSON!
+  "The definition's processor: the script, the GO processor's name, or the HTTP request as JSON (for a script diff)."
+  processor: String!
+}
+
+extend type Job {
+  "Its current version: it counts the job's changes."
+  version: Int!
+  "Its kept versions, newest first, at most ` + "`" + `first` + "`" + ` (default 50, at most 500)."
+  versions(first: Int = 50): [JobVersion!]!
+}
+
+extend type Instance {
+  "The version of its job it ran; null for workflow nodes and instances older than version history."
+  jobVersion: Int
+}
+
+extend type Mutation {
+  "Makes a kept version the job's definition again (EDITOR), as a new version; it is validated as any change."
+  restoreJobVersion(id: ID!, version: Int!): Job!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `"""
@@ -4577,6 +4712,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_tasks(ctx, field)
 	case "logs":
 		return ec.fieldContext_Instance_logs(ctx, field)
+	case "jobVersion":
+		return ec.fieldContext_Instance_jobVersion(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Instance", field.Name)
 }
@@ -4685,6 +4822,10 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Job_updatedAt(ctx, field)
+	case "version":
+		return ec.fieldContext_Job_version(ctx, field)
+	case "versions":
+		return ec.fieldContext_Job_versions(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Job", field.Name)
 }
@@ -4725,6 +4866,24 @@ func (ec *executionContext) childFields_JobStats(ctx context.Context, field grap
 		return ec.fieldContext_JobStats_outcomes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type JobStats", field.Name)
+}
+
+func (ec *executionContext) childFields_JobVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_JobVersion_version(ctx, field)
+	case "change":
+		return ec.fieldContext_JobVersion_change(ctx, field)
+	case "author":
+		return ec.fieldContext_JobVersion_author(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_JobVersion_createdAt(ctx, field)
+	case "definition":
+		return ec.fieldContext_JobVersion_definition(ctx, field)
+	case "processor":
+		return ec.fieldContext_JobVersion_processor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobVersion", field.Name)
 }
 
 func (ec *executionContext) childFields_Lifecycle(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5337,6 +5496,20 @@ func (ec *executionContext) field_Job_upcoming_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Job_versions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_approveWorkflowNode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5692,6 +5865,28 @@ func (ec *executionContext) field_Mutation_rerunWorkflowNode_args(ctx context.Co
 		return nil, err
 	}
 	args["downstream"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreJobVersion_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
 	return args, nil
 }
 
@@ -8091,6 +8286,29 @@ func (ec *executionContext) fieldContext_Instance_logs(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Instance_jobVersion(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_jobVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.JobVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_jobVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _InstanceAttempt_attempt(ctx context.Context, field graphql.CollectedField, obj *db.InstanceAttempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9189,6 +9407,73 @@ func (ec *executionContext) fieldContext_Job_updatedAt(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Job_version(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Job_versions(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_versions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Job().Versions(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.JobVersion) graphql.Marshaler {
+			return ec.marshalNJobVersion2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_versions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobVersion(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Job_versions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JobConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9453,6 +9738,144 @@ func (ec *executionContext) fieldContext_JobStats_outcomes(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _JobVersion_version(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_change(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_change(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Change, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_author(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_author(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_author(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_definition(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_definition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.JobVersion().Definition(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_definition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_processor(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_processor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.JobVersion().Processor(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_processor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Lifecycle_start(ctx context.Context, field graphql.CollectedField, obj *model.Lifecycle) (ret graphql.Marshaler) {
@@ -10348,6 +10771,50 @@ func (ec *executionContext) fieldContext_Mutation_runJob(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_runJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreJobVersion(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_restoreJobVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RestoreJobVersion(ctx, fc.Args["id"].(string), fc.Args["version"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_restoreJobVersion(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreJobVersion_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18572,6 +19039,11 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "jobVersion":
+			out.Values[i] = ec._Instance_jobVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19145,6 +19617,49 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "version":
+			out.Values[i] = ec._Job_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "versions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_versions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19327,6 +19842,135 @@ func (ec *executionContext) _JobStats(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var jobVersionImplementors = []string{"JobVersion"}
+
+func (ec *executionContext) _JobVersion(ctx context.Context, sel ast.SelectionSet, obj *db.JobVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobVersion")
+		case "version":
+			out.Values[i] = ec._JobVersion_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "change":
+			out.Values[i] = ec._JobVersion_change(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "author":
+			out.Values[i] = ec._JobVersion_author(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._JobVersion_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "definition":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JobVersion_definition(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "processor":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JobVersion_processor(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19653,6 +20297,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "runJob":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_runJob(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreJobVersion":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreJobVersion(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -23499,6 +24150,32 @@ func (ec *executionContext) marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwhe
 		return graphql.Null
 	}
 	return ec._JobStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJobVersion2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.JobVersion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobVersion2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobVersion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJobVersion2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobVersion(ctx context.Context, sel ast.SelectionSet, v *db.JobVersion) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._JobVersion(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNLifecycle2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐLifecycle(ctx context.Context, sel ast.SelectionSet, v *model.Lifecycle) graphql.Marshaler {

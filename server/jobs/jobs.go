@@ -69,6 +69,8 @@ type Store interface {
 	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
 	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
 	JobCreate(ctx context.Context, j *db.Job) error
+	JobVersions(ctx context.Context, jobID int64, limit int) ([]db.JobVersion, error)
+	JobVersionGet(ctx context.Context, jobID int64, version int) (*db.JobVersion, error)
 	CalendarByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)
 	CalendarCreate(ctx context.Context, c *db.Calendar) error
 	CalendarGet(ctx context.Context, id int64) (*db.Calendar, error)
@@ -428,7 +430,15 @@ func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
 		return nil, err
 	}
 	j.NextTriggerAt = s.firstTrigger(j, sch)
-	if err := s.db.JobCreate(ctx, j); err != nil {
+	j.Version = 1
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if err := tx.JobCreate(ctx, j); err != nil {
+			return err
+		}
+		return tx.JobVersionCreate(ctx, &db.JobVersion{JobID: j.ID, Version: 1, Definition: j.Definition(calendarName(cal)),
+			Change: ChangeCreate, CreatedBy: by(ctx)})
+	})
+	if err != nil {
 		if errors.Is(err, db.ErrConflict) {
 			return nil, fault.BadInput("name", "app %q already has a job named %q", in.App, j.Name)
 		}
@@ -439,7 +449,12 @@ func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
 }
 
 // Update replaces a job's definition; its next fire is computed afresh.
+// The change is kept as a new version.
 func (s *Service) Update(ctx context.Context, id int64, in Input) (*db.Job, error) {
+	return s.update(ctx, id, in, ChangeUpdate)
+}
+
+func (s *Service) update(ctx context.Context, id int64, in Input, change string) (*db.Job, error) {
 	old, err := s.Get(ctx, id, db.RoleEditor)
 	if err != nil {
 		return nil, err
@@ -461,46 +476,65 @@ func (s *Service) Update(ctx context.Context, id int64, in Input) (*db.Job, erro
 	}
 	j.ID, j.CreatedAt = old.ID, old.CreatedAt
 	j.NextTriggerAt = s.firstTrigger(j, sch)
-	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		if err := tx.JobUpdate(ctx, j); err != nil {
-			return err
-		}
-		// Fires recorded ahead under the old schedule are gone; the new
-		// schedule records its own.
-		return tx.InstanceDeleteFutureScheduled(ctx, j.ID, s.now())
-	})
-	if err != nil {
+	if err := s.save(ctx, old, j, calendarName(cal), change); err != nil {
 		if errors.Is(err, db.ErrConflict) {
 			return nil, fault.BadInput("name", "app %q already has a job named %q", app.Name, j.Name)
 		}
-		return nil, notFound(err, "job")
+		return nil, err
 	}
 	s.notify.JobsChanged(app.ID)
 	return j, nil
 }
 
-// SetEnabled enables (from now on) or disables a job.
-func (s *Service) SetEnabled(ctx context.Context, id int64, enabled bool) (*db.Job, error) {
-	j, err := s.Get(ctx, id, db.RoleEditor)
+// save writes j over old as its next version, and drops the fires
+// recorded ahead under the old definition (the trigger loop records the
+// new schedule's own).
+func (s *Service) save(ctx context.Context, old, j *db.Job, calendar, change string) error {
+	oldCal, err := s.CalendarOf(ctx, old)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	sch, err := schedule.Parse(schedule.JobSpec(j))
-	if err != nil {
-		return nil, err
-	}
-	j.Enabled = enabled
-	next := s.firstTrigger(j, sch)
+	prev := db.JobVersion{Definition: old.Definition(calendarName(oldCal)), Change: ChangeCreate, CreatedAt: old.UpdatedAt}
+	next := db.JobVersion{Definition: j.Definition(calendar), Change: change, CreatedBy: by(ctx)}
 	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		if err := tx.JobSetEnabled(ctx, id, enabled, next); err != nil {
+		if err := tx.JobSaveVersion(ctx, j, old.Version, prev, next); err != nil {
 			return err
 		}
-		return tx.InstanceDeleteFutureScheduled(ctx, id, s.now())
+		return tx.InstanceDeleteFutureScheduled(ctx, j.ID, s.now())
 	})
-	if err != nil {
-		return nil, notFound(err, "job")
+	switch {
+	case errors.Is(err, db.ErrChanged):
+		return fault.Conflict("job %q was changed by someone else meanwhile (it is at a newer version than %d); reload it and try again", old.Name, old.Version)
+	case err != nil:
+		return notFound(err, "job")
 	}
-	j.NextTriggerAt = next
+	return nil
+}
+
+// SetEnabled enables (from now on) or disables a job, as a new version.
+func (s *Service) SetEnabled(ctx context.Context, id int64, enabled bool) (*db.Job, error) {
+	old, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := schedule.Parse(schedule.JobSpec(old))
+	if err != nil {
+		return nil, err
+	}
+	j := *old
+	j.Enabled = enabled
+	j.NextTriggerAt = s.firstTrigger(&j, sch)
+	cal, err := s.CalendarOf(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	change := ChangeDisable
+	if enabled {
+		change = ChangeEnable
+	}
+	if err := s.save(ctx, old, &j, calendarName(cal), change); err != nil {
+		return nil, err
+	}
 	s.notify.JobsChanged(j.AppID)
 	return s.db.JobGet(ctx, id)
 }
@@ -570,7 +604,7 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 	}
 	now := s.now()
 	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",
-		TriggerAt: now.Add(delay), Params: params, IdempotencyKey: key}
+		TriggerAt: now.Add(delay), Params: params, IdempotencyKey: key, JobVersion: &j.Version}
 	if key != nil {
 		got, created, err := s.db.InstanceCreateKeyed(ctx, in, now.Add(-IdempotencyWindow))
 		if err != nil {

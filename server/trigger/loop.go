@@ -329,8 +329,9 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 			if f.missed {
 				trigger = db.TriggerMisfire
 			}
+			version := j.Version
 			fires[j.ID] = append(fires[j.ID], db.Instance{AppID: l.app, JobID: j.ID, Status: db.StatusWaiting,
-				TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at})
+				TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at, JobVersion: &version})
 		}
 	}
 	var created []db.Instance

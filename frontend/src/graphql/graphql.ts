@@ -29,8 +29,18 @@ export type AppRole =
 
 /** How a worker is chosen among those that qualify. */
 export type DispatchStrategy =
+  /**
+   * The same key to the same worker while the set of qualifying workers is
+   * stable (rendezvous hashing: when a worker leaves, only its keys move). The
+   * key is the `key` member of the instance's params when they are a JSON
+   * object with one (e.g. `{"key": "customer-42"}`), else the job. A task
+   * whose worker is busy waits for it.
+   */
+  | 'CONSISTENT_HASH'
   /** The healthiest: most free slots, least load per core. */
   | 'HEALTH_FIRST'
+  /** The qualifying worker with a free slot that was picked longest ago (one never picked first). */
+  | 'LEAST_RECENTLY_USED'
   /** Any qualifying worker, at random. */
   | 'RANDOM'
   /** Qualifying workers in turn. */
@@ -70,6 +80,8 @@ export type JobInput = {
   alarm?: AlarmInput | null | undefined;
   /** The app's name. */
   app: string;
+  /** CRON and FIXED_RATE: the name of the app's calendar whose dates the job skips; omitted or empty: none. */
+  calendar?: string | null | undefined;
   /** What the job does; at most 2000 characters. */
   description?: string | null | undefined;
   /** How a worker is chosen among those that qualify. */
@@ -98,6 +110,8 @@ export type JobInput = {
   scheduleExpression?: string | null | undefined;
   /** How it is triggered. */
   scheduleType: ScheduleType;
+  /** FIXED_RATE only: a daily window to fire in (in timeZone); omitted: all day. */
+  scheduleWindow?: ScheduleWindowInput | null | undefined;
   /** Tasks of one instance a worker runs at once (1 to 10000). */
   taskConcurrency?: number | null | undefined;
   /** Times a failed task is retried (0 to 100). */
@@ -150,6 +164,33 @@ export type ScheduleType =
   | 'FIXED_RATE'
   /** Only as a node of a workflow. */
   | 'WORKFLOW';
+
+/** A FIXED_RATE job's daily window, in the job's time zone. */
+export type ScheduleWindowInput = {
+  /** The weekdays it opens on; omitted or empty: every day. */
+  days?: Array<Weekday> | null | undefined;
+  /** Closing time of day (included), later than start, e.g. 17:30. */
+  end: string;
+  /** Opening time of day, HH:MM or HH:MM:SS, e.g. 09:00. */
+  start: string;
+};
+
+/** A day of the week. */
+export type Weekday =
+  /** Friday. */
+  | 'FRIDAY'
+  /** Monday. */
+  | 'MONDAY'
+  /** Saturday. */
+  | 'SATURDAY'
+  /** Sunday. */
+  | 'SUNDAY'
+  /** Thursday. */
+  | 'THURSDAY'
+  /** Tuesday. */
+  | 'TUESDAY'
+  /** Wednesday. */
+  | 'WEDNESDAY';
 
 /** Which workers may run a job's tasks; omitted fields do not filter. */
 export type WorkerFilterInput = {
