@@ -62,3 +62,17 @@ func (s *Store) JobSetExcludedDates(ctx context.Context, id int64, dates []strin
 	res, err := s.idb.NewUpdate().Model(j).Column("excluded_dates", "next_trigger_at", "updated_at").WherePK().Exec(ctx)
 	return expectOne(res, err, "updating a job's excluded dates")
 }
+
+// JobByName returns an app's job by name.
+func (s *Store) JobByName(ctx context.Context, appID int64, name string) (*Job, error) {
+	j := new(Job)
+	err := s.idb.NewSelect().Model(j).Where("app_id = ? AND name = ?", appID, name).Scan(ctx)
+	return j, wrap(err, "reading job "+name)
+}
+
+// JobsManagedBy returns an app's jobs of a set declared in code, by name.
+func (s *Store) JobsManagedBy(ctx context.Context, appID int64, set string) ([]Job, error) {
+	var out []Job
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ?", appID, set).OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the jobs declared in code")
+}

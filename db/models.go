@@ -263,7 +263,10 @@ type Job struct {
 	CalendarID    *int64   `bun:"calendar_id"`
 	ExcludedDates []string `bun:"excluded_dates,type:json,nullzero"`
 	// Version counts the job's changes (job_versions keeps each).
-	Version   int       `bun:"version,notnull"`
+	Version int `bun:"version,notnull"`
+	// ManagedBy is the set of jobs declared in code the job belongs to
+	// (nil: made through the API).
+	ManagedBy *string   `bun:"managed_by"`
 	CreatedAt time.Time `bun:"created_at,notnull"`
 	UpdatedAt time.Time `bun:"updated_at,notnull"`
 }

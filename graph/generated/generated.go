@@ -184,6 +184,7 @@ type ComplexityRoot struct {
 		InstanceRetries    func(childComplexity int) int
 		LastRun            func(childComplexity int) int
 		Lifecycle          func(childComplexity int) int
+		ManagedBy          func(childComplexity int) int
 		MaxInstances       func(childComplexity int) int
 		MisfirePolicy      func(childComplexity int) int
 		Name               func(childComplexity int) int
@@ -1247,6 +1248,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.Lifecycle(childComplexity), true
+	case "Job.managedBy":
+		if e.ComplexityRoot.Job.ManagedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ManagedBy(childComplexity), true
 	case "Job.maxInstances":
 		if e.ComplexityRoot.Job.MaxInstances == nil {
 			break
@@ -3646,6 +3653,13 @@ type Job {
   lastRun: Instance
   "How its instances ended in the last ` + "`" + `hours` + "`" + ` hours (default 24, at most 168), for its overview."
   stats(hours: Int = 24): JobStats!
+  """
+  The set of jobs declared in a worker's code the job belongs to; null: made
+  through the API or console. Its workers create and update it on every
+  connect (a manual edit is overwritten then) and disable it once it is no
+  longer declared.
+  """
+  managedBy: String
   "When it was created."
   createdAt: Time!
   "When its definition last changed."
@@ -4818,6 +4832,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_lastRun(ctx, field)
 	case "stats":
 		return ec.fieldContext_Job_stats(ctx, field)
+	case "managedBy":
+		return ec.fieldContext_Job_managedBy(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Job_createdAt(ctx, field)
 	case "updatedAt":
@@ -9359,6 +9375,29 @@ func (ec *executionContext) fieldContext_Job_stats(ctx context.Context, field gr
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Job_managedBy(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_managedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManagedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_managedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Job_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
@@ -19607,6 +19646,11 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "managedBy":
+			out.Values[i] = ec._Job_managedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "createdAt":
 			out.Values[i] = ec._Job_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -69,6 +69,8 @@ type Store interface {
 	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
 	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
 	JobCreate(ctx context.Context, j *db.Job) error
+	JobByName(ctx context.Context, appID int64, name string) (*db.Job, error)
+	JobsManagedBy(ctx context.Context, appID int64, set string) ([]db.Job, error)
 	JobVersions(ctx context.Context, jobID int64, limit int) ([]db.JobVersion, error)
 	JobVersionGet(ctx context.Context, jobID int64, version int) (*db.JobVersion, error)
 	CalendarByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)
@@ -474,7 +476,9 @@ func (s *Service) update(ctx context.Context, id int64, in Input, change string)
 	if err != nil {
 		return nil, err
 	}
-	j.ID, j.CreatedAt = old.ID, old.CreatedAt
+	// A job declared in code stays so: the next declaration overwrites a
+	// manual edit (the console warns before one).
+	j.ID, j.CreatedAt, j.ManagedBy = old.ID, old.CreatedAt, old.ManagedBy
 	j.NextTriggerAt = s.firstTrigger(j, sch)
 	if err := s.save(ctx, old, j, calendarName(cal), change); err != nil {
 		if errors.Is(err, db.ErrConflict) {
