@@ -56,10 +56,15 @@ const (
 	DispatchHealthFirst = "HEALTH_FIRST"
 	DispatchRandom      = "RANDOM"
 	DispatchRoundRobin  = "ROUND_ROBIN"
+	// DispatchConsistentHash sends one key (the instance params' "key",
+	// else the job) to the same worker while the worker set is stable.
+	DispatchConsistentHash = "CONSISTENT_HASH"
+	// DispatchLeastRecentlyUsed picks the free worker picked longest ago.
+	DispatchLeastRecentlyUsed = "LEAST_RECENTLY_USED"
 )
 
 // DispatchStrategies lists the dispatch strategies.
-var DispatchStrategies = []string{DispatchHealthFirst, DispatchRandom, DispatchRoundRobin}
+var DispatchStrategies = []string{DispatchHealthFirst, DispatchRandom, DispatchRoundRobin, DispatchConsistentHash, DispatchLeastRecentlyUsed}
 
 // Trigger types (instances.trigger_type): why an instance exists.
 const (

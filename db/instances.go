@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -28,6 +29,52 @@ func (s *Store) InstanceCreate(ctx context.Context, in *Instance) error {
 	}
 	_, err := s.idb.NewInsert().Model(in).Returning("id").Exec(ctx)
 	return wrap(err, "creating instance")
+}
+
+// InstanceCreateKeyed inserts an instance carrying an idempotency key, in
+// one statement, unless an instance of the same job created at or after
+// since carries the key already: then that instance is returned and
+// created is false. An instance older than since keeps its key no longer:
+// it is released (set NULL) and the new one inserted. The unique index on
+// (job_id, idempotency_key) makes concurrent calls with one key create
+// one instance.
+func (s *Store) InstanceCreateKeyed(ctx context.Context, in *Instance, since time.Time) (_ *Instance, created bool, err error) {
+	if in.IdempotencyKey == nil {
+		return nil, false, errors.New("creating instance: no idempotency key")
+	}
+	key := *in.IdempotencyKey
+	if in.Attempt == 0 {
+		in.Attempt = 1
+	}
+	for range 3 {
+		now := Now()
+		in.CreatedAt, in.UpdatedAt = now, now
+		res, err := s.idb.NewInsert().Model(in).ExcludeColumn("id").
+			On("CONFLICT (job_id, idempotency_key) DO NOTHING").
+			Returning("id").Exec(ctx)
+		if err != nil {
+			return nil, false, wrap(err, "creating instance")
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return in, true, nil
+		}
+		old := new(Instance)
+		err = s.idb.NewSelect().Model(old).Where("job_id = ? AND idempotency_key = ?", in.JobID, key).Scan(ctx)
+		switch {
+		case errors.Is(wrap(err, ""), ErrNotFound):
+			continue // deleted meanwhile (retention, the job): insert again
+		case err != nil:
+			return nil, false, wrap(err, "reading instance by idempotency key")
+		case !old.CreatedAt.Before(since):
+			return old, false, nil
+		}
+		_, err = s.idb.NewUpdate().Model((*Instance)(nil)).Set("idempotency_key = NULL").
+			Where("id = ? AND idempotency_key = ?", old.ID, key).Exec(ctx)
+		if err != nil {
+			return nil, false, wrap(err, "releasing an expired idempotency key")
+		}
+	}
+	return nil, false, wrap(ErrKeyContended, "creating instance")
 }
 
 // InstanceCreateMany inserts scheduled instances in one statement, skipping

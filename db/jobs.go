@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -23,6 +25,55 @@ func (s *Store) JobUpdate(ctx context.Context, j *Job) error {
 		ExcludeColumn("id", "app_id", "created_at").
 		WherePK().Exec(ctx)
 	return expectOne(res, err, "updating job")
+}
+
+// ErrChanged says a row was changed by someone else since it was read.
+var ErrChanged = errors.New("it was changed meanwhile")
+
+// JobSaveVersion saves j as the version after fromVersion, if the job is
+// still at fromVersion (a concurrent change fails with ErrConflict), and
+// records the new version with its definition; the version it replaces is
+// recorded first if it never was (a job from before versions were kept).
+func (s *Store) JobSaveVersion(ctx context.Context, j *Job, fromVersion int, prev, next JobVersion) error {
+	now := Now()
+	j.UpdatedAt, j.Version = now, fromVersion+1
+	res, err := s.idb.NewUpdate().Model(j).
+		ExcludeColumn("id", "app_id", "created_at").
+		WherePK().Where("version = ?", fromVersion).Exec(ctx)
+	if err != nil {
+		return wrap(err, "saving job")
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("saving job: version %d is no longer the latest: %w", fromVersion, ErrChanged)
+	}
+	prev.JobID, prev.Version = j.ID, fromVersion
+	if _, err := s.idb.NewInsert().Model(&prev).On("CONFLICT (job_id, version) DO NOTHING").Exec(ctx); err != nil {
+		return wrap(err, "recording the job's previous version")
+	}
+	next.JobID, next.Version, next.CreatedAt = j.ID, j.Version, now
+	_, err = s.idb.NewInsert().Model(&next).Exec(ctx)
+	return wrap(err, "recording job version")
+}
+
+// JobVersionCreate records a version of a job.
+func (s *Store) JobVersionCreate(ctx context.Context, v *JobVersion) error {
+	v.CreatedAt = Now()
+	_, err := s.idb.NewInsert().Model(v).Exec(ctx)
+	return wrap(err, "recording job version")
+}
+
+// JobVersions returns up to limit versions of a job, newest first.
+func (s *Store) JobVersions(ctx context.Context, jobID int64, limit int) ([]JobVersion, error) {
+	var out []JobVersion
+	err := s.idb.NewSelect().Model(&out).Where("job_id = ?", jobID).OrderExpr("version DESC").Limit(limit).Scan(ctx)
+	return out, wrap(err, "listing job versions")
+}
+
+// JobVersionGet returns one version of a job.
+func (s *Store) JobVersionGet(ctx context.Context, jobID int64, version int) (*JobVersion, error) {
+	v := new(JobVersion)
+	err := s.idb.NewSelect().Model(v).Where("job_id = ? AND version = ?", jobID, version).Scan(ctx)
+	return v, wrap(err, "reading job version")
 }
 
 // JobSetEnabled enables or disables a job and sets its next trigger time.

@@ -149,6 +149,85 @@ type Alarm struct {
 	SilenceSec int      `json:"silenceSec,omitempty"`
 }
 
+// JobDefinition is a job's definition as a version keeps it: JobInput's
+// fields (the calendar by name), without the app.
+type JobDefinition struct {
+	Name               string          `json:"name"`
+	Description        string          `json:"description"`
+	Enabled            bool            `json:"enabled"`
+	ScheduleType       string          `json:"scheduleType"`
+	ScheduleExpression string          `json:"scheduleExpression"`
+	TimeZone           string          `json:"timeZone"`
+	LifecycleStart     *time.Time      `json:"lifecycleStart,omitempty"`
+	LifecycleEnd       *time.Time      `json:"lifecycleEnd,omitempty"`
+	ScheduleWindow     *ScheduleWindow `json:"scheduleWindow,omitempty"`
+	Calendar           string          `json:"calendar,omitempty"`
+	ExecutionMode      string          `json:"executionMode"`
+	ProcessorType      string          `json:"processorType"`
+	Processor          string          `json:"processor"`
+	Params             string          `json:"params"`
+	MaxInstances       int             `json:"maxInstances"`
+	TaskConcurrency    int             `json:"taskConcurrency"`
+	TimeoutMs          int64           `json:"timeoutMs"`
+	InstanceRetries    int             `json:"instanceRetries"`
+	TaskRetries        int             `json:"taskRetries"`
+	WorkerFilter       WorkerFilter    `json:"workerFilter"`
+	DispatchStrategy   string          `json:"dispatchStrategy"`
+	MisfirePolicy      string          `json:"misfirePolicy"`
+	Alarm              Alarm           `json:"alarm"`
+}
+
+// JobVersion is one kept version of a job.
+type JobVersion struct {
+	bun.BaseModel `bun:"table:job_versions,alias:jv"`
+
+	JobID      int64         `bun:"job_id,pk"`
+	Version    int           `bun:"version,pk"`
+	Definition JobDefinition `bun:"definition,notnull,type:json"`
+	// Change is CREATE, UPDATE, ENABLE, DISABLE or RESTORE (with the
+	// version restored, e.g. "RESTORE 3").
+	Change    string    `bun:"change,notnull"`
+	CreatedBy string    `bun:"created_by,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+}
+
+// Definition returns the job's definition; calendar is its calendar's
+// name ("" for none).
+func (j *Job) Definition(calendar string) JobDefinition {
+	return JobDefinition{Name: j.Name, Description: j.Description, Enabled: j.Enabled, ScheduleType: j.ScheduleType,
+		ScheduleExpression: j.ScheduleExpression, TimeZone: j.TimeZone, LifecycleStart: j.LifecycleStart, LifecycleEnd: j.LifecycleEnd,
+		ScheduleWindow: j.ScheduleWindow, Calendar: calendar, ExecutionMode: j.ExecutionMode, ProcessorType: j.ProcessorType,
+		Processor: j.Processor, Params: j.Params, MaxInstances: j.MaxInstances, TaskConcurrency: j.TaskConcurrency,
+		TimeoutMs: j.TimeoutMs, InstanceRetries: j.InstanceRetries, TaskRetries: j.TaskRetries, WorkerFilter: j.WorkerFilter,
+		DispatchStrategy: j.DispatchStrategy, MisfirePolicy: j.MisfirePolicy, Alarm: j.Alarm}
+}
+
+// ScheduleWindow restricts a FIXED_RATE job to a daily window of wall-clock
+// time in the job's time zone, on chosen weekdays (package schedule).
+type ScheduleWindow struct {
+	// Start and End are times of day, "HH:MM" or "HH:MM:SS"; End is
+	// included and later than Start (a window does not cross midnight).
+	Start string `json:"start"`
+	End   string `json:"end"`
+	// Days are weekdays (MONDAY … SUNDAY); empty: every day.
+	Days []string `json:"days,omitempty"`
+}
+
+// Calendar is a named set of dates, per app, on which the jobs that
+// reference it do not fire (holidays).
+type Calendar struct {
+	bun.BaseModel `bun:"table:calendars,alias:cal"`
+
+	ID          int64  `bun:"id,pk,autoincrement"`
+	AppID       int64  `bun:"app_id,notnull"`
+	Name        string `bun:"name,notnull"`
+	Description string `bun:"description,notnull"`
+	// Dates are "YYYY-MM-DD", sorted, each once.
+	Dates     []string  `bun:"dates,notnull,type:json"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
+}
+
 // Job is a unit of work with its schedule, processor and limits.
 type Job struct {
 	bun.BaseModel `bun:"table:jobs,alias:j"`
@@ -177,8 +256,21 @@ type Job struct {
 	MisfirePolicy      string       `bun:"misfire_policy,notnull"`
 	Alarm              Alarm        `bun:"alarm,notnull,type:json"`
 	NextTriggerAt      *time.Time   `bun:"next_trigger_at"`
-	CreatedAt          time.Time    `bun:"created_at,notnull"`
-	UpdatedAt          time.Time    `bun:"updated_at,notnull"`
+	// ScheduleWindow restricts a FIXED_RATE schedule to a daily window.
+	ScheduleWindow *ScheduleWindow `bun:"schedule_window,type:json,nullzero"`
+	// CalendarID is the calendar of excluded dates the job references;
+	// ExcludedDates is a copy of its dates, kept by the API in the same
+	// transaction as every change of the calendar, so the schedule is
+	// computed from the job row alone.
+	CalendarID    *int64   `bun:"calendar_id"`
+	ExcludedDates []string `bun:"excluded_dates,type:json,nullzero"`
+	// Version counts the job's changes (job_versions keeps each).
+	Version int `bun:"version,notnull"`
+	// ManagedBy is the set of jobs declared in code the job belongs to
+	// (nil: made through the API).
+	ManagedBy *string   `bun:"managed_by"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
 }
 
 // Instance states (docs/design.md §5.6).
@@ -225,8 +317,14 @@ type Instance struct {
 	WorkflowOutput     map[string]any     `bun:"workflow_output,type:json,nullzero"`
 	TimeoutMs          *int64             `bun:"timeout_ms"`
 	MaxRetries         *int               `bun:"max_retries"`
-	CreatedAt          time.Time          `bun:"created_at,notnull"`
-	UpdatedAt          time.Time          `bun:"updated_at,notnull"`
+	// IdempotencyKey is the key runJob was called with, held for
+	// IdempotencyWindow (server/jobs); nil for every other instance.
+	IdempotencyKey *string `bun:"idempotency_key"`
+	// JobVersion is the version of the job the instance ran (nil for
+	// instances from before versions were kept, and workflow nodes).
+	JobVersion *int      `bun:"job_version"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+	UpdatedAt  time.Time `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.

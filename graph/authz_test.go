@@ -61,6 +61,7 @@ type matrixWorld struct {
 	beta   int64
 	job    string // a job of alpha that rows read and run
 	wf     string // a workflow of alpha over job
+	cal    string // a calendar of alpha that rows read
 	n      int
 	passwd map[string]string
 }
@@ -72,6 +73,22 @@ func (w *matrixWorld) name(prefix string) string {
 
 func (w *matrixWorld) newJob(t *testing.T) string {
 	return w.api.createJob(t, w.admin, "alpha", w.name("job"))
+}
+
+// newCalendar makes a calendar of app alpha; calendar makes one once and
+// returns it after.
+func (w *matrixWorld) newCalendar(t *testing.T) string {
+	var out struct{ CreateCalendar struct{ ID string } }
+	w.api.must(t, w.admin, `mutation($n: String!) { createCalendar(input: {app: "alpha", name: $n, dates: ["2026-12-25"]}) { id } }`,
+		map[string]any{"n": w.name("cal")}, &out)
+	return out.CreateCalendar.ID
+}
+
+func (w *matrixWorld) calendar(t *testing.T) string {
+	if w.cal == "" {
+		w.cal = w.newCalendar(t)
+	}
+	return w.cal
 }
 
 func (w *matrixWorld) newWorkflow(t *testing.T) string {
@@ -130,6 +147,8 @@ func matrixRows() []matrixRow {
 	}
 	job := id(func(t *testing.T, w *matrixWorld) string { return w.job })
 	freshJob := id(func(t *testing.T, w *matrixWorld) string { return w.newJob(t) })
+	calendar := id(func(t *testing.T, w *matrixWorld) string { return w.calendar(t) })
+	freshCalendar := id(func(t *testing.T, w *matrixWorld) string { return w.newCalendar(t) })
 	wf := id(func(t *testing.T, w *matrixWorld) string { return w.wf })
 	freshWF := id(func(t *testing.T, w *matrixWorld) string { return w.newWorkflow(t) })
 	run := id(func(t *testing.T, w *matrixWorld) string { return w.newRun(t) })
@@ -146,6 +165,8 @@ func matrixRows() []matrixRow {
 		{op: "previewSchedule", query: `{ previewSchedule(type: CRON, expression: "0 * * * * ?") }`, need: needCaller, vars: noVars},
 		{op: "jobs", query: `{ jobs(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
 		{op: "job", query: `query($id: ID!) { job(id: $id) { name } }`, need: needViewer, vars: job},
+		{op: "calendars", query: `{ calendars(app: "alpha") { name } }`, need: needViewer, vars: noVars},
+		{op: "calendar", query: `query($id: ID!) { calendar(id: $id) { name } }`, need: needViewer, vars: calendar},
 		{op: "instances", query: `{ instances(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
 		{op: "instance", query: `query($id: ID!) { instance(id: $id) { status } }`, need: needViewer, vars: instance(db.StatusSucceeded)},
 		{op: "appStats", query: `{ appStats(app: "alpha") { jobs } }`, need: needViewer, vars: noVars},
@@ -214,6 +235,16 @@ func matrixRows() []matrixRow {
 			}},
 		{op: "setJobEnabled", query: `mutation($id: ID!) { setJobEnabled(id: $id, enabled: false) { id } }`, need: needEditor, vars: freshJob},
 		{op: "deleteJob", query: `mutation($id: ID!) { deleteJob(id: $id) }`, need: needEditor, vars: freshJob},
+		{op: "restoreJobVersion", query: `mutation($id: ID!) { restoreJobVersion(id: $id, version: 1) { id } }`, need: needEditor, vars: freshJob},
+		{op: "createCalendar", query: `mutation($n: String!) { createCalendar(input: {app: "alpha", name: $n, dates: ["2026-12-25"]}) { id } }`,
+			need: needEditor, hidden: CodeBadInput, vars: func(t *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
+				return map[string]any{"n": w.name("cal")}
+			}},
+		{op: "updateCalendar", query: `mutation($id: ID!, $n: String!) { updateCalendar(id: $id, input: {app: "alpha", name: $n, dates: ["2026-12-26"]}) { id } }`,
+			need: needEditor, vars: func(t *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
+				return map[string]any{"id": w.newCalendar(t), "n": w.name("cal")}
+			}},
+		{op: "deleteCalendar", query: `mutation($id: ID!) { deleteCalendar(id: $id) }`, need: needEditor, vars: freshCalendar},
 		{op: "runJob", query: `mutation($id: ID!) { runJob(id: $id, delayMs: 3600000) { id } }`, need: needEditor, vars: job},
 		{op: "stopInstance", query: `mutation($id: ID!) { stopInstance(id: $id) { status } }`, need: needEditor, vars: instance(db.StatusWaiting)},
 		{op: "retryInstance", query: `mutation($id: ID!) { retryInstance(id: $id) { status } }`, need: needEditor, vars: instance(db.StatusFailed)},

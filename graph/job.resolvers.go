@@ -25,6 +25,11 @@ func (r *jobResolver) App(ctx context.Context, obj *db.Job) (*db.App, error) {
 	return a, err
 }
 
+func (r *jobResolver) Calendar(ctx context.Context, obj *db.Job) (*db.Calendar, error) {
+	// The job was read with the caller's rights on its app, which holds the calendar.
+	return r.jobs.CalendarOf(ctx, obj)
+}
+
 func (r *jobResolver) Lifecycle(ctx context.Context, obj *db.Job) (*model.Lifecycle, error) {
 	return &model.Lifecycle{Start: obj.LifecycleStart, End: obj.LifecycleEnd}, nil
 }
@@ -40,8 +45,7 @@ func (r *jobResolver) Upcoming(ctx context.Context, obj *db.Job, count *int) ([]
 	if !obj.Enabled || obj.NextTriggerAt == nil {
 		return []*time.Time{}, nil
 	}
-	sch, err := schedule.Parse(schedule.Spec{Type: obj.ScheduleType, Expression: obj.ScheduleExpression, TimeZone: obj.TimeZone,
-		Start: obj.LifecycleStart, End: obj.LifecycleEnd})
+	sch, err := schedule.Parse(schedule.JobSpec(obj))
 	if err != nil {
 		return nil, err
 	}
@@ -101,12 +105,12 @@ func (r *mutationResolver) DeleteJob(ctx context.Context, id string) (bool, erro
 	return true, nil
 }
 
-func (r *mutationResolver) RunJob(ctx context.Context, id string, params *string, delayMs *int) (*db.Instance, error) {
+func (r *mutationResolver) RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error) {
 	jobID, err := parseID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return r.jobs.Run(ctx, jobID, deref(params), time.Duration(deref(delayMs))*time.Millisecond)
+	return r.jobs.Run(ctx, jobID, deref(params), time.Duration(deref(delayMs))*time.Millisecond, idempotencyKey)
 }
 
 func (r *queryResolver) Jobs(ctx context.Context, app string, first *int, after *string, search *string) (*model.JobConnection, error) {
@@ -145,7 +149,7 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*db.Job, error) {
 	return r.jobs.Get(ctx, jobID, db.RoleViewer)
 }
 
-func (r *queryResolver) PreviewSchedule(ctx context.Context, typeArg string, expression string, timeZone *string, count *int, after *time.Time) ([]*time.Time, error) {
+func (r *queryResolver) PreviewSchedule(ctx context.Context, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) ([]*time.Time, error) {
 	n := 5
 	if count != nil {
 		n = *count
@@ -153,7 +157,18 @@ func (r *queryResolver) PreviewSchedule(ctx context.Context, typeArg string, exp
 	if n < 1 || n > 100 {
 		return nil, fault.BadInput("count", "must be between 1 and 100")
 	}
-	sch, err := schedule.Parse(schedule.Spec{Type: typeArg, Expression: expression, TimeZone: deref(timeZone)})
+	spec := schedule.Spec{Type: typeArg, Expression: expression, TimeZone: deref(timeZone), Window: window}
+	if calendar != nil && *calendar != "" {
+		if app == nil {
+			return nil, fault.BadInput("app", "must name the app whose calendar %q to use", *calendar)
+		}
+		dates, err := r.jobs.PreviewCalendarDates(ctx, *app, *calendar)
+		if err != nil {
+			return nil, err
+		}
+		spec.Excluded = dates
+	}
+	sch, err := schedule.Parse(spec)
 	if err != nil {
 		return nil, asArgument(err)
 	}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/model"
@@ -18,6 +19,7 @@ func jobInput(in model.JobInput) jobs.Input {
 		MaxInstances: in.MaxInstances, TaskConcurrency: in.TaskConcurrency, TimeoutMs: in.TimeoutMs,
 		InstanceRetries: in.InstanceRetries, TaskRetries: in.TaskRetries,
 		DispatchStrategy: in.DispatchStrategy, MisfirePolicy: in.MisfirePolicy,
+		ScheduleWindow: in.ScheduleWindow, Calendar: in.Calendar,
 	}
 	if l := in.Lifecycle; l != nil {
 		out.LifecycleStart, out.LifecycleEnd = l.Start, l.End
@@ -46,5 +48,13 @@ func asArgument(err error) error {
 	case "scheduleType":
 		return &fault.Input{Field: "type", Reason: in.Reason}
 	}
+	if rest, ok := strings.CutPrefix(in.Field, "scheduleWindow"); ok {
+		return &fault.Input{Field: "window" + rest, Reason: in.Reason}
+	}
 	return err
+}
+
+// calendarInput converts the API's CalendarInput to the job service's.
+func calendarInput(in model.CalendarInput) jobs.CalendarInput {
+	return jobs.CalendarInput{App: in.App, Name: in.Name, Description: deref(in.Description), Dates: in.Dates}
 }

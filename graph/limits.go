@@ -9,6 +9,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 )
 
@@ -36,10 +37,13 @@ func setComplexity(c *generated.Config) {
 	q.Instance.Logs = func(child int, _ *int, first *int) int {
 		return 1 + times(page(first, 200, 1000), child)
 	}
+	q.Job.Versions = func(child int, first *int) int {
+		return 1 + times(page(first, 50, 500), child)
+	}
 	q.Job.Upcoming = func(child int, count *int) int {
 		return 1 + page(count, 5, 100)
 	}
-	q.Query.PreviewSchedule = func(child int, _ string, _ string, _ *string, count *int, _ *time.Time) int {
+	q.Query.PreviewSchedule = func(child int, _ string, _ string, _ *string, count *int, _ *time.Time, _ *db.ScheduleWindow, _, _ *string) int {
 		return 1 + page(count, 5, 100)
 	}
 }

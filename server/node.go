@@ -122,12 +122,12 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	// A deleted app's lease row went with it: the owner finds that at the
 	// renewal a pass does, and stops scheduling the app then.
 	appSvc.OnDeleted(func(int64) { hints.Publish(lease.HintTopic, "app deleted") })
-	workers := hub.New(hub.Config{}, hub.Deps{Apps: appSvc, Owner: leases, Registries: ownedApps, Directory: members,
-		Store: n.db, Logs: logSvc, Watcher: feeds, Log: log})
-	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
-
 	jobSvc := jobs.New(jobs.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
+	// Workers declaring jobs in code have them applied by the job API.
+	workers := hub.New(hub.Config{}, hub.Deps{Apps: appSvc, Owner: leases, Registries: ownedApps, Directory: members,
+		Store: n.db, Logs: logSvc, Watcher: feeds, Log: log, Declarations: jobSvc})
+	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
@@ -143,6 +143,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
+	mux.Handle("GET "+graph.SchemaPath, graph.SchemaHandler())
 	mux.HandleFunc("GET /worker/discover", workers.ServeDiscover)
 	mux.HandleFunc("GET /worker/connect", workers.ServeConnect)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

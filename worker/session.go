@@ -161,8 +161,25 @@ func (w *Worker) welcomed(wl *protocol.Welcome, url string) {
 		w.learned = slices.Clone(wl.Servers)
 	}
 	w.connected = true
+	if w.cfg.JobSet != "" {
+		w.jobChanges = slices.Clone(wl.JobChanges)
+	}
 	w.mu.Unlock()
 	w.log.Info("connected", "server", wl.ServerID, "url", url, "epoch", wl.Epoch)
+	for _, c := range wl.JobChanges {
+		if c.Action != protocol.JobUnchanged || w.cfg.JobsDryRun {
+			w.log.Info("declared job", "set", w.cfg.JobSet, "job", c.Name, "action", c.Action, "fields", c.Fields, "dryRun", w.cfg.JobsDryRun)
+		}
+	}
+}
+
+// JobChanges returns what the server did with the jobs declared in code
+// (Config.Jobs) at the last connect, or in a dry run would do; nil before
+// the first connect.
+func (w *Worker) JobChanges() []protocol.JobChange {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.jobChanges)
 }
 
 func (w *Worker) setConnected(v bool) {

@@ -116,7 +116,25 @@ type Config struct {
 
 	// HTTPClient is used for discovery (default: a client with a 10s timeout).
 	HTTPClient *http.Client
+
+	// JobSet names the jobs this service declares in code (Jobs), next to
+	// the processors that run them; empty: it declares none. On every
+	// connect the server creates or updates the set's jobs, marks them
+	// managed by code, and disables (never deletes) the set's jobs no
+	// longer declared. Every worker of the service should declare the same
+	// set.
+	JobSet string
+	// Jobs are the set's jobs, each run by a GO processor of this worker.
+	Jobs []JobDeclaration
+	// JobsDryRun has the server only list what the declaration would
+	// change (JobChanges, and the log) without changing anything.
+	JobsDryRun bool
 }
+
+// JobDeclaration is a job declared in code (Config.Jobs): name, schedule,
+// mode, limits and the GO processor that runs it; omitted fields take the
+// API's defaults.
+type JobDeclaration = protocol.DeclaredJob
 
 // Defaults and limits.
 const (
@@ -221,6 +239,10 @@ func (c Config) Validate() error {
 		return bad("Slots", "%d is not between 1 and %d", c.Slots, maxSlots)
 	case len(c.Tags) > maxTags:
 		return bad("Tags", "%d tags; at most %d", len(c.Tags), maxTags)
+	case c.JobSet == "" && (len(c.Jobs) > 0 || c.JobsDryRun):
+		return bad("JobSet", "is empty; name the set the declared jobs belong to (e.g. the service's name)")
+	case len(c.Jobs) > protocol.MaxDeclaredJobs:
+		return bad("Jobs", "%d jobs; at most %d", len(c.Jobs), protocol.MaxDeclaredJobs)
 	}
 	for i, s := range c.Servers {
 		u, err := url.Parse(s)
@@ -278,10 +300,12 @@ type Worker struct {
 	running    map[int64]*runningTask
 	// busy counts the slots taken: running tasks whose final report is not
 	// queued yet, and those that did not return after their context ended.
-	busy       int
-	epoch      int64 // the newest app epoch seen: older dispatches are rejected
-	closing    bool  // Run is returning: no new tasks
-	learned    []string
+	busy    int
+	epoch   int64 // the newest app epoch seen: older dispatches are rejected
+	closing bool  // Run is returning: no new tasks
+	learned []string
+	// jobChanges are the welcome's answer to the jobs declared in code.
+	jobChanges []protocol.JobChange
 	redirectTo string // set by a redirect, used once by the next connect
 	rotate     int    // where discovery starts in the server list
 	connected  bool
@@ -528,5 +552,8 @@ func (w *Worker) hello() protocol.Hello {
 		Auth:       w.cfg.Secret,
 		Running:    w.runningIDs(true),
 		Metrics:    collectMetrics(w.cfg.WorkDir),
+		JobSet:     w.cfg.JobSet,
+		Jobs:       w.cfg.Jobs,
+		JobsDryRun: w.cfg.JobsDryRun,
 	}
 }

@@ -5,6 +5,7 @@ import { InstancePage } from "./instances/InstancePage";
 import { InstancesPage } from "./instances/InstancesPage";
 import { EditJobPage, NewJobPage } from "./jobs/JobFormPage";
 import { JobPage } from "./jobs/JobPage";
+import { JobVersionsPage } from "./jobs/JobVersionsPage";
 import { JobsPage } from "./jobs/JobsPage";
 import { ServersPage } from "./servers/ServersPage";
 import { AppSettingsPage } from "./settings/AppSettingsPage";
@@ -63,6 +64,7 @@ export const screens: readonly [Screen, ...Screen[]] = [
       { path: "new", title: "New job", Component: NewJobPage },
       { path: ":jobId", title: "Job", Component: JobPage },
       { path: ":jobId/edit", title: "Edit job", Component: EditJobPage },
+      { path: ":jobId/versions", title: "Job versions", Component: JobVersionsPage },
     ],
   },
   {

@@ -35,10 +35,12 @@ type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
 	App() AppResolver
 	AppMember() AppMemberResolver
+	Calendar() CalendarResolver
 	Instance() InstanceResolver
 	InstanceConnection() InstanceConnectionResolver
 	Job() JobResolver
 	JobConnection() JobConnectionResolver
+	JobVersion() JobVersionResolver
 	LogLine() LogLineResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
@@ -118,6 +120,17 @@ type ComplexityRoot struct {
 		Secret func(childComplexity int) int
 	}
 
+	Calendar struct {
+		App         func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Dates       func(childComplexity int) int
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Jobs        func(childComplexity int) int
+		Name        func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+	}
+
 	Instance struct {
 		ActualTriggerAt   func(childComplexity int) int
 		Attempt           func(childComplexity int) int
@@ -125,7 +138,9 @@ type ComplexityRoot struct {
 		ExpectedTriggerAt func(childComplexity int) int
 		FinishedAt        func(childComplexity int) int
 		ID                func(childComplexity int) int
+		IdempotencyKey    func(childComplexity int) int
 		Job               func(childComplexity int) int
+		JobVersion        func(childComplexity int) int
 		Logs              func(childComplexity int, afterSeq *int, first *int) int
 		Params            func(childComplexity int) int
 		Reason            func(childComplexity int) int
@@ -164,6 +179,7 @@ type ComplexityRoot struct {
 	Job struct {
 		Alarm              func(childComplexity int) int
 		App                func(childComplexity int) int
+		Calendar           func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
 		Description        func(childComplexity int) int
 		DispatchStrategy   func(childComplexity int) int
@@ -173,6 +189,7 @@ type ComplexityRoot struct {
 		InstanceRetries    func(childComplexity int) int
 		LastRun            func(childComplexity int) int
 		Lifecycle          func(childComplexity int) int
+		ManagedBy          func(childComplexity int) int
 		MaxInstances       func(childComplexity int) int
 		MisfirePolicy      func(childComplexity int) int
 		Name               func(childComplexity int) int
@@ -182,6 +199,7 @@ type ComplexityRoot struct {
 		ProcessorType      func(childComplexity int) int
 		ScheduleExpression func(childComplexity int) int
 		ScheduleType       func(childComplexity int) int
+		ScheduleWindow     func(childComplexity int) int
 		Stats              func(childComplexity int, hours *int) int
 		TaskConcurrency    func(childComplexity int) int
 		TaskRetries        func(childComplexity int) int
@@ -189,6 +207,8 @@ type ComplexityRoot struct {
 		TimeoutMs          func(childComplexity int) int
 		Upcoming           func(childComplexity int, count *int) int
 		UpdatedAt          func(childComplexity int) int
+		Version            func(childComplexity int) int
+		Versions           func(childComplexity int, first *int) int
 		WorkerFilter       func(childComplexity int) int
 	}
 
@@ -209,6 +229,15 @@ type ComplexityRoot struct {
 		Outcomes  func(childComplexity int) int
 		Stopped   func(childComplexity int) int
 		Succeeded func(childComplexity int) int
+	}
+
+	JobVersion struct {
+		Change     func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		CreatedBy  func(childComplexity int) int
+		Definition func(childComplexity int) int
+		Processor  func(childComplexity int) int
+		Version    func(childComplexity int) int
 	}
 
 	Lifecycle struct {
@@ -234,10 +263,12 @@ type ComplexityRoot struct {
 		ChangePassword            func(childComplexity int, oldPassword string, newPassword string) int
 		CreateAPIToken            func(childComplexity int, name string, app *string, role *model.AppRole) int
 		CreateApp                 func(childComplexity int, name string, description *string) int
+		CreateCalendar            func(childComplexity int, input model.CalendarInput) int
 		CreateJob                 func(childComplexity int, input model.JobInput) int
 		CreateUser                func(childComplexity int, username string, password string, admin *bool) int
 		CreateWorkflow            func(childComplexity int, input model.WorkflowInput) int
 		DeleteApp                 func(childComplexity int, app string) int
+		DeleteCalendar            func(childComplexity int, id string) int
 		DeleteJob                 func(childComplexity int, id string) int
 		DeleteWorkflow            func(childComplexity int, id string) int
 		ImportWorkflow            func(childComplexity int, app string, definition any, replace *bool) int
@@ -246,19 +277,21 @@ type ComplexityRoot struct {
 		MarkWorkflowNodeSucceeded func(childComplexity int, workflowInstanceID string, node string) int
 		PauseWorkflowInstance     func(childComplexity int, id string) int
 		RerunWorkflowNode         func(childComplexity int, workflowInstanceID string, node string, downstream bool) int
+		RestoreJobVersion         func(childComplexity int, id string, version int) int
 		RestoreWorkflowVersion    func(childComplexity int, id string, version int) int
 		ResumeWorkflowInstance    func(childComplexity int, id string) int
 		RetryInstance             func(childComplexity int, id string) int
 		RetryWorkflowInstance     func(childComplexity int, id string) int
 		RevokeAPIToken            func(childComplexity int, id string) int
 		RotateAppSecret           func(childComplexity int, app string) int
-		RunJob                    func(childComplexity int, id string, params *string, delayMs *int) int
+		RunJob                    func(childComplexity int, id string, params *string, delayMs *int, idempotencyKey *string) int
 		RunWorkflow               func(childComplexity int, id string, context any, delayMs *int, idempotencyKey *string) int
 		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
 		StopInstance              func(childComplexity int, id string) int
 		StopWorkflowInstance      func(childComplexity int, id string) int
+		UpdateCalendar            func(childComplexity int, id string, input model.CalendarInput) int
 		UpdateJob                 func(childComplexity int, id string, input model.JobInput) int
 		UpdateWorkflow            func(childComplexity int, id string, input model.WorkflowInput, expectedVersion *int) int
 	}
@@ -280,13 +313,15 @@ type ComplexityRoot struct {
 		APITokens         func(childComplexity int) int
 		AppStats          func(childComplexity int, app string, hours *int) int
 		Apps              func(childComplexity int) int
+		Calendar          func(childComplexity int, id string) int
+		Calendars         func(childComplexity int, app string) int
 		ExportWorkflow    func(childComplexity int, id string) int
 		Instance          func(childComplexity int, id string) int
 		Instances         func(childComplexity int, app string, jobID *string, status []string, from *time.Time, to *time.Time, first *int, after *string) int
 		Job               func(childComplexity int, id string) int
 		Jobs              func(childComplexity int, app string, first *int, after *string, search *string) int
 		Me                func(childComplexity int) int
-		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time) int
+		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) int
 		Servers           func(childComplexity int) int
 		Users             func(childComplexity int) int
 		Workers           func(childComplexity int, app string) int
@@ -294,6 +329,12 @@ type ComplexityRoot struct {
 		WorkflowInstance  func(childComplexity int, id string) int
 		WorkflowInstances func(childComplexity int, app string, workflowID *string, status []string, first *int, after *string) int
 		Workflows         func(childComplexity int, app string, search *string, first *int, after *string) int
+	}
+
+	ScheduleWindow struct {
+		Days  func(childComplexity int) int
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	Server struct {
@@ -538,6 +579,11 @@ type AppResolver interface {
 type AppMemberResolver interface {
 	Role(ctx context.Context, obj *db.AppMemberUser) (model.AppRole, error)
 }
+type CalendarResolver interface {
+	App(ctx context.Context, obj *db.Calendar) (*db.App, error)
+
+	Jobs(ctx context.Context, obj *db.Calendar) ([]*db.Job, error)
+}
 type InstanceResolver interface {
 	Job(ctx context.Context, obj *db.Instance) (*db.Job, error)
 
@@ -545,6 +591,7 @@ type InstanceResolver interface {
 	Attempts(ctx context.Context, obj *db.Instance) ([]*db.InstanceAttempt, error)
 	Tasks(ctx context.Context, obj *db.Instance) (*db.TaskCounts, error)
 	Logs(ctx context.Context, obj *db.Instance, afterSeq *int, first *int) (*model.LogPage, error)
+
 	TaskList(ctx context.Context, obj *db.Instance, status []string, first *int, after *string) (*model.TaskConnection, error)
 	Task(ctx context.Context, obj *db.Instance, id string) (*db.TaskView, error)
 	WorkflowInput(ctx context.Context, obj *db.Instance) (any, error)
@@ -555,14 +602,21 @@ type InstanceConnectionResolver interface {
 type JobResolver interface {
 	App(ctx context.Context, obj *db.Job) (*db.App, error)
 
+	Calendar(ctx context.Context, obj *db.Job) (*db.Calendar, error)
 	Lifecycle(ctx context.Context, obj *db.Job) (*model.Lifecycle, error)
 
 	Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error)
 	LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error)
 	Stats(ctx context.Context, obj *db.Job, hours *int) (*jobs.JobStats, error)
+
+	Versions(ctx context.Context, obj *db.Job, first *int) ([]*db.JobVersion, error)
 }
 type JobConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.JobConnection) (int, error)
+}
+type JobVersionResolver interface {
+	Definition(ctx context.Context, obj *db.JobVersion) (any, error)
+	Processor(ctx context.Context, obj *db.JobVersion) (string, error)
 }
 type LogLineResolver interface {
 	Worker(ctx context.Context, obj *db.InstanceLog) (*string, error)
@@ -574,13 +628,17 @@ type MutationResolver interface {
 	SetAppRole(ctx context.Context, app string, username string, role *model.AppRole) (*db.App, error)
 	RotateAppSecret(ctx context.Context, app string) (*model.AppWithSecret, error)
 	DeleteApp(ctx context.Context, app string) (bool, error)
+	CreateCalendar(ctx context.Context, input model.CalendarInput) (*db.Calendar, error)
+	UpdateCalendar(ctx context.Context, id string, input model.CalendarInput) (*db.Calendar, error)
+	DeleteCalendar(ctx context.Context, id string) (bool, error)
 	StopInstance(ctx context.Context, id string) (*db.Instance, error)
 	RetryInstance(ctx context.Context, id string) (*db.Instance, error)
 	CreateJob(ctx context.Context, input model.JobInput) (*db.Job, error)
 	UpdateJob(ctx context.Context, id string, input model.JobInput) (*db.Job, error)
 	SetJobEnabled(ctx context.Context, id string, enabled bool) (*db.Job, error)
 	DeleteJob(ctx context.Context, id string) (bool, error)
-	RunJob(ctx context.Context, id string, params *string, delayMs *int) (*db.Instance, error)
+	RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error)
+	RestoreJobVersion(ctx context.Context, id string, version int) (*db.Job, error)
 	CreateUser(ctx context.Context, username string, password string, admin *bool) (*db.User, error)
 	ChangePassword(ctx context.Context, oldPassword string, newPassword string) (bool, error)
 	CreateAPIToken(ctx context.Context, name string, app *string, role *model.AppRole) (*model.APITokenWithSecret, error)
@@ -603,11 +661,13 @@ type MutationResolver interface {
 type QueryResolver interface {
 	Me(ctx context.Context) (*db.User, error)
 	Apps(ctx context.Context) ([]*db.App, error)
+	Calendars(ctx context.Context, app string) ([]*db.Calendar, error)
+	Calendar(ctx context.Context, id string) (*db.Calendar, error)
 	Instances(ctx context.Context, app string, jobID *string, status []string, from *time.Time, to *time.Time, first *int, after *string) (*model.InstanceConnection, error)
 	Instance(ctx context.Context, id string) (*db.Instance, error)
 	Jobs(ctx context.Context, app string, first *int, after *string, search *string) (*model.JobConnection, error)
 	Job(ctx context.Context, id string) (*db.Job, error)
-	PreviewSchedule(ctx context.Context, typeArg string, expression string, timeZone *string, count *int, after *time.Time) ([]*time.Time, error)
+	PreviewSchedule(ctx context.Context, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) ([]*time.Time, error)
 	Servers(ctx context.Context) ([]*cluster.Member, error)
 	AppStats(ctx context.Context, app string, hours *int) (*jobs.Stats, error)
 	Users(ctx context.Context) ([]*db.User, error)
@@ -925,6 +985,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AppWithSecret.Secret(childComplexity), true
 
+	case "Calendar.app":
+		if e.ComplexityRoot.Calendar.App == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.App(childComplexity), true
+	case "Calendar.createdAt":
+		if e.ComplexityRoot.Calendar.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.CreatedAt(childComplexity), true
+	case "Calendar.dates":
+		if e.ComplexityRoot.Calendar.Dates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Dates(childComplexity), true
+	case "Calendar.description":
+		if e.ComplexityRoot.Calendar.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Description(childComplexity), true
+	case "Calendar.id":
+		if e.ComplexityRoot.Calendar.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.ID(childComplexity), true
+	case "Calendar.jobs":
+		if e.ComplexityRoot.Calendar.Jobs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Jobs(childComplexity), true
+	case "Calendar.name":
+		if e.ComplexityRoot.Calendar.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Name(childComplexity), true
+	case "Calendar.updatedAt":
+		if e.ComplexityRoot.Calendar.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.UpdatedAt(childComplexity), true
+
 	case "Instance.actualTriggerTime":
 		if e.ComplexityRoot.Instance.ActualTriggerAt == nil {
 			break
@@ -961,12 +1070,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.ID(childComplexity), true
+	case "Instance.idempotencyKey":
+		if e.ComplexityRoot.Instance.IdempotencyKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.IdempotencyKey(childComplexity), true
 	case "Instance.job":
 		if e.ComplexityRoot.Instance.Job == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Instance.Job(childComplexity), true
+	case "Instance.jobVersion":
+		if e.ComplexityRoot.Instance.JobVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.JobVersion(childComplexity), true
 	case "Instance.logs":
 		if e.ComplexityRoot.Instance.Logs == nil {
 			break
@@ -1142,6 +1263,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.App(childComplexity), true
+	case "Job.calendar":
+		if e.ComplexityRoot.Job.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Calendar(childComplexity), true
 	case "Job.createdAt":
 		if e.ComplexityRoot.Job.CreatedAt == nil {
 			break
@@ -1196,6 +1323,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.Lifecycle(childComplexity), true
+	case "Job.managedBy":
+		if e.ComplexityRoot.Job.ManagedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ManagedBy(childComplexity), true
 	case "Job.maxInstances":
 		if e.ComplexityRoot.Job.MaxInstances == nil {
 			break
@@ -1250,6 +1383,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.ScheduleType(childComplexity), true
+	case "Job.scheduleWindow":
+		if e.ComplexityRoot.Job.ScheduleWindow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ScheduleWindow(childComplexity), true
 	case "Job.stats":
 		if e.ComplexityRoot.Job.Stats == nil {
 			break
@@ -1302,6 +1441,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.UpdatedAt(childComplexity), true
+	case "Job.version":
+		if e.ComplexityRoot.Job.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Version(childComplexity), true
+	case "Job.versions":
+		if e.ComplexityRoot.Job.Versions == nil {
+			break
+		}
+
+		args, err := ec.field_Job_versions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Job.Versions(childComplexity, args["first"].(*int)), true
 	case "Job.workerFilter":
 		if e.ComplexityRoot.Job.WorkerFilter == nil {
 			break
@@ -1371,6 +1527,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.JobStats.Succeeded(childComplexity), true
+
+	case "JobVersion.change":
+		if e.ComplexityRoot.JobVersion.Change == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.Change(childComplexity), true
+	case "JobVersion.createdAt":
+		if e.ComplexityRoot.JobVersion.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.CreatedAt(childComplexity), true
+	case "JobVersion.author":
+		if e.ComplexityRoot.JobVersion.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.CreatedBy(childComplexity), true
+	case "JobVersion.definition":
+		if e.ComplexityRoot.JobVersion.Definition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.Definition(childComplexity), true
+	case "JobVersion.processor":
+		if e.ComplexityRoot.JobVersion.Processor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.Processor(childComplexity), true
+	case "JobVersion.version":
+		if e.ComplexityRoot.JobVersion.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobVersion.Version(childComplexity), true
 
 	case "Lifecycle.end":
 		if e.ComplexityRoot.Lifecycle.End == nil {
@@ -1473,6 +1666,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateApp(childComplexity, args["name"].(string), args["description"].(*string)), true
+	case "Mutation.createCalendar":
+		if e.ComplexityRoot.Mutation.CreateCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCalendar(childComplexity, args["input"].(model.CalendarInput)), true
 	case "Mutation.createJob":
 		if e.ComplexityRoot.Mutation.CreateJob == nil {
 			break
@@ -1517,6 +1721,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteApp(childComplexity, args["app"].(string)), true
+	case "Mutation.deleteCalendar":
+		if e.ComplexityRoot.Mutation.DeleteCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCalendar(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteJob":
 		if e.ComplexityRoot.Mutation.DeleteJob == nil {
 			break
@@ -1600,6 +1815,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RerunWorkflowNode(childComplexity, args["workflowInstanceId"].(string), args["node"].(string), args["downstream"].(bool)), true
+	case "Mutation.restoreJobVersion":
+		if e.ComplexityRoot.Mutation.RestoreJobVersion == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreJobVersion_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreJobVersion(childComplexity, args["id"].(string), args["version"].(int)), true
 	case "Mutation.restoreWorkflowVersion":
 		if e.ComplexityRoot.Mutation.RestoreWorkflowVersion == nil {
 			break
@@ -1676,7 +1902,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RunJob(childComplexity, args["id"].(string), args["params"].(*string), args["delayMs"].(*int)), true
+		return e.ComplexityRoot.Mutation.RunJob(childComplexity, args["id"].(string), args["params"].(*string), args["delayMs"].(*int), args["idempotencyKey"].(*string)), true
 	case "Mutation.runWorkflow":
 		if e.ComplexityRoot.Mutation.RunWorkflow == nil {
 			break
@@ -1743,6 +1969,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.StopWorkflowInstance(childComplexity, args["id"].(string)), true
+	case "Mutation.updateCalendar":
+		if e.ComplexityRoot.Mutation.UpdateCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCalendar(childComplexity, args["id"].(string), args["input"].(model.CalendarInput)), true
 	case "Mutation.updateJob":
 		if e.ComplexityRoot.Mutation.UpdateJob == nil {
 			break
@@ -1833,6 +2070,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Apps(childComplexity), true
+	case "Query.calendar":
+		if e.ComplexityRoot.Query.Calendar == nil {
+			break
+		}
+
+		args, err := ec.field_Query_calendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Calendar(childComplexity, args["id"].(string)), true
+	case "Query.calendars":
+		if e.ComplexityRoot.Query.Calendars == nil {
+			break
+		}
+
+		args, err := ec.field_Query_calendars_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Calendars(childComplexity, args["app"].(string)), true
 	case "Query.exportWorkflow":
 		if e.ComplexityRoot.Query.ExportWorkflow == nil {
 			break
@@ -1905,7 +2164,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.PreviewSchedule(childComplexity, args["type"].(string), args["expression"].(string), args["timeZone"].(*string), args["count"].(*int), args["after"].(*time.Time)), true
+		return e.ComplexityRoot.Query.PreviewSchedule(childComplexity, args["type"].(string), args["expression"].(string), args["timeZone"].(*string), args["count"].(*int), args["after"].(*time.Time), args["window"].(*db.ScheduleWindow), args["app"].(*string), args["calendar"].(*string)), true
 	case "Query.servers":
 		if e.ComplexityRoot.Query.Servers == nil {
 			break
@@ -1973,6 +2232,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Workflows(childComplexity, args["app"].(string), args["search"].(*string), args["first"].(*int), args["after"].(*string)), true
+
+	case "ScheduleWindow.days":
+		if e.ComplexityRoot.ScheduleWindow.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleWindow.Days(childComplexity), true
+	case "ScheduleWindow.end":
+		if e.ComplexityRoot.ScheduleWindow.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleWindow.End(childComplexity), true
+	case "ScheduleWindow.start":
+		if e.ComplexityRoot.ScheduleWindow.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleWindow.Start(childComplexity), true
 
 	case "Server.advertiseUrl":
 		if e.ComplexityRoot.Server.AdvertiseURL == nil {
@@ -2967,8 +3245,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAlarmInput,
+		ec.unmarshalInputCalendarInput,
 		ec.unmarshalInputJobInput,
 		ec.unmarshalInputLifecycleInput,
+		ec.unmarshalInputScheduleWindowInput,
 		ec.unmarshalInputWorkerFilterInput,
 		ec.unmarshalInputWorkflowEdgeInput,
 		ec.unmarshalInputWorkflowInput,
@@ -3145,6 +3425,98 @@ extend type Mutation {
   deleteApp(app: String!): Boolean!
 }
 `, BuiltIn: false},
+	{Name: "../schema/calendar.graphqls", Input: `"A day of the week."
+enum Weekday {
+  "Monday."
+  MONDAY
+  "Tuesday."
+  TUESDAY
+  "Wednesday."
+  WEDNESDAY
+  "Thursday."
+  THURSDAY
+  "Friday."
+  FRIDAY
+  "Saturday."
+  SATURDAY
+  "Sunday."
+  SUNDAY
+}
+
+"""
+A FIXED_RATE job's daily window, in the job's time zone: it fires at the
+window's start and every interval after it, up to and including its end, on
+the chosen weekdays. Wall-clock times: on the day summer time starts the
+skipped hour has no fires; on the day it ends, a window across the repeated
+hour fires through both passes of it.
+"""
+type ScheduleWindow {
+  "Opening time of day, HH:MM or HH:MM:SS."
+  start: String!
+  "Closing time of day (included), later than start: a window does not cross midnight."
+  end: String!
+  "The weekdays it opens on; empty: every day."
+  days: [Weekday!]!
+}
+
+"A FIXED_RATE job's daily window, in the job's time zone."
+input ScheduleWindowInput {
+  "Opening time of day, HH:MM or HH:MM:SS, e.g. 09:00."
+  start: String!
+  "Closing time of day (included), later than start, e.g. 17:30."
+  end: String!
+  "The weekdays it opens on; omitted or empty: every day."
+  days: [Weekday!]
+}
+
+"Dates on which the CRON and FIXED_RATE jobs referencing it do not fire (holidays), in each job's time zone."
+type Calendar {
+  "The calendar's id."
+  id: ID!
+  "The app it belongs to."
+  app: App!
+  "Unique within the app."
+  name: String!
+  "What the calendar is."
+  description: String!
+  "The excluded dates, YYYY-MM-DD, sorted."
+  dates: [String!]!
+  "The jobs that reference it, by name."
+  jobs: [Job!]!
+  "When it was created."
+  createdAt: Time!
+  "When it last changed."
+  updatedAt: Time!
+}
+
+"A calendar of excluded dates."
+input CalendarInput {
+  "The app's name."
+  app: String!
+  "Unique within the app; at most 128 characters."
+  name: String!
+  "What the calendar is; at most 2000 characters."
+  description: String = ""
+  "The excluded dates, YYYY-MM-DD (at most 5000); order and repeats do not matter."
+  dates: [String!]!
+}
+
+extend type Query {
+  "An app's calendars, by name."
+  calendars(app: String!): [Calendar!]!
+  "A calendar by id; NOT_FOUND if it does not exist or the caller may not see its app."
+  calendar(id: ID!): Calendar
+}
+
+extend type Mutation {
+  "Creates a calendar (EDITOR on its app)."
+  createCalendar(input: CalendarInput!): Calendar!
+  "Replaces a calendar; the jobs referencing it skip its new dates from now on."
+  updateCalendar(id: ID!, input: CalendarInput!): Calendar!
+  "Deletes a calendar; CONFLICT while jobs reference it."
+  deleteCalendar(id: ID!): Boolean!
+}
+`, BuiltIn: false},
 	{Name: "../schema/instance.graphqls", Input: `"Where an instance is in its life."
 enum InstanceStatus {
   "Recorded, waiting for its trigger time."
@@ -3185,6 +3557,8 @@ type Instance {
   attempt: Int!
   "The parameters it runs with (the job's, or those given to runJob)."
   params: String!
+  "The idempotency key runJob was called with; null for other instances and once the key's 24 hours are over and it was reused."
+  idempotencyKey: String
   "The processor's result, or why it failed."
   result: String!
   "A machine-readable cause: NO_WORKER, TIMEOUT, MAX_INSTANCES, WORKER_LOST, FAILED, STOPPED, REJECTED, JOB_DISABLED."
@@ -3333,6 +3707,16 @@ enum DispatchStrategy {
   RANDOM
   "Qualifying workers in turn."
   ROUND_ROBIN
+  """
+  The same key to the same worker while the set of qualifying workers is
+  stable (rendezvous hashing: when a worker leaves, only its keys move). The
+  key is the ` + "`" + `key` + "`" + ` member of the instance's params when they are a JSON
+  object with one (e.g. ` + "`" + `{"key": "customer-42"}` + "`" + `), else the job. A task
+  whose worker is busy waits for it.
+  """
+  CONSISTENT_HASH
+  "The qualifying worker with a free slot that was picked longest ago (one never picked first)."
+  LEAST_RECENTLY_USED
 }
 
 "What happens to fires missed while no server could run them (downtime, fail-over)."
@@ -3439,6 +3823,10 @@ type Job {
   scheduleExpression: String!
   "IANA time zone the cron expression is evaluated in."
   timeZone: String!
+  "FIXED_RATE only: the daily window it fires in; null: all day."
+  scheduleWindow: ScheduleWindow
+  "The calendar whose dates it skips (CRON and FIXED_RATE); null: none."
+  calendar: Calendar
   "When it may fire."
   lifecycle: Lifecycle!
   "How an instance's work is spread over workers."
@@ -3475,6 +3863,13 @@ type Job {
   lastRun: Instance
   "How its instances ended in the last ` + "`" + `hours` + "`" + ` hours (default 24, at most 168), for its overview."
   stats(hours: Int = 24): JobStats!
+  """
+  The set of jobs declared in a worker's code the job belongs to; null: made
+  through the API or console. Its workers create and update it on every
+  connect (a manual edit is overwritten then) and disable it once it is no
+  longer declared.
+  """
+  managedBy: String
   "When it was created."
   createdAt: Time!
   "When its definition last changed."
@@ -3497,6 +3892,10 @@ input JobInput {
   scheduleExpression: String = ""
   "IANA time zone the cron expression is evaluated in."
   timeZone: String = "UTC"
+  "FIXED_RATE only: a daily window to fire in (in timeZone); omitted: all day."
+  scheduleWindow: ScheduleWindowInput
+  "CRON and FIXED_RATE: the name of the app's calendar whose dates the job skips; omitted or empty: none."
+  calendar: String
   "When it may fire."
   lifecycle: LifecycleInput
   "How an instance's work is spread over workers."
@@ -3561,9 +3960,12 @@ extend type Query {
   """
   The next ` + "`" + `count` + "`" + ` fire times (default 5, at most 100) of a schedule strictly
   after ` + "`" + `after` + "`" + ` (default now): exactly the times the trigger loop uses. A bad
-  expression is a BAD_INPUT error naming the field.
+  expression is a BAD_INPUT error naming the field. ` + "`" + `window` + "`" + ` restricts a
+  FIXED_RATE schedule to a daily window; ` + "`" + `calendar` + "`" + ` (with ` + "`" + `app` + "`" + `) skips the
+  dates of that app's calendar.
   """
-  previewSchedule(type: ScheduleType!, expression: String!, timeZone: String, count: Int, after: Time): [Time!]!
+  previewSchedule(type: ScheduleType!, expression: String!, timeZone: String, count: Int, after: Time,
+    window: ScheduleWindowInput, app: String, calendar: String): [Time!]!
 }
 
 extend type Mutation {
@@ -3575,8 +3977,14 @@ extend type Mutation {
   setJobEnabled(id: ID!, enabled: Boolean!): Job!
   "Deletes the job and its history; running instances are stopped on their workers."
   deleteJob(id: ID!): Boolean!
-  "Runs the job now, or after delayMs, with optional parameters."
-  runJob(id: ID!, params: String, delayMs: Int): Instance!
+  """
+  Runs the job now, or after delayMs, with optional parameters. With an
+  ` + "`" + `idempotencyKey` + "`" + ` (at most 128 characters, one line), a second call with
+  the same key within 24 hours returns the instance the first call created
+  and starts nothing: a client may retry after a timeout without running
+  the job twice. The key is per job.
+  """
+  runJob(id: ID!, params: String, delayMs: Int, idempotencyKey: String): Instance!
 }
 
 "How one job's instances ended within a window."
@@ -3591,6 +3999,39 @@ type JobStats {
   canceled: Int!
   "Finished instances per hour of the window, oldest first; hours with none are left out."
   outcomes: [OutcomeBucket!]!
+}
+`, BuiltIn: false},
+	{Name: "../schema/jobversion.graphqls", Input: `"One kept version of a job: its whole definition after a change, who made the change and when."
+type JobVersion {
+  "The version's number, from 1; the job's current one is Job.version."
+  version: Int!
+  "What made it: CREATE, UPDATE, ENABLE, DISABLE, RESTORE n (version n restored), or CODE (a declaration in a worker's code)."
+  change: String!
+  "Who made it: a username, or the worker that declared the job; empty when unknown (the version a job had before versions were kept)."
+  author: String!
+  "When it was made."
+  createdAt: Time!
+  "The definition, as JobInput's fields without app (the calendar by name)."
+  definition: JSON!
+  "The definition's processor: the script, the GO processor's name, or the HTTP request as JSON (for a script diff)."
+  processor: String!
+}
+
+extend type Job {
+  "Its current version: it counts the job's changes."
+  version: Int!
+  "Its kept versions, newest first, at most ` + "`" + `first` + "`" + ` (default 50, at most 500)."
+  versions(first: Int = 50): [JobVersion!]!
+}
+
+extend type Instance {
+  "The version of its job it ran; null for workflow nodes and instances older than version history."
+  jobVersion: Int
+}
+
+extend type Mutation {
+  "Makes a kept version the job's definition again (EDITOR), as a new version; it is validated as any change."
+  restoreJobVersion(id: ID!, version: Int!): Job!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `"""
@@ -4539,6 +4980,28 @@ func (ec *executionContext) childFields_AppWithSecret(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type AppWithSecret", field.Name)
 }
 
+func (ec *executionContext) childFields_Calendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Calendar_id(ctx, field)
+	case "app":
+		return ec.fieldContext_Calendar_app(ctx, field)
+	case "name":
+		return ec.fieldContext_Calendar_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Calendar_description(ctx, field)
+	case "dates":
+		return ec.fieldContext_Calendar_dates(ctx, field)
+	case "jobs":
+		return ec.fieldContext_Calendar_jobs(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Calendar_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Calendar_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Calendar", field.Name)
+}
+
 func (ec *executionContext) childFields_Instance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4561,6 +5024,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_attempt(ctx, field)
 	case "params":
 		return ec.fieldContext_Instance_params(ctx, field)
+	case "idempotencyKey":
+		return ec.fieldContext_Instance_idempotencyKey(ctx, field)
 	case "result":
 		return ec.fieldContext_Instance_result(ctx, field)
 	case "reason":
@@ -4573,6 +5038,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_tasks(ctx, field)
 	case "logs":
 		return ec.fieldContext_Instance_logs(ctx, field)
+	case "jobVersion":
+		return ec.fieldContext_Instance_jobVersion(ctx, field)
 	case "taskList":
 		return ec.fieldContext_Instance_taskList(ctx, field)
 	case "task":
@@ -4643,6 +5110,10 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_scheduleExpression(ctx, field)
 	case "timeZone":
 		return ec.fieldContext_Job_timeZone(ctx, field)
+	case "scheduleWindow":
+		return ec.fieldContext_Job_scheduleWindow(ctx, field)
+	case "calendar":
+		return ec.fieldContext_Job_calendar(ctx, field)
 	case "lifecycle":
 		return ec.fieldContext_Job_lifecycle(ctx, field)
 	case "executionMode":
@@ -4679,10 +5150,16 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_lastRun(ctx, field)
 	case "stats":
 		return ec.fieldContext_Job_stats(ctx, field)
+	case "managedBy":
+		return ec.fieldContext_Job_managedBy(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Job_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Job_updatedAt(ctx, field)
+	case "version":
+		return ec.fieldContext_Job_version(ctx, field)
+	case "versions":
+		return ec.fieldContext_Job_versions(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Job", field.Name)
 }
@@ -4723,6 +5200,24 @@ func (ec *executionContext) childFields_JobStats(ctx context.Context, field grap
 		return ec.fieldContext_JobStats_outcomes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type JobStats", field.Name)
+}
+
+func (ec *executionContext) childFields_JobVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_JobVersion_version(ctx, field)
+	case "change":
+		return ec.fieldContext_JobVersion_change(ctx, field)
+	case "author":
+		return ec.fieldContext_JobVersion_author(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_JobVersion_createdAt(ctx, field)
+	case "definition":
+		return ec.fieldContext_JobVersion_definition(ctx, field)
+	case "processor":
+		return ec.fieldContext_JobVersion_processor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobVersion", field.Name)
 }
 
 func (ec *executionContext) childFields_Lifecycle(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4785,6 +5280,18 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_ScheduleWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_ScheduleWindow_start(ctx, field)
+	case "end":
+		return ec.fieldContext_ScheduleWindow_end(ctx, field)
+	case "days":
+		return ec.fieldContext_ScheduleWindow_days(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScheduleWindow", field.Name)
 }
 
 func (ec *executionContext) childFields_Server(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5429,6 +5936,20 @@ func (ec *executionContext) field_Job_upcoming_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Job_versions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_approveWorkflowNode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5541,6 +6062,20 @@ func (ec *executionContext) field_Mutation_createApp_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CalendarInput, error) {
+			return ec.unmarshalNCalendarInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5610,6 +6145,20 @@ func (ec *executionContext) field_Mutation_deleteApp_args(ctx context.Context, r
 		return nil, err
 	}
 	args["app"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -5759,6 +6308,28 @@ func (ec *executionContext) field_Mutation_rerunWorkflowNode_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_restoreJobVersion_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_restoreWorkflowVersion_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5878,6 +6449,14 @@ func (ec *executionContext) field_Mutation_runJob_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["delayMs"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg3
 	return args, nil
 }
 
@@ -6021,6 +6600,28 @@ func (ec *executionContext) field_Mutation_stopWorkflowInstance_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CalendarInput, error) {
+			return ec.unmarshalNCalendarInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6106,6 +6707,34 @@ func (ec *executionContext) field_Query_appStats_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["hours"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_calendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_calendars_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
 	return args, nil
 }
 
@@ -6294,6 +6923,30 @@ func (ec *executionContext) field_Query_previewSchedule_args(ctx context.Context
 		return nil, err
 	}
 	args["after"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "window",
+		func(ctx context.Context, v any) (*db.ScheduleWindow, error) {
+			return ec.unmarshalOScheduleWindowInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["window"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "calendar",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calendar"] = arg7
 	return args, nil
 }
 
@@ -7423,6 +8076,208 @@ func (ec *executionContext) fieldContext_AppWithSecret_secret(_ context.Context,
 	return graphql.NewScalarFieldContext("AppWithSecret", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_app(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_app(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Calendar().App(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_app(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calendar_name(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_description(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_dates(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_dates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_dates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_jobs(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_jobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Calendar().Jobs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_jobs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calendar_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_updatedAt(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _Instance_id(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7662,6 +8517,29 @@ func (ec *executionContext) fieldContext_Instance_params(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Instance_idempotencyKey(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_idempotencyKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IdempotencyKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_idempotencyKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Instance_result(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7846,6 +8724,29 @@ func (ec *executionContext) fieldContext_Instance_logs(ctx context.Context, fiel
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Instance_jobVersion(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_jobVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.JobVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_jobVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Instance_taskList(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
@@ -8455,6 +9356,70 @@ func (ec *executionContext) fieldContext_Job_timeZone(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Job_scheduleWindow(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_scheduleWindow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScheduleWindow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.ScheduleWindow) graphql.Marshaler {
+			return ec.marshalOScheduleWindow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_scheduleWindow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScheduleWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_calendar(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().Calendar(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+			return ec.marshalOCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Job_lifecycle(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8947,6 +9912,29 @@ func (ec *executionContext) fieldContext_Job_stats(ctx context.Context, field gr
 	return fc, nil
 }
 
+func (ec *executionContext) _Job_managedBy(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_managedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManagedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_managedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Job_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8991,6 +9979,73 @@ func (ec *executionContext) _Job_updatedAt(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Job_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Job_version(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Job_versions(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_versions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Job().Versions(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.JobVersion) graphql.Marshaler {
+			return ec.marshalNJobVersion2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_versions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobVersion(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Job_versions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _JobConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
@@ -9257,6 +10312,144 @@ func (ec *executionContext) fieldContext_JobStats_outcomes(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _JobVersion_version(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_change(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_change(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Change, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_author(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_author(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_author(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_definition(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_definition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.JobVersion().Definition(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_definition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _JobVersion_processor(ctx context.Context, field graphql.CollectedField, obj *db.JobVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobVersion_processor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.JobVersion().Processor(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobVersion_processor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobVersion", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Lifecycle_start(ctx context.Context, field graphql.CollectedField, obj *model.Lifecycle) (ret graphql.Marshaler) {
@@ -9718,6 +10911,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteApp(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCalendar(ctx, fc.Args["input"].(model.CalendarInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCalendar(ctx, fc.Args["id"].(string), fc.Args["input"].(model.CalendarInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCalendar(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_stopInstance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9992,7 +11317,7 @@ func (ec *executionContext) _Mutation_runJob(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RunJob(ctx, fc.Args["id"].(string), fc.Args["params"].(*string), fc.Args["delayMs"].(*int))
+			return ec.Resolvers.Mutation().RunJob(ctx, fc.Args["id"].(string), fc.Args["params"].(*string), fc.Args["delayMs"].(*int), fc.Args["idempotencyKey"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.Instance) graphql.Marshaler {
@@ -10020,6 +11345,50 @@ func (ec *executionContext) fieldContext_Mutation_runJob(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_runJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreJobVersion(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_restoreJobVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RestoreJobVersion(ctx, fc.Args["id"].(string), fc.Args["version"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_restoreJobVersion(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreJobVersion_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11055,6 +12424,94 @@ func (ec *executionContext) fieldContext_Query_apps(_ context.Context, field gra
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_calendars(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_calendars(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Calendars(ctx, fc.Args["app"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendarᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_calendars(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_calendars_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_calendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Calendar(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+			return ec.marshalOCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_calendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_calendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_instances(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11241,7 +12698,7 @@ func (ec *executionContext) _Query_previewSchedule(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().PreviewSchedule(ctx, fc.Args["type"].(string), fc.Args["expression"].(string), fc.Args["timeZone"].(*string), fc.Args["count"].(*int), fc.Args["after"].(*time.Time))
+			return ec.Resolvers.Query().PreviewSchedule(ctx, fc.Args["type"].(string), fc.Args["expression"].(string), fc.Args["timeZone"].(*string), fc.Args["count"].(*int), fc.Args["after"].(*time.Time), fc.Args["window"].(*db.ScheduleWindow), fc.Args["app"].(*string), fc.Args["calendar"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*time.Time) graphql.Marshaler {
@@ -11753,6 +13210,75 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ScheduleWindow_start(ctx context.Context, field graphql.CollectedField, obj *db.ScheduleWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleWindow_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleWindow_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScheduleWindow_end(ctx context.Context, field graphql.CollectedField, obj *db.ScheduleWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleWindow_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleWindow_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScheduleWindow_days(ctx context.Context, field graphql.CollectedField, obj *db.ScheduleWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleWindow_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNWeekday2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleWindow_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleWindow", field, false, false, errors.New("field of type Weekday does not have child fields"))
 }
 
 func (ec *executionContext) _Server_id(ctx context.Context, field graphql.CollectedField, obj *cluster.Member) (ret graphql.Marshaler) {
@@ -16810,6 +18336,61 @@ func (ec *executionContext) unmarshalInputAlarmInput(ctx context.Context, obj an
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCalendarInput(ctx context.Context, obj any) (model.CalendarInput, error) {
+	var it model.CalendarInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["description"]; !present {
+		asMap["description"] = ""
+	}
+
+	fieldsInOrder := [...]string{"app", "name", "description", "dates"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "app":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("app"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.App = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "dates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dates"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dates = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any) (model.JobInput, error) {
 	var it model.JobInput
 	if obj == nil {
@@ -16861,7 +18442,7 @@ func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any)
 		asMap["misfirePolicy"] = "FIRE_ONCE"
 	}
 
-	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "lifecycle", "executionMode", "processorType", "processor", "params", "maxInstances", "taskConcurrency", "timeoutMs", "instanceRetries", "taskRetries", "workerFilter", "dispatchStrategy", "misfirePolicy", "alarm"}
+	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "scheduleWindow", "calendar", "lifecycle", "executionMode", "processorType", "processor", "params", "maxInstances", "taskConcurrency", "timeoutMs", "instanceRetries", "taskRetries", "workerFilter", "dispatchStrategy", "misfirePolicy", "alarm"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16917,6 +18498,20 @@ func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.TimeZone = data
+		case "scheduleWindow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scheduleWindow"))
+			data, err := ec.unmarshalOScheduleWindowInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScheduleWindow = data
+		case "calendar":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendar"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Calendar = data
 		case "lifecycle":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lifecycle"))
 			data, err := ec.unmarshalOLifecycleInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐLifecycleInput(ctx, v)
@@ -17052,6 +18647,50 @@ func (ec *executionContext) unmarshalInputLifecycleInput(ctx context.Context, ob
 				return it, err
 			}
 			it.End = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputScheduleWindowInput(ctx context.Context, obj any) (db.ScheduleWindow, error) {
+	var it db.ScheduleWindow
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "end", "days"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		case "days":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("days"))
+			data, err := ec.unmarshalOWeekday2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Days = data
 		}
 	}
 	return it, nil
@@ -18115,6 +19754,145 @@ func (ec *executionContext) _AppWithSecret(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var calendarImplementors = []string{"Calendar"}
+
+func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet, obj *db.Calendar) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Calendar")
+		case "id":
+			out.Values[i] = ec._Calendar_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "app":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_app(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Calendar_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Calendar_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dates":
+			out.Values[i] = ec._Calendar_dates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "jobs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_jobs(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._Calendar_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Calendar_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var instanceImplementors = []string{"Instance"}
 
 func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet, obj *db.Instance) graphql.Marshaler {
@@ -18208,6 +19986,11 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 		case "params":
 			out.Values[i] = ec._Instance_params(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "idempotencyKey":
+			out.Values[i] = ec._Instance_idempotencyKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "result":
@@ -18372,6 +20155,11 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "jobVersion":
+			out.Values[i] = ec._Instance_jobVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "taskList":
 			field := field
 
@@ -18784,6 +20572,49 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "scheduleWindow":
+			out.Values[i] = ec._Job_scheduleWindow(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_calendar(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "lifecycle":
 			field := field
 
@@ -19006,6 +20837,11 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "managedBy":
+			out.Values[i] = ec._Job_managedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "createdAt":
 			out.Values[i] = ec._Job_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -19016,6 +20852,49 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "version":
+			out.Values[i] = ec._Job_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "versions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_versions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19198,6 +21077,135 @@ func (ec *executionContext) _JobStats(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var jobVersionImplementors = []string{"JobVersion"}
+
+func (ec *executionContext) _JobVersion(ctx context.Context, sel ast.SelectionSet, obj *db.JobVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobVersion")
+		case "version":
+			out.Values[i] = ec._JobVersion_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "change":
+			out.Values[i] = ec._JobVersion_change(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "author":
+			out.Values[i] = ec._JobVersion_author(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._JobVersion_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "definition":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JobVersion_definition(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "processor":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._JobVersion_processor(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19458,6 +21466,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "stopInstance":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_stopInstance(ctx, field)
@@ -19503,6 +21532,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "runJob":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_runJob(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreJobVersion":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreJobVersion(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -19808,6 +21844,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_apps(ctx, field)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "calendars":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_calendars(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_calendar(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -20162,6 +22242,54 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var scheduleWindowImplementors = []string{"ScheduleWindow"}
+
+func (ec *executionContext) _ScheduleWindow(ctx context.Context, sel ast.SelectionSet, obj *db.ScheduleWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScheduleWindow")
+		case "start":
+			out.Values[i] = ec._ScheduleWindow_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._ScheduleWindow_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "days":
+			out.Values[i] = ec._ScheduleWindow_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -23221,6 +25349,37 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNCalendar2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendarᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Calendar) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Calendar(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCalendarInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx context.Context, v any) (model.CalendarInput, error) {
+	res, err := ec.unmarshalInputCalendarInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDispatchStrategy2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23459,6 +25618,22 @@ func (ec *executionContext) marshalNJSON2interface(ctx context.Context, sel ast.
 	return res
 }
 
+func (ec *executionContext) marshalNJob2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Job) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx context.Context, sel ast.SelectionSet, v *db.Job) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23518,6 +25693,32 @@ func (ec *executionContext) marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwhe
 		return graphql.Null
 	}
 	return ec._JobStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJobVersion2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.JobVersion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobVersion2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobVersion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJobVersion2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobVersion(ctx context.Context, sel ast.SelectionSet, v *db.JobVersion) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._JobVersion(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNLifecycle2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐLifecycle(ctx context.Context, sel ast.SelectionSet, v *model.Lifecycle) graphql.Marshaler {
@@ -23936,6 +26137,52 @@ func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋjobwheelᚋjobwheel�
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWeekday2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWeekday2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNWeekday2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWeekday2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNWeekday2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeekday2string(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNWorker2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Worker) graphql.Marshaler {
@@ -24460,6 +26707,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalOCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *db.Calendar) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Calendar(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalODispatchStrategy2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -24680,6 +26934,21 @@ func (ec *executionContext) marshalOOverlapPolicy2ᚖstring(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) marshalOScheduleWindow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx context.Context, sel ast.SelectionSet, v *db.ScheduleWindow) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ScheduleWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOScheduleWindowInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx context.Context, v any) (*db.ScheduleWindow, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputScheduleWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋclusterᚐMember(ctx context.Context, sel ast.SelectionSet, v *cluster.Member) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -24824,6 +27093,42 @@ func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋjobwheelᚋjobwheel�
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWeekday2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWeekday2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOWeekday2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeekday2string(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOWorker2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorker(ctx context.Context, sel ast.SelectionSet, v *db.Worker) graphql.Marshaler {

@@ -42,6 +42,18 @@ type AppWithSecret struct {
 	Secret string `json:"secret"`
 }
 
+// A calendar of excluded dates.
+type CalendarInput struct {
+	// The app's name.
+	App string `json:"app"`
+	// Unique within the app; at most 128 characters.
+	Name string `json:"name"`
+	// What the calendar is; at most 2000 characters.
+	Description *string `json:"description,omitempty"`
+	// The excluded dates, YYYY-MM-DD (at most 5000); order and repeats do not matter.
+	Dates []string `json:"dates"`
+}
+
 // An instance in a list.
 type InstanceEdge struct {
 	// Pass as `after` to continue the list after this instance.
@@ -74,6 +86,10 @@ type JobInput struct {
 	ScheduleExpression *string `json:"scheduleExpression,omitempty"`
 	// IANA time zone the cron expression is evaluated in.
 	TimeZone *string `json:"timeZone,omitempty"`
+	// FIXED_RATE only: a daily window to fire in (in timeZone); omitted: all day.
+	ScheduleWindow *db.ScheduleWindow `json:"scheduleWindow,omitempty"`
+	// CRON and FIXED_RATE: the name of the app's calendar whose dates the job skips; omitted or empty: none.
+	Calendar *string `json:"calendar,omitempty"`
 	// When it may fire.
 	Lifecycle *LifecycleInput `json:"lifecycle,omitempty"`
 	// How an instance's work is spread over workers.

@@ -122,10 +122,16 @@ func (r Requirements) Explain(appName string, workers []*Worker) string {
 type Picker struct {
 	next int
 	rand func(n int) int
+	// picks counts picks; lastPicked is the count at each worker's last
+	// pick, for LEAST_RECENTLY_USED.
+	picks      uint64
+	lastPicked map[string]uint64
 }
 
 // NewPicker returns a Picker.
-func NewPicker() *Picker { return &Picker{rand: func(n int) int { return rand.N(n) }} }
+func NewPicker() *Picker {
+	return &Picker{rand: func(n int) int { return rand.N(n) }, lastPicked: map[string]uint64{}}
+}
 
 // Pick returns a candidate with a free slot, or nil. Candidates must be
 // sorted by id (as Eligible returns them).
@@ -139,12 +145,15 @@ func (p *Picker) Pick(strategy string, candidates []*Worker) *Worker {
 	if len(free) == 0 {
 		return nil
 	}
+	var w *Worker
 	switch strategy {
 	case db.DispatchRandom:
-		return free[p.rand(len(free))]
+		w = free[p.rand(len(free))]
 	case db.DispatchRoundRobin:
 		p.next++
-		return free[p.next%len(free)]
+		w = free[p.next%len(free)]
+	case db.DispatchLeastRecentlyUsed:
+		w = p.leastRecentlyUsed(free)
 	default:
 		best := free[0]
 		for _, w := range free[1:] {
@@ -152,8 +161,10 @@ func (p *Picker) Pick(strategy string, candidates []*Worker) *Worker {
 				best = w
 			}
 		}
-		return best
+		w = best
 	}
+	p.used(w, candidates)
+	return w
 }
 
 // Health scores a worker from its heartbeat and its load from us: the share

@@ -131,7 +131,7 @@ func (s *state) pick(t *task, connected []*dispatch.Worker) (*dispatch.Worker, s
 		}
 		candidates = append(candidates, w)
 	}
-	return s.picker.Pick(it.job.DispatchStrategy, candidates), ""
+	return s.picker.PickFor(it.job.DispatchStrategy, func() string { return dispatch.Key(it.JobID, it.Params) }, candidates), ""
 }
 
 // taskSpec is what the worker is sent for a task.

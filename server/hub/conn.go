@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/apps"
+	"github.com/jobwheel/jobwheel/server/fault"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -175,11 +176,38 @@ func (c *conn) handshake(ctx context.Context) error {
 		Types: hello.Types, Slots: hello.Slots, Metrics: hello.Metrics, Running: hello.Running, ConnectedAt: db.Stamp(c.hub.clock.Now()),
 		Features: hello.Features}
 	welcome := &protocol.Welcome{ServerID: deps.Directory.ID(), Epoch: reg.Epoch(), Servers: servers, HeartbeatMs: int(c.hub.cfg.Heartbeat / time.Millisecond)}
+	if hello.JobSet != "" {
+		if welcome.JobChanges, err = c.declare(ctx, app.ID, hello); err != nil {
+			return err
+		}
+	}
 	b, err := protocol.Encode(0, frame.ID, protocol.TypeWelcome, welcome)
 	if err != nil {
 		return err
 	}
 	return c.enqueue(b)
+}
+
+// declare applies the jobs a hello declares; a declaration the server
+// refuses (a bad schedule, say) fails the handshake with the reason, which
+// the worker's log shows.
+func (c *conn) declare(ctx context.Context, appID int64, hello *protocol.Hello) ([]protocol.JobChange, error) {
+	d := c.hub.deps.Declarations
+	if d == nil {
+		c.fail(protocol.CodeBadFrame, "hello: this server does not take jobs declared in code")
+		return nil, errors.New("jobs declared, but the hub has no Declarations")
+	}
+	changes, err := d.Declare(ctx, appID, hello.WorkerID, hello)
+	var in *fault.Input
+	switch {
+	case errors.As(err, &in):
+		c.fail(protocol.CodeBadFrame, fmt.Sprintf("hello: %s: %s", in.Field, in.Reason))
+		return nil, fmt.Errorf("declared jobs: %w", err)
+	case err != nil:
+		c.fail(protocol.CodeInternal, "the server could not apply the declared jobs; retry later")
+		return nil, fmt.Errorf("declared jobs: %w", err)
+	}
+	return changes, nil
 }
 
 func (c *conn) readLoop() error {

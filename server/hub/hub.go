@@ -119,6 +119,15 @@ type Deps struct {
 	Logs       LogSink
 	Watcher    Watcher
 	Log        *slog.Logger
+	// Declarations applies the jobs a hello declares in code (package
+	// jobs); nil: declarations are refused.
+	Declarations Declarations
+}
+
+// Declarations applies the jobs a worker declares in its code, or lists
+// what it would change (a dry run), before the worker is welcomed.
+type Declarations interface {
+	Declare(ctx context.Context, appID int64, workerID string, h *protocol.Hello) ([]protocol.JobChange, error)
 }
 
 // Hub is the worker channel of one server: it accepts connections,

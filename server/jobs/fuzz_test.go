@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/fault"
 )
 
@@ -40,7 +39,7 @@ func FuzzJobInput(f *testing.F) {
 		if json.Unmarshal(data, &in) != nil {
 			return
 		}
-		j, _, err := s.build(in, 1)
+		j, _, err := s.build(in, 1, nil)
 		if err != nil {
 			var bad *fault.Input
 			if !errors.As(err, &bad) || bad.Field == "" || bad.Reason == "" {
@@ -51,7 +50,7 @@ func FuzzJobInput(f *testing.F) {
 		if len(j.Params) > MaxParamsBytes || j.Name == "" {
 			t.Fatalf("accepted %+v", j)
 		}
-		again, _, err := s.build(inputOf(j), 1)
+		again, _, err := s.build(inputOf("a", j.Definition("")), 1, nil)
 		if err != nil {
 			t.Fatalf("the accepted job %+v, saved again, is refused: %v", j, err)
 		}
@@ -59,16 +58,4 @@ func FuzzJobInput(f *testing.F) {
 			t.Fatalf("the accepted job changes when saved again:\n%+v\n%+v", j, again)
 		}
 	})
-}
-
-// inputOf is a stored job as the console would send it back.
-func inputOf(j *db.Job) Input {
-	filter := j.WorkerFilter
-	alarm := j.Alarm
-	return Input{App: "a", Name: j.Name, Description: &j.Description, Enabled: &j.Enabled, ScheduleType: j.ScheduleType,
-		ScheduleExpression: &j.ScheduleExpression, TimeZone: &j.TimeZone, LifecycleStart: j.LifecycleStart, LifecycleEnd: j.LifecycleEnd,
-		ExecutionMode: &j.ExecutionMode, ProcessorType: j.ProcessorType, Processor: j.Processor, Params: &j.Params,
-		MaxInstances: &j.MaxInstances, TaskConcurrency: &j.TaskConcurrency, TimeoutMs: ptr(int(j.TimeoutMs)),
-		InstanceRetries: &j.InstanceRetries, TaskRetries: &j.TaskRetries, WorkerFilter: filter, DispatchStrategy: &j.DispatchStrategy,
-		MisfirePolicy: &j.MisfirePolicy, Alarm: alarm}
 }

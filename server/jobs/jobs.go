@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -35,6 +36,12 @@ const (
 	MaxRetries     = 100
 	MaxConcurrency = 10000
 	MaxDelay       = 365 * 24 * time.Hour
+	// IdempotencyWindow is how long runJob's idempotency key names the
+	// instance the first call created (a client retrying after a timeout
+	// gets that instance back instead of a second run).
+	IdempotencyWindow = 24 * time.Hour
+	// MaxKeyChars bounds an idempotency key.
+	MaxKeyChars = 128
 )
 
 // Notifier tells the owner of an app that its jobs or instances changed.
@@ -52,6 +59,7 @@ type Store interface {
 	InstanceCount(ctx context.Context, f db.InstanceFilter) (int, error)
 	InstanceCountsNow(ctx context.Context, appID int64) (map[string]int, error)
 	InstanceCreate(ctx context.Context, in *db.Instance) error
+	InstanceCreateKeyed(ctx context.Context, in *db.Instance, since time.Time) (*db.Instance, bool, error)
 	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
 	InstanceList(ctx context.Context, f db.InstanceFilter) ([]db.Instance, bool, error)
 	InstanceOutcomes(ctx context.Context, appID int64, since time.Time) ([]db.OutcomeBucket, error)
@@ -61,6 +69,15 @@ type Store interface {
 	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
 	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
 	JobCreate(ctx context.Context, j *db.Job) error
+	JobByName(ctx context.Context, appID int64, name string) (*db.Job, error)
+	JobsManagedBy(ctx context.Context, appID int64, set string) ([]db.Job, error)
+	JobVersions(ctx context.Context, jobID int64, limit int) ([]db.JobVersion, error)
+	JobVersionGet(ctx context.Context, jobID int64, version int) (*db.JobVersion, error)
+	CalendarByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)
+	CalendarCreate(ctx context.Context, c *db.Calendar) error
+	CalendarGet(ctx context.Context, id int64) (*db.Calendar, error)
+	CalendarList(ctx context.Context, appID int64) ([]db.Calendar, error)
+	JobsByCalendar(ctx context.Context, calendarID int64) ([]db.Job, error)
 	JobDelete(ctx context.Context, id int64) error
 	JobGet(ctx context.Context, id int64) (*db.Job, error)
 	JobList(ctx context.Context, appID int64, search string, beforeID int64, limit int) (db.JobPage, error)
@@ -141,6 +158,11 @@ type Input struct {
 	DispatchStrategy   *string
 	MisfirePolicy      *string
 	Alarm              db.Alarm
+	// ScheduleWindow restricts FIXED_RATE to a daily window; nil: none.
+	ScheduleWindow *db.ScheduleWindow
+	// Calendar names the app's calendar whose dates the job skips; nil
+	// or empty: none.
+	Calendar *string
 }
 
 // HTTPProcessor is the HTTP processor's definition (its processor field).
@@ -153,8 +175,9 @@ type HTTPProcessor struct {
 	TimeoutMs    int               `json:"timeoutMs,omitempty"`
 }
 
-// build validates in and returns the job it defines (without ids).
-func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, error) {
+// build validates in and returns the job it defines (without ids); cal is
+// the calendar in.Calendar names, resolved by the caller (nil: none).
+func (s *Service) build(in Input, appID int64, cal *db.Calendar) (*db.Job, *schedule.Schedule, error) {
 	j := &db.Job{AppID: appID, Name: strings.TrimSpace(in.Name), Description: deref(in.Description, ""),
 		Enabled: deref(in.Enabled, true), ScheduleType: in.ScheduleType, ScheduleExpression: strings.TrimSpace(deref(in.ScheduleExpression, "")),
 		TimeZone: deref(in.TimeZone, "UTC"), LifecycleStart: in.LifecycleStart, LifecycleEnd: in.LifecycleEnd,
@@ -162,7 +185,10 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 		Params: deref(in.Params, ""), MaxInstances: deref(in.MaxInstances, 1), TaskConcurrency: deref(in.TaskConcurrency, 5),
 		TimeoutMs: int64(deref(in.TimeoutMs, 0)), InstanceRetries: deref(in.InstanceRetries, 0), TaskRetries: deref(in.TaskRetries, 0),
 		WorkerFilter: in.WorkerFilter, DispatchStrategy: deref(in.DispatchStrategy, db.DispatchHealthFirst),
-		MisfirePolicy: deref(in.MisfirePolicy, db.MisfireFireOnce), Alarm: in.Alarm}
+		MisfirePolicy: deref(in.MisfirePolicy, db.MisfireFireOnce), Alarm: in.Alarm, ScheduleWindow: in.ScheduleWindow}
+	if cal != nil {
+		j.CalendarID, j.ExcludedDates = &cal.ID, cal.Dates
+	}
 	if j.TimeZone == "" {
 		j.TimeZone = "UTC"
 	}
@@ -179,8 +205,15 @@ func (s *Service) build(in Input, appID int64) (*db.Job, *schedule.Schedule, err
 	if err := checkText(j); err != nil {
 		return nil, nil, err
 	}
-	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
-		Start: j.LifecycleStart, End: j.LifecycleEnd})
+	if j.ScheduleWindow != nil {
+		w := *j.ScheduleWindow
+		w.Start, w.End = strings.TrimSpace(w.Start), strings.TrimSpace(w.End)
+		j.ScheduleWindow = &w
+	}
+	if cal != nil && j.ScheduleType != db.ScheduleCron && j.ScheduleType != db.ScheduleFixedRate {
+		return nil, nil, fault.BadInput("calendar", "only CRON and FIXED_RATE jobs skip a calendar's dates")
+	}
+	sch, err := schedule.Parse(schedule.JobSpec(j))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -394,12 +427,24 @@ func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
 	if err != nil {
 		return nil, asInput("app", err)
 	}
-	j, sch, err := s.build(in, app.ID)
+	cal, err := s.calendarNamed(ctx, app.ID, in.Calendar)
+	if err != nil {
+		return nil, err
+	}
+	j, sch, err := s.build(in, app.ID, cal)
 	if err != nil {
 		return nil, err
 	}
 	j.NextTriggerAt = s.firstTrigger(j, sch)
-	if err := s.db.JobCreate(ctx, j); err != nil {
+	j.Version = 1
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if err := tx.JobCreate(ctx, j); err != nil {
+			return err
+		}
+		return tx.JobVersionCreate(ctx, &db.JobVersion{JobID: j.ID, Version: 1, Definition: j.Definition(calendarName(cal)),
+			Change: ChangeCreate, CreatedBy: by(ctx)})
+	})
+	if err != nil {
 		if errors.Is(err, db.ErrConflict) {
 			return nil, fault.BadInput("name", "app %q already has a job named %q", in.App, j.Name)
 		}
@@ -410,7 +455,12 @@ func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
 }
 
 // Update replaces a job's definition; its next fire is computed afresh.
+// The change is kept as a new version.
 func (s *Service) Update(ctx context.Context, id int64, in Input) (*db.Job, error) {
+	return s.update(ctx, id, in, ChangeUpdate)
+}
+
+func (s *Service) update(ctx context.Context, id int64, in Input, change string) (*db.Job, error) {
 	old, err := s.Get(ctx, id, db.RoleEditor)
 	if err != nil {
 		return nil, err
@@ -422,53 +472,77 @@ func (s *Service) Update(ctx context.Context, id int64, in Input) (*db.Job, erro
 	if in.App != app.Name {
 		return nil, fault.BadInput("app", "a job cannot move to another app (it belongs to %q)", app.Name)
 	}
-	j, sch, err := s.build(in, app.ID)
+	cal, err := s.calendarNamed(ctx, app.ID, in.Calendar)
 	if err != nil {
 		return nil, err
 	}
-	j.ID, j.CreatedAt = old.ID, old.CreatedAt
-	j.NextTriggerAt = s.firstTrigger(j, sch)
-	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		if err := tx.JobUpdate(ctx, j); err != nil {
-			return err
-		}
-		// Fires recorded ahead under the old schedule are gone; the new
-		// schedule records its own.
-		return tx.InstanceDeleteFutureScheduled(ctx, j.ID, s.now())
-	})
+	j, sch, err := s.build(in, app.ID, cal)
 	if err != nil {
+		return nil, err
+	}
+	// A job declared in code stays so: the next declaration overwrites a
+	// manual edit (the console warns before one).
+	j.ID, j.CreatedAt, j.ManagedBy = old.ID, old.CreatedAt, old.ManagedBy
+	j.NextTriggerAt = s.firstTrigger(j, sch)
+	if err := s.save(ctx, old, j, calendarName(cal), change); err != nil {
 		if errors.Is(err, db.ErrConflict) {
 			return nil, fault.BadInput("name", "app %q already has a job named %q", app.Name, j.Name)
 		}
-		return nil, notFound(err, "job")
+		return nil, err
 	}
 	s.notify.JobsChanged(app.ID)
 	return j, nil
 }
 
-// SetEnabled enables (from now on) or disables a job.
-func (s *Service) SetEnabled(ctx context.Context, id int64, enabled bool) (*db.Job, error) {
-	j, err := s.Get(ctx, id, db.RoleEditor)
+// save writes j over old as its next version, and drops the fires
+// recorded ahead under the old definition (the trigger loop records the
+// new schedule's own).
+func (s *Service) save(ctx context.Context, old, j *db.Job, calendar, change string) error {
+	oldCal, err := s.CalendarOf(ctx, old)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
-		Start: j.LifecycleStart, End: j.LifecycleEnd})
-	if err != nil {
-		return nil, err
-	}
-	j.Enabled = enabled
-	next := s.firstTrigger(j, sch)
+	prev := db.JobVersion{Definition: old.Definition(calendarName(oldCal)), Change: ChangeCreate, CreatedAt: old.UpdatedAt}
+	next := db.JobVersion{Definition: j.Definition(calendar), Change: change, CreatedBy: by(ctx)}
 	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		if err := tx.JobSetEnabled(ctx, id, enabled, next); err != nil {
+		if err := tx.JobSaveVersion(ctx, j, old.Version, prev, next); err != nil {
 			return err
 		}
-		return tx.InstanceDeleteFutureScheduled(ctx, id, s.now())
+		return tx.InstanceDeleteFutureScheduled(ctx, j.ID, s.now())
 	})
-	if err != nil {
-		return nil, notFound(err, "job")
+	switch {
+	case errors.Is(err, db.ErrChanged):
+		return fault.Conflict("job %q was changed by someone else meanwhile (it is at a newer version than %d); reload it and try again", old.Name, old.Version)
+	case err != nil:
+		return notFound(err, "job")
 	}
-	j.NextTriggerAt = next
+	return nil
+}
+
+// SetEnabled enables (from now on) or disables a job, as a new version.
+func (s *Service) SetEnabled(ctx context.Context, id int64, enabled bool) (*db.Job, error) {
+	old, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := schedule.Parse(schedule.JobSpec(old))
+	if err != nil {
+		return nil, err
+	}
+	j := *old
+	j.Enabled = enabled
+	j.NextTriggerAt = s.firstTrigger(&j, sch)
+	cal, err := s.CalendarOf(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	change := ChangeDisable
+	if enabled {
+		change = ChangeEnable
+	}
+	if err := s.save(ctx, old, &j, calendarName(cal), change); err != nil {
+		return nil, err
+	}
 	s.notify.JobsChanged(j.AppID)
 	return s.db.JobGet(ctx, id)
 }
@@ -511,8 +585,12 @@ func (s *Service) List(ctx context.Context, appName, search string, beforeID int
 	return s.db.JobList(ctx, app.ID, search, beforeID, limit)
 }
 
-// Run starts a job now (or after delay) with optional parameters.
-func (s *Service) Run(ctx context.Context, id int64, params string, delay time.Duration) (*db.Instance, error) {
+// Run starts a job now (or after delay) with optional parameters. With an
+// idempotency key, a second call with the same key within
+// IdempotencyWindow returns the instance the first one created and
+// records nothing (its params and delay are not compared: the key names
+// the run). Either way the write is one INSERT.
+func (s *Service) Run(ctx context.Context, id int64, params string, delay time.Duration, key *string) (*db.Instance, error) {
 	j, err := s.Get(ctx, id, db.RoleEditor)
 	if err != nil {
 		return nil, err
@@ -526,16 +604,45 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 	if delay < 0 || delay > MaxDelay {
 		return nil, fault.BadInput("delayMs", "must be between 0 and %d", MaxDelay.Milliseconds())
 	}
+	if err := CheckIdempotencyKey(key); err != nil {
+		return nil, err
+	}
 	if j.ScheduleType == db.ScheduleWorkflow {
 		return nil, fault.BadInput("id", "job %q runs only as a workflow node", j.Name)
 	}
+	now := s.now()
 	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",
-		TriggerAt: s.now().Add(delay), Params: params}
-	if err := s.db.InstanceCreate(ctx, in); err != nil {
+		TriggerAt: now.Add(delay), Params: params, IdempotencyKey: key, JobVersion: &j.Version}
+	if key != nil {
+		got, created, err := s.db.InstanceCreateKeyed(ctx, in, now.Add(-IdempotencyWindow))
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			return got, nil
+		}
+	} else if err := s.db.InstanceCreate(ctx, in); err != nil {
 		return nil, err
 	}
 	s.notify.InstancesChanged(j.AppID)
 	return in, nil
+}
+
+// CheckIdempotencyKey refuses a key that is empty, longer than
+// MaxKeyChars or not one line of text; nil is no key.
+func CheckIdempotencyKey(key *string) error {
+	if key == nil {
+		return nil
+	}
+	switch {
+	case *key == "":
+		return fault.BadInput("idempotencyKey", "must not be empty (leave it out for none)")
+	case utf8.RuneCountInString(*key) > MaxKeyChars:
+		return fault.BadInput("idempotencyKey", "must be at most %d characters", MaxKeyChars)
+	case !utf8.ValidString(*key) || slices.ContainsFunc([]rune(*key), unicode.IsControl):
+		return fault.BadInput("idempotencyKey", "must be one line of text without control characters")
+	}
+	return nil
 }
 
 // GetInstance returns an instance if the caller may see its app.

@@ -182,7 +182,7 @@ func TestRights(t *testing.T) {
 		if _, err := w.svc.Get(w.vi, j.ID, db.RoleViewer); err != nil {
 			t.Fatalf("viewer reads: %v", err)
 		}
-		if _, err := w.svc.Run(w.vi, j.ID, "", 0); !errors.Is(err, fault.ErrForbidden) {
+		if _, err := w.svc.Run(w.vi, j.ID, "", 0, nil); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("viewer runs: %v; want FORBIDDEN", err)
 		}
 		if _, err := w.svc.SetEnabled(w.vi, j.ID, false); !errors.Is(err, fault.ErrForbidden) {
@@ -210,7 +210,7 @@ func TestRunAndStop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := w.svc.Run(w.ed, j.ID, "color=blue", 5*time.Second)
+		in, err := w.svc.Run(w.ed, j.ID, "color=blue", 5*time.Second, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

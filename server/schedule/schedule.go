@@ -10,7 +10,10 @@
 //     is one interval after the job is enabled.
 //   - API and WORKFLOW: never by themselves.
 //
-// An optional lifecycle window [start, end] bounds every type.
+// An optional lifecycle window [start, end] bounds every type. A FIXED_RATE
+// schedule may be restricted to a daily window of wall-clock time on
+// chosen weekdays (window.go), and CRON and FIXED_RATE schedules skip the
+// dates of a calendar, both in the schedule's time zone.
 package schedule
 
 import (
@@ -36,6 +39,18 @@ type Spec struct {
 	Expression string
 	TimeZone   string
 	Start, End *time.Time
+	// Window restricts FIXED_RATE to a daily window; nil: none.
+	Window *db.ScheduleWindow
+	// Excluded are dates (YYYY-MM-DD, in TimeZone) with no fires: a
+	// calendar's, for CRON and FIXED_RATE.
+	Excluded []string
+}
+
+// JobSpec is a job's schedule: what the trigger loop and the API parse,
+// so both compute the same fires.
+func JobSpec(j *db.Job) Spec {
+	return Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
+		Start: j.LifecycleStart, End: j.LifecycleEnd, Window: j.ScheduleWindow, Excluded: j.ExcludedDates}
 }
 
 // Schedule computes fire times.
@@ -43,6 +58,9 @@ type Schedule struct {
 	spec     Spec
 	cron     *cron.Expression
 	interval time.Duration
+	loc      *time.Location
+	win      *window
+	dates    map[civil]bool
 }
 
 // Parse validates a spec. Errors are *fault.Input naming the field:
@@ -58,6 +76,7 @@ func Parse(spec Spec) (*Schedule, error) {
 	if err != nil || tz == "Local" {
 		return nil, fault.BadInput("timeZone", "%q is not an IANA time zone name such as UTC or Europe/Berlin", spec.TimeZone)
 	}
+	s.loc = loc
 	switch spec.Type {
 	case db.ScheduleCron:
 		if expr == "" {
@@ -113,6 +132,22 @@ func Parse(spec Spec) (*Schedule, error) {
 	if spec.Start != nil && spec.End != nil && !spec.End.After(*spec.Start) {
 		return nil, fault.BadInput("lifecycle", "end (%s) must be after start (%s)", spec.End.Format(time.RFC3339), spec.Start.Format(time.RFC3339))
 	}
+	if spec.Window != nil {
+		if spec.Type != db.ScheduleFixedRate {
+			return nil, fault.BadInput("scheduleWindow", "only FIXED_RATE jobs take a daily window (a CRON expression names its hours itself)")
+		}
+		if s.win, err = parseWindow(spec.Window); err != nil {
+			return nil, err
+		}
+	}
+	if len(spec.Excluded) > 0 {
+		if spec.Type != db.ScheduleCron && spec.Type != db.ScheduleFixedRate {
+			return nil, fault.BadInput("calendar", "only CRON and FIXED_RATE jobs skip a calendar's dates")
+		}
+		if s.dates, err = parseDates("calendar", spec.Excluded); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -124,31 +159,51 @@ func (s *Schedule) Window() (start, end *time.Time) { return s.spec.Start, s.spe
 // Fires reports whether the schedule fires by itself.
 func (s *Schedule) Fires() bool { return s.cron != nil || s.interval > 0 }
 
-// Interval is the FIXED_RATE or FIXED_DELAY interval.
-func (s *Schedule) Interval() time.Duration { return s.interval }
+// Interval is the FIXED_DELAY interval, or FIXED_RATE's where its fires
+// are one uniform grid; 0 otherwise (CRON, and a FIXED_RATE in a daily
+// window, whose grid starts afresh at each day's opening: Next from any
+// time finds the next point of it).
+func (s *Schedule) Interval() time.Duration {
+	if s.win != nil {
+		return 0
+	}
+	return s.interval
+}
 
 // Next returns the first fire strictly after `after`, inside the lifecycle
 // window, and false if there is none. For FIXED_RATE `after` is a point of
 // the grid (the previous fire); for FIXED_DELAY it is when the previous
 // run ended.
+//
+// Excluded dates are skipped; a windowed FIXED_RATE fires only inside its
+// window (its grid starts at each day's opening, so `after` may be any
+// time).
 func (s *Schedule) Next(after time.Time) (time.Time, bool) {
 	if start := s.spec.Start; start != nil && after.Before(*start) {
-		if s.cron == nil {
+		switch {
+		case s.cron != nil || s.win != nil:
+			after = start.Add(-time.Nanosecond)
+		case s.interval > 0 && !s.excluded(*start):
 			return s.within(*start)
-		}
-		after = start.Add(-time.Nanosecond)
-	}
-	var next time.Time
-	switch {
-	case s.cron != nil:
-		t, ok := s.cron.Next(after)
-		if !ok {
+		case s.interval > 0:
+			after = *start // the grid runs from start, past its excluded days
+		default:
 			return time.Time{}, false
 		}
-		next = t
+	}
+	var next time.Time
+	var ok bool
+	switch {
+	case s.cron != nil:
+		next, ok = s.nextCron(after)
+	case s.win != nil:
+		next, ok = s.nextInWindow(after)
+	case s.interval > 0 && s.spec.Type == db.ScheduleFixedRate:
+		next, ok = s.nextRate(after)
 	case s.interval > 0:
-		next = after.Add(s.interval)
-	default:
+		next, ok = after.Add(s.interval), true
+	}
+	if !ok {
 		return time.Time{}, false
 	}
 	return s.within(next)

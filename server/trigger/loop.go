@@ -144,8 +144,7 @@ func (l *Loop) schedule(j *db.Job) (*schedule.Schedule, error) {
 	if ok && c.updated.Equal(j.UpdatedAt) {
 		return c.s, nil
 	}
-	sch, err := schedule.Parse(schedule.Spec{Type: j.ScheduleType, Expression: j.ScheduleExpression, TimeZone: j.TimeZone,
-		Start: j.LifecycleStart, End: j.LifecycleEnd})
+	sch, err := schedule.Parse(schedule.JobSpec(j))
 	if err != nil {
 		return nil, err
 	}
@@ -330,8 +329,9 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 			if f.missed {
 				trigger = db.TriggerMisfire
 			}
+			version := j.Version
 			fires[j.ID] = append(fires[j.ID], db.Instance{AppID: l.app, JobID: j.ID, Status: db.StatusWaiting,
-				TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at})
+				TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at, JobVersion: &version})
 		}
 	}
 	var created []db.Instance

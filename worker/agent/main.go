@@ -11,7 +11,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,6 +46,7 @@ func main() {
 type settings struct {
 	set                                                               *envflag.Set
 	servers, app, secret, tags, slots, name, workDir, logLevel, drain *envflag.Setting
+	jobsFile                                                          *envflag.Setting
 }
 
 // options parses args, then fills what the command line did not set from
@@ -62,6 +65,7 @@ func options(args []string, getenv func(string) string, stderr io.Writer) (*sett
 		workDir:  set.String("work-dir", "JOBWHEEL_WORKER_WORK_DIR", "", "directory for scripts' temporary directories, whose free space is reported (default: the system temp dir)"),
 		logLevel: set.String("log-level", "JOBWHEEL_LOG_LEVEL", "info", "debug, info, warn or error: the agent's own log only (what tasks write is always shipped whole to the server)"),
 		drain:    set.String("drain-timeout", "JOBWHEEL_DRAIN_TIMEOUT", "10s", "on SIGTERM, how long running tasks may finish (the agent takes no new ones); those still running then are handed back to run elsewhere"),
+		jobsFile: set.String("jobs-file", "JOBWHEEL_JOBS_FILE", "", `a JSON file of jobs the agent declares, run by its GO processors: {"set": "…", "dryRun": false, "jobs": [{"name": …, "scheduleType": …, "processor": …}]}`),
 	}
 	set.SetUsage(func() {
 		fmt.Fprintf(stderr, "Usage: jobwheel-agent [flags]\n\n"+
@@ -114,6 +118,11 @@ func config(o *settings, stderr io.Writer) (worker.Config, error) {
 		}
 		cfg.Slots = n
 	}
+	if path := o.jobsFile.Value(); path != "" {
+		if err := declareFrom(path, &cfg); err != nil {
+			return cfg, o.jobsFile.Errorf("%v", err)
+		}
+	}
 	err = cfg.Validate()
 	var ce *worker.ConfigError
 	if errors.As(err, &ce) {
@@ -161,4 +170,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	cfg.Logger.Info("jobwheel agent stopped")
 	return 0
+}
+
+// declareFrom reads the jobs the agent declares (-jobs-file) into cfg.
+func declareFrom(path string, cfg *worker.Config) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var file struct {
+		Set    string                  `json:"set"`
+		DryRun bool                    `json:"dryRun"`
+		Jobs   []worker.JobDeclaration `json:"jobs"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&file); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if file.Set == "" {
+		return fmt.Errorf("%s: \"set\" must name the set of jobs", path)
+	}
+	cfg.JobSet, cfg.JobsDryRun, cfg.Jobs = file.Set, file.DryRun, file.Jobs
+	return nil
 }

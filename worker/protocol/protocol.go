@@ -146,6 +146,50 @@ type Hello struct {
 	// Features are the optional parts of the protocol the worker speaks
 	// (FeaturePagedResults); a server uses none the worker did not name.
 	Features []string `json:"features,omitempty"`
+	// JobSet names the set of jobs this worker declares in code; empty:
+	// it declares none (and Jobs must be empty). Jobs is the whole set:
+	// the server creates or updates each job and disables the set's jobs
+	// no longer in it. With JobsDryRun it changes nothing and only says
+	// what it would do (Welcome.JobChanges).
+	JobSet     string        `json:"jobSet,omitempty"`
+	Jobs       []DeclaredJob `json:"jobs,omitempty"`
+	JobsDryRun bool          `json:"jobsDryRun,omitempty"`
+}
+
+// DeclaredJob is a job declared in a worker's code, run by one of its GO
+// processors. Omitted fields take the API's defaults (JobInput).
+type DeclaredJob struct {
+	Name               string `json:"name"`
+	Description        string `json:"description,omitempty"`
+	ScheduleType       string `json:"scheduleType"`
+	ScheduleExpression string `json:"scheduleExpression,omitempty"`
+	TimeZone           string `json:"timeZone,omitempty"`
+	ExecutionMode      string `json:"executionMode,omitempty"`
+	// Processor is the name of the GO processor that runs it.
+	Processor       string `json:"processor"`
+	Params          string `json:"params,omitempty"`
+	MaxInstances    int    `json:"maxInstances,omitempty"`
+	TaskConcurrency int    `json:"taskConcurrency,omitempty"`
+	TimeoutMs       int    `json:"timeoutMs,omitempty"`
+	InstanceRetries int    `json:"instanceRetries,omitempty"`
+	TaskRetries     int    `json:"taskRetries,omitempty"`
+}
+
+// Job change actions (JobChange.Action).
+const (
+	JobCreate    = "CREATE"
+	JobUpdate    = "UPDATE"
+	JobUnchanged = "UNCHANGED"
+	JobDisable   = "DISABLE"
+)
+
+// JobChange is what the server did (or, in a dry run, would do) with one
+// job of a declared set.
+type JobChange struct {
+	Name   string `json:"name"`
+	Action string `json:"action"`
+	// Fields are the definition's fields an UPDATE changes.
+	Fields []string `json:"fields,omitempty"`
 }
 
 // FeaturePagedResults: the worker asks for a POST or REDUCE task's
@@ -159,6 +203,8 @@ type Welcome struct {
 	Epoch       int64    `json:"epoch"`
 	Servers     []string `json:"servers"`
 	HeartbeatMs int      `json:"heartbeatMs"`
+	// JobChanges answer a hello that declared jobs (JobSet).
+	JobChanges []JobChange `json:"jobChanges,omitempty"`
 }
 
 // Error codes of an error frame.

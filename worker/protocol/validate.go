@@ -102,7 +102,42 @@ func (h *Hello) Validate() error {
 	if err := lines("features", h.Features, 64, 64); err != nil {
 		return err
 	}
+	if err := h.validateJobs(); err != nil {
+		return err
+	}
 	return h.Metrics.validate("metrics")
+}
+
+// MaxDeclaredJobs bounds the jobs one hello declares.
+const MaxDeclaredJobs = 1000
+
+// validateJobs checks the declared jobs' shape; the server checks their
+// meaning (schedules, limits) as it checks the API's.
+func (h *Hello) validateJobs() error {
+	if err := line("jobSet", h.JobSet, 0, 128); err != nil {
+		return err
+	}
+	if h.JobSet == "" && (len(h.Jobs) > 0 || h.JobsDryRun) {
+		return bad("jobSet", "must name the set the jobs belong to")
+	}
+	if len(h.Jobs) > MaxDeclaredJobs {
+		return bad("jobs", "%d jobs; at most %d", len(h.Jobs), MaxDeclaredJobs)
+	}
+	seen := make(map[string]bool, len(h.Jobs))
+	for i, j := range h.Jobs {
+		field := fmt.Sprintf("jobs[%d]", i)
+		if err := line(field+".name", j.Name, 1, 128); err != nil {
+			return err
+		}
+		if seen[j.Name] {
+			return bad(field+".name", "%q is declared twice", j.Name)
+		}
+		seen[j.Name] = true
+		if err := line(field+".processor", j.Processor, 1, MaxProcessorBytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Validate checks a heartbeat.

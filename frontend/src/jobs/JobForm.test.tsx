@@ -88,7 +88,7 @@ describe("the job form", () => {
     // Asked once typing paused, not per keystroke.
     const asked = new Set(sent("PreviewSchedule").map((r) => JSON.stringify(r.variables)));
     expect([...asked].map((v) => JSON.parse(v) as unknown)).toEqual([
-      { type: "CRON", expression: "0 0/5 * * * ?", timeZone: "Asia/Tokyo", count: 5 },
+      { type: "CRON", expression: "0 0/5 * * * ?", timeZone: "Asia/Tokyo", count: 5, window: null, app: null, calendar: null },
     ]);
   });
 

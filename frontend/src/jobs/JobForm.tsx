@@ -95,7 +95,7 @@ export function JobForm({ app, initialValues, submitLabel, onSave, onCancel, rea
   const groups = (
     <>
       <BasicsFields form={form} />
-      <ScheduleFields form={form} />
+      <ScheduleFields form={form} app={app} />
       <ExecutionFields form={form} />
       <LimitsFields form={form} />
       <WorkerFilterFields form={form} />

@@ -1,4 +1,4 @@
-import { Anchor, Stack, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import type { ReactNode } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
@@ -139,6 +139,12 @@ export function EditJobPage() {
         job && (
           <Stack>
             <JobHeader app={app} job={job} tab="edit" />
+            {!readOnly && job.managedBy && (
+              <Alert color="yellow" title="This job is managed by code" role="alert">
+                It is declared in the code of job set {job.managedBy}. A change saved here is overwritten the next
+                time one of its workers connects: change the declaration instead.
+              </Alert>
+            )}
             {!readOnly && (
               <Text size="sm" c="dimmed">
                 Saving replaces the job&rsquo;s definition; its next fire is computed afresh.

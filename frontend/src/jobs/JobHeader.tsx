@@ -9,11 +9,12 @@ import { DeleteJobDialog } from "./DeleteJobDialog";
 import { EnabledSwitch } from "./EnabledSwitch";
 import { RunJobDialog } from "./RunJobDialog";
 
-export type JobTab = "overview" | "edit";
+export type JobTab = "overview" | "edit" | "versions";
 
 interface JobHeaderProps {
   app: string;
-  job: Pick<JobFieldsFragment, "id" | "name" | "enabled" | "description" | "scheduleType">;
+  job: Pick<JobFieldsFragment, "id" | "name" | "enabled" | "description" | "scheduleType"> &
+    Partial<Pick<JobFieldsFragment, "managedBy">>;
   tab: JobTab;
 }
 
@@ -49,6 +50,11 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
               </Badge>
             )}
           </Group>
+          {job.managedBy && (
+            <Badge variant="light" color="violet" w="fit-content" title={`Declared in the code of job set ${job.managedBy}`}>
+              Managed by code: {job.managedBy}
+            </Badge>
+          )}
           {job.description && (
             <Text size="sm" c="dimmed" lineClamp={2} title={job.description}>
               {job.description}
@@ -83,11 +89,14 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
       </Group>
       <Tabs
         value={tab}
-        onChange={(value) => void navigate(value === "edit" ? appPath(app, "jobs", job.id, "edit") : overview)}
+        onChange={(value) =>
+          void navigate(value === "overview" ? overview : appPath(app, "jobs", job.id, value ?? "edit"))
+        }
       >
         <Tabs.List>
           <Tabs.Tab value="overview">Overview</Tabs.Tab>
           <Tabs.Tab value="edit">{editor ? "Edit" : "Definition"}</Tabs.Tab>
+          <Tabs.Tab value="versions">Versions</Tabs.Tab>
         </Tabs.List>
       </Tabs>
       {editor && (

@@ -17,9 +17,23 @@ interface RunJobDialogProps {
   onClose: () => void;
 }
 
-/** Runs a job now (runJob), with optional parameters and delay; links to the new instance. */
+/**
+ * A random key for one opening of the dialog (crypto.getRandomValues, which
+ * unlike randomUUID works on a console served over plain http).
+ */
+function newRunKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return "console-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Runs a job now (runJob), with optional parameters and delay; links to the new instance.
+ * Every submit of one opening carries the same idempotency key, so pressing Run again after
+ * a timeout or a lost answer returns the instance already started instead of a second run.
+ */
 export function RunJobDialog({ app, job, onClose }: RunJobDialogProps) {
   const [{ fetching, error }, runJob] = useMutation(RunJobMutation);
+  const [idempotencyKey] = useState(newRunKey);
   const [params, setParams] = useState("");
   const [delaySec, setDelaySec] = useState<number | string>("");
   const [started, setStarted] = useState<Started | null>(null);
@@ -31,7 +45,7 @@ export function RunJobDialog({ app, job, onClose }: RunJobDialogProps) {
     event.preventDefault();
     if (!job) return;
     const delayMs = typeof delaySec === "number" && delaySec > 0 ? Math.round(delaySec * 1000) : null;
-    const result = await runJob({ id: job.id, params: params || null, delayMs });
+    const result = await runJob({ id: job.id, params: params || null, delayMs, idempotencyKey });
     if (result.data) setStarted(result.data.runJob);
   }
 

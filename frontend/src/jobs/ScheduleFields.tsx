@@ -6,6 +6,7 @@ import { hasExpression, scheduleTypes, selectData } from "./labels";
 import { SchedulePreview } from "./SchedulePreview";
 import { TimeZoneSelect } from "./TimeZoneSelect";
 import { useSchedulePreview } from "./useSchedulePreview";
+import { WindowFields } from "./WindowFields";
 
 const expressionHelp: Partial<Record<ScheduleType, { label: string; placeholder: string; description: string }>> = {
   CRON: {
@@ -26,11 +27,17 @@ const expressionHelp: Partial<Record<ScheduleType, { label: string; placeholder:
 };
 
 /** Schedule type, expression, time zone and lifecycle, with the next fires previewed live. */
-export function ScheduleFields({ form }: { form: JobFormApi }) {
+export function ScheduleFields({ form, app }: { form: JobFormApi; app: string }) {
   const type = useWatch(form, "scheduleType", (v) => v.scheduleType);
   const expression = useWatch(form, "scheduleExpression", (v) => v.scheduleExpression);
   const timeZone = useWatch(form, "timeZone", (v) => v.timeZone) || "UTC";
-  const preview = useSchedulePreview(type, expression, timeZone);
+  const window = useWatch(form, "window", (v) => v.window);
+  const calendar = useWatch(form, "calendar", (v) => v.calendar);
+  const preview = useSchedulePreview(type, expression, timeZone, {
+    window: window.enabled ? { start: window.start, end: window.end, days: window.days } : null,
+    app,
+    calendar: calendar || null,
+  });
   const help = expressionHelp[type];
 
   return (
@@ -67,6 +74,7 @@ export function ScheduleFields({ form }: { form: JobFormApi }) {
               {...form.getInputProps("timeZone")}
               error={form.errors["timeZone"] ?? preview.timeZoneError}
             />
+            <WindowFields form={form} app={app} type={type} />
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
               <DateTimePicker
                 label={`Lifecycle start (${timeZone})`}

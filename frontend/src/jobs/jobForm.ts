@@ -13,6 +13,7 @@ import type {
   MisfirePolicy,
   ProcessorType,
   ScheduleType,
+  Weekday,
 } from "../graphql/graphql";
 import { hasExpression } from "./labels";
 
@@ -44,6 +45,10 @@ export interface JobFormValues {
   scheduleType: ScheduleType;
   scheduleExpression: string;
   timeZone: string;
+  /** FIXED_RATE: fire only inside a daily window ("HH:MM" times, weekdays; none chosen: every day). */
+  window: { enabled: boolean; start: string; end: string; days: Weekday[] };
+  /** The name of the app's calendar whose dates the job skips; "" for none. */
+  calendar: string;
   /** Wall-clock times ("YYYY-MM-DD HH:mm:ss") in the job's time zone. */
   lifecycle: { start: string | null; end: string | null };
   executionMode: ExecutionMode;
@@ -100,6 +105,8 @@ export function newJobValues(): JobFormValues {
     scheduleType: "CRON",
     scheduleExpression: "",
     timeZone: localZone(),
+    window: { enabled: false, start: "09:00", end: "17:00", days: [] },
+    calendar: "",
     lifecycle: { start: null, end: null },
     executionMode: "STANDALONE",
     processorType: "SHELL",
@@ -193,6 +200,10 @@ export function jobValues(job: JobFieldsFragment): JobFormValues {
     scheduleType: job.scheduleType,
     scheduleExpression: job.scheduleExpression,
     timeZone: job.timeZone || "UTC",
+    window: job.scheduleWindow
+      ? { enabled: true, start: job.scheduleWindow.start, end: job.scheduleWindow.end, days: [...job.scheduleWindow.days] }
+      : base.window,
+    calendar: job.calendar?.name ?? "",
     lifecycle: {
       start: toWallTime(job.lifecycle.start, job.timeZone || "UTC"),
       end: toWallTime(job.lifecycle.end, job.timeZone || "UTC"),
@@ -245,6 +256,11 @@ export function toJobInput(app: string, v: JobFormValues): JobInput {
     scheduleType: v.scheduleType,
     scheduleExpression: hasExpression(v.scheduleType) ? v.scheduleExpression.trim() : "",
     timeZone: v.timeZone,
+    scheduleWindow:
+      v.scheduleType === "FIXED_RATE" && v.window.enabled
+        ? { start: v.window.start.trim(), end: v.window.end.trim(), days: v.window.days }
+        : null,
+    calendar: (v.scheduleType === "CRON" || v.scheduleType === "FIXED_RATE") && v.calendar ? v.calendar : null,
     lifecycle: {
       start: fromWallTime(v.lifecycle.start, v.timeZone),
       end: fromWallTime(v.lifecycle.end, v.timeZone),
@@ -317,6 +333,10 @@ const samePath = new Set([
  */
 export function serverFieldPath(field: string, message: string, v: JobFormValues): string | null {
   if (samePath.has(field)) return field;
+  if (field === "scheduleWindow.start" || field === "scheduleWindow") return "window.start";
+  if (field === "scheduleWindow.end") return "window.end";
+  if (field === "scheduleWindow.days") return "window.days";
+  if (field === "calendar") return "calendar";
   if (field === "lifecycle") return "lifecycle.end";
   if (field === "processor") {
     switch (v.processorType) {

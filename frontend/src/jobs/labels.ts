@@ -33,6 +33,12 @@ export const dispatchStrategies: readonly Choice<DispatchStrategy>[] = [
   { value: "HEALTH_FIRST", label: "Healthiest first", description: "Most free slots, least load per core" },
   { value: "RANDOM", label: "Random", description: "Any qualifying worker" },
   { value: "ROUND_ROBIN", label: "Round robin", description: "Each qualifying worker in turn" },
+  {
+    value: "CONSISTENT_HASH",
+    label: "Consistent hash",
+    description: 'The same key to the same worker: the run params\' "key" (JSON), else the job',
+  },
+  { value: "LEAST_RECENTLY_USED", label: "Least recently used", description: "The worker picked longest ago" },
 ];
 
 export const misfirePolicies: readonly Choice<MisfirePolicy>[] = [

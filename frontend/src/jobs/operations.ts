@@ -48,6 +48,17 @@ export const JobFields = graphql(`
     scheduleType
     scheduleExpression
     timeZone
+    scheduleWindow {
+      start
+      end
+      days
+    }
+    calendar {
+      id
+      name
+    }
+    managedBy
+    version
     lifecycle {
       start
       end
@@ -126,8 +137,8 @@ export const DeleteJobMutation = graphql(`
 `);
 
 export const RunJobMutation = graphql(`
-  mutation RunJob($id: ID!, $params: String, $delayMs: Int) {
-    runJob(id: $id, params: $params, delayMs: $delayMs) {
+  mutation RunJob($id: ID!, $params: String, $delayMs: Int, $idempotencyKey: String) {
+    runJob(id: $id, params: $params, delayMs: $delayMs, idempotencyKey: $idempotencyKey) {
       id
       status
     }
@@ -135,8 +146,24 @@ export const RunJobMutation = graphql(`
 `);
 
 export const PreviewScheduleQuery = graphql(`
-  query PreviewSchedule($type: ScheduleType!, $expression: String!, $timeZone: String, $count: Int) {
-    previewSchedule(type: $type, expression: $expression, timeZone: $timeZone, count: $count)
+  query PreviewSchedule(
+    $type: ScheduleType!
+    $expression: String!
+    $timeZone: String
+    $count: Int
+    $window: ScheduleWindowInput
+    $app: String
+    $calendar: String
+  ) {
+    previewSchedule(
+      type: $type
+      expression: $expression
+      timeZone: $timeZone
+      count: $count
+      window: $window
+      app: $app
+      calendar: $calendar
+    )
   }
 `);
 
@@ -171,6 +198,42 @@ export const JobOverviewQuery = graphql(`
         }
       }
       totalCount
+    }
+  }
+`);
+
+export const CalendarsQuery = graphql(`
+  query Calendars($app: String!) {
+    calendars(app: $app) {
+      id
+      name
+      description
+      dates
+    }
+  }
+`);
+
+export const JobVersionsQuery = graphql(`
+  query JobVersions($id: ID!) {
+    job(id: $id) {
+      id
+      version
+      versions(first: 100) {
+        version
+        change
+        author
+        createdAt
+        processor
+        definition
+      }
+    }
+  }
+`);
+
+export const RestoreJobVersionMutation = graphql(`
+  mutation RestoreJobVersion($id: ID!, $version: Int!) {
+    restoreJobVersion(id: $id, version: $version) {
+      ...JobFields
     }
   }
 `);

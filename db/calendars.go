@@ -1,0 +1,78 @@
+package db
+
+import (
+	"context"
+	"time"
+)
+
+// CalendarCreate inserts a calendar; ErrConflict if the app already has
+// one of that name.
+func (s *Store) CalendarCreate(ctx context.Context, c *Calendar) error {
+	now := Now()
+	c.CreatedAt, c.UpdatedAt = now, now
+	_, err := s.idb.NewInsert().Model(c).Returning("id").Exec(ctx)
+	return wrap(err, "creating calendar "+c.Name)
+}
+
+// CalendarUpdate replaces a calendar's name, description and dates.
+func (s *Store) CalendarUpdate(ctx context.Context, c *Calendar) error {
+	c.UpdatedAt = Now()
+	res, err := s.idb.NewUpdate().Model(c).Column("name", "description", "dates", "updated_at").WherePK().Exec(ctx)
+	return expectOne(res, err, "updating calendar")
+}
+
+// CalendarDelete deletes a calendar.
+func (s *Store) CalendarDelete(ctx context.Context, id int64) error {
+	res, err := s.idb.NewDelete().Model((*Calendar)(nil)).Where("id = ?", id).Exec(ctx)
+	return expectOne(res, err, "deleting calendar")
+}
+
+// CalendarGet returns a calendar by id.
+func (s *Store) CalendarGet(ctx context.Context, id int64) (*Calendar, error) {
+	c := new(Calendar)
+	err := s.idb.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
+	return c, wrap(err, "reading calendar")
+}
+
+// CalendarByName returns an app's calendar by name.
+func (s *Store) CalendarByName(ctx context.Context, appID int64, name string) (*Calendar, error) {
+	c := new(Calendar)
+	err := s.idb.NewSelect().Model(c).Where("app_id = ? AND name = ?", appID, name).Scan(ctx)
+	return c, wrap(err, "reading calendar "+name)
+}
+
+// CalendarList returns an app's calendars by name.
+func (s *Store) CalendarList(ctx context.Context, appID int64) ([]Calendar, error) {
+	var out []Calendar
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ?", appID).OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing calendars")
+}
+
+// JobsByCalendar returns the jobs referencing a calendar, by name.
+func (s *Store) JobsByCalendar(ctx context.Context, calendarID int64) ([]Job, error) {
+	var out []Job
+	err := s.idb.NewSelect().Model(&out).Where("calendar_id = ?", calendarID).OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the jobs of a calendar")
+}
+
+// JobSetExcludedDates rewrites a job's copy of its calendar's dates and
+// its next trigger time (computed with them).
+func (s *Store) JobSetExcludedDates(ctx context.Context, id int64, dates []string, next *time.Time) error {
+	j := &Job{ID: id, ExcludedDates: dates, NextTriggerAt: next, UpdatedAt: Now()}
+	res, err := s.idb.NewUpdate().Model(j).Column("excluded_dates", "next_trigger_at", "updated_at").WherePK().Exec(ctx)
+	return expectOne(res, err, "updating a job's excluded dates")
+}
+
+// JobByName returns an app's job by name.
+func (s *Store) JobByName(ctx context.Context, appID int64, name string) (*Job, error) {
+	j := new(Job)
+	err := s.idb.NewSelect().Model(j).Where("app_id = ? AND name = ?", appID, name).Scan(ctx)
+	return j, wrap(err, "reading job "+name)
+}
+
+// JobsManagedBy returns an app's jobs of a set declared in code, by name.
+func (s *Store) JobsManagedBy(ctx context.Context, appID int64, set string) ([]Job, error) {
+	var out []Job
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ?", appID, set).OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the jobs declared in code")
+}

@@ -1,0 +1,132 @@
+import { useState } from "react";
+import { Alert, Badge, Button, Code, Group, Paper, Select, Stack, Table, Text } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useParams } from "react-router";
+import { useMutation, useQuery } from "urql";
+import { errorMessage } from "../api/errors";
+import { useAppName } from "../apps/currentApp";
+import { canEdit, useAppRole } from "../apps/useAppRole";
+import { QueryView } from "../components/QueryView";
+import type { JobVersionsQuery } from "../graphql/graphql";
+import { JobHeader } from "./JobHeader";
+import { changedFields, lineDiff } from "./lineDiff";
+import { JobQuery, JobVersionsQuery as VersionsQuery, RestoreJobVersionMutation } from "./operations";
+
+type Version = NonNullable<JobVersionsQuery["job"]>["versions"][number];
+
+const colors = { same: undefined, removed: "var(--mantine-color-red-light)", added: "var(--mantine-color-teal-light)" };
+const marks = { same: " ", removed: "-", added: "+" };
+
+/** The script (or processor) diff of two versions, line by line. */
+export function ScriptDiff({ before, after }: { before: string; after: string }) {
+  const lines = lineDiff(before, after);
+  if (before === after) {
+    return (
+      <Text size="sm" c="dimmed">
+        The processor is the same.
+      </Text>
+    );
+  }
+  return (
+    <Paper withBorder radius="sm" p={0} style={{ overflowX: "auto" }} aria-label="Processor diff" role="region">
+      <pre style={{ margin: 0, fontSize: 12, fontFamily: "var(--mantine-font-family-monospace)" }}>
+        {lines.map((l, i) => (
+          <div key={i} data-kind={l.kind} style={{ background: colors[l.kind], padding: "0 8px" }}>
+            {marks[l.kind]} {l.text}
+          </div>
+        ))}
+      </pre>
+    </Paper>
+  );
+}
+
+/** /apps/:app/jobs/:jobId/versions: the job's versions, a diff between two, and restore. */
+export function JobVersionsPage() {
+  const app = useAppName();
+  const { jobId = "" } = useParams();
+  const editor = canEdit(useAppRole());
+  const [header] = useQuery({ query: JobQuery, variables: { id: jobId } });
+  const [result, reexecute] = useQuery({ query: VersionsQuery, variables: { id: jobId }, requestPolicy: "network-only" });
+  const [restoring, restore] = useMutation(RestoreJobVersionMutation);
+  const [picked, setPicked] = useState<{ from: string | null; to: string | null }>({ from: null, to: null });
+
+  async function doRestore(v: Version) {
+    const out = await restore({ id: jobId, version: v.version });
+    if (out.data) {
+      notifications.show({ color: "teal", message: `Restored version ${v.version} as version ${out.data.restoreJobVersion.version}.` });
+      reexecute({ requestPolicy: "network-only" });
+    }
+  }
+
+  return (
+    <Stack>
+      {header.data?.job && <JobHeader app={app} job={header.data.job} tab="versions" />}
+      <QueryView result={result} onRetry={() => reexecute({ requestPolicy: "network-only" })} loading="Loading the versions" isEmpty={(d) => !d.job} empty={<>There is no job {jobId}.</>}>
+        {({ job }) => {
+          if (!job) return null;
+          const versions = job.versions;
+          const byNumber = (s: string | null) => versions.find((v) => String(v.version) === s);
+          const to = byNumber(picked.to) ?? versions[0];
+          const from = byNumber(picked.from) ?? versions.find((v) => to && v.version < to.version);
+          const options = versions.map((v) => ({ value: String(v.version), label: `Version ${v.version}` }));
+          return (
+            <Stack>
+              {restoring.error && (
+                <Alert color="red" title="Could not restore the version" role="alert">
+                  {errorMessage(restoring.error)}
+                </Alert>
+              )}
+              <Table striped aria-label="Versions">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Version</Table.Th>
+                    <Table.Th>Change</Table.Th>
+                    <Table.Th>By</Table.Th>
+                    <Table.Th>When</Table.Th>
+                    <Table.Th />
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {versions.map((v) => (
+                    <Table.Tr key={v.version}>
+                      <Table.Td>
+                        {v.version} {v.version === job.version && <Badge size="xs">current</Badge>}
+                      </Table.Td>
+                      <Table.Td>{v.change}</Table.Td>
+                      <Table.Td>{v.author || "—"}</Table.Td>
+                      <Table.Td>{new Date(v.createdAt).toLocaleString()}</Table.Td>
+                      <Table.Td>
+                        {editor && v.version !== job.version && (
+                          <Button size="xs" variant="default" loading={restoring.fetching} onClick={() => void doRestore(v)} aria-label={`Restore version ${v.version}`}>
+                            Restore
+                          </Button>
+                        )}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+              {from && to && (
+                <Stack gap="xs">
+                  <Group>
+                    <Select label="Compare" data={options} value={String(from.version)} onChange={(v) => setPicked((p) => ({ ...p, from: v }))} allowDeselect={false} w={160} />
+                    <Select label="with" data={options} value={String(to.version)} onChange={(v) => setPicked((p) => ({ ...p, to: v }))} allowDeselect={false} w={160} />
+                  </Group>
+                  <Text size="sm">
+                    Changed:{" "}
+                    {changedFields(from.definition as Record<string, unknown>, to.definition as Record<string, unknown>).map((f) => (
+                      <Code key={f} mr={4}>
+                        {f}
+                      </Code>
+                    ))}
+                  </Text>
+                  <ScriptDiff before={from.processor} after={to.processor} />
+                </Stack>
+              )}
+            </Stack>
+          );
+        }}
+      </QueryView>
+    </Stack>
+  );
+}
