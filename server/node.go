@@ -30,6 +30,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/lease"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
+	"github.com/jobwheel/jobwheel/server/metrics"
 	"github.com/jobwheel/jobwheel/server/netguard"
 	"github.com/jobwheel/jobwheel/server/owned"
 	"github.com/jobwheel/jobwheel/server/retention"
@@ -66,6 +67,10 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	if err = n.db.Migrate(ctx); err != nil {
 		return nil, err
 	}
+	// The server's series (/metrics), on a registry of its own; every
+	// statement from here on is timed.
+	stats := metrics.New()
+	n.db.Bun().AddQueryHook(stats.QueryHook())
 
 	authSvc := auth.New(auth.Config{}, n.db, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
@@ -115,7 +120,11 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, ServerID: serverID, Log: log}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
-	leases := lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, members, hints, ownedApps, log)
+	// The collector reads the owned apps' figures from the database; it
+	// learns which apps are owned from the lease manager's listener.
+	collector := metrics.NewCollector(metrics.CollectorConfig{}, stats, n.db, ownedApps, log)
+	leases := lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, members, hints,
+		collector.Listener(ownedApps), log)
 	// A lease released, or a server joining, is worth a balancing pass now.
 	hints.Subscribe(lease.HintTopic, func(string, string) { leases.Kick() })
 	// A deleted app's lease row went with it: the owner finds that at the
@@ -139,6 +148,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		TrustedProxies: cfg.TrustedProxies,
 		// Rights changed on any server: open websockets re-check at once.
 		AuthChanges: func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
+		Observer:    stats,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
@@ -156,6 +166,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		}
 		_, _ = io.WriteString(w, "ready\n")
 	})
+	mux.Handle("GET /metrics", stats.Handler())
 	mux.Handle("/", frontend.Handler())
 	n.http = newHTTPService(listener, httpsec.Headers(mux), log)
 
@@ -173,6 +184,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	n.services.Add("timing wheel", timer)
 	n.services.Add("leases", leases)
 	n.services.Add("retention", cleaner)
+	n.services.Add("metrics", collector)
 	n.services.Add("HTTP", n.http)
 	if err = n.services.Start(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
