@@ -95,3 +95,42 @@ func (s *Store) TaskCountsBusy(ctx context.Context, workerIDs []string) (map[str
 	}
 	return out, wrap(err, "counting busy slots")
 }
+
+// InstancesFailedRecent returns an app's instances that ended FAILED since
+// `since`, the latest first, at most limit.
+func (s *Store) InstancesFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]Instance, error) {
+	var out []Instance
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND finished_at >= ? AND status = ?", appID, since, StatusFailed).
+		OrderExpr("finished_at DESC, id DESC").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading recent failures")
+}
+
+// InstanceTimings returns the timing columns of an app's instances that
+// finished since `since`, the latest first, at most limit.
+func (s *Store) InstanceTimings(ctx context.Context, appID int64, since time.Time, limit int) ([]FinishedInstance, error) {
+	var rows []FinishedInstance
+	err := s.idb.NewSelect().Model((*Instance)(nil)).
+		Column("id", "status", "reason", "expected_trigger_at", "actual_trigger_at", "started_at", "finished_at").
+		Where("app_id = ? AND finished_at >= ?", appID, since).
+		OrderExpr("finished_at DESC").Limit(limit).Scan(ctx, &rows)
+	return rows, wrap(err, "reading instance timings")
+}
+
+// JobsNextFires returns an app's enabled jobs by their next fire, soonest
+// first, at most limit (the jobs_due index).
+func (s *Store) JobsNextFires(ctx context.Context, appID int64, limit int) ([]Job, error) {
+	var out []Job
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND enabled AND next_trigger_at IS NOT NULL", appID).
+		OrderExpr("next_trigger_at, id").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading next fires")
+}
+
+// WorkersAlive returns an app's connected workers heard from since.
+func (s *Store) WorkersAlive(ctx context.Context, appID int64, since time.Time) ([]Worker, error) {
+	var out []Worker
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND disconnected_at IS NULL AND last_heartbeat >= ?", appID, since).Scan(ctx)
+	return out, wrap(err, "reading live workers")
+}

@@ -136,6 +136,9 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	srv.SetRecoverFunc(recoverFunc(log))
 	srv.AroundOperations(ss.authorizeNow(r.present))
 	srv.AroundRootFields(requireLogin)
+	if r.audit != nil {
+		srv.AroundFields(auditMutations(r.audit))
+	}
 	// Every response (a request's, or a subscription event's) gets fresh
 	// dataloaders and a fresh memo of the caller's roles.
 	srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {

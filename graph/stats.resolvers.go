@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 
+	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/server/jobs"
 )
 
@@ -18,3 +19,17 @@ func (r *queryResolver) AppStats(ctx context.Context, app string, hours *int) (*
 	}
 	return r.jobs.Stats(ctx, app, h)
 }
+
+func (r *Resolver) AppStats() generated.AppStatsResolver { return &appStatsResolver{r} }
+
+type appStatsResolver struct{ *Resolver }
+
+// !!! WARNING !!!
+// The code below was going to be deleted when updating resolvers. It has been copied here so you have
+// one last chance to move it out of harms way if you want. There are two reasons this happens:
+//  - When renaming or deleting a resolver the old code will be put in here. You can safely delete
+//    it when you're done.
+//  - You have helper methods in this file. Move them out to keep these resolver files clean.
+/*
+	func (r *Resolver) AppStats() generated.AppStatsResolver { return &appStatsResolver{r} }
+*/

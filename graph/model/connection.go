@@ -2,6 +2,7 @@ package model
 
 import (
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/audit"
 	"github.com/jobwheel/jobwheel/server/workflows"
 )
 
@@ -40,4 +41,12 @@ type WorkflowInstanceConnection struct {
 	PageInfo *PageInfo
 	App      string
 	Filter   workflows.RunFilter
+}
+
+// AuditEntryConnection is a page of the audit log. Filter is what was
+// listed, for totalCount, which is counted only when asked for.
+type AuditEntryConnection struct {
+	Edges    []*AuditEntryConnectionEdge
+	PageInfo *PageInfo
+	Filter   audit.Filter
 }

@@ -42,6 +42,12 @@ type AppWithSecret struct {
 	Secret string `json:"secret"`
 }
 
+type AuditEntryConnectionEdge struct {
+	// Pass as `after` to continue the list after this entry.
+	Cursor string         `json:"cursor"`
+	Node   *db.AuditEntry `json:"node"`
+}
+
 // An instance in a list.
 type InstanceEdge struct {
 	// Pass as `after` to continue the list after this instance.

@@ -46,6 +46,7 @@ describe("per-app screens", () => {
       "Instances",
       "Workers",
       "Settings",
+      "Audit",
       "Servers",
       "Users",
       "API tokens",
