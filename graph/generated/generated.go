@@ -3295,6 +3295,7 @@ extend type Mutation {
 `, BuiltIn: false},
 	{Name: "../schema/audit.graphqls", Input: `"One change made through the API: a mutation, who made it and what it changed. Secrets are never recorded."
 type AuditEntry {
+  "The entry's id (increasing)."
   id: ID!
   "When the mutation was answered."
   time: Time!
@@ -3322,20 +3323,27 @@ type AuditEntry {
 
 "A field's value before and after a change (null: absent)."
 type AuditChange {
+  "The field (arg.<name> for an argument of the mutation)."
   field: String!
+  "Its value before; null when it did not exist."
   before: JSON
+  "Its value after; null when it no longer exists."
   after: JSON
 }
 
+"An entry of a page of the audit log."
 type AuditEntryConnectionEdge {
   "Pass as ` + "`" + `after` + "`" + ` to continue the list after this entry."
   cursor: String!
+  "The entry."
   node: AuditEntry!
 }
 
 "A page of audit entries, newest first."
 type AuditEntryConnection {
+  "The entries of this page."
   edges: [AuditEntryConnectionEdge!]!
+  "Whether more follow, and the cursor to get them."
   pageInfo: PageInfo!
   "How many entries match, over every page."
   totalCount: Int!
@@ -3824,28 +3832,39 @@ type LagStats {
 
 "A latency distribution's percentiles in milliseconds; null when nothing was measured."
 type LatencySummary {
+  "How many were measured."
   count: Int!
+  "The median."
   p50: Float
+  "The 99th percentile."
   p99: Float
+  "The largest."
   max: Float
 }
 
 "One hour's scheduling lag."
 type LagBucket {
+  "The hour's start."
   start: Time!
+  "Actual minus expected trigger time of the scheduled fires that finished in the hour."
   triggerLateness: LatencySummary!
+  "From the fire to the start on a worker, for the instances that finished in the hour."
   fireToStart: LatencySummary!
 }
 
 "A job and its next fire."
 type NextFire {
+  "The job."
   job: Job!
+  "When it fires next."
   time: Time!
 }
 
 "Connected workers and their task slots."
 type WorkerCapacity {
+  "Connected, heart-beating workers."
   workers: Int!
+  "Their task slots."
   slots: Int!
   "Slots not running a task."
   freeSlots: Int!

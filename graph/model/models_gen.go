@@ -42,10 +42,12 @@ type AppWithSecret struct {
 	Secret string `json:"secret"`
 }
 
+// An entry of a page of the audit log.
 type AuditEntryConnectionEdge struct {
 	// Pass as `after` to continue the list after this entry.
-	Cursor string         `json:"cursor"`
-	Node   *db.AuditEntry `json:"node"`
+	Cursor string `json:"cursor"`
+	// The entry.
+	Node *db.AuditEntry `json:"node"`
 }
 
 // An instance in a list.
