@@ -180,7 +180,7 @@ func scrape(url string) ([]series, error) {
 			continue
 		}
 		s := series{labels: map[string]string{}}
-		rest := line
+		var rest string
 		if i := strings.IndexByte(line, '{'); i >= 0 {
 			j := strings.LastIndexByte(line, '}')
 			s.name = line[:i]
