@@ -170,6 +170,7 @@ func matrixRows() []matrixRow {
 		{op: "instances", query: `{ instances(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
 		{op: "instance", query: `query($id: ID!) { instance(id: $id) { status } }`, need: needViewer, vars: instance(db.StatusSucceeded)},
 		{op: "appStats", query: `{ appStats(app: "alpha") { jobs } }`, need: needViewer, vars: noVars},
+		{op: "auditLog", query: `{ auditLog(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
 		{op: "workers", query: `{ workers(app: "alpha") { id } }`, need: needViewer, vars: noVars},
 		{op: "workflows", query: `{ workflows(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
 		{op: "workflow", query: `query($id: ID!) { workflow(id: $id) { name } }`, need: needViewer, vars: wf},

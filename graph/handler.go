@@ -65,6 +65,20 @@ type HandlerConfig struct {
 	// RecheckEvery is how often an open websocket re-checks its credential
 	// without being told of a change. Default 10s.
 	RecheckEvery time.Duration
+	// Observer hears of each answered operation and each websocket (the
+	// server's metrics); nil: nobody.
+	Observer Observer
+}
+
+// Observer hears what the endpoint answers (package metrics).
+type Observer interface {
+	// GraphQLRequest is one answered query or mutation, or one started
+	// subscription: its type, its first root field (bounded by the
+	// schema; "invalid" when it did not parse or validate) and the first
+	// error's code (OK when none).
+	GraphQLRequest(opType, operation, code string, took time.Duration)
+	WebsocketOpened()
+	WebsocketClosed()
 }
 
 // NewHandler returns the /graphql endpoint: queries over GET and POST,
@@ -122,23 +136,31 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	srv.SetRecoverFunc(recoverFunc(log))
 	srv.AroundOperations(ss.authorizeNow(r.present))
 	srv.AroundRootFields(requireLogin)
+	if r.audit != nil {
+		srv.AroundFields(auditMutations(r.audit))
+	}
 	// Every response (a request's, or a subscription event's) gets fresh
 	// dataloaders and a fresh memo of the caller's roles.
 	srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		return next(r.withRequestState(ctx))
 	})
 
+	if cfg.Observer != nil {
+		observe(srv, cfg.Observer)
+	}
+
 	api := authenticate(cfg.Resolver.auth, cfg.TrustedProxies, log, srv)
-	h := &endpoint{api: api, origins: cfg.OriginPatterns, sockets: ss}
+	h := &endpoint{api: api, origins: cfg.OriginPatterns, sockets: ss, observer: cfg.Observer}
 	return h
 }
 
 // endpoint is /graphql in front of gqlgen: it sends browsers to the
 // explorer, refuses cross-site requests and bounds bodies.
 type endpoint struct {
-	api     http.Handler
-	origins []string
-	sockets *sockets
+	api      http.Handler
+	origins  []string
+	sockets  *sockets
+	observer Observer
 }
 
 func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -167,6 +189,11 @@ func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	}
+	if h.observer != nil && r.Header.Get("Upgrade") != "" {
+		// A websocket is served for as long as it is open.
+		h.observer.WebsocketOpened()
+		defer h.observer.WebsocketClosed()
 	}
 	h.api.ServeHTTP(w, r)
 }

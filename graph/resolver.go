@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/apps"
+	"github.com/jobwheel/jobwheel/server/audit"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/cluster"
 	"github.com/jobwheel/jobwheel/server/jobs"
@@ -30,7 +31,9 @@ type Services struct {
 	Workflows *workflows.Service
 	Logs      *logs.Service
 	Live      *live.Feeds
-	Log       *slog.Logger
+	// Audit records every mutation; nil: none are.
+	Audit *audit.Service
+	Log   *slog.Logger
 	// Clock defaults to the system clock.
 	Clock clock.Clock
 }
@@ -44,6 +47,7 @@ type Resolver struct {
 	workflows *workflows.Service
 	logs      *logs.Service
 	live      *live.Feeds
+	audit     *audit.Service
 	log       *slog.Logger
 	// present gives errors the API's shape (set by NewHandler); subscription
 	// errors raised after the stream started need it by hand.
@@ -53,7 +57,7 @@ type Resolver struct {
 
 // NewResolver returns the root resolver over s.
 func NewResolver(s Services) *Resolver {
-	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, logs: s.Logs, live: s.Live, log: s.Log,
+	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, logs: s.Logs, live: s.Live, audit: s.Audit, log: s.Log,
 		clock: clock.OrSystem(s.Clock)}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/apps"
+	"github.com/jobwheel/jobwheel/server/audit"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/bus"
 	"github.com/jobwheel/jobwheel/server/cluster"
@@ -98,8 +99,9 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	}
 	t.Cleanup(services.Stop)
 	h := NewHandler(HandlerConfig{
-		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Cluster: cluster.New(cluster.Config{ID: "test"}, d, log), Jobs: jobSvc, Workflows: wfSvc, Logs: logSvc, Live: hub, Log: log}),
-		Log:      log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
+		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Cluster: cluster.New(cluster.Config{ID: "test"}, d, log), Jobs: jobSvc,
+			Workflows: wfSvc, Logs: logSvc, Live: hub, Audit: audit.New(d, authSvc, appSvc, log, nil), Log: log}),
+		Log: log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
 		AuthChanges:    func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 		RecheckEvery:   opts.recheckEvery,
 		TrustedProxies: opts.proxies,

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 
+	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/server/jobs"
 )
 
@@ -18,3 +19,7 @@ func (r *queryResolver) AppStats(ctx context.Context, app string, hours *int) (*
 	}
 	return r.jobs.Stats(ctx, app, h)
 }
+
+func (r *Resolver) AppStats() generated.AppStatsResolver { return &appStatsResolver{r} }
+
+type appStatsResolver struct{ *Resolver }

@@ -20,6 +20,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/alarm"
 	"github.com/jobwheel/jobwheel/server/apps"
+	"github.com/jobwheel/jobwheel/server/audit"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/bus"
 	"github.com/jobwheel/jobwheel/server/cluster"
@@ -30,6 +31,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/lease"
 	"github.com/jobwheel/jobwheel/server/live"
 	"github.com/jobwheel/jobwheel/server/logs"
+	"github.com/jobwheel/jobwheel/server/metrics"
 	"github.com/jobwheel/jobwheel/server/netguard"
 	"github.com/jobwheel/jobwheel/server/owned"
 	"github.com/jobwheel/jobwheel/server/retention"
@@ -67,6 +69,10 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	if err = n.db.Migrate(ctx); err != nil {
 		return nil, err
 	}
+	// The server's series (/metrics), on a registry of its own; every
+	// statement from here on is timed.
+	stats := metrics.New()
+	n.db.Bun().AddQueryHook(stats.QueryHook())
 
 	authSvc := auth.New(auth.Config{}, n.db, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
@@ -116,7 +122,11 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, ServerID: serverID, Log: log}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
-	leases := lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, members, hints, ownedApps, log)
+	// The collector reads the owned apps' figures from the database; it
+	// learns which apps are owned from the lease manager's listener.
+	collector := metrics.NewCollector(metrics.CollectorConfig{}, stats, n.db, ownedApps, log)
+	leases := lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, members, hints,
+		collector.Listener(ownedApps), log)
 	// A lease released, or a server joining, is worth a balancing pass now.
 	hints.Subscribe(lease.HintTopic, func(string, string) { leases.Kick() })
 	// A deleted app's lease row went with it: the owner finds that at the
@@ -134,12 +144,13 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil)})
 	api := graph.NewHandler(graph.HandlerConfig{
 		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Log: log}),
+			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Audit: audit.New(n.db, authSvc, appSvc, log, nil), Log: log}),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,
 		// Rights changed on any server: open websockets re-check at once.
 		AuthChanges: func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
+		Observer:    stats,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
@@ -158,6 +169,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		}
 		_, _ = io.WriteString(w, "ready\n")
 	})
+	mux.Handle("GET /metrics", stats.Handler())
 	mux.Handle("/", frontend.Handler())
 	n.http = newHTTPService(listener, httpsec.Headers(mux), log)
 	if cfg.DebugAddr != "" {
@@ -187,6 +199,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	n.services.Add("timing wheel", timer)
 	n.services.Add("leases", leases)
 	n.services.Add("retention", cleaner)
+	n.services.Add("metrics", collector)
 	n.services.Add("HTTP", n.http)
 	if n.debug != nil {
 		n.services.Add("debug HTTP", n.debug)

@@ -1,5 +1,6 @@
 import type { ComponentType } from "react";
 import { AppsPage } from "./apps/AppsPage";
+import { AuditPage } from "./audit/AuditPage";
 import { DashboardPage } from "./dashboard/DashboardPage";
 import { InstancePage } from "./instances/InstancePage";
 import { InstancesPage } from "./instances/InstancesPage";
@@ -95,6 +96,7 @@ export const screens: readonly [Screen, ...Screen[]] = [
   },
   { path: "workers", label: "Workers", Component: WorkersPage, perApp: true },
   { path: "settings", label: "Settings", Component: AppSettingsPage, perApp: true },
+  { path: "audit", label: "Audit", Component: AuditPage, perApp: true },
   { path: "servers", label: "Servers", Component: ServersPage },
   { path: "users", label: "Users", Component: UsersPage, adminOnly: true },
   { path: "tokens", label: "API tokens", Component: ApiTokensPage },

@@ -35,6 +35,9 @@ type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
 	App() AppResolver
 	AppMember() AppMemberResolver
+	AppStats() AppStatsResolver
+	AuditEntry() AuditEntryResolver
+	AuditEntryConnection() AuditEntryConnectionResolver
 	Calendar() CalendarResolver
 	Instance() InstanceResolver
 	InstanceConnection() InstanceConnectionResolver
@@ -105,19 +108,55 @@ type ComplexityRoot struct {
 	}
 
 	AppStats struct {
-		EnabledJobs  func(childComplexity int) int
-		Failed       func(childComplexity int) int
-		Jobs         func(childComplexity int) int
-		Outcomes     func(childComplexity int) int
-		Running      func(childComplexity int) int
-		Succeeded    func(childComplexity int) int
-		Waiting      func(childComplexity int) int
-		WorkersAlive func(childComplexity int) int
+		Capacity       func(childComplexity int) int
+		EnabledJobs    func(childComplexity int) int
+		Failed         func(childComplexity int) int
+		Jobs           func(childComplexity int) int
+		Lag            func(childComplexity int) int
+		LatestFailures func(childComplexity int, first *int) int
+		NextFires      func(childComplexity int, first *int) int
+		Outcomes       func(childComplexity int) int
+		Running        func(childComplexity int) int
+		Succeeded      func(childComplexity int) int
+		Waiting        func(childComplexity int) int
+		WorkersAlive   func(childComplexity int) int
 	}
 
 	AppWithSecret struct {
 		App    func(childComplexity int) int
 		Secret func(childComplexity int) int
+	}
+
+	AuditChange struct {
+		After  func(childComplexity int) int
+		Before func(childComplexity int) int
+		Field  func(childComplexity int) int
+	}
+
+	AuditEntry struct {
+		Action        func(childComplexity int) int
+		Actor         func(childComplexity int) int
+		App           func(childComplexity int) int
+		At            func(childComplexity int) int
+		Changes       func(childComplexity int) int
+		ClientAddress func(childComplexity int) int
+		ID            func(childComplexity int) int
+		ObjectID      func(childComplexity int) int
+		ObjectName    func(childComplexity int) int
+		ObjectType    func(childComplexity int) int
+		Outcome       func(childComplexity int) int
+		TokenName     func(childComplexity int) int
+	}
+
+	AuditEntryConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AuditEntryConnectionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Calendar struct {
@@ -240,6 +279,26 @@ type ComplexityRoot struct {
 		Version    func(childComplexity int) int
 	}
 
+	LagBucket struct {
+		FireToStart func(childComplexity int) int
+		Lateness    func(childComplexity int) int
+		Start       func(childComplexity int) int
+	}
+
+	LagStats struct {
+		Buckets     func(childComplexity int) int
+		FireToStart func(childComplexity int) int
+		Lateness    func(childComplexity int) int
+		Samples     func(childComplexity int) int
+	}
+
+	LatencySummary struct {
+		Count func(childComplexity int) int
+		Max   func(childComplexity int) int
+		P50   func(childComplexity int) int
+		P99   func(childComplexity int) int
+	}
+
 	Lifecycle struct {
 		End   func(childComplexity int) int
 		Start func(childComplexity int) int
@@ -296,6 +355,11 @@ type ComplexityRoot struct {
 		UpdateWorkflow            func(childComplexity int, id string, input model.WorkflowInput, expectedVersion *int) int
 	}
 
+	NextFire struct {
+		Job  func(childComplexity int) int
+		Time func(childComplexity int) int
+	}
+
 	OutcomeBucket struct {
 		Canceled  func(childComplexity int) int
 		Failed    func(childComplexity int) int
@@ -313,6 +377,7 @@ type ComplexityRoot struct {
 		APITokens         func(childComplexity int) int
 		AppStats          func(childComplexity int, app string, hours *int) int
 		Apps              func(childComplexity int) int
+		AuditLog          func(childComplexity int, app *string, objectType *string, objectID *string, first *int, after *string) int
 		Calendar          func(childComplexity int, id string) int
 		Calendars         func(childComplexity int, app string) int
 		ExportWorkflow    func(childComplexity int, id string) int
@@ -418,6 +483,12 @@ type ComplexityRoot struct {
 		Processors    func(childComplexity int) int
 		Slots         func(childComplexity int) int
 		Tags          func(childComplexity int) int
+	}
+
+	WorkerCapacity struct {
+		FreeSlots func(childComplexity int) int
+		Slots     func(childComplexity int) int
+		Workers   func(childComplexity int) int
 	}
 
 	WorkerFilter struct {
@@ -579,6 +650,21 @@ type AppResolver interface {
 type AppMemberResolver interface {
 	Role(ctx context.Context, obj *db.AppMemberUser) (model.AppRole, error)
 }
+type AppStatsResolver interface {
+	LatestFailures(ctx context.Context, obj *jobs.Stats, first *int) ([]*db.Instance, error)
+	Lag(ctx context.Context, obj *jobs.Stats) (*jobs.Lag, error)
+	NextFires(ctx context.Context, obj *jobs.Stats, first *int) ([]*jobs.NextFire, error)
+	Capacity(ctx context.Context, obj *jobs.Stats) (*jobs.Capacity, error)
+}
+type AuditEntryResolver interface {
+	App(ctx context.Context, obj *db.AuditEntry) (*string, error)
+
+	TokenName(ctx context.Context, obj *db.AuditEntry) (*string, error)
+	ClientAddress(ctx context.Context, obj *db.AuditEntry) (*string, error)
+}
+type AuditEntryConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.AuditEntryConnection) (int, error)
+}
 type CalendarResolver interface {
 	App(ctx context.Context, obj *db.Calendar) (*db.App, error)
 
@@ -661,6 +747,7 @@ type MutationResolver interface {
 type QueryResolver interface {
 	Me(ctx context.Context) (*db.User, error)
 	Apps(ctx context.Context) ([]*db.App, error)
+	AuditLog(ctx context.Context, app *string, objectType *string, objectID *string, first *int, after *string) (*model.AuditEntryConnection, error)
 	Calendars(ctx context.Context, app string) ([]*db.Calendar, error)
 	Calendar(ctx context.Context, id string) (*db.Calendar, error)
 	Instances(ctx context.Context, app string, jobID *string, status []string, from *time.Time, to *time.Time, first *int, after *string) (*model.InstanceConnection, error)
@@ -923,6 +1010,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AppMember.Username(childComplexity), true
 
+	case "AppStats.capacity":
+		if e.ComplexityRoot.AppStats.Capacity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppStats.Capacity(childComplexity), true
 	case "AppStats.enabledJobs":
 		if e.ComplexityRoot.AppStats.EnabledJobs == nil {
 			break
@@ -941,6 +1034,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppStats.Jobs(childComplexity), true
+	case "AppStats.lag":
+		if e.ComplexityRoot.AppStats.Lag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppStats.Lag(childComplexity), true
+	case "AppStats.latestFailures":
+		if e.ComplexityRoot.AppStats.LatestFailures == nil {
+			break
+		}
+
+		args, err := ec.field_AppStats_latestFailures_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.AppStats.LatestFailures(childComplexity, args["first"].(*int)), true
+	case "AppStats.nextFires":
+		if e.ComplexityRoot.AppStats.NextFires == nil {
+			break
+		}
+
+		args, err := ec.field_AppStats_nextFires_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.AppStats.NextFires(childComplexity, args["first"].(*int)), true
 	case "AppStats.outcomes":
 		if e.ComplexityRoot.AppStats.Outcomes == nil {
 			break
@@ -984,6 +1105,130 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppWithSecret.Secret(childComplexity), true
+
+	case "AuditChange.after":
+		if e.ComplexityRoot.AuditChange.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditChange.After(childComplexity), true
+	case "AuditChange.before":
+		if e.ComplexityRoot.AuditChange.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditChange.Before(childComplexity), true
+	case "AuditChange.field":
+		if e.ComplexityRoot.AuditChange.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditChange.Field(childComplexity), true
+
+	case "AuditEntry.action":
+		if e.ComplexityRoot.AuditEntry.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Action(childComplexity), true
+	case "AuditEntry.actor":
+		if e.ComplexityRoot.AuditEntry.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Actor(childComplexity), true
+	case "AuditEntry.app":
+		if e.ComplexityRoot.AuditEntry.App == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.App(childComplexity), true
+	case "AuditEntry.time":
+		if e.ComplexityRoot.AuditEntry.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.At(childComplexity), true
+	case "AuditEntry.changes":
+		if e.ComplexityRoot.AuditEntry.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Changes(childComplexity), true
+	case "AuditEntry.clientAddress":
+		if e.ComplexityRoot.AuditEntry.ClientAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ClientAddress(childComplexity), true
+	case "AuditEntry.id":
+		if e.ComplexityRoot.AuditEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ID(childComplexity), true
+	case "AuditEntry.objectId":
+		if e.ComplexityRoot.AuditEntry.ObjectID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ObjectID(childComplexity), true
+	case "AuditEntry.objectName":
+		if e.ComplexityRoot.AuditEntry.ObjectName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ObjectName(childComplexity), true
+	case "AuditEntry.objectType":
+		if e.ComplexityRoot.AuditEntry.ObjectType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ObjectType(childComplexity), true
+	case "AuditEntry.outcome":
+		if e.ComplexityRoot.AuditEntry.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Outcome(childComplexity), true
+	case "AuditEntry.tokenName":
+		if e.ComplexityRoot.AuditEntry.TokenName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.TokenName(childComplexity), true
+
+	case "AuditEntryConnection.edges":
+		if e.ComplexityRoot.AuditEntryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.Edges(childComplexity), true
+	case "AuditEntryConnection.pageInfo":
+		if e.ComplexityRoot.AuditEntryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.PageInfo(childComplexity), true
+	case "AuditEntryConnection.totalCount":
+		if e.ComplexityRoot.AuditEntryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.TotalCount(childComplexity), true
+
+	case "AuditEntryConnectionEdge.cursor":
+		if e.ComplexityRoot.AuditEntryConnectionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnectionEdge.Cursor(childComplexity), true
+	case "AuditEntryConnectionEdge.node":
+		if e.ComplexityRoot.AuditEntryConnectionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnectionEdge.Node(childComplexity), true
 
 	case "Calendar.app":
 		if e.ComplexityRoot.Calendar.App == nil {
@@ -1565,6 +1810,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.JobVersion.Version(childComplexity), true
 
+	case "LagBucket.fireToStart":
+		if e.ComplexityRoot.LagBucket.FireToStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LagBucket.FireToStart(childComplexity), true
+	case "LagBucket.triggerLateness":
+		if e.ComplexityRoot.LagBucket.Lateness == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LagBucket.Lateness(childComplexity), true
+	case "LagBucket.start":
+		if e.ComplexityRoot.LagBucket.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LagBucket.Start(childComplexity), true
+
+	case "LagStats.buckets":
+		if e.ComplexityRoot.LagStats.Buckets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LagStats.Buckets(childComplexity), true
+	case "LagStats.fireToStart":
+		if e.ComplexityRoot.LagStats.FireToStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LagStats.FireToStart(childComplexity), true
+	case "LagStats.triggerLateness":
+		if e.ComplexityRoot.LagStats.Lateness == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LagStats.Lateness(childComplexity), true
+	case "LagStats.samples":
+		if e.ComplexityRoot.LagStats.Samples == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LagStats.Samples(childComplexity), true
+
+	case "LatencySummary.count":
+		if e.ComplexityRoot.LatencySummary.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LatencySummary.Count(childComplexity), true
+	case "LatencySummary.max":
+		if e.ComplexityRoot.LatencySummary.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LatencySummary.Max(childComplexity), true
+	case "LatencySummary.p50":
+		if e.ComplexityRoot.LatencySummary.P50 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LatencySummary.P50(childComplexity), true
+	case "LatencySummary.p99":
+		if e.ComplexityRoot.LatencySummary.P99 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LatencySummary.P99(childComplexity), true
+
 	case "Lifecycle.end":
 		if e.ComplexityRoot.Lifecycle.End == nil {
 			break
@@ -2003,6 +2317,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.UpdateWorkflow(childComplexity, args["id"].(string), args["input"].(model.WorkflowInput), args["expectedVersion"].(*int)), true
 
+	case "NextFire.job":
+		if e.ComplexityRoot.NextFire.Job == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextFire.Job(childComplexity), true
+	case "NextFire.time":
+		if e.ComplexityRoot.NextFire.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextFire.Time(childComplexity), true
+
 	case "OutcomeBucket.canceled":
 		if e.ComplexityRoot.OutcomeBucket.Canceled == nil {
 			break
@@ -2070,6 +2397,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Apps(childComplexity), true
+	case "Query.auditLog":
+		if e.ComplexityRoot.Query.AuditLog == nil {
+			break
+		}
+
+		args, err := ec.field_Query_auditLog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AuditLog(childComplexity, args["app"].(*string), args["objectType"].(*string), args["objectId"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.calendar":
 		if e.ComplexityRoot.Query.Calendar == nil {
 			break
@@ -2616,6 +2954,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Worker.Tags(childComplexity), true
+
+	case "WorkerCapacity.freeSlots":
+		if e.ComplexityRoot.WorkerCapacity.FreeSlots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkerCapacity.FreeSlots(childComplexity), true
+	case "WorkerCapacity.slots":
+		if e.ComplexityRoot.WorkerCapacity.Slots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkerCapacity.Slots(childComplexity), true
+	case "WorkerCapacity.workers":
+		if e.ComplexityRoot.WorkerCapacity.Workers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkerCapacity.Workers(childComplexity), true
 
 	case "WorkerFilter.designated":
 		if e.ComplexityRoot.WorkerFilter.Designated == nil {
@@ -3425,6 +3782,72 @@ extend type Mutation {
   deleteApp(app: String!): Boolean!
 }
 `, BuiltIn: false},
+	{Name: "../schema/audit.graphqls", Input: `"One change made through the API: a mutation, who made it and what it changed. Secrets are never recorded."
+type AuditEntry {
+  "The entry's id (increasing)."
+  id: ID!
+  "When the mutation was answered."
+  time: Time!
+  "The app it concerns; null for changes outside apps (users, logins, tokens not limited to an app)."
+  app: String
+  "The user who made it (for a failed login, the username tried); empty when anonymous."
+  actor: String!
+  "The API token used, by name; null for a console login."
+  tokenName: String
+  "The client's address, as the server saw it (JOBWHEEL_TRUSTED_PROXIES)."
+  clientAddress: String
+  "The mutation (createJob, updateJob, setAppRole…)."
+  action: String!
+  "The kind of object changed: app, app_member, job, instance, workflow, workflow_instance, user, api_token, session; empty when not known."
+  objectType: String!
+  "The object's id (a username for app_member)."
+  objectId: String!
+  "The object's name when it has one."
+  objectName: String!
+  "OK, or the error code the mutation failed with (FORBIDDEN, BAD_INPUT…)."
+  outcome: String!
+  "The fields that changed, with their values before and after, then the mutation's other arguments as arg.<name> (secrets redacted)."
+  changes: [AuditChange!]!
+}
+
+"A field's value before and after a change (null: absent)."
+type AuditChange {
+  "The field (arg.<name> for an argument of the mutation)."
+  field: String!
+  "Its value before; null when it did not exist."
+  before: JSON
+  "Its value after; null when it no longer exists."
+  after: JSON
+}
+
+"An entry of a page of the audit log."
+type AuditEntryConnectionEdge {
+  "Pass as ` + "`" + `after` + "`" + ` to continue the list after this entry."
+  cursor: String!
+  "The entry."
+  node: AuditEntry!
+}
+
+"A page of audit entries, newest first."
+type AuditEntryConnection {
+  "The entries of this page."
+  edges: [AuditEntryConnectionEdge!]!
+  "Whether more follow, and the cursor to get them."
+  pageInfo: PageInfo!
+  "How many entries match, over every page."
+  totalCount: Int!
+}
+
+extend type Query {
+  """
+  The audit log, newest first: an app's entries (any member of the app), or
+  with ` + "`" + `app` + "`" + ` omitted every entry (administrators only). ` + "`" + `objectType` + "`" + ` with
+  ` + "`" + `objectId` + "`" + ` narrows it to one object (a job's history: objectType "job").
+  ` + "`" + `first` + "`" + `: at most 500.
+  """
+  auditLog(app: String, objectType: String, objectId: String, first: Int = 50, after: String): AuditEntryConnection!
+}
+`, BuiltIn: false},
 	{Name: "../schema/calendar.graphqls", Input: `"A day of the week."
 enum Weekday {
   "Monday."
@@ -4032,6 +4455,69 @@ extend type Instance {
 extend type Mutation {
   "Makes a kept version the job's definition again (EDITOR), as a new version; it is validated as any change."
   restoreJobVersion(id: ID!, version: Int!): Job!
+}
+`, BuiltIn: false},
+	{Name: "../schema/oncall.graphqls", Input: `extend type AppStats {
+  "The latest instances that ended FAILED within the window, latest first, with their reason and result. ` + "`" + `first` + "`" + `: 1 to 100."
+  latestFailures(first: Int = 10): [Instance!]!
+  "How late fires were and how long they took to start over the window: the figures /metrics exports as jobwheel_trigger_lateness_seconds and jobwheel_fire_to_start_seconds, from the instances that finished."
+  lag: LagStats!
+  "The enabled jobs that fire soonest, soonest first. ` + "`" + `first` + "`" + `: 1 to 100."
+  nextFires(first: Int = 10): [NextFire!]!
+  "The app's connected workers and their task slots now."
+  capacity: WorkerCapacity!
+}
+
+"Scheduling lag over a window, in milliseconds."
+type LagStats {
+  "Finished instances read (the latest 20,000 of the window at most)."
+  samples: Int!
+  "Actual minus expected trigger time of scheduled fires."
+  triggerLateness: LatencySummary!
+  "From the fire to the start on a worker."
+  fireToStart: LatencySummary!
+  "Per hour of the window, oldest first; hours with nothing finished are left out."
+  buckets: [LagBucket!]!
+}
+
+"A latency distribution's percentiles in milliseconds; null when nothing was measured."
+type LatencySummary {
+  "How many were measured."
+  count: Int!
+  "The median."
+  p50: Float
+  "The 99th percentile."
+  p99: Float
+  "The largest."
+  max: Float
+}
+
+"One hour's scheduling lag."
+type LagBucket {
+  "The hour's start."
+  start: Time!
+  "Actual minus expected trigger time of the scheduled fires that finished in the hour."
+  triggerLateness: LatencySummary!
+  "From the fire to the start on a worker, for the instances that finished in the hour."
+  fireToStart: LatencySummary!
+}
+
+"A job and its next fire."
+type NextFire {
+  "The job."
+  job: Job!
+  "When it fires next."
+  time: Time!
+}
+
+"Connected workers and their task slots."
+type WorkerCapacity {
+  "Connected, heart-beating workers."
+  workers: Int!
+  "Their task slots."
+  slots: Int!
+  "Slots not running a task."
+  freeSlots: Int!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `"""
@@ -4966,6 +5452,14 @@ func (ec *executionContext) childFields_AppStats(ctx context.Context, field grap
 		return ec.fieldContext_AppStats_workersAlive(ctx, field)
 	case "outcomes":
 		return ec.fieldContext_AppStats_outcomes(ctx, field)
+	case "latestFailures":
+		return ec.fieldContext_AppStats_latestFailures(ctx, field)
+	case "lag":
+		return ec.fieldContext_AppStats_lag(ctx, field)
+	case "nextFires":
+		return ec.fieldContext_AppStats_nextFires(ctx, field)
+	case "capacity":
+		return ec.fieldContext_AppStats_capacity(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AppStats", field.Name)
 }
@@ -4978,6 +5472,70 @@ func (ec *executionContext) childFields_AppWithSecret(ctx context.Context, field
 		return ec.fieldContext_AppWithSecret_secret(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AppWithSecret", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_AuditChange_field(ctx, field)
+	case "before":
+		return ec.fieldContext_AuditChange_before(ctx, field)
+	case "after":
+		return ec.fieldContext_AuditChange_after(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditChange", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AuditEntry_id(ctx, field)
+	case "time":
+		return ec.fieldContext_AuditEntry_time(ctx, field)
+	case "app":
+		return ec.fieldContext_AuditEntry_app(ctx, field)
+	case "actor":
+		return ec.fieldContext_AuditEntry_actor(ctx, field)
+	case "tokenName":
+		return ec.fieldContext_AuditEntry_tokenName(ctx, field)
+	case "clientAddress":
+		return ec.fieldContext_AuditEntry_clientAddress(ctx, field)
+	case "action":
+		return ec.fieldContext_AuditEntry_action(ctx, field)
+	case "objectType":
+		return ec.fieldContext_AuditEntry_objectType(ctx, field)
+	case "objectId":
+		return ec.fieldContext_AuditEntry_objectId(ctx, field)
+	case "objectName":
+		return ec.fieldContext_AuditEntry_objectName(ctx, field)
+	case "outcome":
+		return ec.fieldContext_AuditEntry_outcome(ctx, field)
+	case "changes":
+		return ec.fieldContext_AuditEntry_changes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AuditEntryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AuditEntryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AuditEntryConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntryConnectionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AuditEntryConnectionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AuditEntryConnectionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntryConnectionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Calendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5220,6 +5778,46 @@ func (ec *executionContext) childFields_JobVersion(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type JobVersion", field.Name)
 }
 
+func (ec *executionContext) childFields_LagBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_LagBucket_start(ctx, field)
+	case "triggerLateness":
+		return ec.fieldContext_LagBucket_triggerLateness(ctx, field)
+	case "fireToStart":
+		return ec.fieldContext_LagBucket_fireToStart(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LagBucket", field.Name)
+}
+
+func (ec *executionContext) childFields_LagStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "samples":
+		return ec.fieldContext_LagStats_samples(ctx, field)
+	case "triggerLateness":
+		return ec.fieldContext_LagStats_triggerLateness(ctx, field)
+	case "fireToStart":
+		return ec.fieldContext_LagStats_fireToStart(ctx, field)
+	case "buckets":
+		return ec.fieldContext_LagStats_buckets(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LagStats", field.Name)
+}
+
+func (ec *executionContext) childFields_LatencySummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "count":
+		return ec.fieldContext_LatencySummary_count(ctx, field)
+	case "p50":
+		return ec.fieldContext_LatencySummary_p50(ctx, field)
+	case "p99":
+		return ec.fieldContext_LatencySummary_p99(ctx, field)
+	case "max":
+		return ec.fieldContext_LatencySummary_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LatencySummary", field.Name)
+}
+
 func (ec *executionContext) childFields_Lifecycle(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "start":
@@ -5254,6 +5852,16 @@ func (ec *executionContext) childFields_LogPage(ctx context.Context, field graph
 		return ec.fieldContext_LogPage_hasMore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LogPage", field.Name)
+}
+
+func (ec *executionContext) childFields_NextFire(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "job":
+		return ec.fieldContext_NextFire_job(ctx, field)
+	case "time":
+		return ec.fieldContext_NextFire_time(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NextFire", field.Name)
 }
 
 func (ec *executionContext) childFields_OutcomeBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5444,6 +6052,18 @@ func (ec *executionContext) childFields_Worker(ctx context.Context, field graphq
 		return ec.fieldContext_Worker_health(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Worker", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkerCapacity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "workers":
+		return ec.fieldContext_WorkerCapacity_workers(ctx, field)
+	case "slots":
+		return ec.fieldContext_WorkerCapacity_slots(ctx, field)
+	case "freeSlots":
+		return ec.fieldContext_WorkerCapacity_freeSlots(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkerCapacity", field.Name)
 }
 
 func (ec *executionContext) childFields_WorkerFilter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5841,6 +6461,34 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_AppStats_latestFailures_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_AppStats_nextFires_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Instance_logs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -6707,6 +7355,52 @@ func (ec *executionContext) field_Query_appStats_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["hours"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_auditLog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "objectType",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["objectType"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "objectId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["objectId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
 	return args, nil
 }
 
@@ -8021,6 +8715,158 @@ func (ec *executionContext) fieldContext_AppStats_outcomes(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _AppStats_latestFailures(ctx context.Context, field graphql.CollectedField, obj *jobs.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppStats_latestFailures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.AppStats().LatestFailures(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Instance) graphql.Marshaler {
+			return ec.marshalNInstance2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐInstanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppStats_latestFailures(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppStats",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Instance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_AppStats_latestFailures_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppStats_lag(ctx context.Context, field graphql.CollectedField, obj *jobs.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppStats_lag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AppStats().Lag(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *jobs.Lag) graphql.Marshaler {
+			return ec.marshalNLagStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLag(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppStats_lag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppStats",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LagStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppStats_nextFires(ctx context.Context, field graphql.CollectedField, obj *jobs.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppStats_nextFires(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.AppStats().NextFires(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*jobs.NextFire) graphql.Marshaler {
+			return ec.marshalNNextFire2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐNextFireᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppStats_nextFires(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppStats",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NextFire(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_AppStats_nextFires_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppStats_capacity(ctx context.Context, field graphql.CollectedField, obj *jobs.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppStats_capacity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AppStats().Capacity(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *jobs.Capacity) graphql.Marshaler {
+			return ec.marshalNWorkerCapacity2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐCapacity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppStats_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppStats",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkerCapacity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AppWithSecret_app(ctx context.Context, field graphql.CollectedField, obj *model.AppWithSecret) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8074,6 +8920,502 @@ func (ec *executionContext) _AppWithSecret_secret(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_AppWithSecret_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppWithSecret", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditChange_field(ctx context.Context, field graphql.CollectedField, obj *db.AuditChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditChange_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditChange_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditChange_before(ctx context.Context, field graphql.CollectedField, obj *db.AuditChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditChange_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditChange_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditChange", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _AuditChange_after(ctx context.Context, field graphql.CollectedField, obj *db.AuditChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditChange_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditChange_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditChange", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_id(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_time(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_app(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_app(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEntry().App(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_app(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_actor(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_tokenName(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_tokenName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEntry().TokenName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_tokenName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_clientAddress(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_clientAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEntry().ClientAddress(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_clientAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_action(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_objectType(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_objectType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ObjectType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_objectType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_objectId(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_objectId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ObjectID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_objectId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_objectName(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_objectName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ObjectName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_objectName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_outcome(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_changes(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.AuditChange) graphql.Marshaler {
+			return ec.marshalNAuditChange2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAuditChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AuditEntryConnectionEdge) graphql.Marshaler {
+			return ec.marshalNAuditEntryConnectionEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAuditEntryConnectionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntryConnectionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEntryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.AuditEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEntryConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntryConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntryConnectionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AuditEntryConnectionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnectionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnectionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntryConnectionEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntryConnectionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AuditEntryConnectionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntryConnectionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.AuditEntry) graphql.Marshaler {
+			return ec.marshalNAuditEntry2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAuditEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntryConnectionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEntryConnectionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntry(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
@@ -10452,6 +11794,304 @@ func (ec *executionContext) fieldContext_JobVersion_processor(_ context.Context,
 	return graphql.NewScalarFieldContext("JobVersion", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _LagBucket_start(ctx context.Context, field graphql.CollectedField, obj *jobs.LagBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LagBucket_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LagBucket_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LagBucket", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _LagBucket_triggerLateness(ctx context.Context, field graphql.CollectedField, obj *jobs.LagBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LagBucket_triggerLateness(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lateness, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
+			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LagBucket_triggerLateness(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LagBucket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LatencySummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LagBucket_fireToStart(ctx context.Context, field graphql.CollectedField, obj *jobs.LagBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LagBucket_fireToStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FireToStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
+			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LagBucket_fireToStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LagBucket",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LatencySummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LagStats_samples(ctx context.Context, field graphql.CollectedField, obj *jobs.Lag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LagStats_samples(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Samples, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LagStats_samples(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LagStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LagStats_triggerLateness(ctx context.Context, field graphql.CollectedField, obj *jobs.Lag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LagStats_triggerLateness(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lateness, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
+			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LagStats_triggerLateness(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LagStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LatencySummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LagStats_fireToStart(ctx context.Context, field graphql.CollectedField, obj *jobs.Lag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LagStats_fireToStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FireToStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
+			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LagStats_fireToStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LagStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LatencySummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LagStats_buckets(ctx context.Context, field graphql.CollectedField, obj *jobs.Lag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LagStats_buckets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Buckets, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []jobs.LagBucket) graphql.Marshaler {
+			return ec.marshalNLagBucket2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLagBucketᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LagStats_buckets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LagStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LagBucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LatencySummary_count(ctx context.Context, field graphql.CollectedField, obj *jobs.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LatencySummary_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LatencySummary_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LatencySummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LatencySummary_p50(ctx context.Context, field graphql.CollectedField, obj *jobs.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LatencySummary_p50(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.P50, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LatencySummary_p50(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LatencySummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _LatencySummary_p99(ctx context.Context, field graphql.CollectedField, obj *jobs.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LatencySummary_p99(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.P99, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LatencySummary_p99(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LatencySummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _LatencySummary_max(ctx context.Context, field graphql.CollectedField, obj *jobs.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LatencySummary_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LatencySummary_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LatencySummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
 func (ec *executionContext) _Lifecycle_start(ctx context.Context, field graphql.CollectedField, obj *model.Lifecycle) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12199,6 +13839,61 @@ func (ec *executionContext) fieldContext_Mutation_approveWorkflowNode(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _NextFire_job(ctx context.Context, field graphql.CollectedField, obj *jobs.NextFire) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextFire_job(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Job, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NextFire_job(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NextFire",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NextFire_time(ctx context.Context, field graphql.CollectedField, obj *jobs.NextFire) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextFire_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Time, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NextFire_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NextFire", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _OutcomeBucket_start(ctx context.Context, field graphql.CollectedField, obj *db.OutcomeBucket) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12420,6 +14115,50 @@ func (ec *executionContext) fieldContext_Query_apps(_ context.Context, field gra
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_App(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_auditLog(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_auditLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AuditLog(ctx, fc.Args["app"].(*string), fc.Args["objectType"].(*string), fc.Args["objectId"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AuditEntryConnection) graphql.Marshaler {
+			return ec.marshalNAuditEntryConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAuditEntryConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_auditLog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEntryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_auditLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -14714,6 +16453,75 @@ func (ec *executionContext) _Worker_health(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Worker_health(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Worker", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkerCapacity_workers(ctx context.Context, field graphql.CollectedField, obj *jobs.Capacity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkerCapacity_workers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Workers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkerCapacity_workers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkerCapacity", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkerCapacity_slots(ctx context.Context, field graphql.CollectedField, obj *jobs.Capacity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkerCapacity_slots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkerCapacity_slots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkerCapacity", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkerCapacity_freeSlots(ctx context.Context, field graphql.CollectedField, obj *jobs.Capacity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkerCapacity_freeSlots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FreeSlots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkerCapacity_freeSlots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkerCapacity", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _WorkerFilter_designated(ctx context.Context, field graphql.CollectedField, obj *db.WorkerFilter) (ret graphql.Marshaler) {
@@ -19653,43 +21461,195 @@ func (ec *executionContext) _AppStats(ctx context.Context, sel ast.SelectionSet,
 		case "jobs":
 			out.Values[i] = ec._AppStats_jobs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "enabledJobs":
 			out.Values[i] = ec._AppStats_enabledJobs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "waiting":
 			out.Values[i] = ec._AppStats_waiting(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "running":
 			out.Values[i] = ec._AppStats_running(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "succeeded":
 			out.Values[i] = ec._AppStats_succeeded(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "failed":
 			out.Values[i] = ec._AppStats_failed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "workersAlive":
 			out.Values[i] = ec._AppStats_workersAlive(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "outcomes":
 			out.Values[i] = ec._AppStats_outcomes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "latestFailures":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AppStats_latestFailures(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "lag":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AppStats_lag(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "nextFires":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AppStats_nextFires(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "capacity":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AppStats_capacity(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19730,6 +21690,370 @@ func (ec *executionContext) _AppWithSecret(ctx context.Context, sel ast.Selectio
 			}
 		case "secret":
 			out.Values[i] = ec._AppWithSecret_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var auditChangeImplementors = []string{"AuditChange"}
+
+func (ec *executionContext) _AuditChange(ctx context.Context, sel ast.SelectionSet, obj *db.AuditChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditChange")
+		case "field":
+			out.Values[i] = ec._AuditChange_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._AuditChange_before(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "after":
+			out.Values[i] = ec._AuditChange_after(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var auditEntryImplementors = []string{"AuditEntry"}
+
+func (ec *executionContext) _AuditEntry(ctx context.Context, sel ast.SelectionSet, obj *db.AuditEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntry")
+		case "id":
+			out.Values[i] = ec._AuditEntry_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "time":
+			out.Values[i] = ec._AuditEntry_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "app":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEntry_app(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "actor":
+			out.Values[i] = ec._AuditEntry_actor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tokenName":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEntry_tokenName(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "clientAddress":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEntry_clientAddress(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "action":
+			out.Values[i] = ec._AuditEntry_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "objectType":
+			out.Values[i] = ec._AuditEntry_objectType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "objectId":
+			out.Values[i] = ec._AuditEntry_objectId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "objectName":
+			out.Values[i] = ec._AuditEntry_objectName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "outcome":
+			out.Values[i] = ec._AuditEntry_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "changes":
+			out.Values[i] = ec._AuditEntry_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var auditEntryConnectionImplementors = []string{"AuditEntryConnection"}
+
+func (ec *executionContext) _AuditEntryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AuditEntryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntryConnection")
+		case "edges":
+			out.Values[i] = ec._AuditEntryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AuditEntryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEntryConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var auditEntryConnectionEdgeImplementors = []string{"AuditEntryConnectionEdge"}
+
+func (ec *executionContext) _AuditEntryConnectionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AuditEntryConnectionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEntryConnectionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEntryConnectionEdge")
+		case "cursor":
+			out.Values[i] = ec._AuditEntryConnectionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._AuditEntryConnectionEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21227,6 +23551,160 @@ func (ec *executionContext) _JobVersion(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var lagBucketImplementors = []string{"LagBucket"}
+
+func (ec *executionContext) _LagBucket(ctx context.Context, sel ast.SelectionSet, obj *jobs.LagBucket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lagBucketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LagBucket")
+		case "start":
+			out.Values[i] = ec._LagBucket_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "triggerLateness":
+			out.Values[i] = ec._LagBucket_triggerLateness(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fireToStart":
+			out.Values[i] = ec._LagBucket_fireToStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var lagStatsImplementors = []string{"LagStats"}
+
+func (ec *executionContext) _LagStats(ctx context.Context, sel ast.SelectionSet, obj *jobs.Lag) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lagStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LagStats")
+		case "samples":
+			out.Values[i] = ec._LagStats_samples(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "triggerLateness":
+			out.Values[i] = ec._LagStats_triggerLateness(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fireToStart":
+			out.Values[i] = ec._LagStats_fireToStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "buckets":
+			out.Values[i] = ec._LagStats_buckets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var latencySummaryImplementors = []string{"LatencySummary"}
+
+func (ec *executionContext) _LatencySummary(ctx context.Context, sel ast.SelectionSet, obj *jobs.Summary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, latencySummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LatencySummary")
+		case "count":
+			out.Values[i] = ec._LatencySummary_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "p50":
+			out.Values[i] = ec._LatencySummary_p50(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "p99":
+			out.Values[i] = ec._LatencySummary_p99(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._LatencySummary_max(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var lifecycleImplementors = []string{"Lifecycle"}
 
 func (ec *executionContext) _Lifecycle(ctx context.Context, sel ast.SelectionSet, obj *model.Lifecycle) graphql.Marshaler {
@@ -21690,6 +24168,49 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	return out
 }
 
+var nextFireImplementors = []string{"NextFire"}
+
+func (ec *executionContext) _NextFire(ctx context.Context, sel ast.SelectionSet, obj *jobs.NextFire) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nextFireImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NextFire")
+		case "job":
+			out.Values[i] = ec._NextFire_job(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "time":
+			out.Values[i] = ec._NextFire_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var outcomeBucketImplementors = []string{"OutcomeBucket"}
 
 func (ec *executionContext) _OutcomeBucket(ctx context.Context, sel ast.SelectionSet, obj *db.OutcomeBucket) graphql.Marshaler {
@@ -21843,6 +24364,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_apps(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "auditLog":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_auditLog(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -23072,6 +25615,54 @@ func (ec *executionContext) _Worker(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workerCapacityImplementors = []string{"WorkerCapacity"}
+
+func (ec *executionContext) _WorkerCapacity(ctx context.Context, sel ast.SelectionSet, obj *jobs.Capacity) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workerCapacityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkerCapacity")
+		case "workers":
+			out.Values[i] = ec._WorkerCapacity_workers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slots":
+			out.Values[i] = ec._WorkerCapacity_slots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "freeSlots":
+			out.Values[i] = ec._WorkerCapacity_freeSlots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25333,6 +27924,72 @@ func (ec *executionContext) marshalNAppWithSecret2ᚖgithubᚗcomᚋjobwheelᚋj
 	return ec._AppWithSecret(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAuditChange2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAuditChange(ctx context.Context, sel ast.SelectionSet, v db.AuditChange) graphql.Marshaler {
+	return ec._AuditChange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAuditChange2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAuditChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []db.AuditChange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAuditChange2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAuditChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAuditEntry2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAuditEntry(ctx context.Context, sel ast.SelectionSet, v *db.AuditEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AuditEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAuditEntryConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAuditEntryConnection(ctx context.Context, sel ast.SelectionSet, v *model.AuditEntryConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AuditEntryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAuditEntryConnectionEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAuditEntryConnectionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuditEntryConnectionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAuditEntryConnectionEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAuditEntryConnectionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAuditEntryConnectionEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAuditEntryConnectionEdge(ctx context.Context, sel ast.SelectionSet, v *model.AuditEntryConnectionEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AuditEntryConnectionEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25721,6 +28378,40 @@ func (ec *executionContext) marshalNJobVersion2ᚖgithubᚗcomᚋjobwheelᚋjobw
 	return ec._JobVersion(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNLagBucket2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLagBucket(ctx context.Context, sel ast.SelectionSet, v jobs.LagBucket) graphql.Marshaler {
+	return ec._LagBucket(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLagBucket2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLagBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []jobs.LagBucket) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLagBucket2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLagBucket(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNLagStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLag(ctx context.Context, sel ast.SelectionSet, v *jobs.Lag) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LagStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx context.Context, sel ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
+	return ec._LatencySummary(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNLifecycle2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐLifecycle(ctx context.Context, sel ast.SelectionSet, v *model.Lifecycle) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -25781,6 +28472,32 @@ func (ec *executionContext) marshalNMisfirePolicy2string(ctx context.Context, se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNNextFire2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐNextFireᚄ(ctx context.Context, sel ast.SelectionSet, v []*jobs.NextFire) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNextFire2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐNextFire(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNextFire2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐNextFire(ctx context.Context, sel ast.SelectionSet, v *jobs.NextFire) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NextFire(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNOutcomeBucket2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐOutcomeBucket(ctx context.Context, sel ast.SelectionSet, v db.OutcomeBucket) graphql.Marshaler {
@@ -26209,6 +28926,16 @@ func (ec *executionContext) marshalNWorker2ᚖgithubᚗcomᚋjobwheelᚋjobwheel
 		return graphql.Null
 	}
 	return ec._Worker(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkerCapacity2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐCapacity(ctx context.Context, sel ast.SelectionSet, v *jobs.Capacity) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkerCapacity(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNWorkerFilter2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerFilter(ctx context.Context, sel ast.SelectionSet, v db.WorkerFilter) graphql.Marshaler {
@@ -26748,6 +29475,23 @@ func (ec *executionContext) marshalOExecutionMode2ᚖstring(ctx context.Context,
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel ast.SelectionSet, v *float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalFloatContext(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) unmarshalOID2ᚖint64(ctx context.Context, v any) (*int64, error) {

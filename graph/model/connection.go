@@ -2,6 +2,7 @@ package model
 
 import (
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/audit"
 	"github.com/jobwheel/jobwheel/server/workflows"
 )
 
@@ -48,4 +49,12 @@ type TaskConnection struct {
 	Edges    []*TaskEdge
 	PageInfo *PageInfo
 	Query    db.TaskQuery
+}
+
+// AuditEntryConnection is a page of the audit log. Filter is what was
+// listed, for totalCount, which is counted only when asked for.
+type AuditEntryConnection struct {
+	Edges    []*AuditEntryConnectionEdge
+	PageInfo *PageInfo
+	Filter   audit.Filter
 }

@@ -42,6 +42,14 @@ type AppWithSecret struct {
 	Secret string `json:"secret"`
 }
 
+// An entry of a page of the audit log.
+type AuditEntryConnectionEdge struct {
+	// Pass as `after` to continue the list after this entry.
+	Cursor string `json:"cursor"`
+	// The entry.
+	Node *db.AuditEntry `json:"node"`
+}
+
 // A calendar of excluded dates.
 type CalendarInput struct {
 	// The app's name.

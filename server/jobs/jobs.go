@@ -88,6 +88,12 @@ type Store interface {
 	TaskPage(ctx context.Context, q db.TaskQuery) ([]db.TaskView, bool, error)
 	TaskViewGet(ctx context.Context, instanceID, taskID int64) (*db.TaskView, error)
 	WorkerCountAlive(ctx context.Context, appID int64, since time.Time) (int, error)
+	// What the on-call dashboard reads (oncall.go).
+	InstancesFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]db.Instance, error)
+	InstanceTimings(ctx context.Context, appID int64, since time.Time, limit int) ([]db.FinishedInstance, error)
+	JobsNextFires(ctx context.Context, appID int64, limit int) ([]db.Job, error)
+	WorkersAlive(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)
+	TaskCountsBusy(ctx context.Context, workerIDs []string) (map[string]int, error)
 }
 
 // Auth checks the caller's rights on an app (package auth).
@@ -793,6 +799,10 @@ func (s *Service) JobStats(ctx context.Context, job *db.Job, hours int) (*JobSta
 type Stats struct {
 	Jobs, EnabledJobs, Waiting, Running, Succeeded, Failed, WorkersAlive int
 	Outcomes                                                             []db.OutcomeBucket
+	// AppID and Since are what was counted, for the on-call figures
+	// (oncall.go), read only when asked for.
+	AppID int64
+	Since time.Time
 }
 
 // Stats counts an app's jobs, instances and workers; finished instances
@@ -805,7 +815,7 @@ func (s *Service) Stats(ctx context.Context, appName string, hours int) (*Stats,
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{}
+	st := &Stats{AppID: app.ID, Since: s.now().Add(-time.Duration(hours) * time.Hour)}
 	if st.Jobs, st.EnabledJobs, err = s.db.JobCount(ctx, app.ID); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import { useNow } from "../components/useNow";
 import { usePolling } from "../components/usePolling";
 import type { AppStatsQuery } from "../graphql/graphql";
 import { useInstanceChanges } from "../instances/useInstanceChanges";
+import { OnCall } from "./OnCall";
 import { AppStatsQuery as AppStats } from "./operations";
 
 // The chart library is most of the dashboard's weight: loaded with it only.
@@ -165,6 +166,7 @@ function Dashboard({ app, hours, stats }: { app: string; hours: number; stats: S
       >
         <OutcomesChart outcomes={stats.outcomes} hours={hours} now={now} />
       </Suspense>
+      <OnCall app={app} hours={hours} />
     </Stack>
   );
 }

@@ -47,6 +47,7 @@ describe("per-app screens", () => {
       "Workflows",
       "Workers",
       "Settings",
+      "Audit",
       "Servers",
       "Users",
       "API tokens",

@@ -1,0 +1,76 @@
+package graph
+
+import (
+	"context"
+	"errors"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/jobwheel/jobwheel/server/audit"
+	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/live"
+)
+
+// auditMutations records every mutation's root field in the audit log:
+// the object as it was before the resolver ran, and as it is after.
+// Fields below the root, and queries, pass straight through.
+func auditMutations(log *audit.Service) graphql.FieldMiddleware {
+	return func(ctx context.Context, next graphql.Resolver) (any, error) {
+		fc := graphql.GetFieldContext(ctx)
+		if fc == nil || fc.Object != "Mutation" || fc.Field.Name == "__typename" {
+			return next(ctx)
+		}
+		rec := log.Begin(ctx, fc.Field.Name, fc.Args)
+		res, err := next(ctx)
+		rec.End(ctx, res, outcomeCode(ctx, err))
+		return res, err
+	}
+}
+
+// outcomeCode is the code an error will be answered with (errorPresenter's
+// cases), or "" for none.
+func outcomeCode(ctx context.Context, err error) string {
+	if err == nil {
+		return ""
+	}
+	var (
+		input   *fault.Input
+		limited *fault.Limited
+		coded   *live.Error
+	)
+	switch {
+	case errors.As(err, &input):
+		return CodeBadInput
+	case errors.As(err, &limited):
+		return CodeRateLimited
+	case errors.Is(err, fault.ErrUnauthenticated):
+		return CodeUnauthenticated
+	case errors.Is(err, fault.ErrForbidden):
+		return CodeForbidden
+	case errors.Is(err, fault.ErrNotFound):
+		return CodeNotFound
+	case errors.Is(err, fault.ErrConflict):
+		return CodeConflict
+	case errors.As(err, &coded):
+		return coded.Code()
+	case ctx.Err() != nil:
+		return CodeUnavailable
+	}
+	return CodeInternal
+}
+
+// nonEmpty is s, or nil when it is empty (a nullable field).
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// intOr is *p, or def when p is nil.
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
