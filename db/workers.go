@@ -28,8 +28,8 @@ func (s *Store) WorkerUpsert(ctx context.Context, w *Worker) error {
 
 // WorkerBeat is one worker's heartbeat to record.
 type WorkerBeat struct {
-	AppID   int64
-	ID      string
+	AppID    int64
+	ID       string
 	Metrics  WorkerMetrics
 	At       time.Time
 	Draining bool
