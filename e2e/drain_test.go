@@ -105,3 +105,16 @@ func (cl *cluster) health(t *testing.T, prefix string) string {
 	}
 	return fmt.Sprintf("no worker %s*", prefix)
 }
+
+// A run no connected worker qualifies for waits for one (10 s), then
+// fails NO_WORKER saying why the workers were ruled out.
+func TestNoQualifyingWorkerFailsSayingWhy(t *testing.T) {
+	t.Parallel()
+	cl := newCluster(t, "", 1)
+	job := cl.job(t, map[string]any{"name": "gpu-only", "processorType": "SHELL", "processor": "true",
+		"workerFilter": map[string]any{"tags": []string{"gpu"}}})
+	in := cl.wait(t, cl.run(t, job), "FAILED")
+	if in.Reason != "NO_WORKER" || !strings.Contains(in.Result, `lacks tag "gpu"`) {
+		t.Errorf("reason %s, result %q; want NO_WORKER naming the missing tag gpu", in.Reason, in.Result)
+	}
+}

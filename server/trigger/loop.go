@@ -369,6 +369,10 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 	return nil
 }
 
+// inHandHold is how long after handing a fire to the actor the loop
+// takes it to be the actor's: its commit comes within milliseconds.
+const inHandHold = time.Second
+
 // load puts the app's due WAITING instances on the wheel.
 func (l *Loop) load(ctx context.Context, until time.Time) error {
 	const limit = 20000
@@ -387,13 +391,17 @@ func (l *Loop) load(ctx context.Context, until time.Time) error {
 	if l.stopped {
 		return nil // the app was stopped meanwhile
 	}
+	now := l.now()
 	for _, in := range due {
-		// A fire the wheel already handed to the actor is still WAITING
-		// until the actor commits it: it is not due a second time.
 		if _, ok := l.onWheel[in.ID]; ok {
 			continue
 		}
-		if _, ok := l.inHand[in.ID]; ok {
+		// A fire the wheel handed to the actor a moment ago is still
+		// WAITING until the actor commits it: it is not due a second time.
+		// One still WAITING after that waits for a worker (the actor left
+		// it so): it goes on the wheel again, to be fired at this pass as
+		// at every pass until a worker comes or the actor gives up on it.
+		if at, ok := l.inHand[in.ID]; ok && now.Sub(at) < inHandHold {
 			continue
 		}
 		l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID})

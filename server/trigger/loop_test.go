@@ -311,3 +311,47 @@ func TestSkippedStaleFixedDelayFireRearmsTheJob(t *testing.T) {
 		}
 	})
 }
+
+// count is how many times the firer got the instance.
+func (f *firer) count(id int64) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, v := range f.fired {
+		if v == id {
+			n++
+		}
+	}
+	return n
+}
+
+// A fire the actor leaves WAITING (no worker qualifies yet) is the loop's
+// again once inHandHold has passed: a pass puts it back on the wheel and
+// it fires again, as at every pass until the actor decides it.
+func TestAFireLeftWaitingIsFiredAgain(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		b.everySecond(t)
+		f := &firer{}
+		l := b.loop(t, f)
+		b.svc.Passed.Wait(t)
+		testkit.Eventually(t, "the fire due at once", func() bool { return len(f.got()) == 1 })
+		first := f.got()[0]
+
+		// A pass within inHandHold leaves it to the actor.
+		b.clk.Set(start.Add(inHandHold / 2))
+		l.Wake()
+		b.svc.Passed.Wait(t)
+		b.svc.wheel.Advance(context.Background(), b.clk.Now())
+		if n := f.count(first); n != 1 {
+			t.Fatalf("fired %d times within inHandHold; want once", n)
+		}
+
+		b.clk.Set(start.Add(inHandHold + inHandHold/2))
+		l.Wake()
+		b.svc.Passed.Wait(t)
+		b.svc.wheel.Advance(context.Background(), b.clk.Now())
+		testkit.Eventually(t, "the fire left WAITING fired again", func() bool { return f.count(first) == 2 })
+	})
+}
