@@ -121,6 +121,9 @@ type fakeWorker struct {
 	mu   sync.Mutex
 	acks map[int64]*protocol.Ack
 	next int64
+	// writing serializes writes: gorilla allows one writer at a time, and
+	// a test may heart-beat from a goroutine of its own.
+	writing sync.Mutex
 }
 
 func dialWorker(t *testing.T, serverURL, app, secret string) *fakeWorker {
@@ -166,7 +169,9 @@ func (w *fakeWorker) send(typ string, body any) int64 {
 	w.mu.Unlock()
 	b, err := protocol.Encode(id, 0, typ, body)
 	if err == nil {
+		w.writing.Lock()
 		err = w.conn.WriteMessage(websocket.TextMessage, b)
+		w.writing.Unlock()
 	}
 	if err != nil {
 		w.t.Errorf("sending %s: %v", typ, err) // may run outside the test's goroutine
