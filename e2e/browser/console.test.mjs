@@ -137,6 +137,7 @@ test("the admin logs in and picks the app in the header, then Jobs", async () =>
     "Workflows",
     "Workers",
     "Settings",
+    "Audit",
     "Servers",
     "Users",
     "API tokens",

@@ -464,7 +464,10 @@ class Worker:
         handlers = [urllib.request.ProxyHandler({})] if _loopback(host) else []
         opener = urllib.request.build_opener(*handlers)
         try:
-            with opener.open(urllib.request.Request(url, headers={"Accept": "application/json"}),
+            # Discovery shows the app's secret, as the hello does: a server
+            # tells nobody else where an app lives (docs/protocol.md §2.1).
+            headers = {"Accept": "application/json", "Authorization": "Bearer " + self.secret}
+            with opener.open(urllib.request.Request(url, headers=headers),
                              timeout=self.discover_timeout) as resp:
                 body = resp.read(1 << 20)
         except urllib.error.HTTPError as e:
