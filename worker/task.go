@@ -237,19 +237,25 @@ func (w *Worker) execute(rt *runningTask, p Processor, tc *taskContext, start ti
 	if err != nil && status == protocol.TaskSucceeded {
 		status, result = protocol.TaskFailed, err.Error()
 	}
-	w.mu.Lock()
-	rt.finalSent = true
 	if !out.abandoned {
 		// The slot is free from here: the server frees it when it reads
 		// the report, and may send the next task before this goroutine
 		// reaches its end.
+		w.mu.Lock()
 		w.busy--
+		w.mu.Unlock()
 	}
-	w.mu.Unlock()
 	w.report(protocol.TaskReport{
 		TaskID: t.TaskID, InstanceID: t.InstanceID, Status: status, Reason: reason,
 		Result: protocol.Truncate(result, protocol.MaxResultBytes), At: time.Now(), WorkflowContext: wf,
 	}, wfBytes)
+	// Only once the final report is queued (and so listed among the unacked
+	// finals) does the task leave the heartbeat's running list: set before,
+	// a heartbeat in between would list it nowhere, and the server would
+	// take the task for lost and run it again.
+	w.mu.Lock()
+	rt.finalSent = true
+	w.mu.Unlock()
 	w.unreported.Done()
 	level := slog.LevelInfo
 	if t.Kind == protocol.KindMap && status == protocol.TaskSucceeded {

@@ -505,3 +505,61 @@ func TestMapFailsAfterItsBoundWhileDisconnected(t *testing.T) {
 		t.Errorf("final %+v", r)
 	}
 }
+
+// A heartbeat lists every task the server must still count as running:
+// one taken while a task ends must list it, either as running or as a
+// final report the server has not acked, or the server would take the
+// task for lost and run it a second time.
+func TestHeartbeatNeverMissesAnEndingTask(t *testing.T) {
+	s := newFakeServer(t)
+	s.holdAcks.Store(true) // nothing is ever acked: every task stays listed
+	const n = 2000
+	// Its reports are never acked: it stops without waiting for them.
+	w, _, _ := testWorker(t, s, func(c *Config) { c.Slots, c.ShutdownTimeout = n, time.Millisecond }, func(w *Worker) { w.Register("nop", nop()) })
+	c := s.conn()
+	stop := make(chan struct{})
+	missed := make(chan int64, 1)
+	go func() {
+		// Poll as the heartbeat does while the tasks end: a task seen
+		// once must be in every later list.
+		seen := map[int64]bool{}
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ids := w.runningIDs(true)
+			listed := make(map[int64]bool, len(ids))
+			for _, id := range ids {
+				listed[id] = true
+				seen[id] = true
+			}
+			for id := range seen {
+				if !listed[id] {
+					missed <- id
+					return
+				}
+			}
+		}
+	}()
+	tasks := make([]protocol.Task, n)
+	for i := range tasks {
+		tasks[i] = goTask(int64(i+1), "nop")
+	}
+	c.dispatch(1, tasks...)
+	eventually(t, "every task to end", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.busy == 0
+	})
+	close(stop)
+	select {
+	case id := <-missed:
+		t.Fatalf("task %d ended unacked but a heartbeat did not list it", id)
+	default:
+	}
+	if ids := w.runningIDs(true); len(ids) != n {
+		t.Errorf("%d tasks listed once ended with nothing acked; want %d", len(ids), n)
+	}
+}

@@ -498,18 +498,21 @@ func (w *Worker) beatNow() {
 // ones whose final report the server has not acked yet. Without live, every
 // task still holding a slot.
 func (w *Worker) runningIDs(live bool) []int64 {
-	var unacked []int64
-	if live {
-		unacked = w.out.unackedFinals()
-	}
+	// The running tasks first, then the unacked finals: a task whose final
+	// report is queued in between is in the second list (finalSent is set
+	// only after the report is queued), so no task slips through both.
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	ids := make([]int64, 0, len(w.running)+len(unacked))
+	ids := make([]int64, 0, len(w.running))
 	for id, rt := range w.running {
 		if live && rt.finalSent {
 			continue
 		}
 		ids = append(ids, id)
+	}
+	w.mu.Unlock()
+	var unacked []int64
+	if live {
+		unacked = w.out.unackedFinals()
 	}
 	for _, id := range unacked {
 		if !slices.Contains(ids, id) {

@@ -322,9 +322,11 @@ class Worker:
     def _running_ids(self):
         """What the server must still consider running: tasks not
         finished, and finished ones whose final report is unacknowledged."""
-        unacked = self._outbox.unacked_finals()
+        # Running tasks first, then the unacked finals: a task whose final
+        # report is queued in between is in the second set.
         with self._lock:
             ids = {i for i, rt in self._running.items() if not rt.final_sent}
+        unacked = self._outbox.unacked_finals()
         return sorted(ids | unacked)
 
     def _names(self):
@@ -627,9 +629,8 @@ class Worker:
             additions = None
             if status == protocol.SUCCEEDED:
                 status, result = protocol.FAILED, str(e)
-        with self._lock:
-            rt.final_sent = True
-            if not abandoned:
+        if not abandoned:
+            with self._lock:
                 # The slot is free from here: the server frees it when it
                 # reads the report, and may send the next task before this
                 # thread reaches its end.
@@ -642,6 +643,11 @@ class Worker:
             body["workflowContext"] = additions
         self._report(body)
         with self._lock:
+            # Only now that the final report is queued (and so among the
+            # unacked finals) does the task leave the heartbeat's running
+            # list; set before, a heartbeat in between would list it nowhere
+            # and the server would run it again.
+            rt.final_sent = True
             self._unreported -= 1
             self._reported.notify_all()
         level = logging.DEBUG if ctx.kind == protocol.KIND_MAP and status == protocol.SUCCEEDED else logging.INFO

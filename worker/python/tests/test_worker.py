@@ -221,6 +221,35 @@ class ExecuteTest(unittest.TestCase):
                          [("INFO", 'hello p-1 n=1 who="a b"'), ("WARN", "careful")])
         self.assertEqual(self.w._running_ids(), [])
 
+    def test_a_heartbeat_never_misses_an_ending_task(self):
+        # Nothing is acked, so every task accepted stays listed: as running,
+        # then as a final report the server has not acknowledged. A list
+        # taken while a task ends that names it nowhere would make the
+        # server run it again.
+        w = new_worker(slots=300)
+        self.addCleanup(w._shutdown, graceful=False)
+        w.register("nop", lambda ctx: "ok")
+        missed, done = [], threading.Event()
+
+        def poll():
+            seen = set()
+            while not done.is_set() and not missed:
+                listed = set(w._running_ids())
+                missed.extend(seen - listed)
+                seen |= listed
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        tasks = [task(i, "nop") for i in range(1, 301)]
+        self.assertEqual(len(w._accept(dispatch(*tasks))["accepted"]), 300)
+        deadline = time.monotonic() + FAILSAFE
+        while len(w._outbox.unacked_finals()) < 300 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        done.set()
+        poller.join()
+        self.assertEqual(missed, [])
+        self.assertEqual(len(w._running_ids()), 300)
+
     def test_an_exception_fails_the_task(self):
         def fn(ctx):
             raise ValueError("bad input")
