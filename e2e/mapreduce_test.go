@@ -43,7 +43,7 @@ func TestMapReduceAtSize(t *testing.T) {
 			t.Errorf("tasks %+v; want %d (the root, %d subtasks, the reduce), all succeeded", in.Tasks, n+2, n)
 		}
 		if r := q.count(id, "retries > 0"); r != 0 {
-			t.Errorf("%d tasks were retried in a run without faults", r)
+			t.Errorf("%d tasks were retried in a run without faults, e.g. %q", r, q.results(id, "retries > 0"))
 		}
 		if late := q.count(id, "kind = 'MAP' AND worker_id LIKE 'late-%'"); late == 0 {
 			t.Error("the agent that joined mid-run ran no subtask")
@@ -172,6 +172,29 @@ func (q *taskQueries) count(instanceID, where string) int {
 		q.t.Fatal(err)
 	}
 	return n
+}
+
+// results lists up to five tasks' results (a retry's reason is there).
+func (q *taskQueries) results(instanceID, where string) []string {
+	q.t.Helper()
+	rows, err := q.db.Query("SELECT id, result FROM tasks WHERE instance_id = $1 AND "+where+" ORDER BY id LIMIT 5", instanceID)
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id int64
+		var result sql.NullString
+		if err := rows.Scan(&id, &result); err != nil {
+			q.t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("task %d: %s", id, result.String))
+	}
+	if err := rows.Err(); err != nil {
+		q.t.Fatal(err)
+	}
+	return out
 }
 
 func (q *taskQueries) waitCount(instanceID, where string, atLeast int) {
