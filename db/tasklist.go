@@ -134,12 +134,12 @@ func (s *Store) TaskPage(ctx context.Context, q TaskQuery) ([]TaskView, bool, er
 }
 
 // TaskCount counts an instance attempt's tasks of the query's statuses
-// (AfterID and Limit are ignored). On PostgreSQL it is an index-only scan
-// of tasks_by_attempt.
+// (AfterID and Limit are ignored), from task_counts: one row per status.
 func (s *Store) TaskCount(ctx context.Context, q TaskQuery) (int, error) {
-	n, err := s.idb.NewSelect().Model((*Task)(nil)).
+	var n int
+	err := s.idb.NewSelect().TableExpr("task_counts").ColumnExpr("COALESCE(SUM(n), 0)").
 		Where("instance_id = ? AND instance_attempt = ? AND status IN (?)", q.InstanceID, q.Attempt, bun.List(q.statuses())).
-		Count(ctx)
+		Scan(ctx, &n)
 	return n, wrap(err, "counting tasks")
 }
 

@@ -200,25 +200,29 @@ type TaskCounts struct {
 	Stopped int `bun:"stopped"`
 }
 
-// TaskCountsByInstance summarises the tasks of each instance's current attempt.
+// TaskCountsByInstance summarises the tasks of each instance's current
+// attempt, from task_counts, which triggers keep in step with the tasks
+// (migration 20261127000100): a few rows per instance, whatever its size.
 func (s *Store) TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]TaskCounts, error) {
 	out := make(map[int64]TaskCounts, len(instanceIDs))
 	if len(instanceIDs) == 0 {
 		return out, nil
 	}
 	var rows []TaskCounts
-	err := s.idb.NewSelect().Model((*Task)(nil)).
-		ColumnExpr("tk.instance_id, COUNT(*) AS total").
-		ColumnExpr("SUM(CASE WHEN tk.status = 'WAITING' THEN 1 ELSE 0 END) AS waiting").
-		ColumnExpr("SUM(CASE WHEN tk.status IN ('DISPATCHED', 'RUNNING') THEN 1 ELSE 0 END) AS running").
-		ColumnExpr("SUM(CASE WHEN tk.status = 'SUCCEEDED' THEN 1 ELSE 0 END) AS succeeded").
-		ColumnExpr("SUM(CASE WHEN tk.status IN ('FAILED', 'STOPPED', 'CANCELED') THEN 1 ELSE 0 END) AS failed").
-		ColumnExpr("SUM(CASE WHEN tk.status IN ('STOPPED', 'CANCELED') THEN 1 ELSE 0 END) AS stopped").
-		Join("JOIN instances AS i ON i.id = tk.instance_id AND i.attempt = tk.instance_attempt").
-		Where("tk.instance_id IN (?)", bun.List(instanceIDs)).
-		Group("tk.instance_id").Scan(ctx, &rows)
+	err := s.idb.NewSelect().TableExpr("task_counts AS tc").
+		ColumnExpr("tc.instance_id, SUM(tc.n) AS total").
+		ColumnExpr("SUM(CASE WHEN tc.status = 'WAITING' THEN tc.n ELSE 0 END) AS waiting").
+		ColumnExpr("SUM(CASE WHEN tc.status IN ('DISPATCHED', 'RUNNING') THEN tc.n ELSE 0 END) AS running").
+		ColumnExpr("SUM(CASE WHEN tc.status = 'SUCCEEDED' THEN tc.n ELSE 0 END) AS succeeded").
+		ColumnExpr("SUM(CASE WHEN tc.status IN ('FAILED', 'STOPPED', 'CANCELED') THEN tc.n ELSE 0 END) AS failed").
+		ColumnExpr("SUM(CASE WHEN tc.status IN ('STOPPED', 'CANCELED') THEN tc.n ELSE 0 END) AS stopped").
+		Join("JOIN instances AS i ON i.id = tc.instance_id AND i.attempt = tc.instance_attempt").
+		Where("tc.instance_id IN (?)", bun.List(instanceIDs)).
+		Group("tc.instance_id").Scan(ctx, &rows)
 	for _, r := range rows {
-		out[r.InstanceID] = r
+		if r.Total > 0 {
+			out[r.InstanceID] = r
+		}
 	}
 	return out, wrap(err, "counting tasks")
 }

@@ -441,8 +441,12 @@ func TestRecordedFiresRunOnceAndNeverWhenCanceled(t *testing.T) {
 		b.join("w1", 4)
 		j := b.job(nil)
 		ctx := context.Background()
+		fires := 0
 		record := func() db.Instance {
-			at := db.Now()
+			// Each fire its own expected time: two recorded within one
+			// millisecond would be the same fire, which UNIQUE refuses.
+			fires++
+			at := db.Now().Add(time.Duration(fires) * time.Second)
 			created, err := b.d.InstanceCreateMany(ctx, []db.Instance{{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting,
 				TriggerType: db.TriggerSchedule, ExpectedTriggerAt: &at, TriggerAt: at}})
 			if err != nil || len(created) != 1 {

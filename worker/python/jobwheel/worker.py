@@ -106,7 +106,7 @@ class Worker:
     ``task_log_level`` (the lowest level of task lines shipped, default all);
     ``max_buffered_log_lines`` (20,000: beyond, the oldest are dropped and
     counted); ``max_buffered_reports`` (10,000: beyond, finishing tasks
-    wait); ``flush_interval`` (0.15 s); ``map_timeout`` (30 s);
+    wait); ``flush_interval`` (0.05 s); ``map_timeout`` (30 s);
     ``shutdown_timeout`` (10 s); ``abandon_after`` (5 s: how long a
     cancelled processor may take before its end is reported anyway);
     ``discover_timeout`` (10 s). Bad values raise ConfigError naming the
@@ -115,7 +115,7 @@ class Worker:
 
     def __init__(self, app, secret, servers, *, tags=(), slots=None, name=None, host=None, version=None,
                  work_dir=None, logger=None, task_log_level=None, max_buffered_log_lines=20000,
-                 max_buffered_reports=10000, flush_interval=0.15, map_timeout=30.0, shutdown_timeout=10.0,
+                 max_buffered_reports=10000, flush_interval=0.05, map_timeout=30.0, shutdown_timeout=10.0,
                  abandon_after=5.0, discover_timeout=10.0):
         hostname = socket.gethostname() or "worker"
         if isinstance(servers, str):
