@@ -46,6 +46,21 @@ func (s *Store) AuditInsert(ctx context.Context, e *AuditEntry) error {
 	return wrap(err, "recording an audit entry")
 }
 
+// AuditInsertMany records audit entries in one statement: concurrent
+// mutations' entries, group-committed (server/groupcommit).
+func (s *Store) AuditInsertMany(ctx context.Context, list []*AuditEntry) error {
+	if len(list) == 0 {
+		return nil
+	}
+	for _, e := range list {
+		if e.Changes == nil {
+			e.Changes = []AuditChange{}
+		}
+	}
+	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").Exec(ctx)
+	return wrap(err, "recording audit entries")
+}
+
 // AuditFilter selects audit entries, newest first.
 type AuditFilter struct {
 	// AppID limits the list to one app's entries; nil: every entry.

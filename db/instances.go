@@ -31,6 +31,23 @@ func (s *Store) InstanceCreate(ctx context.Context, in *Instance) error {
 	return wrap(err, "creating instance")
 }
 
+// InstanceCreateBatch inserts instances in one statement and sets their
+// ids: concurrent runJob calls, group-committed (server/groupcommit).
+func (s *Store) InstanceCreateBatch(ctx context.Context, list []*Instance) error {
+	if len(list) == 0 {
+		return nil
+	}
+	now := Now()
+	for _, in := range list {
+		in.CreatedAt, in.UpdatedAt = now, now
+		if in.Attempt == 0 {
+			in.Attempt = 1
+		}
+	}
+	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").Returning("id").Exec(ctx)
+	return wrap(err, "creating instances")
+}
+
 // InstanceCreateKeyed inserts an instance carrying an idempotency key, in
 // one statement, unless an instance of the same job created at or after
 // since carries the key already: then that instance is returned and

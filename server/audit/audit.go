@@ -29,11 +29,12 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/groupcommit"
 )
 
 // Store is what the audit log reads and writes.
 type Store interface {
-	AuditInsert(ctx context.Context, e *db.AuditEntry) error
+	AuditInsertMany(ctx context.Context, list []*db.AuditEntry) error
 	AuditList(ctx context.Context, f db.AuditFilter) ([]db.AuditEntry, error)
 	AuditCount(ctx context.Context, f db.AuditFilter) (int, error)
 	AppGet(ctx context.Context, id int64) (*db.App, error)
@@ -60,16 +61,24 @@ type Apps interface {
 // Service records and lists audit entries.
 type Service struct {
 	store Store
-	auth  Auth
-	apps  Apps
-	log   *slog.Logger
-	clock clock.Clock
+	// inserts group-commits the entries of concurrent mutations: a burst
+	// of runJob calls shares one INSERT and one commit for its entries.
+	inserts *groupcommit.Batcher[*db.AuditEntry]
+	auth    Auth
+	apps    Apps
+	log     *slog.Logger
+	clock   clock.Clock
 }
 
 // New returns the audit log over store.
 func New(store Store, a Auth, apps Apps, log *slog.Logger, c clock.Clock) *Service {
-	return &Service{store: store, auth: a, apps: apps, log: log, clock: clock.OrSystem(c)}
+	return &Service{store: store, auth: a, apps: apps, log: log, clock: clock.OrSystem(c),
+		inserts: groupcommit.New(maxBatch, store.AuditInsertMany)}
 }
+
+// maxBatch bounds the entries written in one statement (a dozen columns
+// each, far under the databases' parameter limits).
+const maxBatch = 500
 
 // Object kinds an entry is about.
 const (
@@ -240,7 +249,7 @@ func (r *Record) End(ctx context.Context, result any, failed string) {
 			e.App = app.Name
 		}
 	}
-	if err := r.s.store.AuditInsert(ctx, e); err != nil {
+	if err := r.s.inserts.Do(ctx, e); err != nil {
 		// The change is made; only its record is missing. Say so loudly.
 		r.s.log.Error("audit: recording a mutation failed; it is missing from the audit log",
 			"action", e.Action, "actor", e.Actor, "object", e.ObjectType+" "+e.ObjectID, "err", err)
