@@ -93,6 +93,24 @@ func TestAuditLog(t *testing.T) {
 			t.Errorf("createJob entry: %+v", created)
 		}
 
+		// Running a job changes nothing of it: the entry names the job, its
+		// app and the instance made, and records no field of the job.
+		var run struct{ RunJob struct{ ID string } }
+		api.must(t, admin, `mutation($id: ID!) { runJob(id: $id) { id } }`, map[string]any{"id": job}, &run)
+		var after auditPage
+		api.must(t, admin, auditQuery, map[string]any{"app": "orders", "t": "job", "o": job, "first": 1}, &after)
+		ran := after.AuditLog.Edges[0].Node
+		var jobFields []string
+		for _, c := range ran.Changes {
+			if c.Field != "instance" && !strings.HasPrefix(c.Field, "arg.") {
+				jobFields = append(jobFields, c.Field)
+			}
+		}
+		if ran.Action != "runJob" || ran.ObjectName != "nightly" || ran.App == nil || *ran.App != "orders" ||
+			len(changesOf(ran, "instance")) != 1 || changesOf(ran, "instance")[0].After != run.RunJob.ID || len(jobFields) != 0 {
+			t.Errorf("runJob entry: %+v; want the job named, in orders, the instance %s made and no field of the job", ran, run.RunJob.ID)
+		}
+
 		// The app's log: its members only; every entry: administrators.
 		stranger := api.createUser(t, admin, "sam")
 		if r := api.do(t, stranger, auditQuery, map[string]any{"app": "orders"}, nil); r.code() != CodeNotFound {

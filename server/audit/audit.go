@@ -99,6 +99,12 @@ type target struct {
 	kind, arg string
 }
 
+// acting are the mutations that act on their object without changing it:
+// their entry names the object and what it made, and no snapshot of the
+// object is taken to diff — on runJob, the hottest mutation, the job's
+// snapshot cost a fifth of the call's CPU.
+var acting = map[string]bool{"runJob": true, "runWorkflow": true}
+
 // targets are the mutations whose object is known; any other mutation is
 // recorded with its (redacted) arguments only.
 var targets = map[string]target{
@@ -320,9 +326,27 @@ func (r *Record) load(ctx context.Context, kind, key string) map[string]any {
 		}
 		return nil
 	}
+	if acting[r.entry.Action] {
+		name, appID := identify(v)
+		r.setApp(appID)
+		return map[string]any{"name": name}
+	}
 	_, _, snap, appID := describe(v)
 	r.setApp(appID)
 	return snap
+}
+
+// identify names an object a mutation acts on, and its app.
+func identify(v any) (name string, appID int64) {
+	switch o := v.(type) {
+	case *db.Job:
+		return o.Name, o.AppID
+	case *db.Workflow:
+		return o.Name, o.AppID
+	}
+	_, _, snap, appID := describe(v)
+	name, _ = snap["name"].(string)
+	return name, appID
 }
 
 // describe names a resolver's result: its kind, id, snapshot and app.
