@@ -57,7 +57,12 @@ type outbox struct {
 	// task as running, or the server would take a heartbeat that overtook
 	// the report for a task lost.
 	finals map[int64]int
-	closed bool
+	// mapsStored is closed, and replaced, each time the server stores a
+	// map chunk: Map calls waiting behind other tasks' chunks see that the
+	// server is storing this worker's subtasks, only slower than they
+	// arrive, and keep waiting (docs/design.md §6.3).
+	mapsStored chan struct{}
+	closed     bool
 }
 
 type reportItem struct {
@@ -162,6 +167,7 @@ func newOutbox(log *slog.Logger, maxLogs, maxReports int) *outbox {
 		dropped:    map[int64]int64{},
 		inflight:   map[int64]*message{},
 		finals:     map[int64]int{},
+		mapsStored: make(chan struct{}),
 		retryPause: defaultRetryPause,
 		now:        time.Now,
 	}
@@ -257,6 +263,14 @@ func (o *outbox) settledLocked(m *message) {
 			delete(o.finals, r.r.TaskID)
 		}
 	}
+}
+
+// mapProgress returns a channel closed when the server next stores a map
+// chunk of this worker's.
+func (o *outbox) mapProgress() <-chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.mapsStored
 }
 
 // addMap queues the chunks of a Map call and asks for a flush at once: a
@@ -450,6 +464,10 @@ func (o *outbox) ack(id int64, a *protocol.Ack) {
 	if a.OK {
 		if m.chunk != nil {
 			m.chunk.settle(nil)
+			o.mu.Lock()
+			close(o.mapsStored)
+			o.mapsStored = make(chan struct{})
+			o.mu.Unlock()
 		}
 		return
 	}

@@ -519,13 +519,20 @@ func (c *taskContext) Map(subtasks []any, name string) error {
 }
 
 // sendMap queues a Map call's chunks and waits for the server to store
-// each, for the task's context, or for Config.MapTimeout.
+// each, for the task's context, or until the server stored none of this
+// worker's map chunks for Config.MapTimeout. A server that is storing
+// them, only slower than the worker's tasks map (thousands of subtasks
+// queued from many tasks at once), holds the call back rather than
+// failing it: that is the back-pressure. A server that stores nothing
+// for that long is down or cut off, and the task fails saying how far
+// its subtasks got.
 func (w *Worker) sendMap(ctx context.Context, chunks []*mapChunk) error {
 	if err := w.out.addMap(chunks); err != nil {
 		return fmt.Errorf("map: %w", err)
 	}
 	timer := time.NewTimer(w.cfg.MapTimeout)
 	defer timer.Stop()
+	progress := w.out.mapProgress()
 	// stored says what became of the subtasks before chunk i.
 	stored := func(i int, sure bool) string {
 		switch {
@@ -538,13 +545,17 @@ func (w *Worker) sendMap(ctx context.Context, chunks []*mapChunk) error {
 		}
 		return "subtasks 0.." + strconv.Itoa(chunks[i].first-1) + " were stored, later ones may or may not be"
 	}
-	for i, c := range chunks {
+	for i := 0; i < len(chunks); {
 		select {
-		case err := <-c.done:
+		case err := <-chunks[i].done:
 			if err != nil {
 				w.out.abandon(chunks[i+1:])
 				return fmt.Errorf("map: %w (%s)", err, stored(i, true))
 			}
+			i++
+		case <-progress:
+			progress = w.out.mapProgress()
+			timer.Reset(w.cfg.MapTimeout) // no stale fire to drain since Go 1.23
 		case <-ctx.Done():
 			w.out.abandon(chunks[i:])
 			return fmt.Errorf("map: %w (%s)", context.Cause(ctx), stored(i, false))

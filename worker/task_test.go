@@ -563,3 +563,71 @@ func TestHeartbeatNeverMissesAnEndingTask(t *testing.T) {
 		t.Errorf("%d tasks listed once ended with nothing acked; want %d", len(ids), n)
 	}
 }
+
+// A server that stores this worker's subtasks more slowly than its tasks
+// map them holds Map back rather than failing it: MapTimeout counts only
+// while nothing at all is stored. Task 1's one chunk waits behind task 2's
+// many, acked one at a time, for much longer than MapTimeout in all.
+func TestMapWaitsWhileTheServerStoresSlowly(t *testing.T) {
+	s := newFakeServer(t)
+	const timeout = time.Second
+	testWorker(t, s, func(c *Config) { c.MapTimeout = timeout }, func(w *Worker) {
+		w.Register("one", Func(func(ctx TaskContext) (Result, error) { return Result{}, ctx.Map([]any{1}, "one") }))
+		w.Register("many", Func(func(ctx TaskContext) (Result, error) {
+			sub := make([]any, 15_000) // 15 chunks of 1,000
+			for i := range sub {
+				sub[i] = i
+			}
+			return Result{}, ctx.Map(sub, "many")
+		}))
+	})
+	one, many := goTask(1, "one"), goTask(2, "many")
+	one.ExecutionMode, many.ExecutionMode = "MAP", "MAP"
+	c := s.conn()
+	c.dispatch(1, many)
+	first := recv(t, s.maps, "task 2's first chunk")
+	c.dispatch(1, one)
+	var held *mapRequest
+	pending := []mapRequest{first}
+	start := time.Now()
+	for acked := 0; acked < 15; {
+		// Take what arrived, hold task 1's chunk, ack one of task 2's.
+	drain:
+		for {
+			select {
+			case r := <-s.maps:
+				if r.m.Payloads[0] == "1" && len(r.m.Payloads) == 1 {
+					held = &r
+				} else {
+					pending = append(pending, r)
+				}
+			default:
+				break drain
+			}
+		}
+		if len(pending) == 0 {
+			pending = append(pending, recv(t, s.maps, "task 2's next chunk"))
+			continue
+		}
+		r := pending[0]
+		pending = pending[1:]
+		r.conn.send(0, r.id, protocol.TypeAck, &protocol.Ack{OK: true})
+		acked++
+		time.Sleep(timeout / 10) // the server is slow: storing all takes longer than MapTimeout
+	}
+	if held == nil {
+		held = ptrTo(recv(t, s.maps, "task 1's chunk"))
+	}
+	if waited := time.Since(start); waited <= timeout {
+		t.Fatalf("task 1's chunk waited %s, not longer than MapTimeout: the test proves nothing", waited)
+	}
+	held.conn.send(0, held.id, protocol.TypeAck, &protocol.Ack{OK: true})
+	finals := s.finals(1, 2)
+	for id, r := range finals {
+		if r.Status != protocol.TaskSucceeded {
+			t.Errorf("task %d: %+v", id, r)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -100,8 +100,9 @@ type Config struct {
 	// short interval costs no extra frames when it matters); a large
 	// backlog is sent at once.
 	FlushInterval time.Duration
-	// MapTimeout bounds TaskContext.Map: how long it waits for the server
-	// to store the subtasks, connected or not (default 30s).
+	// MapTimeout bounds how long TaskContext.Map waits while the server
+	// stores none of this worker's subtasks, connected or not (default
+	// 30s). While the server stores some, however slowly, Map waits on.
 	MapTimeout time.Duration
 	// DrainTimeout is how long running tasks may go on finishing when Run's
 	// context is done (the worker drains: it takes no new tasks and the
