@@ -175,6 +175,9 @@ type Actor struct {
 	app     int64
 	mu      sync.Mutex
 	stopped <-chan struct{} // closed once the actor is stopping; nil before Start
+	// life is the actor's running context: work it starts beside its
+	// loop (result pages) ends with it, when the app's lease goes.
+	life context.Context
 
 	// Only the actor's goroutine touches these.
 	st   *state
@@ -201,6 +204,7 @@ func (a *Actor) Start(ctx context.Context) error {
 	}
 	a.mu.Lock()
 	a.stopped = ctx.Done()
+	a.life = ctx
 	a.mu.Unlock()
 	go func() {
 		started()

@@ -29,12 +29,27 @@ const pageTimeout = 30 * time.Second
 // still one of the task's results, and a task no longer this worker's is
 // refused.
 func (a *Actor) Results(workerID string, r *protocol.Results, done func([]protocol.TaskResult, bool, error)) {
+	a.mu.Lock()
+	life := a.life
+	a.mu.Unlock()
+	if life == nil || life.Err() != nil {
+		done(nil, false, errNotOwner)
+		return
+	}
 	go func() {
-		a.pages <- struct{}{}
+		select {
+		case a.pages <- struct{}{}:
+		case <-life.Done():
+			done(nil, false, errNotOwner)
+			return
+		}
 		defer func() { <-a.pages }()
-		ctx, cancel := context.WithTimeout(context.Background(), pageTimeout)
+		ctx, cancel := context.WithTimeout(life, pageTimeout)
 		defer cancel()
 		page, more, err := a.resultsPage(ctx, workerID, r)
+		if err != nil && life.Err() != nil {
+			err = errNotOwner // cut short as the lease went: the new owner answers
+		}
 		done(page, more, err)
 	}()
 }
