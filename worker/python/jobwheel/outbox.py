@@ -215,9 +215,12 @@ class Outbox:
             return set(self._finals)
 
     def pending(self):
-        """Whether anything is queued or unacknowledged."""
+        """Whether anything owed to the server is queued or unacknowledged
+        (a request for results is not: only its task, cancelled by then,
+        waits for it)."""
         with self._lock:
-            return bool(self._logs or self._reports or self._maps or self._inflight or self._dropped)
+            inflight = any(m.type != protocol.RESULTS for m in self._inflight.values())
+            return bool(self._logs or self._reports or self._maps or inflight or self._dropped)
 
     def take(self, next_id):
         """Fills the in-flight window with messages — maps and requests for

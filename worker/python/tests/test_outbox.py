@@ -62,6 +62,11 @@ class OutboxTest(unittest.TestCase):
         self.assertTrue(p.wait(0))
         self.assertEqual((p.results, p.more), ([], False))
 
+    def test_a_page_request_is_not_owed_to_the_server(self):
+        self.o.add_page(PageRequest(7, 9, 0, 1000))
+        self.take()
+        self.assertFalse(self.o.pending(), "shutting down waits for reports and lines, not for pages")
+
     def test_a_refused_page_is_final(self):
         p = PageRequest(7, 9, 0, 1000)
         self.o.add_page(p)
