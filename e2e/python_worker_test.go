@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
 )
@@ -12,7 +14,8 @@ import (
 // TestPythonWorker: a real server and the Python SDK's example worker
 // (worker/python/examples/worker.py) run GO jobs whose processors the
 // Python worker registered: the log lines and the result arrive, a
-// map-reduce runs its subtasks and reduce on it, and a stop from the API
+// map-reduce runs its subtasks and reduce on it (one of 2,500 subtasks
+// reading its results in pages), and a stop from the API
 // stops the Python processor. Then the worker stops gracefully on SIGTERM.
 func TestPythonWorker(t *testing.T) {
 	t.Parallel()
@@ -24,7 +27,7 @@ func TestPythonWorker(t *testing.T) {
 	}
 	cl := &cluster{srv: srv, c: c, app: "orders", secret: secret}
 	py := harness.StartPythonWorker(t, harness.AgentOptions{Servers: []string{srv.URL}, App: "orders", Secret: secret,
-		Name: "py", Tags: []string{"python"}})
+		Name: "py", Tags: []string{"python"}, Slots: 32})
 	workers, err := c.WaitWorkers("orders", 1, connect)
 	if err != nil {
 		t.Fatalf("%v\npython worker output:\n%s", err, py.Output())
@@ -63,6 +66,29 @@ func TestPythonWorker(t *testing.T) {
 	in = cl.wait(t, cl.run(t, squares), "SUCCEEDED")
 	if in.Result != "sum of squares = 30" || in.Tasks.Total != 6 || in.Tasks.Succeeded != 6 {
 		t.Errorf("map-reduce: result %q, tasks %+v; want sum 30 over root, 4 subtasks and reduce", in.Result, in.Tasks)
+	}
+
+	// More results than fit in a page: the worker named results.paged, so
+	// the reduce reads the root's and 2,500 subtasks' results from the
+	// server in three pages (docs/protocol.md §11.1) and sums them exactly.
+	// 32 tasks at once (the job's default is 5): 2,500 subtasks take the
+	// worker about 6 s instead of 25 on a loaded machine.
+	const n = 2500
+	big := cl.job(t, map[string]any{"name": "squares-paged", "processorType": "GO", "processor": "python.squares",
+		"executionMode": "MAP_REDUCE", "params": fmt.Sprint(n), "taskConcurrency": 32})
+	start := time.Now()
+	id = cl.run(t, big)
+	in = cl.wait(t, id, "SUCCEEDED")
+	t.Logf("MAP_REDUCE of %d subtasks on the Python worker, paged reduce included: %s", n, time.Since(start).Round(time.Millisecond))
+	if want := fmt.Sprintf("sum of squares = %d", n*(n+1)*(2*n+1)/6); in.Result != want || in.Tasks.Total != n+2 || in.Tasks.Succeeded != n+2 {
+		t.Errorf("paged map-reduce: result %q, tasks %+v; want %q over root, %d subtasks and reduce", in.Result, in.Tasks, want, n)
+	}
+	if got, want := texts(in), fmt.Sprintf("summed tasks=%d total=%d", n+1, n*(n+1)*(2*n+1)/6); !slices.Contains(got, want) {
+		t.Errorf("paged map-reduce: log lines %q; want %q (the reduce saw every result once)", got, want)
+	}
+	paged := fmt.Sprintf("(instance %s, REDUCE) read its results from the server in 3 pages", id)
+	if !harness.Eventually(settle, func() bool { return strings.Contains(py.Output(), paged) }) {
+		t.Errorf("the Python worker did not read the results in pages (%q)\noutput (tail):\n%s", paged, tail(py.Output(), 40))
 	}
 
 	// A stop from the API reaches the Python processor.

@@ -46,6 +46,7 @@ var checks = []check{
 	{"map", "§11", "map messages carry instance, parent task, name, payloads and a key of their own; the task waits for the ack", checkMap},
 	{"map.resend", "§6.4 §11", "a map whose ack was lost is sent again with the same key and payloads", checkMapResend},
 	{"map.kinds", "§8.1", "MAP tasks get their payload, REDUCE tasks the results", checkMapKinds},
+	{"results.paged", "§8.1 §11.1 §15", "names results.paged in hello; a REDUCE dispatched with resultsPaged reads every page of its results (instance, task, the last id as the cursor, a limit of 1 to 1,000), asks again for a page whose answer a lost connection took, and reduces them all", checkResultsPaged},
 	{"workflow", "§8.1 §9", "a workflow node sees its context and upstream results; its additions ride on its final report", checkWorkflow},
 	{"unknown-fields", "§4 §15", "ignores unknown fields in frames, bodies and tasks, and acks it does not expect", checkUnknownFields},
 	{"limits", "§14", "sends no frame over 4 MiB and no logs message over 1,000 lines, however much a task logs", checkLimits},
@@ -936,6 +937,82 @@ func checkMapKinds(k *kit) error {
 		}
 		if fin.Result != want.result {
 			return fmt.Errorf("%s task: result %q; want %q", want.t.Kind, fin.Result, want.result)
+		}
+	}
+	return nil
+}
+
+func checkResultsPaged(k *kit) error {
+	c, err := k.connected()
+	if err != nil {
+		return err
+	}
+	if h := c.helloOf(); h == nil || !slices.Contains(h.Features, protocol.FeaturePagedResults) {
+		return skipf("the worker does not name %s in hello.features (optional: it then gets results inside the dispatch)", protocol.FeaturePagedResults)
+	}
+	// The ROOT's result and 2,500 squares: three pages of the largest size.
+	const n = 2500
+	results := []protocol.TaskResult{{TaskID: 1, Name: "ROOT", Success: true, Result: fmt.Sprintf("mapped %d subtasks", n)}}
+	sum := 0
+	for i := 1; i <= n; i++ {
+		results = append(results, protocol.TaskResult{TaskID: int64(i + 1), Name: "square", Success: true, Result: fmt.Sprint(i * i)})
+		sum += i * i
+	}
+	red := mapTask(k, func(t *protocol.Task) {
+		t.Kind, t.Name = protocol.KindReduce, protocol.KindReduce
+		t.ResultsPaged, t.ResultCount = true, len(results)
+	})
+	// Every request after the first page goes unanswered on this
+	// connection, which is then lost.
+	k.srv.setPages(pagePlan{task: red.TaskID, results: results, holdConn: c, holdAfter: 1})
+	defer k.srv.setPages(pagePlan{})
+	isPage := func(conn *wconn, after bool) func(*event) bool {
+		return func(e *event) bool {
+			r := e.resultsReq()
+			return r != nil && (conn == nil || e.conn == conn) && (!after || r.After > 0)
+		}
+	}
+	from := k.rec.mark()
+	if err := k.run(c, red); err != nil {
+		return err
+	}
+	cut, err := k.wait(from, "a request for the second page of results", isPage(c, true))
+	if err != nil {
+		return err
+	}
+	drop := k.rec.mark()
+	c.drop()
+	if _, err := k.welcomedAfter(drop); err != nil {
+		return err
+	}
+	again, err := k.wait(drop, "the request for results sent again after the reconnect", isPage(nil, false))
+	if err != nil {
+		return err
+	}
+	if r1, r2 := cut.resultsReq(), again.resultsReq(); r2.After != r1.After || r2.TaskID != r1.TaskID {
+		return fmt.Errorf("after the reconnect the worker asked for %s; its request cut off was %s: it must ask for that page again", js(r2), js(r1))
+	}
+	fin, err := k.finalIs(from, red.TaskID, protocol.TaskSucceeded)
+	if err != nil {
+		return err
+	}
+	if want := fmt.Sprintf("sum %d", sum); fin.Result != want {
+		return fmt.Errorf("REDUCE result %q; want %q (a page missed or read twice)", fin.Result, want)
+	}
+	// Each request names the task and continues where the previous page
+	// ended.
+	var reqs []*protocol.Results
+	for _, e := range k.rec.since(from) {
+		if r := e.resultsReq(); r != nil {
+			reqs = append(reqs, r)
+		}
+	}
+	for _, r := range reqs {
+		if r.InstanceID != red.InstanceID || r.TaskID != red.TaskID {
+			return fmt.Errorf("a results request %s; the task is %d of instance %d", js(r), red.TaskID, red.InstanceID)
+		}
+		if r.After != 0 && !slices.ContainsFunc(results, func(x protocol.TaskResult) bool { return x.TaskID == r.After }) {
+			return fmt.Errorf("a results request after task %d, the id of no result sent: the cursor is the last task id of the previous page", r.After)
 		}
 	}
 	return nil

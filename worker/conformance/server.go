@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,6 +78,7 @@ func (e *event) heartbeat() *protocol.Heartbeat { h, _ := e.body.(*protocol.Hear
 func (e *event) report() *protocol.Report       { r, _ := e.body.(*protocol.Report); return r }
 func (e *event) logs() *protocol.Logs           { l, _ := e.body.(*protocol.Logs); return l }
 func (e *event) mapReq() *protocol.Map          { m, _ := e.body.(*protocol.Map); return m }
+func (e *event) resultsReq() *protocol.Results  { r, _ := e.body.(*protocol.Results); return r }
 func (e *event) ack() *protocol.Ack             { a, _ := e.body.(*protocol.Ack); return a }
 func (e *event) errFrame() *protocol.Error      { x, _ := e.body.(*protocol.Error); return x }
 
@@ -174,10 +176,22 @@ type server struct {
 	holdConn  *wconn // holding applies to this connection only
 	held      []heldMsg
 	refuse    func(*event) bool // answer these report, logs and map messages ok: false
+	pages     pagePlan          // how results requests are answered
 	current   *wconn            // the newest welcomed connection
 	conns     map[*wconn]bool
 	violation []string // breaches of the framing rules, as they happen
 	nextConn  int
+}
+
+// pagePlan is what the kit answers to results requests (docs/protocol.md
+// §11.1): pages of results for one task, except that the requests on
+// holdConn from holdAfter on are left unanswered (a read cut off by a lost
+// connection).
+type pagePlan struct {
+	task      int64
+	results   []protocol.TaskResult
+	holdConn  *wconn
+	holdAfter int64
 }
 
 // heldMsg is a report, logs or map message the kit has not acked yet.
@@ -282,6 +296,13 @@ func (s *server) setPlan(other bool, actions ...helloAction) {
 func (s *server) setRefuse(refuse func(*event) bool) {
 	s.mu.Lock()
 	s.refuse = refuse
+	s.mu.Unlock()
+}
+
+// setPages sets how results requests are answered.
+func (s *server) setPages(p pagePlan) {
+	s.mu.Lock()
+	s.pages = p
 	s.mu.Unlock()
 }
 
@@ -446,7 +467,10 @@ func (c *wconn) police(e *event, first bool) {
 		if f.ID <= 0 {
 			s.violate("%s: hello without an id", where)
 		}
-	case protocol.TypeReport, protocol.TypeLogs, protocol.TypeMap:
+	case protocol.TypeReport, protocol.TypeLogs, protocol.TypeMap, protocol.TypeResults:
+		if f.Type == protocol.TypeResults && (c.hello == nil || !slices.Contains(c.hello.Features, protocol.FeaturePagedResults)) {
+			s.violate("%s: a results request from a worker that did not name %s in its hello", where, protocol.FeaturePagedResults)
+		}
 		if f.ID <= 0 {
 			s.violate("%s: a %s message without an id cannot be acknowledged", where, f.Type)
 		} else if c.outstanding[f.ID] {
@@ -517,6 +541,31 @@ func (c *wconn) answer(e *event) {
 		case !held:
 			c.ack(e.frame.ID, &protocol.Ack{OK: true})
 		}
+	case *protocol.Results:
+		if e.frame.ID <= 0 {
+			return
+		}
+		s.mu.Lock()
+		p := s.pages
+		s.mu.Unlock()
+		if p.holdConn == c && b.After >= p.holdAfter {
+			return
+		}
+		if b.Limit < 1 || b.Limit > protocol.MaxBatch {
+			s.violate("connection %d: a results request for %d results; the limit is 1 to %d", c.n, b.Limit, protocol.MaxBatch)
+			c.ack(e.frame.ID, &protocol.Ack{OK: false, Code: protocol.CodeBadFrame, Error: "conformance kit: limit out of bounds"})
+			return
+		}
+		if b.TaskID != p.task || p.task == 0 {
+			c.ack(e.frame.ID, &protocol.Ack{OK: false, Code: protocol.CodeRefused,
+				Error: fmt.Sprintf("conformance kit: task %d was not dispatched with resultsPaged", b.TaskID)})
+			return
+		}
+		i, _ := slices.BinarySearchFunc(p.results, b.After, func(r protocol.TaskResult, after int64) int {
+			return cmp.Compare(r.TaskID, after+1)
+		})
+		page := p.results[i:min(i+b.Limit, len(p.results))]
+		c.ack(e.frame.ID, &protocol.Ack{OK: true, Results: page, More: i+len(page) < len(p.results)})
 	}
 }
 

@@ -60,8 +60,15 @@ def squares(ctx):
 
 
 def sum_squares(ctx, results):
-    total = sum(int(r.result) for r in results if r.name == "square" and r.success)
-    ctx.log.info("summed", tasks=len(results), total=total)
+    """Sums the squares in one pass over the results: from a server that
+    pages them (results.paged) they arrive a page at a time, so only the
+    running total is kept, however many subtasks there were."""
+    total = n = 0
+    for r in results:
+        n += 1
+        if r.name == "square" and r.success:
+            total += int(r.result)
+    ctx.log.info("summed", tasks=n, total=total)
     return "sum of squares = %d" % total
 
 

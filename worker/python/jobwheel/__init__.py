@@ -22,7 +22,7 @@ docs/protocol.md of the jobwheel repository.
 """
 
 from .outbox import MapRefused
-from .task import MapError, TaskContext, TaskLogger, TaskResult
+from .task import MapError, Results, ResultsError, TaskContext, TaskLogger, TaskResult
 from .worker import SDK_VERSION, AuthError, ConfigError, Worker
 
 __all__ = [
@@ -30,6 +30,8 @@ __all__ = [
     "TaskContext",
     "TaskLogger",
     "TaskResult",
+    "Results",
+    "ResultsError",
     "ConfigError",
     "AuthError",
     "MapError",

@@ -1,6 +1,7 @@
 """What the worker owes the server, kept until the server acknowledges it.
 
-Task reports, log lines and map requests are queued here the moment they
+Task reports, log lines, map requests and requests for pages of results
+(docs/protocol.md §11.1) are queued here the moment they
 are produced. The session's writer takes them in batches (take), the
 reader hands back the acks (ack), and when a connection ends everything
 sent but unacknowledged goes back to the front of its queue (requeue), to
@@ -50,6 +51,31 @@ class MapChunk:
         return self._done.wait(timeout)
 
 
+class PageRequest:
+    """One results message: a request for a page of a POST or REDUCE task's
+    results, which the task waits on. Reading is idempotent, so a request
+    in flight when a connection ends is sent again on the next."""
+
+    def __init__(self, instance_id, task_id, after, limit):
+        self.body = {"instanceId": instance_id, "taskId": task_id, "after": after, "limit": limit}
+        self.abandoned = False  # the caller stopped waiting: do not (re-)send
+        self._done = threading.Event()
+        self.error = None
+        self.results = []
+        self.more = False
+
+    def settle(self, error, results=None, more=False):
+        """Gives the caller the page (or why there is none); only the first
+        outcome counts."""
+        if not self._done.is_set():
+            self.error, self.results, self.more = error, results or [], bool(more)
+            self._done.set()
+
+    def wait(self, timeout):
+        """True once settled (see error, results, more), False on timeout."""
+        return self._done.wait(timeout)
+
+
 class _Report:
     __slots__ = ("body", "size", "log_mark")
 
@@ -58,7 +84,7 @@ class _Report:
 
 
 class Message:
-    """One report, logs or map frame in flight."""
+    """One report, logs, map or results frame in flight."""
 
     def __init__(self, type):
         self.id = 0
@@ -67,6 +93,7 @@ class Message:
         self.dropped = {}
         self.reports = []
         self.chunk = None
+        self.page = None
 
     def body(self):
         if self.type == protocol.LOGS:
@@ -76,6 +103,8 @@ class Message:
             return b
         if self.type == protocol.REPORT:
             return {"items": [r.body for r in self.reports]}
+        if self.type == protocol.RESULTS:
+            return self.page.body
         return self.chunk.body
 
 
@@ -100,6 +129,7 @@ class Outbox:
         self._dropped = {}
         self._reports = collections.deque()
         self._maps = collections.deque()
+        self._pages = collections.deque()
         self._inflight = {}
         self._finals = {}
         self._closed = False
@@ -109,7 +139,7 @@ class Outbox:
         self.wake.set()
 
     def _urgent_locked(self):
-        return bool(self._maps) or len(self._logs) >= self._urgent or len(self._reports) >= self._urgent
+        return bool(self._maps) or bool(self._pages) or len(self._logs) >= self._urgent or len(self._reports) >= self._urgent
 
     def add_log(self, line):
         """Queues a log line (a dict without seq), numbering it. When the
@@ -164,19 +194,37 @@ class Outbox:
                 c.abandoned = True
             self._maps = collections.deque(c for c in self._maps if not c.abandoned)
 
+    def add_page(self, page):
+        """Queues a request for a page of results; the writer is woken at
+        once (a task is waiting)."""
+        with self._lock:
+            if self._closed:
+                raise OutboxClosed("the worker has stopped")
+            self._pages.append(page)
+        self.poke()
+
+    def abandon_page(self, page):
+        """A request whose caller stopped waiting is never sent (again)."""
+        with self._lock:
+            page.abandoned = True
+            self._pages = collections.deque(p for p in self._pages if not p.abandoned)
+
     def unacked_finals(self):
         """The tasks whose final report the server has not acknowledged."""
         with self._lock:
             return set(self._finals)
 
     def pending(self):
-        """Whether anything is queued or unacknowledged."""
+        """Whether anything owed to the server is queued or unacknowledged
+        (a request for results is not: only its task, cancelled by then,
+        waits for it)."""
         with self._lock:
-            return bool(self._logs or self._reports or self._maps or self._inflight or self._dropped)
+            inflight = any(m.type != protocol.RESULTS for m in self._inflight.values())
+            return bool(self._logs or self._reports or self._maps or inflight or self._dropped)
 
     def take(self, next_id):
-        """Fills the in-flight window with messages — maps first (a task
-        waits for them), then logs, then reports — each under an id from
+        """Fills the in-flight window with messages — maps and requests for
+        results first (a task waits for them), then logs, then reports — each under an id from
         next_id(). The caller sends them."""
         msgs = []
         with self._lock:
@@ -199,6 +247,12 @@ class Outbox:
             if not c.abandoned:
                 m = Message(protocol.MAP)
                 m.chunk = c
+                return m
+        while self._pages:
+            p = self._pages.popleft()
+            if not p.abandoned:
+                m = Message(protocol.RESULTS)
+                m.page = p
                 return m
         if time.monotonic() < self._hold_until:
             return None
@@ -250,7 +304,8 @@ class Outbox:
     def ack(self, id, ack):
         """Settles the message the server answered (ack is the ack body).
 
-        A refused map is final: its caller gets the server's reason. A
+        A refused map or results request is final: its caller gets the
+        server's reason. A
         refused report or logs message is kept and sent again after a pause
         (docs/protocol.md §6.3: the server refuses them only for reasons
         that pass, and de-duplicates what it gets twice)."""
@@ -259,7 +314,7 @@ class Outbox:
             if m is None:
                 return  # an ack for something else, or a duplicate
             ok = ack.get("ok") is True
-            if ok or m.type == protocol.MAP:
+            if ok or m.type in (protocol.MAP, protocol.RESULTS):
                 self._settle_finals_locked(m)
             else:
                 self._requeue_locked([m])
@@ -267,6 +322,13 @@ class Outbox:
             urgent = self._urgent_locked() or (m.type == protocol.LOGS and bool(self._reports))
         if urgent:
             self.poke()
+        if m.page is not None:
+            if ok:
+                m.page.settle(None, ack.get("results") or [], ack.get("more") is True)
+            else:
+                m.page.settle(ResultsRefused("the server refused to read results: %s"
+                                             % (ack.get("error") or "no reason given")))
+            return
         if ok:
             if m.chunk is not None:
                 m.chunk.settle(None)
@@ -292,10 +354,14 @@ class Outbox:
         self._log.error("dropping a %s message that cannot be sent: %s", m.type, err)
         if m.chunk is not None:
             m.chunk.settle(err)
+        if m.page is not None:
+            m.page.settle(err)
 
     def _requeue_locked(self, msgs):
-        lines, reports, chunks = [], [], []
+        lines, reports, chunks, pages = [], [], [], []
         for m in msgs:
+            if m.page is not None and not m.page.abandoned:
+                pages.append(m.page)
             lines.extend((l, protocol.encoded_len(l) + 1) for l in m.lines)
             reports.extend(m.reports)
             if m.chunk is not None and not m.chunk.abandoned:
@@ -305,6 +371,7 @@ class Outbox:
         self._logs.extendleft(reversed(lines))
         self._reports.extendleft(reversed(reports))
         self._maps.extendleft(reversed(chunks))
+        self._pages.extendleft(reversed(pages))
         while len(self._logs) > self._max_logs:
             self._drop_oldest_locked()
 
@@ -317,14 +384,22 @@ class Outbox:
             self._requeue_locked(msgs)
 
     def close(self):
-        """Stops the outbox: queued map calls fail, and tasks waiting for
+        """Stops the outbox: queued map calls and requests for results
+        fail, and tasks waiting for
         room in the report queue are released."""
         with self._lock:
             self._closed = True
             while self._maps:
                 self._maps.popleft().settle(OutboxClosed("the worker has stopped"))
+            while self._pages:
+                self._pages.popleft().settle(OutboxClosed("the worker has stopped"))
             self._room.notify_all()
 
 
 class MapRefused(Exception):
     """The server refused a map message."""
+
+
+class ResultsRefused(Exception):
+    """The server refused to read a page of results (the task is not a
+    POST or REDUCE task running on this worker any more)."""

@@ -38,15 +38,24 @@ REPORT = "report"
 LOGS = "logs"
 MAP = "map"
 REDIRECT = "redirect"
+RESULTS = "results"
 ACK = "ack"
 
-TYPES = frozenset((HELLO, WELCOME, ERROR, HEARTBEAT, DISPATCH, STOP, REPORT, LOGS, MAP, REDIRECT, ACK))
+TYPES = frozenset((HELLO, WELCOME, ERROR, HEARTBEAT, DISPATCH, STOP, REPORT, LOGS, MAP, REDIRECT, RESULTS, ACK))
+
+#: The optional protocol parts this SDK names in hello.features (§15).
+#: results.paged: a POST or REDUCE task dispatched with resultsPaged reads
+#: its results in pages (a results frame, §11.1) instead of getting them
+#: all inside the dispatch.
+FEATURE_RESULTS_PAGED = "results.paged"
+FEATURES = (FEATURE_RESULTS_PAGED,)
 
 CODE_AUTH = "AUTH"
 CODE_NOT_OWNER = "NOT_OWNER"
 CODE_BAD_FRAME = "BAD_FRAME"
 CODE_PROTOCOL = "PROTOCOL"
 CODE_INTERNAL = "INTERNAL"
+CODE_REFUSED = "REFUSED"
 
 KIND_ROOT = "ROOT"
 KIND_PRE = "PRE"
@@ -133,7 +142,8 @@ def _id_list(body, name):
 
 def _validate_task(t):
     _check(isinstance(t, dict), "a task must be an object")
-    _ints(t, "taskId", "instanceId", "jobId", "attempt", "workflowRunId")
+    _ints(t, "taskId", "instanceId", "jobId", "attempt", "workflowRunId", "resultCount")
+    _check(t.get("resultsPaged") is None or isinstance(t["resultsPaged"], bool), "resultsPaged must be a boolean")
     _strs(t, "kind", "name", "executionMode", "processorType", "processor", "jobParams", "params", "payload",
           "deadline", "workflowNode")
     if t.get("deadline"):
@@ -145,7 +155,10 @@ def _validate_task(t):
     up = t.get("upstream")
     _check(up is None or isinstance(up, dict) and all(isinstance(v, str) for v in up.values()),
            "upstream must be an object of strings")
-    results = t.get("results")
+    _validate_results(t.get("results"))
+
+
+def _validate_results(results):
     _check(results is None or isinstance(results, list) and all(isinstance(r, dict) for r in results),
            "results must be a list of objects")
     for r in results or ():
@@ -174,7 +187,9 @@ def _validate(type, body):
         _strs(body, "reason")
     elif type == ACK:
         _check(body.get("ok") is None or isinstance(body["ok"], bool), "ok must be a boolean")
-        _strs(body, "error")
+        _check(body.get("more") is None or isinstance(body["more"], bool), "more must be a boolean")
+        _strs(body, "error", "code")
+        _validate_results(body.get("results"))
     elif type == REDIRECT:
         _strs(body, "server", "reason")
     elif type == ERROR:

@@ -1,5 +1,5 @@
 """What a processor gets: TaskContext, its logger, and the results of
-other tasks (TaskResult)."""
+other tasks (Results of TaskResult)."""
 
 import copy
 import json
@@ -8,15 +8,25 @@ import threading
 import time
 
 from . import protocol
-from .outbox import MapChunk, OutboxClosed
+from .outbox import MapChunk, OutboxClosed, PageRequest
 
-__all__ = ["TaskContext", "TaskLogger", "TaskResult", "MapError", "Stopped", "TimedOut", "ShuttingDown"]
+__all__ = ["TaskContext", "TaskLogger", "TaskResult", "Results", "MapError", "ResultsError", "Stopped", "TimedOut",
+           "ShuttingDown"]
 
 
 class MapError(Exception):
     """TaskContext.map failed: the server refused the subtasks, did not
     confirm them in time, or the task was cancelled meanwhile. The message
     says which subtasks may already be stored."""
+
+
+class ResultsError(Exception):
+    """Reading a POST or REDUCE task's results from the server failed: the
+    server refused (the task is no longer this worker's), did not answer
+    within the worker's map_timeout (connections may come and go meanwhile:
+    a request is sent again on the next one), the task was cancelled, or
+    the worker stopped. The task fails with it, even if the processor
+    catches it: a reduce never ends on part of the results silently."""
 
 
 class TaskResult:
@@ -30,6 +40,95 @@ class TaskResult:
     def __repr__(self):
         return "TaskResult(task_id=%r, name=%r, success=%r, result=%r)" % (
             self.task_id, self.name, self.success, self.result)
+
+
+#: How many results one request asks for (the protocol's most).
+RESULTS_PAGE = protocol.MAX_BATCH
+
+
+class Results:
+    """The results a POST or REDUCE task sees, in task id order: a REDUCE
+    task the ROOT's and every MAP task's, a POST task every BROADCAST
+    task's; each a TaskResult.
+
+    Iterating is lazy. When the server dispatched the task with
+    ``resultsPaged`` (protocol feature results.paged, docs/protocol.md
+    §11.1), each iteration reads the results from the server a page of
+    1,000 at a time, so a reduce over millions of subtasks keeps only the
+    page it is on (and what it keeps itself); otherwise they came inside
+    the dispatch. A page that cannot be read raises ResultsError out of
+    the loop, and the task fails.
+
+    It also stands in for the list older processors expect: ``len()``
+    counts them (when paged, by reading them through once, keeping none),
+    and indexing or slicing reads them all into a list once (a list's
+    memory, which the caller asked for). ``result_count`` is how many
+    finished tasks the server counted when it dispatched the task (for
+    progress), or None.
+    """
+
+    def __init__(self, ctx, listed=None, paged=False, result_count=None):
+        self._ctx = ctx
+        self._paged = paged
+        self._list = None if paged else [_task_result(r) for r in listed or ()]
+        self._len = None if paged else len(self._list)
+        self.result_count = result_count if paged else len(self._list)
+        #: pages read from the server so far (over all iterations)
+        self.pages_read = 0
+
+    @property
+    def paged(self):
+        """Whether the results are read from the server in pages."""
+        return self._paged
+
+    def __iter__(self):
+        if self._list is not None:
+            return iter(self._list)
+        return self._stream()
+
+    def _stream(self):
+        after, n = 0, 0
+        while True:
+            page, more = self._ctx._results_page(after, RESULTS_PAGE)
+            self.pages_read += 1
+            for r in page:
+                tr = _task_result(r)
+                after = tr.task_id
+                n += 1
+                yield tr
+            if not more or not page:
+                break
+        self._len = n
+
+    def __len__(self):
+        if self._len is None:
+            n = 0
+            for _ in self:
+                n += 1
+            self._len = n
+        return self._len
+
+    def __bool__(self):
+        if self._len is not None:
+            return self._len > 0
+        for _ in self:
+            return True
+        return False
+
+    def __getitem__(self, i):
+        if self._list is None:
+            self._list = list(self._stream())
+            self._len = len(self._list)
+        return self._list[i]
+
+    def __repr__(self):
+        if self._list is not None:
+            return "Results(%r)" % (self._list,)
+        return "Results(paged, result_count=%r)" % (self.result_count,)
+
+
+def _task_result(r):
+    return TaskResult(r.get("taskId") or 0, r.get("name") or "", bool(r.get("success")), r.get("result") or "")
 
 
 # Why a task was cancelled.
@@ -127,8 +226,8 @@ class TaskContext:
     ``processor_type``, ``processor`` (the job's processor field),
     ``job_params``, ``instance_params`` (the run's parameters), ``params``
     (the run's parameters if given, else the job's), ``payload`` (a MAP
-    subtask's payload, JSON text), ``results`` (POST and REDUCE: a list of
-    TaskResult), ``deadline`` (an aware datetime or None),
+    subtask's payload, JSON text), ``results`` (POST and REDUCE: the other
+    tasks' TaskResults, a Results: iterate it; see there), ``deadline`` (an aware datetime or None),
     ``workflow_run_id`` and ``workflow_node`` (0 and "" outside workflows),
     ``upstream`` (node → result), ``work_dir`` and ``log`` (a TaskLogger).
 
@@ -155,8 +254,8 @@ class TaskContext:
         self.job_params = t.get("jobParams") or ""
         self.instance_params = t.get("params") or ""
         self.payload = t.get("payload") or ""
-        self.results = [TaskResult(r.get("taskId") or 0, r.get("name") or "", bool(r.get("success")), r.get("result") or "")
-                        for r in t.get("results") or ()]
+        self.results = Results(self, t.get("results"), t.get("resultsPaged") is True, t.get("resultCount"))
+        self._results_error = None  # the first ResultsError raised to the processor
         self.deadline = protocol.parse_time(t["deadline"]) if t.get("deadline") else None
         self.workflow_run_id = t.get("workflowRunId") or 0
         self.workflow_node = t.get("workflowNode") or ""
@@ -291,6 +390,43 @@ class TaskContext:
             cur.body["payloads"].append(p)
             cur.size += size
         self._map_wait(chunks, self._w.map_timeout)
+
+    # Results.
+
+    def _results_page(self, after, limit):
+        """Reads one page of the task's results from the server: those after
+        task id after, at most limit; returns (results as dicts, more).
+        Raises ResultsError, remembered so that the task fails even if the
+        processor catches it."""
+        try:
+            return self._read_page(after, limit)
+        except ResultsError as e:
+            with self._lock:
+                if self._results_error is None:
+                    self._results_error = e
+            raise
+
+    def _read_page(self, after, limit):
+        outbox = self._w._outbox
+        timeout = self._w.map_timeout
+        where = "reading the results of task %d after task %d" % (self.task_id, after)
+        page = PageRequest(self.instance_id, self.task_id, after, limit)
+        try:
+            outbox.add_page(page)
+        except OutboxClosed as e:
+            raise ResultsError("%s: %s" % (where, e))
+        deadline = time.monotonic() + timeout
+        while not page.wait(0.05):
+            if self.cancelled:
+                outbox.abandon_page(page)
+                raise ResultsError("%s: %s" % (where, self.cancel_reason))
+            if time.monotonic() >= deadline:
+                outbox.abandon_page(page)
+                raise ResultsError("%s: the server did not answer within %s (connected: %s)"
+                                   % (where, _seconds(timeout), self._w.connected))
+        if page.error is not None:
+            raise ResultsError("%s: %s" % (where, page.error))
+        return page.results, page.more
 
     def _next_map_key(self):
         """Keys the task's n-th map message "t<task id>/<n>": a task run again

@@ -357,7 +357,7 @@ class Worker:
         return {"app": self.app, "workerId": self.worker_id, "host": self.host, "version": self.version,
                 "protocol": protocol.VERSION, "tags": self.tags, "processors": self._names(), "types": [],
                 "slots": self.slots, "auth": self.secret, "running": self._running_ids(),
-                "metrics": self._metrics()}
+                "metrics": self._metrics(), "features": list(protocol.FEATURES)}
 
     # The connection loop.
 
@@ -623,6 +623,13 @@ class Worker:
         if "trace" in out and not ctx.cancelled:
             ctx.log.error(out["trace"].rstrip())
         status, result, reason = _classify(ctx, out, abandoned)
+        if ctx._results_error is not None and status == protocol.SUCCEEDED:
+            # The processor caught the error and returned all the same: its
+            # result stands on part of the results, so it must not count.
+            status, result = protocol.FAILED, "%s (the processor went on without them)" % ctx._results_error
+        if ctx.results.paged and ctx.results.pages_read:
+            self.log.info("task %d (instance %d, %s) read its results from the server in %d pages",
+                          ctx.task_id, ctx.instance_id, ctx.kind, ctx.results.pages_read)
         try:
             additions, _ = ctx._workflow_additions()
         except ValueError as e:
@@ -672,8 +679,11 @@ class Worker:
             return ""
         if kind == protocol.KIND_POST:
             if p.post is None:
-                ok = sum(1 for r in ctx.results if r.success)
-                return "no post-process; %d of %d tasks succeeded" % (ok, len(ctx.results))
+                ok = n = 0
+                for r in ctx.results:  # one pass: paged results are read once
+                    n += 1
+                    ok += r.success
+                return "no post-process; %d of %d tasks succeeded" % (ok, n)
             return p.post(ctx, ctx.results)
         if kind == protocol.KIND_REDUCE:
             if p.reduce is None:

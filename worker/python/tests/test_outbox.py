@@ -4,7 +4,7 @@ import time
 import unittest
 
 from jobwheel import protocol
-from jobwheel.outbox import MapChunk, MapRefused, Outbox, OutboxClosed
+from jobwheel.outbox import MapChunk, MapRefused, Outbox, OutboxClosed, PageRequest, ResultsRefused
 
 LOG = logging.getLogger("jobwheel.test.outbox")
 LOG.addHandler(logging.NullHandler())
@@ -35,6 +35,67 @@ class OutboxTest(unittest.TestCase):
 
     def take(self):
         return self.o.take(self.ids)
+
+    def test_a_page_request_goes_first_and_gets_its_page(self):
+        self.o.add_log(line(1))
+        p = PageRequest(7, 9, 0, 1000)
+        self.o.add_page(p)
+        msgs = self.take()
+        self.assertEqual([m.type for m in msgs], [protocol.RESULTS, protocol.LOGS])
+        self.assertEqual(msgs[0].body(), {"instanceId": 7, "taskId": 9, "after": 0, "limit": 1000})
+        self.assertFalse(p.wait(0))
+        self.o.ack(msgs[0].id, {"ok": True, "more": True, "results": [{"taskId": 3}]})
+        self.assertTrue(p.wait(0))
+        self.assertEqual((p.error, p.results, p.more), (None, [{"taskId": 3}], True))
+
+    def test_a_page_request_in_flight_is_sent_again_after_a_reconnect(self):
+        p = PageRequest(7, 9, 3000, 1000)
+        self.o.add_page(p)
+        first = self.take()
+        self.o.requeue()  # the connection ended before the ack
+        again = self.take()
+        self.assertEqual([m.body() for m in again], [m.body() for m in first])
+        self.assertNotEqual(again[0].id, first[0].id)
+        self.o.ack(first[0].id, {"ok": True, "results": [{"taskId": 1}]})  # an ack of the old connection: ignored
+        self.assertFalse(p.wait(0))
+        self.o.ack(again[0].id, {"ok": True, "results": []})
+        self.assertTrue(p.wait(0))
+        self.assertEqual((p.results, p.more), ([], False))
+
+    def test_a_page_request_is_not_owed_to_the_server(self):
+        self.o.add_page(PageRequest(7, 9, 0, 1000))
+        self.take()
+        self.assertFalse(self.o.pending(), "shutting down waits for reports and lines, not for pages")
+
+    def test_a_refused_page_is_final(self):
+        p = PageRequest(7, 9, 0, 1000)
+        self.o.add_page(p)
+        m = self.take()[0]
+        self.o.ack(m.id, {"ok": False, "code": "REFUSED", "error": "results: task 9 is not running on this worker"})
+        self.assertTrue(p.wait(0))
+        self.assertIsInstance(p.error, ResultsRefused)
+        self.assertIn("not running on this worker", str(p.error))
+        self.o.requeue()
+        self.assertEqual(self.take(), [])
+
+    def test_an_abandoned_page_is_not_sent_again(self):
+        queued, sent = PageRequest(7, 9, 0, 1000), PageRequest(7, 10, 0, 1000)
+        self.o.add_page(sent)
+        self.take()
+        self.o.add_page(queued)
+        self.o.abandon_page(queued)
+        self.o.abandon_page(sent)
+        self.o.requeue()
+        self.assertEqual(self.take(), [])
+
+    def test_close_fails_queued_pages(self):
+        p = PageRequest(7, 9, 0, 1000)
+        self.o.add_page(p)
+        self.o.close()
+        self.assertTrue(p.wait(0))
+        self.assertIsInstance(p.error, OutboxClosed)
+        with self.assertRaises(OutboxClosed):
+            self.o.add_page(PageRequest(7, 9, 0, 1000))
 
     def test_lines_are_numbered_per_worker_across_instances(self):
         for inst in (1, 2, 1):

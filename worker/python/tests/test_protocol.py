@@ -54,6 +54,13 @@ class DecodeTest(unittest.TestCase):
         self.assertEqual((f.id, f.re, f.type), (4, 0, "dispatch"))
         self.assertEqual(f.body["tasks"][0]["taskId"], 1)
 
+    def test_a_page_of_results(self):
+        f = protocol.decode(json.dumps({"re": 5, "type": "ack", "body": {"ok": True, "more": True, "results": [
+            {"taskId": 3, "name": "square", "success": True, "result": "9"}]}}))
+        self.assertEqual((f.re, f.body["more"], f.body["results"][0]["result"]), (5, True, "9"))
+        f = protocol.decode('{"type":"dispatch","body":{"tasks":[{"taskId":7,"kind":"REDUCE","resultsPaged":true,"resultCount":2501}]}}')
+        self.assertEqual(f.body["tasks"][0]["resultCount"], 2501)
+
     def test_missing_or_null_body_is_empty(self):
         self.assertEqual(protocol.decode('{"type":"welcome"}').body, {})
         self.assertEqual(protocol.decode('{"type":"ack","re":3,"body":null}').body, {})
@@ -73,6 +80,11 @@ class DecodeTest(unittest.TestCase):
             '{"type":"dispatch","body":{"tasks":[{"taskId":7,"deadline":"soon"}]}}': "deadline",
             '{"type":"stop","body":{"taskIds":[1,"2"]}}': "taskIds",
             '{"type":"welcome","body":{"servers":"http://a"}}': "servers",
+            '{"type":"ack","body":{"ok":true,"more":1}}': "more must be a boolean",
+            '{"type":"ack","body":{"ok":true,"results":[{"taskId":"1"}]}}': "taskId must be an integer",
+            '{"type":"ack","body":{"ok":true,"results":{}}}': "results must be a list",
+            '{"type":"dispatch","body":{"tasks":[{"taskId":7,"resultsPaged":"yes"}]}}': "resultsPaged must be a boolean",
+            '{"type":"dispatch","body":{"tasks":[{"taskId":7,"resultCount":"3"}]}}': "resultCount must be an integer",
         }
         for text, want in cases.items():
             with self.assertRaises(protocol.BadFrame, msg=text) as cm:

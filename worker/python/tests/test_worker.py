@@ -352,6 +352,214 @@ class ExecuteTest(unittest.TestCase):
         self.assertEqual((final["status"], final["result"]), (protocol.SUCCEEDED, "finished all the same"))
 
 
+class PageServer:
+    """Plays the server for a task that reads its results in pages: acks
+    reports and lines, and answers each results request from results
+    (dicts, in task id order) with answer(request) — by default the page
+    the protocol asks for."""
+
+    def __init__(self, w, results):
+        self.w = w
+        self.results = results
+        self.n = 0
+        self.requests = []  # bodies of the results requests, in order
+        self.reports = []
+        self.answer = self.page
+
+    def _id(self):
+        self.n += 1
+        return self.n
+
+    def page(self, req):
+        rest = [r for r in self.results if r["taskId"] > req["after"]]
+        return {"ok": True, "results": rest[:req["limit"]], "more": len(rest) > req["limit"]}
+
+    def pump(self):
+        for m in self.w._outbox.take(self._id):
+            body = m.body()
+            if m.type == protocol.RESULTS:
+                self.requests.append(dict(body))
+                a = self.answer(body)
+                if a is not None:  # None: left unanswered
+                    self.w._outbox.ack(m.id, a)
+                continue
+            self.reports += body.get("items", [])
+            self.w._outbox.ack(m.id, {"ok": True})
+
+    def final(self, tid):
+        deadline = time.monotonic() + FAILSAFE
+        while time.monotonic() < deadline:
+            self.pump()
+            for r in self.reports:
+                if r["taskId"] == tid and r["status"] != protocol.RUNNING:
+                    return r
+            time.sleep(0.005)
+        raise AssertionError("no final report for task %d within %ss" % (tid, FAILSAFE))
+
+
+def squares(n):
+    """A REDUCE task's results: the ROOT's, then n subtasks' squares."""
+    out = [{"taskId": 1, "name": "ROOT", "success": True, "result": "mapped %d subtasks" % n}]
+    out += [{"taskId": i + 1, "name": "square", "success": True, "result": str(i * i)} for i in range(1, n + 1)]
+    return out
+
+
+def reduce_task(tid=50, n=2500, **fields):
+    return task(tid, "mr", kind="REDUCE", name="REDUCE", executionMode="MAP_REDUCE", resultsPaged=True,
+                resultCount=n + 1, **fields)
+
+
+class PagedResultsTest(unittest.TestCase):
+    """docs/protocol.md §11.1: a POST or REDUCE task dispatched with
+    resultsPaged reads its results from the server, a page at a time."""
+
+    N = 2500
+    SUM = N * (N + 1) * (2 * N + 1) // 6
+
+    def setUp(self):
+        self.w = new_worker(slots=4, map_timeout=FAILSAFE)
+        self.srv = PageServer(self.w, squares(self.N))
+
+    def tearDown(self):
+        self.w._shutdown(graceful=False)
+
+    def run_reduce(self, reduce, **fields):
+        self.w.register("mr", lambda ctx: "unused", reduce=reduce)
+        t = reduce_task(**fields)
+        self.assertEqual(self.w._accept(dispatch(t))["accepted"], [t["taskId"]])
+        return self.srv.final(t["taskId"])
+
+    def test_hello_names_the_feature(self):
+        self.assertIn(protocol.FEATURE_RESULTS_PAGED, self.w._hello()["features"])
+
+    def test_a_reduce_reads_page_after_page_lazily(self):
+        seen = {}
+
+        def reduce(ctx, results):
+            self.assertNotIsInstance(results, list)
+            self.assertIs(results, ctx.results)
+            self.assertTrue(results.paged)
+            self.assertEqual(results.result_count, self.N + 1)
+            total = 0
+            for r in results:
+                if "first" not in seen:
+                    seen["first"] = len(self.srv.requests)  # pages asked for when the first result arrived
+                if r.name == "square" and r.success:
+                    total += int(r.result)
+            return "sum %d" % total
+
+        final = self.run_reduce(reduce)
+        self.assertEqual((final["status"], final["result"]), (protocol.SUCCEEDED, "sum %d" % self.SUM))
+        self.assertEqual(seen["first"], 1, "the reduce got the first page before the next was asked for")
+        self.assertEqual(self.srv.requests, [{"instanceId": 150, "taskId": 50, "after": a, "limit": 1000}
+                                             for a in (0, 1000, 2000)])
+
+    def test_a_connection_lost_mid_read_reads_the_page_again(self):
+        lost = []
+
+        def answer(req):
+            if req["after"] == 1000 and not lost:
+                lost.append(req)
+                self.w._outbox.requeue()  # what the worker does when the connection ends
+                return None
+            return self.srv.page(req)
+
+        self.srv.answer = answer
+        final = self.run_reduce(lambda ctx, rs: "sum %d" % sum(int(r.result) for r in rs if r.name == "square"))
+        self.assertEqual((final["status"], final["result"]), (protocol.SUCCEEDED, "sum %d" % self.SUM))
+        self.assertEqual([r["after"] for r in self.srv.requests], [0, 1000, 1000, 2000])
+
+    def test_a_refused_page_fails_the_task(self):
+        got = []
+
+        def reduce(ctx, results):
+            for r in results:
+                got.append(r)
+            return "sum of what arrived"
+
+        self.srv.answer = lambda req: self.srv.page(req) if req["after"] == 0 else {
+            "ok": False, "code": "REFUSED", "error": "results: task 50 is not running on this worker"}
+        final = self.run_reduce(reduce)
+        self.assertEqual(final["status"], protocol.FAILED)
+        self.assertIn("reading the results of task 50 after task 1000: the server refused to read results: "
+                      "results: task 50 is not running on this worker", final["result"])
+        self.assertEqual(len(got), 1000)
+
+    def test_a_processor_that_swallows_the_error_fails_all_the_same(self):
+        def reduce(ctx, results):
+            total = 0
+            try:
+                for r in results:
+                    total += 1
+            except jobwheel.ResultsError:
+                pass
+            return "counted %d" % total
+
+        self.srv.answer = lambda req: self.srv.page(req) if req["after"] < 2000 else {"ok": False, "error": "gone"}
+        final = self.run_reduce(reduce)
+        self.assertEqual(final["status"], protocol.FAILED)
+        self.assertIn("the server refused to read results: gone (the processor went on without them)", final["result"])
+
+    def test_a_server_that_does_not_answer(self):
+        self.w.map_timeout = 0.2
+        self.srv.answer = lambda req: None
+        final = self.run_reduce(lambda ctx, rs: "sum %d" % sum(1 for _ in rs))
+        self.assertEqual(final["status"], protocol.FAILED)
+        self.assertIn("the server did not answer within 200ms", final["result"])
+
+    def test_a_stop_while_waiting_for_a_page(self):
+        self.srv.answer = lambda req: None
+        self.w.register("mr", lambda ctx: "unused", reduce=lambda ctx, rs: "sum %d" % sum(1 for _ in rs))
+        self.w._accept(dispatch(reduce_task()))
+        deadline = time.monotonic() + FAILSAFE
+        while not self.srv.requests and time.monotonic() < deadline:
+            self.srv.pump()
+            time.sleep(0.005)
+        self.w._stop_tasks({"instanceId": 150, "reason": "enough"})
+        final = self.srv.final(50)
+        self.assertEqual(final["status"], protocol.STOPPED)
+        self.assertEqual(self.w._outbox.take(lambda: 999), [], "the abandoned request is not sent again")
+
+    def test_list_style_reduces_still_work(self):
+        def reduce(ctx, results):
+            assert results  # bool
+            squares_ = [r for r in results[1:] if r.success]  # slicing reads them all, once
+            return "%d results, first %s, last %s, sum %d" % (
+                len(results), results[0].name, results[-1].result, sum(int(r.result) for r in squares_))
+
+        final = self.run_reduce(reduce)
+        self.assertEqual(final["result"], "2501 results, first ROOT, last %d, sum %d" % (self.N ** 2, self.SUM))
+        # bool() read the first page; slicing read the three into a list,
+        # which len() and indexing then use.
+        self.assertEqual([r["after"] for r in self.srv.requests], [0, 0, 1000, 2000])
+
+    def test_len_counts_without_keeping(self):
+        def reduce(ctx, results):
+            n = len(results)
+            assert results._list is None  # counted, not kept
+            return "%d" % n
+
+        self.assertEqual(self.run_reduce(reduce)["result"], "2501")
+
+    def test_post_without_a_post_process_counts_in_one_pass(self):
+        self.srv.results = [{"taskId": i, "name": "BROADCAST %d/3" % (i - 1), "success": i != 2, "result": "r"}
+                            for i in range(1, 4)]
+        self.w.register("b", lambda ctx: "unused")
+        self.w._accept(dispatch(task(60, "b", kind="POST", name="POST", executionMode="BROADCAST", resultsPaged=True,
+                                     resultCount=3)))
+        final = self.srv.final(60)
+        self.assertEqual(final["result"], "no post-process; 2 of 3 tasks succeeded")
+        self.assertEqual([r["after"] for r in self.srv.requests], [0])
+
+    def test_results_in_the_dispatch_are_not_read_from_the_server(self):
+        self.w.register("mr", lambda ctx: "unused", reduce=lambda ctx, rs: "%d %r" % (len(rs), rs.paged))
+        t = reduce_task(results=squares(3))
+        del t["resultsPaged"], t["resultCount"]
+        self.w._accept(dispatch(t))
+        self.assertEqual(self.srv.final(50)["result"], "4 False")
+        self.assertEqual(self.srv.requests, [])
+
+
 class BackoffTest(unittest.TestCase):
     def test_full_jitter_doubling_up_to_the_cap(self):
         w = new_worker()
