@@ -132,6 +132,10 @@ class Outbox:
         self._pages = collections.deque()
         self._inflight = {}
         self._finals = {}
+        # How many map chunks the server has stored: a Map call waiting
+        # behind other tasks' chunks sees the server is storing this
+        # worker's subtasks, only slower than they come, and keeps waiting.
+        self.maps_stored = 0
         self._closed = False
         self._hold_until = 0.0
 
@@ -331,6 +335,8 @@ class Outbox:
             return
         if ok:
             if m.chunk is not None:
+                with self._lock:
+                    self.maps_stored += 1
                 m.chunk.settle(None)
             return
         reason = ack.get("error") or "no reason given"

@@ -359,8 +359,9 @@ class TaskContext:
         task: each element, encoded as JSON, becomes the payload of a MAP
         task called name, which the server stores and dispatches to any
         worker. Returns once the server has stored them all; raises
-        MapError if it refused, did not confirm them within the worker's
-        map_timeout, or the task was cancelled meanwhile. Large calls go in
+        MapError if it refused, stored none of this worker's subtasks for
+        the worker's map_timeout (while it stores some, however slowly, map
+        waits on), or the task was cancelled meanwhile. Large calls go in
         several messages; on error, the subtasks before the failing message
         may be stored already (the error says which)."""
         if self.execution_mode not in ("MAP", "MAP_REDUCE"):
@@ -442,7 +443,11 @@ class TaskContext:
             outbox.add_maps(chunks)
         except OutboxClosed as e:
             raise MapError("map: %s" % e)
+        # The deadline is for the server storing none of this worker's
+        # chunks: while it stores some, however slowly, the call waits on
+        # (back-pressure, not failure).
         deadline = time.monotonic() + timeout
+        progress = outbox.maps_stored
 
         def stored(i, sure):
             if i == 0:
@@ -455,6 +460,9 @@ class TaskContext:
                 if self.cancelled:
                     outbox.abandon(chunks[i:])
                     raise MapError("map: %s (%s)" % (self.cancel_reason, stored(i, False)))
+                if outbox.maps_stored != progress:
+                    progress = outbox.maps_stored
+                    deadline = time.monotonic() + timeout
                 if time.monotonic() >= deadline:
                     outbox.abandon(chunks[i:])
                     raise MapError("map: the server did not confirm storing the subtasks within %s (connected: %s; %s)"

@@ -336,6 +336,49 @@ class ExecuteTest(unittest.TestCase):
         self.assertEqual(len({m.body()["key"] for m in maps}), 3)
         self.assertEqual(self.rec.final(1)["result"], "mapped")
 
+    def test_map_waits_while_the_server_stores_slowly(self):
+        # map_timeout counts only while the server stores none of this
+        # worker's chunks: task 1's one chunk waits behind task 2's fifteen,
+        # stored one at a time, for three times map_timeout in all.
+        w = new_worker(slots=4, map_timeout=0.5)
+        self.addCleanup(w._shutdown, graceful=False)
+        rec = Recorder(w)
+        w.register("one", lambda ctx: ctx.map([1], "one") or "one mapped")
+        w.register("many", lambda ctx: ctx.map(list(range(15000)), "many") or "many mapped")
+        w._accept(dispatch(task(2, "many", executionMode="MAP")))
+        ids = iter(range(1, 1000))
+        held, pending, acked = None, [], 0
+        start = time.monotonic()
+        deadline = start + FAILSAFE
+        while acked < 15 and time.monotonic() < deadline:
+            for m in w._outbox.take(lambda: next(ids)):
+                if m.type != protocol.MAP:
+                    rec.reports += m.body().get("items", [])
+                    w._outbox.ack(m.id, {"ok": True})
+                elif m.body()["payloads"] == ["1"]:
+                    held = m
+                else:
+                    pending.append(m)
+            if acked == 0 and held is None:
+                w._accept(dispatch(task(1, "one", executionMode="MAP")))
+            if pending:
+                w._outbox.ack(pending.pop(0).id, {"ok": True})
+                acked += 1
+            time.sleep(0.1)  # a slow server: storing all takes longer than map_timeout
+        self.assertEqual(acked, 15, "task 2's chunks stopped coming: its map gave up")
+        self.assertGreater(time.monotonic() - start, 0.5, "the test proves nothing unless it outlasts map_timeout")
+        deadline = time.monotonic() + FAILSAFE
+        while held is None and time.monotonic() < deadline:
+            for m in w._outbox.take(lambda: next(ids)):
+                if m.type == protocol.MAP:
+                    held = m
+                else:
+                    w._outbox.ack(m.id, {"ok": True})
+            time.sleep(0.01)
+        w._outbox.ack(held.id, {"ok": True})
+        self.assertEqual(rec.final(1)["result"], "one mapped")
+        self.assertEqual(rec.final(2)["result"], "many mapped")
+
     def test_shutdown_fails_running_tasks_that_do_not_finish(self):
         def fn(ctx):
             if ctx.wait_cancelled():
