@@ -1,7 +1,6 @@
 package db
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 )
@@ -23,10 +22,11 @@ import (
 // carries hints in-process only, every consumer polling the database as it
 // does after a lost notification (server/bus); migrations are serialized by
 // a transaction-level advisory lock (Migrate), which lives exactly as long
-// as a transaction and so works the same behind the pooler; and a
-// search_path in the URL is refused, since pgdriver sets it per session —
-// give the schema to the role instead (ALTER ROLE … SET search_path), or to
-// PgBouncer (connect_query in its [databases] entry).
+// as a transaction and so works the same behind the pooler; and a session
+// setting in the URL (search_path, statement_timeout…) is refused, since
+// pgdriver SETs it per session — give it to the role instead (ALTER ROLE …
+// SET search_path), or to PgBouncer (connect_query in its [databases]
+// entry).
 
 // Pool modes of the pool_mode URL parameter.
 const (
@@ -36,6 +36,15 @@ const (
 
 // poolModeParam is the URL parameter naming the pool mode.
 const poolModeParam = "pool_mode"
+
+// connectionParams are the URL parameters pgdriver uses to connect (TLS,
+// timeouts, the application name it sends at startup); it turns every
+// other one into a session setting (SET name TO value) on each new
+// connection, which a transaction pooler does not keep.
+var connectionParams = map[string]bool{
+	"sslmode": true, "sslrootcert": true, "sslcert": true, "sslkey": true, "application_name": true,
+	"timeout": true, "dial_timeout": true, "connect_timeout": true, "read_timeout": true, "write_timeout": true,
+}
 
 // splitPoolMode returns a PostgreSQL URL without its pool_mode parameter,
 // and that mode.
@@ -54,9 +63,13 @@ func splitPoolMode(rawURL string) (string, string, error) {
 	default:
 		return "", "", fmt.Errorf("%s=%q: use %s=%s behind PgBouncer in transaction pooling mode, or leave it out", poolModeParam, mode, poolModeParam, PoolTransaction)
 	}
-	if mode == PoolTransaction && q.Get("search_path") != "" {
-		return "", "", errors.New("search_path cannot be used with pool_mode=transaction: it is set per session, and the pooler hands each transaction another session; " +
-			"set it for the role instead (ALTER ROLE … SET search_path TO …) or in PgBouncer's [databases] entry (connect_query='SET search_path TO …')")
+	if mode == PoolTransaction {
+		for name := range q {
+			if !connectionParams[name] && name != poolModeParam {
+				return "", "", fmt.Errorf("%s cannot be used with pool_mode=transaction: pgdriver sets it per session with SET, and the pooler hands each transaction another session; "+
+					"set it for the role instead (ALTER ROLE … SET %s TO …) or in PgBouncer's [databases] entry (connect_query='SET %s TO …')", name, name, name)
+			}
+		}
 	}
 	q.Del(poolModeParam)
 	u.RawQuery = q.Encode()

@@ -14,6 +14,8 @@ func TestPoolModeFromTheURL(t *testing.T) {
 		{"postgres://u@h/d?pool_mode=session&search_path=x", "postgres://u@h/d?search_path=x", PoolSession, ""},
 		{"postgres://u@h/d?pool_mode=statement", "", "", "pool_mode=\"statement\""},
 		{"postgres://u@h/d?pool_mode=transaction&search_path=x", "", "", "search_path cannot be used with pool_mode=transaction"},
+		{"postgres://u@h/d?pool_mode=transaction&statement_timeout=5s", "", "", "statement_timeout cannot be used"},
+		{"postgres://u@h/d?pool_mode=transaction&sslmode=require&connect_timeout=5s&application_name=jw", "postgres://u@h/d?application_name=jw&connect_timeout=5s&sslmode=require", PoolTransaction, ""},
 	}
 	for _, c := range cases {
 		dsn, mode, err := splitPoolMode(c.url)

@@ -1,0 +1,3 @@
+module github.com/jobwheel/jobwheel/tools/deploy
+
+go 1.26.0
