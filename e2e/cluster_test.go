@@ -22,13 +22,13 @@ type fleet struct {
 	// serverURL is what servers connect to: dbURL, or a PgBouncer in
 	// front of it.
 	serverURL string
-	db      *db.DB
-	servers []*fleetServer
-	apps    []string
-	secrets map[string]string
-	jobs    map[string][]string // app → job ids
-	agents  map[string][]*harness.Process
-	clients map[string]*harness.Client
+	db        *db.DB
+	servers   []*fleetServer
+	apps      []string
+	secrets   map[string]string
+	jobs      map[string][]string // app → job ids
+	agents    map[string][]*harness.Process
+	clients   map[string]*harness.Client
 }
 
 type fleetServer struct {
