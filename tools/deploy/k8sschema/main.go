@@ -150,7 +150,7 @@ func (g *gen) schema(t reflect.Type) map[string]any {
 	case reflect.Interface:
 		return map[string]any{}
 	case reflect.Struct:
-		name := strings.NewReplacer("/", ".", "k8s.io.", "io.k8s.").Replace(t.PkgPath()) + "." + t.Name()
+		name := strings.NewReplacer("k8s.io/", "io.k8s.", "/", ".").Replace(t.PkgPath()) + "." + t.Name()
 		if _, ok := g.defs[name]; !ok {
 			g.defs[name] = nil // being built: a recursive reference finds it
 			g.defs[name] = g.object(t)
