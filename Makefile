@@ -81,13 +81,17 @@ $(BIN)/golangci-lint: tools/go.mod tools/go.sum
 
 ## test-deploy: render the Helm chart and validate it and deploy/kubernetes: helm lint, then kubeconform against the schemas in deploy/schemas (no network); helm and kubeconform are pinned in tools/deploy/go.mod and built from the Go module proxy
 CHART := deploy/helm/jobwheel
+K8S_SCHEMAS := deploy/schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json
 test-deploy: $(BIN)/helm $(BIN)/kubeconform
 	$(BIN)/helm lint --strict $(CHART)
 	@mkdir -p $(BIN)/deploy
 	$(BIN)/helm template jobwheel $(CHART) > $(BIN)/deploy/chart-defaults.yaml
 	$(BIN)/helm template jobwheel $(CHART) --values deploy/helm/ci-values.yaml > $(BIN)/deploy/chart-ci.yaml
-	$(BIN)/kubeconform -strict -summary -schema-location 'deploy/schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json' \
+	$(BIN)/kubeconform -strict -summary -schema-location '$(K8S_SCHEMAS)' \
 		$(BIN)/deploy/chart-defaults.yaml $(BIN)/deploy/chart-ci.yaml deploy/kubernetes/jobwheel.yaml
+	@# The schemas must also catch mistakes: each object of broken.yaml is invalid.
+	@$(BIN)/kubeconform -strict -summary -schema-location '$(K8S_SCHEMAS)' deploy/schemas/testdata/broken.yaml | \
+		grep -q 'Valid: 0, Invalid: 5, Errors: 0' || { echo "kubeconform no longer rejects every object of deploy/schemas/testdata/broken.yaml"; exit 1; }
 
 $(BIN)/helm: tools/deploy/go.mod tools/deploy/go.sum
 	$(GO) build -C tools/deploy -o ../../$(BIN)/helm helm.sh/helm/v3/cmd/helm
