@@ -260,25 +260,27 @@ export type WorkerFilterInput = {
   tags?: Array<string> | null | undefined;
 };
 
-/**
- * A filter that ruled a worker out for an instance, in the order they are
- * applied: PROCESSOR (does not serve the job's processor type or GO
- * processor), DESIGNATED (not among the job's designated workers), TAG (lacks
- * a required tag), CPU, MEMORY, DISK (below the job's minimum cores, free
- * memory or free disk), DRAINING (stopping gracefully), FULL (no free slot),
- * TASK_LIMIT (already runs the job's taskConcurrency tasks of the instance),
- * MAX_WORKERS (the instance already runs on the job's maxWorkers others).
- */
+/** A filter that ruled a worker out for an instance; listed in the order they are applied. */
 export type WorkerFilterKind =
+  /** It has fewer CPU cores than the job's minimum. */
   | 'CPU'
+  /** It is not among the job's designated workers (by id or host). */
   | 'DESIGNATED'
+  /** It has less free disk than the job's minimum. */
   | 'DISK'
+  /** It is draining: stopping gracefully, it takes no new tasks. */
   | 'DRAINING'
+  /** It has no free slot. */
   | 'FULL'
+  /** The instance already runs on the job's maxWorkers other workers. */
   | 'MAX_WORKERS'
+  /** It has less free memory than the job's minimum. */
   | 'MEMORY'
+  /** It does not serve the job's processor: the processor type, or the GO processor's name. */
   | 'PROCESSOR'
+  /** It lacks a tag the job requires. */
   | 'TAG'
+  /** It already runs the job's taskConcurrency tasks of this instance. */
   | 'TASK_LIMIT';
 
 /** An edge of a workflow definition, by node keys. */
