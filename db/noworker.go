@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -50,15 +52,35 @@ type InstanceNoWorker struct {
 }
 
 // InstanceSetNoWorkerMany records why no worker could take each of the
-// instances, replacing what was recorded before. It changes nothing else,
-// so it needs no compare-and-set: the finding is true of the moment it was
-// made whatever the instance became since.
+// instances, replacing what was recorded before, in one statement. It
+// changes nothing else, so it needs no compare-and-set: the finding is
+// true of the moment it was made whatever the instance became since.
 func (s *Store) InstanceSetNoWorkerMany(ctx context.Context, list []InstanceNoWorker) error {
-	for _, r := range list {
-		in := &Instance{ID: r.ID, NoWorker: r.NoWorker}
-		if _, err := s.idb.NewUpdate().Model(in).Column("no_worker").WherePK().Exec(ctx); err != nil {
-			return wrap(err, "recording why no worker could take an instance")
-		}
+	if len(list) == 0 {
+		return nil
 	}
-	return nil
+	type row struct {
+		ID       int64  `bun:"instance_id"`
+		NoWorker string `bun:"no_worker"`
+	}
+	rows := make([]row, 0, len(list))
+	for _, r := range list {
+		b, err := json.Marshal(r.NoWorker)
+		if err != nil {
+			return fmt.Errorf("encoding why no worker could take instance %d: %w", r.ID, err)
+		}
+		rows = append(rows, row{ID: r.ID, NoWorker: string(b)})
+	}
+	set := "no_worker = _data.no_worker"
+	if s.dialect == Postgres {
+		set = "no_worker = CAST(_data.no_worker AS jsonb)"
+	}
+	_, err := s.idb.NewUpdate().
+		With("_data", s.idb.NewValues(&rows)).
+		Model((*Instance)(nil)).
+		TableExpr("_data").
+		Set(set).
+		Where("i.id = _data.instance_id").
+		Exec(ctx)
+	return wrap(err, "recording why no worker could take instances")
 }

@@ -2,6 +2,7 @@ package execution
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -75,6 +76,40 @@ func TestNoWorkerFindingIsStored(t *testing.T) {
 			}
 			if v := in.NoWorker.Workers[0]; v.Worker != "w1" || v.Host != "w1" || v.Filter != db.FilterTag || v.Reason != `lacks tag "gpu"` {
 				t.Fatalf("stored verdict = %+v", v)
+			}
+		})
+	}
+}
+
+// Several findings of one batch are written in one statement, each to its
+// instance.
+func TestNoWorkerFindingsOfABatch(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range []db.Dialect{db.SQLite, db.Postgres} {
+		t.Run(string(dialect), func(t *testing.T) {
+			b := setup(t, dialect)
+			j := b.job(nil)
+			ctx := context.Background()
+			var list []db.InstanceNoWorker
+			for i := range 3 {
+				in := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: db.Now()}
+				if err := b.d.InstanceCreate(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+				list = append(list, db.InstanceNoWorker{ID: in.ID, NoWorker: &db.NoWorker{At: db.Now(), Workers: []db.WorkerVerdict{
+					{Worker: fmt.Sprintf("w%d", i), Host: "h", Filter: db.FilterFull, Reason: "has no free slot (4 slots)"}}}})
+			}
+			if err := b.d.InstanceSetNoWorkerMany(ctx, list); err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range list {
+				in, err := b.d.InstanceGet(ctx, r.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in.NoWorker == nil || len(in.NoWorker.Workers) != 1 || in.NoWorker.Workers[0].Worker != fmt.Sprintf("w%d", i) {
+					t.Fatalf("instance %d: %+v", r.ID, in.NoWorker)
+				}
 			}
 		})
 	}
