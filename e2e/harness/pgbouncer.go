@@ -114,7 +114,7 @@ func StartPgBouncer(tb TB, dbURL string) string {
 	go func() { exited <- cmd.Wait() }()
 	tb.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = <-exited // it was killed: its error says only that
+		tb.Logf("pgbouncer stopped (%v):\n%s", <-exited, out.String())
 	})
 	if !Eventually(10*time.Second, func() bool {
 		select {
