@@ -114,8 +114,9 @@ func StartPgBouncer(tb TB, dbURL string) string {
 	go func() { exited <- cmd.Wait() }()
 	tb.Cleanup(func() {
 		_ = cmd.Process.Kill()
+		err := <-exited
 		log := out.String()
-		tb.Logf("pgbouncer stopped (%v); the end of its log:\n%s", <-exited, log[max(0, len(log)-4000):])
+		tb.Logf("pgbouncer stopped (%v); the end of its log:\n%s", err, log[max(0, len(log)-4000):])
 	})
 	if !Eventually(10*time.Second, func() bool {
 		select {
