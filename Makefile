@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate test test-deps test-go test-python test-frontend test-e2e bench bench-bin fuzz soak lint clean
+.PHONY: all run build console generate test test-deps test-deploy deploy-schemas test-go test-python test-frontend test-e2e bench bench-bin fuzz soak lint clean
 
 all: build
 
@@ -57,7 +57,7 @@ generate: frontend/node_modules
 	cd frontend && npm run codegen
 
 ## test: install what the tests need, then run every test (CI runs exactly this)
-test: test-deps lint test-go test-python test-frontend test-e2e
+test: test-deps lint test-deploy test-go test-python test-frontend test-e2e
 	@echo "make test: all tests passed"
 
 test-deps: frontend/node_modules e2e/browser/node_modules
@@ -67,6 +67,8 @@ test-deps: frontend/node_modules e2e/browser/node_modules
 		{ echo "installing PostgreSQL so the tests can start a throwaway cluster"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3 >/dev/null; }
+	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
 
 ## lint: gofmt, go vet and golangci-lint (.golangci.yaml; the version pinned in tools/go.mod, built from the Go module proxy)
 lint: $(BIN)/golangci-lint
@@ -76,6 +78,30 @@ lint: $(BIN)/golangci-lint
 
 $(BIN)/golangci-lint: tools/go.mod tools/go.sum
 	$(GO) build -C tools -o ../$(BIN)/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+## test-deploy: render the Helm chart and validate it and deploy/kubernetes: helm lint, then kubeconform against the schemas in deploy/schemas (no network); helm and kubeconform are pinned in tools/deploy/go.mod and built from the Go module proxy
+CHART := deploy/helm/jobwheel
+K8S_SCHEMAS := deploy/schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json
+test-deploy: $(BIN)/helm $(BIN)/kubeconform
+	$(BIN)/helm lint --strict $(CHART)
+	@mkdir -p $(BIN)/deploy
+	$(BIN)/helm template jobwheel $(CHART) > $(BIN)/deploy/chart-defaults.yaml
+	$(BIN)/helm template jobwheel $(CHART) --values deploy/helm/ci-values.yaml > $(BIN)/deploy/chart-ci.yaml
+	$(BIN)/kubeconform -strict -summary -schema-location '$(K8S_SCHEMAS)' \
+		$(BIN)/deploy/chart-defaults.yaml $(BIN)/deploy/chart-ci.yaml deploy/kubernetes/jobwheel.yaml
+	@# The schemas must also catch mistakes: each object of broken.yaml is invalid.
+	@$(BIN)/kubeconform -strict -summary -schema-location '$(K8S_SCHEMAS)' deploy/schemas/testdata/broken.yaml | \
+		grep -q 'Valid: 0, Invalid: 5, Errors: 0' || { echo "kubeconform no longer rejects every object of deploy/schemas/testdata/broken.yaml"; exit 1; }
+
+$(BIN)/helm: tools/deploy/go.mod tools/deploy/go.sum
+	$(GO) build -C tools/deploy -o ../../$(BIN)/helm helm.sh/helm/v3/cmd/helm
+
+$(BIN)/kubeconform: tools/deploy/go.mod tools/deploy/go.sum
+	$(GO) build -C tools/deploy -o ../../$(BIN)/kubeconform github.com/yannh/kubeconform/cmd/kubeconform
+
+## deploy-schemas: regenerate deploy/schemas from the Go types of k8s.io/api pinned in tools/deploy/go.mod
+deploy-schemas:
+	$(GO) run -C tools/deploy ./k8sschema -out ../../deploy/schemas
 
 ## test-go: Go unit and db tests (SQLite and PostgreSQL), with the race detector; fuzz seed corpora run here too
 test-go:

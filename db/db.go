@@ -51,6 +51,8 @@ type DB struct {
 	Store
 	bun *bun.DB
 	url string
+	// poolMode is PoolSession or PoolTransaction (pooling.go).
+	poolMode string
 }
 
 // Store runs jobwheel's queries on either the pool or one transaction.
@@ -71,12 +73,18 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		return nil, fmt.Errorf("database url: %w", err)
 	}
 	var (
-		bdb     *bun.DB
-		dialect Dialect
+		bdb      *bun.DB
+		dialect  Dialect
+		poolMode = PoolSession
 	)
 	switch {
 	case isPostgresURL(rawURL):
-		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(rawURL)))
+		dsn, mode, err := splitPoolMode(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("database url: %w", err)
+		}
+		poolMode = mode
+		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
 		sqldb.SetMaxOpenConns(20)
 		sqldb.SetMaxIdleConns(20)
 		sqldb.SetConnMaxIdleTime(5 * time.Minute)
@@ -102,7 +110,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		bdb = bun.NewDB(sqldb, sqlitedialect.New())
 		dialect = SQLite
 	}
-	d := &DB{Store: Store{idb: bdb, dialect: dialect}, bun: bdb, url: rawURL}
+	d := &DB{Store: Store{idb: bdb, dialect: dialect}, bun: bdb, url: rawURL, poolMode: poolMode}
 	if err := d.Ping(ctx); err != nil {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("connecting to %s database: %w", dialect, err)
@@ -120,6 +128,9 @@ func CheckURL(rawURL string) error {
 	case isPostgresURL(rawURL):
 		if _, err := url.Parse(rawURL); err != nil {
 			return fmt.Errorf("not a valid PostgreSQL URL (%s); %s", urlProblem(err), accepted)
+		}
+		if _, _, err := splitPoolMode(rawURL); err != nil {
+			return err
 		}
 		return nil
 	case isSQLiteURL(rawURL):
@@ -275,23 +286,29 @@ const migrateLockKey = 0x6a6f62776865656c // "jobwheel"
 // Migrate applies every pending migration. Several servers may call it at
 // once against one PostgreSQL: an advisory lock lets one migrate while the
 // others wait, then find nothing left to do.
+//
+// The lock is transaction-level (pg_advisory_xact_lock), held by a
+// transaction kept open while the migrations run on other connections, and
+// released when it ends. A session-level lock would break behind PgBouncer
+// in transaction pooling mode (pooling.go): the lock and the unlock would
+// each go to whichever server connection was free, leaving the lock held
+// by a pooled session for good. A transaction keeps its one server
+// connection throughout, through the pooler too; and whatever happens to
+// this process, the lock goes with its transaction.
 func (d *DB) Migrate(ctx context.Context) error {
 	m, err := d.migrator()
 	if err != nil {
 		return err
 	}
 	if d.dialect == Postgres {
-		conn, err := d.bun.Conn(ctx)
+		lock, err := d.bun.BeginTx(ctx, nil)
 		if err != nil {
-			return fmt.Errorf("migrate: taking a connection: %w", err)
+			return fmt.Errorf("migrate: beginning the lock's transaction: %w", err)
 		}
-		defer func() { _ = conn.Close() }()
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", int64(migrateLockKey)); err != nil {
+		defer func() { _ = lock.Rollback() }()
+		if _, err := lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrateLockKey)); err != nil {
 			return fmt.Errorf("migrate: taking the advisory lock: %w", err)
 		}
-		defer func() {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", int64(migrateLockKey))
-		}()
 	}
 	if err := m.Init(ctx); err != nil {
 		return fmt.Errorf("migrate: creating the migrations table: %w", err)

@@ -322,9 +322,12 @@ type Instance struct {
 	IdempotencyKey *string `bun:"idempotency_key"`
 	// JobVersion is the version of the job the instance ran (nil for
 	// instances from before versions were kept, and workflow nodes).
-	JobVersion *int      `bun:"job_version"`
-	CreatedAt  time.Time `bun:"created_at,notnull"`
-	UpdatedAt  time.Time `bun:"updated_at,notnull"`
+	JobVersion *int `bun:"job_version"`
+	// NoWorker is why no connected worker could take it, as last found
+	// (nil if it never waited for a worker; noworker.go).
+	NoWorker  *NoWorker `bun:"no_worker,type:json,nullzero"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.

@@ -17,15 +17,18 @@ import (
 // fleet is several servers on one PostgreSQL, each reaching it through its
 // own cuttable proxy, with apps, jobs and agents.
 type fleet struct {
-	t       *testing.T
-	dbURL   string
-	db      *db.DB
-	servers []*fleetServer
-	apps    []string
-	secrets map[string]string
-	jobs    map[string][]string // app → job ids
-	agents  map[string][]*harness.Process
-	clients map[string]*harness.Client
+	t     *testing.T
+	dbURL string
+	// serverURL is what servers connect to: dbURL, or a PgBouncer in
+	// front of it.
+	serverURL string
+	db        *db.DB
+	servers   []*fleetServer
+	apps      []string
+	secrets   map[string]string
+	jobs      map[string][]string // app → job ids
+	agents    map[string][]*harness.Process
+	clients   map[string]*harness.Client
 }
 
 type fleetServer struct {
@@ -36,14 +39,27 @@ type fleetServer struct {
 
 func newFleet(t *testing.T, servers int) *fleet {
 	t.Helper()
+	return newFleetVia(t, servers, false)
+}
+
+// newFleetVia is newFleet with, if pgBouncer, every server connected
+// through one PgBouncer in transaction pooling mode (behind each server's
+// proxy), which also runs the migrations — several at once, as servers
+// starting together would. The test's own checks read PostgreSQL directly.
+func newFleetVia(t *testing.T, servers int, pgBouncer bool) *fleet {
+	t.Helper()
 	f := &fleet{t: t, dbURL: dbtest.NewSchema(t), secrets: map[string]string{}, jobs: map[string][]string{},
 		agents: map[string][]*harness.Process{}, clients: map[string]*harness.Client{}}
+	f.serverURL = f.dbURL
 	var err error
 	if f.db, err = db.Open(context.Background(), f.dbURL); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.db.Close() })
-	if err := f.db.Migrate(context.Background()); err != nil {
+	if pgBouncer {
+		f.serverURL = harness.StartPgBouncer(t, f.dbURL)
+		migrateAtOnce(t, f.serverURL, 3)
+	} else if err := f.db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < servers; i++ {
@@ -74,7 +90,7 @@ func (f *fleet) api() *harness.Client {
 // addServer starts a server whose database connections go through a proxy.
 func (f *fleet) addServer() *fleetServer {
 	f.t.Helper()
-	u, err := url.Parse(f.dbURL)
+	u, err := url.Parse(f.serverURL)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -214,7 +230,63 @@ func (f *fleet) assertNothingRanTwice() {
 // policy, and no agent is ever restarted.
 func TestClusterFailover(t *testing.T) {
 	t.Parallel()
-	f := newFleet(t, 3)
+	clusterFailover(t, newFleet(t, 3))
+}
+
+// TestClusterFailoverThroughPgBouncer is TestClusterFailover with every
+// server connected through PgBouncer in transaction pooling mode, which
+// keeps no session for a client: hints between servers fall back to
+// polling (no LISTEN/NOTIFY), the migrations run once though three
+// migrators start at once, and no session state is relied on.
+func TestClusterFailoverThroughPgBouncer(t *testing.T) {
+	t.Parallel()
+	if harness.PgBouncerPath() == "" {
+		t.Skip("pgbouncer is not installed, and this test needs it: `make test-deps` installs Debian's pgbouncer (apt-get install -y pgbouncer)")
+	}
+	f := newFleetVia(t, 3, true)
+	for _, s := range f.servers {
+		if !strings.Contains(s.Output(), "transaction pooling") {
+			t.Errorf("server %s did not say it polls instead of listening behind the transaction pooler:\n%s", s.id, tail(s.Output(), 20))
+		}
+	}
+	clusterFailover(t, f)
+}
+
+// migrateAtOnce migrates the database of url from n connections at once
+// and checks that each migration was applied once.
+func migrateAtOnce(t *testing.T, url string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	errs := make(chan error, n)
+	for range n {
+		d, err := db.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = d.Close() })
+		go func() { errs <- d.Migrate(ctx) }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatalf("migrating through PgBouncer: %v", err)
+		}
+	}
+	d, err := db.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = d.Close() }()
+	var applied, distinct int
+	if err := d.Bun().NewRaw("SELECT count(*), count(DISTINCT name) FROM jobwheel_migrations").Scan(ctx, &applied, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if applied == 0 || applied != distinct {
+		t.Fatalf("%d migrations recorded through PgBouncer, %d distinct; want each once", applied, distinct)
+	}
+}
+
+// clusterFailover is TestClusterFailover's story on a fleet of three.
+func clusterFailover(t *testing.T, f *fleet) {
 	for _, app := range []string{"alpha", "beta", "gamma"} {
 		f.addApp(app, 10)
 	}

@@ -107,14 +107,56 @@ func (cl *cluster) health(t *testing.T, prefix string) string {
 }
 
 // A run no connected worker qualifies for waits for one (10 s), then
-// fails NO_WORKER saying why the workers were ruled out.
+// fails NO_WORKER saying why the workers were ruled out — in its result,
+// and worker by worker in the API (Instance.unqualifiedWorkers) and on the
+// console's instance page ("Why no worker" table, in Chromium).
 func TestNoQualifyingWorkerFailsSayingWhy(t *testing.T) {
 	t.Parallel()
+	chromium := harness.Chromium(t)
 	cl := newCluster(t, "", 1)
+	harness.StartAgent(t, harness.AgentOptions{Servers: []string{cl.srv.URL}, App: cl.app, Secret: cl.secret, Name: "ssd", Tags: []string{"ssd"}})
+	if _, err := cl.c.WaitWorkers(cl.app, 2, connect); err != nil {
+		t.Fatal(err)
+	}
 	job := cl.job(t, map[string]any{"name": "gpu-only", "processorType": "SHELL", "processor": "true",
 		"workerFilter": map[string]any{"tags": []string{"gpu"}}})
-	in := cl.wait(t, cl.run(t, job), "FAILED")
+	id := cl.run(t, job)
+	in := cl.wait(t, id, "FAILED")
 	if in.Reason != "NO_WORKER" || !strings.Contains(in.Result, `lacks tag "gpu"`) {
 		t.Errorf("reason %s, result %q; want NO_WORKER naming the missing tag gpu", in.Reason, in.Result)
 	}
+
+	var out struct {
+		Instance struct {
+			UnqualifiedAt      *string
+			UnqualifiedWorkers []struct{ Worker, Host, Filter, Reason string }
+		}
+		Workers []struct{ ID, Host string }
+	}
+	if err := cl.c.Do(`query($id: ID!, $app: String!) {
+		instance(id: $id) { unqualifiedAt unqualifiedWorkers { worker host filter reason } }
+		workers(app: $app) { id host } }`, map[string]any{"id": id, "app": cl.app}, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.Instance.UnqualifiedWorkers
+	if out.Instance.UnqualifiedAt == nil || len(got) != 2 || len(out.Workers) != 2 {
+		t.Fatalf("unqualifiedAt %v, unqualifiedWorkers %+v, workers %+v; want both connected workers listed", out.Instance.UnqualifiedAt, got, out.Workers)
+	}
+	hosts := map[string]string{}
+	for _, w := range out.Workers {
+		hosts[w.ID] = w.Host
+	}
+	var rows []string
+	for _, w := range got {
+		if hosts[w.Worker] == "" || w.Host != hosts[w.Worker] || w.Filter != "TAG" || w.Reason != `lacks tag "gpu"` {
+			t.Errorf("unqualified worker %+v; want a connected worker (%v) ruled out by TAG: lacks tag \"gpu\"", w, hosts)
+		}
+		rows = append(rows, w.Worker)
+	}
+	if !strings.HasPrefix(got[0].Worker, "agent1-") || !strings.HasPrefix(got[1].Worker, "ssd-") {
+		t.Errorf("workers %v; want agent1-* then ssd-*, by id", rows)
+	}
+
+	runBrowserTest(t, "console-noworker.test.mjs", chromium, cl.srv, "APP="+cl.app, "INSTANCE_ID="+id,
+		"WORKERS="+strings.Join(rows, ","))
 }

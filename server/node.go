@@ -102,10 +102,15 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 		serverID = defaultServerID()
 	}
 
-	// Hints between servers: NOTIFY on PostgreSQL, in-process on SQLite.
+	// Hints between servers: NOTIFY on PostgreSQL, in-process on SQLite —
+	// and behind a transaction-pooling PgBouncer, where LISTEN cannot work,
+	// in-process too: every consumer of hints also polls the database.
 	var busDB *bun.DB
-	if n.db.Dialect() == db.Postgres {
+	if n.db.Dialect() == db.Postgres && !n.db.TransactionPooling() {
 		busDB = n.db.Bun()
+	}
+	if n.db.TransactionPooling() {
+		log.Info("database reached through a pooler in transaction pooling mode (pool_mode=transaction): no LISTEN/NOTIFY; hints between servers are replaced by polling the database")
 	}
 	hints := bus.New(serverID, n.db.Namespace(), busDB, log)
 	// API subscriptions: woken by bus hints, re-reading the database.

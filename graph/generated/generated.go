@@ -171,27 +171,29 @@ type ComplexityRoot struct {
 	}
 
 	Instance struct {
-		ActualTriggerAt   func(childComplexity int) int
-		Attempt           func(childComplexity int) int
-		Attempts          func(childComplexity int) int
-		ExpectedTriggerAt func(childComplexity int) int
-		FinishedAt        func(childComplexity int) int
-		ID                func(childComplexity int) int
-		IdempotencyKey    func(childComplexity int) int
-		Job               func(childComplexity int) int
-		JobVersion        func(childComplexity int) int
-		Logs              func(childComplexity int, afterSeq *int, first *int) int
-		Params            func(childComplexity int) int
-		Reason            func(childComplexity int) int
-		Result            func(childComplexity int) int
-		StartedAt         func(childComplexity int) int
-		Status            func(childComplexity int) int
-		Task              func(childComplexity int, id string) int
-		TaskList          func(childComplexity int, status []string, first *int, after *string) int
-		Tasks             func(childComplexity int) int
-		TriggerType       func(childComplexity int) int
-		Worker            func(childComplexity int) int
-		WorkflowInput     func(childComplexity int) int
+		ActualTriggerAt    func(childComplexity int) int
+		Attempt            func(childComplexity int) int
+		Attempts           func(childComplexity int) int
+		ExpectedTriggerAt  func(childComplexity int) int
+		FinishedAt         func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IdempotencyKey     func(childComplexity int) int
+		Job                func(childComplexity int) int
+		JobVersion         func(childComplexity int) int
+		Logs               func(childComplexity int, afterSeq *int, first *int) int
+		Params             func(childComplexity int) int
+		Reason             func(childComplexity int) int
+		Result             func(childComplexity int) int
+		StartedAt          func(childComplexity int) int
+		Status             func(childComplexity int) int
+		Task               func(childComplexity int, id string) int
+		TaskList           func(childComplexity int, status []string, first *int, after *string) int
+		Tasks              func(childComplexity int) int
+		TriggerType        func(childComplexity int) int
+		UnqualifiedAt      func(childComplexity int) int
+		UnqualifiedWorkers func(childComplexity int) int
+		Worker             func(childComplexity int) int
+		WorkflowInput      func(childComplexity int) int
 	}
 
 	InstanceAttempt struct {
@@ -465,6 +467,13 @@ type ComplexityRoot struct {
 		Waiting   func(childComplexity int) int
 	}
 
+	UnqualifiedWorker struct {
+		Filter func(childComplexity int) int
+		Host   func(childComplexity int) int
+		Reason func(childComplexity int) int
+		Worker func(childComplexity int) int
+	}
+
 	User struct {
 		Admin     func(childComplexity int) int
 		CreatedAt func(childComplexity int) int
@@ -678,6 +687,8 @@ type InstanceResolver interface {
 	Tasks(ctx context.Context, obj *db.Instance) (*db.TaskCounts, error)
 	Logs(ctx context.Context, obj *db.Instance, afterSeq *int, first *int) (*model.LogPage, error)
 
+	UnqualifiedAt(ctx context.Context, obj *db.Instance) (*time.Time, error)
+	UnqualifiedWorkers(ctx context.Context, obj *db.Instance) ([]*db.WorkerVerdict, error)
 	TaskList(ctx context.Context, obj *db.Instance, status []string, first *int, after *string) (*model.TaskConnection, error)
 	Task(ctx context.Context, obj *db.Instance, id string) (*db.TaskView, error)
 	WorkflowInput(ctx context.Context, obj *db.Instance) (any, error)
@@ -1408,6 +1419,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.TriggerType(childComplexity), true
+	case "Instance.unqualifiedAt":
+		if e.ComplexityRoot.Instance.UnqualifiedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.UnqualifiedAt(childComplexity), true
+	case "Instance.unqualifiedWorkers":
+		if e.ComplexityRoot.Instance.UnqualifiedWorkers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.UnqualifiedWorkers(childComplexity), true
 	case "Instance.worker":
 		if e.ComplexityRoot.Instance.Worker == nil {
 			break
@@ -2868,6 +2891,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskSummary.Waiting(childComplexity), true
+
+	case "UnqualifiedWorker.filter":
+		if e.ComplexityRoot.UnqualifiedWorker.Filter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnqualifiedWorker.Filter(childComplexity), true
+	case "UnqualifiedWorker.host":
+		if e.ComplexityRoot.UnqualifiedWorker.Host == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnqualifiedWorker.Host(childComplexity), true
+	case "UnqualifiedWorker.reason":
+		if e.ComplexityRoot.UnqualifiedWorker.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnqualifiedWorker.Reason(childComplexity), true
+	case "UnqualifiedWorker.worker":
+		if e.ComplexityRoot.UnqualifiedWorker.Worker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnqualifiedWorker.Worker(childComplexity), true
 
 	case "User.admin":
 		if e.ComplexityRoot.User.Admin == nil {
@@ -4457,6 +4505,53 @@ extend type Mutation {
   restoreJobVersion(id: ID!, version: Int!): Job!
 }
 `, BuiltIn: false},
+	{Name: "../schema/noworker.graphqls", Input: `# "Why no worker?": what the scheduler found when it could not dispatch an
+# instance — each worker of the app connected then, and the filter that
+# ruled it out (docs/design.md §6.4).
+
+"A filter that ruled a worker out for an instance; listed in the order they are applied."
+enum WorkerFilterKind {
+  "It does not serve the job's processor: the processor type, or the GO processor's name."
+  PROCESSOR
+  "It is not among the job's designated workers (by id or host)."
+  DESIGNATED
+  "It lacks a tag the job requires."
+  TAG
+  "It has fewer CPU cores than the job's minimum."
+  CPU
+  "It has less free memory than the job's minimum."
+  MEMORY
+  "It has less free disk than the job's minimum."
+  DISK
+  "It is draining: stopping gracefully, it takes no new tasks."
+  DRAINING
+  "It has no free slot."
+  FULL
+  "It already runs the job's taskConcurrency tasks of this instance."
+  TASK_LIMIT
+  "The instance already runs on the job's maxWorkers other workers."
+  MAX_WORKERS
+}
+
+"A connected worker that could not take an instance, and why."
+type UnqualifiedWorker {
+  "The worker's id."
+  worker: String!
+  "The worker's host."
+  host: String!
+  "The first filter it failed."
+  filter: WorkerFilterKind!
+  "That in words, with the figures, e.g. 'has 2 CPU cores, fewer than 8'."
+  reason: String!
+}
+
+extend type Instance {
+  "When the scheduler last found that no connected worker could take this instance (it waited for a worker, or failed NO_WORKER); null if that never happened."
+  unqualifiedAt: Time
+  "Each worker of the app connected at unqualifiedAt and the filter that ruled it out, by worker id; empty when none was connected (or unqualifiedAt is null)."
+  unqualifiedWorkers: [UnqualifiedWorker!]!
+}
+`, BuiltIn: false},
 	{Name: "../schema/oncall.graphqls", Input: `extend type AppStats {
   "The latest instances that ended FAILED within the window, latest first, with their reason and result. ` + "`" + `first` + "`" + `: 1 to 100."
   latestFailures(first: Int = 10): [Instance!]!
@@ -5598,6 +5693,10 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_logs(ctx, field)
 	case "jobVersion":
 		return ec.fieldContext_Instance_jobVersion(ctx, field)
+	case "unqualifiedAt":
+		return ec.fieldContext_Instance_unqualifiedAt(ctx, field)
+	case "unqualifiedWorkers":
+		return ec.fieldContext_Instance_unqualifiedWorkers(ctx, field)
 	case "taskList":
 		return ec.fieldContext_Instance_taskList(ctx, field)
 	case "task":
@@ -6012,6 +6111,20 @@ func (ec *executionContext) childFields_TaskSummary(ctx context.Context, field g
 		return ec.fieldContext_TaskSummary_stopped(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TaskSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_UnqualifiedWorker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "worker":
+		return ec.fieldContext_UnqualifiedWorker_worker(ctx, field)
+	case "host":
+		return ec.fieldContext_UnqualifiedWorker_host(ctx, field)
+	case "filter":
+		return ec.fieldContext_UnqualifiedWorker_filter(ctx, field)
+	case "reason":
+		return ec.fieldContext_UnqualifiedWorker_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UnqualifiedWorker", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10089,6 +10202,61 @@ func (ec *executionContext) _Instance_jobVersion(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Instance_jobVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Instance_unqualifiedAt(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_unqualifiedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Instance().UnqualifiedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_unqualifiedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, true, true, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Instance_unqualifiedWorkers(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_unqualifiedWorkers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Instance().UnqualifiedWorkers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.WorkerVerdict) graphql.Marshaler {
+			return ec.marshalNUnqualifiedWorker2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerVerdictᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_unqualifiedWorkers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Instance",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UnqualifiedWorker(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Instance_taskList(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
@@ -16122,6 +16290,98 @@ func (ec *executionContext) _TaskSummary_stopped(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_TaskSummary_stopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TaskSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UnqualifiedWorker_worker(ctx context.Context, field graphql.CollectedField, obj *db.WorkerVerdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnqualifiedWorker_worker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Worker, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnqualifiedWorker_worker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnqualifiedWorker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UnqualifiedWorker_host(ctx context.Context, field graphql.CollectedField, obj *db.WorkerVerdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnqualifiedWorker_host(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Host, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnqualifiedWorker_host(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnqualifiedWorker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UnqualifiedWorker_filter(ctx context.Context, field graphql.CollectedField, obj *db.WorkerVerdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnqualifiedWorker_filter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNWorkerFilterKind2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnqualifiedWorker_filter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnqualifiedWorker", field, false, false, errors.New("field of type WorkerFilterKind does not have child fields"))
+}
+
+func (ec *executionContext) _UnqualifiedWorker_reason(ctx context.Context, field graphql.CollectedField, obj *db.WorkerVerdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnqualifiedWorker_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnqualifiedWorker_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnqualifiedWorker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *db.User) (ret graphql.Marshaler) {
@@ -22484,6 +22744,82 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "unqualifiedAt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Instance_unqualifiedAt(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "unqualifiedWorkers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Instance_unqualifiedWorkers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "taskList":
 			field := field
 
@@ -25412,6 +25748,59 @@ func (ec *executionContext) _TaskSummary(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._TaskSummary_stopped(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var unqualifiedWorkerImplementors = []string{"UnqualifiedWorker"}
+
+func (ec *executionContext) _UnqualifiedWorker(ctx context.Context, sel ast.SelectionSet, obj *db.WorkerVerdict) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, unqualifiedWorkerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UnqualifiedWorker")
+		case "worker":
+			out.Values[i] = ec._UnqualifiedWorker_worker(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "host":
+			out.Values[i] = ec._UnqualifiedWorker_host(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "filter":
+			out.Values[i] = ec._UnqualifiedWorker_filter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._UnqualifiedWorker_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -28830,6 +29219,32 @@ func (ec *executionContext) marshalNTriggerRule2string(ctx context.Context, sel 
 	return res
 }
 
+func (ec *executionContext) marshalNUnqualifiedWorker2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerVerdictᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.WorkerVerdict) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUnqualifiedWorker2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerVerdict(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUnqualifiedWorker2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerVerdict(ctx context.Context, sel ast.SelectionSet, v *db.WorkerVerdict) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UnqualifiedWorker(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNUser2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.User) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -28940,6 +29355,22 @@ func (ec *executionContext) marshalNWorkerCapacity2ᚖgithubᚗcomᚋjobwheelᚋ
 
 func (ec *executionContext) marshalNWorkerFilter2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerFilter(ctx context.Context, sel ast.SelectionSet, v db.WorkerFilter) graphql.Marshaler {
 	return ec._WorkerFilter(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNWorkerFilterKind2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWorkerFilterKind2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNWorkerMetrics2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkerMetrics(ctx context.Context, sel ast.SelectionSet, v db.WorkerMetrics) graphql.Marshaler {

@@ -53,34 +53,35 @@ func FromJob(j *db.Job) Requirements {
 	return Requirements{ProcessorType: j.ProcessorType, Processor: j.Processor, Filter: j.WorkerFilter}
 }
 
-// rejection says why a worker does not qualify.
-func (r Requirements) rejection(w *Worker) string {
+// rejection says why a worker does not qualify: the first filter it fails
+// (db.Filter*) and that in words; "", "" if it qualifies.
+func (r Requirements) rejection(w *Worker) (filter, reason string) {
 	if r.ProcessorType == "GO" {
 		if !slices.Contains(w.Processors, r.Processor) {
-			return fmt.Sprintf("does not register GO processor %q", r.Processor)
+			return db.FilterProcessor, fmt.Sprintf("does not register GO processor %q", r.Processor)
 		}
 	} else if !slices.Contains(w.Types, r.ProcessorType) {
-		return fmt.Sprintf("does not run %s processors", r.ProcessorType)
+		return db.FilterProcessor, fmt.Sprintf("does not run %s processors", r.ProcessorType)
 	}
 	f := r.Filter
 	if len(f.Designated) > 0 && !slices.ContainsFunc(f.Designated, func(d string) bool { return d == w.ID || d == w.Host }) {
-		return "is not among the designated workers " + strings.Join(f.Designated, ", ")
+		return db.FilterDesignated, "is not among the designated workers " + strings.Join(f.Designated, ", ")
 	}
 	for _, tag := range f.Tags {
 		if !slices.Contains(w.Tags, tag) {
-			return fmt.Sprintf("lacks tag %q", tag)
+			return db.FilterTag, fmt.Sprintf("lacks tag %q", tag)
 		}
 	}
 	if f.MinCPUCores > 0 && w.Metrics.CPUCores < f.MinCPUCores {
-		return fmt.Sprintf("has %d CPU cores, fewer than %d", w.Metrics.CPUCores, f.MinCPUCores)
+		return db.FilterCPU, fmt.Sprintf("has %d CPU cores, fewer than %d", w.Metrics.CPUCores, f.MinCPUCores)
 	}
 	if f.MinMemoryMB > 0 && w.Metrics.FreeMemoryMB < f.MinMemoryMB {
-		return fmt.Sprintf("has %d MB free memory, less than %d", w.Metrics.FreeMemoryMB, f.MinMemoryMB)
+		return db.FilterMemory, fmt.Sprintf("has %d MB free memory, less than %d", w.Metrics.FreeMemoryMB, f.MinMemoryMB)
 	}
 	if f.MinDiskMB > 0 && w.Metrics.FreeDiskMB < f.MinDiskMB {
-		return fmt.Sprintf("has %d MB free disk, less than %d", w.Metrics.FreeDiskMB, f.MinDiskMB)
+		return db.FilterDisk, fmt.Sprintf("has %d MB free disk, less than %d", w.Metrics.FreeDiskMB, f.MinDiskMB)
 	}
-	return ""
+	return "", ""
 }
 
 // Eligible returns the workers that meet the requirements, busy or not,
@@ -88,7 +89,7 @@ func (r Requirements) rejection(w *Worker) string {
 func (r Requirements) Eligible(workers []*Worker) []*Worker {
 	var out []*Worker
 	for _, w := range workers {
-		if r.rejection(w) == "" {
+		if f, _ := r.rejection(w); f == "" {
 			out = append(out, w)
 		}
 	}
@@ -104,7 +105,7 @@ func (r Requirements) Explain(appName string, workers []*Worker) string {
 	reasons := map[string][]string{}
 	var order []string
 	for _, w := range workers {
-		why := r.rejection(w)
+		_, why := r.rejection(w)
 		if _, seen := reasons[why]; !seen {
 			order = append(order, why)
 		}

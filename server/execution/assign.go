@@ -60,6 +60,9 @@ func (s *state) assignInstance(c *changes, it *inst, connected []*dispatch.Worke
 		w, why := s.pick(t, connected)
 		if w == nil {
 			if why != "" {
+				if t.pinned == "" {
+					s.noWorker(c, it.ID, dispatch.FromJob(it.job), now)
+				}
 				it.queue.pop()
 				t.reason = db.ReasonNoWorker
 				s.taskFinished(c, t, db.StatusFailed, why, nil)

@@ -25,6 +25,8 @@ type changes struct {
 	stoppedInDB []int64 // instances finished elsewhere whose tasks must be stopped in the database
 	mapRequests []db.MapRequest
 	wfContext   map[int64]map[string]any
+	// noWorker are why no worker could take instances (noworker.go).
+	noWorker []db.InstanceNoWorker
 
 	dispatch map[string][]*task // worker → tasks to send
 	stops    []stopFrame
@@ -42,7 +44,7 @@ type changes struct {
 func (c *changes) empty() bool {
 	return len(c.inst) == 0 && len(c.task) == 0 && len(c.newTasks) == 0 && len(c.backlog) == 0 && len(c.stopWaiting) == 0 &&
 		len(c.attempts) == 0 && len(c.retries) == 0 &&
-		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0 && len(c.wfContext) == 0
+		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0 && len(c.wfContext) == 0 && len(c.noWorker) == 0
 }
 
 type failure struct {

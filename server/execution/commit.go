@@ -247,6 +247,9 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 				return err
 			}
 		}
+		if err := tx.InstanceSetNoWorkerMany(ctx, c.noWorker); err != nil {
+			return err
+		}
 		for _, id := range c.stoppedInDB {
 			if _, err := tx.TaskStopInstance(ctx, id, db.StatusStopped); err != nil {
 				return err

@@ -75,6 +75,7 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 		req := dispatch.FromJob(job)
 		eligible := req.Eligible(s.connected())
 		if len(eligible) == 0 {
+			s.noWorker(c, in.ID, req, now)
 			since := in.TriggerAt
 			if s.adopted.After(since) {
 				since = s.adopted

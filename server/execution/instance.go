@@ -181,6 +181,7 @@ func (s *state) progress(c *changes, it *inst) {
 				}
 			}
 			if len(live) == 0 {
+				s.noWorker(c, it.ID, dispatch.FromJob(it.job), s.now)
 				s.attemptFailed(c, it, db.ReasonNoWorker, dispatch.FromJob(it.job).Explain(s.name, s.connected()))
 				return
 			}

@@ -39,6 +39,8 @@ type state struct {
 	backlogged map[int64]*inst
 	// refillAfter pauses refills after the database failed one.
 	refillAfter time.Time
+	// findings are the "why no worker?" findings last recorded (noworker.go).
+	findings dispatch.Findings
 }
 
 // Bounds of the tasks an instance holds in memory (its window): twice the

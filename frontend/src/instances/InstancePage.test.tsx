@@ -24,6 +24,8 @@ function instance(status: InstanceStatus): InstanceFieldsFragment {
     job: { id: "7", name: "echo-lines", executionMode: "STANDALONE" },
     worker: null,
     attempts: [],
+    unqualifiedAt: null,
+    unqualifiedWorkers: [],
     tasks: {
       total: 1,
       waiting: 0,
@@ -138,6 +140,36 @@ describe("the instance page", () => {
     expect(screen.getByText("0 failed")).toBeInTheDocument();
     const sections = within(screen.getByLabelText("Tasks by status")).getAllByRole("progressbar");
     expect(sections.map((s) => s.getAttribute("style"))).toEqual([expect.stringMatching(/orange/)]);
+  });
+
+  it("lists each worker that was ruled out and the filter that did it, when no worker could take the instance", async () => {
+    setup(() => "FAILED", "OWNER", {
+      reason: "NO_WORKER",
+      unqualifiedAt: "2026-11-21T12:00:10Z",
+      unqualifiedWorkers: [
+        { worker: "agent1-abc", host: "host-a", filter: "TAG", reason: 'lacks tag "gpu"' },
+        { worker: "agent2-def", host: "host-b", filter: "CPU", reason: "has 2 CPU cores, fewer than 8" },
+      ],
+    });
+    const section = await screen.findByRole("region", { name: "Why no worker" });
+    const rows = within(within(section).getByRole("table")).getAllByRole("row");
+    expect(rows.map((r) => r.textContent)).toEqual([
+      "WorkerHostFilterReason",
+      'agent1-abchost-aTAGlacks tag "gpu"',
+      "agent2-defhost-bCPUhas 2 CPU cores, fewer than 8",
+    ]);
+  });
+
+  it("says no worker was connected when none was", async () => {
+    setup(() => "FAILED", "OWNER", { reason: "NO_WORKER", unqualifiedAt: "2026-11-21T12:00:10Z", unqualifiedWorkers: [] });
+    const section = await screen.findByRole("region", { name: "Why no worker" });
+    expect(within(section).getByText("No worker of the app was connected.")).toBeInTheDocument();
+  });
+
+  it("shows no why-no-worker section for an instance that never waited for a worker", async () => {
+    setup(() => "SUCCEEDED");
+    await screen.findByRole("heading", { name: "Instance #42" });
+    expect(screen.queryByRole("region", { name: "Why no worker" })).not.toBeInTheDocument();
   });
 
   it("says what Result holds, and for a stopped instance without one what there is instead", async () => {

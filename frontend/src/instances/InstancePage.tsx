@@ -29,6 +29,7 @@ import { isUnfinished } from "./status";
 import { StatusBadge } from "./StatusBadge";
 import { TaskSummary } from "./TaskSummary";
 import { TasksSection } from "./TasksSection";
+import { UnqualifiedWorkersSection } from "./UnqualifiedWorkersTable";
 import { useInstanceChanges } from "./useInstanceChanges";
 import { useInstanceLogs } from "./useInstanceLogs";
 import { useTaskSummary } from "./useTaskSummary";
@@ -200,6 +201,8 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
       {mode !== undefined && mode !== "STANDALONE" && (
         <TasksSection instanceId={instance.id} counts={tasks} live={live} />
       )}
+
+      <UnqualifiedWorkersSection instance={instance} />
 
       <Stack gap="xs">
         <Title order={3} size="h5">

@@ -26,6 +26,8 @@ function instance(status: InstanceStatus): InstanceFieldsFragment {
     job: { id: "7", name: "sum", executionMode: "MAP_REDUCE" },
     worker: null,
     attempts: [],
+    unqualifiedAt: null,
+    unqualifiedWorkers: [],
     tasks: counts,
   };
 }

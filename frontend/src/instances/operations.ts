@@ -97,6 +97,13 @@ export const InstanceFields = graphql(`
       failed
       stopped
     }
+    unqualifiedAt
+    unqualifiedWorkers {
+      worker
+      host
+      filter
+      reason
+    }
   }
 `);
 
