@@ -93,7 +93,9 @@ func TestWorkflowRunIdempotencyKeyExpires(t *testing.T) {
 		if err != nil || got.IdempotencyKey != nil {
 			t.Fatalf("the old run keeps key %v, %v; want it released", got.IdempotencyKey, err)
 		}
-		again, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedRun(w, "k"), later)
+		// A window that holds the fresh run (it may share the old run's
+		// millisecond, so not `later`): the key names it.
+		again, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedRun(w, "k"), fresh.CreatedAt)
 		if err != nil || ok || again.ID != fresh.ID {
 			t.Fatalf("within the new window: run %d created %v, %v; want run %d", again.ID, ok, err, fresh.ID)
 		}
