@@ -10,7 +10,20 @@
 // OUTPUT_DIR, CHROMIUM). Any console error or warning fails the test.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { adminPassword, api, app, editControls, logIn, logOut, nav, shot, suffix, useBrowser, waitUntil } from "./lib.mjs";
+import {
+  adminPassword,
+  api,
+  app,
+  createViewer,
+  editControls,
+  logIn,
+  logOut,
+  nav,
+  shot,
+  suffix,
+  useBrowser,
+  waitUntil,
+} from "./lib.mjs";
 
 const browser = useBrowser();
 const calendar = `holidays-${suffix}`;
@@ -128,14 +141,7 @@ test("the calendar lists its job, and cannot be deleted while the job uses it", 
 test("a VIEWER sees the calendar and its dates, and nothing to change them", async () => {
   const { page } = browser;
   const admin = await api("admin", adminPassword);
-  await admin(`mutation($u: String!, $p: String!) { createUser(username: $u, password: $p) { id } }`, {
-    u: viewer,
-    p: viewerPassword,
-  });
-  await admin(`mutation($a: String!, $u: String!) { setAppRole(app: $a, username: $u, role: VIEWER) { id } }`, {
-    a: app,
-    u: viewer,
-  });
+  await createViewer(admin, viewer, viewerPassword);
   await logIn(page, viewer, viewerPassword);
   await page.goto(`/apps/${app}/calendars`);
   const row = page.getByRole("row", { name: new RegExp(calendar) });

@@ -14,6 +14,7 @@ import {
   api,
   app,
   createShellJob,
+  createViewer,
   editControls,
   logIn,
   nav,
@@ -33,14 +34,7 @@ let instanceId = "";
 
 test("setup: the admin creates a VIEWER of the app, and a job that has failed", async () => {
   const admin = await api("admin", adminPassword);
-  await admin(`mutation($u: String!, $p: String!) { createUser(username: $u, password: $p) { id } }`, {
-    u: viewer,
-    p: viewerPassword,
-  });
-  await admin(`mutation($a: String!, $u: String!) { setAppRole(app: $a, username: $u, role: VIEWER) { id } }`, {
-    a: app,
-    u: viewer,
-  });
+  await createViewer(admin, viewer, viewerPassword);
   jobId = await createShellJob(admin, jobName, "echo checking\nexit 1");
   instanceId = await runJob(admin, jobId);
   assert.equal(await waitFinished(admin, instanceId), "FAILED");

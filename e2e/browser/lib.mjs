@@ -158,6 +158,18 @@ export async function api(username, password) {
   return call;
 }
 
+/** Creates a user (through `call`, an administrator's) and makes them VIEWER of the app. */
+export async function createViewer(call, username, password) {
+  await call(`mutation($u: String!, $p: String!) { createUser(username: $u, password: $p) { id } }`, {
+    u: username,
+    p: password,
+  });
+  await call(`mutation($a: String!, $u: String!) { setAppRole(app: $a, username: $u, role: VIEWER) { id } }`, {
+    a: app,
+    u: username,
+  });
+}
+
 /** Creates an API-triggered SHELL job running `script`; returns its id. */
 export async function createShellJob(call, name, script) {
   const { createJob } = await call(

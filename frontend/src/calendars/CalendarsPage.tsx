@@ -2,12 +2,13 @@ import { useState } from "react";
 import { Anchor, Button, Code, Group, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { Link } from "react-router";
-import { useMutation, useQuery, type CombinedError } from "urql";
+import { useMutation, useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { useCanEdit } from "../apps/useAppRole";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
+import { useConfirmed } from "../components/useConfirmed";
 import type { CalendarFieldsFragment } from "../graphql/graphql";
 import { CalendarDialog, type CalendarDialogTarget } from "./CalendarDialog";
 import { today, upcoming } from "./dates";
@@ -26,21 +27,15 @@ export function CalendarsPage() {
   const [result, reexecute] = useQuery({ query: AppCalendarsQuery, variables: { app }, context });
   const refetch = () => reexecute({ requestPolicy: "network-only" });
   const [target, setTarget] = useState<CalendarDialogTarget | null>(null);
-  const [deleting, setDeleting] = useState<CalendarFieldsFragment | null>(null);
-  const [deleteError, setDeleteError] = useState<CombinedError | undefined>(undefined);
   const [{ fetching }, remove] = useMutation(DeleteCalendarMutation);
-
-  async function confirmDelete() {
-    if (!deleting) return;
-    const result = await remove({ id: deleting.id });
-    setDeleteError(result.error);
-    if (!result.error) {
-      notifications.show({ color: "teal", message: `Deleted calendar ${deleting.name}.` });
-      setDeleting(null);
+  const deleting = useConfirmed(
+    (c: CalendarFieldsFragment) => remove({ id: c.id }),
+    (c) => {
+      notifications.show({ color: "teal", message: `Deleted calendar ${c.name}.` });
       // deleteCalendar answers a Boolean, which tells the cache nothing.
       refetch();
-    }
-  }
+    },
+  );
 
   return (
     <Stack>
@@ -71,25 +66,13 @@ export function CalendarsPage() {
             calendars={data.calendars}
             canEdit={canEdit}
             onOpen={(calendar) => setTarget({ kind: "edit", calendar })}
-            onDelete={(calendar) => {
-              setDeleteError(undefined);
-              setDeleting(calendar);
-            }}
+            onDelete={deleting.ask}
           />
         )}
       </QueryView>
       <CalendarDialog app={app} target={target} readOnly={!canEdit} onClose={() => setTarget(null)} />
-      <ConfirmDialog
-        opened={deleting !== null}
-        title="Delete calendar"
-        confirmLabel="Delete calendar"
-        danger
-        busy={fetching}
-        error={deleteError}
-        onConfirm={() => void confirmDelete()}
-        onClose={() => setDeleting(null)}
-      >
-        Delete calendar <strong>{deleting?.name}</strong>? A calendar that jobs still use cannot be deleted: pick
+      <ConfirmDialog title="Delete calendar" confirmLabel="Delete calendar" danger busy={fetching} {...deleting.dialog}>
+        Delete calendar <strong>{deleting.item?.name}</strong>? A calendar that jobs still use cannot be deleted: pick
         another for them first.
       </ConfirmDialog>
     </Stack>

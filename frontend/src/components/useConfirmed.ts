@@ -1,0 +1,41 @@
+import { useState } from "react";
+import type { CombinedError } from "urql";
+
+/**
+ * An action on one item that a ConfirmDialog asks about first (delete,
+ * revoke): `ask(item)` opens the dialog, `dialog` is what the dialog needs
+ * (opened, the last attempt's error, confirm and close). `run` sends the
+ * mutation; `done` follows a success, before the dialog closes.
+ */
+export function useConfirmed<T>(
+  run: (item: T) => Promise<{ error?: CombinedError }>,
+  done: (item: T) => void,
+) {
+  const [item, setItem] = useState<T | null>(null);
+  const [error, setError] = useState<CombinedError | undefined>(undefined);
+
+  async function confirm() {
+    if (item === null) return;
+    const result = await run(item);
+    setError(result.error);
+    if (!result.error) {
+      done(item);
+      setItem(null);
+    }
+  }
+
+  return {
+    /** The item the dialog asks about; null while it is closed. */
+    item,
+    ask: (next: T) => {
+      setError(undefined);
+      setItem(next);
+    },
+    dialog: {
+      opened: item !== null,
+      error,
+      onConfirm: () => void confirm(),
+      onClose: () => setItem(null),
+    },
+  };
+}
