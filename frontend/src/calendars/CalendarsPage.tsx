@@ -1,11 +1,11 @@
 import { useState } from "react";
-import { Anchor, Button, Code, Group, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
+import { Anchor, Button, Code, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import { Link } from "react-router";
 import { useMutation, useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { useCanEdit } from "../apps/useAppRole";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { PageHeader } from "../components/PageHeader";
 import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
 import { useConfirmed } from "../components/useConfirmed";
@@ -30,29 +30,22 @@ export function CalendarsPage() {
   const [{ fetching }, remove] = useMutation(DeleteCalendarMutation);
   const deleting = useConfirmed(
     (c: CalendarFieldsFragment) => remove({ id: c.id }),
-    (c) => {
-      notifications.show({ color: "teal", message: `Deleted calendar ${c.name}.` });
-      // deleteCalendar answers a Boolean, which tells the cache nothing.
-      refetch();
-    },
+    (c) => `Deleted calendar ${c.name}.`,
+    refetch,
   );
 
   return (
     <Stack>
-      <Group justify="space-between" align="flex-end" wrap="nowrap">
-        <div>
-          <Title order={2}>Calendars</Title>
-          <Text c="dimmed" size="sm">
-            Dates on which the CRON and FIXED_RATE jobs that name a calendar do not fire (holidays), in each job’s time
-            zone. A job picks its calendar in its schedule.
-          </Text>
-        </div>
+      <PageHeader
+        title="Calendars"
+        description="Dates on which the CRON and FIXED_RATE jobs that name a calendar do not fire (holidays), in each job’s time zone. A job picks its calendar in its schedule."
+      >
         {canEdit && (
           <Button onClick={() => setTarget({ kind: "new" })} style={{ flexShrink: 0 }}>
             New calendar
           </Button>
         )}
-      </Group>
+      </PageHeader>
       <QueryView
         result={result}
         onRetry={refetch}

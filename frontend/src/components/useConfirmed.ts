@@ -1,15 +1,18 @@
 import { useState } from "react";
+import { notifications } from "@mantine/notifications";
 import type { CombinedError } from "urql";
 
 /**
  * An action on one item that a ConfirmDialog asks about first (delete,
  * revoke): `ask(item)` opens the dialog, `dialog` is what the dialog needs
  * (opened, the last attempt's error, confirm and close). `run` sends the
- * mutation; `done` follows a success, before the dialog closes.
+ * mutation; a success says `done(item)` and calls `then` (e.g. a refetch:
+ * a mutation that answers a Boolean tells the cache nothing).
  */
 export function useConfirmed<T>(
   run: (item: T) => Promise<{ error?: CombinedError }>,
-  done: (item: T) => void,
+  done: (item: T) => string,
+  then?: () => void,
 ) {
   const [item, setItem] = useState<T | null>(null);
   const [error, setError] = useState<CombinedError | undefined>(undefined);
@@ -19,7 +22,8 @@ export function useConfirmed<T>(
     const result = await run(item);
     setError(result.error);
     if (!result.error) {
-      done(item);
+      notifications.show({ color: "teal", message: done(item) });
+      then?.();
       setItem(null);
     }
   }

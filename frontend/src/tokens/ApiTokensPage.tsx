@@ -1,9 +1,9 @@
-import { Badge, Button, Group, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
+import { Badge, Button, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery } from "urql";
 import { useIsAdmin } from "../auth/useMe";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { PageHeader } from "../components/PageHeader";
 import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
 import { useConfirmed } from "../components/useConfirmed";
@@ -31,27 +31,25 @@ export function ApiTokensPage() {
   const refetch = () => reexecute({ requestPolicy: "network-only" });
   const revoking = useConfirmed(
     (t: ApiTokenFieldsFragment) => revoke({ id: t.id }),
-    (t) => {
-      notifications.show({ color: "teal", message: `Revoked token ${t.name}.` });
-      // revokeApiToken answers a Boolean, which tells the cache nothing.
-      refetch();
-    },
+    (t) => `Revoked token ${t.name}.`,
+    refetch,
   );
 
   return (
     <Stack>
-      <Group justify="space-between" align="flex-end" wrap="nowrap">
-        <div>
-          <Title order={2}>API tokens</Title>
-          <Text c="dimmed" size="sm">
+      <PageHeader
+        title="API tokens"
+        description={
+          <>
             {admin ? "Every user’s tokens. " : "Your tokens. "}A token lets another service call the API as its
             creator (Authorization: Bearer …), narrowed to one app and a role if you choose.
-          </Text>
-        </div>
+          </>
+        }
+      >
         <Button onClick={open} style={{ flexShrink: 0 }}>
           Create token
         </Button>
-      </Group>
+      </PageHeader>
       <QueryView
         result={result}
         onRetry={refetch}
