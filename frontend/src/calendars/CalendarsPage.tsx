@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { Anchor, Button, Code, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import { Link } from "react-router";
-import { useMutation, useQuery } from "urql";
+import { useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { useCanEdit } from "../apps/useAppRole";
 import { ConfirmDialog } from "../components/ConfirmDialog";
@@ -27,9 +27,9 @@ export function CalendarsPage() {
   const [result, reexecute] = useQuery({ query: AppCalendarsQuery, variables: { app }, context });
   const refetch = () => reexecute({ requestPolicy: "network-only" });
   const [target, setTarget] = useState<CalendarDialogTarget | null>(null);
-  const [{ fetching }, remove] = useMutation(DeleteCalendarMutation);
   const deleting = useConfirmed(
-    (c: CalendarFieldsFragment) => remove({ id: c.id }),
+    DeleteCalendarMutation,
+    (c: CalendarFieldsFragment) => ({ id: c.id }),
     (c) => `Deleted calendar ${c.name}.`,
     refetch,
   );
@@ -64,7 +64,7 @@ export function CalendarsPage() {
         )}
       </QueryView>
       <CalendarDialog app={app} target={target} readOnly={!canEdit} onClose={() => setTarget(null)} />
-      <ConfirmDialog title="Delete calendar" confirmLabel="Delete calendar" danger busy={fetching} {...deleting.dialog}>
+      <ConfirmDialog title="Delete calendar" confirmLabel="Delete calendar" danger {...deleting.dialog}>
         Delete calendar <strong>{deleting.item?.name}</strong>? A calendar that jobs still use cannot be deleted: pick
         another for them first.
       </ConfirmDialog>

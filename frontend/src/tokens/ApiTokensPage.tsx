@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { useMutation, useQuery } from "urql";
+import { useQuery } from "urql";
 import { useIsAdmin } from "../auth/useMe";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { PageHeader } from "../components/PageHeader";
@@ -27,10 +27,10 @@ export function ApiTokensPage() {
   const admin = useIsAdmin();
   const [result, reexecute] = useQuery({ query: ApiTokensQuery, context });
   const [creating, { open, close }] = useDisclosure(false);
-  const [{ fetching }, revoke] = useMutation(RevokeApiTokenMutation);
   const refetch = () => reexecute({ requestPolicy: "network-only" });
   const revoking = useConfirmed(
-    (t: ApiTokenFieldsFragment) => revoke({ id: t.id }),
+    RevokeApiTokenMutation,
+    (t: ApiTokenFieldsFragment) => ({ id: t.id }),
     (t) => `Revoked token ${t.name}.`,
     refetch,
   );
@@ -124,7 +124,7 @@ export function ApiTokensPage() {
         )}
       </QueryView>
       <CreateTokenDialog opened={creating} onClose={close} />
-      <ConfirmDialog title="Revoke API token" confirmLabel="Revoke token" danger busy={fetching} {...revoking.dialog}>
+      <ConfirmDialog title="Revoke API token" confirmLabel="Revoke token" danger {...revoking.dialog}>
         Revoke <strong>{revoking.item?.name}</strong>? It stops working at once, for every service that uses it. This cannot
         be undone.
       </ConfirmDialog>
