@@ -64,3 +64,15 @@ func TestConsoleWorkflowsBrowser(t *testing.T) {
 	cl := newCluster(t, "", 1)
 	runBrowserTest(t, "console-workflows.test.mjs", chromium, cl.srv, "APP="+cl.app)
 }
+
+// TestConsoleCalendarsBrowser drives the Calendars screen in Chromium
+// (issue 17): create a calendar with a holiday, pick it for a CRON job in
+// the job form and see the schedule preview (previewSchedule) skip the
+// date, see the job under the calendar and the server refuse deleting it
+// while in use; a VIEWER sees the dates with nothing to change them.
+func TestConsoleCalendarsBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 0)
+	runBrowserTest(t, "console-calendars.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,7 +38,9 @@ func TestAgentDrainsOnSIGTERM(t *testing.T) {
 			long[id] = true
 		}
 	}
-	for id := range merge(short, long) {
+	all := maps.Clone(short)
+	maps.Copy(all, long)
+	for id := range all {
 		cl.wait(t, id, "RUNNING")
 	}
 	cl.addAgent(t, "other")
@@ -49,7 +52,7 @@ func TestAgentDrainsOnSIGTERM(t *testing.T) {
 	if !harness.Eventually(settle, func() bool { return cl.health(t, "draining-") == "DRAINING" }) {
 		t.Errorf("the stopping agent was never listed as DRAINING")
 	}
-	for id := range merge(short, long) {
+	for id := range all {
 		in := cl.waitLong(t, id, "SUCCEEDED")
 		if in.Attempt != 1 || len(in.Attempts) != 1 {
 			t.Errorf("instance %s took %d attempts; a drain must not cost one", id, in.Attempt)
@@ -77,17 +80,6 @@ func TestAgentDrainsOnSIGTERM(t *testing.T) {
 	if err, ok := draining.Wait(connect); !ok || err != nil {
 		t.Errorf("the drained agent did not exit 0: %v (exited: %v)", err, ok)
 	}
-}
-
-func merge(a, b map[string]bool) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }
 
 // health is the console's health of the app's worker whose id starts

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/uptrace/bun/driver/pgdriver"
-
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
 )
@@ -22,9 +20,8 @@ func TestMapReduceAtSize(t *testing.T) {
 	t.Parallel()
 	dbURL := dbtest.NewSchema(t)
 	cl := newCluster(t, dbURL, 3)
-	sqlDB := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dbURL)))
-	t.Cleanup(func() { _ = sqlDB.Close() })
-	q := &taskQueries{t: t, db: sqlDB}
+	// The tests read the tasks table with plain SQL on the pool db.Open made.
+	q := &taskQueries{t: t, db: dbtest.OpenURL(t, dbURL).Bun().DB}
 	job := cl.job(t, map[string]any{"name": "squares", "executionMode": "MAP_REDUCE", "processorType": "GO",
 		"processor": "example.mapreduce", "taskRetries": 3, "taskConcurrency": 256})
 

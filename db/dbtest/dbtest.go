@@ -34,9 +34,19 @@ var (
 	pgErr  error
 )
 
+// TB is the part of testing.TB that PostgresURL, NewSchema and OpenURL use,
+// so commands outside `go test` (the benchmarks, the soak) get a database
+// the same way tests do.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // PostgresURL returns the URL of a PostgreSQL that answers, starting a
 // throwaway cluster if none does. It fails the test if it cannot.
-func PostgresURL(tb testing.TB) string {
+func PostgresURL(tb TB) string {
 	tb.Helper()
 	url, err := FindPostgres()
 	if err != nil {
@@ -151,7 +161,7 @@ func findPGBinary(name string) (string, error) {
 
 // NewSchema creates an empty schema in the test PostgreSQL, drops it when
 // the test ends, and returns a URL whose connections use it.
-func NewSchema(tb testing.TB) string {
+func NewSchema(tb TB) string {
 	tb.Helper()
 	base := PostgresURL(tb)
 	ctx := context.Background()
@@ -176,6 +186,18 @@ func NewSchema(tb testing.TB) string {
 		}
 	})
 	return db.WithSearchPath(base, schema)
+}
+
+// OpenURL opens the database at rawURL (e.g. one from NewSchema that a
+// server migrated), closed when the test ends. It does not migrate.
+func OpenURL(tb TB, rawURL string) *db.DB {
+	tb.Helper()
+	d, err := db.Open(context.Background(), rawURL)
+	if err != nil {
+		tb.Fatalf("opening the database: %v", err)
+	}
+	tb.Cleanup(func() { _ = d.Close() })
+	return d
 }
 
 // NewSQLite returns the URL of a fresh SQLite file in the test's temp dir.

@@ -35,8 +35,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -118,7 +116,7 @@ func main() {
 		b := newBench(*profileDir)
 		var out map[string]any
 		func() {
-			defer b.cleanup()
+			defer b.Close()
 			switch name {
 			case "fires":
 				out = b.fires(o.jobs, o.seconds, o.workers)
@@ -158,44 +156,15 @@ func fatal(format string, args ...any) {
 	os.Exit(2)
 }
 
-// bench implements harness.TB outside `go test`.
+// bench is one scenario's run: what it starts is stopped at Close.
 type bench struct {
-	cleanups []func()
-	dir      string
+	*harness.Command
 	// profileDir receives the server's profiles; empty: none taken.
 	profileDir string
 }
 
 func newBench(profileDir string) *bench {
-	dir, err := os.MkdirTemp("", "jobwheel-bench-")
-	if err != nil {
-		panic(err)
-	}
-	return &bench{dir: dir, profileDir: profileDir}
-}
-
-func (b *bench) Helper()                         {}
-func (b *bench) Logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-func (b *bench) Fatalf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
-	b.cleanup()
-	os.Exit(1)
-}
-func (b *bench) Cleanup(fn func()) { b.cleanups = append(b.cleanups, fn) }
-func (b *bench) TempDir() string {
-	d, err := os.MkdirTemp(b.dir, "t")
-	if err != nil {
-		b.Fatalf("%v", err)
-	}
-	return d
-}
-
-func (b *bench) cleanup() {
-	for i := len(b.cleanups) - 1; i >= 0; i-- {
-		b.cleanups[i]()
-	}
-	b.cleanups = nil
-	_ = os.RemoveAll(b.dir)
+	return &bench{Command: harness.NewCommand("bench", 1), profileDir: profileDir}
 }
 
 // env is a server on a fresh PostgreSQL schema with an app and agents.
@@ -210,32 +179,8 @@ type env struct {
 	debugAddr string
 }
 
-// schema creates a PostgreSQL schema for one scenario, dropped after it,
-// and returns the URL of the database in it.
-func (b *bench) schema() string {
-	ctx := context.Background()
-	base, err := dbtest.FindPostgres()
-	if err != nil {
-		b.Fatalf("no PostgreSQL: %v", err)
-	}
-	admin, err := db.Open(ctx, base)
-	if err != nil {
-		b.Fatalf("%v", err)
-	}
-	schema := "jwbench_" + randomHex()
-	if err := admin.SchemaCreate(ctx, schema); err != nil {
-		b.Fatalf("%v", err)
-	}
-	b.Cleanup(func() {
-		_ = admin.SchemaDrop(context.Background(), schema)
-		_ = admin.Close()
-	})
-	return db.WithSearchPath(base, schema)
-}
-
 func (b *bench) start(workers, slots int) *env {
-	ctx := context.Background()
-	url := b.schema()
+	url := dbtest.NewSchema(b)
 	srvEnv := []string{"JOBWHEEL_LOG_LEVEL=warn"}
 	var debugAddr string
 	if b.profileDir != "" {
@@ -243,26 +188,12 @@ func (b *bench) start(workers, slots int) *env {
 		srvEnv = append(srvEnv, "JOBWHEEL_DEBUG_ADDR="+debugAddr)
 	}
 	srv := harness.StartServer(b, harness.ServerOptions{DatabaseURL: url, Env: srvEnv})
-	d, err := db.Open(ctx, url)
-	if err != nil {
-		b.Fatalf("%v", err)
-	}
-	b.Cleanup(func() { _ = d.Close() })
 	c := srv.Client()
-	idStr, secret, err := c.CreateApp("bench")
-	if err != nil {
-		b.Fatalf("%v", err)
-	}
-	appID, _ := strconv.ParseInt(idStr, 10, 64)
-	var agents []*harness.Process
-	for i := 0; i < workers; i++ {
-		agents = append(agents, harness.StartAgent(b, harness.AgentOptions{Servers: []string{srv.URL}, App: "bench", Secret: secret,
-			Name: fmt.Sprintf("bench%d", i+1), Slots: slots, Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}}))
-	}
-	if _, err := c.WaitWorkers("bench", workers, 60*time.Second); err != nil {
-		b.Fatalf("%v", err)
-	}
-	return &env{srv: srv, c: c, db: d, appID: appID, secret: secret, agents: agents, debugAddr: debugAddr}
+	app := harness.StartApp(b, c, "bench", workers, 60*time.Second, func(i int) harness.AgentOptions {
+		return harness.AgentOptions{Servers: []string{srv.URL}, Name: fmt.Sprintf("bench%d", i+1), Slots: slots,
+			Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}}
+	})
+	return &env{srv: srv, c: c, db: dbtest.OpenURL(b, url), appID: app.ID, secret: app.Secret, agents: app.Agents, debugAddr: debugAddr}
 }
 
 // fires: N every-second jobs for T seconds.
@@ -543,12 +474,6 @@ func commit() string {
 	return strings.TrimSpace(string(out))
 }
 
-func randomHex() string {
-	b := make([]byte, 5)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // failover: an app owned by one of three servers; its owner is killed
 // (kill -9), then the next owner is stopped (SIGTERM); measured from the
 // database.
@@ -559,17 +484,13 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	}
 	const jobs = 50
 	ctx := context.Background()
-	url := b.schema()
+	url := dbtest.NewSchema(b)
 	var servers []*harness.Server
 	for i := 0; i < 3; i++ {
 		servers = append(servers, harness.StartServer(b, harness.ServerOptions{DatabaseURL: url, Name: fmt.Sprintf("s%d", i+1),
 			Env: append([]string{fmt.Sprintf("JOBWHEEL_SERVER_ID=s%d", i+1), "JOBWHEEL_LOG_LEVEL=warn"}, ttlEnv...)}))
 	}
-	d, err := db.Open(ctx, url)
-	if err != nil {
-		b.Fatalf("%v", err)
-	}
-	b.Cleanup(func() { _ = d.Close() })
+	d := dbtest.OpenURL(b, url)
 	c := servers[2].Client()
 	idStr, secret, err := c.CreateApp("bench")
 	if err != nil {

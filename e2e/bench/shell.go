@@ -19,7 +19,7 @@ func (b *bench) shellScenario(o options) map[string]any {
 	for _, n := range o.shellSweep {
 		run := newBench(b.profileDir)
 		out := func() map[string]any {
-			defer run.cleanup()
+			defer run.Close()
 			return run.shell(n, o.seconds)
 		}()
 		runs = append(runs, out)

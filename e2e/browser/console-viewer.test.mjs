@@ -14,6 +14,7 @@ import {
   api,
   app,
   createShellJob,
+  createViewer,
   editControls,
   logIn,
   nav,
@@ -33,14 +34,7 @@ let instanceId = "";
 
 test("setup: the admin creates a VIEWER of the app, and a job that has failed", async () => {
   const admin = await api("admin", adminPassword);
-  await admin(`mutation($u: String!, $p: String!) { createUser(username: $u, password: $p) { id } }`, {
-    u: viewer,
-    p: viewerPassword,
-  });
-  await admin(`mutation($a: String!, $u: String!) { setAppRole(app: $a, username: $u, role: VIEWER) { id } }`, {
-    a: app,
-    u: viewer,
-  });
+  await createViewer(admin, viewer, viewerPassword);
   jobId = await createShellJob(admin, jobName, "echo checking\nexit 1");
   instanceId = await runJob(admin, jobId);
   assert.equal(await waitFinished(admin, instanceId), "FAILED");
@@ -63,7 +57,7 @@ test("the viewer logs in and sees the dashboard, without Users in the navbar", a
   // The chart loads on its own; the failed run is in it.
   await page.locator(".recharts-bar-rectangle").first().waitFor();
   const labels = await page.getByRole("navigation", { name: "Main" }).getByRole("link").allInnerTexts();
-  assert.deepEqual(labels, ["Apps", "Dashboard", "Jobs", "Instances", "Workflows", "Workers", "Settings", "Audit", "Servers", "API tokens"]);
+  assert.deepEqual(labels, ["Apps", "Dashboard", "Jobs", "Instances", "Workflows", "Calendars", "Workers", "Settings", "Audit", "Servers", "API tokens"]);
   assert.deepEqual(await editControls(page), []);
   assert.equal(await page.getByRole("link", { name: "Create one" }).count(), 0);
   await shot(browser, "viewer-dashboard");

@@ -135,6 +135,7 @@ test("the admin logs in and picks the app in the header, then Jobs", async () =>
     "Jobs",
     "Instances",
     "Workflows",
+    "Calendars",
     "Workers",
     "Settings",
     "Audit",

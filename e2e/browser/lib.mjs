@@ -118,7 +118,7 @@ export function nav(page, name) {
  * changes), for role checks; an empty list for a read-only screen.
  */
 export async function editControls(page) {
-  const names = /^(New job|Run .* now|Edit .*|Delete .*|Stop|Retry|Create app|Add member|Remove .*|Rotate secret|Save job|Create job|Add header)$/;
+  const names = /^(New job|Run .* now|Edit .*|Delete .*|Stop|Retry|Create app|Add member|Remove .*|Rotate secret|Save job|Create job|Add header|New calendar)$/;
   const main = page.getByRole("main");
   const found = [];
   for (const role of ["button", "link"]) {
@@ -156,6 +156,18 @@ export async function api(username, password) {
   });
   token = login.token;
   return call;
+}
+
+/** Creates a user (through `call`, an administrator's) and makes them VIEWER of the app. */
+export async function createViewer(call, username, password) {
+  await call(`mutation($u: String!, $p: String!) { createUser(username: $u, password: $p) { id } }`, {
+    u: username,
+    p: password,
+  });
+  await call(`mutation($a: String!, $u: String!) { setAppRole(app: $a, username: $u, role: VIEWER) { id } }`, {
+    a: app,
+    u: username,
+  });
 }
 
 /** Creates an API-triggered SHELL job running `script`; returns its id. */

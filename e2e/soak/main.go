@@ -27,7 +27,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -68,7 +67,7 @@ func main() {
 	}
 	s := newSoak(*seed)
 	report := s.run(*duration)
-	s.cleanup()
+	s.Close()
 	line, _ := json.Marshal(report)
 	fmt.Println(string(line))
 	if v, _ := report["violations"].([]violation); len(v) > 0 {
@@ -76,12 +75,11 @@ func main() {
 	}
 }
 
-// soak implements harness.TB outside `go test`.
+// soak is the run: what it starts is stopped at Close.
 type soak struct {
-	cleanups []func()
-	dir      string
-	rnd      *mrand.Rand
-	seed     uint64
+	*harness.Command
+	rnd  *mrand.Rand
+	seed uint64
 
 	servers  []*harness.Server
 	agents   []*harness.Process
@@ -95,63 +93,9 @@ type soak struct {
 }
 
 func newSoak(seed uint64) *soak {
-	dir, err := os.MkdirTemp("", "jobwheel-soak-")
-	if err != nil {
-		panic(err)
-	}
-	return &soak{dir: dir, seed: seed, rnd: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), faults: map[string]int{}}
-}
-
-func (s *soak) Helper() {}
-func (s *soak) Logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "soak: "+format+"\n", args...)
-}
-func (s *soak) Fatalf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "soak: "+format+"\n", args...)
-	s.cleanup()
-	os.Exit(2)
-}
-func (s *soak) Cleanup(fn func()) { s.cleanups = append(s.cleanups, fn) }
-func (s *soak) TempDir() string {
-	d, err := os.MkdirTemp(s.dir, "t")
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	return d
-}
-
-func (s *soak) cleanup() {
-	for i := len(s.cleanups) - 1; i >= 0; i-- {
-		s.cleanups[i]()
-	}
-	s.cleanups = nil
-	if os.Getenv("SOAK_KEEP") == "" {
-		_ = os.RemoveAll(s.dir)
-	}
-}
-
-// schema is a fresh PostgreSQL schema, dropped at the end.
-func (s *soak) schema() string {
-	ctx := context.Background()
-	base, err := dbtest.FindPostgres()
-	if err != nil {
-		s.Fatalf("no PostgreSQL: %v", err)
-	}
-	admin, err := db.Open(ctx, base)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "jwsoak_" + hex.EncodeToString(b)
-	if err := admin.SchemaCreate(ctx, schema); err != nil {
-		s.Fatalf("%v", err)
-	}
-	s.Cleanup(func() {
-		_ = admin.SchemaDrop(context.Background(), schema)
-		_ = admin.Close()
-	})
-	return db.WithSearchPath(base, schema)
+	c := harness.NewCommand("soak", 2)
+	c.Keep = os.Getenv("SOAK_KEEP") != ""
+	return &soak{Command: c, seed: seed, rnd: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), faults: map[string]int{}}
 }
 
 // viaProxy is a PostgreSQL URL whose host is the proxy.
@@ -173,14 +117,8 @@ func pgAddr(raw string) string {
 }
 
 func (s *soak) start() {
-	ctx := context.Background()
-	dbURL := s.schema()
-	d, err := db.Open(ctx, dbURL)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	s.d = d
-	s.Cleanup(func() { _ = d.Close() })
+	dbURL := dbtest.NewSchema(s)
+	s.d = dbtest.OpenURL(s, dbURL)
 	var urls []string
 	for i := 0; i < servers; i++ {
 		addr := harness.FreeAddr(s)
@@ -193,20 +131,16 @@ func (s *soak) start() {
 				"JOBWHEEL_ADVERTISE_URL=http://" + srvp.Addr()}}))
 	}
 	s.c = s.servers[0].Client()
-	idStr, secret, err := s.c.CreateApp(app)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	s.appID, _ = strconv.ParseInt(idStr, 10, 64)
-	for i := 0; i < agents; i++ {
-		opt := harness.AgentOptions{Servers: urls, App: app, Secret: secret, Name: fmt.Sprintf("a%d", i+1), Slots: 8,
-			Env: []string{"SOAK_RECORD=" + filepath.Join(s.dir, fmt.Sprintf("a%d.ran", i+1)), "JOBWHEEL_LOG_LEVEL=warn"}}
-		s.agentOpt = append(s.agentOpt, opt)
-		s.agents = append(s.agents, harness.StartAgent(s, opt))
-	}
-	if _, err := s.c.WaitWorkers(app, agents, time.Minute); err != nil {
-		s.Fatalf("%v", err)
-	}
+	a := harness.StartApp(s, s.c, app, agents, time.Minute, func(i int) harness.AgentOptions {
+		return harness.AgentOptions{Servers: urls, Name: fmt.Sprintf("a%d", i+1), Slots: 8,
+			Env: []string{"SOAK_RECORD=" + s.record(i), "JOBWHEEL_LOG_LEVEL=warn"}}
+	})
+	s.appID, s.agents, s.agentOpt = a.ID, a.Agents, a.AgentOptions
+}
+
+// record is the file in which agent i's tasks write what they ran.
+func (s *soak) record(i int) string {
+	return filepath.Join(s.Dir(), fmt.Sprintf("a%d.ran", i+1))
 }
 
 // job creates a job of the soak's app.
@@ -424,7 +358,7 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 	started := map[string][]string{}
 	tasksRun := 0
 	for i := 0; i < agents; i++ {
-		f, err := os.Open(filepath.Join(s.dir, fmt.Sprintf("a%d.ran", i+1)))
+		f, err := os.Open(s.record(i))
 		if err != nil {
 			continue // an agent that ran no script
 		}

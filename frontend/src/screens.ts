@@ -1,6 +1,7 @@
 import type { ComponentType } from "react";
 import { AppsPage } from "./apps/AppsPage";
 import { AuditPage } from "./audit/AuditPage";
+import { CalendarsPage } from "./calendars/CalendarsPage";
 import { DashboardPage } from "./dashboard/DashboardPage";
 import { InstancePage } from "./instances/InstancePage";
 import { InstancesPage } from "./instances/InstancesPage";
@@ -94,6 +95,7 @@ export const screens: readonly [Screen, ...Screen[]] = [
     navUnder: "workflows",
     pages: [{ path: ":runId", title: "Workflow run", Component: WorkflowRunPage }],
   },
+  { path: "calendars", label: "Calendars", Component: CalendarsPage, perApp: true },
   { path: "workers", label: "Workers", Component: WorkersPage, perApp: true },
   { path: "settings", label: "Settings", Component: AppSettingsPage, perApp: true },
   { path: "audit", label: "Audit", Component: AuditPage, perApp: true },

@@ -68,3 +68,26 @@ export function CursorPager({ page, pageCount, hasNextPage, onPrevious, onNext }
     </Group>
   );
 }
+
+interface ConnectionPagerProps {
+  /** The list's pages, from useCursorPages. */
+  pages: ReturnType<typeof useCursorPages>;
+  /** The connection's pageInfo. */
+  pageInfo: { hasNextPage: boolean; endCursor?: string | null };
+  pageCount?: number;
+}
+
+/** A CursorPager for a Relay connection walked with useCursorPages. */
+export function ConnectionPager({ pages, pageInfo, pageCount }: ConnectionPagerProps) {
+  return (
+    <CursorPager
+      page={pages.page}
+      pageCount={pageCount}
+      hasNextPage={pageInfo.hasNextPage}
+      onPrevious={pages.previous}
+      onNext={() => {
+        if (pageInfo.endCursor) pages.next(pageInfo.endCursor);
+      }}
+    />
+  );
+}

@@ -22,6 +22,11 @@ type Documents = {
     "\n  query Me {\n    me {\n      id\n      username\n      admin\n    }\n  }\n": typeof types.MeDocument,
     "\n  mutation Login($username: String!, $password: String!) {\n    login(username: $username, password: $password) {\n      expiresAt\n      user {\n        id\n        username\n      }\n    }\n  }\n": typeof types.LoginDocument,
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
+    "\n  fragment CalendarFields on Calendar {\n    id\n    name\n    description\n    dates\n    jobs {\n      id\n      name\n    }\n    updatedAt\n  }\n": typeof types.CalendarFieldsFragmentDoc,
+    "\n  query AppCalendars($app: String!) {\n    calendars(app: $app) {\n      ...CalendarFields\n    }\n  }\n": typeof types.AppCalendarsDocument,
+    "\n  mutation CreateCalendar($input: CalendarInput!) {\n    createCalendar(input: $input) {\n      ...CalendarFields\n    }\n  }\n": typeof types.CreateCalendarDocument,
+    "\n  mutation UpdateCalendar($id: ID!, $input: CalendarInput!) {\n    updateCalendar(id: $id, input: $input) {\n      ...CalendarFields\n    }\n  }\n": typeof types.UpdateCalendarDocument,
+    "\n  mutation DeleteCalendar($id: ID!) {\n    deleteCalendar(id: $id)\n  }\n": typeof types.DeleteCalendarDocument,
     "\n  query AppStats($app: String!, $hours: Int) {\n    appStats(app: $app, hours: $hours) {\n      jobs\n      enabledJobs\n      waiting\n      running\n      succeeded\n      failed\n      workersAlive\n      outcomes {\n        start\n        succeeded\n        failed\n        stopped\n        canceled\n      }\n    }\n  }\n": typeof types.AppStatsDocument,
     "\n  query OnCall($app: String!, $hours: Int) {\n    appStats(app: $app, hours: $hours) {\n      capacity {\n        workers\n        slots\n        freeSlots\n      }\n      lag {\n        samples\n        triggerLateness {\n          ...LatencySummaryFields\n        }\n        fireToStart {\n          ...LatencySummaryFields\n        }\n        buckets {\n          start\n          triggerLateness {\n            ...LatencySummaryFields\n          }\n          fireToStart {\n            ...LatencySummaryFields\n          }\n        }\n      }\n      latestFailures(first: 10) {\n        id\n        reason\n        result\n        finishedTime\n        job {\n          id\n          name\n        }\n      }\n      nextFires(first: 10) {\n        time\n        job {\n          id\n          name\n        }\n      }\n    }\n  }\n": typeof types.OnCallDocument,
     "\n  fragment LatencySummaryFields on LatencySummary {\n    count\n    p50\n    p99\n    max\n  }\n": typeof types.LatencySummaryFieldsFragmentDoc,
@@ -103,6 +108,11 @@ const documents: Documents = {
     "\n  query Me {\n    me {\n      id\n      username\n      admin\n    }\n  }\n": types.MeDocument,
     "\n  mutation Login($username: String!, $password: String!) {\n    login(username: $username, password: $password) {\n      expiresAt\n      user {\n        id\n        username\n      }\n    }\n  }\n": types.LoginDocument,
     "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
+    "\n  fragment CalendarFields on Calendar {\n    id\n    name\n    description\n    dates\n    jobs {\n      id\n      name\n    }\n    updatedAt\n  }\n": types.CalendarFieldsFragmentDoc,
+    "\n  query AppCalendars($app: String!) {\n    calendars(app: $app) {\n      ...CalendarFields\n    }\n  }\n": types.AppCalendarsDocument,
+    "\n  mutation CreateCalendar($input: CalendarInput!) {\n    createCalendar(input: $input) {\n      ...CalendarFields\n    }\n  }\n": types.CreateCalendarDocument,
+    "\n  mutation UpdateCalendar($id: ID!, $input: CalendarInput!) {\n    updateCalendar(id: $id, input: $input) {\n      ...CalendarFields\n    }\n  }\n": types.UpdateCalendarDocument,
+    "\n  mutation DeleteCalendar($id: ID!) {\n    deleteCalendar(id: $id)\n  }\n": types.DeleteCalendarDocument,
     "\n  query AppStats($app: String!, $hours: Int) {\n    appStats(app: $app, hours: $hours) {\n      jobs\n      enabledJobs\n      waiting\n      running\n      succeeded\n      failed\n      workersAlive\n      outcomes {\n        start\n        succeeded\n        failed\n        stopped\n        canceled\n      }\n    }\n  }\n": types.AppStatsDocument,
     "\n  query OnCall($app: String!, $hours: Int) {\n    appStats(app: $app, hours: $hours) {\n      capacity {\n        workers\n        slots\n        freeSlots\n      }\n      lag {\n        samples\n        triggerLateness {\n          ...LatencySummaryFields\n        }\n        fireToStart {\n          ...LatencySummaryFields\n        }\n        buckets {\n          start\n          triggerLateness {\n            ...LatencySummaryFields\n          }\n          fireToStart {\n            ...LatencySummaryFields\n          }\n        }\n      }\n      latestFailures(first: 10) {\n        id\n        reason\n        result\n        finishedTime\n        job {\n          id\n          name\n        }\n      }\n      nextFires(first: 10) {\n        time\n        job {\n          id\n          name\n        }\n      }\n    }\n  }\n": types.OnCallDocument,
     "\n  fragment LatencySummaryFields on LatencySummary {\n    count\n    p50\n    p99\n    max\n  }\n": types.LatencySummaryFieldsFragmentDoc,
@@ -222,6 +232,26 @@ export function graphql(source: "\n  mutation Login($username: String!, $passwor
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation Logout {\n    logout\n  }\n"): (typeof documents)["\n  mutation Logout {\n    logout\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment CalendarFields on Calendar {\n    id\n    name\n    description\n    dates\n    jobs {\n      id\n      name\n    }\n    updatedAt\n  }\n"): (typeof documents)["\n  fragment CalendarFields on Calendar {\n    id\n    name\n    description\n    dates\n    jobs {\n      id\n      name\n    }\n    updatedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AppCalendars($app: String!) {\n    calendars(app: $app) {\n      ...CalendarFields\n    }\n  }\n"): (typeof documents)["\n  query AppCalendars($app: String!) {\n    calendars(app: $app) {\n      ...CalendarFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateCalendar($input: CalendarInput!) {\n    createCalendar(input: $input) {\n      ...CalendarFields\n    }\n  }\n"): (typeof documents)["\n  mutation CreateCalendar($input: CalendarInput!) {\n    createCalendar(input: $input) {\n      ...CalendarFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateCalendar($id: ID!, $input: CalendarInput!) {\n    updateCalendar(id: $id, input: $input) {\n      ...CalendarFields\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateCalendar($id: ID!, $input: CalendarInput!) {\n    updateCalendar(id: $id, input: $input) {\n      ...CalendarFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteCalendar($id: ID!) {\n    deleteCalendar(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteCalendar($id: ID!) {\n    deleteCalendar(id: $id)\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

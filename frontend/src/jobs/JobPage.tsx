@@ -243,6 +243,15 @@ function ScheduleCard({ job }: { job: Job }) {
             {job.lifecycle.end && <>until <Timestamp value={job.lifecycle.end} /></>}
           </Text>
         )}
+        {job.calendar && (
+          <Text size="xs" c="dimmed">
+            Not on the dates of calendar{" "}
+            <Anchor component={Link} to={appPath(job.app.name, "calendars")} inherit>
+              {job.calendar.name}
+            </Anchor>
+            .
+          </Text>
+        )}
       </Stack>
     </InfoCard>
   );

@@ -1,11 +1,11 @@
 import { useState } from "react";
-import { Button, Group, Stack, Text, TextInput, Title } from "@mantine/core";
-import { useDebouncedCallback } from "@mantine/hooks";
-import { Link, useSearchParams } from "react-router";
+import { Button, Group, Stack, Title } from "@mantine/core";
+import { Link } from "react-router";
 import { useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { useCanEdit } from "../apps/useAppRole";
-import { CursorPager, useCursorPages, withoutCursor } from "../components/CursorPager";
+import { ConnectionPager, useCursorPages } from "../components/CursorPager";
+import { ListSearchField, NoneFound, useListSearch } from "../components/ListSearch";
 import { QueryView } from "../components/QueryView";
 import type { JobRowFragment } from "../graphql/graphql";
 import { useInstanceChanges } from "../instances/useInstanceChanges";
@@ -26,26 +26,10 @@ const context = { additionalTypenames: ["Job"] };
 export function JobsPage() {
   const app = useAppName();
   const canEdit = useCanEdit();
-  const [params, setParams] = useSearchParams();
-  const search = params.get("q") ?? "";
-  const [typed, setTyped] = useState(search);
+  const { search, typed, onType } = useListSearch();
   const pages = useCursorPages();
   const [running, setRunning] = useState<JobRowFragment | null>(null);
   const [deleting, setDeleting] = useState<JobRowFragment | null>(null);
-
-  // The search goes to the server (and the URL) once typing pauses.
-  const applySearch = useDebouncedCallback((value: string) => {
-    setParams(
-      (p) => {
-        // A new search starts again at the first page.
-        withoutCursor(p);
-        if (value.trim()) p.set("q", value.trim());
-        else p.delete("q");
-        return p;
-      },
-      { replace: true },
-    );
-  }, 300);
 
   const [result, reexecute] = useQuery({
     query: JobsQuery,
@@ -71,40 +55,13 @@ export function JobsPage() {
           </Button>
         )}
       </Group>
-      <TextInput
-        label="Search jobs"
-        placeholder="Part of a job's name"
-        type="search"
-        maw={360}
-        value={typed}
-        onChange={(e) => {
-          setTyped(e.currentTarget.value);
-          applySearch(e.currentTarget.value);
-        }}
-      />
+      <ListSearchField label="Search jobs" placeholder="Part of a job's name" typed={typed} onType={onType} />
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
         loading="Loading jobs"
         isEmpty={(data) => data.jobs.edges.length === 0}
-        empty={
-          search ? (
-            <>No job’s name contains “{search}”.</>
-          ) : (
-            <>
-              App {app} has no jobs yet.
-              {canEdit && (
-                <>
-                  {" "}
-                  <Text component={Link} to={appPath(app, "jobs", "new")} c="blue" inherit>
-                    Create one
-                  </Text>
-                  .
-                </>
-              )}
-            </>
-          )
-        }
+        empty={<NoneFound app={app} noun="job" search={search} createPath={canEdit ? appPath(app, "jobs", "new") : null} />}
       >
         {(data) => (
           <Stack>
@@ -115,15 +72,7 @@ export function JobsPage() {
               onRun={setRunning}
               onDelete={setDeleting}
             />
-            <CursorPager
-              page={pages.page}
-              hasNextPage={data.jobs.pageInfo.hasNextPage}
-              onPrevious={pages.previous}
-              onNext={() => {
-                const cursor = data.jobs.pageInfo.endCursor;
-                if (cursor) pages.next(cursor);
-              }}
-            />
+            <ConnectionPager pages={pages} pageInfo={data.jobs.pageInfo} />
           </Stack>
         )}
       </QueryView>

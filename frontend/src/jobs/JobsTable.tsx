@@ -1,12 +1,12 @@
-import { Anchor, Badge, Button, Code, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Anchor, Button, Group, Stack, Table } from "@mantine/core";
 import { Link } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { Timestamp } from "../components/Timestamp";
-import { TruncatedLink } from "../components/Truncated";
 import type { JobRowFragment } from "../graphql/graphql";
 import { StatusBadge } from "../instances/StatusBadge";
 import { EnabledSwitch } from "./EnabledSwitch";
-import { executionModes, hasExpression, labelOf, processorTypes, scheduleTypes } from "./labels";
+import { executionModes, labelOf, processorTypes } from "./labels";
+import { EnabledBadge, LastRunCell, NameCell, NextFireCell, ScheduledHead, ScheduleCell } from "./ScheduledCells";
 
 interface JobsTableProps {
   app: string;
@@ -21,72 +21,21 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
   return (
     <Table.ScrollContainer minWidth={980}>
       <Table striped highlightOnHover verticalSpacing="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Name</Table.Th>
-            <Table.Th scope="col">Enabled</Table.Th>
-            <Table.Th scope="col">Schedule</Table.Th>
-            <Table.Th scope="col">Next fire</Table.Th>
-            <Table.Th scope="col">Last run</Table.Th>
-            <Table.Th scope="col">
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <ScheduledHead />
         <Table.Tbody>
           {jobs.map((job) => (
             <Table.Tr key={job.id}>
-              <Table.Th scope="row" fw={400}>
-                {/* Bounded, so a 128-character name is cut rather than widening the table. */}
-                <Stack gap={2} maw={240}>
-                  <TruncatedLink text={job.name} to={appPath(app, "jobs", job.id)} fw={600} />
-                  {job.description && (
-                    <Text size="xs" c="dimmed" lineClamp={2}>
-                      {job.description}
-                    </Text>
-                  )}
-                  <Text size="xs" c="dimmed">
-                    {labelOf(processorTypes, job.processorType)} · {labelOf(executionModes, job.executionMode)}
-                  </Text>
-                </Stack>
-              </Table.Th>
-              <Table.Td>
-                {canEdit ? (
-                  <EnabledSwitch job={job} />
-                ) : (
-                  <Badge variant="outline" color={job.enabled ? "teal" : "gray"}>
-                    {job.enabled ? "Enabled" : "Disabled"}
-                  </Badge>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <Stack gap={4} align="flex-start">
-                  <Badge variant="light">{labelOf(scheduleTypes, job.scheduleType)}</Badge>
-                  {hasExpression(job.scheduleType) && (
-                    <Group gap={6} wrap="nowrap">
-                      {/* The trailing "?" of a cron expression stays on its line. */}
-                      <Code style={{ whiteSpace: "nowrap" }}>{job.scheduleExpression}</Code>
-                      {job.scheduleType === "CRON" && (
-                        <Text size="xs" c="dimmed">
-                          {job.timeZone}
-                        </Text>
-                      )}
-                    </Group>
-                  )}
-                </Stack>
-              </Table.Td>
-              <Table.Td>
-                {job.nextTriggerTime ? (
-                  <Timestamp value={job.nextTriggerTime} compact />
-                ) : (
-                  <Text size="sm" c="dimmed">
-                    —
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <LastRun app={app} run={job.lastRun ?? null} />
-              </Table.Td>
+              <NameCell
+                name={job.name}
+                to={appPath(app, "jobs", job.id)}
+                description={job.description}
+                detail={`${labelOf(processorTypes, job.processorType)} · ${labelOf(executionModes, job.executionMode)}`}
+                maw={240}
+              />
+              <Table.Td>{canEdit ? <EnabledSwitch job={job} /> : <EnabledBadge enabled={job.enabled} />}</Table.Td>
+              <ScheduleCell type={job.scheduleType} expression={job.scheduleExpression} timeZone={job.timeZone} />
+              <NextFireCell at={job.nextTriggerTime} />
+              <LastRunCell>{job.lastRun && <LastRun app={app} run={job.lastRun} />}</LastRunCell>
               <Table.Td>
                 <Group gap="xs" wrap="nowrap" justify="flex-end">
                   {canEdit && job.scheduleType !== "WORKFLOW" && (
@@ -136,14 +85,7 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
 }
 
 /** The job's newest fired instance: its status, linking to it, and when it fired. */
-function LastRun({ app, run }: { app: string; run: JobRowFragment["lastRun"] }) {
-  if (!run) {
-    return (
-      <Text size="sm" c="dimmed">
-        never
-      </Text>
-    );
-  }
+function LastRun({ app, run }: { app: string; run: NonNullable<JobRowFragment["lastRun"]> }) {
   return (
     <Stack gap={2} align="flex-start">
       <Anchor component={Link} to={appPath(app, "instances", run.id)} aria-label={`Instance #${run.id}: ${run.status}`}>

@@ -1,10 +1,8 @@
-import { useState, type SubmitEvent } from "react";
-import { Alert, Anchor, Button, Group, Modal, NumberInput, Stack, Text, Textarea } from "@mantine/core";
-import { Link } from "react-router";
+import { useState } from "react";
+import { Textarea } from "@mantine/core";
 import { useMutation } from "urql";
-import { errorMessage, fieldErrors } from "../api/errors";
 import { appPath } from "../apps/currentApp";
-import { Truncated } from "../components/Truncated";
+import { monoInput, RunDialog } from "../components/RunDialog";
 import type { JobRowFragment, RunJobMutation as RunJobResult } from "../graphql/graphql";
 import { RunJobMutation } from "./operations";
 
@@ -35,91 +33,41 @@ export function RunJobDialog({ app, job, onClose }: RunJobDialogProps) {
   const [{ fetching, error }, runJob] = useMutation(RunJobMutation);
   const [idempotencyKey] = useState(newRunKey);
   const [params, setParams] = useState("");
-  const [delaySec, setDelaySec] = useState<number | string>("");
   const [started, setStarted] = useState<Started | null>(null);
 
-  const errors = fieldErrors(error);
-  const general = error && !("params" in errors) && !("delayMs" in errors) ? errorMessage(error) : undefined;
-
-  async function submit(event: SubmitEvent<HTMLFormElement>) {
-    event.preventDefault();
+  async function submit(delayMs: number | null) {
     if (!job) return;
-    const delayMs = typeof delaySec === "number" && delaySec > 0 ? Math.round(delaySec * 1000) : null;
     const result = await runJob({ id: job.id, params: params || null, delayMs, idempotencyKey });
     if (result.data) setStarted(result.data.runJob);
   }
 
   return (
-    <Modal
+    <RunDialog
       opened={job !== null}
+      kind="job"
+      name={job?.name}
       onClose={onClose}
-      title={<Truncated text={`Run ${job?.name ?? "job"}`} />}
-      size="lg"
-      styles={{ title: { minWidth: 0 } }}
+      started={started && { ...started, to: appPath(app, "instances", started.id) }}
+      startedNoun="Instance"
+      error={error}
+      field="params"
+      fetching={fetching}
+      onSubmit={submit}
     >
-      {started ? (
-        <Stack>
-          <Alert color="teal" title="Started" role="status">
-            <Text size="sm">
-              Instance{" "}
-              <Anchor component={Link} to={appPath(app, "instances", started.id)} fw={600}>
-                #{started.id}
-              </Anchor>{" "}
-              is {started.status.toLowerCase()}.
-            </Text>
-          </Alert>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Close
-            </Button>
-            <Button component={Link} to={appPath(app, "instances", started.id)}>
-              Open instance #{started.id}
-            </Button>
-          </Group>
-        </Stack>
-      ) : (
-        <form onSubmit={(e) => void submit(e)} noValidate>
-          <Stack>
-            {general && (
-              <Alert color="red" title="Could not run the job" role="alert">
-                <Text size="sm" style={{ whiteSpace: "pre-line" }}>
-                  {general}
-                </Text>
-              </Alert>
-            )}
-            <Textarea
-              label="Parameters"
-              description="Optional: this run's parameters, which the processor receives besides the job's own."
-              autosize
-              minRows={3}
-              maxRows={12}
-              styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
-              data-autofocus
-              value={params}
-              onChange={(e) => setParams(e.currentTarget.value)}
-              error={errors["params"]}
-            />
-            <NumberInput
-              label="Delay (seconds)"
-              description="Optional: start this long from now."
-              min={0}
-              allowNegative={false}
-              maw={200}
-              value={delaySec}
-              onChange={setDelaySec}
-              error={errors["delayMs"]}
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={fetching}>
-                Run
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+      {(fieldError) => (
+        <Textarea
+          label="Parameters"
+          description="Optional: this run's parameters, which the processor receives besides the job's own."
+          autosize
+          minRows={3}
+          maxRows={12}
+          styles={monoInput}
+          data-autofocus
+          value={params}
+          onChange={(e) => setParams(e.currentTarget.value)}
+          error={fieldError}
+        />
       )}
-    </Modal>
+    </RunDialog>
   );
 }

@@ -14,6 +14,8 @@ export const weekdays: readonly { value: Weekday; label: string }[] = [
   { value: "SUNDAY", label: "Sun" },
 ];
 
+const calendarsContext = { additionalTypenames: ["Calendar"] };
+
 /**
  * A FIXED_RATE job's daily window (times of day and weekdays in the job's
  * zone), and for CRON and FIXED_RATE the app's calendar of excluded dates.
@@ -21,7 +23,13 @@ export const weekdays: readonly { value: Weekday; label: string }[] = [
 export function WindowFields({ form, app, type }: { form: JobFormApi; app: string; type: ScheduleType }) {
   const windowOn = useWatch(form, "window.enabled", (v) => v.window.enabled);
   const days = useWatch(form, "window.days", (v) => v.window.days);
-  const [{ data }] = useQuery({ query: CalendarsQuery, variables: { app }, pause: type !== "CRON" && type !== "FIXED_RATE" });
+  const [{ data }] = useQuery({
+    query: CalendarsQuery,
+    variables: { app },
+    pause: type !== "CRON" && type !== "FIXED_RATE",
+    // A calendar created on the Calendars screen shows here even when the app had none.
+    context: calendarsContext,
+  });
   const calendars = data?.calendars ?? [];
 
   return (
@@ -83,7 +91,7 @@ export function WindowFields({ form, app, type }: { form: JobFormApi; app: strin
           description="No fires on its dates (holidays), in the job's time zone."
           placeholder="None"
           clearable
-          data={calendars.map((c) => ({ value: c.name, label: `${c.name} (${c.dates.length} dates)` }))}
+          data={calendars.map((c) => ({ value: c.name, label: `${c.name} (${c.dates.length} ${c.dates.length === 1 ? "date" : "dates"})` }))}
           key={form.key("calendar")}
           {...form.getInputProps("calendar")}
           onChange={(v) => form.setFieldValue("calendar", v ?? "")}

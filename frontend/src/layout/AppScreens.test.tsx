@@ -45,6 +45,7 @@ describe("per-app screens", () => {
       "Jobs",
       "Instances",
       "Workflows",
+      "Calendars",
       "Workers",
       "Settings",
       "Audit",

@@ -1,12 +1,12 @@
-import { useState } from "react";
-import { Badge, Button, Group, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
+import { Badge, Button, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, type CombinedError } from "urql";
+import { useQuery } from "urql";
 import { useIsAdmin } from "../auth/useMe";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { PageHeader } from "../components/PageHeader";
 import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
+import { useConfirmed } from "../components/useConfirmed";
 import type { ApiTokenFieldsFragment } from "../graphql/graphql";
 import { CreateTokenDialog } from "./CreateTokenDialog";
 import { ApiTokensQuery, RevokeApiTokenMutation } from "./operations";
@@ -27,37 +27,29 @@ export function ApiTokensPage() {
   const admin = useIsAdmin();
   const [result, reexecute] = useQuery({ query: ApiTokensQuery, context });
   const [creating, { open, close }] = useDisclosure(false);
-  const [revoking, setRevoking] = useState<ApiTokenFieldsFragment | null>(null);
-  const [revokeError, setRevokeError] = useState<CombinedError | undefined>(undefined);
-  const [{ fetching }, revoke] = useMutation(RevokeApiTokenMutation);
   const refetch = () => reexecute({ requestPolicy: "network-only" });
-
-  async function confirmRevoke() {
-    if (!revoking) return;
-    const result = await revoke({ id: revoking.id });
-    setRevokeError(result.error);
-    if (!result.error) {
-      notifications.show({ color: "teal", message: `Revoked token ${revoking.name}.` });
-      setRevoking(null);
-      // revokeApiToken answers a Boolean, which tells the cache nothing.
-      refetch();
-    }
-  }
+  const revoking = useConfirmed(
+    RevokeApiTokenMutation,
+    (t: ApiTokenFieldsFragment) => ({ id: t.id }),
+    (t) => `Revoked token ${t.name}.`,
+    refetch,
+  );
 
   return (
     <Stack>
-      <Group justify="space-between" align="flex-end" wrap="nowrap">
-        <div>
-          <Title order={2}>API tokens</Title>
-          <Text c="dimmed" size="sm">
+      <PageHeader
+        title="API tokens"
+        description={
+          <>
             {admin ? "Every user’s tokens. " : "Your tokens. "}A token lets another service call the API as its
             creator (Authorization: Bearer …), narrowed to one app and a role if you choose.
-          </Text>
-        </div>
+          </>
+        }
+      >
         <Button onClick={open} style={{ flexShrink: 0 }}>
           Create token
         </Button>
-      </Group>
+      </PageHeader>
       <QueryView
         result={result}
         onRetry={refetch}
@@ -118,10 +110,7 @@ export function ApiTokensPage() {
                           variant="subtle"
                           color="red"
                           aria-label={`Revoke ${t.name}`}
-                          onClick={() => {
-                            setRevokeError(undefined);
-                            setRevoking(t);
-                          }}
+                          onClick={() => revoking.ask(t)}
                         >
                           Revoke
                         </Button>
@@ -135,17 +124,8 @@ export function ApiTokensPage() {
         )}
       </QueryView>
       <CreateTokenDialog opened={creating} onClose={close} />
-      <ConfirmDialog
-        opened={revoking !== null}
-        title="Revoke API token"
-        confirmLabel="Revoke token"
-        danger
-        busy={fetching}
-        error={revokeError}
-        onConfirm={() => void confirmRevoke()}
-        onClose={() => setRevoking(null)}
-      >
-        Revoke <strong>{revoking?.name}</strong>? It stops working at once, for every service that uses it. This cannot
+      <ConfirmDialog title="Revoke API token" confirmLabel="Revoke token" danger {...revoking.dialog}>
+        Revoke <strong>{revoking.item?.name}</strong>? It stops working at once, for every service that uses it. This cannot
         be undone.
       </ConfirmDialog>
     </Stack>

@@ -1,7 +1,8 @@
-import { Badge, Button, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Button, Stack, Table, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "urql";
 import { useIsAdmin } from "../auth/useMe";
+import { PageHeader } from "../components/PageHeader";
 import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
 import { CreateUserDialog } from "./CreateUserDialog";
@@ -32,17 +33,14 @@ function Users() {
   const [creating, { open, close }] = useDisclosure(false);
   return (
     <>
-      <Group justify="space-between" align="flex-end" wrap="nowrap">
-        <div>
-          <Title order={2}>Users</Title>
-          <Text c="dimmed" size="sm">
-            Everyone who can log in. Roles on an app are given in the app’s settings; administrators may do anything.
-          </Text>
-        </div>
+      <PageHeader
+        title="Users"
+        description="Everyone who can log in. Roles on an app are given in the app’s settings; administrators may do anything."
+      >
         <Button onClick={open} style={{ flexShrink: 0 }}>
           Create user
         </Button>
-      </Group>
+      </PageHeader>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}

@@ -1,10 +1,8 @@
-import { useState, type SubmitEvent } from "react";
-import { Alert, Anchor, Button, Group, Modal, NumberInput, Stack, Text, Textarea } from "@mantine/core";
-import { Link } from "react-router";
+import { useState } from "react";
+import { Textarea } from "@mantine/core";
 import { useMutation } from "urql";
-import { errorMessage, fieldErrors } from "../api/errors";
 import { appPath } from "../apps/currentApp";
-import { Truncated } from "../components/Truncated";
+import { monoInput, RunDialog } from "../components/RunDialog";
 import type { RunWorkflowMutation as RunResult } from "../graphql/graphql";
 import { RunWorkflowMutation } from "./operations";
 
@@ -35,96 +33,47 @@ interface RunWorkflowDialogProps {
 export function RunWorkflowDialog({ app, workflow, onClose }: RunWorkflowDialogProps) {
   const [{ fetching, error }, run] = useMutation(RunWorkflowMutation);
   const [text, setText] = useState("");
-  const [delaySec, setDelaySec] = useState<number | string>("");
   const [started, setStarted] = useState<Started | null>(null);
   const parsed = parseContext(text);
   const contextError = "error" in parsed ? parsed.error : undefined;
   const [touched, setTouched] = useState(false);
-  const errors = fieldErrors(error);
-  const general = error && !("context" in errors) && !("delayMs" in errors) ? errorMessage(error) : undefined;
 
-  async function submit(event: SubmitEvent<HTMLFormElement>) {
-    event.preventDefault();
+  async function submit(delayMs: number | null) {
     setTouched(true);
     if (!workflow || "error" in parsed) return;
-    const delayMs = typeof delaySec === "number" && delaySec > 0 ? Math.round(delaySec * 1000) : null;
     const result = await run({ id: workflow.id, context: parsed.value, delayMs }, { additionalTypenames: ["WorkflowInstance"] });
     if (result.data) setStarted(result.data.runWorkflow);
   }
 
   return (
-    <Modal
+    <RunDialog
       opened={workflow !== null}
+      kind="workflow"
+      name={workflow?.name}
       onClose={onClose}
-      title={<Truncated text={`Run ${workflow?.name ?? "workflow"}`} />}
-      size="lg"
-      styles={{ title: { minWidth: 0 } }}
+      started={started && { ...started, to: appPath(app, "workflow-instances", started.id) }}
+      startedNoun="Run"
+      error={error}
+      field="context"
+      fetching={fetching}
+      onSubmit={submit}
     >
-      {started ? (
-        <Stack>
-          <Alert color="teal" title="Started" role="status">
-            <Text size="sm">
-              Run{" "}
-              <Anchor component={Link} to={appPath(app, "workflow-instances", started.id)} fw={600}>
-                #{started.id}
-              </Anchor>{" "}
-              is {started.status.toLowerCase()}.
-            </Text>
-          </Alert>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Close
-            </Button>
-            <Button component={Link} to={appPath(app, "workflow-instances", started.id)}>
-              Open run #{started.id}
-            </Button>
-          </Group>
-        </Stack>
-      ) : (
-        <form onSubmit={(e) => void submit(e)} noValidate>
-          <Stack>
-            {general && (
-              <Alert color="red" title="Could not run the workflow" role="alert">
-                <Text size="sm" style={{ whiteSpace: "pre-line" }}>
-                  {general}
-                </Text>
-              </Alert>
-            )}
-            <Textarea
-              label="Context"
-              description="Optional: the run's initial context, a JSON object its nodes read (and append to)."
-              placeholder='{"region": "eu"}'
-              autosize
-              minRows={4}
-              maxRows={14}
-              styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
-              data-autofocus
-              value={text}
-              onChange={(e) => setText(e.currentTarget.value)}
-              onBlur={() => setTouched(true)}
-              error={(touched ? contextError : undefined) ?? errors["context"]}
-            />
-            <NumberInput
-              label="Delay (seconds)"
-              description="Optional: start this long from now."
-              min={0}
-              allowNegative={false}
-              maw={200}
-              value={delaySec}
-              onChange={setDelaySec}
-              error={errors["delayMs"]}
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={fetching}>
-                Run
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+      {(fieldError) => (
+        <Textarea
+          label="Context"
+          description="Optional: the run's initial context, a JSON object its nodes read (and append to)."
+          placeholder='{"region": "eu"}'
+          autosize
+          minRows={4}
+          maxRows={14}
+          styles={monoInput}
+          data-autofocus
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          onBlur={() => setTouched(true)}
+          error={(touched ? contextError : undefined) ?? fieldError}
+        />
       )}
-    </Modal>
+    </RunDialog>
   );
 }

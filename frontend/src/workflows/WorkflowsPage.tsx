@@ -1,29 +1,15 @@
 import { useState } from "react";
-import {
-  Anchor,
-  Badge,
-  Button,
-  Code,
-  Group,
-  Menu,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-  VisuallyHidden,
-} from "@mantine/core";
-import { useDebouncedCallback } from "@mantine/hooks";
-import { Link, useSearchParams } from "react-router";
+import { Anchor, Button, Group, Menu, Stack, Table, Text, Title } from "@mantine/core";
+import { Link } from "react-router";
 import { useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { useCanEdit } from "../apps/useAppRole";
-import { CursorPager, useCursorPages, withoutCursor } from "../components/CursorPager";
+import { ConnectionPager, useCursorPages } from "../components/CursorPager";
+import { ListSearchField, NoneFound, useListSearch } from "../components/ListSearch";
 import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
-import { TruncatedLink } from "../components/Truncated";
 import type { WorkflowRowFragment } from "../graphql/graphql";
-import { labelOf, scheduleTypes } from "../jobs/labels";
+import { EnabledBadge, LastRunCell, NameCell, NextFireCell, ScheduledHead, ScheduleCell } from "../jobs/ScheduledCells";
 import { DeleteWorkflowDialog, ImportWorkflowDialog, WorkflowEnabledSwitch, useExportWorkflow } from "./dialogs";
 import { WorkflowsQuery } from "./operations";
 import { RunStatusBadge } from "./RunStatusBadge";
@@ -36,26 +22,12 @@ const context = { additionalTypenames: ["Workflow"] };
 export function WorkflowsPage() {
   const app = useAppName();
   const canEdit = useCanEdit();
-  const [params, setParams] = useSearchParams();
-  const search = params.get("q") ?? "";
-  const [typed, setTyped] = useState(search);
+  const { search, typed, onType } = useListSearch();
   const pages = useCursorPages();
   const [running, setRunning] = useState<WorkflowRowFragment | null>(null);
   const [deleting, setDeleting] = useState<WorkflowRowFragment | null>(null);
   const [importing, setImporting] = useState(false);
   const exportWorkflow = useExportWorkflow();
-
-  const applySearch = useDebouncedCallback((value: string) => {
-    setParams(
-      (p) => {
-        withoutCursor(p);
-        if (value.trim()) p.set("q", value.trim());
-        else p.delete("q");
-        return p;
-      },
-      { replace: true },
-    );
-  }, 300);
 
   const [result, reexecute] = useQuery({
     query: WorkflowsQuery,
@@ -83,39 +55,14 @@ export function WorkflowsPage() {
           )}
         </Group>
       </Group>
-      <TextInput
-        label="Search workflows"
-        placeholder="Part of a workflow's name"
-        type="search"
-        maw={360}
-        value={typed}
-        onChange={(e) => {
-          setTyped(e.currentTarget.value);
-          applySearch(e.currentTarget.value);
-        }}
-      />
+      <ListSearchField label="Search workflows" placeholder="Part of a workflow's name" typed={typed} onType={onType} />
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
         loading="Loading workflows"
         isEmpty={(data) => data.workflows.edges.length === 0}
         empty={
-          search ? (
-            <>No workflow’s name contains “{search}”.</>
-          ) : (
-            <>
-              App {app} has no workflows yet.
-              {canEdit && (
-                <>
-                  {" "}
-                  <Text component={Link} to={appPath(app, "workflows", "new")} c="blue" inherit>
-                    Create one
-                  </Text>
-                  .
-                </>
-              )}
-            </>
-          )
+          <NoneFound app={app} noun="workflow" search={search} createPath={canEdit ? appPath(app, "workflows", "new") : null} />
         }
       >
         {(data) => (
@@ -131,15 +78,10 @@ export function WorkflowsPage() {
               onDelete={setDeleting}
               onExport={(w) => void exportWorkflow(w)}
             />
-            <CursorPager
-              page={pages.page}
+            <ConnectionPager
+              pages={pages}
+              pageInfo={data.workflows.pageInfo}
               pageCount={Math.ceil(data.workflows.totalCount / pageSize)}
-              hasNextPage={data.workflows.pageInfo.hasNextPage}
-              onPrevious={pages.previous}
-              onNext={() => {
-                const cursor = data.workflows.pageInfo.endCursor;
-                if (cursor) pages.next(cursor);
-              }}
             />
           </Stack>
         )}
@@ -168,69 +110,22 @@ function WorkflowsTable({ app, workflows, canEdit, onRun, onDelete, onExport }: 
   return (
     <Table.ScrollContainer minWidth={900}>
       <Table striped highlightOnHover verticalSpacing="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Name</Table.Th>
-            <Table.Th scope="col">Enabled</Table.Th>
-            <Table.Th scope="col">Schedule</Table.Th>
-            <Table.Th scope="col">Next fire</Table.Th>
-            <Table.Th scope="col">Last run</Table.Th>
-            <Table.Th scope="col">
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <ScheduledHead />
         <Table.Tbody>
           {workflows.map((w) => (
             <Table.Tr key={w.id}>
-              <Table.Th scope="row" fw={400}>
-                <Stack gap={2} maw={260}>
-                  <TruncatedLink text={w.name} to={appPath(app, "workflows", w.id)} fw={600} />
-                  {w.description && (
-                    <Text size="xs" c="dimmed" lineClamp={2}>
-                      {w.description}
-                    </Text>
-                  )}
-                  <Text size="xs" c="dimmed">
-                    version {w.version}
-                  </Text>
-                </Stack>
-              </Table.Th>
-              <Table.Td>
-                {canEdit ? (
-                  <WorkflowEnabledSwitch workflow={w} />
-                ) : (
-                  <Badge variant="outline" color={w.enabled ? "teal" : "gray"}>
-                    {w.enabled ? "Enabled" : "Disabled"}
-                  </Badge>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <Stack gap={4} align="flex-start">
-                  <Badge variant="light">{labelOf(scheduleTypes, w.scheduleType)}</Badge>
-                  {w.scheduleType !== "API" && (
-                    <Group gap={6} wrap="nowrap">
-                      <Code style={{ whiteSpace: "nowrap" }}>{w.scheduleExpression}</Code>
-                      {w.scheduleType === "CRON" && (
-                        <Text size="xs" c="dimmed">
-                          {w.timeZone}
-                        </Text>
-                      )}
-                    </Group>
-                  )}
-                </Stack>
-              </Table.Td>
-              <Table.Td>
-                {w.nextTriggerTime ? (
-                  <Timestamp value={w.nextTriggerTime} compact />
-                ) : (
-                  <Text size="sm" c="dimmed">
-                    —
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                {w.lastRun ? (
+              <NameCell
+                name={w.name}
+                to={appPath(app, "workflows", w.id)}
+                description={w.description}
+                detail={`version ${w.version}`}
+                maw={260}
+              />
+              <Table.Td>{canEdit ? <WorkflowEnabledSwitch workflow={w} /> : <EnabledBadge enabled={w.enabled} />}</Table.Td>
+              <ScheduleCell type={w.scheduleType} expression={w.scheduleExpression} timeZone={w.timeZone} />
+              <NextFireCell at={w.nextTriggerTime} />
+              <LastRunCell>
+                {w.lastRun && (
                   <Stack gap={2} align="flex-start">
                     <Anchor
                       component={Link}
@@ -241,12 +136,8 @@ function WorkflowsTable({ app, workflows, canEdit, onRun, onDelete, onExport }: 
                     </Anchor>
                     <Timestamp value={w.lastRun.triggerTime} compact />
                   </Stack>
-                ) : (
-                  <Text size="sm" c="dimmed">
-                    never
-                  </Text>
                 )}
-              </Table.Td>
+              </LastRunCell>
               <Table.Td>
                 <Group gap="xs" wrap="nowrap" justify="flex-end">
                   {canEdit && (

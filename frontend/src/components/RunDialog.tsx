@@ -1,0 +1,118 @@
+import { useState, type ReactNode, type SubmitEvent } from "react";
+import { Alert, Anchor, Button, Group, Modal, NumberInput, Stack, Text } from "@mantine/core";
+import { Link } from "react-router";
+import type { CombinedError } from "urql";
+import { errorMessage, fieldErrors } from "../api/errors";
+import { Truncated } from "./Truncated";
+
+/** What a run started: an instance of a job, a run of a workflow. */
+export interface Started {
+  id: string;
+  status: string;
+  /** Its page. */
+  to: string;
+}
+
+interface RunDialogProps {
+  opened: boolean;
+  /** What is run, e.g. "job"; the title reads "Run <name>". */
+  kind: string;
+  name: string | undefined;
+  onClose: () => void;
+  /** What the run started, once it did; null until then. */
+  started: Started | null;
+  /** How the started thing is named, e.g. "Instance" (its link: "Open instance #5"). */
+  startedNoun: string;
+  /** The last attempt's error. */
+  error: CombinedError | undefined;
+  /** The input field the dialog's own field is sent as (its BAD_INPUT shows there). */
+  field: string;
+  fetching: boolean;
+  /** Runs it, with the delay asked for (whole ms, null for none). */
+  onSubmit: (delayMs: number | null) => void | Promise<void>;
+  /** The dialog's own field (parameters, context), given the server's error for it. */
+  children: (fieldError: string | undefined) => ReactNode;
+}
+
+/**
+ * The dialog that runs a job or a workflow now: the caller's field, a
+ * delay, Run; then what started, linked. The caller sends the mutation.
+ */
+export function RunDialog(props: RunDialogProps) {
+  const { opened, kind, name, onClose, started, startedNoun, error, field, fetching, onSubmit, children } = props;
+  const [delaySec, setDelaySec] = useState<number | string>("");
+  const errors = fieldErrors(error);
+  const general = error && !(field in errors) && !("delayMs" in errors) ? errorMessage(error) : undefined;
+
+  function submit(event: SubmitEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const delayMs = typeof delaySec === "number" && delaySec > 0 ? Math.round(delaySec * 1000) : null;
+    void onSubmit(delayMs);
+  }
+
+  return (
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title={<Truncated text={`Run ${name ?? kind}`} />}
+      size="lg"
+      styles={{ title: { minWidth: 0 } }}
+    >
+      {started ? (
+        <Stack>
+          <Alert color="teal" title="Started" role="status">
+            <Text size="sm">
+              {startedNoun}{" "}
+              <Anchor component={Link} to={started.to} fw={600}>
+                #{started.id}
+              </Anchor>{" "}
+              is {started.status.toLowerCase()}.
+            </Text>
+          </Alert>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Close
+            </Button>
+            <Button component={Link} to={started.to}>
+              Open {startedNoun.toLowerCase()} #{started.id}
+            </Button>
+          </Group>
+        </Stack>
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <Stack>
+            {general && (
+              <Alert color="red" title={`Could not run the ${kind}`} role="alert">
+                <Text size="sm" style={{ whiteSpace: "pre-line" }}>
+                  {general}
+                </Text>
+              </Alert>
+            )}
+            {children(errors[field])}
+            <NumberInput
+              label="Delay (seconds)"
+              description="Optional: start this long from now."
+              min={0}
+              allowNegative={false}
+              maw={200}
+              value={delaySec}
+              onChange={setDelaySec}
+              error={errors["delayMs"]}
+            />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={onClose}>
+                Cancel
+              </Button>
+              <Button type="submit" loading={fetching}>
+                Run
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+/** The monospace font of a field holding JSON or parameters. */
+export const monoInput = { input: { fontFamily: "var(--mantine-font-family-monospace)" } };

@@ -1,0 +1,113 @@
+import type { ReactNode } from "react";
+import { Badge, Code, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Timestamp } from "../components/Timestamp";
+import { TruncatedLink } from "../components/Truncated";
+import type { ScheduleType } from "../graphql/graphql";
+import { hasExpression, labelOf, scheduleTypes } from "./labels";
+
+// The cells the jobs and the workflows tables share: both list scheduled
+// things by name, whether they are enabled, their schedule, next fire and
+// last run.
+
+/** The column heads of a jobs or workflows table. */
+export function ScheduledHead() {
+  return (
+    <Table.Thead>
+      <Table.Tr>
+        <Table.Th scope="col">Name</Table.Th>
+        <Table.Th scope="col">Enabled</Table.Th>
+        <Table.Th scope="col">Schedule</Table.Th>
+        <Table.Th scope="col">Next fire</Table.Th>
+        <Table.Th scope="col">Last run</Table.Th>
+        <Table.Th scope="col">
+          <VisuallyHidden>Actions</VisuallyHidden>
+        </Table.Th>
+      </Table.Tr>
+    </Table.Thead>
+  );
+}
+
+/** The row's head: its name linking to it, its description and a detail line. */
+export function NameCell({ name, to, description, detail, maw }: {
+  name: string;
+  to: string;
+  description: string;
+  detail: ReactNode;
+  /** Bounded, so a 128-character name is cut rather than widening the table. */
+  maw: number;
+}) {
+  return (
+    <Table.Th scope="row" fw={400}>
+      <Stack gap={2} maw={maw}>
+        <TruncatedLink text={name} to={to} fw={600} />
+        {description && (
+          <Text size="xs" c="dimmed" lineClamp={2}>
+            {description}
+          </Text>
+        )}
+        <Text size="xs" c="dimmed">
+          {detail}
+        </Text>
+      </Stack>
+    </Table.Th>
+  );
+}
+
+/** Whether it is enabled, for a reader who may not change it. */
+export function EnabledBadge({ enabled }: { enabled: boolean }) {
+  return (
+    <Badge variant="outline" color={enabled ? "teal" : "gray"}>
+      {enabled ? "Enabled" : "Disabled"}
+    </Badge>
+  );
+}
+
+/** The schedule type, and its expression (with the zone of a cron expression). */
+export function ScheduleCell({ type, expression, timeZone }: { type: ScheduleType; expression: string; timeZone: string }) {
+  return (
+    <Table.Td>
+      <Stack gap={4} align="flex-start">
+        <Badge variant="light">{labelOf(scheduleTypes, type)}</Badge>
+        {hasExpression(type) && (
+          <Group gap={6} wrap="nowrap">
+            {/* The trailing "?" of a cron expression stays on its line. */}
+            <Code style={{ whiteSpace: "nowrap" }}>{expression}</Code>
+            {type === "CRON" && (
+              <Text size="xs" c="dimmed">
+                {timeZone}
+              </Text>
+            )}
+          </Group>
+        )}
+      </Stack>
+    </Table.Td>
+  );
+}
+
+/** The next fire, or a dash for none. */
+export function NextFireCell({ at }: { at: string | null | undefined }) {
+  return (
+    <Table.Td>
+      {at ? (
+        <Timestamp value={at} compact />
+      ) : (
+        <Text size="sm" c="dimmed">
+          —
+        </Text>
+      )}
+    </Table.Td>
+  );
+}
+
+/** The last run's cell: "never" until there is one. */
+export function LastRunCell({ children }: { children: ReactNode | null }) {
+  return (
+    <Table.Td>
+      {children ?? (
+        <Text size="sm" c="dimmed">
+          never
+        </Text>
+      )}
+    </Table.Td>
+  );
+}
