@@ -161,3 +161,15 @@ func (s *Store) AlarmHistoryCount(ctx context.Context, kind string, id int64) (i
 	n, err := s.idb.NewSelect().Model((*AlarmRecord)(nil)).Where("subject_kind = ? AND subject_id = ?", kind, id).Count(ctx)
 	return n, wrap(err, "counting alarm history")
 }
+
+// AlarmHistoryDeleteBefore deletes up to limit of an app's alarm history
+// entries older than before; it returns how many.
+func (s *Store) AlarmHistoryDeleteBefore(ctx context.Context, appID int64, before time.Time, limit int) (int, error) {
+	sub := s.idb.NewSelect().Model((*AlarmRecord)(nil)).Column("id").Where("app_id = ? AND at < ?", appID, before).Limit(limit)
+	res, err := s.idb.NewDelete().Model((*AlarmRecord)(nil)).Where("id IN (?)", sub).Exec(ctx)
+	if err != nil {
+		return 0, wrap(err, "deleting old alarm history")
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}

@@ -1,11 +1,10 @@
 import { ActionIcon, Button, Checkbox, Fieldset, Group, NumberInput, Select, Stack, Text, TextInput } from "@mantine/core";
-import type { AlarmChannelType } from "../graphql/graphql";
+import type { AlarmChannelType, AlarmRuleType } from "../graphql/graphql";
 import { alarmChannelTypes, channelLabels, ruleLabels, thresholds } from "./alarmForm";
 import { mono, useWatch, type JobFormApi } from "./formApi";
 
 /** When to tell whom: the alarm's rules and channels (README "Alarms"). */
 export function AlarmFields({ form }: { form: JobFormApi }) {
-  const rules = useWatch(form, "alarm.rules", (v) => v.alarm.rules.map((r) => r.on));
   const channels = useWatch(form, "alarm.channels", (v) => v.alarm.channels.length);
   const types = form.getValues().alarm.rules.map((r) => r.type);
   return (
@@ -15,38 +14,7 @@ export function AlarmFields({ form }: { form: JobFormApi }) {
           Alarm when… (each rule keeps quiet for its silence window after it alarmed; a recovery ends the storm)
         </Text>
         {types.map((type, i) => (
-          <Group key={type} align="flex-end" gap="sm" wrap="wrap">
-            <Checkbox
-              label={ruleLabels[type]}
-              w={300}
-              key={form.key(`alarm.rules.${i}.on`)}
-              {...form.getInputProps(`alarm.rules.${i}.on`, { type: "checkbox" })}
-            />
-            {rules[i] && thresholds[type] && (
-              <NumberInput
-                size="xs"
-                clampBehavior="none"
-                label={thresholds[type].label}
-                min={thresholds[type].min}
-                allowDecimal={false}
-                w={160}
-                key={form.key(`alarm.rules.${i}.threshold`)}
-                {...form.getInputProps(`alarm.rules.${i}.threshold`)}
-              />
-            )}
-            {rules[i] && type !== "RECOVERY" && (
-              <NumberInput
-                size="xs"
-                clampBehavior="none"
-                label="Silence (seconds)"
-                min={0}
-                allowDecimal={false}
-                w={160}
-                key={form.key(`alarm.rules.${i}.silenceSec`)}
-                {...form.getInputProps(`alarm.rules.${i}.silenceSec`)}
-              />
-            )}
-          </Group>
+          <RuleRow key={type} form={form} type={type} i={i} />
         ))}
         <Text size="sm" c="dimmed">
           …and tell:
@@ -95,5 +63,45 @@ export function AlarmFields({ form }: { form: JobFormApi }) {
         </Button>
       </Stack>
     </Fieldset>
+  );
+}
+
+/** One rule: on or off, and when on, its threshold and silence window. */
+function RuleRow({ form, type, i }: { form: JobFormApi; type: AlarmRuleType; i: number }) {
+  const on = useWatch(form, `alarm.rules.${i}.on`, (v) => v.alarm.rules[i]?.on ?? false);
+  const threshold = thresholds[type];
+  return (
+    <Group align="flex-end" gap="sm" wrap="wrap">
+      <Checkbox
+        label={ruleLabels[type]}
+        w={300}
+        key={form.key(`alarm.rules.${i}.on`)}
+        {...form.getInputProps(`alarm.rules.${i}.on`, { type: "checkbox" })}
+      />
+      {on && threshold && (
+        <NumberInput
+          size="xs"
+          clampBehavior="none"
+          label={threshold.label}
+          min={threshold.min}
+          allowDecimal={false}
+          w={160}
+          key={form.key(`alarm.rules.${i}.threshold`)}
+          {...form.getInputProps(`alarm.rules.${i}.threshold`)}
+        />
+      )}
+      {on && type !== "RECOVERY" && (
+        <NumberInput
+          size="xs"
+          clampBehavior="none"
+          label="Silence (seconds)"
+          min={0}
+          allowDecimal={false}
+          w={160}
+          key={form.key(`alarm.rules.${i}.silenceSec`)}
+          {...form.getInputProps(`alarm.rules.${i}.silenceSec`)}
+        />
+      )}
+    </Group>
   );
 }
