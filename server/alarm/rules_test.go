@@ -176,7 +176,11 @@ func TestEvaluateStateChanges(t *testing.T) {
 		after := snapshot()
 		var diff []string
 		for k, v := range after {
-			if fmt.Sprint(before[k]) != fmt.Sprint(v) {
+			was, ok := before[k]
+			if !ok {
+				was = db.AlarmState{Rule: k} // made on first use: not a change
+			}
+			if fmt.Sprint(was) != fmt.Sprint(v) {
 				diff = append(diff, k)
 			}
 		}
