@@ -307,3 +307,92 @@ func TestAlarmsBrowser(t *testing.T) {
 		t.Fatalf("the receiver got %v, want one test alarm", got)
 	}
 }
+
+// TestWorkflowAlarms: a workflow's alarm judges its runs: a failed run
+// alarms the webhook (workflow_instance.failed, naming the workflow and
+// the run); saving the workflow without `alarm` keeps it; the next
+// successful run sends one recovery; the history and the test alarm work
+// for workflows as for jobs.
+func TestWorkflowAlarms(t *testing.T) {
+	t.Parallel()
+	rx := newAlarmReceiver(t)
+	cl := newClusterWith(t, harness.ServerOptions{Env: []string{"JOBWHEEL_ALARM_ALLOW_NETWORKS=127.0.0.1/32"}}, 1)
+	step := cl.job(t, map[string]any{"name": "step", "scheduleType": "WORKFLOW", "processorType": "SHELL",
+		"processor": `test "$JOBWHEEL_INSTANCE_PARAMS" = ok`})
+	input := func(params string, alarm map[string]any) map[string]any {
+		in := map[string]any{"app": cl.app, "name": "nightly", "scheduleType": "API",
+			"nodes": []any{map[string]any{"key": "a", "type": "JOB", "jobId": step, "params": params}}, "edges": []any{}}
+		if alarm != nil {
+			in["alarm"] = alarm
+		}
+		return in
+	}
+	wf, err := cl.c.CreateWorkflow(input("no", map[string]any{
+		"rules":    []any{map[string]any{"type": "FAILURE", "silenceSec": 3600}, map[string]any{"type": "RECOVERY"}},
+		"channels": []any{map[string]any{"type": "WEBHOOK", "target": rx.URL + "/wf"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(want string) string {
+		t.Helper()
+		id, err := cl.c.RunWorkflow(wf, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.c.WaitWorkflowRun(id, settle, want); err != nil {
+			t.Fatalf("%v\n%s", err, tail(cl.srv.Output(), 40))
+		}
+		return id
+	}
+	failedRun := run("FAILED")
+	if !harness.Eventually(settle, func() bool { return len(rx.got("/wf")) == 1 }) {
+		t.Fatalf("no workflow alarm arrived\n%s", tail(cl.srv.Output(), 40))
+	}
+	a := rx.got("/wf")[0]
+	w, _ := a["workflow"].(map[string]any)
+	if a["event"] != "workflow_instance.failed" || w["name"] != "nightly" || a["workflowInstanceId"] != mustFloat(t, failedRun) ||
+		a["job"] != nil || !strings.Contains(a["instanceUrl"].(string), "/workflow-instances/"+failedRun) {
+		t.Fatalf("workflow alarm %v", a)
+	}
+	// Saved again without `alarm`: the alarm stays.
+	if err := cl.c.Do(`mutation($id: ID!, $in: WorkflowInput!) { updateWorkflow(id: $id, input: $in) { id } }`,
+		map[string]any{"id": wf, "in": input("ok", nil)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Workflow struct {
+			Alarm struct{ Rules []struct{ Type string } }
+		}
+	}
+	if err := cl.c.Do(`query($id: ID!) { workflow(id: $id) { alarm { rules { type } } } }`, map[string]any{"id": wf}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Workflow.Alarm.Rules) != 2 {
+		t.Fatalf("after a save without alarm: rules %+v, want the two kept", got.Workflow.Alarm.Rules)
+	}
+	run("SUCCEEDED")
+	run("SUCCEEDED")
+	if !harness.Eventually(settle, func() bool {
+		var h struct {
+			Workflow struct{ AlarmHistory struct{ TotalCount int } }
+		}
+		_ = cl.c.Do(`query($id: ID!) { workflow(id: $id) { alarmHistory { totalCount } } }`, map[string]any{"id": wf}, &h)
+		return h.Workflow.AlarmHistory.TotalCount == 2
+	}) {
+		t.Fatal("the workflow's history does not show the failure and the recovery")
+	}
+	var events []string
+	for _, b := range rx.got("/wf") {
+		events = append(events, b["event"].(string))
+	}
+	if !slices.Equal(events, []string{"workflow_instance.failed", "workflow.recovered"}) {
+		t.Fatalf("the webhook got %v, want the failure and one recovery", events)
+	}
+	var test struct{ SendTestAlarm []struct{ OK bool } }
+	if err := cl.c.Do(`mutation($id: ID!) { sendTestAlarm(workflowId: $id) { ok } }`, map[string]any{"id": wf}, &test); err != nil {
+		t.Fatal(err)
+	}
+	if len(test.SendTestAlarm) != 1 || !test.SendTestAlarm[0].OK {
+		t.Fatalf("test alarm: %+v", test.SendTestAlarm)
+	}
+}
