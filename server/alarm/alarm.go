@@ -292,9 +292,9 @@ func (s *Sender) judgeOne(ctx context.Context, ob observation) error {
 	if len(types) == 0 {
 		return nil
 	}
-	if ob.o.Outcome != Failed {
-		// Most successes and starts change nothing: read before taking
-		// the rows.
+	if ob.o.Outcome == Succeeded || ob.o.Outcome == Started && !isLate(a.Rules, ob.o.Late) {
+		// Most successes and starts on time change nothing: read before
+		// taking the rows.
 		states, err := s.db.AlarmStates(ctx, ob.kind, ob.id)
 		if err != nil {
 			return err
@@ -379,6 +379,16 @@ func (s *Sender) judgeOne(ctx context.Context, ob observation) error {
 		}
 	}
 	return nil
+}
+
+// isLate says whether a start is later than the START_LATE rule allows.
+func isLate(rules []db.AlarmRule, by time.Duration) bool {
+	for _, r := range rules {
+		if r.Type == db.AlarmStartLate && by > time.Duration(r.Threshold)*time.Millisecond {
+			return true
+		}
+	}
+	return false
 }
 
 // quiet says whether a success or start finds nothing to end or reset.

@@ -489,3 +489,26 @@ func (r *smtpRelay) serve(c net.Conn) {
 		}
 	}
 }
+
+// TestStartLateAlarm: a dispatch later than the threshold alarms with its
+// lateness; one on time does not.
+func TestStartLateAlarm(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t, db.SQLite)
+	hook := newReceiver(t)
+	f := newFixture(t, d, db.Alarm{Rules: []db.AlarmRule{{Type: db.AlarmStartLate, Threshold: 5000}},
+		Channels: []db.AlarmChannel{{Type: db.ChannelWebhook, Target: hook.URL}}}, nil)
+	fire := db.Now()
+	started := func(id int64, late time.Duration) db.Instance {
+		at := fire.Add(late)
+		return db.Instance{ID: id, Status: db.StatusDispatched, TriggerAt: fire, ExpectedTriggerAt: &fire, ActualTriggerAt: &at}
+	}
+	f.s.InstanceStarted("orders", f.job, started(1, time.Second))
+	f.s.InstanceStarted("orders", f.job, started(2, 12*time.Second))
+	waitFor(t, func() bool { return len(f.history(t)) == 1 })
+	msgs := hook.messages(t)
+	if len(msgs) != 1 || msgs[0].Event != "instance.start_late" || msgs[0].InstanceID != 2 || msgs[0].LatenessMs != 12000 ||
+		msgs[0].ThresholdMs != 5000 || !strings.Contains(msgs[0].Text, "started 12s after its fire") {
+		t.Fatalf("alarms %+v", msgs)
+	}
+}
