@@ -1,5 +1,5 @@
 import { ActionIcon, Button, Checkbox, Fieldset, Group, NumberInput, Select, Stack, Text, TextInput } from "@mantine/core";
-import type { AlarmChannelType, AlarmRuleType } from "../graphql/graphql";
+import type { AlarmRuleType } from "../graphql/graphql";
 import { alarmChannelTypes, channelLabels, ruleLabels, thresholds } from "./alarmForm";
 import { mono, useWatch, type JobFormApi } from "./formApi";
 
@@ -57,7 +57,7 @@ export function AlarmFields({ form }: { form: JobFormApi }) {
           variant="light"
           size="xs"
           w="fit-content"
-          onClick={() => form.insertListItem("alarm.channels", { type: "WEBHOOK" as AlarmChannelType, target: "" })}
+          onClick={() => form.insertListItem("alarm.channels", { type: "WEBHOOK", target: "" })}
         >
           Add a channel
         </Button>
