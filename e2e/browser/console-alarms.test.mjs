@@ -42,6 +42,8 @@ test("the Alarms tab sends a test alarm and shows the answer and the history", a
   await page.getByRole("tab", { name: "Alarms" }).click();
   await page.waitForURL(new RegExp(`/apps/${app}/jobs/${jobId}/alarms$`));
   await page.getByText("An instance fails; then quiet for 600 s").waitFor();
+  // The page shows the channel's scheme and host, not its key.
+  assert.doesNotMatch(await page.getByText(/^Webhook \(JSON\): /).innerText(), /secret-key/);
   await page.getByText("No alarm yet").waitFor();
   await page.getByRole("button", { name: "Send test alarm" }).click();
   const answers = page.getByRole("table", { name: "Test alarm answers" });

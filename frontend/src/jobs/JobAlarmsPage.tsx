@@ -7,7 +7,7 @@ import { appPath, useAppName } from "../apps/currentApp";
 import { canEdit, useAppRole } from "../apps/useAppRole";
 import { QueryView } from "../components/QueryView";
 import type { JobFieldsFragment, SendTestAlarmMutation as TestResult } from "../graphql/graphql";
-import { channelLabels, ruleLabels } from "./alarmForm";
+import { channelLabels, ruleLabels, shownTarget } from "./alarmForm";
 import { JobHeader } from "./JobHeader";
 import { JobAlarmHistoryQuery, JobQuery, SendTestAlarmMutation } from "./operations";
 
@@ -207,7 +207,7 @@ function AlarmSettings({ app, job }: { app: string; job: Pick<JobFieldsFragment,
         <List size="sm" spacing={2}>
           {channels.map((c, i) => (
             <List.Item key={i} style={{ overflowWrap: "anywhere" }}>
-              {channelLabels[c.type]}: {c.target}
+              {channelLabels[c.type]}: {shownTarget(c.target)}
             </List.Item>
           ))}
         </List>

@@ -26,7 +26,7 @@ import { windowName, windows } from "../dashboard/DashboardPage";
 import type { JobOverviewQuery as Overview } from "../graphql/graphql";
 import { InstancesTable } from "../instances/InstancesTable";
 import { useInstanceChanges } from "../instances/useInstanceChanges";
-import { channelLabels, ruleLabels } from "./alarmForm";
+import { channelLabels, ruleLabels, shownTarget } from "./alarmForm";
 import { JobHeader } from "./JobHeader";
 import { hasExpression, labelOf, scheduleTypes } from "./labels";
 import { JobOverviewQuery } from "./operations";
@@ -294,7 +294,7 @@ function AlarmCard({ app, job }: { app: string; job: Job }) {
           <List size="sm" spacing={2}>
             {channels.map((c, i) => (
               <List.Item key={i} style={{ overflowWrap: "anywhere" }}>
-                {channelLabels[c.type]}: {c.target}
+                {channelLabels[c.type]}: {shownTarget(c.target)}
               </List.Item>
             ))}
           </List>

@@ -146,3 +146,18 @@ export function validateAlarm(v: AlarmValues, set: (path: string, message: strin
     }
   });
 }
+
+/**
+ * A channel's target as pages show it: a URL's scheme and host only (chat
+ * URLs carry their key in the path or query; the form shows it whole to
+ * editors), an email address as it is.
+ */
+export function shownTarget(target: string): string {
+  try {
+    const u = new URL(target);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return target;
+    return u.pathname === "/" && u.search === "" ? u.origin : `${u.origin}/…`;
+  } catch {
+    return target;
+  }
+}
