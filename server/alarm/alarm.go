@@ -77,8 +77,6 @@ type Sender struct {
 	observations chan observation
 	deliveries   chan delivery
 	lifecycle.Base
-	// Judged, when set by a test, hears of each observation judged.
-	Judged func()
 }
 
 // observation is one thing to judge, with what the alarm says of it.
@@ -240,9 +238,6 @@ func (s *Sender) judge(ctx context.Context) {
 		case ob := <-s.observations:
 			if err := s.judgeOne(ctx, ob); err != nil && ctx.Err() == nil {
 				s.log.Error("alarm: judging an observation", "subject", ob.kind, "id", ob.id, "err", err)
-			}
-			if s.Judged != nil {
-				s.Judged()
 			}
 		}
 	}

@@ -131,7 +131,7 @@ func checkURL(field, raw string, guard netguard.Policy) error {
 	}
 	// Names are checked again, resolved, each time an alarm is sent.
 	if err := guard.CheckURL(u); err != nil {
-		return fault.BadInput(field, "%q: %v", raw, err)
+		return fault.BadInput(field, "%q: %v", Redact(raw), err)
 	}
 	return nil
 }
