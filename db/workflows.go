@@ -31,10 +31,12 @@ type Workflow struct {
 	MisfirePolicy      string        `bun:"misfire_policy,notnull"`
 	FailFast           bool          `bun:"fail_fast,notnull"`
 	Graph              WorkflowGraph `bun:"graph,notnull,type:json"`
-	Version            int           `bun:"version,notnull"`
-	NextTriggerAt      *time.Time    `bun:"next_trigger_at"`
-	CreatedAt          time.Time     `bun:"created_at,notnull"`
-	UpdatedAt          time.Time     `bun:"updated_at,notnull"`
+	// Alarm is whom to tell when its runs fail, and when they recover.
+	Alarm         Alarm      `bun:"alarm,notnull,type:json"`
+	Version       int        `bun:"version,notnull"`
+	NextTriggerAt *time.Time `bun:"next_trigger_at"`
+	CreatedAt     time.Time  `bun:"created_at,notnull"`
+	UpdatedAt     time.Time  `bun:"updated_at,notnull"`
 }
 
 // WorkflowGraph is a workflow's nodes and edges.
@@ -119,13 +121,14 @@ type WorkflowSpec struct {
 	MisfirePolicy      string        `json:"misfirePolicy"`
 	FailFast           bool          `json:"failFast,omitempty"`
 	Graph              WorkflowGraph `json:"graph"`
+	Alarm              Alarm         `json:"alarm"`
 }
 
 // Spec returns the workflow's current version as a spec.
 func (w *Workflow) Spec() WorkflowSpec {
 	return WorkflowSpec{Name: w.Name, Description: w.Description, Enabled: w.Enabled, ScheduleType: w.ScheduleType,
 		ScheduleExpression: w.ScheduleExpression, TimeZone: w.TimeZone, MaxInstances: w.MaxInstances,
-		OverlapPolicy: w.OverlapPolicy, MisfirePolicy: w.MisfirePolicy, FailFast: w.FailFast, Graph: w.Graph}
+		OverlapPolicy: w.OverlapPolicy, MisfirePolicy: w.MisfirePolicy, FailFast: w.FailFast, Graph: w.Graph, Alarm: w.Alarm}
 }
 
 // Apply sets the workflow's fields from a spec.
@@ -133,7 +136,7 @@ func (w *Workflow) Apply(s WorkflowSpec) {
 	w.Name, w.Description, w.Enabled = s.Name, s.Description, s.Enabled
 	w.ScheduleType, w.ScheduleExpression, w.TimeZone = s.ScheduleType, s.ScheduleExpression, s.TimeZone
 	w.MaxInstances, w.OverlapPolicy, w.MisfirePolicy, w.FailFast = s.MaxInstances, s.OverlapPolicy, s.MisfirePolicy, s.FailFast
-	w.Graph = s.Graph
+	w.Graph, w.Alarm = s.Graph, s.Alarm
 }
 
 // WorkflowVersion is one saved version of a workflow.
@@ -252,7 +255,7 @@ func (s *Store) WorkflowUpdate(ctx context.Context, w *Workflow, fromVersion int
 	w.UpdatedAt, w.Version = now, fromVersion+1
 	res, err := s.idb.NewUpdate().Model(w).
 		Column("name", "description", "enabled", "schedule_type", "schedule_expression", "time_zone", "max_instances",
-			"overlap_policy", "misfire_policy", "fail_fast", "graph", "version", "next_trigger_at", "updated_at").
+			"overlap_policy", "misfire_policy", "fail_fast", "graph", "alarm", "version", "next_trigger_at", "updated_at").
 		WherePK().Where("version = ?", fromVersion).Exec(ctx)
 	if err != nil {
 		return wrap(err, "saving workflow")

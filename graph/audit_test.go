@@ -164,10 +164,11 @@ func TestAuditNeverRecordsSecrets(t *testing.T) {
 			"app": "orders", "name": "call", "scheduleType": "API", "processorType": "HTTP", "processor": string(processor),
 			"params": `{"token": "PARAM-SECRET-6"}`,
 			"alarm": map[string]any{"onFailure": true, "webhooks": []string{"https://hooks.slack.com/services/T0/B0/WEBHOOK-SECRET-7",
-				"https://oapi.dingtalk.com/robot/send?access_token=WEBHOOK-SECRET-8"}}}}, nil)
+				"https://oapi.dingtalk.com/robot/send?access_token=WEBHOOK-SECRET-8"},
+				"channels": []any{map[string]any{"type": "WECOM", "target": "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=WEBHOOK-SECRET-9"}}}}}, nil)
 
 		secrets := []string{app.CreateApp.Secret, rotated.RotateAppSecret.Secret, tok.CreateApiToken.Secret, "pat-PASSWORD-1", "pat-PASSWORD-2",
-			"WRONG-PASSWORD-3", "HEADER-SECRET-4", "HEADER-SECRET-5", "PARAM-SECRET-6", "WEBHOOK-SECRET-7", "WEBHOOK-SECRET-8", adminPassword}
+			"WRONG-PASSWORD-3", "HEADER-SECRET-4", "HEADER-SECRET-5", "PARAM-SECRET-6", "WEBHOOK-SECRET-7", "WEBHOOK-SECRET-8", "WEBHOOK-SECRET-9", adminPassword}
 		// Everything the API returns, and every stored row as it is.
 		var page auditPage
 		api.must(t, admin, auditQuery, map[string]any{"first": 500}, &page)

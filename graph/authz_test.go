@@ -248,6 +248,7 @@ func matrixRows() []matrixRow {
 		{op: "deleteCalendar", query: `mutation($id: ID!) { deleteCalendar(id: $id) }`, need: needEditor, vars: freshCalendar},
 		{op: "runJob", query: `mutation($id: ID!) { runJob(id: $id, delayMs: 3600000) { id } }`, need: needEditor, vars: job},
 		{op: "stopInstance", query: `mutation($id: ID!) { stopInstance(id: $id) { status } }`, need: needEditor, vars: instance(db.StatusWaiting)},
+		{op: "sendTestAlarm", query: `mutation($id: ID!) { sendTestAlarm(jobId: $id) { ok } }`, need: needEditor, vars: job},
 		{op: "retryInstance", query: `mutation($id: ID!) { retryInstance(id: $id) { status } }`, need: needEditor, vars: instance(db.StatusFailed)},
 
 		// Workflows and their runs.

@@ -179,11 +179,14 @@ func (r *queryResolver) PreviewSchedule(ctx context.Context, typeArg string, exp
 	return pointers(sch.Preview(from, n)), nil
 }
 
+func (r *Resolver) Alarm() generated.AlarmResolver { return &alarmResolver{r} }
+
 func (r *Resolver) Job() generated.JobResolver { return &jobResolver{r} }
 
 func (r *Resolver) JobConnection() generated.JobConnectionResolver { return &jobConnectionResolver{r} }
 
 type (
+	alarmResolver         struct{ *Resolver }
 	jobResolver           struct{ *Resolver }
 	jobConnectionResolver struct{ *Resolver }
 )

@@ -28,9 +28,22 @@ func jobInput(in model.JobInput) jobs.Input {
 		out.WorkerFilter = db.WorkerFilter{Designated: f.Designated, Tags: f.Tags, MinCPUCores: deref(f.MinCPUCores),
 			MinMemoryMB: int64(deref(f.MinMemoryMb)), MinDiskMB: int64(deref(f.MinDiskMb)), MaxWorkers: deref(f.MaxWorkers)}
 	}
-	if a := in.Alarm; a != nil {
-		out.Alarm = db.Alarm{OnFailure: deref(a.OnFailure), OnTimeout: deref(a.OnTimeout), Webhooks: a.Webhooks,
-			Emails: a.Emails, SilenceSec: deref(a.SilenceSec)}
+	if in.Alarm != nil {
+		out.Alarm = alarmInput(in.Alarm)
+	}
+	return out
+}
+
+// alarmInput converts the API's AlarmInput (the deprecated fields
+// included: the alarm service folds them into rules and channels).
+func alarmInput(a *model.AlarmInput) db.Alarm {
+	out := db.Alarm{LegacyOnFailure: deref(a.OnFailure), LegacyOnTimeout: deref(a.OnTimeout), LegacyWebhooks: a.Webhooks,
+		LegacyEmails: a.Emails, LegacySilenceSec: deref(a.SilenceSec)}
+	for _, r := range a.Rules {
+		out.Rules = append(out.Rules, db.AlarmRule{Type: r.Type, Threshold: int64(deref(r.Threshold)), SilenceSec: deref(r.SilenceSec)})
+	}
+	for _, c := range a.Channels {
+		out.Channels = append(out.Channels, db.AlarmChannel{Type: c.Type, Target: c.Target})
 	}
 	return out
 }

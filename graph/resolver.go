@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/server/alarm"
 	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/server/audit"
 	"github.com/jobwheel/jobwheel/server/auth"
@@ -33,7 +34,9 @@ type Services struct {
 	Live      *live.Feeds
 	// Audit records every mutation; nil: none are.
 	Audit *audit.Service
-	Log   *slog.Logger
+	// Alarms sends test alarms and reads alarm histories.
+	Alarms *alarm.Sender
+	Log    *slog.Logger
 	// Clock defaults to the system clock.
 	Clock clock.Clock
 }
@@ -48,6 +51,7 @@ type Resolver struct {
 	logs      *logs.Service
 	live      *live.Feeds
 	audit     *audit.Service
+	alarms    *alarm.Sender
 	log       *slog.Logger
 	// present gives errors the API's shape (set by NewHandler); subscription
 	// errors raised after the stream started need it by hand.
@@ -57,7 +61,7 @@ type Resolver struct {
 
 // NewResolver returns the root resolver over s.
 func NewResolver(s Services) *Resolver {
-	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, logs: s.Logs, live: s.Live, audit: s.Audit, log: s.Log,
+	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, logs: s.Logs, live: s.Live, audit: s.Audit, alarms: s.Alarms, log: s.Log,
 		clock: clock.OrSystem(s.Clock)}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/server/alarm"
 	"github.com/jobwheel/jobwheel/server/apps"
 	"github.com/jobwheel/jobwheel/server/audit"
 	"github.com/jobwheel/jobwheel/server/auth"
@@ -98,9 +99,13 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(services.Stop)
+	alarms, err := alarm.New(alarm.Config{}, d, log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := NewHandler(HandlerConfig{
 		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Cluster: cluster.New(cluster.Config{ID: "test"}, d, log), Jobs: jobSvc,
-			Workflows: wfSvc, Logs: logSvc, Live: hub, Audit: audit.New(d, authSvc, appSvc, log, nil), Log: log}),
+			Workflows: wfSvc, Logs: logSvc, Live: hub, Alarms: alarms, Audit: audit.New(d, authSvc, appSvc, log, nil), Log: log}),
 		Log: log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
 		AuthChanges:    func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 		RecheckEvery:   opts.recheckEvery,

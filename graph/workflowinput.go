@@ -16,6 +16,10 @@ func workflowInput(in model.WorkflowInput) (workflows.Input, error) {
 		ScheduleType: in.ScheduleType, ScheduleExpression: in.ScheduleExpression, TimeZone: in.TimeZone,
 		MaxInstances: in.MaxInstances, OverlapPolicy: in.OverlapPolicy, MisfirePolicy: in.MisfirePolicy, FailFast: in.FailFast,
 		Nodes: make([]workflows.NodeInput, len(in.Nodes)), Edges: make([]workflows.EdgeInput, len(in.Edges))}
+	if in.Alarm != nil {
+		a := alarmInput(in.Alarm)
+		out.Alarm = &a
+	}
 	for i, n := range in.Nodes {
 		ni := workflows.NodeInput{Key: n.Key, Type: n.Type, Name: n.Name, Expression: n.Expression, Params: n.Params,
 			Enabled: n.Enabled, SkipWhenFailed: n.SkipWhenFailed, TriggerRule: n.TriggerRule, Parallelism: n.Parallelism,

@@ -116,7 +116,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	// API subscriptions: woken by bus hints, re-reading the database.
 	feeds := live.New(live.Config{}, n.db, hints, authSvc, appSvc, log)
 	logSvc := logs.New(n.db, feeds, nil, log)
-	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, log)
+	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, n.db, log)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
 		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
-		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, ServerID: serverID, Log: log}})
+		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	// The collector reads the owned apps' figures from the database; it
@@ -146,10 +146,10 @@ func start(ctx context.Context, cfg *config, stdout io.Writer, log *slog.Logger)
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
-		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil)})
+		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	api := graph.NewHandler(graph.HandlerConfig{
 		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Audit: audit.New(n.db, authSvc, appSvc, log, nil), Log: log}),
+			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: audit.New(n.db, authSvc, appSvc, log, nil), Log: log}),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,

@@ -7,6 +7,7 @@ import { InstancePage } from "./instances/InstancePage";
 import { InstancesPage } from "./instances/InstancesPage";
 import { EditJobPage, NewJobPage } from "./jobs/JobFormPage";
 import { JobPage } from "./jobs/JobPage";
+import { JobAlarmsPage } from "./jobs/JobAlarmsPage";
 import { JobVersionsPage } from "./jobs/JobVersionsPage";
 import { JobsPage } from "./jobs/JobsPage";
 import { ServersPage } from "./servers/ServersPage";
@@ -67,6 +68,7 @@ export const screens: readonly [Screen, ...Screen[]] = [
       { path: ":jobId", title: "Job", Component: JobPage },
       { path: ":jobId/edit", title: "Edit job", Component: EditJobPage },
       { path: ":jobId/versions", title: "Job versions", Component: JobVersionsPage },
+      { path: ":jobId/alarms", title: "Job alarms", Component: JobAlarmsPage },
     ],
   },
   {

@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/model"
+	"github.com/jobwheel/jobwheel/server/alarm"
 	"github.com/jobwheel/jobwheel/server/cluster"
 	"github.com/jobwheel/jobwheel/server/jobs"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -32,6 +33,10 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Alarm() AlarmResolver
+	AlarmDelivery() AlarmDeliveryResolver
+	AlarmRecord() AlarmRecordResolver
+	AlarmRecordConnection() AlarmRecordConnectionResolver
 	ApiToken() ApiTokenResolver
 	App() AppResolver
 	AppMember() AppMemberResolver
@@ -68,11 +73,59 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Alarm struct {
+		Channels   func(childComplexity int) int
 		Emails     func(childComplexity int) int
 		OnFailure  func(childComplexity int) int
 		OnTimeout  func(childComplexity int) int
+		Rules      func(childComplexity int) int
 		SilenceSec func(childComplexity int) int
 		Webhooks   func(childComplexity int) int
+	}
+
+	AlarmChannel struct {
+		Target func(childComplexity int) int
+		Type   func(childComplexity int) int
+	}
+
+	AlarmDelivery struct {
+		Answer     func(childComplexity int) int
+		Channel    func(childComplexity int) int
+		OK         func(childComplexity int) int
+		StatusCode func(childComplexity int) int
+		Target     func(childComplexity int) int
+	}
+
+	AlarmRecord struct {
+		Answer     func(childComplexity int) int
+		At         func(childComplexity int) int
+		Attempts   func(childComplexity int) int
+		Channel    func(childComplexity int) int
+		Event      func(childComplexity int) int
+		ID         func(childComplexity int) int
+		InstanceID func(childComplexity int) int
+		Outcome    func(childComplexity int) int
+		Rule       func(childComplexity int) int
+		RunID      func(childComplexity int) int
+		StatusCode func(childComplexity int) int
+		Summary    func(childComplexity int) int
+		Target     func(childComplexity int) int
+	}
+
+	AlarmRecordConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AlarmRecordEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	AlarmRule struct {
+		SilenceSec func(childComplexity int) int
+		Threshold  func(childComplexity int) int
+		Type       func(childComplexity int) int
 	}
 
 	ApiToken struct {
@@ -219,6 +272,7 @@ type ComplexityRoot struct {
 
 	Job struct {
 		Alarm              func(childComplexity int) int
+		AlarmHistory       func(childComplexity int, first *int, after *string) int
 		App                func(childComplexity int) int
 		Calendar           func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
@@ -347,6 +401,7 @@ type ComplexityRoot struct {
 		RotateAppSecret           func(childComplexity int, app string) int
 		RunJob                    func(childComplexity int, id string, params *string, delayMs *int, idempotencyKey *string) int
 		RunWorkflow               func(childComplexity int, id string, context any, delayMs *int, idempotencyKey *string) int
+		SendTestAlarm             func(childComplexity int, jobID *string, workflowID *string) int
 		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
@@ -517,6 +572,8 @@ type ComplexityRoot struct {
 	}
 
 	Workflow struct {
+		Alarm              func(childComplexity int) int
+		AlarmHistory       func(childComplexity int, first *int, after *string) int
 		App                func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
 		Description        func(childComplexity int) int
@@ -645,6 +702,21 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AlarmResolver interface {
+	Rules(ctx context.Context, obj *db.Alarm) ([]*db.AlarmRule, error)
+	Channels(ctx context.Context, obj *db.Alarm) ([]*db.AlarmChannel, error)
+}
+type AlarmDeliveryResolver interface {
+	StatusCode(ctx context.Context, obj *alarm.Answer) (*int, error)
+}
+type AlarmRecordResolver interface {
+	Channel(ctx context.Context, obj *db.AlarmRecord) (*string, error)
+
+	StatusCode(ctx context.Context, obj *db.AlarmRecord) (*int, error)
+}
+type AlarmRecordConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.AlarmRecordConnection) (int, error)
+}
 type ApiTokenResolver interface {
 	App(ctx context.Context, obj *db.APIToken) (*db.App, error)
 	Role(ctx context.Context, obj *db.APIToken) (*model.AppRole, error)
@@ -706,6 +778,8 @@ type JobResolver interface {
 	LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error)
 	Stats(ctx context.Context, obj *db.Job, hours *int) (*jobs.JobStats, error)
 
+	AlarmHistory(ctx context.Context, obj *db.Job, first *int, after *string) (*model.AlarmRecordConnection, error)
+
 	Versions(ctx context.Context, obj *db.Job, first *int) ([]*db.JobVersion, error)
 }
 type JobConnectionResolver interface {
@@ -721,6 +795,7 @@ type LogLineResolver interface {
 type MutationResolver interface {
 	Login(ctx context.Context, username string, password string) (*model.Session, error)
 	Logout(ctx context.Context) (bool, error)
+	SendTestAlarm(ctx context.Context, jobID *string, workflowID *string) ([]*alarm.Answer, error)
 	CreateApp(ctx context.Context, name string, description *string) (*model.AppWithSecret, error)
 	SetAppRole(ctx context.Context, app string, username string, role *model.AppRole) (*db.App, error)
 	RotateAppSecret(ctx context.Context, app string) (*model.AppWithSecret, error)
@@ -808,6 +883,8 @@ type WorkflowResolver interface {
 
 	LastRun(ctx context.Context, obj *db.Workflow) (*db.WorkflowInstance, error)
 	Versions(ctx context.Context, obj *db.Workflow) ([]*db.WorkflowVersion, error)
+
+	AlarmHistory(ctx context.Context, obj *db.Workflow, first *int, after *string) (*model.AlarmRecordConnection, error)
 }
 type WorkflowConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.WorkflowConnection) (int, error)
@@ -866,6 +943,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Alarm.channels":
+		if e.ComplexityRoot.Alarm.Channels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alarm.Channels(childComplexity), true
 	case "Alarm.emails":
 		if e.ComplexityRoot.Alarm.Emails == nil {
 			break
@@ -884,6 +967,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Alarm.OnTimeout(childComplexity), true
+	case "Alarm.rules":
+		if e.ComplexityRoot.Alarm.Rules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alarm.Rules(childComplexity), true
 	case "Alarm.silenceSec":
 		if e.ComplexityRoot.Alarm.SilenceSec == nil {
 			break
@@ -896,6 +985,180 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Alarm.Webhooks(childComplexity), true
+
+	case "AlarmChannel.target":
+		if e.ComplexityRoot.AlarmChannel.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmChannel.Target(childComplexity), true
+	case "AlarmChannel.type":
+		if e.ComplexityRoot.AlarmChannel.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmChannel.Type(childComplexity), true
+
+	case "AlarmDelivery.answer":
+		if e.ComplexityRoot.AlarmDelivery.Answer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmDelivery.Answer(childComplexity), true
+	case "AlarmDelivery.channel":
+		if e.ComplexityRoot.AlarmDelivery.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmDelivery.Channel(childComplexity), true
+	case "AlarmDelivery.ok":
+		if e.ComplexityRoot.AlarmDelivery.OK == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmDelivery.OK(childComplexity), true
+	case "AlarmDelivery.statusCode":
+		if e.ComplexityRoot.AlarmDelivery.StatusCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmDelivery.StatusCode(childComplexity), true
+	case "AlarmDelivery.target":
+		if e.ComplexityRoot.AlarmDelivery.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmDelivery.Target(childComplexity), true
+
+	case "AlarmRecord.answer":
+		if e.ComplexityRoot.AlarmRecord.Answer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.Answer(childComplexity), true
+	case "AlarmRecord.time":
+		if e.ComplexityRoot.AlarmRecord.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.At(childComplexity), true
+	case "AlarmRecord.attempts":
+		if e.ComplexityRoot.AlarmRecord.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.Attempts(childComplexity), true
+	case "AlarmRecord.channel":
+		if e.ComplexityRoot.AlarmRecord.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.Channel(childComplexity), true
+	case "AlarmRecord.event":
+		if e.ComplexityRoot.AlarmRecord.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.Event(childComplexity), true
+	case "AlarmRecord.id":
+		if e.ComplexityRoot.AlarmRecord.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.ID(childComplexity), true
+	case "AlarmRecord.instanceId":
+		if e.ComplexityRoot.AlarmRecord.InstanceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.InstanceID(childComplexity), true
+	case "AlarmRecord.outcome":
+		if e.ComplexityRoot.AlarmRecord.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.Outcome(childComplexity), true
+	case "AlarmRecord.rule":
+		if e.ComplexityRoot.AlarmRecord.Rule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.Rule(childComplexity), true
+	case "AlarmRecord.workflowInstanceId":
+		if e.ComplexityRoot.AlarmRecord.RunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.RunID(childComplexity), true
+	case "AlarmRecord.statusCode":
+		if e.ComplexityRoot.AlarmRecord.StatusCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.StatusCode(childComplexity), true
+	case "AlarmRecord.summary":
+		if e.ComplexityRoot.AlarmRecord.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.Summary(childComplexity), true
+	case "AlarmRecord.target":
+		if e.ComplexityRoot.AlarmRecord.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecord.Target(childComplexity), true
+
+	case "AlarmRecordConnection.edges":
+		if e.ComplexityRoot.AlarmRecordConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecordConnection.Edges(childComplexity), true
+	case "AlarmRecordConnection.pageInfo":
+		if e.ComplexityRoot.AlarmRecordConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecordConnection.PageInfo(childComplexity), true
+	case "AlarmRecordConnection.totalCount":
+		if e.ComplexityRoot.AlarmRecordConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecordConnection.TotalCount(childComplexity), true
+
+	case "AlarmRecordEdge.cursor":
+		if e.ComplexityRoot.AlarmRecordEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecordEdge.Cursor(childComplexity), true
+	case "AlarmRecordEdge.node":
+		if e.ComplexityRoot.AlarmRecordEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRecordEdge.Node(childComplexity), true
+
+	case "AlarmRule.silenceSec":
+		if e.ComplexityRoot.AlarmRule.SilenceSec == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRule.SilenceSec(childComplexity), true
+	case "AlarmRule.threshold":
+		if e.ComplexityRoot.AlarmRule.Threshold == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRule.Threshold(childComplexity), true
+	case "AlarmRule.type":
+		if e.ComplexityRoot.AlarmRule.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AlarmRule.Type(childComplexity), true
 
 	case "ApiToken.app":
 		if e.ComplexityRoot.ApiToken.App == nil {
@@ -1525,6 +1788,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.Alarm(childComplexity), true
+	case "Job.alarmHistory":
+		if e.ComplexityRoot.Job.AlarmHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Job_alarmHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Job.AlarmHistory(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Job.app":
 		if e.ComplexityRoot.Job.App == nil {
 			break
@@ -2251,6 +2525,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RunWorkflow(childComplexity, args["id"].(string), args["context"].(any), args["delayMs"].(*int), args["idempotencyKey"].(*string)), true
+	case "Mutation.sendTestAlarm":
+		if e.ComplexityRoot.Mutation.SendTestAlarm == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendTestAlarm_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendTestAlarm(childComplexity, args["jobId"].(*string), args["workflowId"].(*string)), true
 	case "Mutation.setAppRole":
 		if e.ComplexityRoot.Mutation.SetAppRole == nil {
 			break
@@ -3084,6 +3369,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WorkerMetrics.Load1(childComplexity), true
 
+	case "Workflow.alarm":
+		if e.ComplexityRoot.Workflow.Alarm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.Alarm(childComplexity), true
+	case "Workflow.alarmHistory":
+		if e.ComplexityRoot.Workflow.AlarmHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Workflow_alarmHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Workflow.AlarmHistory(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Workflow.app":
 		if e.ComplexityRoot.Workflow.App == nil {
 			break
@@ -3649,7 +3951,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAlarmChannelInput,
 		ec.unmarshalInputAlarmInput,
+		ec.unmarshalInputAlarmRuleInput,
 		ec.unmarshalInputCalendarInput,
 		ec.unmarshalInputJobInput,
 		ec.unmarshalInputLifecycleInput,
@@ -3751,6 +4055,185 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../schema/alarm.graphqls", Input: `"What raises an alarm (README \"Alarms\")."
+enum AlarmRuleType {
+  "An instance (a workflow: a run) ended FAILED, after its retries; timeouts included."
+  FAILURE
+  "The Nth failure in a row (` + "`" + `threshold` + "`" + ` = N, at least 2), and each after it until a success."
+  CONSECUTIVE_FAILURES
+  "An instance (a run) failed by TIMEOUT."
+  TIMEOUT
+  "Jobs only: an instance started (was dispatched) more than ` + "`" + `threshold` + "`" + ` milliseconds after its fire."
+  START_LATE
+  "Once, at the first success after one of the failure rules alarmed."
+  RECOVERY
+}
+
+"Where an alarm is sent."
+enum AlarmChannelType {
+  "POSTed the alarm as JSON (README \"Alarms\" documents the document)."
+  WEBHOOK
+  "Mailed through the server's SMTP relay (JOBWHEEL_SMTP_URL)."
+  EMAIL
+  "A Slack incoming webhook: {\"text\", \"blocks\"}."
+  SLACK
+  "A Feishu (Lark) custom bot webhook: {\"msg_type\":\"text\",\"content\":{\"text\"}}."
+  FEISHU
+  "A DingTalk custom robot webhook: {\"msgtype\":\"text\",\"text\":{\"content\"}}."
+  DINGTALK
+  "A WeCom (WeChat Work) group robot webhook: {\"msgtype\":\"text\",\"text\":{\"content\"}}."
+  WECOM
+}
+
+"One condition that raises an alarm, with its silence window."
+type AlarmRule {
+  "What it watches."
+  type: AlarmRuleType!
+  "N for CONSECUTIVE_FAILURES, milliseconds for START_LATE; 0 for the others."
+  threshold: Int!
+  "After it alarmed, its further alarms within this many seconds are recorded SILENCED, not sent; 0: none are. A recovery clears it."
+  silenceSec: Int!
+}
+
+"One condition that raises an alarm."
+input AlarmRuleInput {
+  "What it watches; one rule of each type at most."
+  type: AlarmRuleType!
+  "N for CONSECUTIVE_FAILURES (2 to 1000); milliseconds for START_LATE (at least 1); omitted for the others."
+  threshold: Int
+  "Silence window in seconds after an alarm of this rule (0 to 2592000); 0: none."
+  silenceSec: Int = 0
+}
+
+"A place alarms are sent to."
+type AlarmChannel {
+  "The kind of channel."
+  type: AlarmChannelType!
+  "The incoming-webhook URL, or the email address. Chat URLs carry their key: share with care."
+  target: String!
+}
+
+"A place alarms are sent to."
+input AlarmChannelInput {
+  "The kind of channel."
+  type: AlarmChannelType!
+  "An http(s) URL (public addresses only, unless JOBWHEEL_ALARM_ALLOW_NETWORKS allows more), or an email address for EMAIL."
+  target: String!
+}
+
+extend type Alarm {
+  "The conditions that raise alarms."
+  rules: [AlarmRule!]!
+  "Where alarms are sent."
+  channels: [AlarmChannel!]!
+}
+
+extend input AlarmInput {
+  "The conditions that raise alarms; with the deprecated onFailure/onTimeout, both count."
+  rules: [AlarmRuleInput!]
+  "Where alarms are sent (at most 20); with the deprecated webhooks/emails, both count."
+  channels: [AlarmChannelInput!]
+}
+
+"What became of an alarm."
+enum AlarmOutcome {
+  "Delivered: the channel accepted it."
+  SENT
+  "Not sent: its rule alarmed less than its silence window ago."
+  SILENCED
+  "Not delivered: the channel refused it or could not be reached, after the retries."
+  FAILED
+}
+
+"One entry of an alarm history: an alarm to one channel, or one silenced."
+type AlarmRecord {
+  "The entry's id (increasing)."
+  id: ID!
+  "When the alarm was raised."
+  time: Time!
+  "The payload's event: instance.failed, instance.timeout, instance.consecutive_failures, instance.start_late, job.recovered, workflow_instance.…, workflow.recovered, or alarm.test."
+  event: String!
+  "The rules that raised it, comma-separated; empty for a test."
+  rule: String!
+  "What became of it."
+  outcome: AlarmOutcome!
+  "The channel; null for a silenced alarm."
+  channel: AlarmChannelType
+  "The channel's URL without its path and query (which hold chat keys), or the email address; empty for a silenced alarm."
+  target: String!
+  "The HTTP status the channel answered (the last attempt's); null when none (mail, no connection)."
+  statusCode: Int
+  "An excerpt of the channel's answer, or the error."
+  answer: String!
+  "Delivery attempts made."
+  attempts: Int!
+  "The alarm's text (or why it was silenced)."
+  summary: String!
+  "The job instance concerned, if any."
+  instanceId: ID
+  "The workflow run concerned, if any."
+  workflowInstanceId: ID
+}
+
+"An entry of a page of an alarm history."
+type AlarmRecordEdge {
+  "Pass as ` + "`" + `after` + "`" + ` to continue the list after this entry."
+  cursor: String!
+  "The entry."
+  node: AlarmRecord!
+}
+
+"A page of an alarm history, newest first."
+type AlarmRecordConnection {
+  "The entries of this page."
+  edges: [AlarmRecordEdge!]!
+  "Whether more follow, and the cursor to get them."
+  pageInfo: PageInfo!
+  "How many entries there are, over every page."
+  totalCount: Int!
+}
+
+"What one channel answered to a test alarm."
+type AlarmDelivery {
+  "The channel."
+  channel: AlarmChannelType!
+  "Its URL without path and query, or the email address."
+  target: String!
+  "Whether the channel accepted the alarm."
+  ok: Boolean!
+  "The HTTP status it answered; null when none."
+  statusCode: Int
+  "An excerpt of its answer, or the error."
+  answer: String!
+}
+
+extend type Job {
+  "The job's alarm history, newest first: sent, silenced, failed to deliver. ` + "`" + `first` + "`" + `: at most 200."
+  alarmHistory(first: Int = 20, after: String): AlarmRecordConnection!
+}
+
+extend type Workflow {
+  "Whom to tell when its runs fail or recover."
+  alarm: Alarm!
+  "The workflow's alarm history, newest first. ` + "`" + `first` + "`" + `: at most 200."
+  alarmHistory(first: Int = 20, after: String): AlarmRecordConnection!
+}
+
+extend input WorkflowInput {
+  "Whom to tell when its runs fail or recover (START_LATE is for jobs); omitted: kept as it is (none for a new workflow)."
+  alarm: AlarmInput
+}
+
+extend type Mutation {
+  """
+  Sends a test alarm now to each channel of a job's (` + "`" + `jobId` + "`" + `) or a
+  workflow's (` + "`" + `workflowId` + "`" + `) saved alarm settings, once each, and returns
+  what each answered; each is recorded in the history. Give exactly one of
+  the two. EDITOR on the app.
+  """
+  sendTestAlarm(jobId: ID, workflowId: ID): [AlarmDelivery!]!
+}
+`, BuiltIn: false},
 	{Name: "../schema/app.graphqls", Input: `"""
 A tenant: jobs, workflows and workers belong to one app. Workers of the app
 authenticate with its secret.
@@ -4251,29 +4734,29 @@ input WorkerFilterInput {
 "Whom to tell when a job fails."
 type Alarm {
   "Alarm when an instance fails (after its retries)."
-  onFailure: Boolean!
+  onFailure: Boolean! @deprecated(reason: "Use rules: a FAILURE rule.")
   "Alarm when an instance times out."
-  onTimeout: Boolean!
+  onTimeout: Boolean! @deprecated(reason: "Use rules: a TIMEOUT rule.")
   "URLs POSTed the alarm as JSON."
-  webhooks: [String!]!
+  webhooks: [String!]! @deprecated(reason: "Use channels: WEBHOOK channels.")
   "Addresses mailed the alarm."
-  emails: [String!]!
+  emails: [String!]! @deprecated(reason: "Use channels: EMAIL channels.")
   "Quiet period after an alarm, in seconds."
-  silenceSec: Int!
+  silenceSec: Int! @deprecated(reason: "Use rules: each rule's silenceSec.")
 }
 
 "Whom to tell when a job fails; omitted fields: off or none."
 input AlarmInput {
   "Alarm when an instance fails (after its retries)."
-  onFailure: Boolean
+  onFailure: Boolean @deprecated(reason: "Use rules: a FAILURE rule.")
   "Alarm when an instance times out."
-  onTimeout: Boolean
+  onTimeout: Boolean @deprecated(reason: "Use rules: a TIMEOUT rule.")
   "http(s) URLs POSTed the alarm as JSON."
-  webhooks: [String!]
+  webhooks: [String!] @deprecated(reason: "Use channels: WEBHOOK channels.")
   "Addresses mailed the alarm."
-  emails: [String!]
-  "Quiet period after an alarm, in seconds."
-  silenceSec: Int
+  emails: [String!] @deprecated(reason: "Use channels: EMAIL channels.")
+  "Quiet period after an alarm, in seconds (the silenceSec of the rules onFailure and onTimeout make)."
+  silenceSec: Int @deprecated(reason: "Use rules: each rule's silenceSec.")
 }
 
 "A unit of work: what runs, when, where, and with which limits."
@@ -5461,8 +5944,104 @@ func (ec *executionContext) childFields_Alarm(ctx context.Context, field graphql
 		return ec.fieldContext_Alarm_emails(ctx, field)
 	case "silenceSec":
 		return ec.fieldContext_Alarm_silenceSec(ctx, field)
+	case "rules":
+		return ec.fieldContext_Alarm_rules(ctx, field)
+	case "channels":
+		return ec.fieldContext_Alarm_channels(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Alarm", field.Name)
+}
+
+func (ec *executionContext) childFields_AlarmChannel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_AlarmChannel_type(ctx, field)
+	case "target":
+		return ec.fieldContext_AlarmChannel_target(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AlarmChannel", field.Name)
+}
+
+func (ec *executionContext) childFields_AlarmDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "channel":
+		return ec.fieldContext_AlarmDelivery_channel(ctx, field)
+	case "target":
+		return ec.fieldContext_AlarmDelivery_target(ctx, field)
+	case "ok":
+		return ec.fieldContext_AlarmDelivery_ok(ctx, field)
+	case "statusCode":
+		return ec.fieldContext_AlarmDelivery_statusCode(ctx, field)
+	case "answer":
+		return ec.fieldContext_AlarmDelivery_answer(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AlarmDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_AlarmRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AlarmRecord_id(ctx, field)
+	case "time":
+		return ec.fieldContext_AlarmRecord_time(ctx, field)
+	case "event":
+		return ec.fieldContext_AlarmRecord_event(ctx, field)
+	case "rule":
+		return ec.fieldContext_AlarmRecord_rule(ctx, field)
+	case "outcome":
+		return ec.fieldContext_AlarmRecord_outcome(ctx, field)
+	case "channel":
+		return ec.fieldContext_AlarmRecord_channel(ctx, field)
+	case "target":
+		return ec.fieldContext_AlarmRecord_target(ctx, field)
+	case "statusCode":
+		return ec.fieldContext_AlarmRecord_statusCode(ctx, field)
+	case "answer":
+		return ec.fieldContext_AlarmRecord_answer(ctx, field)
+	case "attempts":
+		return ec.fieldContext_AlarmRecord_attempts(ctx, field)
+	case "summary":
+		return ec.fieldContext_AlarmRecord_summary(ctx, field)
+	case "instanceId":
+		return ec.fieldContext_AlarmRecord_instanceId(ctx, field)
+	case "workflowInstanceId":
+		return ec.fieldContext_AlarmRecord_workflowInstanceId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AlarmRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_AlarmRecordConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AlarmRecordConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AlarmRecordConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AlarmRecordConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AlarmRecordConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AlarmRecordEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AlarmRecordEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AlarmRecordEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AlarmRecordEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AlarmRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_AlarmRule_type(ctx, field)
+	case "threshold":
+		return ec.fieldContext_AlarmRule_threshold(ctx, field)
+	case "silenceSec":
+		return ec.fieldContext_AlarmRule_silenceSec(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AlarmRule", field.Name)
 }
 
 func (ec *executionContext) childFields_ApiToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5813,6 +6392,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Job_updatedAt(ctx, field)
+	case "alarmHistory":
+		return ec.fieldContext_Job_alarmHistory(ctx, field)
 	case "version":
 		return ec.fieldContext_Job_version(ctx, field)
 	case "versions":
@@ -6253,6 +6834,10 @@ func (ec *executionContext) childFields_Workflow(ctx context.Context, field grap
 		return ec.fieldContext_Workflow_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Workflow_updatedAt(ctx, field)
+	case "alarm":
+		return ec.fieldContext_Workflow_alarm(ctx, field)
+	case "alarmHistory":
+		return ec.fieldContext_Workflow_alarmHistory(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Workflow", field.Name)
 }
@@ -6666,6 +7251,28 @@ func (ec *executionContext) field_Instance_task_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Job_alarmHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -7256,6 +7863,28 @@ func (ec *executionContext) field_Mutation_runWorkflow_args(ctx context.Context,
 		return nil, err
 	}
 	args["idempotencyKey"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_sendTestAlarm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "jobId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "workflowId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["workflowId"] = arg1
 	return args, nil
 }
 
@@ -7955,6 +8584,28 @@ func (ec *executionContext) field_Subscription_workflowInstanceUpdated_args(ctx 
 	return args, nil
 }
 
+func (ec *executionContext) field_Workflow_alarmHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8024,7 +8675,7 @@ func (ec *executionContext) _Alarm_onFailure(ctx context.Context, field graphql.
 			return ec.fieldContext_Alarm_onFailure(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.OnFailure, nil
+			return obj.OnFailure(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -8035,7 +8686,7 @@ func (ec *executionContext) _Alarm_onFailure(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Alarm_onFailure(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Alarm", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Alarm", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Alarm_onTimeout(ctx context.Context, field graphql.CollectedField, obj *db.Alarm) (ret graphql.Marshaler) {
@@ -8047,7 +8698,7 @@ func (ec *executionContext) _Alarm_onTimeout(ctx context.Context, field graphql.
 			return ec.fieldContext_Alarm_onTimeout(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.OnTimeout, nil
+			return obj.OnTimeout(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -8058,7 +8709,7 @@ func (ec *executionContext) _Alarm_onTimeout(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Alarm_onTimeout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Alarm", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Alarm", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Alarm_webhooks(ctx context.Context, field graphql.CollectedField, obj *db.Alarm) (ret graphql.Marshaler) {
@@ -8070,7 +8721,7 @@ func (ec *executionContext) _Alarm_webhooks(ctx context.Context, field graphql.C
 			return ec.fieldContext_Alarm_webhooks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Webhooks, nil
+			return obj.Webhooks(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -8081,7 +8732,7 @@ func (ec *executionContext) _Alarm_webhooks(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Alarm_webhooks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Alarm", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Alarm", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Alarm_emails(ctx context.Context, field graphql.CollectedField, obj *db.Alarm) (ret graphql.Marshaler) {
@@ -8093,7 +8744,7 @@ func (ec *executionContext) _Alarm_emails(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Alarm_emails(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Emails, nil
+			return obj.Emails(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -8104,7 +8755,7 @@ func (ec *executionContext) _Alarm_emails(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Alarm_emails(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Alarm", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Alarm", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Alarm_silenceSec(ctx context.Context, field graphql.CollectedField, obj *db.Alarm) (ret graphql.Marshaler) {
@@ -8114,6 +8765,741 @@ func (ec *executionContext) _Alarm_silenceSec(ctx context.Context, field graphql
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.fieldContext_Alarm_silenceSec(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SilenceSec(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Alarm_silenceSec(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Alarm", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Alarm_rules(ctx context.Context, field graphql.CollectedField, obj *db.Alarm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Alarm_rules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Alarm().Rules(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.AlarmRule) graphql.Marshaler {
+			return ec.marshalNAlarmRule2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmRuleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Alarm_rules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Alarm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AlarmRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Alarm_channels(ctx context.Context, field graphql.CollectedField, obj *db.Alarm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Alarm_channels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Alarm().Channels(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.AlarmChannel) graphql.Marshaler {
+			return ec.marshalNAlarmChannel2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmChannelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Alarm_channels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Alarm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AlarmChannel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AlarmChannel_type(ctx context.Context, field graphql.CollectedField, obj *db.AlarmChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmChannel_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNAlarmChannelType2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmChannel_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmChannel", field, false, false, errors.New("field of type AlarmChannelType does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmChannel_target(ctx context.Context, field graphql.CollectedField, obj *db.AlarmChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmChannel_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmChannel_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmChannel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmDelivery_channel(ctx context.Context, field graphql.CollectedField, obj *alarm.Answer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmDelivery_channel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Channel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNAlarmChannelType2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmDelivery_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmDelivery", field, false, false, errors.New("field of type AlarmChannelType does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmDelivery_target(ctx context.Context, field graphql.CollectedField, obj *alarm.Answer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmDelivery_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmDelivery_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmDelivery", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmDelivery_ok(ctx context.Context, field graphql.CollectedField, obj *alarm.Answer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmDelivery_ok(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OK, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmDelivery_ok(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmDelivery", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmDelivery_statusCode(ctx context.Context, field graphql.CollectedField, obj *alarm.Answer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmDelivery_statusCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AlarmDelivery().StatusCode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmDelivery_statusCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmDelivery", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmDelivery_answer(ctx context.Context, field graphql.CollectedField, obj *alarm.Answer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmDelivery_answer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmDelivery_answer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmDelivery", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_id(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_time(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_event(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Event, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_rule(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_rule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_rule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_outcome(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNAlarmOutcome2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type AlarmOutcome does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_channel(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_channel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AlarmRecord().Channel(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOAlarmChannelType2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, true, true, errors.New("field of type AlarmChannelType does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_target(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_statusCode(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_statusCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AlarmRecord().StatusCode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_statusCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_answer(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_answer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_answer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_attempts(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_summary(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_instanceId(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_instanceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_instanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecord_workflowInstanceId(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecord_workflowInstanceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecord_workflowInstanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecordConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AlarmRecordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecordConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AlarmRecordEdge) graphql.Marshaler {
+			return ec.marshalNAlarmRecordEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRecordEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecordConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AlarmRecordConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AlarmRecordEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AlarmRecordConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AlarmRecordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecordConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecordConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AlarmRecordConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AlarmRecordConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.AlarmRecordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecordConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AlarmRecordConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecordConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecordConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecordEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AlarmRecordEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecordEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecordEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRecordEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRecordEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AlarmRecordEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRecordEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.AlarmRecord) graphql.Marshaler {
+			return ec.marshalNAlarmRecord2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRecordEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AlarmRecordEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AlarmRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AlarmRule_type(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRule_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNAlarmRuleType2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRule_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRule", field, false, false, errors.New("field of type AlarmRuleType does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRule_threshold(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRule_threshold(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Threshold, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AlarmRule_threshold(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRule", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AlarmRule_silenceSec(ctx context.Context, field graphql.CollectedField, obj *db.AlarmRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AlarmRule_silenceSec(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.SilenceSec, nil
@@ -8126,8 +9512,8 @@ func (ec *executionContext) _Alarm_silenceSec(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Alarm_silenceSec(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Alarm", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_AlarmRule_silenceSec(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AlarmRule", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.CollectedField, obj *db.APIToken) (ret graphql.Marshaler) {
@@ -11491,6 +12877,50 @@ func (ec *executionContext) fieldContext_Job_updatedAt(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Job_alarmHistory(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_alarmHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Job().AlarmHistory(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AlarmRecordConnection) graphql.Marshaler {
+			return ec.marshalNAlarmRecordConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRecordConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_alarmHistory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AlarmRecordConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Job_alarmHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Job_version(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12541,6 +13971,50 @@ func (ec *executionContext) _Mutation_logout(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Mutation_logout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Mutation", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Mutation_sendTestAlarm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_sendTestAlarm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SendTestAlarm(ctx, fc.Args["jobId"].(*string), fc.Args["workflowId"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*alarm.Answer) graphql.Marshaler {
+			return ec.marshalNAlarmDelivery2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋalarmᚐAnswerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_sendTestAlarm(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AlarmDelivery(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_sendTestAlarm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Mutation_createApp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -17519,6 +18993,82 @@ func (ec *executionContext) fieldContext_Workflow_updatedAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Workflow_alarm(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_alarm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Alarm, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Alarm) graphql.Marshaler {
+			return ec.marshalNAlarm2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_alarm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Alarm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_alarmHistory(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_alarmHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Workflow().AlarmHistory(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AlarmRecordConnection) graphql.Marshaler {
+			return ec.marshalNAlarmRecordConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRecordConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_alarmHistory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AlarmRecordConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Workflow_alarmHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WorkflowConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20346,6 +21896,43 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAlarmChannelInput(ctx context.Context, obj any) (model.AlarmChannelInput, error) {
+	var it model.AlarmChannelInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "target"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNAlarmChannelType2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "target":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("target"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Target = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAlarmInput(ctx context.Context, obj any) (model.AlarmInput, error) {
 	var it model.AlarmInput
 	if obj == nil {
@@ -20357,7 +21944,7 @@ func (ec *executionContext) unmarshalInputAlarmInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"onFailure", "onTimeout", "webhooks", "emails", "silenceSec"}
+	fieldsInOrder := [...]string{"onFailure", "onTimeout", "webhooks", "emails", "silenceSec", "rules", "channels"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -20392,6 +21979,68 @@ func (ec *executionContext) unmarshalInputAlarmInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.Emails = data
+		case "silenceSec":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("silenceSec"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SilenceSec = data
+		case "rules":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rules"))
+			data, err := ec.unmarshalOAlarmRuleInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRuleInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rules = data
+		case "channels":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channels"))
+			data, err := ec.unmarshalOAlarmChannelInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmChannelInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Channels = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAlarmRuleInput(ctx context.Context, obj any) (model.AlarmRuleInput, error) {
+	var it model.AlarmRuleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["silenceSec"]; !present {
+		asMap["silenceSec"] = 0
+	}
+
+	fieldsInOrder := [...]string{"type", "threshold", "silenceSec"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNAlarmRuleType2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "threshold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threshold"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Threshold = data
 		case "silenceSec":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("silenceSec"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -20909,7 +22558,7 @@ func (ec *executionContext) unmarshalInputWorkflowInput(ctx context.Context, obj
 		asMap["failFast"] = false
 	}
 
-	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "maxInstances", "overlapPolicy", "misfirePolicy", "failFast", "nodes", "edges"}
+	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "maxInstances", "overlapPolicy", "misfirePolicy", "failFast", "nodes", "edges", "alarm"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -21007,6 +22656,13 @@ func (ec *executionContext) unmarshalInputWorkflowInput(ctx context.Context, obj
 				return it, err
 			}
 			it.Edges = data
+		case "alarm":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alarm"))
+			data, err := ec.unmarshalOAlarmInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Alarm = data
 		}
 	}
 	return it, nil
@@ -21200,25 +22856,571 @@ func (ec *executionContext) _Alarm(ctx context.Context, sel ast.SelectionSet, ob
 		case "onFailure":
 			out.Values[i] = ec._Alarm_onFailure(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "onTimeout":
 			out.Values[i] = ec._Alarm_onTimeout(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "webhooks":
 			out.Values[i] = ec._Alarm_webhooks(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "emails":
 			out.Values[i] = ec._Alarm_emails(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "silenceSec":
 			out.Values[i] = ec._Alarm_silenceSec(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rules":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Alarm_rules(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "channels":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Alarm_channels(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var alarmChannelImplementors = []string{"AlarmChannel"}
+
+func (ec *executionContext) _AlarmChannel(ctx context.Context, sel ast.SelectionSet, obj *db.AlarmChannel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, alarmChannelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AlarmChannel")
+		case "type":
+			out.Values[i] = ec._AlarmChannel_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._AlarmChannel_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var alarmDeliveryImplementors = []string{"AlarmDelivery"}
+
+func (ec *executionContext) _AlarmDelivery(ctx context.Context, sel ast.SelectionSet, obj *alarm.Answer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, alarmDeliveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AlarmDelivery")
+		case "channel":
+			out.Values[i] = ec._AlarmDelivery_channel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "target":
+			out.Values[i] = ec._AlarmDelivery_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ok":
+			out.Values[i] = ec._AlarmDelivery_ok(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statusCode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AlarmDelivery_statusCode(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "answer":
+			out.Values[i] = ec._AlarmDelivery_answer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var alarmRecordImplementors = []string{"AlarmRecord"}
+
+func (ec *executionContext) _AlarmRecord(ctx context.Context, sel ast.SelectionSet, obj *db.AlarmRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, alarmRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AlarmRecord")
+		case "id":
+			out.Values[i] = ec._AlarmRecord_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "time":
+			out.Values[i] = ec._AlarmRecord_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "event":
+			out.Values[i] = ec._AlarmRecord_event(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rule":
+			out.Values[i] = ec._AlarmRecord_rule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "outcome":
+			out.Values[i] = ec._AlarmRecord_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "channel":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AlarmRecord_channel(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "target":
+			out.Values[i] = ec._AlarmRecord_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statusCode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AlarmRecord_statusCode(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "answer":
+			out.Values[i] = ec._AlarmRecord_answer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attempts":
+			out.Values[i] = ec._AlarmRecord_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "summary":
+			out.Values[i] = ec._AlarmRecord_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "instanceId":
+			out.Values[i] = ec._AlarmRecord_instanceId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "workflowInstanceId":
+			out.Values[i] = ec._AlarmRecord_workflowInstanceId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var alarmRecordConnectionImplementors = []string{"AlarmRecordConnection"}
+
+func (ec *executionContext) _AlarmRecordConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AlarmRecordConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, alarmRecordConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AlarmRecordConnection")
+		case "edges":
+			out.Values[i] = ec._AlarmRecordConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AlarmRecordConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AlarmRecordConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var alarmRecordEdgeImplementors = []string{"AlarmRecordEdge"}
+
+func (ec *executionContext) _AlarmRecordEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AlarmRecordEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, alarmRecordEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AlarmRecordEdge")
+		case "cursor":
+			out.Values[i] = ec._AlarmRecordEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._AlarmRecordEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var alarmRuleImplementors = []string{"AlarmRule"}
+
+func (ec *executionContext) _AlarmRule(ctx context.Context, sel ast.SelectionSet, obj *db.AlarmRule) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, alarmRuleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AlarmRule")
+		case "type":
+			out.Values[i] = ec._AlarmRule_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "threshold":
+			out.Values[i] = ec._AlarmRule_threshold(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "silenceSec":
+			out.Values[i] = ec._AlarmRule_silenceSec(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23512,6 +25714,44 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "alarmHistory":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_alarmHistory(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "version":
 			out.Values[i] = ec._Job_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24248,6 +26488,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "logout":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_logout(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sendTestAlarm":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_sendTestAlarm(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -26466,6 +28713,49 @@ func (ec *executionContext) _Workflow(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "alarm":
+			out.Values[i] = ec._Workflow_alarm(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "alarmHistory":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_alarmHistory(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -28195,6 +30485,188 @@ func (ec *executionContext) marshalNAlarm2githubᚗcomᚋjobwheelᚋjobwheelᚋd
 	return ec._Alarm(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNAlarmChannel2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmChannelᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.AlarmChannel) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAlarmChannel2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmChannel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAlarmChannel2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmChannel(ctx context.Context, sel ast.SelectionSet, v *db.AlarmChannel) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AlarmChannel(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAlarmChannelInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmChannelInput(ctx context.Context, v any) (*model.AlarmChannelInput, error) {
+	res, err := ec.unmarshalInputAlarmChannelInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAlarmChannelType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAlarmChannelType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNAlarmDelivery2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋalarmᚐAnswerᚄ(ctx context.Context, sel ast.SelectionSet, v []*alarm.Answer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAlarmDelivery2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋalarmᚐAnswer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAlarmDelivery2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋalarmᚐAnswer(ctx context.Context, sel ast.SelectionSet, v *alarm.Answer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AlarmDelivery(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAlarmOutcome2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAlarmOutcome2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNAlarmRecord2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmRecord(ctx context.Context, sel ast.SelectionSet, v *db.AlarmRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AlarmRecord(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAlarmRecordConnection2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRecordConnection(ctx context.Context, sel ast.SelectionSet, v *model.AlarmRecordConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AlarmRecordConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAlarmRecordEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRecordEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AlarmRecordEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAlarmRecordEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRecordEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAlarmRecordEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRecordEdge(ctx context.Context, sel ast.SelectionSet, v *model.AlarmRecordEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AlarmRecordEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAlarmRule2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.AlarmRule) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAlarmRule2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmRule(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAlarmRule2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmRule(ctx context.Context, sel ast.SelectionSet, v *db.AlarmRule) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AlarmRule(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAlarmRuleInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRuleInput(ctx context.Context, v any) (*model.AlarmRuleInput, error) {
+	res, err := ec.unmarshalInputAlarmRuleInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAlarmRuleType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAlarmRuleType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNApiToken2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAPITokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.APIToken) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -29804,12 +32276,64 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOAlarmChannelInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmChannelInputᚄ(ctx context.Context, v any) ([]*model.AlarmChannelInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AlarmChannelInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAlarmChannelInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmChannelInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOAlarmChannelType2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAlarmChannelType2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOAlarmInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmInput(ctx context.Context, v any) (*model.AlarmInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputAlarmInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAlarmRuleInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRuleInputᚄ(ctx context.Context, v any) ([]*model.AlarmRuleInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AlarmRuleInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAlarmRuleInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAlarmRuleInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx context.Context, sel ast.SelectionSet, v *db.App) graphql.Marshaler {

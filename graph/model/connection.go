@@ -58,3 +58,12 @@ type AuditEntryConnection struct {
 	PageInfo *PageInfo
 	Filter   audit.Filter
 }
+
+// AlarmRecordConnection is a page of a job's or workflow's alarm history.
+// Kind and ID are whose, for totalCount, counted only when asked for.
+type AlarmRecordConnection struct {
+	Edges    []*AlarmRecordEdge
+	PageInfo *PageInfo
+	Kind     string
+	ID       int64
+}

@@ -12,6 +12,14 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 )
 
+// A place alarms are sent to.
+type AlarmChannelInput struct {
+	// The kind of channel.
+	Type string `json:"type"`
+	// An http(s) URL (public addresses only, unless JOBWHEEL_ALARM_ALLOW_NETWORKS allows more), or an email address for EMAIL.
+	Target string `json:"target"`
+}
+
 // Whom to tell when a job fails; omitted fields: off or none.
 type AlarmInput struct {
 	// Alarm when an instance fails (after its retries).
@@ -22,7 +30,29 @@ type AlarmInput struct {
 	Webhooks []string `json:"webhooks,omitempty"`
 	// Addresses mailed the alarm.
 	Emails []string `json:"emails,omitempty"`
-	// Quiet period after an alarm, in seconds.
+	// Quiet period after an alarm, in seconds (the silenceSec of the rules onFailure and onTimeout make).
+	SilenceSec *int `json:"silenceSec,omitempty"`
+	// The conditions that raise alarms; with the deprecated onFailure/onTimeout, both count.
+	Rules []*AlarmRuleInput `json:"rules,omitempty"`
+	// Where alarms are sent (at most 20); with the deprecated webhooks/emails, both count.
+	Channels []*AlarmChannelInput `json:"channels,omitempty"`
+}
+
+// An entry of a page of an alarm history.
+type AlarmRecordEdge struct {
+	// Pass as `after` to continue the list after this entry.
+	Cursor string `json:"cursor"`
+	// The entry.
+	Node *db.AlarmRecord `json:"node"`
+}
+
+// One condition that raises an alarm.
+type AlarmRuleInput struct {
+	// What it watches; one rule of each type at most.
+	Type string `json:"type"`
+	// N for CONSECUTIVE_FAILURES (2 to 1000); milliseconds for START_LATE (at least 1); omitted for the others.
+	Threshold *int `json:"threshold,omitempty"`
+	// Silence window in seconds after an alarm of this rule (0 to 2592000); 0: none.
 	SilenceSec *int `json:"silenceSec,omitempty"`
 }
 
@@ -253,6 +283,8 @@ type WorkflowInput struct {
 	Nodes []*WorkflowNodeInput `json:"nodes"`
 	// Its edges: at most 2000, and no cycle.
 	Edges []*WorkflowEdgeInput `json:"edges"`
+	// Whom to tell when its runs fail or recover (START_LATE is for jobs); omitted: kept as it is (none for a new workflow).
+	Alarm *AlarmInput `json:"alarm,omitempty"`
 }
 
 // A workflow run in a list.

@@ -1,308 +1,502 @@
-// Package alarm tells people when a job's instance fails: it POSTs a JSON
-// document to the job's webhooks and mails its addresses (when the server
-// has an SMTP relay configured), as the job's alarm settings ask.
+// Package alarm tells people when a job's instances or a workflow's runs
+// fail, fail N times in a row, time out, start late, or recover, through
+// the channels their alarm settings name: a webhook (a documented JSON
+// document, Message), email (when the server has an SMTP relay), Slack,
+// Feishu, DingTalk and WeCom incoming webhooks (each chat's text message).
 //
-// Alarms are sent in the background from a bounded queue, so a slow or
-// dead webhook never holds up scheduling; a full queue drops the alarm
-// with a log line. Each job's alarms are silenced for its silenceSec after
-// one was sent, so a job failing every second does not send one alarm per
-// second. Webhooks are retried twice with back-off.
+// The scheduling path only hands observations over (InstanceEnded,
+// InstanceStarted, WorkflowRunEnded) to a bounded queue, which a full
+// queue drops with a log line; it never waits. One goroutine judges them
+// against the rules (Evaluate) on each rule's state held in the database
+// (alarm_states), so a restart, or another server taking the app over,
+// neither repeats an alarm nor forgets a storm. Deliveries go through a
+// second bounded queue to a few senders that retry with back-off, and each
+// outcome (sent, silenced, failed to deliver, with the channel's answer)
+// is recorded in the subject's history (alarm_history).
 //
 // Webhooks reach public addresses only (package netguard: loopback,
 // private, link-local and metadata addresses are refused when connecting,
 // unless Config.AllowNetworks allows them), so an app's editor cannot make
-// the server call what only the server can reach. Mail headers are built
-// from parsed addresses and encoded text, so no job name or address can
-// add a header.
+// the server call what only the server can reach. Channel URLs are never
+// logged or recorded whole (Redact): chat URLs carry their key. Mail
+// headers are built from parsed addresses and encoded text, so no job
+// name or address can add a header.
 package alarm
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"mime"
-	"mime/quotedprintable"
-	"net"
 	"net/http"
-	"net/mail"
 	"net/netip"
-	"net/smtp"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/netguard"
 )
 
-// queueSize bounds the alarms waiting to be sent.
-const queueSize = 1000
+// EventTest is the event of a test alarm.
+const EventTest = "alarm.test"
 
 // Config configures the sender.
 type Config struct {
 	// SMTPURL is smtp://user:password@host:port?from=address; empty: no
-	// email, webhooks only.
+	// email.
 	SMTPURL string
 	// ConsoleURL is where the server's console is, for links in alarms.
 	ConsoleURL string
 	// AllowNetworks are the non-public address ranges webhooks may reach
 	// (loopback, private, link-local are refused otherwise; see netguard).
 	AllowNetworks []netip.Prefix
+	// QueueSize bounds the observations waiting to be judged, and the
+	// deliveries waiting to be made (each; default 1000).
+	QueueSize int
+	// Senders is how many deliveries are made at once (default 4).
+	Senders int
+	// Attempts per delivery (default 3); RetryBackoff is the first wait
+	// between two (default 1 s, doubling).
+	Attempts     int
+	RetryBackoff time.Duration
+	// Clock defaults to the system clock.
+	Clock clock.Clock
 }
 
-// Event is what an alarm is about.
-type Event struct {
-	App      string      `json:"app"`
-	Job      JobRef      `json:"job"`
-	Instance db.Instance `json:"-"`
-	Reason   string      `json:"reason"`
-}
-
-// JobRef names a job in an alarm.
-type JobRef struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-}
-
-// payload is the JSON a webhook receives.
-type payload struct {
-	Event       string     `json:"event"` // "instance.failed" or "instance.timeout"
-	App         string     `json:"app"`
-	Job         JobRef     `json:"job"`
-	InstanceID  int64      `json:"instanceId"`
-	Status      string     `json:"status"`
-	Reason      string     `json:"reason"`
-	Result      string     `json:"result"`
-	Attempt     int        `json:"attempt"`
-	Expected    *time.Time `json:"expectedTriggerTime,omitempty"`
-	Triggered   *time.Time `json:"actualTriggerTime,omitempty"`
-	Finished    *time.Time `json:"finishedTime,omitempty"`
-	InstanceURL string     `json:"instanceUrl,omitempty"`
-}
-
-// Sender sends alarms.
+// Sender judges observations and sends alarms.
 type Sender struct {
-	cfg    Config
-	log    *slog.Logger
-	client *http.Client
-	queue  chan work
+	cfg          Config
+	log          *slog.Logger
+	db           *db.DB
+	client       *http.Client
+	clock        clock.Clock
+	observations chan observation
+	deliveries   chan delivery
 	lifecycle.Base
-
-	mu   sync.Mutex
-	last map[int64]time.Time // job → when its last alarm was sent
 }
 
-type work struct {
+// observation is one thing to judge, with what the alarm says of it.
+type observation struct {
+	kind  string // db.SubjectJob or db.SubjectWorkflow
+	id    int64
+	appID int64
+	// alarm is the job's settings; a workflow's are read when judged.
 	alarm db.Alarm
-	p     payload
+	o     Observation
+	// msg is the alarm's subject and instance; the judge adds the rest.
+	msg Message
 }
 
-// New returns a Sender; Start runs it.
-func New(cfg Config, log *slog.Logger) (*Sender, error) {
+// delivery is one alarm to one channel.
+type delivery struct {
+	ch  db.AlarmChannel
+	msg *Message
+	rec db.AlarmRecord
+}
+
+// New returns a Sender over the database; Start runs it.
+func New(cfg Config, store *db.DB, log *slog.Logger) (*Sender, error) {
 	if cfg.SMTPURL != "" {
 		if err := CheckSMTPURL(cfg.SMTPURL); err != nil {
 			return nil, fmt.Errorf("JOBWHEEL_SMTP_URL: %w", err)
 		}
 	}
+	if cfg.QueueSize <= 0 {
+		cfg.QueueSize = 1000
+	}
+	if cfg.Senders <= 0 {
+		cfg.Senders = 4
+	}
+	if cfg.Attempts <= 0 {
+		cfg.Attempts = 3
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = time.Second
+	}
 	guard := netguard.Policy{Allow: cfg.AllowNetworks}
-	return &Sender{cfg: cfg, log: log, client: guard.Client(10 * time.Second),
-		queue: make(chan work, queueSize), last: map[int64]time.Time{}}, nil
+	return &Sender{cfg: cfg, log: log, db: store, client: guard.Client(10 * time.Second), clock: clock.OrSystem(cfg.Clock),
+		observations: make(chan observation, cfg.QueueSize), deliveries: make(chan delivery, cfg.QueueSize)}, nil
 }
 
-// Start sends queued alarms until Stop.
+// Start judges and sends until Stop.
 func (s *Sender) Start(ctx context.Context) error {
 	ctx, ok, started, stopped := s.StartInit(ctx)
 	if !ok {
 		return nil
 	}
+	var wg sync.WaitGroup
+	wg.Add(1 + s.cfg.Senders)
+	go func() {
+		defer wg.Done()
+		s.judge(ctx)
+	}()
+	for i := 0; i < s.cfg.Senders; i++ {
+		go func() {
+			defer wg.Done()
+			s.send(ctx)
+		}()
+	}
 	go func() {
 		started()
-		defer stopped()
-		s.run(ctx)
+		wg.Wait()
+		stopped()
 	}()
 	return nil
 }
 
-// InstanceFailed queues the alarm of an instance that ended FAILED, if its
-// job asks for one and is not silenced.
-func (s *Sender) InstanceFailed(app string, job *db.Job, in db.Instance) {
-	a := job.Alarm
-	timeout := in.Reason == "TIMEOUT"
-	if !(a.OnFailure || (timeout && a.OnTimeout)) || (len(a.Webhooks) == 0 && len(a.Emails) == 0) {
-		return
-	}
-	now := time.Now()
-	s.mu.Lock()
-	if last, ok := s.last[job.ID]; ok && now.Sub(last) < time.Duration(a.SilenceSec)*time.Second {
-		s.mu.Unlock()
-		return
-	}
-	s.last[job.ID] = now
-	s.mu.Unlock()
-	event := "instance.failed"
-	if timeout {
-		event = "instance.timeout"
-	}
-	p := payload{Event: event, App: app, Job: JobRef{ID: job.ID, Name: job.Name}, InstanceID: in.ID, Status: in.Status,
-		Reason: in.Reason, Result: in.Result, Attempt: in.Attempt, Expected: in.ExpectedTriggerAt, Triggered: in.ActualTriggerAt,
-		Finished: in.FinishedAt}
-	if s.cfg.ConsoleURL != "" {
-		p.InstanceURL = fmt.Sprintf("%s/apps/%s/instances/%d", strings.TrimRight(s.cfg.ConsoleURL, "/"), url.PathEscape(app), in.ID)
-	}
-	select {
-	case s.queue <- work{alarm: a, p: p}:
+// InstanceEnded hears of an instance that ended (FAILED after its
+// retries, or SUCCEEDED); it queues it if the job's rules care.
+func (s *Sender) InstanceEnded(app string, job *db.Job, in db.Instance) {
+	a := &job.Alarm
+	var o Observation
+	switch in.Status {
+	case db.StatusFailed:
+		o = Observation{Outcome: Failed, Timeout: in.Reason == db.ReasonTimeout}
+		if !a.Watches(db.AlarmFailure) && !a.Watches(db.AlarmConsecutive) && !(o.Timeout && a.Watches(db.AlarmTimeout)) {
+			return
+		}
+	case db.StatusSucceeded:
+		// Only a storm to end or a count to reset matters: rules that
+		// need no success leave the path at once.
+		if !a.Watches(db.AlarmRecovery) && !a.Watches(db.AlarmConsecutive) {
+			return
+		}
+		o = Observation{Outcome: Succeeded}
 	default:
-		s.log.Warn("alarm: queue full; dropping an alarm", "job", job.ID, "instance", in.ID)
+		return
+	}
+	if !hasChannels(a) {
+		return
+	}
+	s.queue(s.jobObservation(app, job, in, o))
+}
+
+// InstanceStarted hears of an instance dispatched; it queues it if the
+// job has a START_LATE rule.
+func (s *Sender) InstanceStarted(app string, job *db.Job, in db.Instance) {
+	if !job.Alarm.Watches(db.AlarmStartLate) || !hasChannels(&job.Alarm) || in.ActualTriggerAt == nil {
+		return
+	}
+	fire := in.TriggerAt
+	if in.ExpectedTriggerAt != nil {
+		fire = *in.ExpectedTriggerAt
+	}
+	s.queue(s.jobObservation(app, job, in, Observation{Outcome: Started, Late: in.ActualTriggerAt.Sub(fire)}))
+}
+
+// WorkflowRunEnded hears of a workflow run that ended; its workflow's
+// settings (and app's name) are read when it is judged.
+func (s *Sender) WorkflowRunEnded(run db.WorkflowInstance) {
+	var o Observation
+	switch run.Status {
+	case db.RunFailed:
+		o = Observation{Outcome: Failed, Timeout: run.Reason == db.ReasonTimeout}
+	case db.RunSucceeded:
+		o = Observation{Outcome: Succeeded}
+	default:
+		return
+	}
+	m := Message{WorkflowInstanceID: run.ID, Status: run.Status, Reason: run.Reason, Result: cut(run.Result, maxResult),
+		Expected: run.ExpectedTriggerAt, Triggered: run.StartedAt, Finished: run.FinishedAt}
+	s.queue(observation{kind: db.SubjectWorkflow, id: run.WorkflowID, appID: run.AppID, o: o, msg: m})
+}
+
+func (s *Sender) jobObservation(app string, job *db.Job, in db.Instance, o Observation) observation {
+	m := Message{App: app, Job: &Ref{ID: job.ID, Name: job.Name}, InstanceID: in.ID, Status: in.Status, Reason: in.Reason,
+		Result: cut(in.Result, maxResult), Attempt: in.Attempt, Expected: in.ExpectedTriggerAt, Triggered: in.ActualTriggerAt,
+		Finished: in.FinishedAt}
+	if o.Outcome == Started {
+		m.Status, m.Reason, m.Result, m.Finished = in.Status, "", "", nil
+	}
+	if s.cfg.ConsoleURL != "" {
+		m.InstanceURL = fmt.Sprintf("%s/apps/%s/instances/%d", strings.TrimRight(s.cfg.ConsoleURL, "/"), url.PathEscape(app), in.ID)
+	}
+	return observation{kind: db.SubjectJob, id: job.ID, appID: job.AppID, alarm: job.Alarm, o: o, msg: m}
+}
+
+func hasChannels(a *db.Alarm) bool {
+	return len(a.Channels) > 0 || len(a.LegacyWebhooks) > 0 || len(a.LegacyEmails) > 0
+}
+
+func (s *Sender) queue(ob observation) {
+	select {
+	case s.observations <- ob:
+	default:
+		s.log.Warn("alarm: queue full; dropping an observation", "subject", ob.kind, "id", ob.id)
 	}
 }
 
-func (s *Sender) run(ctx context.Context) {
+func (s *Sender) judge(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case w := <-s.queue:
-			for _, hook := range w.alarm.Webhooks {
-				s.webhook(ctx, hook, w.p)
-			}
-			if len(w.alarm.Emails) > 0 {
-				s.mail(w.alarm.Emails, w.p)
+		case ob := <-s.observations:
+			if err := s.judgeOne(ctx, ob); err != nil && ctx.Err() == nil {
+				s.log.Error("alarm: judging an observation", "subject", ob.kind, "id", ob.id, "err", err)
 			}
 		}
 	}
 }
 
-func (s *Sender) webhook(ctx context.Context, hook string, p payload) {
-	body, _ := json.Marshal(p)
-	var err error
-	for attempt, wait := 0, time.Second; attempt < 3; attempt, wait = attempt+1, wait*2 {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
+// eventNames name each rule's alarm, for jobs and for workflows.
+var eventNames = map[string][2]string{
+	db.AlarmFailure:     {"instance.failed", "workflow_instance.failed"},
+	db.AlarmTimeout:     {"instance.timeout", "workflow_instance.timeout"},
+	db.AlarmConsecutive: {"instance.consecutive_failures", "workflow_instance.consecutive_failures"},
+	db.AlarmStartLate:   {"instance.start_late", "workflow_instance.start_late"},
+	db.AlarmRecovery:    {"job.recovered", "workflow.recovered"},
+}
+
+// precedence orders the rules an alarm is named after when several send
+// at once (one message, listing them all).
+var precedence = []string{db.AlarmRecovery, db.AlarmStartLate, db.AlarmTimeout, db.AlarmConsecutive, db.AlarmFailure}
+
+func (s *Sender) judgeOne(ctx context.Context, ob observation) error {
+	if ob.kind == db.SubjectWorkflow {
+		w, err := s.db.WorkflowGet(ctx, ob.id)
+		if errors.Is(err, db.ErrNotFound) {
+			return nil
 		}
-		var req *http.Request
-		req, err = http.NewRequestWithContext(ctx, http.MethodPost, hook, bytes.NewReader(body))
 		if err != nil {
-			break
+			return err
 		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("User-Agent", "jobwheel-alarm")
-		var resp *http.Response
-		resp, err = s.client.Do(req)
-		var refused *netguard.RefusedError
-		if errors.As(err, &refused) {
-			s.log.Warn("alarm: webhook refused: it points at an address the server may not call", "url", hook, "instance", p.InstanceID, "err", refused)
-			return
+		ob.alarm, ob.msg.Workflow = w.Alarm, &Ref{ID: w.ID, Name: w.Name}
+		if !hasChannels(&ob.alarm) {
+			return nil
 		}
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode < 300 {
-				return
-			}
-			err = fmt.Errorf("status %d", resp.StatusCode)
+		app, err := s.db.AppGet(ctx, ob.appID)
+		if err != nil {
+			return err
+		}
+		ob.msg.App = app.Name
+		if s.cfg.ConsoleURL != "" {
+			ob.msg.InstanceURL = fmt.Sprintf("%s/apps/%s/workflow-instances/%d", strings.TrimRight(s.cfg.ConsoleURL, "/"),
+				url.PathEscape(app.Name), ob.msg.WorkflowInstanceID)
 		}
 	}
-	s.log.Warn("alarm: webhook failed", "url", hook, "instance", p.InstanceID, "err", err)
-}
-
-func (s *Sender) mail(to []string, p payload) {
-	if s.cfg.SMTPURL == "" {
-		s.log.Warn("alarm: the job asks for email but the server has no SMTP relay (JOBWHEEL_SMTP_URL)", "job", p.Job.ID)
-		return
+	a := ob.alarm.Normalized()
+	if len(a.Channels) == 0 {
+		return nil
 	}
-	addr, auth, from, _ := parseSMTP(s.cfg.SMTPURL)
-	msg, rcpt, err := compose(from, to, p, time.Now())
+	types := watched(a.Rules, ob.o)
+	if len(types) == 0 {
+		return nil
+	}
+	if ob.o.Outcome == Succeeded || ob.o.Outcome == Started && !isLate(a.Rules, ob.o.Late) {
+		// Most successes and starts on time change nothing: read before
+		// taking the rows.
+		states, err := s.db.AlarmStates(ctx, ob.kind, ob.id)
+		if err != nil {
+			return err
+		}
+		if quiet(states, ob.o) {
+			return nil
+		}
+	}
+	now := db.Stamp(s.clock.Now())
+	var decisions []Decision
+	err := s.db.AlarmStatesUpdate(ctx, ob.kind, ob.id, types, now, func(states map[string]*db.AlarmState) ([]string, error) {
+		var changed []string
+		decisions, changed = Evaluate(a.Rules, states, ob.o, now)
+		return changed, nil
+	})
 	if err != nil {
-		s.log.Warn("alarm: not sending mail", "job", p.Job.ID, "err", err)
-		return
+		return err
 	}
-	if err := smtp.SendMail(addr, auth, from.Address, rcpt, msg); err != nil {
-		s.log.Warn("alarm: sending mail failed", "to", rcpt, "err", err)
+	if len(decisions) == 0 {
+		return nil
 	}
-}
-
-// CheckSMTPURL says why raw is not an SMTP URL alarms can use, or nil. It
-// does not echo the URL, which may hold a password.
-func CheckSMTPURL(raw string) error {
-	_, _, _, err := parseSMTP(raw)
-	return err
-}
-
-// compose makes the alarm mail. Every header is built from parsed
-// addresses and encoded text (RFC 2047), so nothing a user typed (a job
-// name, an address) can add a header or end the header block; the
-// recipients are the parsed addresses.
-func compose(from *mail.Address, to []string, p payload, now time.Time) (msg []byte, rcpt []string, err error) {
-	var heads []string
-	for _, raw := range to {
-		a, err := mail.ParseAddress(raw)
-		if err != nil {
-			return nil, nil, fmt.Errorf("recipient %q: %w", raw, err)
+	base := db.AlarmRecord{AppID: ob.appID, SubjectKind: ob.kind, SubjectID: ob.id, At: now}
+	if ob.msg.InstanceID != 0 {
+		base.InstanceID = &ob.msg.InstanceID
+	}
+	if ob.msg.WorkflowInstanceID != 0 {
+		base.RunID = &ob.msg.WorkflowInstanceID
+	}
+	which := 0
+	if ob.kind == db.SubjectWorkflow {
+		which = 1
+	}
+	var silenced []db.AlarmRecord
+	sending := map[string]Decision{}
+	for _, d := range decisions {
+		if d.Silenced {
+			rec := base
+			rec.Event, rec.Rule, rec.Outcome = eventNames[d.Rule.Type][which], d.Rule.Type, db.AlarmSilenced
+			rec.Summary = fmt.Sprintf("silenced: the rule alarmed less than %s ago", time.Duration(d.Rule.SilenceSec)*time.Second)
+			silenced = append(silenced, rec)
+			continue
 		}
-		rcpt = append(rcpt, a.Address)
-		heads = append(heads, a.String())
+		sending[d.Rule.Type] = d
 	}
-	subject := fmt.Sprintf("[jobwheel] %s/%s: instance %d %s", p.App, p.Job.Name, p.InstanceID, strings.ToLower(strings.TrimPrefix(p.Event, "instance.")))
-	var b strings.Builder
-	header := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
-	header("From", from.String())
-	header("To", strings.Join(heads, ", "))
-	header("Subject", mime.QEncoding.Encode("utf-8", oneLine(subject)))
-	header("Date", now.Format(time.RFC1123Z))
-	header("MIME-Version", "1.0")
-	header("Content-Type", "text/plain; charset=utf-8")
-	header("Content-Transfer-Encoding", "quoted-printable")
-	b.WriteString("\r\n")
-	var text strings.Builder
-	fmt.Fprintf(&text, "Job %q of app %q: instance %d ended %s (%s) at attempt %d.\r\n\r\n%s\r\n", p.Job.Name, p.App, p.InstanceID, p.Status, p.Reason, p.Attempt, p.Result)
-	if p.InstanceURL != "" {
-		fmt.Fprintf(&text, "\r\n%s\r\n", p.InstanceURL)
+	if err := s.db.AlarmRecordInsert(ctx, silenced); err != nil {
+		return err
 	}
-	// Quoted-printable keeps the body's lines short and its bytes 7-bit,
-	// whatever the instance's result holds.
-	qp := quotedprintable.NewWriter(&b)
-	_, _ = qp.Write([]byte(text.String()))
-	_ = qp.Close()
-	return []byte(b.String()), rcpt, nil
-}
-
-// oneLine replaces control characters (which names cannot hold, but
-// results can) with spaces.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
-			return ' '
+	if len(sending) == 0 {
+		return nil
+	}
+	m := ob.msg
+	m.Version, m.Time = 1, now
+	for _, typ := range precedence {
+		d, ok := sending[typ]
+		if !ok {
+			continue
 		}
-		return r
-	}, s)
+		if m.Event == "" {
+			m.Event = eventNames[typ][which]
+		}
+		m.Rules = append(m.Rules, typ)
+		if typ == db.AlarmConsecutive {
+			m.ConsecutiveFailures = d.Consecutive
+		}
+		if typ == db.AlarmStartLate {
+			m.LatenessMs, m.ThresholdMs = ob.o.Late.Milliseconds(), d.Rule.Threshold
+		}
+	}
+	m.describe()
+	base.Event, base.Rule, base.Summary = m.Event, strings.Join(m.Rules, ","), cut(m.Text, 1000)
+	for _, ch := range a.Channels {
+		rec := base
+		rec.Channel, rec.Target = ch.Type, Redact(ch.Target)
+		select {
+		case s.deliveries <- delivery{ch: ch, msg: &m, rec: rec}:
+		default:
+			rec.Outcome, rec.Answer = db.AlarmFailed, "not sent: the server's alarm queue is full"
+			s.log.Warn("alarm: delivery queue full; dropping an alarm", "channel", ch.Type, "target", rec.Target, "event", m.Event)
+			if err := s.db.AlarmRecordInsert(ctx, []db.AlarmRecord{rec}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
-// parseSMTP reads smtp://user:password@host:port?from=address.
-func parseSMTP(raw string) (addr string, auth smtp.Auth, from *mail.Address, err error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "smtp" || u.Host == "" {
-		return "", nil, nil, errors.New("not smtp://user:password@host:port?from=address")
+// isLate says whether a start is later than the START_LATE rule allows.
+func isLate(rules []db.AlarmRule, by time.Duration) bool {
+	for _, r := range rules {
+		if r.Type == db.AlarmStartLate && by > time.Duration(r.Threshold)*time.Millisecond {
+			return true
+		}
 	}
-	if _, _, err := net.SplitHostPort(u.Host); err != nil {
-		return "", nil, nil, errors.New("no port; use smtp://user:password@host:port?from=address (port 587 or 25, usually)")
+	return false
+}
+
+// quiet says whether a success or start finds nothing to end or reset.
+func quiet(states map[string]*db.AlarmState, o Observation) bool {
+	for rule, st := range states {
+		if (o.Outcome == Started) != (rule == db.AlarmStartLate) {
+			continue
+		}
+		if st.Storming || st.Consecutive > 0 {
+			return false
+		}
 	}
-	if u.Query().Get("from") == "" {
-		return "", nil, nil, errors.New("no from= parameter (the sender address); use smtp://user:password@host:port?from=address")
+	return true
+}
+
+func (s *Sender) send(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case d := <-s.deliveries:
+			ans := s.deliver(ctx, d.ch, d.msg, s.cfg.Attempts)
+			rec := d.rec
+			rec.Outcome, rec.StatusCode, rec.Answer, rec.Attempts = db.AlarmSent, ans.StatusCode, ans.Answer, ans.Attempts
+			if !ans.OK {
+				rec.Outcome = db.AlarmFailed
+				s.log.Warn("alarm: delivery failed", "channel", d.ch.Type, "target", rec.Target, "event", d.msg.Event,
+					"status", ans.StatusCode, "answer", ans.Answer, "attempts", ans.Attempts)
+			}
+			// Recorded even as the server stops: the alarm was made.
+			if err := s.db.AlarmRecordInsert(context.WithoutCancel(ctx), []db.AlarmRecord{rec}); err != nil {
+				s.log.Error("alarm: recording a delivery", "err", err)
+			}
+		}
 	}
-	if from, err = mail.ParseAddress(u.Query().Get("from")); err != nil {
-		return "", nil, nil, fmt.Errorf("from=%q is not an email address: %w", u.Query().Get("from"), err)
+}
+
+// Test is the subject of a test alarm.
+type Test struct {
+	AppID int64
+	App   string
+	// Kind is db.SubjectJob or db.SubjectWorkflow; ID and Name the job's
+	// or workflow's.
+	Kind  string
+	ID    int64
+	Name  string
+	Alarm db.Alarm
+	// By is who asked, for the history.
+	By string
+}
+
+// SendTest sends a test alarm to each of the subject's channels now, once
+// each (no retry, so the caller hears soon), records each answer in its
+// history and returns them, in the channels' order.
+func (s *Sender) SendTest(ctx context.Context, t Test) ([]Answer, error) {
+	a := t.Alarm.Normalized()
+	now := db.Stamp(s.clock.Now())
+	m := Message{Version: 1, Event: EventTest, Rules: []string{}, App: t.App, Time: now}
+	ref := &Ref{ID: t.ID, Name: t.Name}
+	if t.Kind == db.SubjectWorkflow {
+		m.Workflow = ref
+	} else {
+		m.Job = ref
 	}
-	if u.User != nil {
-		pass, _ := u.User.Password()
-		auth = smtp.PlainAuth("", u.User.Username(), pass, u.Hostname())
+	m.describe()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	answers := make([]Answer, len(a.Channels))
+	var wg sync.WaitGroup
+	for i, ch := range a.Channels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = s.deliver(ctx, ch, &m, 1)
+		}()
 	}
-	return u.Host, auth, from, nil
+	wg.Wait()
+	recs := make([]db.AlarmRecord, len(answers))
+	for i, ans := range answers {
+		recs[i] = db.AlarmRecord{AppID: t.AppID, SubjectKind: t.Kind, SubjectID: t.ID, At: now, Event: EventTest,
+			Outcome: db.AlarmSent, Channel: ans.Channel, Target: ans.Target, StatusCode: ans.StatusCode, Answer: ans.Answer,
+			Attempts: ans.Attempts, Summary: "test alarm sent by " + t.By}
+		if !ans.OK {
+			recs[i].Outcome = db.AlarmFailed
+		}
+	}
+	if err := s.db.AlarmRecordInsert(context.WithoutCancel(ctx), recs); err != nil {
+		return nil, err
+	}
+	return answers, nil
+}
+
+// HistoryPage is a page of a subject's alarm history, newest first.
+type HistoryPage struct {
+	Records []db.AlarmRecord
+	More    bool
+}
+
+// History returns a page of a subject's alarm history after beforeID (0:
+// from the newest). The caller has checked the reader's rights.
+func (s *Sender) History(ctx context.Context, kind string, id, beforeID int64, limit int) (*HistoryPage, error) {
+	recs, err := s.db.AlarmHistory(ctx, db.AlarmHistoryFilter{SubjectKind: kind, SubjectID: id, BeforeID: beforeID, Limit: limit + 1})
+	if err != nil {
+		return nil, err
+	}
+	p := &HistoryPage{Records: recs}
+	if len(recs) > limit {
+		p.Records, p.More = recs[:limit], true
+	}
+	return p, nil
+}
+
+// HistoryCount counts a subject's alarm history.
+func (s *Sender) HistoryCount(ctx context.Context, kind string, id int64) (int, error) {
+	return s.db.AlarmHistoryCount(ctx, kind, id)
 }

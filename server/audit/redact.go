@@ -129,7 +129,9 @@ func Redact(key string, v any) any {
 			switch {
 			case strings.EqualFold(k, "headers"):
 				m[k] = redactAll(val)
-			case strings.EqualFold(k, "webhooks") || strings.EqualFold(k, "url") && strings.Contains(strings.ToLower(key), "alarm"):
+			case strings.EqualFold(k, "webhooks") || strings.EqualFold(k, "url") && strings.Contains(strings.ToLower(key), "alarm"),
+				// An alarm channel's target: a chat URL with its key.
+				strings.EqualFold(k, "target") && strings.EqualFold(key, "channels"):
 				m[k] = redactURLs(val)
 			default:
 				m[k] = Redact(k, val)

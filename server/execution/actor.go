@@ -108,9 +108,11 @@ type Notifier interface {
 	InstancesChanged(appID int64, instanceIDs []int64)
 }
 
-// Alarmer hears about instances that ended FAILED (package alarm).
+// Alarmer hears about instances that ended FAILED or SUCCEEDED, and that
+// started (package alarm). It only queues: it never blocks.
 type Alarmer interface {
-	InstanceFailed(app string, job *db.Job, in db.Instance)
+	InstanceEnded(app string, job *db.Job, in db.Instance)
+	InstanceStarted(app string, job *db.Job, in db.Instance)
 }
 
 // Deps are the server-wide parts every actor uses.

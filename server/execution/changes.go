@@ -33,8 +33,14 @@ type changes struct {
 	acks     []func(error)
 	notify   []int64
 	wake     bool
-	failures []failure // instances that ended FAILED, for alarms
-	fired    []firing  // the fires this batch processed
+	// failures are instances that ended FAILED, and successes those that
+	// ended SUCCEEDED of jobs whose alarm watches recoveries (or counts
+	// failures in a row); started those dispatched of jobs with a
+	// START_LATE rule: for alarms (package alarm).
+	failures  []failure
+	successes []failure
+	started   []failure
+	fired     []firing // the fires this batch processed
 	// runs are the workflow runs one of whose node instances ended.
 	runs []int64
 }

@@ -73,8 +73,14 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		a.runs.RunsChanged(c.runs)
 	}
 	if a.deps.Alarmer != nil {
+		for _, f := range c.started {
+			a.deps.Alarmer.InstanceStarted(a.st.name, f.job, f.in)
+		}
 		for _, f := range c.failures {
-			a.deps.Alarmer.InstanceFailed(a.st.name, f.job, f.in)
+			a.deps.Alarmer.InstanceEnded(a.st.name, f.job, f.in)
+		}
+		for _, f := range c.successes {
+			a.deps.Alarmer.InstanceEnded(a.st.name, f.job, f.in)
 		}
 	}
 }

@@ -102,6 +102,9 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 		c.inst = append(c.inst, db.InstanceTransition{ID: in.ID, From: from, To: db.StatusDispatched, ActualTriggerAt: &now, Epoch: &s.epoch})
 		it := newInst(in, job)
 		s.instances[in.ID] = it
+		if job.Alarm.Watches(db.AlarmStartLate) {
+			c.started = append(c.started, failure{job: job, in: in})
+		}
 		c.changed(in.ID)
 		switch job.ExecutionMode {
 		case db.ModeBroadcast:

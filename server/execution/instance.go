@@ -212,6 +212,9 @@ func (s *state) succeed(c *changes, it *inst, result string) {
 	now := db.Stamp(s.now)
 	c.finish(&it.Instance, it.Status, db.StatusSucceeded, "", result, now)
 	c.attempt(it.ID, it.Attempt, db.StatusSucceeded, nil, result, "", nil, &now)
+	if a := &it.job.Alarm; a.Watches(db.AlarmRecovery) || a.Watches(db.AlarmConsecutive) {
+		c.successes = append(c.successes, failure{job: it.job, in: it.Instance})
+	}
 	s.endInstance(c, it, now)
 }
 

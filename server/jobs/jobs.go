@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/mail"
 	"net/url"
 	"slices"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/server/alarm"
 	"github.com/jobwheel/jobwheel/server/fault"
 	"github.com/jobwheel/jobwheel/server/groupcommit"
 	"github.com/jobwheel/jobwheel/server/netguard"
@@ -286,27 +286,9 @@ func (s *Service) build(in Input, appID int64, cal *db.Calendar) (*db.Job, *sche
 	if !slices.Contains(db.MisfirePolicies, j.MisfirePolicy) {
 		return nil, nil, fault.BadInput("misfirePolicy", "%q is not one of %s", j.MisfirePolicy, strings.Join(db.MisfirePolicies, ", "))
 	}
-	for _, hook := range j.Alarm.Webhooks {
-		u, err := url.Parse(hook)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, nil, fault.BadInput("alarm.webhooks", "%q is not an http(s) URL", hook)
-		}
-		// Names are checked again, resolved, each time an alarm is sent.
-		if err := s.webhooks.CheckURL(u); err != nil {
-			return nil, nil, fault.BadInput("alarm.webhooks", "%q: %v", hook, err)
-		}
-	}
-	for i, e := range j.Alarm.Emails {
-		a, err := mail.ParseAddress(e)
-		if err != nil {
-			return nil, nil, fault.BadInput("alarm.emails", "%q is not an email address (%v)", e, err)
-		}
-		if a.Name == "" {
-			j.Alarm.Emails[i] = a.Address
-		}
-	}
-	if j.Alarm.SilenceSec < 0 {
-		return nil, nil, fault.BadInput("alarm.silenceSec", "must not be negative")
+	// Saved as rules and channels (the legacy fields folded in).
+	if j.Alarm, err = alarm.Check(j.Alarm, s.webhooks, false); err != nil {
+		return nil, nil, err
 	}
 	return j, sch, nil
 }
@@ -327,12 +309,6 @@ func checkText(j *db.Job) error {
 	}
 	for _, t := range j.WorkerFilter.Tags {
 		checks = append(checks, text.Line("workerFilter.tags", t))
-	}
-	for _, h := range j.Alarm.Webhooks {
-		checks = append(checks, text.Line("alarm.webhooks", h))
-	}
-	for _, e := range j.Alarm.Emails {
-		checks = append(checks, text.Line("alarm.emails", e))
 	}
 	return firstOf(checks)
 }

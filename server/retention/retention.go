@@ -24,6 +24,7 @@ type Store interface {
 	InstanceDeleteFinishedBefore(ctx context.Context, appID int64, before time.Time, limit int) (int, error)
 	SessionDeleteExpired(ctx context.Context, now time.Time) (int64, error)
 	WorkerDeleteOld(ctx context.Context, before time.Time) (int64, error)
+	AlarmHistoryDeleteBefore(ctx context.Context, appID int64, before time.Time, limit int) (int, error)
 }
 
 // Owner lists the apps this server owns (package lease).
@@ -105,6 +106,16 @@ func (c *Cleaner) Pass(ctx context.Context) int {
 			}
 			total += n
 			if n < batch {
+				break
+			}
+		}
+		// An alarm history older than the instances it tells of goes too.
+		for ctx.Err() == nil {
+			n, err := c.store.AlarmHistoryDeleteBefore(ctx, app, now.Add(-c.cfg.Keep), batch)
+			if err != nil {
+				c.log.Warn("retention: deleting old alarm history", "app", app, "err", err)
+			}
+			if err != nil || n < batch {
 				break
 			}
 		}

@@ -39,10 +39,17 @@ type Notifier interface {
 	WorkflowRunsChanged(appID int64, runIDs []int64)
 }
 
+// Alarmer hears of runs that ended (package alarm). It only queues: it
+// never blocks.
+type Alarmer interface {
+	WorkflowRunEnded(run db.WorkflowInstance)
+}
+
 // Deps are the server-wide parts every engine uses.
 type Deps struct {
 	Store    Store
 	Notifier Notifier // may be nil
+	Alarmer  Alarmer  // may be nil
 	ServerID string
 	Log      *slog.Logger
 	// Clock defaults to the system clock.
@@ -577,6 +584,14 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 	}
 	if p.ended {
 		e.log.Info("workflow: run ended", "run", v.run.ID, "status", p.runMove.To, "result", deref(p.runMove.Result))
+		if e.deps.Alarmer != nil {
+			r := *v.run
+			r.Status, r.FinishedAt, r.Result = p.runMove.To, p.runMove.FinishedAt, deref(p.runMove.Result)
+			if p.runMove.Reason != nil {
+				r.Reason = *p.runMove.Reason
+			}
+			e.deps.Alarmer.WorkflowRunEnded(r)
+		}
 		if v.run.ParentInstanceID != nil {
 			follow = append(follow, *v.run.ParentInstanceID)
 		} else if queued, err := e.deps.Store.WorkflowInstancesQueued(ctx, v.run.WorkflowID, now, 1); err == nil && len(queued) > 0 {

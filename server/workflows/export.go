@@ -271,7 +271,7 @@ func inDefinition(err error) error {
 func inputOf(spec db.WorkflowSpec) Input {
 	in := Input{Name: spec.Name, Description: &spec.Description, Enabled: &spec.Enabled, ScheduleType: spec.ScheduleType,
 		ScheduleExpression: &spec.ScheduleExpression, TimeZone: &spec.TimeZone, MaxInstances: &spec.MaxInstances,
-		OverlapPolicy: &spec.OverlapPolicy, MisfirePolicy: &spec.MisfirePolicy, FailFast: &spec.FailFast,
+		OverlapPolicy: &spec.OverlapPolicy, MisfirePolicy: &spec.MisfirePolicy, FailFast: &spec.FailFast, Alarm: &spec.Alarm,
 		Nodes: make([]NodeInput, len(spec.Graph.Nodes)), Edges: make([]EdgeInput, len(spec.Graph.Edges))}
 	for i, n := range spec.Graph.Nodes {
 		in.Nodes[i] = NodeInputOf(n)

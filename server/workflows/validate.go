@@ -50,8 +50,11 @@ type Input struct {
 	OverlapPolicy      *string
 	MisfirePolicy      *string
 	FailFast           *bool
-	Nodes              []NodeInput
-	Edges              []EdgeInput
+	// Alarm is whom to tell when runs fail or recover; nil keeps the
+	// workflow's (none for a new one).
+	Alarm *db.Alarm
+	Nodes []NodeInput
+	Edges []EdgeInput
 }
 
 // NodeInput is one node of an Input. Fields that do not apply to the

@@ -20,8 +20,10 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/server/alarm"
 	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/netguard"
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
@@ -96,6 +98,8 @@ type Deps struct {
 	RunOps RunOps
 	// Clock is the time source; nil is the system clock.
 	Clock clock.Clock
+	// Webhooks is the policy alarm URLs are checked against.
+	Webhooks netguard.Policy
 }
 
 // Service is the workflow API.
@@ -107,12 +111,13 @@ type Service struct {
 	feed   Feed
 	ops    RunOps
 	clock  clock.Clock
+	hooks  netguard.Policy
 }
 
 // New returns a Service.
 func New(d Deps) *Service {
 	return &Service{store: d.Store, auth: d.Auth, apps: d.Apps, notify: d.Notifier, feed: d.Feed, ops: d.RunOps,
-		clock: clock.OrSystem(d.Clock)}
+		clock: clock.OrSystem(d.Clock), hooks: d.Webhooks}
 }
 
 func (s *Service) now() time.Time { return db.Stamp(s.clock.Now()) }
@@ -270,6 +275,14 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 	spec, sch, err := validate(in, cat)
 	if err != nil {
 		return nil, nil, err
+	}
+	switch {
+	case in.Alarm != nil:
+		if spec.Alarm, err = alarm.Check(*in.Alarm, s.hooks, true); err != nil {
+			return nil, nil, err
+		}
+	case cat.workflows[self] != nil:
+		spec.Alarm = cat.workflows[self].Alarm
 	}
 	for _, w := range all {
 		if w.Name == spec.Name && w.ID != self {

@@ -1,50 +1,107 @@
-import { Checkbox, Fieldset, Group, NumberInput, SimpleGrid, Stack, TagsInput } from "@mantine/core";
-import type { JobFormApi } from "./formApi";
+import { ActionIcon, Button, Checkbox, Fieldset, Group, NumberInput, Select, Stack, Text, TextInput } from "@mantine/core";
+import type { AlarmRuleType } from "../graphql/graphql";
+import { alarmChannelTypes, channelLabels, ruleLabels, thresholds } from "./alarmForm";
+import { mono, useWatch, type JobFormApi } from "./formApi";
 
-/** Whom to tell when the job fails or times out. */
+/** When to tell whom: the alarm's rules and channels (README "Alarms"). */
 export function AlarmFields({ form }: { form: JobFormApi }) {
+  const channels = useWatch(form, "alarm.channels", (v) => v.alarm.channels.length);
+  const types = form.getValues().alarm.rules.map((r) => r.type);
   return (
     <Fieldset legend="Alarm">
       <Stack gap="sm">
-        <Group>
-          <Checkbox
-            label="When an instance fails"
-            key={form.key("alarm.onFailure")}
-            {...form.getInputProps("alarm.onFailure", { type: "checkbox" })}
-          />
-          <Checkbox
-            label="When an instance times out"
-            key={form.key("alarm.onTimeout")}
-            {...form.getInputProps("alarm.onTimeout", { type: "checkbox" })}
-          />
-        </Group>
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <TagsInput
-            label="Webhooks"
-            description="http(s) URLs to POST the alarm to. Enter after each."
-            clearable
-            key={form.key("alarm.webhooks")}
-            {...form.getInputProps("alarm.webhooks")}
-          />
-          <TagsInput
-            label="Emails"
-            description="Addresses to mail the alarm to. Enter after each."
-            clearable
-            key={form.key("alarm.emails")}
-            {...form.getInputProps("alarm.emails")}
-          />
-        </SimpleGrid>
-        <NumberInput
-          clampBehavior="none"
-          label="Quiet period (seconds)"
-          description="No further alarm for this job this long after one."
-          min={0}
-          allowDecimal={false}
-          maw={240}
-          key={form.key("alarm.silenceSec")}
-          {...form.getInputProps("alarm.silenceSec")}
-        />
+        <Text size="sm" c="dimmed">
+          Alarm when… (each rule keeps quiet for its silence window after it alarmed; a recovery ends the storm)
+        </Text>
+        {types.map((type, i) => (
+          <RuleRow key={type} form={form} type={type} i={i} />
+        ))}
+        <Text size="sm" c="dimmed">
+          …and tell:
+        </Text>
+        {Array.from({ length: channels }, (_, i) => (
+          <Group key={i} align="flex-start" gap="sm" wrap="nowrap">
+            <Select
+              aria-label={`Channel ${i + 1} type`}
+              data={alarmChannelTypes.map((t) => ({ value: t, label: channelLabels[t] }))}
+              allowDeselect={false}
+              w={170}
+              key={form.key(`alarm.channels.${i}.type`)}
+              {...form.getInputProps(`alarm.channels.${i}.type`)}
+            />
+            <TextInput
+              aria-label={`Channel ${i + 1} URL or address`}
+              placeholder="https://… (incoming webhook), or an email address"
+              style={{ flex: 1 }}
+              styles={mono}
+              key={form.key(`alarm.channels.${i}.target`)}
+              {...form.getInputProps(`alarm.channels.${i}.target`)}
+            />
+            <ActionIcon
+              variant="subtle"
+              color="red"
+              mt={6}
+              aria-label={`Remove channel ${i + 1}`}
+              onClick={() => form.removeListItem("alarm.channels", i)}
+            >
+              ✕
+            </ActionIcon>
+          </Group>
+        ))}
+        {form.errors["alarm.channels"] && (
+          <Text size="sm" c="red">
+            {form.errors["alarm.channels"]}
+          </Text>
+        )}
+        <Button
+          variant="light"
+          size="xs"
+          w="fit-content"
+          onClick={() => form.insertListItem("alarm.channels", { type: "WEBHOOK", target: "" })}
+        >
+          Add a channel
+        </Button>
       </Stack>
     </Fieldset>
+  );
+}
+
+/** One rule: on or off, and when on, its threshold and silence window. */
+function RuleRow({ form, type, i }: { form: JobFormApi; type: AlarmRuleType; i: number }) {
+  const on = useWatch(form, `alarm.rules.${i}.on`, (v) => v.alarm.rules[i]?.on ?? false);
+  const threshold = thresholds[type];
+  return (
+    <Group align="flex-end" gap="sm" wrap="wrap">
+      <Checkbox
+        label={ruleLabels[type]}
+        w={300}
+        key={form.key(`alarm.rules.${i}.on`)}
+        {...form.getInputProps(`alarm.rules.${i}.on`, { type: "checkbox" })}
+      />
+      {on && threshold && (
+        <NumberInput
+          size="xs"
+          clampBehavior="none"
+          label={threshold.label}
+          min={threshold.min}
+          allowDecimal={false}
+          w={160}
+          key={form.key(`alarm.rules.${i}.threshold`)}
+          {...form.getInputProps(`alarm.rules.${i}.threshold`)}
+        />
+      )}
+      {on && type !== "RECOVERY" && (
+        <NumberInput
+          size="xs"
+          clampBehavior="none"
+          label="Silence (seconds)"
+          min={0}
+          allowDecimal={false}
+          w={160}
+          key={form.key(`alarm.rules.${i}.silenceSec`)}
+          {...form.getInputProps(`alarm.rules.${i}.silenceSec`)}
+        />
+      )}
+    </Group>
   );
 }

@@ -9,7 +9,7 @@ import { DeleteJobDialog } from "./DeleteJobDialog";
 import { EnabledSwitch } from "./EnabledSwitch";
 import { RunJobDialog } from "./RunJobDialog";
 
-export type JobTab = "overview" | "edit" | "versions";
+export type JobTab = "overview" | "edit" | "versions" | "alarms";
 
 interface JobHeaderProps {
   app: string;
@@ -97,6 +97,7 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
           <Tabs.Tab value="overview">Overview</Tabs.Tab>
           <Tabs.Tab value="edit">{editor ? "Edit" : "Definition"}</Tabs.Tab>
           <Tabs.Tab value="versions">Versions</Tabs.Tab>
+          <Tabs.Tab value="alarms">Alarms</Tabs.Tab>
         </Tabs.List>
       </Tabs>
       {editor && (

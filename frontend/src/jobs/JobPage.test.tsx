@@ -64,7 +64,13 @@ const job: NonNullable<JobOverviewQuery["job"]> = {
   workerFilter: { designated: [], tags: [], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
   dispatchStrategy: "HEALTH_FIRST",
   misfirePolicy: "FIRE_ONCE",
-  alarm: { onFailure: true, onTimeout: false, webhooks: ["https://hooks.example/ops"], emails: ["ops@example.com"], silenceSec: 600 },
+  alarm: {
+    rules: [{ type: "FAILURE", threshold: 0, silenceSec: 600 }],
+    channels: [
+      { type: "WEBHOOK", target: "https://hooks.example/ops" },
+      { type: "EMAIL", target: "ops@example.com" },
+    ],
+  },
   nextTriggerTime: "2026-11-22T02:00:00Z",
   updatedAt: "2026-11-21T00:00:00Z",
   app: { id: "1", name: "orders" },

@@ -26,6 +26,7 @@ import { windowName, windows } from "../dashboard/DashboardPage";
 import type { JobOverviewQuery as Overview } from "../graphql/graphql";
 import { InstancesTable } from "../instances/InstancesTable";
 import { useInstanceChanges } from "../instances/useInstanceChanges";
+import { channelLabels, ruleLabels, shownTarget } from "./alarmForm";
 import { JobHeader } from "./JobHeader";
 import { hasExpression, labelOf, scheduleTypes } from "./labels";
 import { JobOverviewQuery } from "./operations";
@@ -115,7 +116,7 @@ function Overview({ app, job, runs, hours, onHours }: OverviewProps) {
       <SimpleGrid cols={{ base: 1, md: 3 }} spacing="md">
         <ScheduleCard job={job} />
         <SuccessCard job={job} hours={hours} />
-        <AlarmCard job={job} />
+        <AlarmCard app={app} job={job} />
       </SimpleGrid>
 
       <Group justify="space-between" align="center">
@@ -288,38 +289,29 @@ function Count({ label, n, color }: { label: string; n: number; color: string })
   );
 }
 
-function AlarmCard({ job }: { job: Job }) {
-  const { onFailure, onTimeout, webhooks, emails, silenceSec } = job.alarm;
-  const when = [onFailure && "an instance fails", onTimeout && "an instance times out"].filter(Boolean).join(" or ");
-  const whom = webhooks.length + emails.length;
+function AlarmCard({ app, job }: { app: string; job: Job }) {
+  const { rules, channels } = job.alarm;
   return (
     <InfoCard title="Alarm">
-      {!when || whom === 0 ? (
+      {rules.length === 0 || channels.length === 0 ? (
         <Text size="sm" c="dimmed">
-          {!when ? "No alarm: nobody is told when it fails." : "Set to go off, but it names no webhook or email."}
+          {rules.length === 0 ? "No alarm: nobody is told when it fails." : "Set to go off, but it names no channel."}
         </Text>
       ) : (
         <Stack gap={4}>
-          <Text size="sm">When {when}, tell:</Text>
+          <Text size="sm">When {rules.map((r) => ruleLabels[r.type].toLowerCase()).join("; or ")}, tell:</Text>
           <List size="sm" spacing={2}>
-            {webhooks.map((w) => (
-              <List.Item key={`w-${w}`} style={{ overflowWrap: "anywhere" }}>
-                webhook {w}
-              </List.Item>
-            ))}
-            {emails.map((e) => (
-              <List.Item key={`e-${e}`} style={{ overflowWrap: "anywhere" }}>
-                {e}
+            {channels.map((c, i) => (
+              <List.Item key={i} style={{ overflowWrap: "anywhere" }}>
+                {channelLabels[c.type]}: {shownTarget(c.target)}
               </List.Item>
             ))}
           </List>
-          {silenceSec > 0 && (
-            <Text size="xs" c="dimmed">
-              Then quiet for {silenceSec} s.
-            </Text>
-          )}
         </Stack>
       )}
+      <Anchor component={Link} to={appPath(app, "jobs", job.id, "alarms")} size="xs">
+        Alarm history and test →
+      </Anchor>
     </InfoCard>
   );
 }

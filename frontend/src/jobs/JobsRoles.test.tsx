@@ -57,7 +57,7 @@ const job: JobFieldsFragment & { app: { id: string; name: string } } = {
   workerFilter: { designated: [], tags: [], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
   dispatchStrategy: "HEALTH_FIRST",
   misfirePolicy: "SKIP",
-  alarm: { onFailure: false, onTimeout: false, webhooks: [], emails: [], silenceSec: 0 },
+  alarm: { rules: [], channels: [] },
   updatedAt: "2026-11-21T00:00:00Z",
 };
 

@@ -27,7 +27,13 @@ const job: JobFieldsFragment = {
   workerFilter: { designated: [], tags: ["gpu"], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
   dispatchStrategy: "RANDOM",
   misfirePolicy: "SKIP",
-  alarm: { onFailure: true, onTimeout: false, webhooks: [], emails: ["ops@example.com"], silenceSec: 60 },
+  alarm: {
+    rules: [
+      { type: "FAILURE", threshold: 0, silenceSec: 60 },
+      { type: "CONSECUTIVE_FAILURES", threshold: 3, silenceSec: 0 },
+    ],
+    channels: [{ type: "EMAIL", target: "ops@example.com" }],
+  },
   nextTriggerTime: null,
   updatedAt: "2026-11-21T00:00:00Z",
 };
@@ -48,10 +54,24 @@ describe("job form values", () => {
       workerFilter: { tags: ["gpu"], maxWorkers: 0 },
       dispatchStrategy: "RANDOM",
       misfirePolicy: "SKIP",
-      alarm: { onFailure: true, emails: ["ops@example.com"], silenceSec: 60 },
+      alarm: {
+        rules: [
+          { type: "FAILURE", threshold: null, silenceSec: 60 },
+          { type: "CONSECUTIVE_FAILURES", threshold: 3, silenceSec: 0 },
+        ],
+        channels: [{ type: "EMAIL", target: "ops@example.com" }],
+      },
     });
     expect(jobValues(job).lifecycle.start).toBe("2027-01-01 00:00:00");
     expect(JSON.parse(input.processor)).toEqual(JSON.parse(job.processor));
+  });
+
+  it("put a server error on an alarm rule or channel at its row", () => {
+    const v = jobValues(job);
+    // Sent rules are the rows switched on: FAILURE (row 0), CONSECUTIVE_FAILURES (row 1).
+    expect(serverFieldPath("alarm.rules[1].threshold", "", v)).toBe("alarm.rules.1.threshold");
+    expect(serverFieldPath("alarm.channels[0].target", "", v)).toBe("alarm.channels.0.target");
+    expect(serverFieldPath("alarm.rules", "", v)).toBe("alarm.channels");
   });
 
   it("send an empty number as null, so the API's default applies, and no expression for API jobs", () => {

@@ -15,6 +15,7 @@ import type {
   ScheduleType,
   Weekday,
 } from "../graphql/graphql";
+import { alarmFieldPath, alarmValues, toAlarmInput, type AlarmValues } from "./alarmForm";
 import { hasExpression } from "./labels";
 
 dayjs.extend(utc);
@@ -74,13 +75,7 @@ export interface JobFormValues {
   };
   dispatchStrategy: DispatchStrategy;
   misfirePolicy: MisfirePolicy;
-  alarm: {
-    onFailure: boolean;
-    onTimeout: boolean;
-    webhooks: string[];
-    emails: string[];
-    silenceSec: NumberValue;
-  };
+  alarm: AlarmValues;
 }
 
 export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
@@ -122,7 +117,7 @@ export function newJobValues(): JobFormValues {
     workerFilter: { designated: [], tags: [], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
     dispatchStrategy: "HEALTH_FIRST",
     misfirePolicy: "FIRE_ONCE",
-    alarm: { onFailure: false, onTimeout: false, webhooks: [], emails: [], silenceSec: 0 },
+    alarm: alarmValues(),
   };
 }
 
@@ -222,7 +217,7 @@ export function jobValues(job: JobFieldsFragment): JobFormValues {
     workerFilter: { ...job.workerFilter },
     dispatchStrategy: job.dispatchStrategy,
     misfirePolicy: job.misfirePolicy,
-    alarm: { ...job.alarm },
+    alarm: alarmValues(job.alarm),
   };
 }
 
@@ -284,13 +279,7 @@ export function toJobInput(app: string, v: JobFormValues): JobInput {
     },
     dispatchStrategy: v.dispatchStrategy,
     misfirePolicy: v.misfirePolicy,
-    alarm: {
-      onFailure: v.alarm.onFailure,
-      onTimeout: v.alarm.onTimeout,
-      webhooks: v.alarm.webhooks,
-      emails: v.alarm.emails,
-      silenceSec: toNumber(v.alarm.silenceSec),
-    },
+    alarm: toAlarmInput(v.alarm),
   };
 }
 
@@ -318,11 +307,6 @@ const samePath = new Set([
   "workerFilter.maxWorkers",
   "dispatchStrategy",
   "misfirePolicy",
-  "alarm.onFailure",
-  "alarm.onTimeout",
-  "alarm.webhooks",
-  "alarm.emails",
-  "alarm.silenceSec",
   "lifecycle.start",
   "lifecycle.end",
 ]);
@@ -333,6 +317,7 @@ const samePath = new Set([
  */
 export function serverFieldPath(field: string, message: string, v: JobFormValues): string | null {
   if (samePath.has(field)) return field;
+  if (field.startsWith("alarm.")) return alarmFieldPath(field, v.alarm);
   if (field === "scheduleWindow.start" || field === "scheduleWindow") return "window.start";
   if (field === "scheduleWindow.end") return "window.end";
   if (field === "scheduleWindow.days") return "window.days";

@@ -83,11 +83,15 @@ export const JobFields = graphql(`
     dispatchStrategy
     misfirePolicy
     alarm {
-      onFailure
-      onTimeout
-      webhooks
-      emails
-      silenceSec
+      rules {
+        type
+        threshold
+        silenceSec
+      }
+      channels {
+        type
+        target
+      }
     }
     nextTriggerTime
     updatedAt
@@ -234,6 +238,51 @@ export const RestoreJobVersionMutation = graphql(`
   mutation RestoreJobVersion($id: ID!, $version: Int!) {
     restoreJobVersion(id: $id, version: $version) {
       ...JobFields
+    }
+  }
+`);
+
+/** A page of a job's alarm history. */
+export const JobAlarmHistoryQuery = graphql(`
+  query JobAlarmHistory($id: ID!, $first: Int, $after: String) {
+    job(id: $id) {
+      id
+      alarmHistory(first: $first, after: $after) {
+        totalCount
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        edges {
+          cursor
+          node {
+            id
+            time
+            event
+            rule
+            outcome
+            channel
+            target
+            statusCode
+            answer
+            attempts
+            summary
+            instanceId
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const SendTestAlarmMutation = graphql(`
+  mutation SendTestAlarm($jobId: ID) {
+    sendTestAlarm(jobId: $jobId) {
+      channel
+      target
+      ok
+      statusCode
+      answer
     }
   }
 `);

@@ -30,9 +30,12 @@ describe("validateJob", () => {
         v.taskRetries = "";
         v.workerFilter.minMemoryMB = -1;
         v.workerFilter.maxWorkers = 20_000;
-        v.alarm.webhooks = ["ftp://hooks"];
-        v.alarm.emails = ["ops"];
-        v.alarm.silenceSec = -3;
+        v.alarm.rules[0] = { type: "FAILURE", on: true, threshold: "", silenceSec: -3 };
+        v.alarm.rules[1] = { type: "CONSECUTIVE_FAILURES", on: true, threshold: 1, silenceSec: 0 };
+        v.alarm.channels = [
+          { type: "SLACK", target: "ftp://hooks" },
+          { type: "EMAIL", target: "ops" },
+        ];
         v.lifecycle = { start: "2026-03-02 00:00:00", end: "2026-03-01 00:00:00" };
       }),
     );
@@ -48,9 +51,10 @@ describe("validateJob", () => {
       "workerFilter.maxWorkers": "20000 is out of range 0 to 10000 (workers one instance may use (0: all))",
       timeoutMs: "-5 is negative; use 0 for no timeout",
       "workerFilter.minMemoryMB": "must not be negative",
-      "alarm.silenceSec": "must not be negative",
-      "alarm.webhooks": '"ftp://hooks" is not an http(s) URL',
-      "alarm.emails": '"ops" is not an email address',
+      "alarm.rules.0.silenceSec": "must not be negative",
+      "alarm.rules.1.threshold": "must be a whole number, at least 2",
+      "alarm.channels.0.target": '"ftp://hooks" is not an http(s) URL',
+      "alarm.channels.1.target": '"ops" is not an email address',
     });
   });
 

@@ -3,6 +3,7 @@
 // in error shows at once before anything is sent. The server still checks
 // everything (a cron expression's syntax, a zone's name, a unique name);
 // its BAD_INPUT errors show at their fields too.
+import { validateAlarm } from "./alarmForm";
 import { hasExpression } from "./labels";
 import { fromWallTime, type JobFormValues, type NumberValue } from "./jobForm";
 
@@ -125,7 +126,6 @@ export function validateJob(v: JobFormValues): FormErrors {
     ["timeoutMs", v.timeoutMs, (n) => `${n} is negative; use 0 for no timeout`],
     ["workerFilter.minMemoryMB", v.workerFilter.minMemoryMB, () => "must not be negative"],
     ["workerFilter.minDiskMB", v.workerFilter.minDiskMB, () => "must not be negative"],
-    ["alarm.silenceSec", v.alarm.silenceSec, () => "must not be negative"],
   ];
   for (const [field, value, reason] of notNegative) {
     const n = whole(value);
@@ -136,9 +136,6 @@ export function validateJob(v: JobFormValues): FormErrors {
 
   if (v.workerFilter.designated.some((d) => d.trim() === "")) set("workerFilter.designated", "must not contain empty names");
   if (v.workerFilter.tags.some((t) => t.trim() === "")) set("workerFilter.tags", "must not contain empty tags");
-  const badHook = v.alarm.webhooks.find((h) => !isHttpUrl(h));
-  if (badHook !== undefined) set("alarm.webhooks", `"${badHook}" is not an http(s) URL`);
-  const badEmail = v.alarm.emails.find((e) => !e.includes("@"));
-  if (badEmail !== undefined) set("alarm.emails", `"${badEmail}" is not an email address`);
+  validateAlarm(v.alarm, set);
   return errors;
 }
