@@ -23,16 +23,14 @@ const MaxRetryDelay = 24 * time.Hour
 const jitterShare = 0.1
 
 // retryDelay is how long the n-th retry (n from 1) of an instance or a
-// task waits: the job's retryDelayMs (0: def) times retryBackoff^(n-1),
-// lengthened by jitter (from 0 to 1) × 10 %, at most retryDelayMaxMs (0:
-// MaxRetryDelay).
+// task waits: the job's retryDelayMs times retryBackoff^(n-1), lengthened
+// by jitter (from 0 to 1) × 10 %, at most retryDelayMaxMs (0:
+// MaxRetryDelay). A job without retryDelayMs keeps the old timing, def
+// every time (1 s for an instance, none for a task).
 func retryDelay(job *db.Job, n int, def time.Duration, jitter float64) time.Duration {
 	base := time.Duration(job.RetryDelayMs) * time.Millisecond
 	if base <= 0 {
-		base = def
-	}
-	if base <= 0 {
-		return 0
+		return max(def, 0)
 	}
 	limit := MaxRetryDelay
 	if job.RetryDelayMaxMs > 0 {
