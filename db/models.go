@@ -293,7 +293,7 @@ type Job struct {
 	RetryBackoff    float64   `bun:"retry_backoff,notnull"`
 	RetryDelayMaxMs int64     `bun:"retry_delay_max_ms,notnull"`
 	CreatedAt       time.Time `bun:"created_at,notnull"`
-	UpdatedAt time.Time `bun:"updated_at,notnull"`
+	UpdatedAt       time.Time `bun:"updated_at,notnull"`
 }
 
 // Instance states (docs/design.md §5.6).

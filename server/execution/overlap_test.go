@@ -12,7 +12,6 @@ import (
 // The overlap policies, priority and the retry back-off, decided alone on
 // the sim's hand-set clock (state_test.go).
 
-
 func TestQueueHoldsFiresAndStartsThemInFireOrder(t *testing.T) {
 	m := newSim(t)
 	m.join("w1", 8)
