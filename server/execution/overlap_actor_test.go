@@ -74,7 +74,12 @@ func TestQueueSurvivesATakeOverAndRunsEachFireOnce(t *testing.T) {
 		b2.report("w1", t1, protocol.TaskSucceeded)
 		b2.waitStatus(first, db.StatusSucceeded)
 		for _, id := range []int64{second, third} {
-			w, task := b2.dispatched()
+			f := b2.next(protocol.TypeDispatch)
+			d := f.body.(*protocol.Dispatch)
+			if len(d.Tasks) != 1 || d.Epoch != 4 {
+				t.Fatalf("dispatch %+v; want one task at the new owner's epoch 4", d)
+			}
+			w, task := f.worker, d.Tasks[0]
 			if task.InstanceID != id {
 				t.Fatalf("the new owner started instance %d; want %d, the oldest held fire", task.InstanceID, id)
 			}
