@@ -1,9 +1,11 @@
 import { Fieldset, NumberInput, Radio, SimpleGrid, Stack } from "@mantine/core";
-import type { JobFormApi } from "./formApi";
+import { useWatch, type JobFormApi } from "./formApi";
 import { overlapPolicies } from "./labels";
 
 /** What a fire over max instances does, how many fires a queue holds, and the job's dispatch priority. */
 export function OverlapFields({ form }: { form: JobFormApi }) {
+  // Max queued matters to QUEUE alone; it shows only then.
+  const queue = useWatch(form, "overlapPolicy", (v) => v.overlapPolicy === "QUEUE");
   return (
     <Fieldset legend="Overlap and priority">
       <Stack gap="md">
@@ -20,15 +22,17 @@ export function OverlapFields({ form }: { form: JobFormApi }) {
           </Stack>
         </Radio.Group>
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <NumberInput
-            clampBehavior="none"
-            label="Max queued"
-            description="Queue only: fires that may wait; one more is canceled (QUEUE_FULL)."
-            min={1}
-            allowDecimal={false}
-            key={form.key("maxQueued")}
-            {...form.getInputProps("maxQueued")}
-          />
+          {queue && (
+            <NumberInput
+              clampBehavior="none"
+              label="Max queued"
+              description="Fires that may wait; one more is canceled (QUEUE_FULL)."
+              min={1}
+              allowDecimal={false}
+              key={form.key("maxQueued")}
+              {...form.getInputProps("maxQueued")}
+            />
+          )}
           <NumberInput
             clampBehavior="none"
             label="Priority"

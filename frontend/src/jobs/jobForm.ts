@@ -248,6 +248,12 @@ export function jobValues(job: JobFieldsFragment): JobFormValues {
   };
 }
 
+/** Whether the retry back-off's growth and cap apply (and show): a retry delay is set. */
+export function backoffShown(v: JobFormValues): boolean {
+  const d = toNumber(v.retryDelayMs);
+  return d !== null && d > 0;
+}
+
 /** A number input's value as a number; null when empty (the API's default applies). */
 function toNumber(v: NumberValue): number | null {
   if (typeof v === "number") return v;
@@ -366,6 +372,9 @@ const samePath = new Set([
  * field `field`, or null for an error no field of the form owns.
  */
 export function serverFieldPath(field: string, message: string, v: JobFormValues): string | null {
+  // Fields shown only when they apply: an error at a hidden one goes above the form.
+  if (field === "maxQueued" && v.overlapPolicy !== "QUEUE") return null;
+  if ((field === "retryBackoff" || field === "retryDelayMaxMs") && !backoffShown(v)) return null;
   if (samePath.has(field)) return field;
   if (field === "scheduleWindow.start" || field === "scheduleWindow") return "window.start";
   if (field === "scheduleWindow.end") return "window.end";

@@ -4,7 +4,7 @@
 // everything (a cron expression's syntax, a zone's name, a unique name);
 // its BAD_INPUT errors show at their fields too.
 import { hasExpression } from "./labels";
-import { fromWallTime, type JobFormValues, type NumberValue } from "./jobForm";
+import { backoffShown, fromWallTime, type JobFormValues, type NumberValue } from "./jobForm";
 
 /** Limits of a job definition, as server/jobs has them. */
 export const limits = {
@@ -127,11 +127,16 @@ export function validateJob(v: JobFormValues): FormErrors {
     ["taskRetries", v.taskRetries, 0, limits.retries, "times a failed task is retried"],
     ["workerFilter.maxWorkers", v.workerFilter.maxWorkers, 0, limits.concurrency, "workers one instance may use (0: all)"],
     ["workerFilter.minCpuCores", v.workerFilter.minCpuCores, 0, limits.cpuCores, "CPU cores a worker needs"],
-    ["maxQueued", v.maxQueued, 1, limits.maxQueued, "fires of a QUEUE job that wait for a running instance to end"],
     ["priority", v.priority, -limits.priority, limits.priority, "higher goes first when workers are short of slots"],
     ["retryDelayMs", v.retryDelayMs, 0, limits.retryDelayMs, "milliseconds before the first retry; 0: the default"],
-    ["retryDelayMaxMs", v.retryDelayMaxMs, 0, limits.retryDelayMs, "the longest a retry waits; 0: no cap of the job's own"],
   ];
+  // Fields shown only when they apply are checked only then.
+  if (v.overlapPolicy === "QUEUE") {
+    ranges.push(["maxQueued", v.maxQueued, 1, limits.maxQueued, "fires of a QUEUE job that wait for a running instance to end"]);
+  }
+  if (backoffShown(v)) {
+    ranges.push(["retryDelayMaxMs", v.retryDelayMaxMs, 0, limits.retryDelayMs, "the longest a retry waits; 0: no cap of the job's own"]);
+  }
   for (const [field, value, lo, hi, hint] of ranges) {
     const n = whole(value);
     if (n === null) continue;
@@ -151,7 +156,7 @@ export function validateJob(v: JobFormValues): FormErrors {
     else if (n < 0) set(field, reason(n));
   }
 
-  const backoff = decimal(v.retryBackoff);
+  const backoff = backoffShown(v) ? decimal(v.retryBackoff) : null;
   if (backoff !== null && (Number.isNaN(backoff) || backoff < 1 || backoff > limits.retryBackoff)) {
     set(
       "retryBackoff",
