@@ -85,6 +85,16 @@ const (
 	ReasonRejected     = "REJECTED"
 	ReasonJobDisabled  = "JOB_DISABLED"
 	ReasonMisfire      = "MISFIRE"
+	// ReasonQueued marks a WAITING instance held in its job's queue
+	// (overlap policy QUEUE) until a running instance ends: the trigger
+	// loop leaves it alone and the owner's actor starts it, in fire order.
+	ReasonQueued = "QUEUED"
+	// ReasonQueueFull cancels a fire of a QUEUE job whose queue holds
+	// maxQueued fires already.
+	ReasonQueueFull = "QUEUE_FULL"
+	// ReasonReplaced stops the oldest running instance of a REPLACE job
+	// for a new fire over maxInstances.
+	ReasonReplaced = "REPLACED"
 )
 
 // Workflow node types.
@@ -117,10 +127,16 @@ var TriggerRules = []string{RuleAllSucceeded, RuleAllDone, RuleOneSucceeded, Rul
 const (
 	OverlapCancel = "CANCEL" // it is recorded as CANCELED (the default)
 	OverlapQueue  = "QUEUE"  // it waits, and starts when an earlier run ends, in fire order
+	// OverlapReplace (jobs only) stops the oldest running instance and
+	// starts the new fire.
+	OverlapReplace = "REPLACE"
 )
 
 // OverlapPolicies lists the overlap policies of workflows.
 var OverlapPolicies = []string{OverlapCancel, OverlapQueue}
+
+// JobOverlapPolicies lists the overlap policies of jobs.
+var JobOverlapPolicies = []string{OverlapCancel, OverlapQueue, OverlapReplace}
 
 // Workflow run states (workflow_instances.status).
 const (

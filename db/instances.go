@@ -169,12 +169,13 @@ type Due struct {
 }
 
 // InstancesWaitingDue returns an app's WAITING instances due at or before
-// until, earliest first. It reads two columns only: the trigger loop calls
+// until, earliest first, except those held in their job's queue (the
+// actor starts them). It reads two columns only: the trigger loop calls
 // it every pass over every fire of the look-ahead window.
 func (s *Store) InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Due, error) {
 	var out []Due
 	err := s.idb.NewSelect().Model((*Instance)(nil)).Column("id", "trigger_at").
-		Where("app_id = ? AND status = ? AND trigger_at <= ?", appID, StatusWaiting, until).
+		Where("app_id = ? AND status = ? AND trigger_at <= ? AND reason <> ?", appID, StatusWaiting, until, ReasonQueued).
 		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx, &out)
 	return out, wrap(err, "reading due instances")
 }
@@ -409,13 +410,25 @@ func (s *Store) AttemptList(ctx context.Context, instanceID int64) ([]InstanceAt
 
 // InstancesStaleScheduled returns an app's scheduled (SCHEDULE) instances
 // still WAITING although their time passed before cutoff: fires recorded
-// ahead that no server ran in time (downtime, fail-over).
+// ahead that no server ran in time (downtime, fail-over). Fires held in
+// their job's queue are not stale: they wait by design.
 func (s *Store) InstancesStaleScheduled(ctx context.Context, appID int64, cutoff time.Time, limit int) ([]Instance, error) {
 	var out []Instance
 	err := s.idb.NewSelect().Model(&out).
-		Where("app_id = ? AND status = ? AND trigger_type = 'SCHEDULE' AND trigger_at < ?", appID, StatusWaiting, cutoff).
+		Where("app_id = ? AND status = ? AND trigger_type = 'SCHEDULE' AND trigger_at < ? AND reason <> ?", appID, StatusWaiting, cutoff, ReasonQueued).
 		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
 	return out, wrap(err, "reading stale scheduled instances")
+}
+
+// InstancesQueued returns an app's instances held in their jobs' queues
+// (WAITING with reason QUEUED, overlap policy QUEUE), in fire order: what
+// an owner reloads when it takes the app over.
+func (s *Store) InstancesQueued(ctx context.Context, appID int64) ([]Instance, error) {
+	var out []Instance
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND status = ? AND reason = ?", appID, StatusWaiting, ReasonQueued).
+		OrderExpr("trigger_at, id").Scan(ctx)
+	return out, wrap(err, "reading queued instances")
 }
 
 // InstanceRelabel sets the trigger type of WAITING instances.

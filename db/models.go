@@ -324,6 +324,14 @@ type JobDefinition struct {
 	DispatchStrategy   string          `json:"dispatchStrategy"`
 	MisfirePolicy      string          `json:"misfirePolicy"`
 	Alarm              Alarm           `json:"alarm"`
+	// Overlap, priority and retry back-off; a version kept before they
+	// existed has them empty, which restores as the defaults.
+	OverlapPolicy   string  `json:"overlapPolicy,omitempty"`
+	MaxQueued       int     `json:"maxQueued,omitempty"`
+	Priority        int     `json:"priority,omitempty"`
+	RetryDelayMs    int64   `json:"retryDelayMs,omitempty"`
+	RetryBackoff    float64 `json:"retryBackoff,omitempty"`
+	RetryDelayMaxMs int64   `json:"retryDelayMaxMs,omitempty"`
 }
 
 // JobVersion is one kept version of a job.
@@ -348,7 +356,9 @@ func (j *Job) Definition(calendar string) JobDefinition {
 		ScheduleWindow: j.ScheduleWindow, Calendar: calendar, ExecutionMode: j.ExecutionMode, ProcessorType: j.ProcessorType,
 		Processor: j.Processor, Params: j.Params, MaxInstances: j.MaxInstances, TaskConcurrency: j.TaskConcurrency,
 		TimeoutMs: j.TimeoutMs, InstanceRetries: j.InstanceRetries, TaskRetries: j.TaskRetries, WorkerFilter: j.WorkerFilter,
-		DispatchStrategy: j.DispatchStrategy, MisfirePolicy: j.MisfirePolicy, Alarm: j.Alarm}
+		DispatchStrategy: j.DispatchStrategy, MisfirePolicy: j.MisfirePolicy, Alarm: j.Alarm,
+		OverlapPolicy: j.OverlapPolicy, MaxQueued: j.MaxQueued, Priority: j.Priority,
+		RetryDelayMs: j.RetryDelayMs, RetryBackoff: j.RetryBackoff, RetryDelayMaxMs: j.RetryDelayMaxMs}
 }
 
 // ScheduleWindow restricts a FIXED_RATE job to a daily window of wall-clock
@@ -417,9 +427,22 @@ type Job struct {
 	Version int `bun:"version,notnull"`
 	// ManagedBy is the set of jobs declared in code the job belongs to
 	// (nil: made through the API).
-	ManagedBy *string   `bun:"managed_by"`
-	CreatedAt time.Time `bun:"created_at,notnull"`
-	UpdatedAt time.Time `bun:"updated_at,notnull"`
+	ManagedBy *string `bun:"managed_by"`
+	// OverlapPolicy says what a fire over MaxInstances does (CANCEL,
+	// QUEUE, REPLACE); MaxQueued bounds the fires a QUEUE job holds.
+	OverlapPolicy string `bun:"overlap_policy,notnull"`
+	MaxQueued     int    `bun:"max_queued,notnull"`
+	// Priority orders dispatch when workers are short of slots: the
+	// queued tasks of higher-priority instances go first.
+	Priority int `bun:"priority,notnull"`
+	// Retry back-off: the n-th retry (of an instance or a task) waits
+	// RetryDelayMs × RetryBackoff^(n-1), at most RetryDelayMaxMs (0: no cap
+	// of the job's own), plus up to 10% jitter (docs/design.md §6.5).
+	RetryDelayMs    int64     `bun:"retry_delay_ms,notnull"`
+	RetryBackoff    float64   `bun:"retry_backoff,notnull"`
+	RetryDelayMaxMs int64     `bun:"retry_delay_max_ms,notnull"`
+	CreatedAt       time.Time `bun:"created_at,notnull"`
+	UpdatedAt       time.Time `bun:"updated_at,notnull"`
 }
 
 // Instance states (docs/design.md §5.6).
@@ -514,6 +537,10 @@ type Task struct {
 	DispatchedAt    *time.Time `bun:"dispatched_at"`
 	FinishedAt      *time.Time `bun:"finished_at"`
 	UpdatedAt       time.Time  `bun:"updated_at,notnull"`
+	// NotBefore is when a WAITING task waiting for its retry may be
+	// dispatched (nil: at once): the retry back-off, kept on the row so a
+	// new owner waits too.
+	NotBefore *time.Time `bun:"not_before"`
 }
 
 // InstanceLog is one log line of an instance. Seq is assigned by the server

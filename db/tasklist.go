@@ -46,6 +46,8 @@ type TaskView struct {
 	DispatchedAt    *time.Time `bun:"dispatched_at"`
 	FinishedAt      *time.Time `bun:"finished_at"`
 	UpdatedAt       time.Time  `bun:"updated_at"`
+	// NotBefore is when a task waiting for its retry is due (nil: at once).
+	NotBefore *time.Time `bun:"not_before"`
 	// AppID is the instance's app, set by the caller (for the worker
 	// lookup, which is per app); not a column.
 	AppID int64 `bun:"-"`
@@ -57,7 +59,8 @@ type TaskView struct {
 var taskViewColumns = `tk.id, tk.instance_id, tk.parent_id, tk.name, tk.kind, tk.status,
 	substr(tk.payload, 1, ` + strconv.Itoa(TaskPreviewChars) + `) AS payload, octet_length(tk.payload) AS payload_size,
 	substr(tk.result, 1, ` + strconv.Itoa(TaskPreviewChars) + `) AS result, octet_length(tk.result) AS result_size,
-	tk.worker_id, tk.instance_attempt, tk.retries, tk.created_at, tk.dispatched_at, tk.finished_at, tk.updated_at`
+	tk.worker_id, tk.instance_attempt, tk.retries, tk.created_at, tk.dispatched_at, tk.finished_at, tk.updated_at,
+	tk.not_before`
 
 // TaskQuery picks tasks of one attempt of an instance.
 type TaskQuery struct {

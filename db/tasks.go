@@ -30,8 +30,11 @@ type TaskTransition struct {
 	DispatchedAt *time.Time `bun:"dispatched_at"`
 	FinishedAt   *time.Time `bun:"finished_at"`
 	// Retries, when set, replaces the task's retry count.
-	Retries   *int      `bun:"retries"`
-	UpdatedAt time.Time `bun:"updated_at"`
+	Retries *int `bun:"retries"`
+	// NotBefore is the retry back-off's time of a task going back to
+	// WAITING; it is cleared by every other transition.
+	NotBefore *time.Time `bun:"not_before"`
+	UpdatedAt time.Time  `bun:"updated_at"`
 }
 
 // TaskTransitionMany applies the transitions whose task is still in From,
@@ -56,6 +59,7 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 		Set("dispatched_at = COALESCE(_data.dispatched_at, tk.dispatched_at)").
 		Set("finished_at = COALESCE(_data.finished_at, tk.finished_at)").
 		Set("retries = COALESCE(_data.retries, tk.retries)").
+		Set("not_before = _data.not_before").
 		Set("updated_at = _data.updated_at").
 		Where("tk.id = _data.task_id AND tk.status = _data.from_status").
 		Returning("id").
@@ -100,7 +104,7 @@ func (s *Store) TaskInsertBulk(ctx context.Context, list []Task) error {
 	return nil
 }
 
-// taskInsertChunk bounds the rows of one insert: 14 columns each stay well
+// taskInsertChunk bounds the rows of one insert: 15 columns each stay well
 // under PostgreSQL's 65,535 parameters and SQLite's 32,766.
 const taskInsertChunk = 2000
 

@@ -17,6 +17,17 @@ import (
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
+func (r *instanceResolver) NextAttemptAt(ctx context.Context, obj *db.Instance) (*time.Time, error) {
+	// A failed attempt's retry is due at the row's trigger time (after the
+	// job's retry back-off); a fire held in its job's queue has no time of
+	// its own, and a first attempt is not a retry.
+	if obj.Status != db.StatusWaiting || obj.Attempt < 2 || obj.Reason == db.ReasonQueued {
+		return nil, nil
+	}
+	at := obj.TriggerAt
+	return &at, nil
+}
+
 func (r *jobResolver) App(ctx context.Context, obj *db.Job) (*db.App, error) {
 	a, err := loadersFor(ctx).app(ctx, obj.AppID)
 	if err == nil && a == nil {
@@ -177,6 +188,14 @@ func (r *queryResolver) PreviewSchedule(ctx context.Context, typeArg string, exp
 		from = *after
 	}
 	return pointers(sch.Preview(from, n)), nil
+}
+
+func (r *taskResolver) NextAttemptAt(ctx context.Context, obj *db.TaskView) (*time.Time, error) {
+	// Only a task waiting for its retry has a time to wait for.
+	if obj.Status != db.StatusWaiting {
+		return nil, nil
+	}
+	return obj.NotBefore, nil
 }
 
 func (r *Resolver) Alarm() generated.AlarmResolver { return &alarmResolver{r} }

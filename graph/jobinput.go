@@ -20,6 +20,8 @@ func jobInput(in model.JobInput) jobs.Input {
 		InstanceRetries: in.InstanceRetries, TaskRetries: in.TaskRetries,
 		DispatchStrategy: in.DispatchStrategy, MisfirePolicy: in.MisfirePolicy,
 		ScheduleWindow: in.ScheduleWindow, Calendar: in.Calendar,
+		OverlapPolicy: in.OverlapPolicy, MaxQueued: in.MaxQueued, Priority: in.Priority,
+		RetryDelayMs: in.RetryDelayMs, RetryBackoff: in.RetryBackoff, RetryDelayMaxMs: in.RetryDelayMaxMs,
 	}
 	if l := in.Lifecycle; l != nil {
 		out.LifecycleStart, out.LifecycleEnd = l.Start, l.End

@@ -234,6 +234,7 @@ type ComplexityRoot struct {
 		Job                func(childComplexity int) int
 		JobVersion         func(childComplexity int) int
 		Logs               func(childComplexity int, afterSeq *int, first *int) int
+		NextAttemptAt      func(childComplexity int) int
 		Params             func(childComplexity int) int
 		Reason             func(childComplexity int) int
 		Result             func(childComplexity int) int
@@ -286,12 +287,18 @@ type ComplexityRoot struct {
 		Lifecycle          func(childComplexity int) int
 		ManagedBy          func(childComplexity int) int
 		MaxInstances       func(childComplexity int) int
+		MaxQueued          func(childComplexity int) int
 		MisfirePolicy      func(childComplexity int) int
 		Name               func(childComplexity int) int
 		NextTriggerAt      func(childComplexity int) int
+		OverlapPolicy      func(childComplexity int) int
 		Params             func(childComplexity int) int
+		Priority           func(childComplexity int) int
 		Processor          func(childComplexity int) int
 		ProcessorType      func(childComplexity int) int
+		RetryBackoff       func(childComplexity int) int
+		RetryDelayMaxMs    func(childComplexity int) int
+		RetryDelayMs       func(childComplexity int) int
 		ScheduleExpression func(childComplexity int) int
 		ScheduleType       func(childComplexity int) int
 		ScheduleWindow     func(childComplexity int) int
@@ -491,6 +498,7 @@ type ComplexityRoot struct {
 		InstanceAttempt func(childComplexity int) int
 		Kind            func(childComplexity int) int
 		Name            func(childComplexity int) int
+		NextAttemptAt   func(childComplexity int) int
 		ParentID        func(childComplexity int) int
 		Payload         func(childComplexity int) int
 		PayloadSize     func(childComplexity int) int
@@ -758,6 +766,7 @@ type InstanceResolver interface {
 	Attempts(ctx context.Context, obj *db.Instance) ([]*db.InstanceAttempt, error)
 	Tasks(ctx context.Context, obj *db.Instance) (*db.TaskCounts, error)
 	Logs(ctx context.Context, obj *db.Instance, afterSeq *int, first *int) (*model.LogPage, error)
+	NextAttemptAt(ctx context.Context, obj *db.Instance) (*time.Time, error)
 
 	UnqualifiedAt(ctx context.Context, obj *db.Instance) (*time.Time, error)
 	UnqualifiedWorkers(ctx context.Context, obj *db.Instance) ([]*db.WorkerVerdict, error)
@@ -864,6 +873,8 @@ type SubscriptionResolver interface {
 type TaskResolver interface {
 	Worker(ctx context.Context, obj *db.TaskView) (*db.Worker, error)
 	Attempt(ctx context.Context, obj *db.TaskView) (int, error)
+
+	NextAttemptAt(ctx context.Context, obj *db.TaskView) (*time.Time, error)
 }
 type TaskConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.TaskConnection) (int, error)
@@ -1618,6 +1629,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.Logs(childComplexity, args["afterSeq"].(*int), args["first"].(*int)), true
+	case "Instance.nextAttemptAt":
+		if e.ComplexityRoot.Instance.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.NextAttemptAt(childComplexity), true
 	case "Instance.params":
 		if e.ComplexityRoot.Instance.Params == nil {
 			break
@@ -1877,6 +1894,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.MaxInstances(childComplexity), true
+	case "Job.maxQueued":
+		if e.ComplexityRoot.Job.MaxQueued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.MaxQueued(childComplexity), true
 	case "Job.misfirePolicy":
 		if e.ComplexityRoot.Job.MisfirePolicy == nil {
 			break
@@ -1895,12 +1918,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.NextTriggerAt(childComplexity), true
+	case "Job.overlapPolicy":
+		if e.ComplexityRoot.Job.OverlapPolicy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.OverlapPolicy(childComplexity), true
 	case "Job.params":
 		if e.ComplexityRoot.Job.Params == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Job.Params(childComplexity), true
+	case "Job.priority":
+		if e.ComplexityRoot.Job.Priority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Priority(childComplexity), true
 	case "Job.processor":
 		if e.ComplexityRoot.Job.Processor == nil {
 			break
@@ -1913,6 +1948,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.ProcessorType(childComplexity), true
+	case "Job.retryBackoff":
+		if e.ComplexityRoot.Job.RetryBackoff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.RetryBackoff(childComplexity), true
+	case "Job.retryDelayMaxMs":
+		if e.ComplexityRoot.Job.RetryDelayMaxMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.RetryDelayMaxMs(childComplexity), true
+	case "Job.retryDelayMs":
+		if e.ComplexityRoot.Job.RetryDelayMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.RetryDelayMs(childComplexity), true
 	case "Job.scheduleExpression":
 		if e.ComplexityRoot.Job.ScheduleExpression == nil {
 			break
@@ -3053,6 +3106,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Name(childComplexity), true
+	case "Task.nextAttemptAt":
+		if e.ComplexityRoot.Task.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.NextAttemptAt(childComplexity), true
 	case "Task.parentId":
 		if e.ComplexityRoot.Task.ParentID == nil {
 			break
@@ -4954,6 +5013,68 @@ type JobStats {
   "Finished instances per hour of the window, oldest first; hours with none are left out."
   outcomes: [OutcomeBucket!]!
 }
+
+"What a fire of a job over its maxInstances does (docs/design.md §5.5)."
+enum JobOverlapPolicy {
+  "It is recorded CANCELED with reason MAX_INSTANCES (the default)."
+  CANCEL
+  """
+  It waits — WAITING with reason QUEUED, kept in the database so a new owner
+  keeps it — and starts when a running instance ends, in fire order. At most
+  maxQueued fires wait; one more is CANCELED with reason QUEUE_FULL.
+  """
+  QUEUE
+  """
+  The oldest running instance is stopped (STOPPED with reason REPLACED; its
+  tasks are stopped on their workers, which end their processes) and the new
+  fire starts.
+  """
+  REPLACE
+}
+
+extend input JobInput {
+  "What a fire over maxInstances does: CANCEL it, QUEUE it, or REPLACE the oldest running instance."
+  overlapPolicy: JobOverlapPolicy = CANCEL
+  "QUEUE only: fires that may wait for a running instance to end (1 to 1000); one more is CANCELED with reason QUEUE_FULL."
+  maxQueued: Int = 10
+  "Orders dispatch when workers are short of slots: the tasks of higher-priority jobs go first (-1000 to 1000)."
+  priority: Int = 0
+  """
+  Milliseconds a failed instance attempt or task waits before its first retry
+  (0 to 86400000), grown by retryBackoff for each further one; 0: the old
+  timing, every instance retry after 1 s and every task retry at once.
+  """
+  retryDelayMs: Int = 0
+  "The factor each further retry's delay grows by (1 to 10; 1: the same delay every time)."
+  retryBackoff: Float = 1
+  "The longest a retry waits, in milliseconds (0 to 86400000, at least retryDelayMs); 0: no cap of the job's own (at most a day). Delays are lengthened by up to 10% at random, never past the cap."
+  retryDelayMaxMs: Int = 0
+}
+
+extend type Job {
+  "What a fire over maxInstances does."
+  overlapPolicy: JobOverlapPolicy!
+  "QUEUE only: fires that may wait for a running instance to end."
+  maxQueued: Int!
+  "Orders dispatch when workers are short of slots; higher first."
+  priority: Int!
+  "Milliseconds before the first retry of an attempt or a task; 0: the defaults (1 s for an instance, at once for a task)."
+  retryDelayMs: Int!
+  "The factor each further retry's delay grows by."
+  retryBackoff: Float!
+  "The longest a retry waits, in milliseconds; 0: no cap of the job's own."
+  retryDelayMaxMs: Int!
+}
+
+extend type Instance {
+  "When its next attempt is due: set while a failed attempt waits for its retry (the job's retry back-off); null otherwise."
+  nextAttemptAt: Time
+}
+
+extend type Task {
+  "When a task waiting for its retry may run again (the job's retry back-off); null when it is not waiting for one."
+  nextAttemptAt: Time
+}
 `, BuiltIn: false},
 	{Name: "../schema/jobversion.graphqls", Input: `"One kept version of a job: its whole definition after a change, who made the change and when."
 type JobVersion {
@@ -6270,6 +6391,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_tasks(ctx, field)
 	case "logs":
 		return ec.fieldContext_Instance_logs(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_Instance_nextAttemptAt(ctx, field)
 	case "jobVersion":
 		return ec.fieldContext_Instance_jobVersion(ctx, field)
 	case "unqualifiedAt":
@@ -6394,6 +6517,18 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_updatedAt(ctx, field)
 	case "alarmHistory":
 		return ec.fieldContext_Job_alarmHistory(ctx, field)
+	case "overlapPolicy":
+		return ec.fieldContext_Job_overlapPolicy(ctx, field)
+	case "maxQueued":
+		return ec.fieldContext_Job_maxQueued(ctx, field)
+	case "priority":
+		return ec.fieldContext_Job_priority(ctx, field)
+	case "retryDelayMs":
+		return ec.fieldContext_Job_retryDelayMs(ctx, field)
+	case "retryBackoff":
+		return ec.fieldContext_Job_retryBackoff(ctx, field)
+	case "retryDelayMaxMs":
+		return ec.fieldContext_Job_retryDelayMaxMs(ctx, field)
 	case "version":
 		return ec.fieldContext_Job_version(ctx, field)
 	case "versions":
@@ -6650,6 +6785,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_finishedTime(ctx, field)
 	case "updatedTime":
 		return ec.fieldContext_Task_updatedTime(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_Task_nextAttemptAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Task", field.Name)
 }
@@ -11567,6 +11704,29 @@ func (ec *executionContext) fieldContext_Instance_logs(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Instance_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_nextAttemptAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Instance().NextAttemptAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, true, true, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _Instance_jobVersion(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12919,6 +13079,144 @@ func (ec *executionContext) fieldContext_Job_alarmHistory(ctx context.Context, f
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Job_overlapPolicy(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_overlapPolicy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OverlapPolicy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNJobOverlapPolicy2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_overlapPolicy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type JobOverlapPolicy does not have child fields"))
+}
+
+func (ec *executionContext) _Job_maxQueued(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_maxQueued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxQueued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_maxQueued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Job_priority(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_priority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Priority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_priority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Job_retryDelayMs(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_retryDelayMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetryDelayMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_retryDelayMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Job_retryBackoff(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_retryBackoff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetryBackoff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_retryBackoff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Job_retryDelayMaxMs(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_retryDelayMaxMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetryDelayMaxMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_retryDelayMaxMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Job_version(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
@@ -17484,6 +17782,29 @@ func (ec *executionContext) _Task_updatedTime(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Task_updatedTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Task_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *db.TaskView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_nextAttemptAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().NextAttemptAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _TaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
@@ -22158,8 +22479,26 @@ func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any)
 	if _, present := asMap["misfirePolicy"]; !present {
 		asMap["misfirePolicy"] = "FIRE_ONCE"
 	}
+	if _, present := asMap["overlapPolicy"]; !present {
+		asMap["overlapPolicy"] = "CANCEL"
+	}
+	if _, present := asMap["maxQueued"]; !present {
+		asMap["maxQueued"] = 10
+	}
+	if _, present := asMap["priority"]; !present {
+		asMap["priority"] = 0
+	}
+	if _, present := asMap["retryDelayMs"]; !present {
+		asMap["retryDelayMs"] = 0
+	}
+	if _, present := asMap["retryBackoff"]; !present {
+		asMap["retryBackoff"] = 1
+	}
+	if _, present := asMap["retryDelayMaxMs"]; !present {
+		asMap["retryDelayMaxMs"] = 0
+	}
 
-	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "scheduleWindow", "calendar", "lifecycle", "executionMode", "processorType", "processor", "params", "maxInstances", "taskConcurrency", "timeoutMs", "instanceRetries", "taskRetries", "workerFilter", "dispatchStrategy", "misfirePolicy", "alarm"}
+	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "scheduleWindow", "calendar", "lifecycle", "executionMode", "processorType", "processor", "params", "maxInstances", "taskConcurrency", "timeoutMs", "instanceRetries", "taskRetries", "workerFilter", "dispatchStrategy", "misfirePolicy", "alarm", "overlapPolicy", "maxQueued", "priority", "retryDelayMs", "retryBackoff", "retryDelayMaxMs"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -22327,6 +22666,48 @@ func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.Alarm = data
+		case "overlapPolicy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("overlapPolicy"))
+			data, err := ec.unmarshalOJobOverlapPolicy2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OverlapPolicy = data
+		case "maxQueued":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxQueued"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxQueued = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "retryDelayMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryDelayMs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryDelayMs = data
+		case "retryBackoff":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryBackoff"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryBackoff = data
+		case "retryDelayMaxMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryDelayMaxMs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetryDelayMaxMs = data
 		}
 	}
 	return it, nil
@@ -24941,6 +25322,44 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "nextAttemptAt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Instance_nextAttemptAt(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "jobVersion":
 			out.Values[i] = ec._Instance_jobVersion(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -25752,6 +26171,36 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "overlapPolicy":
+			out.Values[i] = ec._Job_overlapPolicy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxQueued":
+			out.Values[i] = ec._Job_maxQueued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "priority":
+			out.Values[i] = ec._Job_priority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retryDelayMs":
+			out.Values[i] = ec._Job_retryDelayMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retryBackoff":
+			out.Values[i] = ec._Job_retryBackoff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retryDelayMaxMs":
+			out.Values[i] = ec._Job_retryDelayMaxMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "version":
 			out.Values[i] = ec._Job_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27776,6 +28225,44 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "nextAttemptAt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_nextAttemptAt(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31203,6 +31690,22 @@ func (ec *executionContext) unmarshalNJobInput2githubᚗcomᚋjobwheelᚋjobwhee
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNJobOverlapPolicy2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJobOverlapPolicy2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐJobStats(ctx context.Context, sel ast.SelectionSet, v *jobs.JobStats) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -32587,6 +33090,24 @@ func (ec *executionContext) marshalOJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋ
 		return graphql.Null
 	}
 	return ec._Job(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOJobOverlapPolicy2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJobOverlapPolicy2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOLifecycleInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐLifecycleInput(ctx context.Context, v any) (*model.LifecycleInput, error) {

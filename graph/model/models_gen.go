@@ -156,6 +156,20 @@ type JobInput struct {
 	MisfirePolicy *string `json:"misfirePolicy,omitempty"`
 	// Whom to tell when it fails.
 	Alarm *AlarmInput `json:"alarm,omitempty"`
+	// What a fire over maxInstances does: CANCEL it, QUEUE it, or REPLACE the oldest running instance.
+	OverlapPolicy *string `json:"overlapPolicy,omitempty"`
+	// QUEUE only: fires that may wait for a running instance to end (1 to 1000); one more is CANCELED with reason QUEUE_FULL.
+	MaxQueued *int `json:"maxQueued,omitempty"`
+	// Orders dispatch when workers are short of slots: the tasks of higher-priority jobs go first (-1000 to 1000).
+	Priority *int `json:"priority,omitempty"`
+	// Milliseconds a failed instance attempt or task waits before its first retry
+	// (0 to 86400000), grown by retryBackoff for each further one; 0: the old
+	// timing, every instance retry after 1 s and every task retry at once.
+	RetryDelayMs *int `json:"retryDelayMs,omitempty"`
+	// The factor each further retry's delay grows by (1 to 10; 1: the same delay every time).
+	RetryBackoff *float64 `json:"retryBackoff,omitempty"`
+	// The longest a retry waits, in milliseconds (0 to 86400000, at least retryDelayMs); 0: no cap of the job's own (at most a day). Delays are lengthened by up to 10% at random, never past the cap.
+	RetryDelayMaxMs *int `json:"retryDelayMaxMs,omitempty"`
 }
 
 // When a job may fire: outside [start, end] it does not.

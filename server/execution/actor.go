@@ -27,7 +27,8 @@ type Config struct {
 	// AdoptGrace is the same for workers of an app this server just took
 	// over, who need time to discover it. Default 20s.
 	AdoptGrace time.Duration
-	// RetryDelay is the pause before an instance's next attempt. Default 1s.
+	// RetryDelay is the pause before an instance's next attempt when its
+	// job sets no retryDelayMs. Default 1s.
 	RetryDelay time.Duration
 	// NoWorkerWait is how long a fired instance waits for a worker that can
 	// run it before it fails with NO_WORKER: workers restarting in a rolling
@@ -63,6 +64,7 @@ type Store interface {
 	AppGet(ctx context.Context, id int64) (*db.App, error)
 	InstancesActive(ctx context.Context, appID int64) ([]db.Instance, error)
 	InstancesByIDs(ctx context.Context, ids []int64) ([]db.Instance, error)
+	InstancesQueued(ctx context.Context, appID int64) ([]db.Instance, error)
 	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 	TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]db.TaskCounts, error)
 	TasksOnWorkers(ctx context.Context, instanceIDs []int64) ([]db.Task, error)
@@ -293,7 +295,7 @@ func (a *Actor) run(ctx context.Context) {
 			}
 		}
 	}
-	check := a.cfg.Clock.NewTimer(a.cfg.CheckInterval)
+	check := a.cfg.Clock.NewTimer(a.wakeIn())
 	defer check.Stop()
 	batch := make([]event, 0, 64)
 	for {
@@ -313,7 +315,6 @@ func (a *Actor) run(ctx context.Context) {
 			case ev := <-a.mailbox:
 				batch = append(batch, ev)
 			case <-check.C():
-				check.Reset(a.cfg.CheckInterval)
 			}
 		}
 	more:
@@ -326,7 +327,20 @@ func (a *Actor) run(ctx context.Context) {
 			}
 		}
 		a.handle(ctx, batch)
+		// The next status check, or sooner the next task whose retry
+		// back-off ends.
+		check.Reset(a.wakeIn())
 	}
+}
+
+// wakeIn is how long the actor may wait for events before it runs a batch
+// of its own: the check interval, or less until the next held task is due.
+func (a *Actor) wakeIn() time.Duration {
+	d := a.cfg.CheckInterval
+	if next := a.st.nextDelayed(); !next.IsZero() {
+		d = min(d, max(next.Sub(a.cfg.Clock.Now()), time.Millisecond))
+	}
+	return d
 }
 
 // drain refuses what is still queued so workers re-send it to the next owner.
@@ -357,6 +371,8 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 	// First, while every earlier batch's tasks are committed and so
 	// visible: load the next window of instances whose backlog is stored.
 	a.refill(ctx)
+	// Tasks whose retry back-off ended are queued again.
+	st.wakeDelayed()
 	c := newChanges()
 	var fires []firing
 	var recorded []db.Instance
@@ -411,6 +427,16 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 		} else {
 			st.fire(c, fires, loaded, jobs)
 			c.fired = fires
+		}
+	}
+	if len(st.queues) > 0 {
+		// Held fires start as running instances end, under their jobs'
+		// current limits.
+		if jobs, err := a.loadJobs(ctx, st.queueJobs()); err != nil {
+			a.log.Warn("execution: reading the jobs of queued fires", "err", err)
+		} else {
+			st.queueJobsRead(jobs)
+			st.promote(c)
 		}
 	}
 	st.assign(c)
@@ -479,17 +505,39 @@ func (a *Actor) mapped(ctx context.Context, c *changes, workerID string, m *prot
 	return a.st.mapped(c, workerID, m, stored)
 }
 
-// refresh re-reads the active instances, for those the API finished.
+// refresh re-reads the active instances, for those the API finished, and
+// the fires held in queues, for those the API stopped.
 func (a *Actor) refresh(ctx context.Context, c *changes) error {
 	ids := a.st.activeIDs()
-	if len(ids) == 0 {
+	queued := a.st.queuedList()
+	if len(ids)+len(queued) == 0 {
 		return nil
 	}
-	list, err := a.deps.Store.InstancesByIDs(ctx, ids)
+	list, err := a.deps.Store.InstancesByIDs(ctx, append(slices.Clip(ids), queued...))
 	if err != nil {
 		return err
 	}
 	a.st.refreshed(c, ids, list)
+	a.st.queueRefreshed(queued, list)
+	return nil
+}
+
+// loadQueues reloads the fires held in the app's job queues (WAITING,
+// reason QUEUED), on taking the app over or after a failed write.
+func (a *Actor) loadQueues(ctx context.Context) error {
+	list, err := a.deps.Store.InstancesQueued(ctx, a.st.app)
+	if err != nil {
+		return err
+	}
+	jobIDs := make([]int64, 0, len(list))
+	for _, in := range list {
+		jobIDs = append(jobIDs, in.JobID)
+	}
+	jobs, err := a.loadJobs(ctx, jobIDs)
+	if err != nil {
+		return err
+	}
+	a.st.requeue(list, jobs)
 	return nil
 }
 

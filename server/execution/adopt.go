@@ -41,6 +41,9 @@ func (a *Actor) adopt(ctx context.Context) error {
 	st.name = app.Name
 	st.now = a.cfg.Clock.Now()
 	st.reset(active, jobs, tasks, counts)
+	if err := a.loadQueues(ctx); err != nil {
+		return err
+	}
 	// The WAITING tasks stay in the database as each instance's backlog;
 	// load the first window of each now, so that the stage an instance
 	// was in shows (a POST or REDUCE task created but never sent).
@@ -63,6 +66,7 @@ func (a *Actor) adopt(ctx context.Context) error {
 		st.joined(c, &w)
 	}
 	st.resume(c)
+	st.promote(c)
 	st.assign(c)
 	a.commit(ctx, c)
 	return nil

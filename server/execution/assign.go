@@ -1,7 +1,9 @@
 package execution
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -9,8 +11,9 @@ import (
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
-// assign gives queued tasks to workers with free slots: instances in the
-// order they became ready, each instance's tasks in its queue's order. A
+// assign gives queued tasks to workers with free slots: instances by their
+// jobs' priority, then in the order they became ready, each instance's
+// tasks in its queue's order. A
 // task no connected worker could ever run fails with NO_WORKER; one whose
 // workers are merely busy waits for a slot. The work is bounded by what is
 // assigned plus the instances looked at, never by the tasks queued: an
@@ -28,6 +31,7 @@ func (s *state) assign(c *changes) {
 		free += max(w.Free(), 0)
 	}
 	ready := s.ready
+	prioritize(ready)
 	s.ready = make([]*inst, 0, len(ready))
 	for _, it := range ready {
 		if s.instances[it.ID] != it {
@@ -44,6 +48,21 @@ func (s *state) assign(c *changes) {
 			it.inReady = false
 		}
 	}
+}
+
+// prioritize orders ready instances by their jobs' priority, higher first,
+// keeping the order they became ready in within a priority: when workers
+// are short of slots, the tasks of higher-priority jobs get them first.
+// Most apps leave every priority 0, which costs one pass and no sort.
+func prioritize(ready []*inst) {
+	if len(ready) < 2 {
+		return
+	}
+	first := ready[0].job.Priority
+	if !slices.ContainsFunc(ready[1:], func(it *inst) bool { return it.job.Priority != first }) {
+		return
+	}
+	slices.SortStableFunc(ready, func(a, b *inst) int { return cmp.Compare(b.job.Priority, a.job.Priority) })
 }
 
 // assignInstance assigns an instance's queued tasks while slots are free

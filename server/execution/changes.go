@@ -178,6 +178,7 @@ func (c *changes) coalesce() {
 		into.DispatchedAt = latest(into.DispatchedAt, t.DispatchedAt)
 		into.FinishedAt = latest(into.FinishedAt, t.FinishedAt)
 		into.Retries = latest(into.Retries, t.Retries)
+		into.NotBefore = t.NotBefore // the last transition's: only a retry sets it
 	})
 	type akey struct {
 		id int64

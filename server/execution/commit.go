@@ -40,6 +40,7 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		return
 	}
 	a.st.unfire(c, lost.fires)
+	a.st.unqueue(lost.ids) // held fires someone else moved first
 	a.st.committed(c)
 	for _, ack := range c.acks {
 		if ack != nil {

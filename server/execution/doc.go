@@ -22,7 +22,9 @@
 //	assign.go    queued tasks → free worker slots
 //	commit.go    the batch's transaction, then dispatch frames to workers
 //	report.go    what workers send back: joins, heartbeats, reports, maps, acks
+//	queue.go     overlap policies: fires held in a QUEUE job's queue, REPLACE
 //	instance.go  task ends → instance stages, retries, ends; deadlines
+//	backoff.go   the retry back-off: delays, tasks held until their time
 //	changes.go   what one batch decided, merged per row
 //	adopt.go     loading an app's unfinished work on start or after an error
 //	state.go     the in-memory picture the decisions work on

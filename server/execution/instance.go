@@ -71,14 +71,21 @@ func (s *state) taskFailed(c *changes, t *task, reason, result string) {
 	}
 	from := t.Status
 	retries := t.Retries + 1
-	c.task = append(c.task, db.TaskTransition{ID: t.ID, From: from, To: db.StatusWaiting, Retries: &retries, Result: &result})
+	// The retry back-off (0 unless the job sets retryDelayMs: a task
+	// retries at once by default).
+	var notBefore *time.Time
+	if d := retryDelay(it.job, retries, 0, s.jitter()); d > 0 {
+		notBefore = ptr(db.Stamp(s.now).Add(d))
+	}
+	c.task = append(c.task, db.TaskTransition{ID: t.ID, From: from, To: db.StatusWaiting, Retries: &retries, Result: &result, NotBefore: notBefore})
 	s.release(t)
 	t.Status = db.StatusWaiting
 	t.Retries = retries
 	t.WorkerID = nil
 	t.acked = false
+	t.NotBefore = notBefore
 	s.enqueue(t)
-	s.log.Info("execution: retrying task", "instance", it.ID, "task", t.ID, "retry", retries, "reason", reason, "result", result)
+	s.log.Info("execution: retrying task", "instance", it.ID, "task", t.ID, "retry", retries, "reason", reason, "result", result, "notBefore", notBefore)
 }
 
 // handedBack queues again a task a draining worker gave back unfinished:
@@ -224,11 +231,14 @@ func (s *state) attemptFailed(c *changes, it *inst, reason, result string) {
 	c.attempt(it.ID, it.Attempt, db.StatusFailed, nil, result, reason, nil, &now)
 	s.stopTasks(c, it, "the instance attempt ended: "+reason)
 	if it.Attempt <= retriesOf(it.Instance, it.job) {
-		c.retries = append(c.retries, retry{id: it.ID, from: it.Status, attempt: it.Attempt + 1, at: now.Add(s.cfg.RetryDelay), reason: reason})
+		// Due after the retry back-off: the row's trigger time, which the
+		// trigger loop fires (so a new owner keeps the wait).
+		at := now.Add(retryDelay(it.job, it.Attempt, s.cfg.RetryDelay, s.jitter()))
+		c.retries = append(c.retries, retry{id: it.ID, from: it.Status, attempt: it.Attempt + 1, at: at, reason: reason})
 		delete(s.instances, it.ID)
 		c.changed(it.ID)
 		c.wake = true
-		s.log.Info("execution: retrying instance", "instance", it.ID, "attempt", it.Attempt+1, "reason", reason, "result", result)
+		s.log.Info("execution: retrying instance", "instance", it.ID, "attempt", it.Attempt+1, "at", at, "reason", reason, "result", result)
 		return
 	}
 	c.finish(&it.Instance, it.Status, db.StatusFailed, reason, result, now)
@@ -284,6 +294,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 	}
 	it.queue.clear()
 	c.dropNew(dropped)
+	s.stopDelayed(c, it)
 	if it.backlog > 0 {
 		c.stopWaiting = append(c.stopWaiting, it.ID)
 		c.backlog = slices.DeleteFunc(c.backlog, func(t db.Task) bool { return t.InstanceID == it.ID })

@@ -2,6 +2,7 @@ package execution
 
 import (
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -41,6 +42,15 @@ type state struct {
 	refillAfter time.Time
 	// findings are the "why no worker?" findings last recorded (noworker.go).
 	findings dispatch.Findings
+	// queues hold the fires of QUEUE jobs waiting for a running instance
+	// to end, per job; queuedIDs maps each held fire to its job (queue.go).
+	queues    map[int64]*jobQueue
+	queuedIDs map[int64]int64
+	// delayed are the instances with tasks held for their retry back-off
+	// (backoff.go).
+	delayed map[int64]*inst
+	// jitter returns a number from 0 to 1 for the retry back-off's jitter.
+	jitter func() float64
 }
 
 // Bounds of the tasks an instance holds in memory (its window): twice the
@@ -64,7 +74,8 @@ func (s *state) window() int {
 
 func newState(appID, epoch int64, cfg Config, log *slog.Logger) *state {
 	return &state{app: appID, epoch: epoch, cfg: cfg, log: log, workers: map[string]*worker{}, instances: map[int64]*inst{},
-		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}, backlogged: map[int64]*inst{}}
+		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}, backlogged: map[int64]*inst{},
+		queues: map[int64]*jobQueue{}, queuedIDs: map[int64]int64{}, delayed: map[int64]*inst{}, jitter: rand.Float64}
 }
 
 type worker struct {
@@ -110,6 +121,9 @@ type inst struct {
 	// WAITING task with an id above cursor is in the backlog.
 	backlog int
 	cursor  int64
+	// delayed are the attempt's WAITING tasks held for their retry
+	// back-off (backoff.go), queued when their NotBefore comes.
+	delayed []*task
 }
 
 func newInst(in db.Instance, job *db.Job) *inst {
@@ -144,8 +158,13 @@ type firing struct {
 	at time.Time
 }
 
-// enqueue queues a WAITING task for assign.
+// enqueue queues a WAITING task for assign, or holds it while its retry
+// back-off lasts.
 func (s *state) enqueue(t *task) {
+	if t.NotBefore != nil && t.NotBefore.After(s.now) {
+		s.delayTask(t)
+		return
+	}
 	it := t.inst
 	it.queue.push(t)
 	if !it.inReady {

@@ -36,8 +36,10 @@ func newSim(t *testing.T) *sim {
 // batch runs decide on fresh changes, then assigns slots and commits as
 // the actor does, giving new tasks their ids.
 func (m *sim) batch(decide func(c *changes)) *changes {
+	m.s.wakeDelayed()
 	c := newChanges()
 	decide(c)
+	m.s.promote(c)
 	m.s.assign(c)
 	c.coalesce()
 	for _, t := range c.newTasks {

@@ -155,10 +155,18 @@ func declaredInput(d protocol.DeclaredJob) Input {
 	}{
 		{d.MaxInstances, &in.MaxInstances}, {d.TaskConcurrency, &in.TaskConcurrency}, {d.TimeoutMs, &in.TimeoutMs},
 		{d.InstanceRetries, &in.InstanceRetries}, {d.TaskRetries, &in.TaskRetries},
+		{d.MaxQueued, &in.MaxQueued}, {d.Priority, &in.Priority}, {d.RetryDelayMs, &in.RetryDelayMs},
+		{d.RetryDelayMaxMs, &in.RetryDelayMaxMs},
 	} {
 		if f.v != 0 {
 			*f.dst = ptr(f.v)
 		}
+	}
+	if d.OverlapPolicy != "" {
+		in.OverlapPolicy = &d.OverlapPolicy
+	}
+	if d.RetryBackoff != 0 {
+		in.RetryBackoff = &d.RetryBackoff
 	}
 	return in
 }

@@ -30,6 +30,9 @@ func FuzzJobInput(f *testing.F) {
 		`{"Name":"al","ScheduleType":"API","ProcessorType":"GO","Processor":"p","Alarm":{"Webhooks":["http://10.0.0.1/"],"Emails":["Ops <ops@example.com>"]}}`,
 		`{"Name":"","ScheduleType":"WEEKLY","ProcessorType":"COBOL","Processor":""}`,
 		`{"Name":"\u0000","ScheduleType":"API","ProcessorType":"GO","Processor":"a b"}`,
+		`{"Name":"q","ScheduleType":"API","ProcessorType":"SHELL","Processor":"x","OverlapPolicy":"QUEUE","MaxQueued":3,"Priority":-2,
+		  "RetryDelayMs":2000,"RetryBackoff":2.5,"RetryDelayMaxMs":60000}`,
+		`{"Name":"q","ScheduleType":"API","ProcessorType":"SHELL","Processor":"x","OverlapPolicy":"REPLACE","RetryBackoff":0.99,"RetryDelayMaxMs":1}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -47,6 +48,16 @@ const (
 	// runJob carries (twenty-odd columns each, far under the databases'
 	// parameter limits).
 	maxRunBatch = 500
+	// DefaultMaxQueued and MaxQueued: the fires a QUEUE job holds while
+	// maxInstances are running, by default and at most.
+	DefaultMaxQueued = 10
+	MaxQueued        = 1000
+	// MaxPriority bounds a job's priority either way.
+	MaxPriority = 1000
+	// MaxRetryDelay bounds retryDelayMs and retryDelayMaxMs (one day).
+	MaxRetryDelay = 24 * time.Hour
+	// MaxRetryBackoff bounds the factor a retry's delay grows by.
+	MaxRetryBackoff = 10
 )
 
 // Notifier tells the owner of an app that its jobs or instances changed.
@@ -182,6 +193,16 @@ type Input struct {
 	// Calendar names the app's calendar whose dates the job skips; nil
 	// or empty: none.
 	Calendar *string
+	// OverlapPolicy says what a fire over MaxInstances does (CANCEL,
+	// QUEUE, REPLACE); MaxQueued bounds the fires a QUEUE job holds.
+	OverlapPolicy *string
+	MaxQueued     *int
+	// Priority orders dispatch when workers are short of slots.
+	Priority *int
+	// The retry back-off (docs/design.md §6.5).
+	RetryDelayMs    *int
+	RetryBackoff    *float64
+	RetryDelayMaxMs *int
 }
 
 // HTTPProcessor is the HTTP processor's definition (its processor field).
@@ -204,7 +225,10 @@ func (s *Service) build(in Input, appID int64, cal *db.Calendar) (*db.Job, *sche
 		Params: deref(in.Params, ""), MaxInstances: deref(in.MaxInstances, 1), TaskConcurrency: deref(in.TaskConcurrency, 5),
 		TimeoutMs: int64(deref(in.TimeoutMs, 0)), InstanceRetries: deref(in.InstanceRetries, 0), TaskRetries: deref(in.TaskRetries, 0),
 		WorkerFilter: in.WorkerFilter, DispatchStrategy: deref(in.DispatchStrategy, db.DispatchHealthFirst),
-		MisfirePolicy: deref(in.MisfirePolicy, db.MisfireFireOnce), Alarm: in.Alarm, ScheduleWindow: in.ScheduleWindow}
+		MisfirePolicy: deref(in.MisfirePolicy, db.MisfireFireOnce), Alarm: in.Alarm, ScheduleWindow: in.ScheduleWindow,
+		OverlapPolicy: deref(in.OverlapPolicy, db.OverlapCancel), MaxQueued: deref(in.MaxQueued, DefaultMaxQueued),
+		Priority: deref(in.Priority, 0), RetryDelayMs: int64(deref(in.RetryDelayMs, 0)), RetryBackoff: deref(in.RetryBackoff, 1),
+		RetryDelayMaxMs: int64(deref(in.RetryDelayMaxMs, 0))}
 	if cal != nil {
 		j.CalendarID, j.ExcludedDates = &cal.ID, cal.Dates
 	}
@@ -256,10 +280,23 @@ func (s *Service) build(in Input, appID int64, cal *db.Calendar) (*db.Job, *sche
 		{"taskRetries", j.TaskRetries, 0, MaxRetries, "times a failed task is retried", false},
 		{"workerFilter.maxWorkers", j.WorkerFilter.MaxWorkers, 0, MaxConcurrency, "workers one instance may use (0: all)", false},
 		{"workerFilter.minCpuCores", j.WorkerFilter.MinCPUCores, 0, 1 << 16, "CPU cores a worker needs", false},
+		{"maxQueued", j.MaxQueued, 1, MaxQueued, "fires of a QUEUE job that wait for a running instance to end", false},
+		{"priority", j.Priority, -MaxPriority, MaxPriority, "higher goes first when workers are short of slots", false},
+		{"retryDelayMs", int(j.RetryDelayMs), 0, int(MaxRetryDelay.Milliseconds()), "milliseconds before the first retry; 0: the default", false},
+		{"retryDelayMaxMs", int(j.RetryDelayMaxMs), 0, int(MaxRetryDelay.Milliseconds()), "the longest a retry waits; 0: no cap of the job's own", false},
 	} {
 		if f.v < f.lo || f.v > f.hi {
 			return nil, nil, fault.BadInput(f.name, "%d is out of range %d to %d (%s)", f.v, f.lo, f.hi, f.hint)
 		}
+	}
+	if !slices.Contains(db.JobOverlapPolicies, j.OverlapPolicy) {
+		return nil, nil, fault.BadInput("overlapPolicy", "%q is not one of %s", j.OverlapPolicy, strings.Join(db.JobOverlapPolicies, ", "))
+	}
+	if math.IsNaN(j.RetryBackoff) || j.RetryBackoff < 1 || j.RetryBackoff > MaxRetryBackoff {
+		return nil, nil, fault.BadInput("retryBackoff", "%g is out of range 1 to %g (the factor each retry's delay grows by; 1: constant)", j.RetryBackoff, float64(MaxRetryBackoff))
+	}
+	if j.RetryDelayMaxMs > 0 && j.RetryDelayMaxMs < j.RetryDelayMs {
+		return nil, nil, fault.BadInput("retryDelayMaxMs", "%d is below retryDelayMs %d; the cap must be at least the first delay (0: no cap)", j.RetryDelayMaxMs, j.RetryDelayMs)
 	}
 	if j.TimeoutMs < 0 {
 		return nil, nil, fault.BadInput("timeoutMs", "%d is negative; use 0 for no timeout", j.TimeoutMs)

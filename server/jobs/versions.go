@@ -76,9 +76,21 @@ func inputOf(app string, d db.JobDefinition) Input {
 		ExecutionMode: &d.ExecutionMode, ProcessorType: d.ProcessorType, Processor: d.Processor, Params: &d.Params,
 		MaxInstances: &d.MaxInstances, TaskConcurrency: &d.TaskConcurrency, TimeoutMs: ptr(int(d.TimeoutMs)),
 		InstanceRetries: &d.InstanceRetries, TaskRetries: &d.TaskRetries, WorkerFilter: d.WorkerFilter,
-		DispatchStrategy: &d.DispatchStrategy, MisfirePolicy: &d.MisfirePolicy, Alarm: d.Alarm, ScheduleWindow: d.ScheduleWindow}
+		DispatchStrategy: &d.DispatchStrategy, MisfirePolicy: &d.MisfirePolicy, Alarm: d.Alarm, ScheduleWindow: d.ScheduleWindow,
+		Priority: &d.Priority, RetryDelayMs: ptr(int(d.RetryDelayMs)), RetryDelayMaxMs: ptr(int(d.RetryDelayMaxMs))}
 	if d.Calendar != "" {
 		in.Calendar = &d.Calendar
+	}
+	// A version kept before these fields existed has them empty: the
+	// defaults.
+	if d.OverlapPolicy != "" {
+		in.OverlapPolicy = &d.OverlapPolicy
+	}
+	if d.MaxQueued != 0 {
+		in.MaxQueued = &d.MaxQueued
+	}
+	if d.RetryBackoff != 0 {
+		in.RetryBackoff = &d.RetryBackoff
 	}
 	return in
 }

@@ -173,6 +173,16 @@ type DeclaredJob struct {
 	TimeoutMs       int    `json:"timeoutMs,omitempty"`
 	InstanceRetries int    `json:"instanceRetries,omitempty"`
 	TaskRetries     int    `json:"taskRetries,omitempty"`
+	// OverlapPolicy (CANCEL, QUEUE, REPLACE) and MaxQueued: what a fire
+	// over MaxInstances does. Priority orders dispatch when workers are
+	// short of slots. RetryDelayMs, RetryBackoff and RetryDelayMaxMs are
+	// the retry back-off. As JobInput's fields of the same names.
+	OverlapPolicy   string  `json:"overlapPolicy,omitempty"`
+	MaxQueued       int     `json:"maxQueued,omitempty"`
+	Priority        int     `json:"priority,omitempty"`
+	RetryDelayMs    int     `json:"retryDelayMs,omitempty"`
+	RetryBackoff    float64 `json:"retryBackoff,omitempty"`
+	RetryDelayMaxMs int     `json:"retryDelayMaxMs,omitempty"`
 }
 
 // Job change actions (JobChange.Action).

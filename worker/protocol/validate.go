@@ -136,6 +136,12 @@ func (h *Hello) validateJobs() error {
 		if err := line(field+".processor", j.Processor, 1, MaxProcessorBytes); err != nil {
 			return err
 		}
+		if err := line(field+".overlapPolicy", j.OverlapPolicy, 0, 16); err != nil {
+			return err
+		}
+		if math.IsNaN(j.RetryBackoff) || math.IsInf(j.RetryBackoff, 0) {
+			return bad(field+".retryBackoff", "must be a number")
+		}
 	}
 	return nil
 }

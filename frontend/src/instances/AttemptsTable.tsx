@@ -14,8 +14,12 @@ function Dash() {
   );
 }
 
-/** Every attempt of an instance: its worker, status, reason, result and times. */
-export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
+/**
+ * Every attempt of an instance: its worker, status, reason, result and
+ * times; and, while a failed attempt waits for its retry, when the next one
+ * is due (nextAttemptAt, after the job's retry back-off).
+ */
+export function AttemptsTable({ attempts, nextAttemptAt }: { attempts: Attempt[]; nextAttemptAt?: string | null }) {
   if (attempts.length === 0) {
     return (
       <Text size="sm" c="dimmed">
@@ -23,6 +27,7 @@ export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
       </Text>
     );
   }
+  const next = nextAttemptAt ? Math.max(...attempts.map((a) => a.attempt)) + 1 : null;
   return (
     <Table.ScrollContainer minWidth={800}>
       <Table verticalSpacing="xs" striped>
@@ -64,6 +69,16 @@ export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
               </Table.Tr>
             );
           })}
+          {next !== null && nextAttemptAt && (
+            <Table.Tr>
+              <Table.Th scope="row">{next}</Table.Th>
+              <Table.Td colSpan={7}>
+                <Text size="sm" c="dimmed">
+                  Due <Timestamp value={nextAttemptAt} /> (retry back-off)
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          )}
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>

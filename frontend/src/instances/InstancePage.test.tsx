@@ -21,6 +21,7 @@ function instance(status: InstanceStatus): InstanceFieldsFragment {
     params: "",
     result: "",
     reason: status === "FAILED" ? "FAILED" : "",
+    nextAttemptAt: null,
     job: { id: "7", name: "echo-lines", executionMode: "STANDALONE" },
     worker: null,
     attempts: [],
@@ -73,6 +74,27 @@ function logLine(seq: number, text: string) {
 }
 
 describe("the instance page", () => {
+  it("says when a retried instance's next attempt is due", async () => {
+    setup(() => "WAITING", "OWNER", {
+      attempt: 2,
+      reason: "FAILED",
+      nextAttemptAt: "2026-11-21T12:00:13Z",
+      attempts: [
+        {
+          attempt: 1,
+          status: "FAILED",
+          worker: "agent1",
+          result: "exit status 3",
+          reason: "FAILED",
+          startedTime: "2026-11-21T12:00:01Z",
+          finishedTime: "2026-11-21T12:00:09Z",
+        },
+      ],
+    });
+    expect(await screen.findByText("Next attempt due")).toBeInTheDocument();
+    expect(screen.getByText(/\(retry back-off\)/)).toBeInTheDocument();
+  });
+
   it("shows log lines as the instanceLogs subscription pushes them", async () => {
     const { logs, mock } = setup(() => "RUNNING");
     await screen.findByRole("heading", { name: "Instance #42" });

@@ -154,6 +154,11 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
               <Field label="Trigger">{instance.triggerType}</Field>
               <Field label="Attempt">{instance.attempt}</Field>
               <Field label="Reason">{instance.reason || "—"}</Field>
+              {instance.nextAttemptAt && (
+                <Field label="Next attempt due">
+                  <Timestamp value={instance.nextAttemptAt} />
+                </Field>
+              )}
               <Field label="Worker">
                 {worker ? (
                   <Group gap={6}>
@@ -208,7 +213,7 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
         <Title order={3} size="h5">
           Attempts
         </Title>
-        <AttemptsTable attempts={instance.attempts} />
+        <AttemptsTable attempts={instance.attempts} nextAttemptAt={instance.nextAttemptAt} />
       </Stack>
 
       <Stack gap="xs">

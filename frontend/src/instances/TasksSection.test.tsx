@@ -23,6 +23,7 @@ function instance(status: InstanceStatus): InstanceFieldsFragment {
     params: "",
     result: status === "SUCCEEDED" ? "sum=500500" : "",
     reason: "",
+    nextAttemptAt: null,
     job: { id: "7", name: "sum", executionMode: "MAP_REDUCE" },
     worker: null,
     attempts: [],
@@ -42,6 +43,7 @@ function row(id: number, status: TaskStatus): TaskRowFragment {
     attempt: 1,
     createdTime: "2026-11-21T12:00:02Z",
     finishedTime: null,
+    nextAttemptAt: null,
   };
 }
 

@@ -167,6 +167,10 @@ function TaskTable({ tasks, onOpen }: { tasks: TaskRowFragment[]; onOpen: (id: s
               <Table.Td>
                 {t.finishedTime ? (
                   <Timestamp value={t.finishedTime} compact />
+                ) : t.nextAttemptAt ? (
+                  <Text size="sm" c="dimmed">
+                    retry due <Timestamp value={t.nextAttemptAt} compact />
+                  </Text>
                 ) : (
                   <Text size="sm" c="dimmed">
                     —

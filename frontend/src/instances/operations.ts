@@ -69,6 +69,7 @@ export const InstanceFields = graphql(`
     params
     result
     reason
+    nextAttemptAt
     job {
       id
       executionMode
@@ -204,6 +205,7 @@ export const TaskRowFields = graphql(`
     attempt
     createdTime
     finishedTime
+    nextAttemptAt
   }
 `);
 

@@ -265,6 +265,40 @@ describe("the job form", () => {
     expect(mock.mutated("CreateJob")).toHaveLength(0);
   });
 
+  it("sends the overlap policy, priority and retry back-off chosen", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({
+      query: previewAnswer,
+      mutation: ({ variables }) => ({ data: savedJob(variables as CreateJobMutationVariables), error: undefined }),
+    });
+    renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    await fillBasics(user, "sync");
+    await choose(user, "Schedule type", "API only");
+    await fill(user, screen.getByRole("textbox", { name: /Shell script/ }), "./sync.sh");
+    await user.click(screen.getByRole("radio", { name: /^Queue/ }));
+    for (const [label, value] of [
+      [/^Max queued/, "3"],
+      [/^Priority/, "5"],
+      [/^Retry delay/, "2000"],
+      [/^Retry back-off/, "2"],
+    ] as const) {
+      const field = screen.getByRole("textbox", { name: label });
+      await user.clear(field);
+      await user.type(field, value);
+    }
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+
+    await waitFor(() => expect(mock.mutated("CreateJob")).toHaveLength(1));
+    expect(mock.mutated("CreateJob")[0]?.variables["input"]).toMatchObject({
+      overlapPolicy: "QUEUE",
+      maxQueued: 3,
+      priority: 5,
+      retryDelayMs: 2000,
+      retryBackoff: 2,
+      retryDelayMaxMs: 0,
+    });
+  });
+
   it("shows every BAD_INPUT error of a failed save at its own field", async () => {
     const user = userEvent.setup();
     const mock = mockClient({

@@ -10,6 +10,7 @@ import { ExecutionFields } from "./ExecutionFields";
 import { serverFieldPath, toJobInput, type JobFormValues } from "./jobForm";
 import { LimitsFields } from "./LimitsFields";
 import { MisfireFields } from "./MisfireFields";
+import { OverlapFields } from "./OverlapFields";
 import classes from "./JobForm.module.css";
 import { ReadOnlyContext } from "./readOnly";
 import { ScheduleFields } from "./ScheduleFields";
@@ -98,6 +99,7 @@ export function JobForm({ app, initialValues, submitLabel, onSave, onCancel, rea
       <ScheduleFields form={form} app={app} />
       <ExecutionFields form={form} />
       <LimitsFields form={form} />
+      <OverlapFields form={form} />
       <WorkerFilterFields form={form} />
       <MisfireFields form={form} />
       <AlarmFields form={form} />

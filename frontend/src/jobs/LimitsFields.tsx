@@ -1,17 +1,21 @@
 import { Fieldset, NumberInput, SimpleGrid } from "@mantine/core";
-import type { JobFormApi } from "./formApi";
+import { useWatch, type JobFormApi } from "./formApi";
+import { backoffShown } from "./jobForm";
 
 // clampBehavior="none" in every number field of the form: a value out of
 // range stays as typed and the form says why (validateJob), rather than
 // changing it on blur behind the user's back.
 export function LimitsFields({ form }: { form: JobFormApi }) {
+  // The back-off's growth and cap shape a retry delay that is set: they
+  // show only then.
+  const backoff = useWatch(form, "retryDelayMs", backoffShown);
   return (
     <Fieldset legend="Limits and retries">
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         <NumberInput
           clampBehavior="none"
           label="Max instances"
-          description="Runs of this job at once; a fire over it is canceled."
+          description="Runs of this job at once; the overlap policy says what a fire over it does."
           min={1}
           allowDecimal={false}
           key={form.key("maxInstances")}
@@ -54,6 +58,41 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
           key={form.key("taskRetries")}
           {...form.getInputProps("taskRetries")}
         />
+        <NumberInput
+          clampBehavior="none"
+          label="Retry delay (ms)"
+          description="Wait before the first retry; 0: 1 s for an instance, at once for a task."
+          min={0}
+          step={1000}
+          allowDecimal={false}
+          key={form.key("retryDelayMs")}
+          {...form.getInputProps("retryDelayMs")}
+        />
+        {backoff && (
+          <>
+            <NumberInput
+              clampBehavior="none"
+              label="Retry back-off"
+              description="Each further retry waits this many times longer (1: the same)."
+              min={1}
+              max={10}
+              step={0.5}
+              decimalScale={2}
+              key={form.key("retryBackoff")}
+              {...form.getInputProps("retryBackoff")}
+            />
+            <NumberInput
+              clampBehavior="none"
+              label="Max retry delay (ms)"
+              description="The longest a retry waits; 0: no cap (at most a day). Up to 10% jitter is added."
+              min={0}
+              step={1000}
+              allowDecimal={false}
+              key={form.key("retryDelayMaxMs")}
+              {...form.getInputProps("retryDelayMaxMs")}
+            />
+          </>
+        )}
       </SimpleGrid>
     </Fieldset>
   );

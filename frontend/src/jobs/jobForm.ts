@@ -10,6 +10,7 @@ import type {
   ExecutionMode,
   JobFieldsFragment,
   JobInput,
+  JobOverlapPolicy,
   MisfirePolicy,
   ProcessorType,
   ScheduleType,
@@ -65,6 +66,15 @@ export interface JobFormValues {
   timeoutMs: NumberValue;
   instanceRetries: NumberValue;
   taskRetries: NumberValue;
+  /** What a fire over maxInstances does; maxQueued bounds the fires QUEUE holds. */
+  overlapPolicy: JobOverlapPolicy;
+  maxQueued: NumberValue;
+  /** Higher goes first when workers are short of slots. */
+  priority: NumberValue;
+  /** The retry back-off: the n-th retry waits retryDelayMs × retryBackoff^(n-1), at most retryDelayMaxMs. */
+  retryDelayMs: NumberValue;
+  retryBackoff: NumberValue;
+  retryDelayMaxMs: NumberValue;
   workerFilter: {
     designated: string[];
     tags: string[];
@@ -114,6 +124,12 @@ export function newJobValues(): JobFormValues {
     timeoutMs: 0,
     instanceRetries: 0,
     taskRetries: 0,
+    overlapPolicy: "CANCEL",
+    maxQueued: 10,
+    priority: 0,
+    retryDelayMs: 0,
+    retryBackoff: 1,
+    retryDelayMaxMs: 0,
     workerFilter: { designated: [], tags: [], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
     dispatchStrategy: "HEALTH_FIRST",
     misfirePolicy: "FIRE_ONCE",
@@ -214,11 +230,23 @@ export function jobValues(job: JobFieldsFragment): JobFormValues {
     timeoutMs: job.timeoutMs,
     instanceRetries: job.instanceRetries,
     taskRetries: job.taskRetries,
+    overlapPolicy: job.overlapPolicy,
+    maxQueued: job.maxQueued,
+    priority: job.priority,
+    retryDelayMs: job.retryDelayMs,
+    retryBackoff: job.retryBackoff,
+    retryDelayMaxMs: job.retryDelayMaxMs,
     workerFilter: { ...job.workerFilter },
     dispatchStrategy: job.dispatchStrategy,
     misfirePolicy: job.misfirePolicy,
     alarm: alarmValues(job.alarm),
   };
+}
+
+/** Whether the retry back-off's growth and cap apply (and show): a retry delay is set. */
+export function backoffShown(v: JobFormValues): boolean {
+  const d = toNumber(v.retryDelayMs);
+  return d !== null && d > 0;
 }
 
 /** A number input's value as a number; null when empty (the API's default applies). */
@@ -269,6 +297,12 @@ export function toJobInput(app: string, v: JobFormValues): JobInput {
     timeoutMs: toNumber(v.timeoutMs),
     instanceRetries: toNumber(v.instanceRetries),
     taskRetries: toNumber(v.taskRetries),
+    overlapPolicy: v.overlapPolicy,
+    maxQueued: toNumber(v.maxQueued),
+    priority: toNumber(v.priority),
+    retryDelayMs: toNumber(v.retryDelayMs),
+    retryBackoff: toNumber(v.retryBackoff),
+    retryDelayMaxMs: toNumber(v.retryDelayMaxMs),
     workerFilter: {
       designated: v.workerFilter.designated,
       tags: v.workerFilter.tags,
@@ -299,6 +333,12 @@ const samePath = new Set([
   "timeoutMs",
   "instanceRetries",
   "taskRetries",
+  "overlapPolicy",
+  "maxQueued",
+  "priority",
+  "retryDelayMs",
+  "retryBackoff",
+  "retryDelayMaxMs",
   "workerFilter.designated",
   "workerFilter.tags",
   "workerFilter.minCpuCores",
@@ -316,6 +356,9 @@ const samePath = new Set([
  * field `field`, or null for an error no field of the form owns.
  */
 export function serverFieldPath(field: string, message: string, v: JobFormValues): string | null {
+  // Fields shown only when they apply: an error at a hidden one goes above the form.
+  if (field === "maxQueued" && v.overlapPolicy !== "QUEUE") return null;
+  if ((field === "retryBackoff" || field === "retryDelayMaxMs") && !backoffShown(v)) return null;
   if (samePath.has(field)) return field;
   if (field.startsWith("alarm.")) return alarmFieldPath(field, v.alarm);
   if (field === "scheduleWindow.start" || field === "scheduleWindow") return "window.start";

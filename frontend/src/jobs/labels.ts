@@ -1,4 +1,11 @@
-import type { DispatchStrategy, ExecutionMode, MisfirePolicy, ProcessorType, ScheduleType } from "../graphql/graphql";
+import type {
+  DispatchStrategy,
+  ExecutionMode,
+  JobOverlapPolicy,
+  MisfirePolicy,
+  ProcessorType,
+  ScheduleType,
+} from "../graphql/graphql";
 
 /** An enum value with what the console calls it and what it means. */
 export interface Choice<T extends string> {
@@ -39,6 +46,16 @@ export const dispatchStrategies: readonly Choice<DispatchStrategy>[] = [
     description: 'The same key to the same worker: the run params\' "key" (JSON), else the job',
   },
   { value: "LEAST_RECENTLY_USED", label: "Least recently used", description: "The worker picked longest ago" },
+];
+
+export const overlapPolicies: readonly Choice<JobOverlapPolicy>[] = [
+  { value: "CANCEL", label: "Cancel", description: "A fire over max instances is recorded canceled" },
+  {
+    value: "QUEUE",
+    label: "Queue",
+    description: "It waits and starts when a running instance ends, in fire order (at most max queued wait)",
+  },
+  { value: "REPLACE", label: "Replace", description: "The oldest running instance is stopped and the new fire starts" },
 ];
 
 export const misfirePolicies: readonly Choice<MisfirePolicy>[] = [

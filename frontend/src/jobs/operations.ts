@@ -72,6 +72,12 @@ export const JobFields = graphql(`
     timeoutMs
     instanceRetries
     taskRetries
+    overlapPolicy
+    maxQueued
+    priority
+    retryDelayMs
+    retryBackoff
+    retryDelayMaxMs
     workerFilter {
       designated
       tags

@@ -58,6 +58,26 @@ describe("validateJob", () => {
     });
   });
 
+  it("checks the overlap and retry back-off fields as the server does", () => {
+    const errors = validateJob(
+      values((v) => {
+        v.overlapPolicy = "QUEUE";
+        v.maxQueued = 0;
+        v.priority = 1001;
+        v.retryDelayMs = 5000;
+        v.retryBackoff = 0.5;
+        v.retryDelayMaxMs = 1000;
+      }),
+    );
+    expect(errors).toEqual({
+      maxQueued: "0 is out of range 1 to 1000 (fires of a QUEUE job that wait for a running instance to end)",
+      priority: "1001 is out of range -1000 to 1000 (higher goes first when workers are short of slots)",
+      retryBackoff: "0.5 is out of range 1 to 10 (the factor each retry's delay grows by; 1: constant)",
+      retryDelayMaxMs: "1000 is below retryDelayMs 5000; the cap must be at least the first delay (0: no cap)",
+    });
+    expect(validateJob(values((v) => ((v.retryDelayMs = 2000), (v.retryBackoff = 2.5))))).toEqual({});
+  });
+
   it("checks the processor of each type", () => {
     expect(validateJob(values((v) => ((v.processorType = "GO"), (v.goProcessor = "sync orders"))))).toHaveProperty(
       "goProcessor",

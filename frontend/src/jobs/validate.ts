@@ -5,7 +5,7 @@
 // its BAD_INPUT errors show at their fields too.
 import { validateAlarm } from "./alarmForm";
 import { hasExpression } from "./labels";
-import { fromWallTime, type JobFormValues, type NumberValue } from "./jobForm";
+import { backoffShown, fromWallTime, type JobFormValues, type NumberValue } from "./jobForm";
 
 /** Limits of a job definition, as server/jobs has them. */
 export const limits = {
@@ -17,6 +17,10 @@ export const limits = {
   retries: 100,
   concurrency: 10_000,
   cpuCores: 1 << 16,
+  maxQueued: 1000,
+  priority: 1000,
+  retryDelayMs: 86_400_000,
+  retryBackoff: 10,
 } as const;
 
 /** The form's errors by field path; empty when there are none. */
@@ -32,6 +36,15 @@ function whole(v: NumberValue): number | null {
   if (t === "") return null;
   const n = Number(t);
   return Number.isInteger(n) ? n : Number.NaN;
+}
+
+/** A decimal field's value: null when blank, NaN when not a number. */
+function decimal(v: NumberValue): number | null {
+  if (typeof v === "number") return v;
+  const t = v.trim();
+  if (t === "") return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : Number.NaN;
 }
 
 function isHttpUrl(s: string): boolean {
@@ -115,7 +128,16 @@ export function validateJob(v: JobFormValues): FormErrors {
     ["taskRetries", v.taskRetries, 0, limits.retries, "times a failed task is retried"],
     ["workerFilter.maxWorkers", v.workerFilter.maxWorkers, 0, limits.concurrency, "workers one instance may use (0: all)"],
     ["workerFilter.minCpuCores", v.workerFilter.minCpuCores, 0, limits.cpuCores, "CPU cores a worker needs"],
+    ["priority", v.priority, -limits.priority, limits.priority, "higher goes first when workers are short of slots"],
+    ["retryDelayMs", v.retryDelayMs, 0, limits.retryDelayMs, "milliseconds before the first retry; 0: the default"],
   ];
+  // Fields shown only when they apply are checked only then.
+  if (v.overlapPolicy === "QUEUE") {
+    ranges.push(["maxQueued", v.maxQueued, 1, limits.maxQueued, "fires of a QUEUE job that wait for a running instance to end"]);
+  }
+  if (backoffShown(v)) {
+    ranges.push(["retryDelayMaxMs", v.retryDelayMaxMs, 0, limits.retryDelayMs, "the longest a retry waits; 0: no cap of the job's own"]);
+  }
   for (const [field, value, lo, hi, hint] of ranges) {
     const n = whole(value);
     if (n === null) continue;
@@ -132,6 +154,19 @@ export function validateJob(v: JobFormValues): FormErrors {
     if (n === null) continue;
     if (Number.isNaN(n)) set(field, "must be a whole number");
     else if (n < 0) set(field, reason(n));
+  }
+
+  const backoff = backoffShown(v) ? decimal(v.retryBackoff) : null;
+  if (backoff !== null && (Number.isNaN(backoff) || backoff < 1 || backoff > limits.retryBackoff)) {
+    set(
+      "retryBackoff",
+      `${String(v.retryBackoff)} is out of range 1 to ${limits.retryBackoff} (the factor each retry's delay grows by; 1: constant)`,
+    );
+  }
+  const delay = whole(v.retryDelayMs);
+  const cap = whole(v.retryDelayMaxMs);
+  if (delay !== null && cap !== null && cap > 0 && cap < delay) {
+    set("retryDelayMaxMs", `${cap} is below retryDelayMs ${delay}; the cap must be at least the first delay (0: no cap)`);
   }
 
   if (v.workerFilter.designated.some((d) => d.trim() === "")) set("workerFilter.designated", "must not contain empty names");
