@@ -288,10 +288,39 @@ const watchdogEvery = 250 * time.Millisecond
 
 func (m *Manager) loop(ctx context.Context) {
 	interval := m.cfg.TTL / 3
-	watchdog := m.clock.NewTimer(watchdogEvery)
-	defer watchdog.Stop()
+	// The watchdog has a goroutine of its own: a pass can block in a
+	// database call for up to TTL/3 (a renewal to a database that stopped
+	// answering), longer than the margin between a trust window closing
+	// and the lease expiring. Checked between passes only, a cut-off
+	// owner went on scheduling for a second after another server had
+	// taken its app (found by TestClusterFailover under load).
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		m.watch(ctx)
+	}()
+	defer wg.Wait()
 	next := m.clock.NewTimer(0)
 	defer next.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.kick:
+		case <-next.C():
+		}
+		wait := m.pass(ctx, interval)
+		// Jitter keeps servers from bidding in lock-step.
+		next.Reset(min(wait, interval-interval/10+rand.N(interval/5)))
+	}
+}
+
+// watch stops the apps whose trust window closed, every watchdogEvery,
+// whatever the pass is doing.
+func (m *Manager) watch(ctx context.Context) {
+	watchdog := m.clock.NewTimer(watchdogEvery)
+	defer watchdog.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -299,13 +328,7 @@ func (m *Manager) loop(ctx context.Context) {
 		case <-watchdog.C():
 			m.dropUntrusted()
 			watchdog.Reset(watchdogEvery)
-			continue
-		case <-m.kick:
-		case <-next.C():
 		}
-		wait := m.pass(ctx, interval)
-		// Jitter keeps servers from bidding in lock-step.
-		next.Reset(min(wait, interval-interval/10+rand.N(interval/5)))
 	}
 }
 
@@ -512,6 +535,10 @@ func (m *Manager) lostLocked(appID int64) {
 }
 
 func (m *Manager) dropUntrusted() {
+	// Under notifyMu, so that a renewal or an acquisition recorded
+	// meanwhile is seen: check and stop are one step.
+	m.notifyMu.Lock()
+	defer m.notifyMu.Unlock()
 	now := m.now()
 	m.mu.Lock()
 	var expired []int64
@@ -523,7 +550,7 @@ func (m *Manager) dropUntrusted() {
 	m.mu.Unlock()
 	for _, id := range expired {
 		m.log.Warn("lease: trust window closed without a renewal; stopping the app before its lease can expire", "app", id)
-		m.lost(id)
+		m.lostLocked(id)
 	}
 }
 

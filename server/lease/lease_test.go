@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -133,5 +134,94 @@ func TestSharingHandOffAndTakeOver(t *testing.T) {
 			t.Errorf("crashed s3 still thinks it owns %d apps", n)
 		}
 		m2.Stop()
+	}
+}
+
+// stuckStore is a Store whose renewals, once stuck, hang for a while
+// whatever their context says: a database call stuck in a write, as to a
+// database that stopped answering mid-call.
+type stuckStore struct {
+	*db.DB
+	stuck    sync.Mutex
+	hangFor  time.Duration
+	hanging  bool
+	renewals int
+}
+
+func (s *stuckStore) LeaseRenewMany(ctx context.Context, serverID string, appIDs []int64, ttl time.Duration, now time.Time) ([]db.AppLease, error) {
+	s.stuck.Lock()
+	hang := s.hanging
+	s.renewals++
+	s.stuck.Unlock()
+	if hang {
+		time.Sleep(s.hangFor) // the call ignores its context, as a stuck one can
+		return nil, context.DeadlineExceeded
+	}
+	return s.DB.LeaseRenewMany(ctx, serverID, appIDs, ttl, now)
+}
+
+// expiryCheck is a Listener that, as the manager stops an app, reads the
+// app's lease in the database: it must not have expired yet, or another
+// server could already be running the app.
+type expiryCheck struct {
+	d       *db.DB
+	mu      sync.Mutex
+	owned   map[int64]bool
+	expired []string
+}
+
+func (e *expiryCheck) LeaseGained(_ context.Context, app, _ int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.owned[app] = true
+}
+
+func (e *expiryCheck) LeaseLost(app int64) {
+	now := time.Now()
+	var l db.AppLease
+	err := e.d.Bun().NewSelect().Model(&l).Where("app_id = ?", app).Scan(context.Background())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.owned, app)
+	if err == nil && !now.Before(l.ExpiresAt) {
+		e.expired = append(e.expired, fmt.Sprintf("app %d stopped at %s, its lease expired at %s", app,
+			now.Format("15:04:05.000"), l.ExpiresAt.Format("15:04:05.000")))
+	}
+}
+
+func (e *expiryCheck) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.owned)
+}
+
+// A server whose lease renewal hangs stops the app when its trust window
+// closes — while the call still hangs — before the lease can expire and
+// another server take the app. The watchdog ran only between passes, so
+// a hanging renewal kept the app running past its lease's expiry.
+func TestTrustWindowClosesWhileARenewalHangs(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t, db.Postgres)
+	ctx := context.Background()
+	if err := d.AppCreate(ctx, &db.App{Name: "a", SecretHash: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	const ttl = 3 * time.Second
+	store := &stuckStore{DB: d, hangFor: ttl}
+	check := &expiryCheck{d: d, owned: map[int64]bool{}}
+	m := New(Config{ServerID: "s1", TTL: ttl, Balance: true}, store, &members{n: 1}, nil, check, slog.New(slog.DiscardHandler))
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	testkit.Eventually(t, "s1 to own the app", func() bool { return check.count() == 1 })
+	store.stuck.Lock()
+	store.hanging = true // from the next renewal on, which hangs for a whole TTL
+	store.stuck.Unlock()
+	testkit.Eventually(t, "s1 to stop the app", func() bool { return check.count() == 0 })
+	check.mu.Lock()
+	defer check.mu.Unlock()
+	if len(check.expired) > 0 {
+		t.Fatalf("the app ran past its lease: %v", check.expired)
 	}
 }
