@@ -15,6 +15,15 @@ grep -hoE 'ran in Chromium [0-9.]+' "$log" | sort | uniq -c | sed 's/^ */browser
 if [ "$status" -ne 0 ]; then
 	echo "---- failures (full log: $log) ----"
 	grep -E -- '--- FAIL' "$log"
+	echo "---- what the failing tests said (their t.Error and t.Log lines) ----"
+	# First the tests' own messages, which the processes' output dumped
+	# after them could push out of the tail below.
+	awk '
+		FNR == NR { if (match($0, /--- FAIL: [^ ]+/)) fail[substr($0, RSTART + 10, RLENGTH - 10)] = 1; next }
+		/^=== (RUN|CONT|NAME|PAUSE) / { cur = $3; next }
+		/^ *(--- |ok |FAIL|PASS$)/ { cur = ""; next }
+		(cur in fail) && /^ +[A-Za-z0-9_]+_test\.go:[0-9]+: / { print cur ": " $0 }
+	' "$log" "$log" | head -n 100
 	echo "---- what the failing tests printed ----"
 	# go test -v interleaves parallel tests' output under "=== RUN/CONT/NAME"
 	# headers; print each failing test's own lines, which hold its t.Error
