@@ -241,7 +241,9 @@ func TestClusterFailover(t *testing.T) {
 func TestClusterFailoverThroughPgBouncer(t *testing.T) {
 	t.Parallel()
 	if harness.PgBouncerPath() == "" {
-		t.Skip("pgbouncer is not installed, and this test needs it: `make test-deps` installs Debian's pgbouncer (apt-get install -y pgbouncer)")
+		// Failing, not skipping: `make test` installs it, so a missing one
+		// is a broken set-up, and a skipped proof would pass unnoticed.
+		t.Fatal("pgbouncer is not installed, and this test needs it: `make test-deps` installs Debian's pgbouncer (apt-get install -y pgbouncer)")
 	}
 	f := newFleetVia(t, 3, true)
 	for _, s := range f.servers {
