@@ -55,6 +55,7 @@ func (b *bench) logs(rate, instances, seconds int) map[string]any {
 	defer cancel()
 	var ids []int64
 	prof := b.profile(e, "logs")
+	share := newCPUShare(e)
 	started := time.Now()
 	for i := 0; i < instances; i++ {
 		id, err := e.c.RunJob(jobID, "")
@@ -122,6 +123,7 @@ func (b *bench) logs(rate, instances, seconds int) map[string]any {
 		time.Sleep(200 * time.Millisecond)
 	}
 	took := time.Since(started)
+	cpuShare := share.finish()
 	profiles := prof.finish()
 	// Lines still on their way get a moment before the subscriptions stop.
 	waited := make(chan struct{})
@@ -157,5 +159,6 @@ func (b *bench) logs(rate, instances, seconds int) map[string]any {
 		"tookSec":            round(took.Seconds()),
 		"serverPeakRssMB":    peakRSSMB(e.srv.Pid()),
 		"profiles":           profiles,
+		"cpuSec":             cpuShare,
 	}
 }

@@ -216,6 +216,7 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 	to := from.Add(time.Duration(seconds) * time.Second)
 	time.Sleep(time.Until(from))
 	prof := b.profile(e, fmt.Sprintf("fires-%d", n))
+	share := newCPUShare(e)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	// The server's own figures over the same window, as Prometheus sees
 	// them: set beside the bench's, they show how far a dashboard can be
@@ -224,6 +225,7 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 	start0, err1 := scrapeHistogram(e.srv.URL, "jobwheel_fire_to_start_seconds", "bench")
 	time.Sleep(time.Until(to))
 	cpu1 := cpuSeconds(e.srv.Pid())
+	cpuShare := share.finish()
 	profiles := prof.finish()
 	time.Sleep(time.Until(to.Add(3 * time.Second)))
 	rss := peakRSSMB(e.srv.Pid())
@@ -288,6 +290,7 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 		"serverPeakRssMB": rss,
 		"createJobsSec":   round(createdIn.Seconds()),
 		"profiles":        profiles,
+		"cpuSec":          cpuShare,
 	}
 }
 
@@ -301,6 +304,7 @@ func (b *bench) api(n, workers int) map[string]any {
 		b.Fatalf("%v", err)
 	}
 	prof := b.profile(e, "api")
+	share := newCPUShare(e)
 	start := time.Now()
 	const clients = 16
 	var wg sync.WaitGroup
@@ -335,9 +339,11 @@ func (b *bench) api(n, workers int) map[string]any {
 		time.Sleep(20 * time.Millisecond)
 	}
 	total := time.Since(start)
+	cpuShare := share.finish()
 	profiles := prof.finish()
 	return map[string]any{
 		"profiles":  profiles,
+		"cpuSec":    cpuShare,
 		"instances": n, "workers": workers, "clients": clients,
 		"triggerPerSec":     round(float64(n) / triggered.Seconds()),
 		"endToEndPerSec":    round(float64(n) / total.Seconds()),
@@ -375,6 +381,7 @@ func (b *bench) tasks(n, concurrency, workers int) map[string]any {
 		b.Fatalf("%v", err)
 	}
 	prof := b.profile(e, fmt.Sprintf("tasks-%d", n))
+	share := newCPUShare(e)
 	start := time.Now()
 	id, err := e.c.RunJob(jobID, "")
 	if err != nil {
@@ -401,6 +408,7 @@ func (b *bench) tasks(n, concurrency, workers int) map[string]any {
 		time.Sleep(100 * time.Millisecond)
 	}
 	took := time.Since(start)
+	cpuShare := share.finish()
 	profiles := prof.finish()
 	var total int
 	var bytes int64
@@ -430,6 +438,7 @@ func (b *bench) tasks(n, concurrency, workers int) map[string]any {
 		// tasks, as the schema is the scenario's own.
 		"tasksTableMB": round(float64(bytes) / (1 << 20)),
 		"profiles":     profiles,
+		"cpuSec":       cpuShare,
 	}
 }
 
@@ -668,6 +677,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	sort.Float64s(gaps)
 	// All at once.
 	prof := b.profile(e, "workflow")
+	share := newCPUShare(e)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	start := time.Now()
 	var parallel []string
@@ -681,9 +691,11 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	wait(parallel)
 	took := time.Since(start)
 	cpu1 := cpuSeconds(e.srv.Pid())
+	cpuShare := share.finish()
 	profiles := prof.finish()
 	return map[string]any{
 		"profiles": profiles,
+		"cpuSec":   cpuShare,
 		"nodes":    chain, "runs": runs, "workers": workers,
 		// From a node's instance ending (its final report stored) to the
 		// next node's instance starting on a worker.

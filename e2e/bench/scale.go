@@ -127,6 +127,7 @@ func (b *bench) scale(total, firing, readers, seconds, workers int) map[string]a
 	to := from.Add(time.Duration(seconds) * time.Second)
 	time.Sleep(time.Until(from))
 	prof := b.profile(e, "scale")
+	share := newCPUShare(e)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	var (
 		mu              sync.Mutex
@@ -172,6 +173,7 @@ func (b *bench) scale(total, firing, readers, seconds, workers int) map[string]a
 	time.Sleep(time.Until(to))
 	wg.Wait()
 	cpu1 := cpuSeconds(e.srv.Pid())
+	cpuShare := share.finish()
 	profiles := prof.finish()
 	rss := peakRSSMB(e.srv.Pid())
 	time.Sleep(3 * time.Second) // the window's last fires are recorded
@@ -234,5 +236,6 @@ func (b *bench) scale(total, firing, readers, seconds, workers int) map[string]a
 		"serverCpuSec":    round(cpu1 - cpu0),
 		"serverPeakRssMB": rss,
 		"profiles":        profiles,
+		"cpuSec":          cpuShare,
 	}
 }

@@ -48,11 +48,13 @@ func (b *bench) shell(n, seconds int) map[string]any {
 	to := from.Add(time.Duration(seconds) * time.Second)
 	time.Sleep(time.Until(from))
 	prof := b.profile(e, fmt.Sprintf("shell-%d", n))
+	share := newCPUShare(e)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	agentCPU0 := cpuSeconds(e.agents[0].Pid())
 	time.Sleep(time.Until(to))
 	cpu1 := cpuSeconds(e.srv.Pid())
 	agentCPU1 := cpuSeconds(e.agents[0].Pid())
+	cpuShare := share.finish()
 	profiles := prof.finish()
 	for _, id := range ids {
 		_ = e.c.Do(`mutation($id: ID!) { setJobEnabled(id: $id, enabled: false) { id } }`, map[string]any{"id": id}, nil)
@@ -115,6 +117,7 @@ func (b *bench) shell(n, seconds int) map[string]any {
 		"serverCpuSec":    round(cpu1 - cpu0),
 		"serverPeakRssMB": peakRSSMB(e.srv.Pid()),
 		"profiles":        profiles,
+		"cpuSec":          cpuShare,
 	}
 }
 
