@@ -321,3 +321,18 @@ func TestShellNoWorkflowOutsideWorkflows(t *testing.T) {
 		t.Fatalf("lines %v", l)
 	}
 }
+
+// BenchmarkShellTrue is the agent's own cost of one script task: temporary
+// directory, script file, process group, pipes, wait and clean-up around a
+// `true` (go test -bench ShellTrue ./worker/processors/).
+func BenchmarkShellTrue(b *testing.B) {
+	s := Shell()
+	dir := b.TempDir()
+	for b.Loop() {
+		c := workertest.New(b.Context(), scriptTask("true", ""))
+		c.Dir = dir
+		if _, err := s.Process(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
