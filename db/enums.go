@@ -97,6 +97,11 @@ const (
 	ReasonReplaced = "REPLACED"
 )
 
+// Reasons lists every reason an instance can carry (the API documents each
+// one on Instance.reason).
+var Reasons = []string{ReasonNoWorker, ReasonTimeout, ReasonMaxInstances, ReasonWorkerLost, ReasonFailed,
+	ReasonStopped, ReasonRejected, ReasonJobDisabled, ReasonMisfire, ReasonQueued, ReasonQueueFull, ReasonReplaced}
+
 // Workflow node types.
 const (
 	NodeJob      = "JOB"

@@ -4574,7 +4574,17 @@ type Instance {
   idempotencyKey: String
   "The processor's result, or why it failed."
   result: String!
-  "A machine-readable cause: NO_WORKER, TIMEOUT, MAX_INSTANCES, WORKER_LOST, FAILED, STOPPED, REJECTED, JOB_DISABLED."
+  """
+  A machine-readable cause, empty for an instance that succeeded or runs:
+  NO_WORKER (no connected worker qualified in time), TIMEOUT, MAX_INSTANCES
+  (CANCELED: the job ran maxInstances already), WORKER_LOST, FAILED (the
+  processor failed), STOPPED (stopped through the API), REJECTED (the worker
+  refused the task), JOB_DISABLED (CANCELED: the job was disabled before it
+  started), MISFIRE (CANCELED: a late fire the misfire policy skipped),
+  QUEUED (WAITING in the job's queue, overlap policy QUEUE), QUEUE_FULL
+  (CANCELED: the queue held maxQueued fires), REPLACED (STOPPED for a newer
+  fire, overlap policy REPLACE).
+  """
   reason: String!
   "The worker that ran it (the first task's, for multi-task modes)."
   worker: Worker
