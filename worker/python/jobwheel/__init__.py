@@ -27,7 +27,7 @@ Standard library only; Python 3.8 or newer. The protocol is specified in
 docs/protocol.md of the jobwheel repository.
 """
 
-from .jobs import Job, JobChange
+from .jobs import Job, JobChange, read_jobs_file
 from .outbox import MapRefused
 from .task import MapError, Results, ResultsError, TaskContext, TaskLogger, TaskResult
 from .worker import SDK_VERSION, AuthError, ConfigError, Worker
@@ -36,6 +36,7 @@ __all__ = [
     "Worker",
     "Job",
     "JobChange",
+    "read_jobs_file",
     "TaskContext",
     "TaskLogger",
     "TaskResult",

@@ -9,9 +9,10 @@ default is left out, so the server gives it the API's default (JobInput).
 
 import collections
 import dataclasses
+import json
 import math
 
-__all__ = ["Job", "JobChange", "MAX_DECLARED_JOBS"]
+__all__ = ["Job", "JobChange", "MAX_DECLARED_JOBS", "read_jobs_file"]
 
 #: At most this many jobs in one declaration (the hello's limit).
 MAX_DECLARED_JOBS = 1000
@@ -121,3 +122,42 @@ class Job:
         if missing:
             raise ValueError("missing field %s" % ", ".join(repr(m) for m in missing))
         return cls(**kw)
+
+
+def read_jobs_file(path):
+    """Reads a declaration in the agent's JOBWHEEL_JOBS_FILE format,
+    ``{"set": "…", "dryRun": false, "jobs": [{"name", "scheduleType",
+    "processor", …}]}``, into Worker settings: a dict of job_set, jobs and
+    jobs_dry_run, so ``Worker.from_env(**read_jobs_file(path))``. A file
+    that cannot be read, or has an unknown field, raises ConfigError
+    (field "jobs_file") naming the path and the problem."""
+    from .worker import ConfigError  # here: worker imports this module
+
+    def bad(reason):
+        return ConfigError("jobs_file", "%s: %s" % (path, reason))
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise bad(e) from None
+    if not isinstance(doc, dict):
+        raise bad("not a JSON object")
+    for key in doc:
+        if key not in ("set", "dryRun", "jobs"):
+            raise bad("unknown field %r" % key)
+    if not isinstance(doc.get("set"), str) or not doc["set"]:
+        raise bad('"set" must name the set of jobs')
+    dry = doc.get("dryRun", False)
+    if not isinstance(dry, bool):
+        raise bad('"dryRun" must be true or false')
+    raw = doc.get("jobs") or []
+    if not isinstance(raw, list):
+        raise bad('"jobs" must be a list')
+    jobs = []
+    for i, d in enumerate(raw):
+        try:
+            jobs.append(Job.from_wire(d))
+        except (ValueError, TypeError) as e:
+            raise bad("jobs[%d]: %s" % (i, e)) from None
+    return {"job_set": doc["set"], "jobs": jobs, "jobs_dry_run": dry}

@@ -6,6 +6,9 @@ both SDKs."""
 
 import json
 import logging
+import os
+import shutil
+import tempfile
 import threading
 import unittest
 import urllib.parse
@@ -14,7 +17,7 @@ import jobwheel
 from jobwheel import protocol, websocket
 
 from .test_websocket import Server, frame
-from .test_worker import new_worker
+from .test_worker import QUIET, new_worker
 
 INVOICES = dict(name="invoices", schedule_type="CRON", schedule_expression="0 0 3 * * ?",
                 time_zone="Europe/Berlin", processor="invoices", timeout_ms=600000)
@@ -102,6 +105,45 @@ class DeclarationTest(unittest.TestCase):
             with self.assertRaises(ValueError) as cm:
                 jobwheel.Job.from_wire(bad)
             self.assertIn(says, str(cm.exception))
+
+
+class JobsFileTest(unittest.TestCase):
+    def file(self, text):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        path = os.path.join(d, "jobs.json")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_the_agents_format(self):
+        path = self.file('{"set": "billing-service", "dryRun": true, "jobs": [{"name": "invoices", '
+                         '"scheduleType": "CRON", "scheduleExpression": "0 0 3 * * ?", "timeZone": "Europe/Berlin", '
+                         '"processor": "invoices", "timeoutMs": 600000}]}')
+        got = jobwheel.read_jobs_file(path)
+        self.assertEqual(got, {"job_set": "billing-service", "jobs": [jobwheel.Job(**INVOICES)], "jobs_dry_run": True})
+        w = jobwheel.Worker.from_env({"JOBWHEEL_APP": "billing", "JOBWHEEL_APP_SECRET": "s"}, logger=QUIET, **got)
+        self.assertEqual((w._hello()["jobSet"], w._hello()["jobs"][0]["timeoutMs"]), ("billing-service", 600000))
+
+    def test_an_empty_set(self):
+        self.assertEqual(jobwheel.read_jobs_file(self.file('{"set": "billing-service", "jobs": []}')),
+                         {"job_set": "billing-service", "jobs": [], "jobs_dry_run": False})
+
+    def test_bad_files_say_where_and_why(self):
+        for text, says in (('{"jobs": []}', '"set" must name'),
+                           ('{"set": "s", "job": []}', "unknown field 'job'"),
+                           ('{"set": "s", "jobs": [{"name": "x", "scheduleType": "API", "processor": "p", "x": 1}]}',
+                            "jobs[0]: unknown field 'x'"),
+                           ('{"set": "s", "dryRun": "no"}', '"dryRun"'),
+                           ("{", "Expecting")):
+            path = self.file(text)
+            with self.assertRaises(jobwheel.ConfigError) as cm:
+                jobwheel.read_jobs_file(path)
+            self.assertEqual(cm.exception.field, "jobs_file")
+            self.assertIn(path, str(cm.exception))
+            self.assertIn(says, str(cm.exception))
+        with self.assertRaises(jobwheel.ConfigError):
+            jobwheel.read_jobs_file("/no/such/jobs.json")
 
 
 class WelcomeTest(unittest.TestCase):
