@@ -209,7 +209,7 @@ func checkJobs(k *kit) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	k.jobsFile = filepath.Join(dir, "jobs.json")
 	defer func() {
 		k.killProcess()
@@ -312,7 +312,7 @@ func (k *kit) declaredIn(from int, what string, jobs ...protocol.DeclaredJob) er
 func declared(e *event, what string, jobs []protocol.DeclaredJob) error {
 	h := e.hello()
 	if h == nil {
-		return fmt.Errorf("the hello of %s is bad: %v (%s)", what, e.err, protocol.Truncate(string(e.raw), 300))
+		return fmt.Errorf("the hello of %s is bad: %w (%s)", what, e.err, protocol.Truncate(string(e.raw), 300))
 	}
 	switch {
 	case h.JobSet != jobSet:
