@@ -307,3 +307,100 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestMakeRebuildsOnlyWhatChanged (issue 16, item 15): `make build`, which
+// `make run` starts with, builds the console and the binaries once, then
+// nothing while their sources are unchanged (the console used to be
+// rebuilt on every start, 14 s); a changed console source rebuilds the
+// console and the server that embeds it, not the agent; a changed Go
+// source rebuilds the binaries, not the console. It runs the repository's
+// Makefile on a copy of the layout, with npm and go stand-ins that note
+// each call.
+func TestMakeRebuildsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Fatal("make is needed: apt-get install -y make")
+	}
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls.log")
+	write := func(name, content string, mode os.FileMode) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("Makefile", string(makefile), 0o644)
+	for _, f := range []string{"frontend/src/main.tsx", "frontend/public/favicon.svg", "frontend/index.html", "frontend/package.json",
+		"frontend/package-lock.json", "frontend/vite.config.ts", "frontend/tsconfig.json", "go.mod", "go.sum",
+		"server/main.go", "worker/agent/main.go"} {
+		write(f, "// "+f+"\n", 0o644)
+	}
+	// npm ci makes node_modules; npm run build writes dist/index.html; go
+	// build -o <file> writes the file. Each notes its call.
+	write("fake/npm", "#!/bin/sh\necho \"npm $*\" >> "+calls+"\n"+
+		"case \"$1\" in ci) mkdir -p node_modules;; run) mkdir -p dist && echo built > dist/index.html;; esac\n", 0o755)
+	write("fake/go", "#!/bin/sh\necho \"go $*\" >> "+calls+"\n"+
+		"if [ \"$1\" = build ] && [ \"$2\" = -o ]; then mkdir -p \"$(dirname \"$3\")\" && echo built > \"$3\"; fi\n", 0o755)
+
+	build := func(step string, want ...string) {
+		t.Helper()
+		if err := os.WriteFile(calls, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("make", "build")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, "fake")+string(os.PathListSeparator)+os.Getenv("PATH"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: make build: %v\n%s", step, err, out)
+		}
+		raw, err := os.ReadFile(calls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			if line != "" {
+				got = append(got, line)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: make build ran\n\t%s\nwant\n\t%s", step, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+		}
+	}
+	// touch gives a file a modification time after everything built so far.
+	touch := func(name string) {
+		t.Helper()
+		later := time.Now().Add(time.Second)
+		if err := os.Chtimes(filepath.Join(dir, name), later, later); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1100 * time.Millisecond) // what make builds next is newer still
+	}
+	const (
+		npmCI    = "npm ci --no-audit --no-fund"
+		npmBuild = "npm run build"
+		goServer = "go build -o bin/jobwheel-server ./server"
+		goAgent  = "go build -o bin/jobwheel-agent ./worker/agent"
+	)
+	build("first build", npmCI, npmBuild, goServer, goAgent)
+	build("nothing changed")
+	touch("frontend/src/main.tsx")
+	build("a console source changed", npmBuild, goServer)
+	touch("server/main.go")
+	build("a Go source changed", goServer, goAgent)
+	touch("frontend/package-lock.json")
+	build("the console's packages changed", npmCI, npmBuild, goServer)
+	build("nothing changed since")
+}

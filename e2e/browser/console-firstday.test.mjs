@@ -5,7 +5,8 @@
 // error at once and keeping bad numbers as typed, a job's overview page
 // (schedule, run now, outcomes, durations, alarm), a stopped instance
 // drawn as stopped, heartbeat ages that tick, the "/" shortcut, and the
-// GraphQL explorer working with no internet.
+// GraphQL explorer working with no internet, as the logged-in user or
+// with a pasted API token.
 //
 // Environment and conventions: see lib.mjs (BASE_URL, ADMIN_PASSWORD, APP,
 // OUTPUT_DIR, CHROMIUM). Any console error or warning fails the test.
@@ -16,6 +17,7 @@ import {
   api,
   app,
   baseURL,
+  createViewer,
   logIn,
   nav,
   shot,
@@ -209,6 +211,22 @@ test("the GraphQL explorer works with no internet, as the logged-in user", async
     const response = page.locator(".graphiql-response");
     await waitUntil(async () => /"username": "admin"/.test(await response.innerText()), 15_000);
     await shot(browser, "graphiql");
+
+    // With another user's API token pasted in, it runs as that user.
+    const tokenUser = `e2e-gq-${suffix}`;
+    await createViewer(call, tokenUser, "password-1");
+    const asTokenUser = await api(tokenUser, "password-1");
+    const { createApiToken } = await asTokenUser(`mutation($n: String!) { createApiToken(name: $n) { secret } }`, {
+      n: "explorer",
+    });
+    await page.getByLabel("API token").fill(createApiToken.secret);
+    await page.getByText("Runs with this token.").waitFor();
+    await page.locator(".graphiql-query-editor").getByText("username").waitFor();
+    await page.getByRole("button", { name: /^Execute query/ }).click();
+    await waitUntil(
+      async () => new RegExp(`"username": "${tokenUser}"`).test(await page.locator(".graphiql-response").innerText()),
+      15_000,
+    );
     assert.deepEqual(outside, [], "the explorer asked the internet for something");
   } finally {
     await context.unroute(elsewhere);

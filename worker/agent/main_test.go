@@ -63,6 +63,10 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		{nil, map[string]string{"JOBWHEEL_WORKER_TAGS": strings.Repeat("t,", 65)}, `JOBWHEEL_WORKER_TAGS: 65 tags; at most 64`},
 		{nil, map[string]string{"JOBWHEEL_WORKER_WORK_DIR": "/no/such/dir"}, `JOBWHEEL_WORKER_WORK_DIR: "/no/such/dir" cannot be used: no such file or directory`},
 		{nil, map[string]string{"JOBWHEEL_LOG_LEVEL": "loud"}, `JOBWHEEL_LOG_LEVEL: "loud" is not debug, info, warn or error`},
+		{nil, map[string]string{"JOBWHEEL_DRAIN_TIMEOUT": "soon"}, `JOBWHEEL_DRAIN_TIMEOUT: "soon" is not a duration such as 15s`},
+		{nil, map[string]string{"JOBWHEEL_DRAIN_TIMEOUT": "0s"}, `JOBWHEEL_DRAIN_TIMEOUT: 0s is not a positive duration`},
+		{[]string{"-drain-timeout", "-5s"}, nil, `-drain-timeout: -5s is not a positive duration`},
+		{nil, map[string]string{"JOBWHEEL_JOBS_FILE": "/no/such/jobs.json"}, `JOBWHEEL_JOBS_FILE: open /no/such/jobs.json: no such file or directory`},
 	} {
 		e := map[string]string{}
 		maps.Copy(e, base)
@@ -101,7 +105,8 @@ func TestHelpDocumentsEveryVariable(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 	for _, v := range []string{"JOBWHEEL_SERVERS", "JOBWHEEL_APP", "JOBWHEEL_APP_SECRET", "JOBWHEEL_WORKER_TAGS",
-		"JOBWHEEL_WORKER_SLOTS", "JOBWHEEL_WORKER_NAME", "JOBWHEEL_LOG_LEVEL", "http://localhost:7700"} {
+		"JOBWHEEL_WORKER_SLOTS", "JOBWHEEL_WORKER_NAME", "JOBWHEEL_WORKER_WORK_DIR", "JOBWHEEL_LOG_LEVEL", "JOBWHEEL_DRAIN_TIMEOUT",
+		"JOBWHEEL_JOBS_FILE", "http://localhost:7700"} {
 		if !strings.Contains(out.String(), v) {
 			t.Errorf("-h does not mention %s", v)
 		}

@@ -1,5 +1,5 @@
 import { Table, Text } from "@mantine/core";
-import { durationBetween, formatDuration } from "../components/format";
+import { Elapsed } from "../components/Elapsed";
 import { Timestamp } from "../components/Timestamp";
 import type { InstanceFieldsFragment } from "../graphql/graphql";
 import { StatusBadge } from "./StatusBadge";
@@ -44,31 +44,30 @@ export function AttemptsTable({ attempts, nextAttemptAt }: { attempts: Attempt[]
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {attempts.map((a) => {
-            const took = durationBetween(a.startedTime, a.finishedTime);
-            return (
-              <Table.Tr key={a.attempt}>
-                <Table.Th scope="row">{a.attempt}</Table.Th>
-                <Table.Td>{a.worker ?? <Dash />}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={a.status} size="sm" />
-                </Table.Td>
-                <Table.Td>{a.reason || <Dash />}</Table.Td>
-                <Table.Td maw={360}>
-                  {a.result ? (
-                    <Text size="sm" lineClamp={3} title={a.result}>
-                      {a.result}
-                    </Text>
-                  ) : (
-                    <Dash />
-                  )}
-                </Table.Td>
-                <Table.Td>{a.startedTime ? <Timestamp value={a.startedTime} compact /> : <Dash />}</Table.Td>
-                <Table.Td>{a.finishedTime ? <Timestamp value={a.finishedTime} compact /> : <Dash />}</Table.Td>
-                <Table.Td style={{ whiteSpace: "nowrap" }}>{took === null ? "—" : formatDuration(took)}</Table.Td>
-              </Table.Tr>
-            );
-          })}
+          {attempts.map((a) => (
+            <Table.Tr key={a.attempt}>
+              <Table.Th scope="row">{a.attempt}</Table.Th>
+              <Table.Td>{a.worker ?? <Dash />}</Table.Td>
+              <Table.Td>
+                <StatusBadge status={a.status} size="sm" />
+              </Table.Td>
+              <Table.Td>{a.reason || <Dash />}</Table.Td>
+              <Table.Td maw={360}>
+                {a.result ? (
+                  <Text size="sm" lineClamp={3} title={a.result}>
+                    {a.result}
+                  </Text>
+                ) : (
+                  <Dash />
+                )}
+              </Table.Td>
+              <Table.Td>{a.startedTime ? <Timestamp value={a.startedTime} compact /> : <Dash />}</Table.Td>
+              <Table.Td>{a.finishedTime ? <Timestamp value={a.finishedTime} compact /> : <Dash />}</Table.Td>
+              <Table.Td style={{ whiteSpace: "nowrap" }}>
+                <Elapsed start={a.startedTime} end={a.finishedTime} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
           {next !== null && nextAttemptAt && (
             <Table.Tr>
               <Table.Th scope="row">{next}</Table.Th>

@@ -1,7 +1,7 @@
 import { Anchor, Table, Text } from "@mantine/core";
 import { Link, useNavigate } from "react-router";
 import { appPath } from "../apps/currentApp";
-import { durationBetween, formatDuration } from "../components/format";
+import { Elapsed } from "../components/Elapsed";
 import { Timestamp } from "../components/Timestamp";
 import { Truncated } from "../components/Truncated";
 import type { InstanceRowFragment } from "../graphql/graphql";
@@ -45,7 +45,6 @@ export function InstancesTable({ app, instances, withJob = true }: InstancesTabl
         <Table.Tbody>
           {instances.map((i) => {
             const to = appPath(app, "instances", i.id);
-            const duration = durationBetween(i.startedTime, i.finishedTime);
             return (
               // The whole row opens the instance; its id is the link for keyboards.
               <Table.Tr key={i.id} onClick={() => void navigate(to)} style={{ cursor: "pointer" }}>
@@ -73,7 +72,7 @@ export function InstancesTable({ app, instances, withJob = true }: InstancesTabl
                 </Table.Td>
                 <Table.Td>
                   <Text size="sm" style={{ whiteSpace: "nowrap" }}>
-                    {duration === null ? "—" : formatDuration(duration)}
+                    <Elapsed start={i.startedTime} end={i.finishedTime} />
                   </Text>
                 </Table.Td>
                 <Table.Td>{i.attempt}</Table.Td>

@@ -2,6 +2,7 @@ import { Fieldset, Select, SimpleGrid, Stack, TextInput, Textarea } from "@manti
 import { CodeField } from "./CodeField";
 import { mono, useWatch, type JobFormApi } from "./formApi";
 import { HttpFields } from "./HttpFields";
+import { ScriptVariables } from "./ScriptVariables";
 import { executionModes, processorTypes, selectData } from "./labels";
 
 /** Execution mode, processor type, the processor itself (script, name or request) and parameters. */
@@ -45,6 +46,7 @@ export function ExecutionFields({ form }: { form: JobFormApi }) {
             error={form.errors["script"]}
           />
         )}
+        {isScript && <ScriptVariables />}
         {type === "GO" && (
           <TextInput
             label="Processor name"
@@ -60,7 +62,11 @@ export function ExecutionFields({ form }: { form: JobFormApi }) {
         {type === "HTTP" && <HttpFields form={form} />}
         <Textarea
           label="Parameters"
-          description="Given to every instance (e.g. JSON); a run can add its own."
+          description={
+            isScript
+              ? "Given to every instance (e.g. JSON): the script reads them in $JOBWHEEL_JOB_PARAMS ($1); a run's own are in $JOBWHEEL_INSTANCE_PARAMS ($2)."
+              : "Given to every instance (e.g. JSON); a run can add its own."
+          }
           autosize
           minRows={2}
           maxRows={10}

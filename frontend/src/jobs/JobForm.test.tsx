@@ -237,6 +237,24 @@ describe("the job form", () => {
     expect(mock.mutated("CreateJob")).toHaveLength(0);
   });
 
+  it("tells a script's author where the job's and the run's parameters arrive, and what else the script sees", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({ query: previewAnswer });
+    renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    const params = await screen.findByRole("textbox", { name: /^Parameters/ });
+    expect(params).toHaveAccessibleDescription(/\$JOBWHEEL_JOB_PARAMS \(\$1\).*\$JOBWHEEL_INSTANCE_PARAMS \(\$2\)/);
+    await user.click(screen.getByText(/^What the script sees/));
+    const variables = screen.getByRole("table", { name: "Variables a script sees" });
+    for (const name of ["JOBWHEEL_JOB_PARAMS", "JOBWHEEL_INSTANCE_PARAMS", "JOBWHEEL_INSTANCE_ID", "JOBWHEEL_ATTEMPT"]) {
+      expect(within(variables).getByRole("rowheader", { name })).toBeInTheDocument();
+    }
+
+    // A GO processor gets its parameters from its TaskContext, not a script's environment.
+    await choose(user, "Processor type", "Go processor");
+    expect(screen.queryByRole("table", { name: "Variables a script sees" })).not.toBeInTheDocument();
+    expect(params).not.toHaveAccessibleDescription(/JOBWHEEL_JOB_PARAMS/);
+  });
+
   it("keeps a number out of range as typed and says what is wrong with it, as the API would", async () => {
     const user = userEvent.setup();
     const mock = mockClient({ query: previewAnswer });

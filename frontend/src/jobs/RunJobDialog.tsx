@@ -48,7 +48,7 @@ export function RunJobDialog({ app, job, onClose }: RunJobDialogProps) {
       {(fieldError) => (
         <Textarea
           label="Parameters"
-          description="Optional: this run's parameters, which the processor receives besides the job's own."
+          description="Optional: this run's parameters, which the processor receives besides the job's own (a script in $JOBWHEEL_INSTANCE_PARAMS, or $2)."
           autosize
           minRows={3}
           maxRows={12}
