@@ -311,10 +311,9 @@ describe("the job form", () => {
     await fill(user, screen.getByRole("textbox", { name: /Shell script/ }), "./sync.sh");
     await user.click(screen.getByRole("checkbox", { name: "An instance fails" }));
     await user.click(screen.getByRole("checkbox", { name: "An instance starts late" }));
-    for (const target of ["https://example.com/one", "https://example.com/two"]) {
+    for (const [i, target] of ["https://example.com/one", "https://example.com/two"].entries()) {
       await user.click(screen.getByRole("button", { name: "Add a channel" }));
-      const rows = await screen.findAllByRole("textbox", { name: /^Channel \d+ URL or address$/ });
-      await fill(user, rows[rows.length - 1]!, target);
+      await fill(user, await screen.findByRole("textbox", { name: `Channel ${i + 1} URL or address` }), target);
     }
     await user.click(screen.getByRole("button", { name: "Remove channel 1" }));
     await waitFor(() => expect(screen.getAllByRole("textbox", { name: /^Channel \d+ URL or address$/ })).toHaveLength(1));
