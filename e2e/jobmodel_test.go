@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -70,15 +71,37 @@ func TestRunJobIdempotent(t *testing.T) {
 	}
 }
 
-// TestJobsDeclaredInCode: an agent declaring a job in code (its
-// -jobs-file, read into worker.Config.Jobs) makes the job appear on
-// connect, managed by its set; connecting again without the declaration
-// disables the job and keeps it.
+// TestJobsDeclaredInCode: with each worker SDK — the agent (Go: its
+// JOBWHEEL_JOBS_FILE, read into worker.Config.Jobs) and the Python SDK's
+// example worker (the same file, read into Worker(job_set=, jobs=)) — a
+// job declared in code appears on connect, managed by its set; connecting
+// again with a change updates it (a new CODE version by the worker); a
+// declaration the server refuses fails the handshake with BAD_FRAME naming
+// the field, which the worker logs as a failed connect and retries, and
+// changes nothing; connecting without the declaration disables the job and
+// keeps it.
 func TestJobsDeclaredInCode(t *testing.T) {
 	t.Parallel()
 	srv := harness.StartServer(t, harness.ServerOptions{DatabaseURL: dbtest.NewSchema(t)})
+	for _, sdk := range []struct {
+		name  string
+		start func(t *testing.T, opts harness.AgentOptions) *harness.Process
+	}{
+		{"go", func(t *testing.T, opts harness.AgentOptions) *harness.Process { return harness.StartAgent(t, opts) }},
+		{"python", func(t *testing.T, opts harness.AgentOptions) *harness.Process {
+			return harness.StartPythonWorker(t, opts)
+		}},
+	} {
+		t.Run(sdk.name, func(t *testing.T) {
+			t.Parallel()
+			declaredInCode(t, srv, "billing-"+sdk.name, sdk.start)
+		})
+	}
+}
+
+func declaredInCode(t *testing.T, srv *harness.Server, app string, start func(*testing.T, harness.AgentOptions) *harness.Process) {
 	admin := srv.Client()
-	_, secret, err := admin.CreateApp("billing")
+	_, secret, err := admin.CreateApp(app)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +114,15 @@ func TestJobsDeclaredInCode(t *testing.T) {
 	type job struct {
 		Name, ManagedBy string
 		Enabled         bool
+		TimeoutMs       int
 		Versions        []struct{ Change, Author string }
 	}
 	read := func() []job {
 		var out struct {
 			Jobs struct{ Edges []struct{ Node job } }
 		}
-		if err := admin.Do(`{ jobs(app: "billing") { edges { node { name managedBy enabled versions { change author } } } } }`, nil, &out); err != nil {
+		if err := admin.Do(`query($a: String!) { jobs(app: $a) { edges { node { name managedBy enabled timeoutMs versions { change author } } } } }`,
+			map[string]any{"a": app}, &out); err != nil {
 			t.Fatal(err)
 		}
 		list := make([]job, 0, len(out.Jobs.Edges))
@@ -106,28 +131,60 @@ func TestJobsDeclaredInCode(t *testing.T) {
 		}
 		return list
 	}
-	agent := func() *harness.Process {
-		return harness.StartAgent(t, harness.AgentOptions{Servers: []string{srv.URL}, App: "billing", Secret: secret,
+	worker := func() *harness.Process {
+		return start(t, harness.AgentOptions{Servers: []string{srv.URL}, App: app, Secret: secret,
 			Env: []string{"JOBWHEEL_JOBS_FILE=" + file}})
 	}
+	stop := func(p *harness.Process) {
+		t.Helper()
+		if err := p.Stop(harness.StopTimeout); err != nil {
+			t.Fatalf("stopping the worker: %v\noutput:\n%s", err, p.Output())
+		}
+	}
+	invoices := func(timeoutMs int, schedule string) string {
+		return fmt.Sprintf(`{"name": "invoices", "scheduleType": "CRON", "scheduleExpression": %q, "timeZone": "Europe/Berlin",
+			"processor": "example.sleep", "maxInstances": 2, "timeoutMs": %d}`, schedule, timeoutMs)
+	}
 
-	declare(`{"name": "invoices", "scheduleType": "CRON", "scheduleExpression": "0 0 3 * * ?", "timeZone": "Europe/Berlin",
-		"processor": "example.sleep", "maxInstances": 2, "timeoutMs": 60000}`)
-	a := agent()
+	// Created.
+	declare(invoices(60000, "0 0 3 * * ?"))
+	w := worker()
 	var got []job
 	testkit.Eventually(t, "the declared job appears", func() bool { got = read(); return len(got) == 1 })
-	if j := got[0]; j.Name != "invoices" || j.ManagedBy != "billing-service" || !j.Enabled || len(j.Versions) != 1 || j.Versions[0].Change != "CODE" ||
-		!strings.HasPrefix(j.Versions[0].Author, "worker ") {
-		t.Fatalf("declared job: %+v", j)
+	if j := got[0]; j.Name != "invoices" || j.ManagedBy != "billing-service" || !j.Enabled || j.TimeoutMs != 60000 || len(j.Versions) != 1 ||
+		j.Versions[0].Change != "CODE" || !strings.HasPrefix(j.Versions[0].Author, "worker ") {
+		t.Fatalf("declared job: %+v\nworker output:\n%s", j, w.Output())
 	}
-	if err := a.Stop(harness.StopTimeout); err != nil {
-		t.Fatal(err)
-	}
+	stop(w)
 
+	// Updated on the next connect, with a change.
+	declare(invoices(120000, "0 0 3 * * ?"))
+	w = worker()
+	testkit.Eventually(t, "the changed declaration updates the job", func() bool { got = read(); return len(got) == 1 && got[0].TimeoutMs == 120000 })
+	if j := got[0]; j.ManagedBy != "billing-service" || !j.Enabled || len(j.Versions) != 2 || j.Versions[0].Change != "CODE" ||
+		!strings.HasPrefix(j.Versions[0].Author, "worker ") {
+		t.Fatalf("updated job: %+v; want a second CODE version by the worker", j)
+	}
+	stop(w)
+
+	// Refused: the server's BAD_FRAME names the field; the worker logs it
+	// and retries; nothing changes.
+	declare(invoices(30000, "every day"))
+	w = worker()
+	const refused = "server error BAD_FRAME: hello: jobs[0].scheduleExpression: "
+	if !harness.Eventually(settle, func() bool { return strings.Count(w.Output(), refused) >= 2 }) {
+		t.Fatalf("the worker did not log the refused declaration twice (%q: once, then again after retrying)\noutput:\n%s", refused, w.Output())
+	}
+	if got = read(); len(got) != 1 || got[0].TimeoutMs != 120000 || len(got[0].Versions) != 2 || !got[0].Enabled {
+		t.Fatalf("after a refused declaration: %+v; want the job unchanged", got)
+	}
+	stop(w)
+
+	// Disabled once no longer declared, and kept.
 	declare(``)
-	agent()
+	worker()
 	testkit.Eventually(t, "the job no longer declared is disabled", func() bool { got = read(); return len(got) == 1 && !got[0].Enabled })
-	if j := got[0]; j.ManagedBy != "billing-service" || len(j.Versions) != 2 {
+	if j := got[0]; j.ManagedBy != "billing-service" || len(j.Versions) != 3 {
 		t.Fatalf("disabled job: %+v; want it kept, managed, with its history", j)
 	}
 }

@@ -127,21 +127,39 @@ func TestWebsocketClosedWhenCredentialDies(t *testing.T) {
 		t.Fatalf("closed with %v, want 4403", c.Err())
 	}
 
-	// A role taken away: the socket stays (the credential lives), but
-	// the app is gone for it at once.
+	// A role lowered, then taken away: the socket stays (the credential
+	// lives), but the next operation sees the role as it is now: an
+	// EDITOR made VIEWER may no longer run the job, and once the
+	// membership is removed the app is gone for it.
 	f.api.setRole(t, f.admin, "orders", "viewer", "EDITOR")
 	c2, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c2.Close()
-	f.api.setRole(t, f.admin, "orders", "viewer", nil)
-	s, err := c2.Subscribe(ctx, `mutation($id: ID!) { runJob(id: $id) { id } }`, map[string]any{"id": f.jobID})
-	if err != nil {
-		t.Fatal(err)
+	runJob := func() error {
+		s, err := c2.Subscribe(ctx, `mutation($id: ID!) { runJob(id: $id) { id } }`, map[string]any{"id": f.jobID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Next(ctx)
+		return err
 	}
-	if _, err := s.Next(ctx); !strings.Contains(err.Error(), "NOT_FOUND") {
+	if err := runJob(); err != nil {
+		t.Fatalf("runJob as an EDITOR: %v", err)
+	}
+	f.api.setRole(t, f.admin, "orders", "viewer", "VIEWER")
+	if err := runJob(); err == nil || !strings.Contains(err.Error(), CodeForbidden) {
+		t.Fatalf("runJob after the role was lowered to VIEWER: %v, want FORBIDDEN", err)
+	}
+	f.api.setRole(t, f.admin, "orders", "viewer", nil)
+	if err := runJob(); err == nil || !strings.Contains(err.Error(), CodeNotFound) {
 		t.Fatalf("runJob after the role was removed: %v, want NOT_FOUND", err)
+	}
+	select {
+	case <-c2.Done():
+		t.Fatalf("the socket of a user whose role changed was closed: %v", c2.Err())
+	default:
 	}
 }
 

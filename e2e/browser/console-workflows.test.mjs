@@ -221,6 +221,12 @@ test("a VIEWER sees the workflow and its runs but no control that changes anythi
   // A browser context of its own, so the admin's session is not reused.
   const context = await browser.browser.newContext({ baseURL, viewport: { width: 1440, height: 900 }, reducedMotion: "reduce" });
   const page = await context.newPage();
+  // The viewer's screenshots go on in the admin's numbering.
+  const viewerShot = async (name) => {
+    const state = { page, shots: browser.shots };
+    await shot(state, name);
+    browser.shots = state.shots;
+  };
   const problems = [];
   page.on("console", (msg) => {
     if (msg.type() === "error" || msg.type() === "warning") problems.push(msg.text());
@@ -254,11 +260,13 @@ test("a VIEWER sees the workflow and its runs but no control that changes anythi
     await dagNode(page, "decision_1").click();
     assert.equal(await page.getByRole("textbox", { name: "Expression" }).isDisabled(), true);
     assert.deepEqual(await controls(), []);
+    await viewerShot("workflow-viewer");
     await page.goto(firstRunPath);
     await waitStatus(page, "job_3", "SKIPPED");
     await dagNode(page, "job_2").click();
     await page.getByRole("region", { name: "Node job_2" }).getByTestId("log-lines").getByText("loading-full").waitFor();
     assert.deepEqual(await controls(), []);
+    await viewerShot("workflow-run-viewer");
     await page.goto(`/apps/${app}/workflow-instances`);
     await page.getByTestId("runs-total").waitFor();
     assert.deepEqual(await controls(), []);

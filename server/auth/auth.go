@@ -376,3 +376,31 @@ func randomToken(prefix string) string {
 	}
 	return prefix + base64.RawURLEncoding.EncodeToString(b)
 }
+
+// Requirer checks a caller's role on an app: *Service, or a consumer's
+// narrower interface over it.
+type Requirer interface {
+	Require(ctx context.Context, appID int64, role db.Role) error
+}
+
+// ReadInApp reads one row by its id with read and returns it if the caller
+// holds at least role on the row's app (appOf). A missing row and a row of
+// an app the caller may not see are both NOT_FOUND naming what ("job 7"),
+// so ids of other tenants' rows reveal nothing; a lower role is FORBIDDEN.
+func ReadInApp[T any](ctx context.Context, r Requirer, what string, role db.Role,
+	read func(context.Context) (*T, error), appOf func(*T) int64) (*T, error) {
+	v, err := read(ctx)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, fault.NotFound(what)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Require(ctx, appOf(v), role); err != nil {
+		if errors.Is(err, fault.ErrNotFound) {
+			return nil, fault.NotFound(what)
+		}
+		return nil, err
+	}
+	return v, nil
+}

@@ -69,7 +69,6 @@ func (s *state) taskFailed(c *changes, t *task, reason, result string) {
 		s.taskFinished(c, t, status, result, nil)
 		return
 	}
-	from := t.Status
 	retries := t.Retries + 1
 	// The retry back-off (0 unless the job sets retryDelayMs: a task
 	// retries at once by default).
@@ -77,14 +76,7 @@ func (s *state) taskFailed(c *changes, t *task, reason, result string) {
 	if d := retryDelay(it.job, retries, 0, s.jitter()); d > 0 {
 		notBefore = ptr(db.Stamp(s.now).Add(d))
 	}
-	c.task = append(c.task, db.TaskTransition{ID: t.ID, From: from, To: db.StatusWaiting, Retries: &retries, Result: &result, NotBefore: notBefore})
-	s.release(t)
-	t.Status = db.StatusWaiting
-	t.Retries = retries
-	t.WorkerID = nil
-	t.acked = false
-	t.NotBefore = notBefore
-	s.enqueue(t)
+	s.requeueTask(c, t, retries, result, notBefore)
 	s.log.Info("execution: retrying task", "instance", it.ID, "task", t.ID, "retry", retries, "reason", reason, "result", result, "notBefore", notBefore)
 }
 
@@ -97,14 +89,22 @@ func (s *state) handedBack(c *changes, t *task, result string) {
 		s.taskFailed(c, t, db.ReasonWorkerLost, "its worker stopped before it finished: "+result)
 		return
 	}
-	retries := t.Retries
-	c.task = append(c.task, db.TaskTransition{ID: t.ID, From: t.Status, To: db.StatusWaiting, Retries: &retries, Result: &result})
+	s.requeueTask(c, t, t.Retries, result, nil)
+	s.log.Info("execution: a draining worker handed back a task; it runs elsewhere", "instance", t.inst.ID, "task", t.ID)
+}
+
+// requeueTask takes a task off its worker and queues it again as WAITING with
+// retries counted so far, the last attempt's result, and the time before
+// which it may not be dispatched (nil: at once).
+func (s *state) requeueTask(c *changes, t *task, retries int, result string, notBefore *time.Time) {
+	c.task = append(c.task, db.TaskTransition{ID: t.ID, From: t.Status, To: db.StatusWaiting, Retries: &retries, Result: &result, NotBefore: notBefore})
 	s.release(t)
 	t.Status = db.StatusWaiting
+	t.Retries = retries
 	t.WorkerID = nil
 	t.acked = false
+	t.NotBefore = notBefore
 	s.enqueue(t)
-	s.log.Info("execution: a draining worker handed back a task; it runs elsewhere", "instance", t.inst.ID, "task", t.ID)
 }
 
 // release frees the task's worker slot.

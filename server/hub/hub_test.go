@@ -89,6 +89,12 @@ type bundle struct {
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
+	return setupWith(t, func(d *db.DB) Store { return d })
+}
+
+// setupWith is setup with the hub's Store made from the database by store.
+func setupWith(t *testing.T, store func(*db.DB) Store) *bundle {
+	t.Helper()
 	d := dbtest.Open(t, db.SQLite)
 	log := slog.New(slog.DiscardHandler)
 	authSvc := auth.New(auth.Config{}, d, log)
@@ -104,7 +110,7 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	hb := New(Config{Heartbeat: time.Second}, Deps{Apps: appSvc, Owner: owner{}, Registries: &registries{reg: reg},
-		Directory: directory{}, Store: d, Logs: h, Log: log})
+		Directory: directory{}, Store: store(d), Logs: h, Log: log})
 	if err := hb.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -366,6 +372,47 @@ func TestFrameFieldsChecked(t *testing.T) {
 	<-b.h.reports
 	if f, body := read(t, c); f.Re != 5 || !body.(*protocol.Ack).OK {
 		t.Fatalf("good report after refused ones: %+v %+v", f, body)
+	}
+}
+
+// failingUpsert is a Store that cannot record workers.
+type failingUpsert struct{ Store }
+
+func (failingUpsert) WorkerUpsert(context.Context, *db.Worker) error {
+	return errors.New(`ERROR: value too long for type character varying(255) (SQLSTATE 22001)`)
+}
+
+// TestUnrecordedWorkerRefused (issue 11, item 9): a worker whose record
+// the server cannot store (so the API could not list it) is refused with
+// a coded error, without the database's words, rather than run unlisted.
+func TestUnrecordedWorkerRefused(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, func(d *db.DB) Store { return failingUpsert{d} })
+	c := b.dial(t)
+	send(t, c, 1, protocol.TypeHello, hello(b.secret))
+	var refusal *protocol.Error
+	for refusal == nil {
+		f, body := read(t, c)
+		switch f.Type {
+		case protocol.TypeWelcome: // the handshake passed; recording it comes next
+		case protocol.TypeError:
+			refusal = body.(*protocol.Error)
+		default:
+			t.Fatalf("got a %s frame, want the refusal", f.Type)
+		}
+	}
+	if refusal.Code != protocol.CodeInternal || !strings.Contains(refusal.Message, "could not record this worker") ||
+		strings.Contains(refusal.Message, "SQLSTATE") {
+		t.Fatalf("refusal %+v", refusal)
+	}
+	closed(t, c)
+	select {
+	case w := <-b.h.joined:
+		t.Fatalf("the unrecorded worker was given work: %+v", w)
+	default:
+	}
+	if ws := b.reg.Workers(); len(ws) != 0 {
+		t.Fatalf("the registry kept the unrecorded worker: %+v", ws)
 	}
 }
 

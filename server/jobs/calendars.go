@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/fault"
 	"github.com/jobwheel/jobwheel/server/schedule"
 	"github.com/jobwheel/jobwheel/server/text"
@@ -161,17 +162,9 @@ func (s *Service) DeleteCalendar(ctx context.Context, id int64) error {
 // GetCalendar returns a calendar if the caller holds at least role on its
 // app.
 func (s *Service) GetCalendar(ctx context.Context, id int64, role db.Role) (*db.Calendar, error) {
-	c, err := s.db.CalendarGet(ctx, id)
-	if err != nil {
-		return nil, notFound(err, fmt.Sprintf("calendar %d", id))
-	}
-	if err := s.auth.Require(ctx, c.AppID, role); err != nil {
-		if errors.Is(err, fault.ErrNotFound) {
-			return nil, fault.NotFound(fmt.Sprintf("calendar %d", id))
-		}
-		return nil, err
-	}
-	return c, nil
+	return auth.ReadInApp(ctx, s.auth, fmt.Sprintf("calendar %d", id), role,
+		func(ctx context.Context) (*db.Calendar, error) { return s.db.CalendarGet(ctx, id) },
+		func(c *db.Calendar) int64 { return c.AppID })
 }
 
 // Calendars lists an app's calendars (VIEWER).

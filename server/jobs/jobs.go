@@ -24,6 +24,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/alarm"
+	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/fault"
 	"github.com/jobwheel/jobwheel/server/groupcommit"
 	"github.com/jobwheel/jobwheel/server/netguard"
@@ -595,17 +596,9 @@ func (s *Service) Delete(ctx context.Context, id int64) error {
 
 // Get returns a job if the caller holds at least role on its app.
 func (s *Service) Get(ctx context.Context, id int64, role db.Role) (*db.Job, error) {
-	j, err := s.db.JobGet(ctx, id)
-	if err != nil {
-		return nil, notFound(err, fmt.Sprintf("job %d", id))
-	}
-	if err := s.auth.Require(ctx, j.AppID, role); err != nil {
-		if errors.Is(err, fault.ErrNotFound) {
-			return nil, fault.NotFound(fmt.Sprintf("job %d", id))
-		}
-		return nil, err
-	}
-	return j, nil
+	return auth.ReadInApp(ctx, s.auth, fmt.Sprintf("job %d", id), role,
+		func(ctx context.Context) (*db.Job, error) { return s.db.JobGet(ctx, id) },
+		func(j *db.Job) int64 { return j.AppID })
 }
 
 // List returns a page of an app's jobs, newest first.
@@ -679,17 +672,9 @@ func CheckIdempotencyKey(key *string) error {
 
 // GetInstance returns an instance if the caller may see its app.
 func (s *Service) GetInstance(ctx context.Context, id int64, role db.Role) (*db.Instance, error) {
-	in, err := s.db.InstanceGet(ctx, id)
-	if err != nil {
-		return nil, notFound(err, fmt.Sprintf("instance %d", id))
-	}
-	if err := s.auth.Require(ctx, in.AppID, role); err != nil {
-		if errors.Is(err, fault.ErrNotFound) {
-			return nil, fault.NotFound(fmt.Sprintf("instance %d", id))
-		}
-		return nil, err
-	}
-	return in, nil
+	return auth.ReadInApp(ctx, s.auth, fmt.Sprintf("instance %d", id), role,
+		func(ctx context.Context) (*db.Instance, error) { return s.db.InstanceGet(ctx, id) },
+		func(in *db.Instance) int64 { return in.AppID })
 }
 
 // Stop stops an unfinished instance: STOPPED at once here, and the owner

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/auth"
 	"github.com/jobwheel/jobwheel/server/fault"
 )
 
@@ -106,17 +107,9 @@ func contextObject(v any) (map[string]any, error) {
 
 // GetRun returns a run if the caller holds at least role on its app.
 func (s *Service) GetRun(ctx context.Context, id int64, role db.Role) (*db.WorkflowInstance, error) {
-	r, err := s.store.WorkflowInstanceGet(ctx, id)
-	if err != nil {
-		return nil, notFound(err, runName(id))
-	}
-	if err := s.auth.Require(ctx, r.AppID, role); err != nil {
-		if errors.Is(err, fault.ErrNotFound) {
-			return nil, fault.NotFound(runName(id))
-		}
-		return nil, err
-	}
-	return r, nil
+	return auth.ReadInApp(ctx, s.auth, runName(id), role,
+		func(ctx context.Context) (*db.WorkflowInstance, error) { return s.store.WorkflowInstanceGet(ctx, id) },
+		func(r *db.WorkflowInstance) int64 { return r.AppID })
 }
 
 func runName(id int64) string { return fmt.Sprintf("workflow run %d", id) }

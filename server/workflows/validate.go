@@ -12,6 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/fault"
 	"github.com/jobwheel/jobwheel/server/schedule"
+	"github.com/jobwheel/jobwheel/server/text"
 	"github.com/jobwheel/jobwheel/server/wfexpr"
 )
 
@@ -313,10 +314,10 @@ func checkName(field, s string, required bool) error {
 		return fault.BadInput(field, "must be at most %d characters", MaxNameChars)
 	case !utf8.ValidString(s):
 		return fault.BadInput(field, "must be valid UTF-8")
-	case strings.ContainsFunc(s, unicode.IsControl):
-		return fault.BadInput(field, "must not contain control characters (it is one line)")
 	}
-	return nil
+	// One line: no control characters, line separators or bidirectional
+	// overrides, as for every single-line field (package text).
+	return text.Line(field, s)
 }
 
 // findCycle returns the index of an edge that closes a cycle and the

@@ -163,3 +163,42 @@ func topological(g db.WorkflowGraph) bool {
 	}
 	return done == len(g.Nodes)
 }
+
+// TestNamesAreOneLine (issue 11, items 7 and 11): a workflow's name, a
+// node's name and an edge's label refuse what would break the line they
+// are shown or mailed in (control characters, line separators,
+// bidirectional overrides), naming the field; nothing is saved.
+func TestNamesAreOneLine(t *testing.T) {
+	t.Parallel()
+	job := int64(1)
+	// A DECISION's edge, which carries a label.
+	ok := func() Input {
+		return Input{Name: "etl", ScheduleType: db.ScheduleAPI,
+			Nodes: []NodeInput{{Key: "a", Type: db.NodeDecision, Expression: ptr("context.x > 1")}, {Key: "b", Type: db.NodeJob, JobID: &job}},
+			Edges: []EdgeInput{{From: "a", To: "b", Label: ptr("true")}}}
+	}
+	if _, _, err := validate(ok(), testCatalog()); err != nil {
+		t.Fatalf("the plain workflow: %v", err)
+	}
+	for _, bad := range []string{"fail\r\nBcc: victim@example.com", "a\u0000b", "a\u2028b", "\u202eevil", "a\u0085b"} {
+		for field, in := range map[string]Input{
+			"name": func() Input { in := ok(); in.Name = bad; return in }(),
+			"nodes[0].name": func() Input {
+				in := ok()
+				in.Nodes[0].Name = ptr(bad)
+				return in
+			}(),
+			"edges[0].label": func() Input {
+				in := ok()
+				in.Edges[0].Label = ptr(bad)
+				return in
+			}(),
+		} {
+			_, _, err := validate(in, testCatalog())
+			var fi *fault.Input
+			if !errors.As(err, &fi) || fi.Field != field {
+				t.Errorf("%s = %q: %v, want BAD_INPUT on %s", field, bad, err, field)
+			}
+		}
+	}
+}

@@ -132,17 +132,9 @@ func by(ctx context.Context) string {
 
 // Get returns a workflow if the caller holds at least role on its app.
 func (s *Service) Get(ctx context.Context, id int64, role db.Role) (*db.Workflow, error) {
-	w, err := s.store.WorkflowGet(ctx, id)
-	if err != nil {
-		return nil, notFound(err, fmt.Sprintf("workflow %d", id))
-	}
-	if err := s.auth.Require(ctx, w.AppID, role); err != nil {
-		if errors.Is(err, fault.ErrNotFound) {
-			return nil, fault.NotFound(fmt.Sprintf("workflow %d", id))
-		}
-		return nil, err
-	}
-	return w, nil
+	return auth.ReadInApp(ctx, s.auth, fmt.Sprintf("workflow %d", id), role,
+		func(ctx context.Context) (*db.Workflow, error) { return s.store.WorkflowGet(ctx, id) },
+		func(w *db.Workflow) int64 { return w.AppID })
 }
 
 // List returns a page of an app's workflows, newest first, and whether

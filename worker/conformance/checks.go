@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -26,6 +28,7 @@ var checks = []check{
 	{"discovery", "§2.1", "asks GET /worker/discover?app=<escaped app>, tries the next server when one is down, asks again after a 503", checkDiscovery},
 	{"hello", "§4 §5.1", "the first frame is hello (id ≥ 1): the app, a workerId, protocol \"1\", the settings' slots and tags, its processors, the secret, metrics, no running tasks", checkHello},
 	{"worker-id", "§5.1 §12", "another process has another workerId", checkWorkerID},
+	{"jobs", "§5.1", "declares the jobs of JOBWHEEL_JOBS_FILE in hello (jobSet, jobs, as given); a new process declares a changed set as changed; a reconnect declares again; a hello refused with BAD_FRAME is retried; a set without jobs is still named (its jobs are disabled)", checkJobs},
 	{"ping", "§2.2", "answers a websocket ping with a pong", checkPing},
 	{"heartbeat", "§7", "heart-beats every welcome.heartbeatMs (never silent for 3 intervals), with no id, with metrics", checkHeartbeat},
 	{"dispatch.ack", "§8.3", "answers a dispatch with one ack listing every task, accepted or rejected with a reason (unknown processor, type or kind)", checkDispatchAck},
@@ -194,6 +197,130 @@ func checkWorkerID(k *kit) error {
 	}
 	if id := c.helloOf().WorkerID; id == k.authHello.WorkerID {
 		return fmt.Errorf("two processes both said workerId %q: log sequence numbers restart with a process and de-duplicate per workerId", id)
+	}
+	return nil
+}
+
+// jobSet is the set of jobs the jobs check has the worker declare.
+const jobSet = "conformance-kit"
+
+func checkJobs(k *kit) error {
+	dir, err := os.MkdirTemp("", "jobwheel-conformance-jobs-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	k.jobsFile = filepath.Join(dir, "jobs.json")
+	defer func() {
+		k.killProcess()
+		k.jobsFile = ""
+	}()
+	nightly := protocol.DeclaredJob{Name: "conformance.nightly", Description: "declared by the conformance kit",
+		ScheduleType: "CRON", ScheduleExpression: "0 0 3 * * ?", TimeZone: "Europe/Berlin", ExecutionMode: "STANDALONE",
+		Processor: procSucceed, Params: `{"lines": 1}`, MaxInstances: 2, TaskConcurrency: 1, TimeoutMs: 60000,
+		InstanceRetries: 1, TaskRetries: 2, OverlapPolicy: "QUEUE", MaxQueued: 3, Priority: -2, RetryDelayMs: 1000,
+		RetryBackoff: 1.5, RetryDelayMaxMs: 30000}
+	adhoc := protocol.DeclaredJob{Name: "conformance.adhoc", ScheduleType: "API", Processor: procFail}
+
+	// Created: a process declaring two jobs says so in its hello.
+	first, err := k.declaring("a process declaring two jobs", nightly, adhoc)
+	if err != nil {
+		return err
+	}
+	// A reconnect declares the same again.
+	c, err := k.welcomedAfter(first.idx)
+	if err != nil {
+		return err
+	}
+	from := k.rec.mark()
+	c.drop()
+	if err := k.declaredIn(from, "the same process, reconnected", nightly, adhoc); err != nil {
+		return err
+	}
+	if _, err := k.welcomedAfter(from); err != nil {
+		return err
+	}
+
+	// Updated: a new process with a changed job; the server refuses its
+	// first hello with BAD_FRAME naming the job (as it does a declaration
+	// it would not accept): the worker connects again, declaring it again.
+	changed := nightly
+	changed.TimeoutMs, changed.ScheduleExpression = 120000, "0 30 3 * * ?"
+	k.srv.setPlan(false, helloAction{code: protocol.CodeBadFrame,
+		message: `hello: jobs[0].scheduleExpression: job "conformance.nightly": refused once by the conformance kit`})
+	defer k.srv.setPlan(false)
+	refused, err := k.declaring("a process declaring a changed job", changed, adhoc)
+	if err != nil {
+		return err
+	}
+	if err := k.declaredIn(refused.idx+1, "the hello after the BAD_FRAME refusal", changed, adhoc); err != nil {
+		return err
+	}
+	if _, err := k.welcomedAfter(refused.idx + 1); err != nil {
+		return err
+	}
+
+	// Disabled: a process declaring the set without jobs still names it.
+	last, err := k.declaring("a process declaring no jobs")
+	if err != nil {
+		return err
+	}
+	if _, err := k.welcomedAfter(last.idx); err != nil {
+		return err
+	}
+	k.note = "declared, reconnected, changed (after a BAD_FRAME refusal) and emptied"
+	return nil
+}
+
+// declaring writes the jobs check's declaration, starts a worker process
+// with it, and requires its first hello to declare exactly those jobs; it
+// returns that hello.
+func (k *kit) declaring(what string, jobs ...protocol.DeclaredJob) (*event, error) {
+	raw, err := json.Marshal(map[string]any{"set": jobSet, "jobs": append([]protocol.DeclaredJob{}, jobs...)})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(k.jobsFile, raw, 0o600); err != nil {
+		return nil, err
+	}
+	if err := k.launch(k.secret, k.mainServers()); err != nil {
+		return nil, err
+	}
+	e, err := k.helloAfter(k.procStart, "the hello of "+what)
+	if err != nil {
+		if k.proc.exited() {
+			return nil, fmt.Errorf("%w; the worker exited with status %d (did it take JOBWHEEL_JOBS_FILE?)", err, k.proc.code)
+		}
+		return nil, err
+	}
+	if h := e.hello(); h != nil && h.JobSet == "" {
+		return nil, skipf("the worker does not declare the jobs of JOBWHEEL_JOBS_FILE (jobSet is empty); jobs declared in code are optional, but both SDKs here declare them")
+	}
+	return e, declared(e, what, jobs)
+}
+
+// declaredIn requires the next hello from position from on to declare
+// exactly jobs.
+func (k *kit) declaredIn(from int, what string, jobs ...protocol.DeclaredJob) error {
+	e, err := k.helloAfter(from, "the hello of "+what)
+	if err != nil {
+		return err
+	}
+	return declared(e, what, jobs)
+}
+
+func declared(e *event, what string, jobs []protocol.DeclaredJob) error {
+	h := e.hello()
+	if h == nil {
+		return fmt.Errorf("the hello of %s is bad: %w (%s)", what, e.err, protocol.Truncate(string(e.raw), 300))
+	}
+	switch {
+	case h.JobSet != jobSet:
+		return fmt.Errorf("the hello of %s: jobSet %q, not %q", what, h.JobSet, jobSet)
+	case h.JobsDryRun:
+		return fmt.Errorf("the hello of %s: jobsDryRun, but the file did not ask for a dry run", what)
+	case !slices.Equal(h.Jobs, jobs):
+		return fmt.Errorf("the hello of %s declares %s; the file has %s", what, js(h.Jobs), js(jobs))
 	}
 	return nil
 }

@@ -65,6 +65,7 @@ type kit struct {
 	procStart int             // the recorder's position when proc started
 	dead      string          // a URL nothing listens on, first in JOBWHEEL_SERVERS
 	authHello *protocol.Hello // what the process refused for its secret said
+	jobsFile  string          // JOBWHEEL_JOBS_FILE for the processes launched; "" for none
 
 	nextTask, nextInst int64
 	note               string // said on the PASS line of the running check
@@ -100,6 +101,9 @@ func (k *kit) launch(secret string, servers []string) error {
 		"JOBWHEEL_WORKER_SLOTS="+strconv.Itoa(k.opts.slots),
 		"JOBWHEEL_WORKER_TAGS="+strings.Join(workerTags, ","),
 	)
+	if k.jobsFile != "" {
+		cmd.Env = append(cmd.Env, "JOBWHEEL_JOBS_FILE="+k.jobsFile)
+	}
 	out := &tail{max: 64 << 10}
 	var w io.Writer = out
 	if k.opts.verbose {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -155,6 +157,7 @@ func (r *recorder) wait(ctx context.Context, from int, d time.Duration, match fu
 // helloAction is how the server answers a hello.
 type helloAction struct {
 	code     string // an error code to answer with; "" for welcome
+	message  string // the error's message; "" for the kit's own
 	redirect bool   // answer with a redirect to server
 	server   string
 }
@@ -180,7 +183,10 @@ type server struct {
 	current   *wconn            // the newest welcomed connection
 	conns     map[*wconn]bool
 	violation []string // breaches of the framing rules, as they happen
-	nextConn  int
+	// declared are the jobs declared in code so far, by set and name, as
+	// a server keeps them (the disabled ones left out), for jobChanges.
+	declared map[string]map[string]protocol.DeclaredJob
+	nextConn int
 }
 
 // pagePlan is what the kit answers to results requests (docs/protocol.md
@@ -227,7 +233,8 @@ type wconn struct {
 
 func newServer(app, secret string, heartbeat time.Duration, rec *recorder) (*server, error) {
 	s := &server{app: app, secret: secret, heartbeatMs: int(heartbeat / time.Millisecond), rec: rec,
-		hold: map[string]bool{}, conns: map[*wconn]bool{}}
+		hold: map[string]bool{}, conns: map[*wconn]bool{},
+		declared: map[string]map[string]protocol.DeclaredJob{}}
 	s.epoch.Store(5)
 	for i, name := range []string{"A", "B"} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -511,15 +518,20 @@ func (c *wconn) answer(e *event) {
 		case act.redirect:
 			c.closeWith(protocol.TypeRedirect, map[string]any{"server": act.server, "reason": "conformance kit: another server owns this app"})
 		case act.code != "":
-			c.closeWith(protocol.TypeError, map[string]any{"code": act.code, "message": "conformance kit: refused with " + act.code})
+			msg := cmp.Or(act.message, "conformance kit: refused with "+act.code)
+			c.closeWith(protocol.TypeError, map[string]any{"code": act.code, "message": msg})
 		case b.Auth != s.secret:
 			c.closeWith(protocol.TypeError, map[string]any{"code": protocol.CodeAuth, "message": "the app secret is wrong (conformance kit)"})
 		default:
 			c.mu.Lock()
 			c.welcomed = true
 			c.mu.Unlock()
-			_ = c.send(0, e.frame.ID, protocol.TypeWelcome, map[string]any{"serverId": "conformance-" + c.ep.name,
-				"epoch": s.epoch.Load(), "servers": s.urls(), "heartbeatMs": s.heartbeatMs})
+			welcome := map[string]any{"serverId": "conformance-" + c.ep.name,
+				"epoch": s.epoch.Load(), "servers": s.urls(), "heartbeatMs": s.heartbeatMs}
+			if b.JobSet != "" {
+				welcome["jobChanges"] = s.declare(b)
+			}
+			_ = c.send(0, e.frame.ID, protocol.TypeWelcome, welcome)
 			s.mu.Lock()
 			s.current = c
 			s.mu.Unlock()
@@ -673,4 +685,58 @@ func withExtra(body any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encoding a body: %w", err)
 	}
 	return out, nil
+}
+
+// declare answers a hello's jobs declared in code as a server does
+// (docs/protocol.md §5.1): CREATE, UPDATE with the changed fields,
+// UNCHANGED, and DISABLE for the set's jobs no longer declared.
+func (s *server) declare(h *protocol.Hello) []protocol.JobChange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	had := s.declared[h.JobSet]
+	now := make(map[string]protocol.DeclaredJob, len(h.Jobs))
+	changes := []protocol.JobChange{}
+	for _, j := range h.Jobs {
+		now[j.Name] = j
+		old, ok := had[j.Name]
+		switch fields := changedFields(old, j); {
+		case !ok:
+			changes = append(changes, protocol.JobChange{Name: j.Name, Action: protocol.JobCreate})
+		case len(fields) > 0:
+			changes = append(changes, protocol.JobChange{Name: j.Name, Action: protocol.JobUpdate, Fields: fields})
+		default:
+			changes = append(changes, protocol.JobChange{Name: j.Name, Action: protocol.JobUnchanged})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(had)) {
+		if _, ok := now[name]; !ok {
+			changes = append(changes, protocol.JobChange{Name: name, Action: protocol.JobDisable})
+		}
+	}
+	if !h.JobsDryRun {
+		s.declared[h.JobSet] = now
+	}
+	return changes
+}
+
+// changedFields lists the wire fields in which two declarations differ.
+func changedFields(a, b protocol.DeclaredJob) []string {
+	var ma, mb map[string]any
+	ra, _ := json.Marshal(a)
+	rb, _ := json.Marshal(b)
+	_ = json.Unmarshal(ra, &ma)
+	_ = json.Unmarshal(rb, &mb)
+	var out []string
+	for k := range mb {
+		if !reflect.DeepEqual(ma[k], mb[k]) {
+			out = append(out, k)
+		}
+	}
+	for k := range ma {
+		if _, ok := mb[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -116,3 +116,14 @@ export function RunDialog(props: RunDialogProps) {
 
 /** The monospace font of a field holding JSON or parameters. */
 export const monoInput = { input: { fontFamily: "var(--mantine-font-family-monospace)" } };
+
+/**
+ * A random idempotency key for one opening of a run dialog, so pressing Run
+ * again after a timeout or a lost answer returns what the first press
+ * started (crypto.getRandomValues, which unlike randomUUID works on a
+ * console served over plain http).
+ */
+export function newRunKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return "console-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

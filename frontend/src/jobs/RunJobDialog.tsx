@@ -2,7 +2,7 @@ import { useState } from "react";
 import { Textarea } from "@mantine/core";
 import { useMutation } from "urql";
 import { appPath } from "../apps/currentApp";
-import { monoInput, RunDialog } from "../components/RunDialog";
+import { monoInput, newRunKey, RunDialog } from "../components/RunDialog";
 import type { JobRowFragment, RunJobMutation as RunJobResult } from "../graphql/graphql";
 import { RunJobMutation } from "./operations";
 
@@ -13,15 +13,6 @@ interface RunJobDialogProps {
   /** The job to run; null when closed. */
   job: Pick<JobRowFragment, "id" | "name"> | null;
   onClose: () => void;
-}
-
-/**
- * A random key for one opening of the dialog (crypto.getRandomValues, which
- * unlike randomUUID works on a console served over plain http).
- */
-function newRunKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return "console-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**

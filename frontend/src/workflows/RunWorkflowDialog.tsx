@@ -2,7 +2,7 @@ import { useState } from "react";
 import { Textarea } from "@mantine/core";
 import { useMutation } from "urql";
 import { appPath } from "../apps/currentApp";
-import { monoInput, RunDialog } from "../components/RunDialog";
+import { monoInput, newRunKey, RunDialog } from "../components/RunDialog";
 import type { RunWorkflowMutation as RunResult } from "../graphql/graphql";
 import { RunWorkflowMutation } from "./operations";
 
@@ -29,9 +29,14 @@ interface RunWorkflowDialogProps {
   onClose: () => void;
 }
 
-/** Runs a workflow (runWorkflow) with an initial context and an optional delay; links to the new run. */
+/**
+ * Runs a workflow (runWorkflow) with an initial context and an optional delay; links to the new run.
+ * Every submit of one opening carries the same idempotency key, so pressing Run again after a
+ * timeout or a lost answer returns the run already recorded instead of starting a second one.
+ */
 export function RunWorkflowDialog({ app, workflow, onClose }: RunWorkflowDialogProps) {
   const [{ fetching, error }, run] = useMutation(RunWorkflowMutation);
+  const [idempotencyKey] = useState(newRunKey);
   const [text, setText] = useState("");
   const [started, setStarted] = useState<Started | null>(null);
   const parsed = parseContext(text);
@@ -41,7 +46,7 @@ export function RunWorkflowDialog({ app, workflow, onClose }: RunWorkflowDialogP
   async function submit(delayMs: number | null) {
     setTouched(true);
     if (!workflow || "error" in parsed) return;
-    const result = await run({ id: workflow.id, context: parsed.value, delayMs }, { additionalTypenames: ["WorkflowInstance"] });
+    const result = await run({ id: workflow.id, context: parsed.value, delayMs, idempotencyKey }, { additionalTypenames: ["WorkflowInstance"] });
     if (result.data) setStarted(result.data.runWorkflow);
   }
 

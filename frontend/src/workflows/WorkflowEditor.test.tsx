@@ -43,7 +43,7 @@ const graph: Graph = {
   edges: [{ from: "extract", to: "check", label: "" }],
 };
 
-function setup(save: (g: Graph) => SaveOutcome, role: "OWNER" | "VIEWER" = "OWNER") {
+function setup(save: (g: Graph) => SaveOutcome, role: "OWNER" | "VIEWER" = "OWNER", initialGraph: Graph = graph) {
   const saved: Graph[] = [];
   function Editor() {
     const { app = "" } = useParams();
@@ -51,7 +51,7 @@ function setup(save: (g: Graph) => SaveOutcome, role: "OWNER" | "VIEWER" = "OWNE
       <WorkflowEditor
         app={app}
         workflowId="3"
-        initialGraph={graph}
+        initialGraph={initialGraph}
         initialSettings={{ ...defaultSettings, name: "etl" }}
         readOnly={role === "VIEWER"}
         saveLabel="Save workflow"
@@ -69,7 +69,8 @@ function setup(save: (g: Graph) => SaveOutcome, role: "OWNER" | "VIEWER" = "OWNE
         return {
           data: {
             jobs: { edges: [{ node: { id: "7", name: "extract-job" } }, { node: { id: "8", name: "load-job" } }] },
-            workflows: { edges: [] },
+            // The workflow being edited (3) is no choice for its own NESTED node.
+            workflows: { edges: [{ node: { id: "3", name: "etl" } }, { node: { id: "4", name: "child-flow" } }] },
           },
           error: undefined,
         };
@@ -153,5 +154,73 @@ describe("the workflow editor", () => {
       expect(screen.queryByRole("button", { name })).toBeNull();
     }
     expect(screen.getByRole("textbox", { name: "Name" })).toBeDisabled();
+  });
+});
+
+describe("the editor's side panel", () => {
+  const base = graph.nodes[0] as Graph["nodes"][number];
+  const branched: Graph = {
+    nodes: [
+      ...graph.nodes,
+      { ...base, key: "load", jobId: "8", position: { x: 520, y: 0 } },
+    ],
+    edges: [...graph.edges, { from: "check", to: "load", label: "true" }],
+  };
+
+  async function choose(user: ReturnType<typeof userEvent.setup>, panel: HTMLElement, label: string, option: string) {
+    await user.click(within(panel).getByRole("textbox", { name: label }));
+    await user.click(await screen.findByRole("option", { name: option }));
+  }
+
+  async function select(key: string) {
+    await act(async () => {
+      node(key).dispatchEvent(new MouseEvent("click", { bubbles: true }));
+      await Promise.resolve();
+    });
+    return screen.findByRole("region", { name: `Node ${key}` });
+  }
+
+  it("sets a JOB's job and overrides, a NESTED node's workflow, a DECISION's edge labels and trigger rules", async () => {
+    const user = userEvent.setup();
+    const { saved } = setup(() => ({}), "OWNER", branched);
+    await waitFor(() => expect(node("load")).toHaveTextContent("load-job"));
+
+    // A JOB: its job, parameters, timeout and retries, and its trigger rule.
+    let panel = await select("extract");
+    await choose(user, panel, "Job", "load-job");
+    await user.type(within(panel).getByRole("textbox", { name: "Parameters" }), "--full");
+    await user.type(within(panel).getByRole("textbox", { name: "Timeout override (seconds)" }), "30");
+    await user.type(within(panel).getByRole("textbox", { name: "Retries override" }), "2");
+    await choose(user, panel, "Trigger rule", "All upstream ended, however");
+    expect(node("extract")).toHaveTextContent("load-job");
+
+    // A DECISION: its out-edges' labels.
+    panel = await select("check");
+    const label = within(panel).getByRole("textbox", { name: "Label of the edge to load" });
+    expect(label).toHaveValue("true");
+    await user.clear(label);
+    await user.type(label, "full");
+
+    // A NESTED node picks another workflow of the app, never this one.
+    await user.click(screen.getByRole("button", { name: "Add Nested workflow node" }));
+    panel = await screen.findByRole("region", { name: "Node nested_1" });
+    await user.click(within(panel).getByRole("textbox", { name: "Workflow" }));
+    expect(await screen.findByRole("option", { name: "child-flow" })).toBeInTheDocument();
+    expect(screen.queryByRole("option", { name: "etl" })).toBeNull();
+    await user.click(screen.getByRole("option", { name: "child-flow" }));
+    await waitFor(() => expect(node("nested_1")).toHaveTextContent("child-flow"));
+
+    await user.click(screen.getByRole("button", { name: "Save workflow" }));
+    await waitFor(() => expect(saved).toHaveLength(1));
+    const g = saved[0] as Graph;
+    expect(g.nodes.find((n) => n.key === "extract")).toMatchObject({
+      jobId: "8",
+      params: "--full",
+      timeoutMs: 30_000,
+      retries: 2,
+      triggerRule: "ALL_DONE",
+    });
+    expect(g.nodes.find((n) => n.key === "nested_1")).toMatchObject({ type: "NESTED", workflowId: "4" });
+    expect(g.edges).toContainEqual({ from: "check", to: "load", label: "full" });
   });
 });

@@ -214,8 +214,8 @@ export const ImportWorkflowMutation = graphql(`
 `);
 
 export const RunWorkflowMutation = graphql(`
-  mutation RunWorkflow($id: ID!, $context: JSON, $delayMs: Int) {
-    runWorkflow(id: $id, context: $context, delayMs: $delayMs) {
+  mutation RunWorkflow($id: ID!, $context: JSON, $delayMs: Int, $idempotencyKey: String) {
+    runWorkflow(id: $id, context: $context, delayMs: $delayMs, idempotencyKey: $idempotencyKey) {
       id
       status
     }

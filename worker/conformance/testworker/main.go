@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,6 +65,12 @@ func run(ctx context.Context) int {
 	}
 	if *slots > 0 {
 		cfg.Slots = *slots
+	}
+	if path := os.Getenv("JOBWHEEL_JOBS_FILE"); path != "" {
+		if err := declare(path, &cfg); err != nil {
+			fmt.Fprintf(os.Stderr, "testworker: JOBWHEEL_JOBS_FILE: %v\n", err)
+			return 2
+		}
 	}
 	w := worker.New(cfg)
 	register(w)
@@ -166,4 +173,25 @@ func workflow(ctx worker.TaskContext) (worker.Result, error) {
 	ctx.SetWorkflowValue("echo", ctx.Upstream()["up"])
 	run, node := ctx.WorkflowNode()
 	return worker.Result{Message: fmt.Sprintf("node %s of run %d", node, run)}, nil
+}
+
+// declare reads the jobs the kit's jobs check has the worker declare in
+// code (the agent's JOBWHEEL_JOBS_FILE format) into cfg.
+func declare(path string, cfg *worker.Config) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var file struct {
+		Set    string                  `json:"set"`
+		DryRun bool                    `json:"dryRun"`
+		Jobs   []worker.JobDeclaration `json:"jobs"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&file); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	cfg.JobSet, cfg.JobsDryRun, cfg.Jobs = file.Set, file.DryRun, file.Jobs
+	return nil
 }

@@ -67,7 +67,10 @@ def main():
     logging.basicConfig(level=logging.DEBUG, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(threadName)s %(message)s")
     try:
-        w = jobwheel.Worker.from_env(name="conformance-python")
+        declared = {}  # the jobs check's declaration, in the agent's file format
+        if os.environ.get("JOBWHEEL_JOBS_FILE"):
+            declared = jobwheel.read_jobs_file(os.environ["JOBWHEEL_JOBS_FILE"])
+        w = jobwheel.Worker.from_env(name="conformance-python", **declared)
     except jobwheel.ConfigError as e:
         print("conformance_worker: %s" % e, file=sys.stderr)
         return 2

@@ -7,9 +7,11 @@ It runs the GO processors below for its app: create a job with
 processorType GO and processor "python.hello" (or another name here) and
 run it. Settings are read by Worker.from_env: JOBWHEEL_SERVERS,
 JOBWHEEL_APP, JOBWHEEL_APP_SECRET, JOBWHEEL_WORKER_TAGS,
-JOBWHEEL_WORKER_SLOTS, JOBWHEEL_WORKER_NAME. SIGINT or SIGTERM stops it
-gracefully (running tasks are cancelled and reported, exit status 0); a
-refused secret exits 1, a bad setting 2.
+JOBWHEEL_WORKER_SLOTS, JOBWHEEL_WORKER_NAME; and, as the agent does,
+JOBWHEEL_JOBS_FILE: jobs it declares in code (jobwheel.read_jobs_file),
+created or updated on connect and disabled once no longer declared.
+SIGINT or SIGTERM stops it gracefully (running tasks are cancelled and
+reported, exit status 0); a refused secret exits 1, a bad setting 2.
 """
 
 import logging
@@ -76,7 +78,10 @@ def main():
     logging.basicConfig(level=os.environ.get("JOBWHEEL_LOG_LEVEL", "INFO").upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        w = jobwheel.Worker.from_env()
+        declared = {}
+        if os.environ.get("JOBWHEEL_JOBS_FILE"):
+            declared = jobwheel.read_jobs_file(os.environ["JOBWHEEL_JOBS_FILE"])
+        w = jobwheel.Worker.from_env(**declared)
     except jobwheel.ConfigError as e:
         print("worker.py: %s" % e, file=sys.stderr)
         return 2

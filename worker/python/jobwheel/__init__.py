@@ -16,17 +16,27 @@ re-sending whatever a lost connection left unacknowledged.
 
 Then create a job with processorType GO and processor "sync-orders": the
 server treats processor names opaquely, whatever language serves them.
+Or declare it in code, next to its processor: the server creates or
+updates it on connect and disables it once no longer declared:
+
+    w = jobwheel.Worker.from_env(job_set="orders-service", jobs=[
+        jobwheel.Job(name="sync-orders", schedule_type="CRON",
+                     schedule_expression="0 */5 * * * ?", processor="sync-orders")])
 
 Standard library only; Python 3.8 or newer. The protocol is specified in
 docs/protocol.md of the jobwheel repository.
 """
 
+from .jobs import Job, JobChange, read_jobs_file
 from .outbox import MapRefused
 from .task import MapError, Results, ResultsError, TaskContext, TaskLogger, TaskResult
 from .worker import SDK_VERSION, AuthError, ConfigError, Worker
 
 __all__ = [
     "Worker",
+    "Job",
+    "JobChange",
+    "read_jobs_file",
     "TaskContext",
     "TaskLogger",
     "TaskResult",

@@ -174,6 +174,15 @@ def _validate(type, body):
         _strs(body, "serverId")
         v = body.get("servers")
         _check(v is None or isinstance(v, list) and all(isinstance(s, str) for s in v), "servers must be a list of strings")
+        changes = body.get("jobChanges")
+        _check(changes is None or isinstance(changes, list), "jobChanges must be a list")
+        for i, c in enumerate(changes or ()):
+            _check(isinstance(c, dict), "jobChanges[%d] must be an object" % i)
+            for n in ("name", "action"):
+                _check(c.get(n) is None or isinstance(c[n], str), "jobChanges[%d].%s must be a string" % (i, n))
+            f = c.get("fields")
+            _check(f is None or isinstance(f, list) and all(isinstance(s, str) for s in f),
+                   "jobChanges[%d].fields must be a list of strings" % i)
     elif type == DISPATCH:
         _ints(body, "epoch")
         _strs(body, "app")

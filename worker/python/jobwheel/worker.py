@@ -29,6 +29,7 @@ import urllib.parse
 import urllib.request
 
 from . import protocol, websocket
+from .jobs import JOB_UNCHANGED, MAX_DECLARED_JOBS, Job, JobChange
 from .outbox import Outbox, OutboxClosed
 from .task import ShuttingDown, Stopped, TaskContext, TimedOut
 
@@ -111,12 +112,20 @@ class Worker:
     cancelled processor may take before its end is reported anyway);
     ``discover_timeout`` (10 s). Bad values raise ConfigError naming the
     setting.
+
+    Jobs declared in code: ``job_set`` names the set (e.g. the service's
+    name) and ``jobs`` lists its Jobs, each run by a GO processor. On every
+    connect the server creates or updates them, marks them managed by the
+    set, and disables (never deletes) the set's jobs no longer declared;
+    ``jobs_dry_run`` has it only say what it would change. What it did is
+    ``job_changes`` (and the worker's log). Every worker of a service
+    should declare the same set.
     """
 
     def __init__(self, app, secret, servers, *, tags=(), slots=None, name=None, host=None, version=None,
                  work_dir=None, logger=None, task_log_level=None, max_buffered_log_lines=20000,
                  max_buffered_reports=10000, flush_interval=0.05, map_timeout=30.0, shutdown_timeout=10.0,
-                 abandon_after=5.0, discover_timeout=10.0):
+                 abandon_after=5.0, discover_timeout=10.0, job_set="", jobs=(), jobs_dry_run=False):
         hostname = socket.gethostname() or "worker"
         if isinstance(servers, str):
             servers = _env_list(servers)
@@ -136,6 +145,9 @@ class Worker:
         self.shutdown_timeout = shutdown_timeout
         self.abandon_after = abandon_after
         self.discover_timeout = discover_timeout
+        self.job_set = job_set
+        self.jobs = list(jobs or ())
+        self.jobs_dry_run = jobs_dry_run
         self._validate(max_buffered_log_lines, max_buffered_reports)
         self.worker_id = "%s-%s" % (self.name, os.urandom(6).hex())
         self._outbox = Outbox(self.log, max_buffered_log_lines, max_buffered_reports)
@@ -155,6 +167,7 @@ class Worker:
         self._unreported = 0                 # tasks whose final report is not queued yet
         self._reported = threading.Condition(self._lock)
         self._session = None
+        self._job_changes = None  # the last welcome's answer to the declared jobs
         # Shorter in tests.
         self._backoff_min, self._backoff_max = 0.2, 3.0
 
@@ -221,6 +234,22 @@ class Worker:
                 bad(field, "%r is not a positive number of seconds" % (v,))
         if not os.path.isdir(self.work_dir):
             bad("work_dir", "%r is not a directory" % self.work_dir)
+        # As the Go SDK's Config.Validate; the server checks the rest (names,
+        # schedules, limits) and refuses the hello with BAD_FRAME naming it.
+        if not isinstance(self.job_set, str):
+            bad("job_set", "%r is not a str" % (self.job_set,))
+        if not isinstance(self.jobs_dry_run, bool):
+            bad("jobs_dry_run", "%r is not a bool" % (self.jobs_dry_run,))
+        if not self.job_set and (self.jobs or self.jobs_dry_run):
+            bad("job_set", "is empty; name the set the declared jobs belong to (e.g. the service's name)")
+        if len(self.jobs) > MAX_DECLARED_JOBS:
+            bad("jobs", "%d jobs; at most %d" % (len(self.jobs), MAX_DECLARED_JOBS))
+        for i, j in enumerate(self.jobs):
+            if not isinstance(j, Job):
+                bad("jobs[%d]" % i, "%r is not a jobwheel.Job" % (j,))
+            p = j.problem()
+            if p:
+                bad("jobs[%d].%s" % (i, p[0]), p[1])
 
     # Processors.
 
@@ -252,6 +281,15 @@ class Worker:
     def connected(self):
         with self._lock:
             return self._connected
+
+    @property
+    def job_changes(self):
+        """What the server did with the declared jobs (``jobs``) at the last
+        connect, or in a dry run would do: a list of JobChange(name,
+        action, fields); None before the first connect or without a
+        job_set."""
+        with self._lock:
+            return None if self._job_changes is None else list(self._job_changes)
 
     def stop(self):
         """Asks run() to return: no new tasks, running ones are cancelled
@@ -357,7 +395,19 @@ class Worker:
         return {"app": self.app, "workerId": self.worker_id, "host": self.host, "version": self.version,
                 "protocol": protocol.VERSION, "tags": self.tags, "processors": self._names(), "types": [],
                 "slots": self.slots, "auth": self.secret, "running": self._running_ids(),
-                "metrics": self._metrics(), "features": list(protocol.FEATURES)}
+                "metrics": self._metrics(), "features": list(protocol.FEATURES), **self._declared()}
+
+    def _declared(self):
+        """The hello's jobs declared in code, as the Go SDK sends them:
+        nothing without a job set; jobs and jobsDryRun only when given."""
+        if not self.job_set:
+            return {}
+        out = {"jobSet": self.job_set}
+        if self.jobs:
+            out["jobs"] = [j.to_wire() for j in self.jobs]
+        if self.jobs_dry_run:
+            out["jobsDryRun"] = True
+        return out
 
     # The connection loop.
 
@@ -433,7 +483,15 @@ class Worker:
             if welcome.get("servers"):
                 self._learned = list(welcome["servers"])
             self._connected = True
+            changes = [JobChange(c.get("name") or "", c.get("action") or "", list(c.get("fields") or ()))
+                       for c in welcome.get("jobChanges") or ()]
+            if self.job_set:
+                self._job_changes = changes
         self.log.info("connected to %s (server %s, epoch %d)", url, welcome.get("serverId"), epoch)
+        for c in changes:
+            if c.action != JOB_UNCHANGED or self.jobs_dry_run:
+                self.log.info("declared job %s of set %s: %s%s%s", c.name, self.job_set, c.action,
+                              " " + ",".join(c.fields) if c.fields else "", " (dry run)" if self.jobs_dry_run else "")
 
     def _server_list(self):
         with self._lock:
