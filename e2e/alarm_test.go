@@ -294,8 +294,9 @@ func mustFloat(t *testing.T, id string) float64 {
 }
 
 // TestAlarmsBrowser: in Chromium, a job's Alarms tab sends a test alarm to
-// a local receiver and shows its answer and the history entry
-// (browser/console-alarms.test.mjs); the receiver got the test alarm.
+// a local receiver and shows its answer and the history entry; a
+// workflow's Alarms tab saves its rules and sends a test alarm too
+// (browser/console-alarms.test.mjs); the receiver got each test alarm.
 func TestAlarmsBrowser(t *testing.T) {
 	t.Parallel()
 	chromium := harness.Chromium(t)
@@ -305,6 +306,10 @@ func TestAlarmsBrowser(t *testing.T) {
 	got := rx.got("/browser")
 	if len(got) != 1 || got[0]["event"] != "alarm.test" {
 		t.Fatalf("the receiver got %v, want one test alarm", got)
+	}
+	got = rx.got("/browser-workflow")
+	if len(got) != 1 || got[0]["event"] != "alarm.test" || got[0]["workflow"] == nil {
+		t.Fatalf("the receiver got %v for the workflow, want one test alarm naming it", got)
 	}
 }
 

@@ -1,11 +1,46 @@
+import { useState } from "react";
 import { ActionIcon, Button, Checkbox, Fieldset, Group, NumberInput, Select, Stack, Text, TextInput } from "@mantine/core";
+import type { UseFormReturnType } from "@mantine/form";
 import type { AlarmRuleType } from "../graphql/graphql";
-import { alarmChannelTypes, channelLabels, ruleLabels, thresholds } from "./alarmForm";
-import { mono, useWatch, type JobFormApi } from "./formApi";
+import { alarmChannelTypes, channelLabels, ruleLabels, thresholds, type AlarmValues } from "./alarmForm";
+import { mono, useWatch } from "./formApi";
+import { useReadOnly } from "./readOnly";
 
-/** When to tell whom: the alarm's rules and channels (README "Alarms"). */
-export function AlarmFields({ form }: { form: JobFormApi }) {
-  const channels = useWatch(form, "alarm.channels", (v) => v.alarm.channels.length);
+/** A form with the alarm's values at `alarm`: the job form, a workflow's alarm form. */
+type AlarmFormApi = UseFormReturnType<{ alarm: AlarmValues }>;
+
+interface AlarmFieldsProps<V extends { alarm: AlarmValues }> {
+  form: UseFormReturnType<V>;
+  /** What each rule is called (a workflow's: workflowRuleLabels). */
+  labels?: Record<AlarmRuleType, string>;
+}
+
+/**
+ * When to tell whom: the alarm's rules and channels (README "Alarms"). It
+ * shows a row for each rule of the form's values (a job's five, a
+ * workflow's four: alarmValues).
+ */
+export function AlarmFields<V extends { alarm: AlarmValues }>({ form: anyForm, labels = ruleLabels }: AlarmFieldsProps<V>) {
+  // Only the `alarm` part of the values is read or written here.
+  const form = anyForm as unknown as AlarmFormApi;
+  const readOnly = useReadOnly();
+  // A list change notifies no watcher of the form: the count is kept here,
+  // and `version`, bumped at each add and remove, restarts every row's
+  // (uncontrolled) inputs from the form's values.
+  const [channels, setChannels] = useState(() => form.getValues().alarm.channels.length);
+  const [version, setVersion] = useState(0);
+
+  function addChannel() {
+    form.insertListItem("alarm.channels", { type: "WEBHOOK", target: "" });
+    setChannels((n) => n + 1);
+    setVersion((v) => v + 1);
+  }
+
+  function removeChannel(i: number) {
+    form.removeListItem("alarm.channels", i);
+    setChannels((n) => n - 1);
+    setVersion((v) => v + 1);
+  }
   const types = form.getValues().alarm.rules.map((r) => r.type);
   return (
     <Fieldset legend="Alarm">
@@ -14,7 +49,7 @@ export function AlarmFields({ form }: { form: JobFormApi }) {
           Alarm when… (each rule keeps quiet for its silence window after it alarmed; a recovery ends the storm)
         </Text>
         {types.map((type, i) => (
-          <RuleRow key={type} form={form} type={type} i={i} />
+          <RuleRow key={type} form={form} type={type} i={i} label={labels[type]} />
         ))}
         <Text size="sm" c="dimmed">
           …and tell:
@@ -26,7 +61,7 @@ export function AlarmFields({ form }: { form: JobFormApi }) {
               data={alarmChannelTypes.map((t) => ({ value: t, label: channelLabels[t] }))}
               allowDeselect={false}
               w={170}
-              key={form.key(`alarm.channels.${i}.type`)}
+              key={`${form.key(`alarm.channels.${i}.type`)}@${version}`}
               {...form.getInputProps(`alarm.channels.${i}.type`)}
             />
             <TextInput
@@ -34,18 +69,20 @@ export function AlarmFields({ form }: { form: JobFormApi }) {
               placeholder="https://… (incoming webhook), or an email address"
               style={{ flex: 1 }}
               styles={mono}
-              key={form.key(`alarm.channels.${i}.target`)}
+              key={`${form.key(`alarm.channels.${i}.target`)}@${version}`}
               {...form.getInputProps(`alarm.channels.${i}.target`)}
             />
-            <ActionIcon
-              variant="subtle"
-              color="red"
-              mt={6}
-              aria-label={`Remove channel ${i + 1}`}
-              onClick={() => form.removeListItem("alarm.channels", i)}
-            >
-              ✕
-            </ActionIcon>
+            {!readOnly && (
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                mt={6}
+                aria-label={`Remove channel ${i + 1}`}
+                onClick={() => removeChannel(i)}
+              >
+                ✕
+              </ActionIcon>
+            )}
           </Group>
         ))}
         {form.errors["alarm.channels"] && (
@@ -53,27 +90,29 @@ export function AlarmFields({ form }: { form: JobFormApi }) {
             {form.errors["alarm.channels"]}
           </Text>
         )}
-        <Button
-          variant="light"
-          size="xs"
-          w="fit-content"
-          onClick={() => form.insertListItem("alarm.channels", { type: "WEBHOOK", target: "" })}
-        >
-          Add a channel
-        </Button>
+        {!readOnly && (
+          <Button
+            variant="light"
+            size="xs"
+            w="fit-content"
+            onClick={addChannel}
+          >
+            Add a channel
+          </Button>
+        )}
       </Stack>
     </Fieldset>
   );
 }
 
 /** One rule: on or off, and when on, its threshold and silence window. */
-function RuleRow({ form, type, i }: { form: JobFormApi; type: AlarmRuleType; i: number }) {
+function RuleRow({ form, type, i, label }: { form: AlarmFormApi; type: AlarmRuleType; i: number; label: string }) {
   const on = useWatch(form, `alarm.rules.${i}.on`, (v) => v.alarm.rules[i]?.on ?? false);
   const threshold = thresholds[type];
   return (
     <Group align="flex-end" gap="sm" wrap="wrap">
       <Checkbox
-        label={ruleLabels[type]}
+        label={label}
         w={300}
         key={form.key(`alarm.rules.${i}.on`)}
         {...form.getInputProps(`alarm.rules.${i}.on`, { type: "checkbox" })}

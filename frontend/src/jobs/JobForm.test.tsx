@@ -317,6 +317,39 @@ describe("the job form", () => {
     });
   });
 
+  it("sends the alarm's rules (a late start among them) and the channels added, less one removed", async () => {
+    const user = userEvent.setup();
+    const mock = mockClient({
+      query: previewAnswer,
+      mutation: ({ variables }) => ({ data: savedJob(variables as CreateJobMutationVariables), error: undefined }),
+    });
+    renderRoutes(routes, "/apps/orders/jobs/new", mock.asClient);
+    await fillBasics(user, "sync");
+    await choose(user, "Schedule type", "API only");
+    await fill(user, screen.getByRole("textbox", { name: /Shell script/ }), "./sync.sh");
+    await user.click(screen.getByRole("checkbox", { name: "An instance fails" }));
+    await user.click(screen.getByRole("checkbox", { name: "An instance starts late" }));
+    for (const [i, target] of ["https://example.com/one", "https://example.com/two"].entries()) {
+      await user.click(screen.getByRole("button", { name: "Add a channel" }));
+      await fill(user, await screen.findByRole("textbox", { name: `Channel ${i + 1} URL or address` }), target);
+    }
+    await user.click(screen.getByRole("button", { name: "Remove channel 1" }));
+    await waitFor(() => expect(screen.getAllByRole("textbox", { name: /^Channel \d+ URL or address$/ })).toHaveLength(1));
+    expect(screen.getByRole("textbox", { name: "Channel 1 URL or address" })).toHaveValue("https://example.com/two");
+    await user.click(screen.getByRole("button", { name: "Create job" }));
+
+    await waitFor(() => expect(mock.mutated("CreateJob")).toHaveLength(1));
+    expect(mock.mutated("CreateJob")[0]?.variables["input"]).toMatchObject({
+      alarm: {
+        rules: [
+          { type: "FAILURE", threshold: null, silenceSec: 0 },
+          { type: "START_LATE", threshold: 60_000, silenceSec: 0 },
+        ],
+        channels: [{ type: "WEBHOOK", target: "https://example.com/two" }],
+      },
+    });
+  });
+
   it("shows every BAD_INPUT error of a failed save at its own field", async () => {
     const user = userEvent.setup();
     const mock = mockClient({

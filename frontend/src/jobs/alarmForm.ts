@@ -1,10 +1,14 @@
-// The alarm part of the job form: one row per rule type (on or off, with
-// its threshold and silence window) and a list of channels, converted from
-// a job's alarm and to AlarmInput (README "Alarms").
+// The alarm part of the job form and of a workflow's Alarms tab: one row
+// per rule type the subject takes (on or off, with its threshold and
+// silence window) and a list of channels, converted from a job's or a
+// workflow's alarm and to AlarmInput (README "Alarms").
 import type { AlarmChannelType, AlarmInput, AlarmRuleType } from "../graphql/graphql";
 import type { NumberValue } from "./jobForm";
 
 export const alarmRuleTypes: AlarmRuleType[] = ["FAILURE", "CONSECUTIVE_FAILURES", "TIMEOUT", "START_LATE", "RECOVERY"];
+
+/** The rules a workflow takes: START_LATE is for jobs (the server refuses it for a workflow). */
+export const workflowAlarmRuleTypes: AlarmRuleType[] = alarmRuleTypes.filter((t) => t !== "START_LATE");
 
 export const alarmChannelTypes: AlarmChannelType[] = ["WEBHOOK", "SLACK", "FEISHU", "DINGTALK", "WECOM", "EMAIL"];
 
@@ -15,6 +19,14 @@ export const ruleLabels: Record<AlarmRuleType, string> = {
   TIMEOUT: "An instance times out",
   START_LATE: "An instance starts late",
   RECOVERY: "It recovers (first success after an alarm)",
+};
+
+/** What each rule a workflow takes is called: its instances are runs. */
+export const workflowRuleLabels: Record<AlarmRuleType, string> = {
+  ...ruleLabels,
+  FAILURE: "A run fails",
+  CONSECUTIVE_FAILURES: "N runs in a row fail",
+  TIMEOUT: "A run times out",
 };
 
 export const channelLabels: Record<AlarmChannelType, string> = {
@@ -45,7 +57,7 @@ export interface AlarmChannelValues {
 }
 
 export interface AlarmValues {
-  /** One per type, in alarmRuleTypes' order. */
+  /** One per type the subject takes, in alarmRuleTypes' order. */
   rules: AlarmRuleValues[];
   channels: AlarmChannelValues[];
 }
@@ -55,10 +67,13 @@ interface AlarmLike {
   channels: readonly { type: AlarmChannelType; target: string }[];
 }
 
-/** The form's alarm values for a job's alarm (none: all off). */
-export function alarmValues(alarm?: AlarmLike): AlarmValues {
+/**
+ * The form's alarm values for a job's alarm (none: all off), or a
+ * workflow's with `types` workflowAlarmRuleTypes.
+ */
+export function alarmValues(alarm?: AlarmLike, types: readonly AlarmRuleType[] = alarmRuleTypes): AlarmValues {
   return {
-    rules: alarmRuleTypes.map((type) => {
+    rules: types.map((type) => {
       const r = alarm?.rules.find((x) => x.type === type);
       return {
         type,
@@ -132,10 +147,10 @@ export function validateAlarm(v: AlarmValues, set: (path: string, message: strin
     const s = num(r.silenceSec);
     if (s !== null && (!Number.isInteger(s) || s < 0)) set(`alarm.rules.${i}.silenceSec`, "must not be negative");
   });
-  const recovery = v.rules.find((r) => r.type === "RECOVERY")?.on;
+  const recovery = v.rules.findIndex((r) => r.type === "RECOVERY");
   const failure = v.rules.some((r) => r.on && r.type !== "RECOVERY" && r.type !== "START_LATE");
-  if (recovery && !failure) {
-    set(`alarm.rules.${alarmRuleTypes.indexOf("RECOVERY")}.on`, "follows an alarm of a failure rule: switch one on too");
+  if (v.rules[recovery]?.on && !failure) {
+    set(`alarm.rules.${recovery}.on`, "follows an alarm of a failure rule: switch one on too");
   }
   v.channels.forEach((c, i) => {
     const target = c.target.trim();

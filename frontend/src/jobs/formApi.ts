@@ -12,7 +12,7 @@ export const mono = { input: { fontFamily: "var(--mantine-font-family-monospace)
  * Part of the form's values, kept current: the component re-renders when
  * the field at `path` changes, and only then.
  */
-export function useWatch<T>(form: JobFormApi, path: string, select: (values: JobFormValues) => T): T {
+export function useWatch<V, T>(form: UseFormReturnType<V>, path: string, select: (values: V) => T): T {
   const [value, setValue] = useState(() => select(form.getValues()));
   form.watch(path, () => setValue(select(form.getValues())));
   return value;

@@ -248,6 +248,25 @@ export const RestoreJobVersionMutation = graphql(`
   }
 `);
 
+/** An entry of an alarm history (a job's or a workflow's). */
+export const AlarmRecordFields = graphql(`
+  fragment AlarmRecordFields on AlarmRecord {
+    id
+    time
+    event
+    rule
+    outcome
+    channel
+    target
+    statusCode
+    answer
+    attempts
+    summary
+    instanceId
+    workflowInstanceId
+  }
+`);
+
 /** A page of a job's alarm history. */
 export const JobAlarmHistoryQuery = graphql(`
   query JobAlarmHistory($id: ID!, $first: Int, $after: String) {
@@ -262,18 +281,7 @@ export const JobAlarmHistoryQuery = graphql(`
         edges {
           cursor
           node {
-            id
-            time
-            event
-            rule
-            outcome
-            channel
-            target
-            statusCode
-            answer
-            attempts
-            summary
-            instanceId
+            ...AlarmRecordFields
           }
         }
       }
@@ -281,9 +289,10 @@ export const JobAlarmHistoryQuery = graphql(`
   }
 `);
 
+/** A test alarm to the channels of a job (`jobId`) or a workflow (`workflowId`): give one. */
 export const SendTestAlarmMutation = graphql(`
-  mutation SendTestAlarm($jobId: ID) {
-    sendTestAlarm(jobId: $jobId) {
+  mutation SendTestAlarm($jobId: ID, $workflowId: ID) {
+    sendTestAlarm(jobId: $jobId, workflowId: $workflowId) {
       channel
       target
       ok

@@ -41,6 +41,7 @@ const etl: WorkflowFieldsFragment = {
     { ...nodeDefaults, key: "check", type: "DECISION", expression: "context.full", position: { x: 260, y: 0 } },
   ],
   edges: [{ from: "extract", to: "check", label: null }],
+  alarm: { rules: [], channels: [] },
 };
 
 const versions: WorkflowVersionsQuery = {

@@ -22,6 +22,7 @@ import {
 } from "./operations";
 import { RunDag } from "./RunDag";
 import { RunWorkflowDialog } from "./RunWorkflowDialog";
+import { WorkflowAlarms } from "./WorkflowAlarms";
 import { WorkflowEditor } from "./WorkflowEditor";
 import { WorkflowRuns } from "./WorkflowRuns";
 
@@ -68,7 +69,7 @@ export function NewWorkflowPage() {
   );
 }
 
-/** /apps/:app/workflows/:workflowId: the editor, the runs and the versions. */
+/** /apps/:app/workflows/:workflowId: the editor, the runs, the versions and the alarms (?tab=). */
 export function WorkflowPage() {
   const app = useAppName();
   const { workflowId = "" } = useParams();
@@ -153,6 +154,7 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
           <Tabs.Tab value="definition">Definition</Tabs.Tab>
           <Tabs.Tab value="runs">Runs</Tabs.Tab>
           <Tabs.Tab value="versions">Versions</Tabs.Tab>
+          <Tabs.Tab value="alarms">Alarms</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="definition" pt="md">
           <WorkflowEditor
@@ -180,6 +182,9 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
         </Tabs.Panel>
         <Tabs.Panel value="versions" pt="md">
           <Versions workflowId={workflow.id} canEdit={canEdit} />
+        </Tabs.Panel>
+        <Tabs.Panel value="alarms" pt="md">
+          <WorkflowAlarms app={app} workflow={workflow} canEdit={canEdit} />
         </Tabs.Panel>
       </Tabs>
       {canEdit && (

@@ -79,6 +79,17 @@ export const WorkflowFields = graphql(`
       to
       label
     }
+    alarm {
+      rules {
+        type
+        threshold
+        silenceSec
+      }
+      channels {
+        type
+        target
+      }
+    }
   }
 `);
 
@@ -100,6 +111,28 @@ export const WorkflowVersionsQuery = graphql(`
         createdBy
         createdAt
         definition
+      }
+    }
+  }
+`);
+
+/** A page of a workflow's alarm history (AlarmRecordFields: jobs/operations.ts). */
+export const WorkflowAlarmHistoryQuery = graphql(`
+  query WorkflowAlarmHistory($id: ID!, $first: Int, $after: String) {
+    workflow(id: $id) {
+      id
+      alarmHistory(first: $first, after: $after) {
+        totalCount
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        edges {
+          cursor
+          node {
+            ...AlarmRecordFields
+          }
+        }
       }
     }
   }
