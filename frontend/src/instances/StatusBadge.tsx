@@ -10,6 +10,9 @@ export function StatusBadge({ status, size = "md" }: { status: InstanceStatus; s
       color={statusColors[status]}
       variant={isUnfinished(status) ? "light" : "filled"}
       size={size}
+      // A badge's label may shrink with an ellipsis; a status never should,
+      // or a narrow table column cuts RUNNING to "RUNNI…".
+      miw="max-content"
       leftSection={running ? <Loader size={10} color={statusColors[status]} aria-hidden /> : undefined}
     >
       {status}
