@@ -11,9 +11,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -119,7 +117,7 @@ func config(o *settings, stderr io.Writer) (worker.Config, error) {
 		cfg.Slots = n
 	}
 	if path := o.jobsFile.Value(); path != "" {
-		if err := declareFrom(path, &cfg); err != nil {
+		if err := cfg.DeclareFromFile(path); err != nil {
 			return cfg, o.jobsFile.Errorf("%v", err)
 		}
 	}
@@ -170,27 +168,4 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	cfg.Logger.Info("jobwheel agent stopped")
 	return 0
-}
-
-// declareFrom reads the jobs the agent declares (-jobs-file) into cfg.
-func declareFrom(path string, cfg *worker.Config) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var file struct {
-		Set    string                  `json:"set"`
-		DryRun bool                    `json:"dryRun"`
-		Jobs   []worker.JobDeclaration `json:"jobs"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&file); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if file.Set == "" {
-		return fmt.Errorf("%s: \"set\" must name the set of jobs", path)
-	}
-	cfg.JobSet, cfg.JobsDryRun, cfg.Jobs = file.Set, file.DryRun, file.Jobs
-	return nil
 }

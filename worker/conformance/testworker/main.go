@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,7 +66,7 @@ func run(ctx context.Context) int {
 		cfg.Slots = *slots
 	}
 	if path := os.Getenv("JOBWHEEL_JOBS_FILE"); path != "" {
-		if err := declare(path, &cfg); err != nil {
+		if err := cfg.DeclareFromFile(path); err != nil {
 			fmt.Fprintf(os.Stderr, "testworker: JOBWHEEL_JOBS_FILE: %v\n", err)
 			return 2
 		}
@@ -173,25 +172,4 @@ func workflow(ctx worker.TaskContext) (worker.Result, error) {
 	ctx.SetWorkflowValue("echo", ctx.Upstream()["up"])
 	run, node := ctx.WorkflowNode()
 	return worker.Result{Message: fmt.Sprintf("node %s of run %d", node, run)}, nil
-}
-
-// declare reads the jobs the kit's jobs check has the worker declare in
-// code (the agent's JOBWHEEL_JOBS_FILE format) into cfg.
-func declare(path string, cfg *worker.Config) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var file struct {
-		Set    string                  `json:"set"`
-		DryRun bool                    `json:"dryRun"`
-		Jobs   []worker.JobDeclaration `json:"jobs"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&file); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	cfg.JobSet, cfg.JobsDryRun, cfg.Jobs = file.Set, file.DryRun, file.Jobs
-	return nil
 }
