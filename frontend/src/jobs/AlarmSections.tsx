@@ -2,11 +2,12 @@
 // words, the test alarm with each channel's answer, and a page of the
 // alarm history (README "Alarms").
 import { useState, type ReactNode } from "react";
-import { Alert, Anchor, Badge, Button, Code, Group, List, Stack, Table, Text } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Code, Group, List, Stack, Table, Text, Title } from "@mantine/core";
 import { Link } from "react-router";
-import { useMutation } from "urql";
+import { useMutation, type UseQueryState } from "urql";
 import { errorMessage } from "../api/errors";
 import { appPath } from "../apps/currentApp";
+import { QueryView } from "../components/QueryView";
 import type {
   AlarmChannelType,
   AlarmRecordFieldsFragment,
@@ -241,5 +242,48 @@ export function AlarmHistoryTable({
         )}
       </Group>
     </Stack>
+  );
+}
+
+/**
+ * The "Alarm history" heading and its paged table for a job or a workflow:
+ * `history` picks the page out of the query's data (undefined while the
+ * subject is missing), `subject` names it in the empty state.
+ */
+export function AlarmHistorySection<Data>({
+  app,
+  result,
+  onRetry,
+  history,
+  subject,
+  pages,
+  onMore,
+}: {
+  app: string;
+  result: UseQueryState<Data>;
+  onRetry: () => void;
+  history: (data: Data) => HistoryPage | null | undefined;
+  subject: string;
+  pages: number;
+  onMore: () => void;
+}) {
+  return (
+    <>
+      <Title order={3} size="h4">
+        Alarm history
+      </Title>
+      <QueryView
+        result={result}
+        onRetry={onRetry}
+        loading="Loading the alarm history"
+        isEmpty={(d) => (history(d)?.edges.length ?? 0) === 0}
+        empty={<>No alarm yet: none was sent, silenced or failed for this {subject}.</>}
+      >
+        {(d) => {
+          const page = history(d);
+          return page && <AlarmHistoryTable app={app} history={page} pages={pages} onMore={onMore} />;
+        }}
+      </QueryView>
+    </>
   );
 }

@@ -1,11 +1,10 @@
 import { useState } from "react";
-import { Anchor, Stack, Title } from "@mantine/core";
+import { Anchor, Stack } from "@mantine/core";
 import { Link, useParams } from "react-router";
 import { useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { canEdit, useAppRole } from "../apps/useAppRole";
-import { QueryView } from "../components/QueryView";
-import { AlarmHistoryTable, AlarmSummary, TestAlarm, alarmHistoryPageSize } from "./AlarmSections";
+import { AlarmHistorySection, AlarmSummary, TestAlarm, alarmHistoryPageSize } from "./AlarmSections";
 import { JobHeader } from "./JobHeader";
 import { JobAlarmHistoryQuery, JobQuery } from "./operations";
 
@@ -38,22 +37,15 @@ export function JobAlarmsPage() {
         />
       )}
       {job && editor && <TestAlarm subject={{ jobId }} disabled={job.alarm.channels.length === 0} onSent={refresh} />}
-      <Title order={3} size="h4">
-        Alarm history
-      </Title>
-      <QueryView
+      <AlarmHistorySection
+        app={app}
         result={result}
         onRetry={refresh}
-        loading="Loading the alarm history"
-        isEmpty={(d) => !d.job || d.job.alarmHistory.edges.length === 0}
-        empty={<>No alarm yet: none was sent, silenced or failed for this job.</>}
-      >
-        {(d) =>
-          d.job && (
-            <AlarmHistoryTable app={app} history={d.job.alarmHistory} pages={pages} onMore={() => setPages((p) => p + 1)} />
-          )
-        }
-      </QueryView>
+        history={(d) => d.job?.alarmHistory}
+        subject="job"
+        pages={pages}
+        onMore={() => setPages((p) => p + 1)}
+      />
     </Stack>
   );
 }

@@ -1,13 +1,12 @@
 import { useState } from "react";
-import { Alert, Button, Group, Stack, Title } from "@mantine/core";
+import { Alert, Button, Group, Stack } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, type CombinedError } from "urql";
 import { errorMessage, reasonOf } from "../api/errors";
-import { QueryView } from "../components/QueryView";
 import type { WorkflowFieldsFragment } from "../graphql/graphql";
 import { AlarmFields } from "../jobs/AlarmFields";
-import { AlarmHistoryTable, AlarmSummary, TestAlarm, alarmHistoryPageSize } from "../jobs/AlarmSections";
+import { AlarmHistorySection, AlarmSummary, TestAlarm, alarmHistoryPageSize } from "../jobs/AlarmSections";
 import {
   alarmFieldPath,
   alarmValues,
@@ -58,22 +57,15 @@ export function WorkflowAlarms({ app, workflow, canEdit }: { app: string; workfl
       {canEdit && (
         <TestAlarm subject={{ workflowId: workflow.id }} disabled={workflow.alarm.channels.length === 0} onSent={refresh} />
       )}
-      <Title order={3} size="h4">
-        Alarm history
-      </Title>
-      <QueryView
+      <AlarmHistorySection
+        app={app}
         result={result}
         onRetry={refresh}
-        loading="Loading the alarm history"
-        isEmpty={(d) => !d.workflow || d.workflow.alarmHistory.edges.length === 0}
-        empty={<>No alarm yet: none was sent, silenced or failed for this workflow.</>}
-      >
-        {(d) =>
-          d.workflow && (
-            <AlarmHistoryTable app={app} history={d.workflow.alarmHistory} pages={pages} onMore={() => setPages((p) => p + 1)} />
-          )
-        }
-      </QueryView>
+        history={(d) => d.workflow?.alarmHistory}
+        subject="workflow"
+        pages={pages}
+        onMore={() => setPages((p) => p + 1)}
+      />
     </Stack>
   );
 }
