@@ -47,7 +47,7 @@ func (s *Store) AuditInsert(ctx context.Context, e *AuditEntry) error {
 }
 
 // AuditInsertMany records audit entries in one statement: concurrent
-// mutations' entries, group-committed (server/groupcommit).
+// mutations' entries, group-committed (server/platform/groupcommit).
 func (s *Store) AuditInsertMany(ctx context.Context, list []*AuditEntry) error {
 	if len(list) == 0 {
 		return nil

@@ -32,7 +32,7 @@ func (s *Store) InstanceCreate(ctx context.Context, in *Instance) error {
 }
 
 // InstanceCreateBatch inserts instances in one statement and sets their
-// ids: concurrent runJob calls, group-committed (server/groupcommit).
+// ids: concurrent runJob calls, group-committed (server/platform/groupcommit).
 func (s *Store) InstanceCreateBatch(ctx context.Context, list []*Instance) error {
 	if len(list) == 0 {
 		return nil

@@ -490,7 +490,7 @@ type Instance struct {
 	TimeoutMs          *int64             `bun:"timeout_ms"`
 	MaxRetries         *int               `bun:"max_retries"`
 	// IdempotencyKey is the key runJob was called with, held for
-	// IdempotencyWindow (server/jobs); nil for every other instance.
+	// IdempotencyWindow (server/api/jobs); nil for every other instance.
 	IdempotencyKey *string `bun:"idempotency_key"`
 	// JobVersion is the version of the job the instance ran (nil for
 	// instances from before versions were kept, and workflow nodes).

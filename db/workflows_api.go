@@ -8,7 +8,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// The workflow API's queries (server/workflows): saving under the app's
+// The workflow API's queries (server/api/workflows): saving under the app's
 // lock, deleting, idempotent runs, batch reads for the API's loaders.
 
 // AppLock serializes the calling transaction's changes to an app's

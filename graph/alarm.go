@@ -6,9 +6,9 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/alarm"
-	"github.com/jobwheel/jobwheel/server/auth"
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 // alarmHistory is a page of a job's or workflow's alarm history; the

@@ -14,7 +14,7 @@ import (
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/graph/client"
 	"github.com/jobwheel/jobwheel/graph/generated"
-	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/api/auth"
 )
 
 // The authorization matrix (issue 19, item 3): every root operation of

@@ -9,7 +9,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/api/auth"
 )
 
 // loaderWait is how long a dataloader collects keys before it fetches.

@@ -18,7 +18,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/graph/client"
-	"github.com/jobwheel/jobwheel/server/live"
+	"github.com/jobwheel/jobwheel/server/platform/live"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 

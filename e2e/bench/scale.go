@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/cron"
+	"github.com/jobwheel/jobwheel/server/schedule/cron"
 )
 
 // The console's queries, as frontend/src/jobs/operations.ts and

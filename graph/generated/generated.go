@@ -16,9 +16,9 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/alarm"
-	"github.com/jobwheel/jobwheel/server/cluster"
-	"github.com/jobwheel/jobwheel/server/jobs"
+	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/runtime/cluster"
+	"github.com/jobwheel/jobwheel/server/api/jobs"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
