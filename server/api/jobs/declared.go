@@ -56,7 +56,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 		declared[j.Name] = true
 		j.ManagedBy = &set
 		j.NextTriggerAt = s.firstTrigger(j, sch)
-		old, err := s.db.JobByName(ctx, appID, j.Name)
+		old, err := s.db.JobGetByName(ctx, appID, j.Name)
 		switch {
 		case errors.Is(err, db.ErrNotFound):
 			plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobCreate}, job: j})
@@ -78,7 +78,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 		j.ID, j.CreatedAt = old.ID, old.CreatedAt
 		plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobUpdate, Fields: fields}, old: old, job: j})
 	}
-	managed, err := s.db.JobsManagedBy(ctx, appID, set)
+	managed, err := s.db.JobListManagedBy(ctx, appID, set)
 	if err != nil {
 		return nil, err
 	}

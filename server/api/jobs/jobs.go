@@ -71,46 +71,46 @@ type Notifier interface {
 type Store interface {
 	AttemptList(ctx context.Context, instanceID int64) ([]db.InstanceAttempt, error)
 	AttemptUpsertMany(ctx context.Context, list []db.InstanceAttempt) error
-	AttemptsByInstances(ctx context.Context, instanceIDs []int64) (map[int64][]db.InstanceAttempt, error)
+	AttemptListByInstances(ctx context.Context, instanceIDs []int64) (map[int64][]db.InstanceAttempt, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
 	InstanceCount(ctx context.Context, f db.InstanceFilter) (int, error)
 	InstanceCountsNow(ctx context.Context, appID int64) (map[string]int, error)
 	InstanceCreate(ctx context.Context, in *db.Instance) error
-	InstanceCreateBatch(ctx context.Context, list []*db.Instance) error
-	InstanceCreateKeyed(ctx context.Context, in *db.Instance, since time.Time) (*db.Instance, bool, error)
+	InstanceCreateMany(ctx context.Context, list []*db.Instance) error
+	InstanceCreateIdempotent(ctx context.Context, in *db.Instance, since time.Time) (*db.Instance, bool, error)
 	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
 	InstanceList(ctx context.Context, f db.InstanceFilter) ([]db.Instance, bool, error)
 	InstanceOutcomes(ctx context.Context, appID int64, since time.Time) ([]db.OutcomeBucket, error)
 	InstanceRetry(ctx context.Context, id int64, from string, attempt int, triggerAt time.Time, reason string) (bool, error)
 	InstanceStop(ctx context.Context, id int64, reason string) (*db.Instance, error)
-	InstancesLastRun(ctx context.Context, jobIDs []int64) (map[int64]db.Instance, error)
+	InstanceListLast(ctx context.Context, jobIDs []int64) (map[int64]db.Instance, error)
 	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
 	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
 	JobCreate(ctx context.Context, j *db.Job) error
-	JobByName(ctx context.Context, appID int64, name string) (*db.Job, error)
-	JobsManagedBy(ctx context.Context, appID int64, set string) ([]db.Job, error)
-	JobVersions(ctx context.Context, jobID int64, limit int) ([]db.JobVersion, error)
+	JobGetByName(ctx context.Context, appID int64, name string) (*db.Job, error)
+	JobListManagedBy(ctx context.Context, appID int64, set string) ([]db.Job, error)
+	JobVersionList(ctx context.Context, jobID int64, limit int) ([]db.JobVersion, error)
 	JobVersionGet(ctx context.Context, jobID int64, version int) (*db.JobVersion, error)
-	CalendarByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)
+	CalendarGetByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)
 	CalendarCreate(ctx context.Context, c *db.Calendar) error
 	CalendarGet(ctx context.Context, id int64) (*db.Calendar, error)
 	CalendarList(ctx context.Context, appID int64) ([]db.Calendar, error)
-	JobsByCalendar(ctx context.Context, calendarID int64) ([]db.Job, error)
+	JobListByCalendar(ctx context.Context, calendarID int64) ([]db.Job, error)
 	JobDelete(ctx context.Context, id int64) error
 	JobGet(ctx context.Context, id int64) (*db.Job, error)
 	JobList(ctx context.Context, appID int64, search string, beforeID int64, limit int) (db.JobPage, error)
 	JobOutcomes(ctx context.Context, jobID int64, since time.Time) ([]db.OutcomeBucket, error)
-	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 	TaskCount(ctx context.Context, q db.TaskQuery) (int, error)
 	TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]db.TaskCounts, error)
-	TaskPage(ctx context.Context, q db.TaskQuery) ([]db.TaskView, bool, error)
+	TaskViewList(ctx context.Context, q db.TaskQuery) ([]db.TaskView, bool, error)
 	TaskViewGet(ctx context.Context, instanceID, taskID int64) (*db.TaskView, error)
 	WorkerCountAlive(ctx context.Context, appID int64, since time.Time) (int, error)
 	// What the on-call dashboard reads (oncall.go).
-	InstancesFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]db.Instance, error)
+	InstanceListFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]db.Instance, error)
 	InstanceTimings(ctx context.Context, appID int64, since time.Time, limit int) ([]db.FinishedInstance, error)
-	JobsNextFires(ctx context.Context, appID int64, limit int) ([]db.Job, error)
-	WorkersAlive(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)
+	JobListNextFires(ctx context.Context, appID int64, limit int) ([]db.Job, error)
+	WorkerListAlive(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)
 	TaskCountsBusy(ctx context.Context, workerIDs []string) (map[string]int, error)
 }
 
@@ -156,7 +156,7 @@ type Service struct {
 func New(d Deps) *Service {
 	s := &Service{db: d.Store, auth: d.Auth, apps: d.Apps, notify: d.Notifier, clock: clock.OrSystem(d.Clock), webhooks: d.Webhooks}
 	s.runs = groupcommit.New(maxInstanceBatch, func(ctx context.Context, list []*db.Instance) error {
-		return s.db.InstanceCreateBatch(ctx, list)
+		return s.db.InstanceCreateMany(ctx, list)
 	})
 	return s
 }
@@ -639,7 +639,7 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",
 		TriggerAt: now.Add(delay), Params: params, IdempotencyKey: key, JobVersion: &j.Version}
 	if key != nil {
-		got, created, err := s.db.InstanceCreateKeyed(ctx, in, now.Add(-IdempotencyWindow))
+		got, created, err := s.db.InstanceCreateIdempotent(ctx, in, now.Add(-IdempotencyWindow))
 		if err != nil {
 			return nil, err
 		}

@@ -211,7 +211,7 @@ func (h *Feeds) scan(w *watcher) error {
 		afterID int64
 	)
 	for {
-		rows, err := h.db.InstancesChangedSince(h.ctx, w.app, from, afterAt, afterID, scanPage)
+		rows, err := h.db.InstanceListChangedSince(h.ctx, w.app, from, afterAt, afterID, scanPage)
 		if err != nil {
 			return err
 		}

@@ -92,7 +92,7 @@ type Config struct {
 	SlowAfter time.Duration
 	// Buffer is an instanceUpdated subscriber's buffer. Default 256.
 	Buffer int
-	// LogPage is how many log lines are read at once. Default 500.
+	// LogList is how many log lines are read at once. Default 500.
 	LogPage int
 	// Clock defaults to the system clock.
 	Clock clock.Clock
@@ -122,11 +122,11 @@ func (c *Config) defaults() {
 // Store is what the feeds read.
 type Store interface {
 	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
-	InstancesChangedSince(ctx context.Context, appID int64, since, afterAt time.Time, afterID int64, limit int) ([]db.Instance, error)
+	InstanceListChangedSince(ctx context.Context, appID int64, since, afterAt time.Time, afterID int64, limit int) ([]db.Instance, error)
 	JobGet(ctx context.Context, id int64) (*db.Job, error)
-	LogPage(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
+	LogList(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
 	WorkflowInstanceGet(ctx context.Context, id int64) (*db.WorkflowInstance, error)
-	NodeRunsOf(ctx context.Context, runIDs []int64) ([]db.WorkflowNodeRun, error)
+	WorkflowNodeRunListByInstances(ctx context.Context, runIDs []int64) ([]db.WorkflowNodeRun, error)
 }
 
 // Hints publishes and delivers wake-up hints (package bus).

@@ -71,7 +71,7 @@ func (h *Feeds) followLogs(ctx context.Context, appID, instanceID, last int64, o
 	defer rights.Stop()
 	finished := false
 	for {
-		lines, more, err := h.db.LogPage(ctx, instanceID, last, h.cfg.LogPage)
+		lines, more, err := h.db.LogList(ctx, instanceID, last, h.cfg.LogPage)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

@@ -119,7 +119,7 @@ func (h *Feeds) readWorkflowInstance(runID int64) (*db.WorkflowInstance, []db.Wo
 	if err != nil {
 		return nil, nil, err
 	}
-	nodes, err := h.db.NodeRunsOf(h.ctx, []int64{runID})
+	nodes, err := h.db.WorkflowNodeRunListByInstances(h.ctx, []int64{runID})
 	return r, nodes, err
 }
 

@@ -47,7 +47,7 @@ type childInstance struct {
 
 // plan is what one decision on one instance does, applied in one transaction.
 type plan struct {
-	moves []db.NodeRunTransition
+	moves []db.WorkflowNodeRunTransition
 	// creates are job instances to create for nodes; a JOB node's move to
 	// RUNNING takes the id of its instance (linkTo).
 	creates []create
@@ -422,7 +422,7 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			in.Params = *node.Params
 		}
 		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: len(d.p.moves)})
-		d.move(n, db.NodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
 	case db.NodeDecision:
 		label, err := evalDecision(node.Expression, ctx, up)
 		if err != nil {
@@ -456,7 +456,7 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			}
 			d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
 		}
-		d.move(n, db.NodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now), Items: ptr(len(items))})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now), Items: ptr(len(items))})
 	case db.NodeNested:
 		target := d.v.targets[node.WorkflowID]
 		if target == nil {
@@ -472,9 +472,9 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			ParentNodeKey: ptr(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
 			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: ptr(d.now)}
 		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
-		d.move(n, db.NodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
 	case db.NodeApproval:
-		t := db.NodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: ptr(d.now)}
+		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: ptr(d.now)}
 		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
 			t.Deadline = ptr(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
 		}
@@ -524,7 +524,7 @@ func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, outp
 			return
 		}
 	}
-	t := db.NodeRunTransition{To: db.NodeSucceeded, Result: ptr(result), FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	t := db.WorkflowNodeRunTransition{To: db.NodeSucceeded, Result: ptr(result), FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
 	if len(output) > 0 {
 		t.Output = output
 	}
@@ -537,7 +537,7 @@ func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, outp
 
 func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
 	ignored := d.byKey[key] != nil && d.byKey[key].SkipWhenFailed
-	t := db.NodeRunTransition{To: db.NodeFailed, Reason: ptr(reason), Message: ptr(msg), FailureIgnored: ptr(ignored),
+	t := db.WorkflowNodeRunTransition{To: db.NodeFailed, Reason: ptr(reason), Message: ptr(msg), FailureIgnored: ptr(ignored),
 		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
 	if n.StartedAt == nil {
 		t.StartedAt = ptr(d.now)
@@ -550,18 +550,18 @@ func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
 }
 
 func (d *decider) stopped(n *db.WorkflowNodeRun, msg string) {
-	d.move(n, db.NodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: ptr(msg),
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: ptr(msg),
 		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true})
 	d.seq++
 }
 
 func (d *decider) skip(n *db.WorkflowNodeRun, reason, msg string) {
-	d.move(n, db.NodeRunTransition{To: db.NodeSkipped, Reason: ptr(reason), Message: ptr(msg), FinishedAt: ptr(d.now)})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeSkipped, Reason: ptr(reason), Message: ptr(msg), FinishedAt: ptr(d.now)})
 }
 
 // move records a transition of n from its current status and applies it to
 // the copy, so the rest of the decision sees it.
-func (d *decider) move(n *db.WorkflowNodeRun, t db.NodeRunTransition) {
+func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
 	t.ID, t.From, t.Generation = n.ID, []string{n.Status}, n.Generation
 	d.p.moves = append(d.p.moves, t)
 	n.Status = t.To
@@ -606,7 +606,7 @@ func (d *decider) abort() {
 			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
 				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
 			}
-			d.move(n, db.NodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonFailFast),
+			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonFailFast),
 				Message: ptr("stopped: another node failed and the workflow fails fast"), FinishedAt: ptr(d.now), ClearDeadline: true})
 		case db.NodeWaiting:
 			d.skip(n, db.NodeReasonFailFast, "not run: another node failed and the workflow fails fast")
