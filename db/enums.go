@@ -183,7 +183,11 @@ const (
 	// NodeReasonExpressionTooLarge: its expression would allocate more than
 	// its byte budget, or returned more than a node may keep.
 	NodeReasonExpressionTooLarge = "EXPRESSION_TOO_LARGE"
-	NodeReasonJobFailed          = "JOB_FAILED"    // its job instance (or one FOREACH element) failed
-	NodeReasonNestedFailed       = "NESTED_FAILED" // its nested run did not succeed
-	NodeReasonStopped            = "STOPPED"       // stopped by a person or the API
+	// NodeReasonBudget: what it would create (a nested instance's nodes, a
+	// FOREACH's elements) would take its top instance over the app's
+	// workflow budget; also the reason of an instance that cannot start.
+	NodeReasonBudget       = "BUDGET_EXCEEDED"
+	NodeReasonJobFailed    = "JOB_FAILED"    // its job instance (or one FOREACH element) failed
+	NodeReasonNestedFailed = "NESTED_FAILED" // its nested run did not succeed
+	NodeReasonStopped      = "STOPPED"       // stopped by a person or the API
 )

@@ -371,6 +371,31 @@ func (s *Store) InstanceRetry(ctx context.Context, id int64, from string, attemp
 	return n == 1, nil
 }
 
+// InstanceStopByWorkflowInstances stops every unfinished job instance of
+// workflow instances in one statement and returns their ids. On PostgreSQL
+// the rows are locked in id order first. (The execution actor's batch
+// updates may take the same rows in another order: a deadlock between the
+// two is answered by retrying the stop, see IsRetryable.)
+func (s *Store) InstanceStopByWorkflowInstances(ctx context.Context, wiIDs []int64, reason string) ([]int64, error) {
+	var ids []int64
+	if len(wiIDs) == 0 {
+		return ids, nil
+	}
+	now := Now()
+	sel := s.idb.NewSelect().Model((*Instance)(nil)).Column("id").
+		Where("workflow_instance_id IN (?) AND status IN (?)", bun.List(wiIDs), bun.List(unfinished)).OrderExpr("id")
+	if s.dialect == Postgres {
+		sel = sel.For("UPDATE")
+	}
+	err := s.idb.NewUpdate().Model((*Instance)(nil)).
+		Set("status = ?", StatusStopped).Set("finished_at = ?", now).Set("reason = ?", reason).Set("updated_at = ?", now).
+		Where("id IN (?) AND status IN (?)", sel, bun.List(unfinished)).Returning("id").Scan(ctx, &ids)
+	return ids, wrap(err, "stopping workflow instances' job instances")
+}
+
+// unfinished are the statuses of an instance not ended.
+var unfinished = []string{StatusWaiting, StatusDispatched, StatusRunning}
+
 // InstanceStop moves an unfinished instance to STOPPED and returns it as
 // it was before, or ErrNotFound if it was already finished.
 func (s *Store) InstanceStop(ctx context.Context, id int64, reason string) (*Instance, error) {

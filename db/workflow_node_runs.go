@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -209,4 +210,61 @@ func (s *Store) WorkflowNodeRunNextFinishSeq(ctx context.Context, wiID int64) (i
 	err := s.idb.NewSelect().Model((*WorkflowNodeRun)(nil)).ColumnExpr("MAX(finish_seq)").
 		Where("workflow_instance_id = ?", wiID).Scan(ctx, &seq)
 	return seq.Int64 + 1, wrap(err, "reading the run's finish order")
+}
+
+// WorkflowElement is one element of a FOREACH's list, stored once when its
+// expression is evaluated; the node's job instances are made from them in
+// batches as places free.
+type WorkflowElement struct {
+	bun.BaseModel `bun:"table:workflow_foreach_elements,alias:we"`
+
+	NodeRunID  int64 `bun:"node_run_id,pk"`
+	Generation int   `bun:"generation,pk"`
+	Item       int   `bun:"item,pk"`
+	Element    any   `bun:"element,type:json"`
+}
+
+// WorkflowElementCreateMany stores a FOREACH generation's elements, in
+// order, in one statement.
+func (s *Store) WorkflowElementCreateMany(ctx context.Context, nodeRunID int64, generation int, items []any) error {
+	if len(items) == 0 {
+		return nil
+	}
+	rows := make([]WorkflowElement, len(items))
+	for i, el := range items {
+		rows[i] = WorkflowElement{NodeRunID: nodeRunID, Generation: generation, Item: i, Element: jsonNull(el)}
+	}
+	_, err := s.idb.NewInsert().Model(&rows).Exec(ctx)
+	return wrap(err, "storing FOREACH elements")
+}
+
+// jsonNull keeps a null element a JSON null (bun would write SQL NULL).
+func jsonNull(v any) any {
+	if v == nil {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+// WorkflowElementList returns up to limit elements of a FOREACH generation
+// from item from on, in order.
+func (s *Store) WorkflowElementList(ctx context.Context, nodeRunID int64, generation, from, limit int) ([]WorkflowElement, error) {
+	var out []WorkflowElement
+	err := s.idb.NewSelect().Model(&out).Where("node_run_id = ? AND generation = ? AND item >= ?", nodeRunID, generation, from).
+		OrderExpr("item").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading FOREACH elements")
+}
+
+// WorkflowNodeRunStopMany ends every unfinished node of instances STOPPED
+// in one statement.
+func (s *Store) WorkflowNodeRunStopMany(ctx context.Context, wiIDs []int64, why string, now time.Time) error {
+	if len(wiIDs) == 0 {
+		return nil
+	}
+	_, err := s.idb.NewUpdate().Model((*WorkflowNodeRun)(nil)).
+		Set("status = ?", NodeStopped).Set("reason = ?", NodeReasonStopped).Set("message = ?", why).
+		Set("finished_at = ?", now).Set("deadline = NULL").Set("updated_at = ?", Now()).
+		Where("workflow_instance_id IN (?) AND status IN (?)", bun.List(wiIDs),
+			bun.List([]string{NodeWaiting, NodeRunning, NodeAwaitingApproval})).Exec(ctx)
+	return wrap(err, "stopping workflow nodes")
 }

@@ -758,3 +758,33 @@ func TestInstanceWorkflowInputNull(t *testing.T) {
 		}
 	})
 }
+
+// Issue 25, item 3: an app's workflow budget is set by its OWNER and read
+// on the app; a workflow over it whatever happens is refused at save,
+// naming the budget.
+func TestAppWorkflowBudget(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		api := newAPI(t, d, apiOptions{})
+		admin := api.admin(t)
+		api.createApp(t, admin, "orders")
+		job := api.createJob(t, admin, "orders", "each")
+		var app struct{ SetAppWorkflowBudget struct{ WorkflowBudget int } }
+		api.must(t, admin, `mutation { setAppWorkflowBudget(app: "orders", budget: 50) { workflowBudget } }`, nil, &app)
+		if app.SetAppWorkflowBudget.WorkflowBudget != 50 {
+			t.Fatalf("budget %d; want 50", app.SetAppWorkflowBudget.WorkflowBudget)
+		}
+		if r := api.do(t, admin, `mutation { setAppWorkflowBudget(app: "orders", budget: 0) { workflowBudget } }`, nil, nil); r.code() != CodeBadInput || r.Errors[0].field() != "budget" {
+			t.Fatalf("budget 0: %+v; want BAD_INPUT on budget", r.Errors)
+		}
+		in := func(expr string) map[string]any {
+			return map[string]any{"app": "orders", "name": "each", "scheduleType": "API", "edges": []any{},
+				"nodes": []any{map[string]any{"key": "each", "type": "FOREACH", "jobId": job, "expression": expr}}}
+		}
+		r := api.do(t, admin, `mutation($in: WorkflowInput!) { createWorkflow(input: $in) { id } }`, map[string]any{"in": in("1..60")}, nil)
+		if r.code() != CodeBadInput || r.Errors[0].field() != "nodes" || !strings.Contains(r.Errors[0].Message, "budget per instance is 50") {
+			t.Fatalf("a FOREACH over 60 with a budget of 50: %+v; want BAD_INPUT on nodes naming the budget", r.Errors)
+		}
+		api.createWorkflow(t, admin, in("1..40"))
+	})
+}

@@ -145,13 +145,14 @@ type ComplexityRoot struct {
 	}
 
 	App struct {
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Members     func(childComplexity int) int
-		MyRole      func(childComplexity int) int
-		Name        func(childComplexity int) int
-		Owner       func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Description    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Members        func(childComplexity int) int
+		MyRole         func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Owner          func(childComplexity int) int
+		WorkflowBudget func(childComplexity int) int
 	}
 
 	AppMember struct {
@@ -410,6 +411,7 @@ type ComplexityRoot struct {
 		RunWorkflow               func(childComplexity int, id string, context any, delayMs *int, idempotencyKey *string) int
 		SendTestAlarm             func(childComplexity int, jobID *string, workflowID *string) int
 		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
+		SetAppWorkflowBudget      func(childComplexity int, app string, budget int) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
 		StopInstance              func(childComplexity int, id string) int
@@ -622,6 +624,8 @@ type ComplexityRoot struct {
 	}
 
 	WorkflowInstance struct {
+		Budget            func(childComplexity int) int
+		BudgetUsed        func(childComplexity int) int
 		Context           func(childComplexity int) int
 		CreatedAt         func(childComplexity int) int
 		Edges             func(childComplexity int) int
@@ -824,6 +828,7 @@ type MutationResolver interface {
 	ChangePassword(ctx context.Context, oldPassword string, newPassword string) (bool, error)
 	CreateAPIToken(ctx context.Context, name string, app *string, role *model.AppRole) (*model.APITokenWithSecret, error)
 	RevokeAPIToken(ctx context.Context, id string) (bool, error)
+	SetAppWorkflowBudget(ctx context.Context, app string, budget int) (*db.App, error)
 	CreateWorkflow(ctx context.Context, input model.WorkflowInput) (*db.Workflow, error)
 	UpdateWorkflow(ctx context.Context, id string, input model.WorkflowInput, expectedVersion *int) (*db.Workflow, error)
 	DeleteWorkflow(ctx context.Context, id string) (bool, error)
@@ -1275,6 +1280,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.App.Owner(childComplexity), true
+	case "App.workflowBudget":
+		if e.ComplexityRoot.App.WorkflowBudget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.App.WorkflowBudget(childComplexity), true
 
 	case "AppMember.role":
 		if e.ComplexityRoot.AppMember.Role == nil {
@@ -2600,6 +2611,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetAppRole(childComplexity, args["app"].(string), args["username"].(string), args["role"].(*model.AppRole)), true
+	case "Mutation.setAppWorkflowBudget":
+		if e.ComplexityRoot.Mutation.SetAppWorkflowBudget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setAppWorkflowBudget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetAppWorkflowBudget(childComplexity, args["app"].(string), args["budget"].(int)), true
 	case "Mutation.setJobEnabled":
 		if e.ComplexityRoot.Mutation.SetJobEnabled == nil {
 			break
@@ -3617,6 +3639,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WorkflowEdge.To(childComplexity), true
 
+	case "WorkflowInstance.budget":
+		if e.ComplexityRoot.WorkflowInstance.Budget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Budget(childComplexity), true
+	case "WorkflowInstance.budgetUsed":
+		if e.ComplexityRoot.WorkflowInstance.BudgetUsed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.BudgetUsed(childComplexity), true
 	case "WorkflowInstance.context":
 		if e.ComplexityRoot.WorkflowInstance.Context == nil {
 			break
@@ -5894,6 +5928,10 @@ type WorkflowInstance {
   edges: [WorkflowEdge!]!
   "When it was recorded."
   createdAt: Time!
+  "For a top-level run: the node rows and FOREACH elements it and its nested runs may create (its app's workflowBudget when it started); 0 for a nested run, or a run started before budgets (no bound)."
+  budget: Int!
+  "For a top-level run: the node rows and FOREACH elements it and its nested runs have created; a node that would go past budget fails with reason BUDGET_EXCEEDED."
+  budgetUsed: Int!
 }
 
 "One node of one run."
@@ -5991,6 +6029,14 @@ extend type Query {
 }
 
 extend type Mutation {
+  """
+  Sets the app's workflow budget (OWNER): the node rows and FOREACH elements
+  one workflow run may create across its nested runs, 1 to 10,000,000
+  (default 100,000). Saving a workflow that would make more whatever happens
+  is refused; a run that would go past it fails the node with reason
+  BUDGET_EXCEEDED. Runs already started keep the budget they started with.
+  """
+  setAppWorkflowBudget(app: String!, budget: Int!): App!
   "Creates a workflow (EDITOR on its app) as its version 1."
   createWorkflow(input: WorkflowInput!): Workflow!
   """
@@ -6049,6 +6095,11 @@ extend type Subscription {
   makes it run again); it ends with NOT_FOUND if the run is deleted.
   """
   workflowInstanceUpdated(id: ID!): WorkflowInstance!
+}
+
+extend type App {
+  "The node rows and FOREACH elements one workflow run of the app may create across its nested runs (setAppWorkflowBudget)."
+  workflowBudget: Int!
 }
 
 extend type Instance {
@@ -6223,6 +6274,8 @@ func (ec *executionContext) childFields_App(ctx context.Context, field graphql.C
 		return ec.fieldContext_App_myRole(ctx, field)
 	case "members":
 		return ec.fieldContext_App_members(ctx, field)
+	case "workflowBudget":
+		return ec.fieldContext_App_workflowBudget(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type App", field.Name)
 }
@@ -7061,6 +7114,10 @@ func (ec *executionContext) childFields_WorkflowInstance(ctx context.Context, fi
 		return ec.fieldContext_WorkflowInstance_edges(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_WorkflowInstance_createdAt(ctx, field)
+	case "budget":
+		return ec.fieldContext_WorkflowInstance_budget(ctx, field)
+	case "budgetUsed":
+		return ec.fieldContext_WorkflowInstance_budgetUsed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowInstance", field.Name)
 }
@@ -8062,6 +8119,28 @@ func (ec *executionContext) field_Mutation_setAppRole_args(ctx context.Context, 
 		return nil, err
 	}
 	args["role"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setAppWorkflowBudget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "budget",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["budget"] = arg1
 	return args, nil
 }
 
@@ -10097,6 +10176,29 @@ func (ec *executionContext) fieldContext_App_members(_ context.Context, field gr
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _App_workflowBudget(ctx context.Context, field graphql.CollectedField, obj *db.App) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_App_workflowBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkflowBudget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_App_workflowBudget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("App", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AppMember_userId(ctx context.Context, field graphql.CollectedField, obj *db.AppMemberUser) (ret graphql.Marshaler) {
@@ -15161,6 +15263,50 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setAppWorkflowBudget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setAppWorkflowBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetAppWorkflowBudget(ctx, fc.Args["app"].(string), fc.Args["budget"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setAppWorkflowBudget(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setAppWorkflowBudget_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20061,6 +20207,52 @@ func (ec *executionContext) fieldContext_WorkflowInstance_createdAt(_ context.Co
 	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _WorkflowInstance_budget(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_budget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Budget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_budget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_budgetUsed(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_budgetUsed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BudgetUsed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_budgetUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _WorkflowInstanceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24197,6 +24389,11 @@ func (ec *executionContext) _App(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "workflowBudget":
+			out.Values[i] = ec._App_workflowBudget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27091,6 +27288,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setAppWorkflowBudget":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setAppWorkflowBudget(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createWorkflow":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createWorkflow(ctx, field)
@@ -29776,6 +29980,16 @@ func (ec *executionContext) _WorkflowInstance(ctx context.Context, sel ast.Selec
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "createdAt":
 			out.Values[i] = ec._WorkflowInstance_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "budget":
+			out.Values[i] = ec._WorkflowInstance_budget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "budgetUsed":
+			out.Values[i] = ec._WorkflowInstance_budgetUsed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

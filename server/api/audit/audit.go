@@ -112,6 +112,7 @@ var targets = map[string]target{
 	"rotateAppSecret":           {KindApp, "app"},
 	"deleteApp":                 {KindApp, "app"},
 	"setAppRole":                {KindAppMember, "app"},
+	"setAppWorkflowBudget":      {KindApp, "app"},
 	"stopInstance":              {KindInstance, "id"},
 	"retryInstance":             {KindInstance, "id"},
 	"createJob":                 {KindJob, ""},

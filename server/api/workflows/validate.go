@@ -18,15 +18,17 @@ import (
 
 // Limits on workflow definitions.
 const (
-	MaxNodes          = 500
-	MaxEdges          = 2000
-	MaxNameChars      = 128
-	MaxDescription    = 2000
-	MaxParamsBytes    = 64 << 10
-	MaxRetries        = 100
-	MaxParallelism    = 1000
-	MaxInstances      = 10000
-	MaxTimeoutMs      = int64(365 * 24 * 3600 * 1000)
+	MaxNodes       = 500
+	MaxEdges       = 2000
+	MaxNameChars   = 128
+	MaxDescription = 2000
+	MaxParamsBytes = 64 << 10
+	MaxRetries     = 100
+	MaxParallelism = 1000
+	MaxInstances   = 10000
+	MaxTimeoutMs   = int64(365 * 24 * 3600 * 1000)
+	// MaxBudget bounds an app's workflow budget.
+	MaxBudget         = 10_000_000
 	maxPositionCoords = 1e7
 )
 
@@ -94,6 +96,8 @@ type catalog struct {
 	// workflows are every workflow of the app: nesting cycles are looked
 	// for across all of them.
 	workflows map[int64]*db.Workflow
+	// budget is the app's workflow budget (0: none).
+	budget int
 }
 
 // validate checks in against cat and returns the spec it defines, or a
@@ -198,7 +202,49 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 	if err := checkNesting(spec.Graph, cat); err != nil {
 		return nil, nil, err
 	}
+	if cost := staticCost(spec.Graph, cat); cat.budget > 0 && cost > cat.budget {
+		return nil, nil, fault.BadInput("nodes", "an instance of it would make at least %d node rows and FOREACH elements across its nested workflows; the app's budget per instance is %d (setAppWorkflowBudget)",
+			cost, cat.budget)
+	}
 	return spec, sch, nil
+}
+
+// staticCost is what an instance of g makes whatever happens: its node rows,
+// its nested workflows' (at every depth, as they are saved now) and the
+// elements of FOREACH lists known before running (a constant range or
+// list). It stops counting past the budget (nesting multiplies).
+func staticCost(g db.WorkflowGraph, cat *catalog) int {
+	limit := cat.budget + 1
+	if cat.budget <= 0 {
+		limit = math.MaxInt32
+	}
+	memo := map[int64]int{}
+	var cost func(g db.WorkflowGraph, depth int) int
+	cost = func(g db.WorkflowGraph, depth int) int {
+		total := len(g.Nodes)
+		for _, n := range g.Nodes {
+			switch {
+			case n.Type == db.NodeForeach:
+				if k, ok := wfexpr.StaticLen(n.Expression); ok {
+					total += k
+				}
+			case n.Type == db.NodeNested && depth < 32:
+				c, ok := memo[n.WorkflowID]
+				if !ok {
+					if w := cat.workflows[n.WorkflowID]; w != nil && w.ID != cat.self {
+						c = cost(w.Graph, depth+1)
+					}
+					memo[n.WorkflowID] = c
+				}
+				total += c
+			}
+			if total >= limit {
+				return limit
+			}
+		}
+		return total
+	}
+	return cost(g, 0)
 }
 
 // validateNode checks one node (all but its edges and nesting cycles).

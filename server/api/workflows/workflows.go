@@ -243,7 +243,11 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 	if err := tx.AppLock(ctx, appID); err != nil {
 		return nil, nil, err
 	}
-	cat := &catalog{appID: appID, self: self, jobs: map[int64]*db.Job{}, workflows: map[int64]*db.Workflow{}}
+	app, err := tx.AppGet(ctx, appID)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat := &catalog{appID: appID, self: self, jobs: map[int64]*db.Job{}, workflows: map[int64]*db.Workflow{}, budget: app.WorkflowBudget}
 	var jobIDs []int64
 	for _, n := range in.Nodes {
 		if n.JobID != nil {
@@ -282,6 +286,27 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 		}
 	}
 	return spec, sch, nil
+}
+
+// SetBudget sets the app's workflow budget: what one instance may create
+// across its nested instances, node rows and FOREACH elements (OWNER).
+// Instances already started keep the budget they started with.
+func (s *Service) SetBudget(ctx context.Context, appName string, budget int) (*db.App, error) {
+	app, err := s.apps.ByName(ctx, appName, db.RoleOwner)
+	if err != nil {
+		return nil, err
+	}
+	if budget < 1 || budget > MaxBudget {
+		return nil, fault.BadInput("budget", "%d is out of range 1 to %d (node rows and FOREACH elements one instance may create)", budget, MaxBudget)
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		return tx.AppSetWorkflowBudget(ctx, app.ID, budget)
+	})
+	if err != nil {
+		return nil, err
+	}
+	app.WorkflowBudget = budget
+	return app, nil
 }
 
 // firstTrigger is a workflow's first scheduled run from now, or nil.

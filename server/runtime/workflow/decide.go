@@ -44,6 +44,13 @@ type view struct {
 	// a restart neither holds anything, and the nodes are evaluated again).
 	evals   map[int64]evalOutcome
 	pending map[int64]bool
+	// elements are, for each RUNNING FOREACH with elements still to make,
+	// the next ones (as many as its parallelism).
+	elements map[string][]db.WorkflowElement
+	// rootID is the top instance of the tree, budget and budgetUsed its
+	// budget (0: none) and what the tree has used of it.
+	rootID             int64
+	budget, budgetUsed int
 }
 
 type childInstance struct {
@@ -70,8 +77,18 @@ type plan struct {
 	// consumed the evaluation outcomes the plan applied.
 	evaluate []evalRequest
 	consumed []int64
+	// budgetUse is what the plan adds to the top instance's budget used;
+	// elements the FOREACH lists to store.
+	budgetUse int
+	elements  []newElements
 	// ended says the instance ended in this decision.
 	ended bool
+}
+
+type newElements struct {
+	node  int64
+	gen   int
+	items []any
 }
 
 // evalRequest asks for a node's expression to be evaluated.
@@ -177,6 +194,23 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 
 func (d *decider) failFast() bool { return d.v.wi.FailFast && d.failedNow }
 
+// use takes n of the tree's budget; false (and nothing taken) if that would
+// take it over.
+func (d *decider) use(n int) bool {
+	if d.v.budget > 0 && d.v.budgetUsed+d.p.budgetUse+n > d.v.budget {
+		return false
+	}
+	d.p.budgetUse += n
+	return true
+}
+
+// overBudget fails a node whose creations would take the tree over its
+// budget.
+func (d *decider) overBudget(key string, n *db.WorkflowNodeRun, want int, what string) {
+	d.fail(key, n, db.NodeReasonBudget, fmt.Sprintf("%s would make %d more; the instance has used %d of its budget of %d (nodes and FOREACH elements across nested instances; the app's workflowBudget)",
+		what, want, d.v.budgetUsed+d.p.budgetUse, d.v.budget))
+}
+
 // ---- settling running nodes ----
 
 func (d *decider) settle(key string, n *db.WorkflowNodeRun) {
@@ -274,10 +308,16 @@ func (d *decider) settleForeach(key string, n *db.WorkflowNodeRun) {
 		d.succeed(key, n, string(b), out)
 		return
 	}
+	// Elements held by a server before batches (all made at once, those
+	// past the parallelism held) are released as places free.
 	slices.SortFunc(held, func(a, b db.Instance) int { return deref(a.WorkflowItem) - deref(b.WorkflowItem) })
 	for i := 0; i < len(held) && running < par; i++ {
 		d.p.release = append(d.p.release, held[i].ID)
 		running++
+	}
+	if free := par - running; free > 0 && len(list) < n.Items {
+		els := d.v.elements[key]
+		d.makeElements(key, n, node, els[:min(free, len(els))])
 	}
 }
 
@@ -472,9 +512,14 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("nested more than %d levels deep", maxDepth))
 			return
 		}
+		if !d.use(len(target.Graph.Nodes)) {
+			d.overBudget(key, n, len(target.Graph.Nodes), fmt.Sprintf("its nested instance of %q", target.Name))
+			return
+		}
 		wi := d.v.wi
 		child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
-			ParentNodeKey: ptr(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
+			RootInstanceID: ptr(d.v.rootID),
+			ParentNodeKey:  ptr(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
 			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: ptr(d.now)}
 		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
 		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
@@ -542,20 +587,34 @@ func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 		d.succeed(key, n, "[]", nil)
 		return
 	}
-	ctx, up := d.contextNow(), d.upstream(key)
-	par := max(node.Parallelism, 1)
-	for i, el := range items {
-		in := d.instance(key, n, node, ctx, up)
-		in.WorkflowItem = ptr(i)
-		in.WorkflowInput.Element = el
-		in.Params = elementParams(el)
-		held := i >= par
-		if held {
-			in.TriggerAt = holdUntil
-		}
-		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
+	if !d.use(len(items)) {
+		d.overBudget(key, n, len(items), "its list's elements")
+		return
 	}
+	// The elements are stored once; their instances are made as places
+	// free, the first ones now.
+	d.p.elements = append(d.p.elements, newElements{node: n.ID, gen: n.Generation, items: items})
+	first := make([]db.WorkflowElement, min(max(node.Parallelism, 1), len(items)))
+	for i := range first {
+		first[i] = db.WorkflowElement{Item: i, Element: items[i]}
+	}
+	d.makeElements(key, n, node, first)
 	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: ptr(len(items))})
+}
+
+// makeElements creates the job instances of FOREACH elements.
+func (d *decider) makeElements(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, els []db.WorkflowElement) {
+	if len(els) == 0 {
+		return
+	}
+	ctx, up := d.contextNow(), d.upstream(key)
+	for _, el := range els {
+		in := d.instance(key, n, node, ctx, up)
+		in.WorkflowItem = ptr(el.Item)
+		in.WorkflowInput.Element = el.Element
+		in.Params = elementParams(el.Element)
+		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1})
+	}
 }
 
 func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {

@@ -314,6 +314,11 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 		case errors.Is(err, errLost):
 			// Moved meanwhile (an API call, a report): look again.
 			follow = append(follow, r.ID)
+		case db.IsRetryable(err):
+			// PostgreSQL ended the transaction for a deadlock with another
+			// (an operation, the execution actor): decide again at once.
+			e.log.Debug("workflow: decision ended by the database for a conflict; deciding again", "workflowInstance", r.ID, "err", err)
+			follow = append(follow, r.ID)
 		case errors.Is(err, db.ErrFenced):
 			e.log.Warn("workflow: the app's lease moved on; leaving the instance to its new owner", "workflowInstance", r.ID)
 			return
@@ -413,7 +418,7 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 			return errors.Join(err, db.ErrFenced)
 		}
 		moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
-			StartedAt: &now, Epoch: &e.epoch})
+			StartedAt: &now, Epoch: &e.epoch, BudgetFromApp: true})
 		if err != nil || !moved {
 			return err // started by someone else meanwhile: nothing to do
 		}
@@ -421,10 +426,23 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 		if err != nil {
 			return err
 		}
+		// Its own node rows are the first of its budget.
+		if ok, err := tx.WorkflowInstanceUseBudget(ctx, r.ID, len(r.Graph.Nodes)); err != nil {
+			return err
+		} else if !ok {
+			why := fmt.Sprintf("the workflow has %d nodes; the app's budget per instance is %d (nodes and FOREACH elements across nested instances)",
+				len(r.Graph.Nodes), r.Budget)
+			p = &plan{ended: true, runMove: &db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed,
+				Reason: ptr(db.NodeReasonBudget), Result: &why, FinishedAt: &now}}
+			v = &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}}
+			_, err := tx.WorkflowInstanceTransition(ctx, *p.runMove)
+			return err
+		}
+		r.BudgetUsed = len(r.Graph.Nodes)
 		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(r)); err != nil {
 			return err
 		}
-		if v, err = e.load(ctx, tx, r); err != nil {
+		if v, err = e.load(ctx, tx, r, r); err != nil {
 			return err
 		}
 		p = decide(v, now, e.epoch)
@@ -448,14 +466,14 @@ func (e *Engine) advance(ctx context.Context, wiID int64) ([]int64, error) {
 		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
 			return errors.Join(err, db.ErrFenced)
 		}
-		r, err := tx.WorkflowInstanceGet(ctx, wiID)
+		r, root, err := tx.WorkflowInstanceLock(ctx, wiID)
 		if err != nil {
 			return err
 		}
 		if r.Status != db.WorkflowRunning && r.Status != db.WorkflowPaused {
 			return nil
 		}
-		if v, err = e.load(ctx, tx, r); err != nil {
+		if v, err = e.load(ctx, tx, r, root); err != nil {
 			return err
 		}
 		p = decide(v, now, e.epoch)
@@ -481,10 +499,11 @@ func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
 }
 
 // load reads what a decision on r needs.
-func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) (*view, error) {
+func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowInstance) (*view, error) {
 	v := &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
 		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{},
-		evals: e.evals[r.ID], pending: e.pendingOf(r.ID)}
+		evals: e.evals[r.ID], pending: e.pendingOf(r.ID), elements: map[string][]db.WorkflowElement{},
+		rootID: root.ID, budget: root.Budget, budgetUsed: root.BudgetUsed}
 	rows, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{r.ID})
 	if err != nil {
 		return nil, err
@@ -501,6 +520,19 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 		if n != nil && deref(in.WorkflowGeneration) == n.Generation {
 			v.instances[n.NodeKey] = append(v.instances[n.NodeKey], in)
 		}
+	}
+	// A FOREACH with elements still to make: the next ones, as many as its
+	// parallelism may run.
+	for _, n := range r.Graph.Nodes {
+		row := v.nodes[n.Key]
+		if n.Type != db.NodeForeach || row == nil || row.Status != db.NodeRunning || row.Items <= len(v.instances[n.Key]) {
+			continue
+		}
+		els, err := tx.WorkflowElementList(ctx, row.ID, row.Generation, len(v.instances[n.Key]), max(n.Parallelism, 1))
+		if err != nil {
+			return nil, err
+		}
+		v.elements[n.Key] = els
 	}
 	var childIDs []int64
 	for _, n := range v.nodes {
@@ -577,6 +609,18 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 // committed. A compare-and-set that loses returns errLost.
 func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now time.Time) ([]int64, error) {
 	var fire []int64
+	if p.budgetUse > 0 {
+		// The decision counted within the budget read under the top
+		// instance's lock: this cannot fail.
+		if ok, err := tx.WorkflowInstanceUseBudget(ctx, v.rootID, p.budgetUse); err != nil || !ok {
+			return nil, errors.Join(err, errLost)
+		}
+	}
+	for _, el := range p.elements {
+		if err := tx.WorkflowElementCreateMany(ctx, el.node, el.gen, el.items); err != nil {
+			return nil, err
+		}
+	}
 	for i := range p.creates {
 		c := &p.creates[i]
 		if err := tx.InstanceCreate(ctx, &c.instance); err != nil {
@@ -809,42 +853,24 @@ func (e *Engine) notify(wiIDs ...int64) {
 	}
 }
 
-// stopWorkflowInstance ends an instance STOPPED with everything in it: its running and waiting
-// nodes stop, their job instances are stopped, its nested instances too.
+// stopWorkflowInstance ends an instance STOPPED with everything in it, in a
+// few statements however large it is: its nested instances at any depth,
+// their unfinished nodes and their job instances.
 func stopWorkflowInstance(ctx context.Context, tx *db.Store, wiID int64, why string, now time.Time) error {
 	moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID,
 		From: []string{db.WorkflowWaiting, db.WorkflowRunning, db.WorkflowPaused}, To: db.WorkflowStopped, Result: &why, FinishedAt: &now})
 	if err != nil || !moved {
 		return err
 	}
-	nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
+	tree, err := tx.WorkflowInstanceListSubtree(ctx, wiID)
 	if err != nil {
 		return err
 	}
-	ins, err := tx.InstanceListByWorkflowInstances(ctx, []int64{wiID})
-	if err != nil {
+	if _, err := tx.WorkflowInstanceStopMany(ctx, tree[1:], why, now); err != nil {
 		return err
 	}
-	for _, in := range ins {
-		if !db.IsFinal(in.Status) {
-			if _, err := tx.InstanceStop(ctx, in.ID, db.ReasonStopped); err != nil && !errors.Is(err, db.ErrNotFound) {
-				return err
-			}
-		}
+	if _, err := tx.InstanceStopByWorkflowInstances(ctx, tree, db.ReasonStopped); err != nil {
+		return err
 	}
-	for _, n := range nodes {
-		if db.IsNodeFinal(n.Status) {
-			continue
-		}
-		if n.ChildInstanceID != nil {
-			if err := stopWorkflowInstance(ctx, tx, *n.ChildInstanceID, why, now); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
-			To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: &why, FinishedAt: &now, ClearDeadline: true}, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tx.WorkflowNodeRunStopMany(ctx, tree, why, now)
 }

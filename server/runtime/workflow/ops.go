@@ -54,31 +54,45 @@ func NewOps(store Store, hints Hints, owners Owners, notify Notifier, clk clock.
 	return &Ops{store: store, hints: hints, owners: owners, notify: notify, clock: clock.OrSystem(clk)}
 }
 
-// do runs op on the instance in a transaction, then tells the owner.
+// do runs op on the instance in a transaction, then tells the owner. The
+// transaction locks the instance's tree first, as the engine's decisions
+// do (db.WorkflowInstanceLock); should PostgreSQL still end it for a
+// deadlock with another transaction (the execution actor moving the same
+// job instances), it is run again.
 func (o *Ops) do(ctx context.Context, wiID int64, op func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error) error {
-	now := db.Stamp(o.clock.Now())
 	var app int64
-	err := o.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		r, err := tx.WorkflowInstanceGet(ctx, wiID)
-		if errors.Is(err, db.ErrNotFound) {
-			return fault.NotFound("workflow instance " + strconv.FormatInt(wiID, 10))
+	var err error
+	for attempt := 1; ; attempt++ {
+		now := db.Stamp(o.clock.Now())
+		err = o.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+			r, _, err := tx.WorkflowInstanceLock(ctx, wiID)
+			if errors.Is(err, db.ErrNotFound) {
+				return fault.NotFound("workflow instance " + strconv.FormatInt(wiID, 10))
+			}
+			if err != nil {
+				return err
+			}
+			app = r.AppID
+			nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
+			if err != nil {
+				return err
+			}
+			return op(ctx, tx, r, nodes, now)
+		})
+		if !db.IsRetryable(err) || attempt == maxOpAttempts {
+			break
 		}
-		if err != nil {
-			return err
-		}
-		app = r.AppID
-		nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
-		if err != nil {
-			return err
-		}
-		return op(ctx, tx, r, nodes, now)
-	})
+	}
 	if err != nil {
 		return err
 	}
 	o.tell(app, wiID)
 	return nil
 }
+
+// maxOpAttempts bounds the runs of an operation's transaction that
+// PostgreSQL ends for a deadlock.
+const maxOpAttempts = 5
 
 func (o *Ops) tell(appID, wiID int64) {
 	if o.owners != nil {

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -161,6 +163,26 @@ func Eval(ctx context.Context, text string, env map[string]any, lim Limits) (v a
 		}
 	}
 	return v, err
+}
+
+// StaticLen is the length of the list an expression yields if it is known
+// without running it: a constant range (a..b) or a list literal.
+func StaticLen(text string) (int, bool) {
+	tree, err := parser.Parse(text)
+	if err != nil {
+		return 0, false
+	}
+	switch n := tree.Node.(type) {
+	case *ast.BinaryNode:
+		a, okA := n.Left.(*ast.IntegerNode)
+		b, okB := n.Right.(*ast.IntegerNode)
+		if n.Operator == ".." && okA && okB {
+			return max(b.Value-a.Value+1, 0), true
+		}
+	case *ast.ArrayNode:
+		return len(n.Nodes), true
+	}
+	return 0, false
 }
 
 // Env is the value an expression runs over.
