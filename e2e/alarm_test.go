@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // alarmReceiver is a local stand-in for a webhook and the four chats: it
@@ -64,11 +65,26 @@ type alarmRecord struct {
 }
 
 // alarmHistory reads a job's whole alarm history through the API, page by
-// page (two entries a page, so paging is exercised).
+// page (two entries a page, so paging is exercised). Each page's
+// totalCount is read with that page; when every page saw the same total,
+// the pages must hold exactly that many. A delivery landing between two
+// page requests changes the total: then the history is read again, until
+// it holds still.
 func (cl *cluster) alarmHistory(t *testing.T, jobID string) []alarmRecord {
 	t.Helper()
 	var all []alarmRecord
+	testkit.Eventually(t, "the alarm history to hold still while it is paged through", func() bool {
+		var stable bool
+		all, stable = cl.alarmHistoryOnce(t, jobID)
+		return stable
+	})
+	return all
+}
+
+func (cl *cluster) alarmHistoryOnce(t *testing.T, jobID string) (all []alarmRecord, stable bool) {
+	t.Helper()
 	var after *string
+	totals := map[int]bool{}
 	for {
 		var out struct {
 			Job struct {
@@ -90,14 +106,18 @@ func (cl *cluster) alarmHistory(t *testing.T, jobID string) []alarmRecord {
 			t.Fatal(err)
 		}
 		h := out.Job.AlarmHistory
+		totals[h.TotalCount] = true
 		for _, e := range h.Edges {
 			all = append(all, e.Node)
 		}
 		if !h.PageInfo.HasNextPage {
-			if h.TotalCount != len(all) {
-				t.Fatalf("totalCount %d, but the pages hold %d", h.TotalCount, len(all))
+			if len(totals) > 1 {
+				return nil, false // something landed between two pages
 			}
-			return all
+			if h.TotalCount != len(all) {
+				t.Fatalf("every page said totalCount %d, but the pages hold %d", h.TotalCount, len(all))
+			}
+			return all, true
 		}
 		after = h.PageInfo.EndCursor
 	}
