@@ -35,7 +35,6 @@ func newNamedApp(t *testing.T, d *db.DB, name string) *db.App {
 	return a
 }
 
-
 // The trigger loop's two writes: advancing next_trigger_at by
 // compare-and-set, and creating instances that UNIQUE keeps single.
 func TestTriggerWrites(t *testing.T) {

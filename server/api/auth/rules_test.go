@@ -281,7 +281,6 @@ func TestRevocation(t *testing.T) {
 	})
 }
 
-
 // TestTokenSeesOnlyItsScope (issue 11, item 8): an API token narrowed to
 // one app lists and revokes only its creator's tokens for that app, not
 // those for other apps or for every app.

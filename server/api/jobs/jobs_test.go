@@ -93,7 +93,6 @@ func newWorld(t *testing.T, d *db.DB) *world {
 	return w
 }
 
-
 func cronJob(app, name string) jobs.Input {
 	return jobs.Input{App: app, Name: name, ScheduleType: db.ScheduleCron, ScheduleExpression: new("0 0 * * * ?"),
 		ProcessorType: db.ProcessorShell, Processor: "echo hi"}

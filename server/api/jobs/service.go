@@ -143,4 +143,3 @@ func deref[T any](p *T, def T) T {
 	}
 	return *p
 }
-

@@ -77,7 +77,6 @@ func TestSpecRoundTrip(t *testing.T) {
 	}
 }
 
-
 // FuzzValidate: whatever definition arrives, validation never panics and
 // either accepts it — as an acyclic graph of unique keys whose edges name
 // nodes, which validates again to the same spec — or refuses it with a

@@ -240,7 +240,6 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-
 func orDefault(s, def string) string {
 	if s == "" {
 		return def

@@ -100,4 +100,3 @@ func missedFires(policy string, missed []time.Time) []fire {
 	}
 	return out
 }
-

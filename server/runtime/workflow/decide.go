@@ -731,7 +731,6 @@ func firstLine(s string) string {
 	return s
 }
 
-
 func deref[T any](p *T) T {
 	var zero T
 	if p == nil {
