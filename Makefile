@@ -84,6 +84,8 @@ system-deps:
 		{ echo "installing PostgreSQL so the tests can start a throwaway cluster"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3 >/dev/null; }
+	@python3 -c 'import wheel' 2>/dev/null || [ -d /usr/lib/python3/dist-packages/wheel ] || { echo "installing Debian's python3-wheel to build the Python SDK offline"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-wheel >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
 
@@ -151,9 +153,10 @@ deploy-schemas:
 test-go:
 	./scripts/gotest-summary.sh test-output/unit.log -race -count=1 $(UNIT_PKGS)
 
-## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go)
+## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go), and that it installs with pip
 test-python:
 	cd worker/python && python3 -m unittest
+	./scripts/python-sdk-install.sh
 
 ## test-frontend: the console's generated types are current, it typechecks and lints, and its component tests pass
 test-frontend: frontend/node_modules
