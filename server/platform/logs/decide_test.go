@@ -75,7 +75,7 @@ func TestStoreDecisions(t *testing.T) {
 	}
 
 	results, err := s.store(context.Background(), []batch{
-		{app: 7, worker: "w1", logs: &protocol.Logs{Lines: []protocol.LogLine{line(1, 1), line(1, 2)}, Dropped: map[int64]int{1: 5}}},
+		{app: 7, worker: "w1", logs: &protocol.Logs{Lines: []protocol.LogLine{line(1, 1), line(1, 2)}, Dropped: map[int64]int64{1: 5}}},
 		{app: 7, worker: "w1", logs: &protocol.Logs{Lines: []protocol.LogLine{line(2, 1)}}}, // instance 2 is w2's
 	})
 	if err != nil {
