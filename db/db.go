@@ -344,9 +344,11 @@ func (d *DB) migrator() (*migrate.Migrator, error) {
 	), nil
 }
 
-// migrateLockKey is the PostgreSQL advisory lock that serializes servers
-// migrating the same database at the same time.
-const migrateLockKey = 0x6a6f62776865656c // "jobwheel"
+// migrateLockKey names the PostgreSQL advisory lock that serializes servers
+// migrating the same schema at the same time; its second key is the
+// schema's name, so clusters (and test databases) in other schemas of the
+// same database migrate side by side.
+const migrateLockKey = 0x6a6f6277 // "jobw"
 
 // Migrate applies every pending migration. Several servers may call it at
 // once against one PostgreSQL: an advisory lock lets one migrate while the
@@ -371,7 +373,7 @@ func (d *DB) Migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate: beginning the lock's transaction: %w", err)
 		}
 		defer func() { _ = lock.Rollback() }()
-		if _, err := lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrateLockKey)); err != nil {
+		if _, err := lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))", int32(migrateLockKey)); err != nil {
 			return fmt.Errorf("migrate: taking the advisory lock: %w", err)
 		}
 	}
