@@ -392,7 +392,7 @@ public final class Worker implements AutoCloseable {
             }
         }
         try {
-            shutdown(loopDone.getCount() > 0);
+            shutdown(loopDone.getCount() > 0, true);
             loopStop.countDown();
             Session s = session;
             if (s != null) {
@@ -402,12 +402,7 @@ public final class Worker implements AutoCloseable {
             outbox.close();
             slotPool.shutdownNow();
             timers.shutdownNow();
-            for (HandlerProcessor h : handlers) {
-                String err = h.destroy();
-                if (err != null) {
-                    log.log(WARNING, err);
-                }
-            }
+            destroyHandlers();
         } finally {
             failure = outcome[0];
             finished.countDown();
@@ -428,6 +423,16 @@ public final class Worker implements AutoCloseable {
         log.log(INFO, "worker stopped");
     }
 
+    /** xxl-job's destroy methods, of the handlers whose init ran. */
+    private void destroyHandlers() {
+        for (HandlerProcessor h : handlers) {
+            String err = h.destroy();
+            if (err != null) {
+                log.log(WARNING, err);
+            }
+        }
+    }
+
     private static void joinQuietly(Thread t) {
         boolean interrupted = false;
         while (true) {
@@ -443,7 +448,12 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    private void shutdown(boolean graceful) {
+    /**
+     * Cancels the running tasks; graceful: waits (within the shutdown
+     * timeout) for their final reports, and with acks for the server to
+     * acknowledge everything queued.
+     */
+    private void shutdown(boolean graceful, boolean acks) {
         List<TaskRun> list;
         lock.lock();
         try {
@@ -479,7 +489,7 @@ public final class Worker implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        while (outbox.pending()) {
+        while (acks && outbox.pending()) {
             if (System.nanoTime() - deadline >= 0) {
                 log.log(WARNING, "worker stopping: reports or logs not acknowledged before the shutdown timeout");
                 return;
@@ -1328,9 +1338,10 @@ public final class Worker implements AutoCloseable {
 
     /** What run() does after stop(), without a connection. */
     void stopForTest() {
-        shutdown(true);
+        shutdown(true, false);
         outbox.close();
         slotPool.shutdownNow();
         timers.shutdownNow();
+        destroyHandlers();
     }
 }
