@@ -42,6 +42,19 @@ public class XxlStyleJobs {
         JobHelper.handleFail("no orders to sync");
     }
 
+    /**
+     * Sleeps for its parameter in seconds (default 5). A stop from the
+     * console interrupts it, as xxl-job's kill interrupts its job thread.
+     */
+    @JobHandler("sleepJobHandler")
+    public void sleepJobHandler() throws InterruptedException {
+        String p = JobHelper.getJobParam();
+        long seconds = p.isBlank() ? 5 : Long.parseLong(p.strip());
+        JobHelper.log("sleeping {}s", seconds);
+        Thread.sleep(seconds * 1000);
+        JobHelper.handleSuccess("slept " + seconds + "s");
+    }
+
     void init() {
         ready = true;
     }
