@@ -56,7 +56,9 @@ func TestJavaWorker(t *testing.T) {
 	jobs := map[string]string{}
 	var out struct {
 		Jobs struct {
-			Edges []struct{ Node struct{ ID, Name, ManagedBy, Processor string } }
+			Edges []struct {
+				Node struct{ ID, Name, ManagedBy, Processor string }
+			}
 		}
 	}
 	if err := c.Do(`query($a: String!) { jobs(app: $a) { edges { node { id name managedBy processor } } } }`,
