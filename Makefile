@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate test test-deps test-deploy deploy-schemas test-go test-python test-frontend test-e2e bench bench-bin fuzz soak lint clean
+.PHONY: all run build console generate test test-deps test-deploy deploy-schemas test-go test-python test-java test-frontend test-e2e bench bench-bin fuzz soak lint clean
 
 all: build
 
@@ -57,7 +57,7 @@ generate: frontend/node_modules
 	cd frontend && npm run codegen
 
 ## test: install what the tests need, then run every test (CI runs exactly this)
-test: test-deps lint test-deploy test-go test-python test-frontend test-e2e
+test: test-deps lint test-deploy test-java test-go test-python test-frontend test-e2e
 	@echo "make test: all tests passed"
 
 test-deps: frontend/node_modules e2e/browser/node_modules
@@ -69,6 +69,9 @@ test-deps: frontend/node_modules e2e/browser/node_modules
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3 >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
+	@missing=; for p in $(JAVA_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+		[ -z "$$missing" ] || { echo "installing Debian's JDK, Maven and the jars the Java worker builds against:$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing >/dev/null; }
 
 ## lint: gofmt, go vet and golangci-lint (.golangci.yaml; the version pinned in tools/go.mod, built from the Go module proxy)
 lint: $(BIN)/golangci-lint
@@ -110,6 +113,15 @@ test-go:
 ## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go)
 test-python:
 	cd worker/python && python3 -m unittest
+
+## test-java: the Java worker SDK's unit tests (JUnit 5), then its jars (worker/java/*/target), which the conformance kit (test-go) and the e2e tests run; Maven works offline against Debian's jars
+# Maven Central is not reachable here: Debian packages the jars (and the
+# Maven plugins) the Java worker builds against under /usr/share/maven-repo.
+JAVA_DEBS := openjdk-17-jdk-headless maven libjackson2-databind-java junit5 libmaven-compiler-plugin-java \
+	libmaven-resources-plugin-java libsurefire-java libmaven-jar-plugin-java libmaven-dependency-plugin-java
+MVN_FLAGS := -B -q -o -Dmaven.repo.local=/usr/share/maven-repo
+test-java:
+	cd worker/java && mvn $(MVN_FLAGS) package
 
 ## test-frontend: the console's generated types are current, it typechecks and lints, and its component tests pass
 test-frontend: frontend/node_modules

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -21,6 +23,8 @@ import (
 // pages; xxl-job-style @JobHandler methods read their parameter and shard
 // through JobHelper and succeed or fail the way they say; a stop from the
 // API interrupts a handler. Then both workers stop gracefully on SIGTERM.
+// A worker given a wrong secret stops at once (exit status 1) instead of
+// retrying.
 func TestJavaWorker(t *testing.T) {
 	t.Parallel()
 	srv := harness.StartServer(t, harness.ServerOptions{})
@@ -30,6 +34,15 @@ func TestJavaWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl := &cluster{srv: srv, c: c, app: "orders", secret: secret}
+
+	wrong := harness.StartJavaWorker(t, harness.AgentOptions{Servers: []string{srv.URL}, App: "orders", Secret: "jwa_wrong", Name: "wrong"})
+	err, exited := wrong.Wait(connect)
+	var exit *exec.ExitError
+	if !exited || !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(wrong.Output(), "refused the app secret") {
+		t.Fatalf("a Java worker with a wrong secret: exited %t, %v; want exit status 1 saying the secret was refused\noutput:\n%s",
+			exited, err, tail(wrong.Output(), 20))
+	}
+
 	var workers []*harness.Process
 	for _, name := range []string{"java1", "java2"} {
 		workers = append(workers, harness.StartJavaWorker(t, harness.AgentOptions{Servers: []string{srv.URL}, App: "orders",

@@ -151,7 +151,7 @@ public final class Worker implements AutoCloseable {
         if (processor == null) {
             throw new IllegalArgumentException("register " + name + ": the processor is null");
         }
-        add(new Registered(name, processor, processor.getClass()));
+        add(new Registered(name, processor, userClass(processor.getClass())));
         return this;
     }
 
@@ -164,11 +164,24 @@ public final class Worker implements AutoCloseable {
         if (processor == null) {
             throw new IllegalArgumentException("register: the processor is null");
         }
-        Class<?> c = processor.getClass();
-        if (c.isSynthetic() || c.isAnonymousClass() || c.getName().contains("$$Lambda")) {
+        Class<?> c = userClass(processor.getClass());
+        if (c.isSynthetic() || c.isAnonymousClass() || c.getName().contains("$$Lambda") || c.isHidden()) {
             throw new IllegalArgumentException("register: a lambda or anonymous class has no lasting name; use register(name, processor)");
         }
-        return register(c.getName(), processor);
+        add(new Registered(c.getName(), processor, c));
+        return this;
+    }
+
+    /**
+     * The class a generated proxy (Spring's CGLIB, ByteBuddy: a name with
+     * "$$") stands for: the one the user wrote.
+     */
+    static Class<?> userClass(Class<?> c) {
+        while (c.getName().contains("$$") && !c.getName().contains("$$Lambda") && c.getSuperclass() != null
+                && c.getSuperclass() != Object.class) {
+            c = c.getSuperclass();
+        }
+        return c;
     }
 
     /**
@@ -190,7 +203,7 @@ public final class Worker implements AutoCloseable {
                 names.add(h.name);
             }
             for (HandlerProcessor h : found) {
-                processors.put(h.name, new Registered(h.name, h, bean.getClass()));
+                processors.put(h.name, new Registered(h.name, h, userClass(bean.getClass())));
                 handlers.add(h);
             }
         } finally {

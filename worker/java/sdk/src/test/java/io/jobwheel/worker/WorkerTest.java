@@ -308,10 +308,18 @@ class WorkerTest {
         }
     }
 
+    /** What Spring's CGLIB makes of a processor bean. */
+    static class Named$$SpringCGLIB$$0 extends Named {
+    }
+
     @Test
     void aProcessorRegisteredByItsClassHasTheClassName() {
         worker(w -> w.register(new Named()));
-        assertTrue(w.hello().get("processors").toString().contains("io.jobwheel.worker.WorkerTest$Named"));
+        assertEquals("[\"io.jobwheel.worker.WorkerTest$Named\"]", w.hello().get("processors").toString());
+        w.stopForTest();
+        worker(w -> w.register(new Named$$SpringCGLIB$$0()));
+        assertEquals("[\"io.jobwheel.worker.WorkerTest$Named\"]", w.hello().get("processors").toString(),
+                "a proxy is named by the class it proxies");
     }
 
     @Test
