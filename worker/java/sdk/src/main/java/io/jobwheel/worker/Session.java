@@ -71,17 +71,19 @@ final class Session implements WebSocket.Listener {
     /** Opens the websocket to url. */
     static Session open(Worker w, HttpClient http, String url, Duration timeout) throws IOException {
         Session s = new Session(w, url);
+        CompletableFuture<WebSocket> f = http.newWebSocketBuilder()
+                .connectTimeout(timeout)
+                .buildAsync(URI.create(url), s);
         try {
-            s.ws = http.newWebSocketBuilder()
-                    .connectTimeout(timeout)
-                    .buildAsync(URI.create(url), s)
-                    .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+            s.ws = f.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable c = e.getCause() == null ? e : e.getCause();
             throw new IOException("connecting to " + url + ": " + (c.getMessage() == null ? c.toString() : c.getMessage()), c);
         } catch (TimeoutException e) {
+            f.thenAccept(WebSocket::abort); // should it open after all, nobody would read it
             throw new IOException("connecting to " + url + ": no answer within " + Cause.seconds(timeout));
         } catch (InterruptedException e) {
+            f.thenAccept(WebSocket::abort);
             Thread.currentThread().interrupt();
             throw new IOException("connecting to " + url + ": interrupted");
         }
@@ -237,7 +239,7 @@ final class Session implements WebSocket.Listener {
         } catch (Protocol.BadFrame e) {
             throw new Worker.Malformed("answer to hello: " + e.getMessage());
         }
-        ws.request(1);
+        more();
         switch (f.type) {
             case Protocol.WELCOME:
                 return f.body;
@@ -364,7 +366,16 @@ final class Session implements WebSocket.Listener {
                     return;
                 }
             }
+            more();
+        }
+    }
+
+    /** Asks the JDK for the next message; a connection already closed has none. */
+    private void more() {
+        try {
             ws.request(1);
+        } catch (RuntimeException e) {
+            end(new IOException("reading from " + url + ": " + e), null);
         }
     }
 

@@ -279,33 +279,27 @@ public final class Worker implements AutoCloseable {
      * init method. {@link #close()} stops it.
      */
     public void start() {
-        lock.lock();
-        try {
-            if (started) {
-                throw new IllegalStateException("Worker.start: the worker was started already");
-            }
-        } finally {
-            lock.unlock();
-        }
+        claim("start");
         Thread t = new Thread(() -> {
             try {
-                run();
-            } catch (RuntimeException e) {
-                // Kept for getFailure(); run() logged it.
+                runClaimed();
+            } catch (RuntimeException | Error e) {
+                // Kept for getFailure(); runClaimed() logged it.
             }
         }, "jobwheel-worker");
         t.start();
-        // Wait until run() has claimed the worker, so a second start() fails.
-        while (true) {
-            lock.lock();
-            try {
-                if (started) {
-                    return;
-                }
-            } finally {
-                lock.unlock();
+    }
+
+    /** Marks the worker started; a worker runs once. */
+    private void claim(String how) {
+        lock.lock();
+        try {
+            if (started) {
+                throw new IllegalStateException("Worker." + how + ": the worker was started already");
             }
-            Thread.onSpinWait();
+            started = true;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -356,15 +350,11 @@ public final class Worker implements AutoCloseable {
      * itself meanwhile. An interrupt of the calling thread stops it too.
      */
     public void run() {
-        lock.lock();
-        try {
-            if (started) {
-                throw new IllegalStateException("Worker.run: the worker was started already");
-            }
-            started = true;
-        } finally {
-            lock.unlock();
-        }
+        claim("run");
+        runClaimed();
+    }
+
+    private void runClaimed() {
         StringBuilder threads = new StringBuilder();
         slotPool = Slots.executor(cfg.slots, cfg.virtualThreads, threads);
         timers = new ScheduledThreadPoolExecutor(1, r -> {
