@@ -17,8 +17,8 @@ RUN go mod download
 COPY . .
 COPY --from=console /src/frontend/dist/ ./frontend/dist/
 ENV CGO_ENABLED=0
-RUN go build -trimpath -ldflags "-s -w" -o /out/jobwheel-server ./server && \
-    go build -trimpath -ldflags "-s -w" -o /out/jobwheel-agent ./worker/agent && \
+RUN go build -trimpath -ldflags "-s -w" -o /out/jobwheel-server ./cmd/jobwheel-server && \
+    go build -trimpath -ldflags "-s -w" -o /out/jobwheel-agent ./cmd/jobwheel-agent && \
     mkdir -p /out/data
 
 # The server: a static binary on a minimal base. Mount a volume at /data for

@@ -32,11 +32,11 @@ frontend/dist/index.html: frontend/node_modules $(CONSOLE_SRC)
 
 # go build leaves an up-to-date binary untouched; touch tells make it is.
 $(BIN)/jobwheel-server: $(GO_SRC) frontend/dist/index.html
-	$(GO) build -o $@ ./server
+	$(GO) build -o $@ ./cmd/jobwheel-server
 	@touch $@
 
 $(BIN)/jobwheel-agent: $(GO_SRC)
-	$(GO) build -o $@ ./worker/agent
+	$(GO) build -o $@ ./cmd/jobwheel-agent
 	@touch $@
 
 frontend/node_modules: frontend/package.json frontend/package-lock.json
@@ -135,14 +135,16 @@ test-e2e: console e2e/browser/node_modules
 ##   BENCH_FLAGS="-scenario shell -shell-sweep 50,100,200,500 -seconds 20 -profile prof -bin bin/bench-abc123" (go run ./e2e/bench -h lists them)
 bench:
 	$(GO) run ./e2e/bench $(BENCH_FLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./server/wheel/ ./server/cron/
+	$(GO) test -run '^$$' -bench . -benchmem ./server/runtime/trigger/wheel/ ./server/schedule/cron/
 
 ## bench-bin: build COMMIT's server and agent into bin/bench-COMMIT, to bench them side by side with this tree's (BENCH_FLAGS="-bin bin/bench-COMMIT")
 bench-bin:
 	@test -n "$(COMMIT)" || { echo "make bench-bin COMMIT=<revision>"; exit 2; }
 	rm -rf $(BIN)/bench-$(COMMIT).src && mkdir -p $(BIN)/bench-$(COMMIT).src
 	git archive $(COMMIT) | tar -x -C $(BIN)/bench-$(COMMIT).src
-	cd $(BIN)/bench-$(COMMIT).src && $(GO) build -o ../bench-$(COMMIT)/jobwheel-server ./server && $(GO) build -o ../bench-$(COMMIT)/jobwheel-agent ./worker/agent
+	@# Commits before the binaries moved under cmd/ kept them at ./server and ./worker/agent.
+	cd $(BIN)/bench-$(COMMIT).src && if [ -d cmd/jobwheel-server ]; then s=./cmd/jobwheel-server a=./cmd/jobwheel-agent; else s=./server a=./worker/agent; fi && \
+		$(GO) build -o ../bench-$(COMMIT)/jobwheel-server $$s && $(GO) build -o ../bench-$(COMMIT)/jobwheel-agent $$a
 	rm -rf $(BIN)/bench-$(COMMIT).src
 
 ## fuzz: run every Go fuzz target in turn, each for FUZZTIME (default 1m; e.g. make fuzz FUZZTIME=10m), with FUZZPARALLEL workers (default 1); FUZZ_TARGETS names some only

@@ -246,6 +246,21 @@ func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Store) e
 	})
 }
 
+// InSnapshot runs fn in a read-only transaction that sees one snapshot of
+// the database throughout: a page and its total count read in it agree,
+// whatever commits meanwhile. PostgreSQL needs REPEATABLE READ for that (in
+// READ COMMITTED each statement sees its own snapshot); a SQLite
+// transaction reads from one snapshot already.
+func (d *DB) InSnapshot(ctx context.Context, fn func(ctx context.Context, tx *Store) error) error {
+	var opts *sql.TxOptions
+	if d.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	return d.bun.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
+		return fn(ctx, &Store{idb: tx, dialect: d.dialect})
+	})
+}
+
 // migrationTemplate fills the dialect-specific types into the SQL migrations.
 type migrationTemplate struct {
 	ID, TS, JSON string

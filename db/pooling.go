@@ -20,7 +20,7 @@ import (
 // them: pgdriver formats queries on the client and sends them with the
 // simple query protocol, so it never prepares a named statement; the bus
 // carries hints in-process only, every consumer polling the database as it
-// does after a lost notification (server/bus); migrations are serialized by
+// does after a lost notification (server/platform/bus); migrations are serialized by
 // a transaction-level advisory lock (Migrate), which lives exactly as long
 // as a transaction and so works the same behind the pooler; and a session
 // setting in the URL (search_path, statement_timeout…) is refused, since

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // alarmReceiver is a local stand-in for a webhook and the four chats: it
@@ -64,11 +65,26 @@ type alarmRecord struct {
 }
 
 // alarmHistory reads a job's whole alarm history through the API, page by
-// page (two entries a page, so paging is exercised).
+// page (two entries a page, so paging is exercised). Each page's
+// totalCount is read with that page; when every page saw the same total,
+// the pages must hold exactly that many. A delivery landing between two
+// page requests changes the total: then the history is read again, until
+// it holds still.
 func (cl *cluster) alarmHistory(t *testing.T, jobID string) []alarmRecord {
 	t.Helper()
 	var all []alarmRecord
+	testkit.Eventually(t, "the alarm history to hold still while it is paged through", func() bool {
+		var stable bool
+		all, stable = cl.alarmHistoryOnce(t, jobID)
+		return stable
+	})
+	return all
+}
+
+func (cl *cluster) alarmHistoryOnce(t *testing.T, jobID string) (all []alarmRecord, stable bool) {
+	t.Helper()
 	var after *string
+	totals := map[int]bool{}
 	for {
 		var out struct {
 			Job struct {
@@ -90,14 +106,18 @@ func (cl *cluster) alarmHistory(t *testing.T, jobID string) []alarmRecord {
 			t.Fatal(err)
 		}
 		h := out.Job.AlarmHistory
+		totals[h.TotalCount] = true
 		for _, e := range h.Edges {
 			all = append(all, e.Node)
 		}
 		if !h.PageInfo.HasNextPage {
-			if h.TotalCount != len(all) {
-				t.Fatalf("totalCount %d, but the pages hold %d", h.TotalCount, len(all))
+			if len(totals) > 1 {
+				return nil, false // something landed between two pages
 			}
-			return all
+			if h.TotalCount != len(all) {
+				t.Fatalf("every page said totalCount %d, but the pages hold %d", h.TotalCount, len(all))
+			}
+			return all, true
 		}
 		after = h.PageInfo.EndCursor
 	}
@@ -344,19 +364,19 @@ func TestWorkflowAlarms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cl.c.WaitWorkflowRun(id, settle, want); err != nil {
+		if _, err := cl.c.WaitWorkflowInstance(id, settle, want); err != nil {
 			t.Fatalf("%v\n%s", err, tail(cl.srv.Output(), 40))
 		}
 		return id
 	}
-	failedRun := run("FAILED")
+	failedInstance := run("FAILED")
 	if !harness.Eventually(settle, func() bool { return len(rx.got("/wf")) == 1 }) {
 		t.Fatalf("no workflow alarm arrived\n%s", tail(cl.srv.Output(), 40))
 	}
 	a := rx.got("/wf")[0]
 	w, _ := a["workflow"].(map[string]any)
-	if a["event"] != "workflow_instance.failed" || w["name"] != "nightly" || a["workflowInstanceId"] != mustFloat(t, failedRun) ||
-		a["job"] != nil || !strings.Contains(a["instanceUrl"].(string), "/workflow-instances/"+failedRun) {
+	if a["event"] != "workflow_instance.failed" || w["name"] != "nightly" || a["workflowInstanceId"] != mustFloat(t, failedInstance) ||
+		a["job"] != nil || !strings.Contains(a["instanceUrl"].(string), "/workflow-instances/"+failedInstance) {
 		t.Fatalf("workflow alarm %v", a)
 	}
 	// Saved again without `alarm`: the alarm stays.

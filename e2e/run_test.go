@@ -344,7 +344,7 @@ func TestMakeRebuildsOnlyWhatChanged(t *testing.T) {
 	write("Makefile", string(makefile), 0o644)
 	for _, f := range []string{"frontend/src/main.tsx", "frontend/public/favicon.svg", "frontend/index.html", "frontend/package.json",
 		"frontend/package-lock.json", "frontend/vite.config.ts", "frontend/tsconfig.json", "go.mod", "go.sum",
-		"server/main.go", "worker/agent/main.go"} {
+		"cmd/jobwheel-server/main.go", "cmd/jobwheel-agent/main.go"} {
 		write(f, "// "+f+"\n", 0o644)
 	}
 	// npm ci makes node_modules; npm run build writes dist/index.html; go
@@ -391,14 +391,14 @@ func TestMakeRebuildsOnlyWhatChanged(t *testing.T) {
 	const (
 		npmCI    = "npm ci --no-audit --no-fund"
 		npmBuild = "npm run build"
-		goServer = "go build -o bin/jobwheel-server ./server"
-		goAgent  = "go build -o bin/jobwheel-agent ./worker/agent"
+		goServer = "go build -o bin/jobwheel-server ./cmd/jobwheel-server"
+		goAgent  = "go build -o bin/jobwheel-agent ./cmd/jobwheel-agent"
 	)
 	build("first build", npmCI, npmBuild, goServer, goAgent)
 	build("nothing changed")
 	touch("frontend/src/main.tsx")
 	build("a console source changed", npmBuild, goServer)
-	touch("server/main.go")
+	touch("cmd/jobwheel-server/main.go")
 	build("a Go source changed", goServer, goAgent)
 	touch("frontend/package-lock.json")
 	build("the console's packages changed", npmCI, npmBuild, goServer)

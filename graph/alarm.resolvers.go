@@ -11,7 +11,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/alarm"
+	"github.com/jobwheel/jobwheel/server/api/alarm"
 )
 
 func (r *alarmResolver) Rules(ctx context.Context, obj *db.Alarm) ([]*db.AlarmRule, error) {

@@ -11,8 +11,8 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/auth"
-	"github.com/jobwheel/jobwheel/server/cluster"
+	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 )
 
 func (r *appResolver) Owner(ctx context.Context, obj *db.App) (*cluster.Member, error) {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"github.com/jobwheel/jobwheel/server/audit"
-	"github.com/jobwheel/jobwheel/server/fault"
-	"github.com/jobwheel/jobwheel/server/live"
+	"github.com/jobwheel/jobwheel/server/api/audit"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/server/platform/live"
 )
 
 // auditMutations records every mutation's root field in the audit log:

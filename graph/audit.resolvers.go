@@ -11,8 +11,8 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/audit"
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/api/audit"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 func (r *auditEntryResolver) App(ctx context.Context, obj *db.AuditEntry) (*string, error) {

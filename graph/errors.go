@@ -15,8 +15,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/jobwheel/jobwheel/server/fault"
-	"github.com/jobwheel/jobwheel/server/live"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/server/platform/live"
 )
 
 // Error codes in extensions.code (docs/design.md §9.4).

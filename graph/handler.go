@@ -17,9 +17,9 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/jobwheel/jobwheel/graph/generated"
-	"github.com/jobwheel/jobwheel/server/auth"
-	"github.com/jobwheel/jobwheel/server/fault"
-	"github.com/jobwheel/jobwheel/server/httpsec"
+	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/server/platform/httpsec"
 )
 
 // SessionCookie is the HTTP-only cookie that carries a console login.

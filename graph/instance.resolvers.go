@@ -12,7 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 func (r *instanceResolver) Job(ctx context.Context, obj *db.Instance) (*db.Job, error) {

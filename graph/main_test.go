@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/api/auth"
 )
 
 func TestMain(m *testing.M) {

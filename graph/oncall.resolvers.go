@@ -9,7 +9,7 @@ import (
 	"context"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/jobs"
+	"github.com/jobwheel/jobwheel/server/api/jobs"
 )
 
 func (r *appStatsResolver) LatestFailures(ctx context.Context, obj *jobs.Stats, first *int) ([]*db.Instance, error) {

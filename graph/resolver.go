@@ -12,15 +12,15 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
-	"github.com/jobwheel/jobwheel/server/alarm"
-	"github.com/jobwheel/jobwheel/server/apps"
-	"github.com/jobwheel/jobwheel/server/audit"
-	"github.com/jobwheel/jobwheel/server/auth"
-	"github.com/jobwheel/jobwheel/server/cluster"
-	"github.com/jobwheel/jobwheel/server/jobs"
-	"github.com/jobwheel/jobwheel/server/live"
-	"github.com/jobwheel/jobwheel/server/logs"
-	"github.com/jobwheel/jobwheel/server/workflows"
+	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/apps"
+	"github.com/jobwheel/jobwheel/server/api/audit"
+	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/api/workflows"
+	"github.com/jobwheel/jobwheel/server/platform/live"
+	"github.com/jobwheel/jobwheel/server/platform/logs"
+	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 )
 
 // Services are what the resolvers call.

@@ -12,7 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/api/auth"
 )
 
 func (r *mutationResolver) Login(ctx context.Context, username string, password string) (*model.Session, error) {

@@ -14,7 +14,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/graph/client"
-	"github.com/jobwheel/jobwheel/server/auth"
+	"github.com/jobwheel/jobwheel/server/api/auth"
 )
 
 // TestWebsocketOperationsAuthorizedNow (issue 11, item 1): an operation

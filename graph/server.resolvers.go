@@ -11,7 +11,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
-	"github.com/jobwheel/jobwheel/server/cluster"
+	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 )
 
 func (r *queryResolver) Servers(ctx context.Context) ([]*cluster.Member, error) {

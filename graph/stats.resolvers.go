@@ -9,7 +9,7 @@ import (
 	"context"
 
 	"github.com/jobwheel/jobwheel/graph/generated"
-	"github.com/jobwheel/jobwheel/server/jobs"
+	"github.com/jobwheel/jobwheel/server/api/jobs"
 )
 
 func (r *queryResolver) AppStats(ctx context.Context, app string, hours *int) (*jobs.Stats, error) {

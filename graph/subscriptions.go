@@ -5,7 +5,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
-	"github.com/jobwheel/jobwheel/server/live"
+	"github.com/jobwheel/jobwheel/server/platform/live"
 )
 
 // forward hands a live stream to gqlgen. When the stream ends with an

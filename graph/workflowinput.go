@@ -6,7 +6,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/workflows"
+	"github.com/jobwheel/jobwheel/server/api/workflows"
 )
 
 // workflowInput converts the API's WorkflowInput to the workflow

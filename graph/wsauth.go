@@ -11,8 +11,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/jobwheel/jobwheel/server/auth"
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 // A websocket authenticates once, in connection_init, but lives for hours,

@@ -14,7 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	coderws "github.com/coder/websocket"
 
-	"github.com/jobwheel/jobwheel/server/live"
+	"github.com/jobwheel/jobwheel/server/platform/live"
 )
 
 // Close codes this server gives API websockets (graphql-transport-ws

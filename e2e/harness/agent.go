@@ -19,7 +19,7 @@ type AgentOptions struct {
 	Env     []string
 }
 
-// StartAgent starts worker/agent; it is killed when the test ends if it is
+// StartAgent starts cmd/jobwheel-agent; it is killed when the test ends if it is
 // still running.
 func StartAgent(tb TB, opts AgentOptions) *Process {
 	tb.Helper()

@@ -92,7 +92,7 @@ func Build(tb TB) Binaries {
 			return
 		}
 		built = Binaries{Dir: dir, Server: filepath.Join(dir, "jobwheel-server"), Agent: filepath.Join(dir, "jobwheel-agent")}
-		for pkg, out := range map[string]string{"./server": built.Server, "./worker/agent": built.Agent} {
+		for pkg, out := range map[string]string{"./cmd/jobwheel-server": built.Server, "./cmd/jobwheel-agent": built.Agent} {
 			if _, err := os.Stat(filepath.Join(root, pkg)); err != nil {
 				continue
 			}
@@ -120,7 +120,7 @@ func prebuilt(dir string) (Binaries, error) {
 	for _, f := range []string{b.Server, b.Agent} {
 		st, err := os.Stat(f)
 		if err != nil {
-			return Binaries{}, fmt.Errorf("%s=%q: %w (build them with go build -o DIR/jobwheel-server ./server and go build -o DIR/jobwheel-agent ./worker/agent)", BinEnv, dir, err)
+			return Binaries{}, fmt.Errorf("%s=%q: %w (build them with go build -o DIR/jobwheel-server ./cmd/jobwheel-server and go build -o DIR/jobwheel-agent ./cmd/jobwheel-agent)", BinEnv, dir, err)
 		}
 		if st.IsDir() || st.Mode()&0o111 == 0 {
 			return Binaries{}, fmt.Errorf("%s=%q: %s is not an executable file", BinEnv, dir, f)

@@ -16,9 +16,9 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/alarm"
-	"github.com/jobwheel/jobwheel/server/cluster"
-	"github.com/jobwheel/jobwheel/server/jobs"
+	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -9956,7 +9956,7 @@ func (ec *executionContext) _App_owner(ctx context.Context, field graphql.Collec
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *cluster.Member) graphql.Marshaler {
-			return ec.marshalOServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋclusterᚐMember(ctx, selections, v)
+			return ec.marshalOServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋruntimeᚋclusterᚐMember(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10418,7 +10418,7 @@ func (ec *executionContext) _AppStats_lag(ctx context.Context, field graphql.Col
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *jobs.Lag) graphql.Marshaler {
-			return ec.marshalNLagStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLag(ctx, selections, v)
+			return ec.marshalNLagStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐLag(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10451,7 +10451,7 @@ func (ec *executionContext) _AppStats_nextFires(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*jobs.NextFire) graphql.Marshaler {
-			return ec.marshalNNextFire2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐNextFireᚄ(ctx, selections, v)
+			return ec.marshalNNextFire2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐNextFireᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10494,7 +10494,7 @@ func (ec *executionContext) _AppStats_capacity(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *jobs.Capacity) graphql.Marshaler {
-			return ec.marshalNWorkerCapacity2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐCapacity(ctx, selections, v)
+			return ec.marshalNWorkerCapacity2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐCapacity(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12948,7 +12948,7 @@ func (ec *executionContext) _Job_stats(ctx context.Context, field graphql.Collec
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *jobs.JobStats) graphql.Marshaler {
-			return ec.marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐJobStats(ctx, selections, v)
+			return ec.marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐJobStats(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13736,7 +13736,7 @@ func (ec *executionContext) _LagBucket_triggerLateness(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
-			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx, selections, v)
+			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐSummary(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13768,7 +13768,7 @@ func (ec *executionContext) _LagBucket_fireToStart(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
-			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx, selections, v)
+			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐSummary(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13823,7 +13823,7 @@ func (ec *executionContext) _LagStats_triggerLateness(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
-			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx, selections, v)
+			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐSummary(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13855,7 +13855,7 @@ func (ec *executionContext) _LagStats_fireToStart(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
-			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx, selections, v)
+			return ec.marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐSummary(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13887,7 +13887,7 @@ func (ec *executionContext) _LagStats_buckets(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []jobs.LagBucket) graphql.Marshaler {
-			return ec.marshalNLagBucket2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLagBucketᚄ(ctx, selections, v)
+			return ec.marshalNLagBucket2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐLagBucketᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14295,7 +14295,7 @@ func (ec *executionContext) _Mutation_sendTestAlarm(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*alarm.Answer) graphql.Marshaler {
-			return ec.marshalNAlarmDelivery2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋalarmᚐAnswerᚄ(ctx, selections, v)
+			return ec.marshalNAlarmDelivery2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋalarmᚐAnswerᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16434,7 +16434,7 @@ func (ec *executionContext) _Query_servers(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*cluster.Member) graphql.Marshaler {
-			return ec.marshalNServer2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋclusterᚐMemberᚄ(ctx, selections, v)
+			return ec.marshalNServer2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋruntimeᚋclusterᚐMemberᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16467,7 +16467,7 @@ func (ec *executionContext) _Query_appStats(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *jobs.Stats) graphql.Marshaler {
-			return ec.marshalNAppStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐStats(ctx, selections, v)
+			return ec.marshalNAppStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐStats(ctx, selections, v)
 		},
 		true,
 		true,
@@ -31029,11 +31029,11 @@ func (ec *executionContext) marshalNAlarmChannelType2string(ctx context.Context,
 	return res
 }
 
-func (ec *executionContext) marshalNAlarmDelivery2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋalarmᚐAnswerᚄ(ctx context.Context, sel ast.SelectionSet, v []*alarm.Answer) graphql.Marshaler {
+func (ec *executionContext) marshalNAlarmDelivery2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋalarmᚐAnswerᚄ(ctx context.Context, sel ast.SelectionSet, v []*alarm.Answer) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNAlarmDelivery2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋalarmᚐAnswer(ctx, sel, v[i])
+		return ec.marshalNAlarmDelivery2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋalarmᚐAnswer(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -31045,7 +31045,7 @@ func (ec *executionContext) marshalNAlarmDelivery2ᚕᚖgithubᚗcomᚋjobwheel�
 	return ret
 }
 
-func (ec *executionContext) marshalNAlarmDelivery2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋalarmᚐAnswer(ctx context.Context, sel ast.SelectionSet, v *alarm.Answer) graphql.Marshaler {
+func (ec *executionContext) marshalNAlarmDelivery2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋalarmᚐAnswer(ctx context.Context, sel ast.SelectionSet, v *alarm.Answer) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -31262,7 +31262,7 @@ func (ec *executionContext) marshalNAppRole2githubᚗcomᚋjobwheelᚋjobwheel�
 	return v
 }
 
-func (ec *executionContext) marshalNAppStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐStats(ctx context.Context, sel ast.SelectionSet, v *jobs.Stats) graphql.Marshaler {
+func (ec *executionContext) marshalNAppStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐStats(ctx context.Context, sel ast.SelectionSet, v *jobs.Stats) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -31716,7 +31716,7 @@ func (ec *executionContext) marshalNJobOverlapPolicy2string(ctx context.Context,
 	return res
 }
 
-func (ec *executionContext) marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐJobStats(ctx context.Context, sel ast.SelectionSet, v *jobs.JobStats) graphql.Marshaler {
+func (ec *executionContext) marshalNJobStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐJobStats(ctx context.Context, sel ast.SelectionSet, v *jobs.JobStats) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -31752,15 +31752,15 @@ func (ec *executionContext) marshalNJobVersion2ᚖgithubᚗcomᚋjobwheelᚋjobw
 	return ec._JobVersion(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNLagBucket2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLagBucket(ctx context.Context, sel ast.SelectionSet, v jobs.LagBucket) graphql.Marshaler {
+func (ec *executionContext) marshalNLagBucket2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐLagBucket(ctx context.Context, sel ast.SelectionSet, v jobs.LagBucket) graphql.Marshaler {
 	return ec._LagBucket(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNLagBucket2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLagBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []jobs.LagBucket) graphql.Marshaler {
+func (ec *executionContext) marshalNLagBucket2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐLagBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []jobs.LagBucket) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNLagBucket2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLagBucket(ctx, sel, v[i])
+		return ec.marshalNLagBucket2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐLagBucket(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -31772,7 +31772,7 @@ func (ec *executionContext) marshalNLagBucket2ᚕgithubᚗcomᚋjobwheelᚋjobwh
 	return ret
 }
 
-func (ec *executionContext) marshalNLagStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐLag(ctx context.Context, sel ast.SelectionSet, v *jobs.Lag) graphql.Marshaler {
+func (ec *executionContext) marshalNLagStats2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐLag(ctx context.Context, sel ast.SelectionSet, v *jobs.Lag) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -31782,7 +31782,7 @@ func (ec *executionContext) marshalNLagStats2ᚖgithubᚗcomᚋjobwheelᚋjobwhe
 	return ec._LagStats(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐSummary(ctx context.Context, sel ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
+func (ec *executionContext) marshalNLatencySummary2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐSummary(ctx context.Context, sel ast.SelectionSet, v jobs.Summary) graphql.Marshaler {
 	return ec._LatencySummary(ctx, sel, &v)
 }
 
@@ -31848,11 +31848,11 @@ func (ec *executionContext) marshalNMisfirePolicy2string(ctx context.Context, se
 	return res
 }
 
-func (ec *executionContext) marshalNNextFire2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐNextFireᚄ(ctx context.Context, sel ast.SelectionSet, v []*jobs.NextFire) graphql.Marshaler {
+func (ec *executionContext) marshalNNextFire2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐNextFireᚄ(ctx context.Context, sel ast.SelectionSet, v []*jobs.NextFire) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNNextFire2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐNextFire(ctx, sel, v[i])
+		return ec.marshalNNextFire2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐNextFire(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -31864,7 +31864,7 @@ func (ec *executionContext) marshalNNextFire2ᚕᚖgithubᚗcomᚋjobwheelᚋjob
 	return ret
 }
 
-func (ec *executionContext) marshalNNextFire2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐNextFire(ctx context.Context, sel ast.SelectionSet, v *jobs.NextFire) graphql.Marshaler {
+func (ec *executionContext) marshalNNextFire2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐNextFire(ctx context.Context, sel ast.SelectionSet, v *jobs.NextFire) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -31952,11 +31952,11 @@ func (ec *executionContext) marshalNScheduleType2string(ctx context.Context, sel
 	return res
 }
 
-func (ec *executionContext) marshalNServer2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋclusterᚐMemberᚄ(ctx context.Context, sel ast.SelectionSet, v []*cluster.Member) graphql.Marshaler {
+func (ec *executionContext) marshalNServer2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋruntimeᚋclusterᚐMemberᚄ(ctx context.Context, sel ast.SelectionSet, v []*cluster.Member) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋclusterᚐMember(ctx, sel, v[i])
+		return ec.marshalNServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋruntimeᚋclusterᚐMember(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -31968,7 +31968,7 @@ func (ec *executionContext) marshalNServer2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwh
 	return ret
 }
 
-func (ec *executionContext) marshalNServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋclusterᚐMember(ctx context.Context, sel ast.SelectionSet, v *cluster.Member) graphql.Marshaler {
+func (ec *executionContext) marshalNServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋruntimeᚋclusterᚐMember(ctx context.Context, sel ast.SelectionSet, v *cluster.Member) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -32328,7 +32328,7 @@ func (ec *executionContext) marshalNWorker2ᚖgithubᚗcomᚋjobwheelᚋjobwheel
 	return ec._Worker(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNWorkerCapacity2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋjobsᚐCapacity(ctx context.Context, sel ast.SelectionSet, v *jobs.Capacity) graphql.Marshaler {
+func (ec *executionContext) marshalNWorkerCapacity2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐCapacity(ctx context.Context, sel ast.SelectionSet, v *jobs.Capacity) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -33179,7 +33179,7 @@ func (ec *executionContext) unmarshalOScheduleWindowInput2ᚖgithubᚗcomᚋjobw
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋclusterᚐMember(ctx context.Context, sel ast.SelectionSet, v *cluster.Member) graphql.Marshaler {
+func (ec *executionContext) marshalOServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋruntimeᚋclusterᚐMember(ctx context.Context, sel ast.SelectionSet, v *cluster.Member) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

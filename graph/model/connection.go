@@ -2,8 +2,8 @@ package model
 
 import (
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/audit"
-	"github.com/jobwheel/jobwheel/server/workflows"
+	"github.com/jobwheel/jobwheel/server/api/audit"
+	"github.com/jobwheel/jobwheel/server/api/workflows"
 )
 
 // JobConnection is a page of an app's jobs. App and Search are what was
@@ -66,4 +66,6 @@ type AlarmRecordConnection struct {
 	PageInfo *PageInfo
 	Kind     string
 	ID       int64
+	// Total is the history's size, read with the page (when asked for).
+	Total int
 }

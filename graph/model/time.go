@@ -6,7 +6,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 // MarshalTime writes the Time scalar: RFC 3339 with nanoseconds.

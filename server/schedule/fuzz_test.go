@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 var fuzzZones = []string{"", "UTC", "Europe/Berlin", "America/Santiago", "Australia/Lord_Howe", "Local", "Mars/Olympus", "../etc/passwd"}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 func mustTime(s string) time.Time {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 // Weekdays are the names a window's days take, Sunday first as

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/fault"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 func preview(t *testing.T, spec Spec, after string, n int) []string {

@@ -1,4 +1,4 @@
-// The job form's own checks: the server's (server/jobs, server/schedule,
+// The job form's own checks: the server's (server/api/jobs, server/schedule,
 // graph/jobinput.go) that need no server, with its wording, so every field
 // in error shows at once before anything is sent. The server still checks
 // everything (a cron expression's syntax, a zone's name, a unique name);
@@ -7,7 +7,7 @@ import { validateAlarm } from "./alarmForm";
 import { hasExpression } from "./labels";
 import { backoffShown, fromWallTime, type JobFormValues, type NumberValue } from "./jobForm";
 
-/** Limits of a job definition, as server/jobs has them. */
+/** Limits of a job definition, as server/api/jobs has them. */
 export const limits = {
   nameChars: 128,
   descriptionBytes: 2000,

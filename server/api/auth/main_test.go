@@ -1,0 +1,15 @@
+package auth_test
+
+import (
+	"os"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/jobwheel/jobwheel/server/api/auth"
+)
+
+func TestMain(m *testing.M) {
+	auth.PasswordCost = bcrypt.MinCost
+	os.Exit(m.Run())
+}

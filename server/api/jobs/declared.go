@@ -1,0 +1,186 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/worker/protocol"
+)
+
+// ChangeCode is the change of a version a declaration in code made.
+const ChangeCode = "CODE"
+
+// Declare applies the jobs a worker of an app declares in its code (the
+// hello's job set): each declared job is created, or updated where its
+// definition differs, and marked as managed by the set; the set's jobs no
+// longer declared are disabled, never deleted, so their history stays.
+// With dryRun nothing changes and the changes are only listed. The worker
+// authenticated with the app secret, so no user rights are checked.
+// Workers of one service connecting at once declare the same set: a
+// change that races another is computed again.
+func (s *Service) Declare(ctx context.Context, appID int64, workerID string, h *protocol.Hello) ([]protocol.JobChange, error) {
+	var err error
+	for range 3 {
+		var changes []protocol.JobChange
+		changes, err = s.declare(ctx, appID, workerID, h)
+		if err == nil || !(errors.Is(err, db.ErrChanged) || errors.Is(err, db.ErrConflict)) {
+			return changes, err
+		}
+	}
+	return nil, fmt.Errorf("declaring jobs: they kept changing meanwhile: %w", err)
+}
+
+func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *protocol.Hello) ([]protocol.JobChange, error) {
+	set := h.JobSet
+	author := "worker " + workerID
+	type plan struct {
+		change   protocol.JobChange
+		old, job *db.Job
+	}
+	var plans []plan
+	declared := make(map[string]bool, len(h.Jobs))
+	for i, d := range h.Jobs {
+		j, sch, err := s.build(declaredInput(d), appID, nil)
+		if err != nil {
+			var in *fault.Input
+			if errors.As(err, &in) {
+				return nil, fault.BadInput(fmt.Sprintf("jobs[%d].%s", i, in.Field), "job %q: %s", d.Name, in.Reason)
+			}
+			return nil, err
+		}
+		declared[j.Name] = true
+		j.ManagedBy = &set
+		j.NextTriggerAt = s.firstTrigger(j, sch)
+		old, err := s.db.JobGetByName(ctx, appID, j.Name)
+		switch {
+		case errors.Is(err, db.ErrNotFound):
+			plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobCreate}, job: j})
+			continue
+		case err != nil:
+			return nil, err
+		}
+		fields := changedFields(old.Definition(""), j.Definition(""))
+		if old.CalendarID != nil {
+			fields = append(fields, "calendar")
+		}
+		if old.ManagedBy == nil || *old.ManagedBy != set {
+			fields = append(fields, "managedBy")
+		}
+		if len(fields) == 0 {
+			plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobUnchanged}})
+			continue
+		}
+		j.ID, j.CreatedAt = old.ID, old.CreatedAt
+		plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobUpdate, Fields: fields}, old: old, job: j})
+	}
+	managed, err := s.db.JobListManagedBy(ctx, appID, set)
+	if err != nil {
+		return nil, err
+	}
+	for i := range managed {
+		old := &managed[i]
+		if declared[old.Name] || !old.Enabled {
+			continue
+		}
+		j := *old
+		j.Enabled, j.NextTriggerAt = false, nil
+		plans = append(plans, plan{change: protocol.JobChange{Name: old.Name, Action: protocol.JobDisable}, old: old, job: &j})
+	}
+	changes := make([]protocol.JobChange, len(plans))
+	changed := false
+	for i, p := range plans {
+		changes[i] = p.change
+		changed = changed || p.job != nil
+	}
+	if h.JobsDryRun || !changed {
+		return changes, nil
+	}
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		for _, p := range plans {
+			switch {
+			case p.job == nil:
+			case p.old == nil:
+				p.job.Version = 1
+				if err := tx.JobCreate(ctx, p.job); err != nil {
+					return err
+				}
+				if err := tx.JobVersionCreate(ctx, &db.JobVersion{JobID: p.job.ID, Version: 1, Definition: p.job.Definition(""),
+					Change: ChangeCode, CreatedBy: author}); err != nil {
+					return err
+				}
+			default:
+				oldCal := ""
+				if p.old.CalendarID != nil {
+					if c, err := tx.CalendarGet(ctx, *p.old.CalendarID); err == nil {
+						oldCal = c.Name
+					}
+				}
+				prev := db.JobVersion{Definition: p.old.Definition(oldCal), Change: ChangeCreate, CreatedAt: p.old.UpdatedAt}
+				next := db.JobVersion{Definition: p.job.Definition(""), Change: ChangeCode, CreatedBy: author}
+				if err := tx.JobSaveVersion(ctx, p.job, p.old.Version, prev, next); err != nil {
+					return err
+				}
+				if err := tx.InstanceDeleteFutureScheduled(ctx, p.job.ID, s.now()); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify.JobsChanged(appID)
+	return changes, nil
+}
+
+// declaredInput is the Input a declaration stands for: a GO job, enabled.
+func declaredInput(d protocol.DeclaredJob) Input {
+	in := Input{Name: d.Name, Description: &d.Description, Enabled: ptr(true), ScheduleType: d.ScheduleType,
+		ScheduleExpression: &d.ScheduleExpression, ProcessorType: db.ProcessorGo, Processor: d.Processor, Params: &d.Params}
+	if d.TimeZone != "" {
+		in.TimeZone = &d.TimeZone
+	}
+	if d.ExecutionMode != "" {
+		in.ExecutionMode = &d.ExecutionMode
+	}
+	for _, f := range []struct {
+		v   int
+		dst **int
+	}{
+		{d.MaxInstances, &in.MaxInstances}, {d.TaskConcurrency, &in.TaskConcurrency}, {d.TimeoutMs, &in.TimeoutMs},
+		{d.InstanceRetries, &in.InstanceRetries}, {d.TaskRetries, &in.TaskRetries},
+		{d.MaxQueued, &in.MaxQueued}, {d.Priority, &in.Priority}, {d.RetryDelayMs, &in.RetryDelayMs},
+		{d.RetryDelayMaxMs, &in.RetryDelayMaxMs},
+	} {
+		if f.v != 0 {
+			*f.dst = ptr(f.v)
+		}
+	}
+	if d.OverlapPolicy != "" {
+		in.OverlapPolicy = &d.OverlapPolicy
+	}
+	if d.RetryBackoff != 0 {
+		in.RetryBackoff = &d.RetryBackoff
+	}
+	return in
+}
+
+// changedFields names the fields (JobInput's names) in which two
+// definitions differ.
+func changedFields(a, b db.JobDefinition) []string {
+	var out []string
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	t := va.Type()
+	for i := range t.NumField() {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			out = append(out, strings.Split(t.Field(i).Tag.Get("json"), ",")[0])
+		}
+	}
+	return out
+}

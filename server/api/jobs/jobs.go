@@ -1,0 +1,168 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/server/schedule"
+)
+
+// Create validates and stores a new job.
+func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
+	app, err := s.apps.ByName(ctx, in.App, db.RoleEditor)
+	if err != nil {
+		return nil, asInput("app", err)
+	}
+	cal, err := s.calendarNamed(ctx, app.ID, in.Calendar)
+	if err != nil {
+		return nil, err
+	}
+	j, sch, err := s.build(in, app.ID, cal)
+	if err != nil {
+		return nil, err
+	}
+	j.NextTriggerAt = s.firstTrigger(j, sch)
+	j.Version = 1
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if err := tx.JobCreate(ctx, j); err != nil {
+			return err
+		}
+		return tx.JobVersionCreate(ctx, &db.JobVersion{JobID: j.ID, Version: 1, Definition: j.Definition(calendarName(cal)),
+			Change: ChangeCreate, CreatedBy: by(ctx)})
+	})
+	if err != nil {
+		if errors.Is(err, db.ErrConflict) {
+			return nil, fault.BadInput("name", "app %q already has a job named %q", in.App, j.Name)
+		}
+		return nil, err
+	}
+	s.notify.JobsChanged(app.ID)
+	return j, nil
+}
+
+// Update replaces a job's definition; its next fire is computed afresh.
+// The change is kept as a new version.
+func (s *Service) Update(ctx context.Context, id int64, in Input) (*db.Job, error) {
+	return s.update(ctx, id, in, ChangeUpdate)
+}
+
+func (s *Service) update(ctx context.Context, id int64, in Input, change string) (*db.Job, error) {
+	old, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	app, err := s.apps.ByID(ctx, old.AppID, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if in.App != app.Name {
+		return nil, fault.BadInput("app", "a job cannot move to another app (it belongs to %q)", app.Name)
+	}
+	cal, err := s.calendarNamed(ctx, app.ID, in.Calendar)
+	if err != nil {
+		return nil, err
+	}
+	j, sch, err := s.build(in, app.ID, cal)
+	if err != nil {
+		return nil, err
+	}
+	// A job declared in code stays so: the next declaration overwrites a
+	// manual edit (the console warns before one).
+	j.ID, j.CreatedAt, j.ManagedBy = old.ID, old.CreatedAt, old.ManagedBy
+	j.NextTriggerAt = s.firstTrigger(j, sch)
+	if err := s.save(ctx, old, j, calendarName(cal), change); err != nil {
+		if errors.Is(err, db.ErrConflict) {
+			return nil, fault.BadInput("name", "app %q already has a job named %q", app.Name, j.Name)
+		}
+		return nil, err
+	}
+	s.notify.JobsChanged(app.ID)
+	return j, nil
+}
+
+// save writes j over old as its next version, and drops the fires
+// recorded ahead under the old definition (the trigger loop records the
+// new schedule's own).
+func (s *Service) save(ctx context.Context, old, j *db.Job, calendar, change string) error {
+	oldCal, err := s.CalendarOf(ctx, old)
+	if err != nil {
+		return err
+	}
+	prev := db.JobVersion{Definition: old.Definition(calendarName(oldCal)), Change: ChangeCreate, CreatedAt: old.UpdatedAt}
+	next := db.JobVersion{Definition: j.Definition(calendar), Change: change, CreatedBy: by(ctx)}
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if err := tx.JobSaveVersion(ctx, j, old.Version, prev, next); err != nil {
+			return err
+		}
+		return tx.InstanceDeleteFutureScheduled(ctx, j.ID, s.now())
+	})
+	switch {
+	case errors.Is(err, db.ErrChanged):
+		return fault.Conflict("job %q was changed by someone else meanwhile (it is at a newer version than %d); reload it and try again", old.Name, old.Version)
+	case err != nil:
+		return notFound(err, "job")
+	}
+	return nil
+}
+
+// SetEnabled enables (from now on) or disables a job, as a new version.
+func (s *Service) SetEnabled(ctx context.Context, id int64, enabled bool) (*db.Job, error) {
+	old, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := schedule.Parse(schedule.JobSpec(old))
+	if err != nil {
+		return nil, err
+	}
+	j := *old
+	j.Enabled = enabled
+	j.NextTriggerAt = s.firstTrigger(&j, sch)
+	cal, err := s.CalendarOf(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	change := ChangeDisable
+	if enabled {
+		change = ChangeEnable
+	}
+	if err := s.save(ctx, old, &j, calendarName(cal), change); err != nil {
+		return nil, err
+	}
+	s.notify.JobsChanged(j.AppID)
+	return s.db.JobGet(ctx, id)
+}
+
+// Delete deletes a job with its history. Its running instances are
+// stopped on their workers by the app's owner, which notices them gone.
+func (s *Service) Delete(ctx context.Context, id int64) error {
+	j, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return err
+	}
+	if err := s.db.JobDelete(ctx, id); err != nil {
+		return notFound(err, "job")
+	}
+	s.notify.InstancesChanged(j.AppID)
+	return nil
+}
+
+// Get returns a job if the caller holds at least role on its app.
+func (s *Service) Get(ctx context.Context, id int64, role db.Role) (*db.Job, error) {
+	return auth.ReadInApp(ctx, s.auth, fmt.Sprintf("job %d", id), role,
+		func(ctx context.Context) (*db.Job, error) { return s.db.JobGet(ctx, id) },
+		func(j *db.Job) int64 { return j.AppID })
+}
+
+// List returns a page of an app's jobs, newest first.
+func (s *Service) List(ctx context.Context, appName, search string, beforeID int64, limit int) (db.JobPage, error) {
+	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
+	if err != nil {
+		return db.JobPage{}, err
+	}
+	return s.db.JobList(ctx, app.ID, search, beforeID, limit)
+}

@@ -1,0 +1,157 @@
+package jobs
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+)
+
+// What the console's dashboard shows the on-call engineer beside an app's
+// counts: its latest failures, its scheduling lag, its next fires and its
+// workers' capacity. Each reads a Stats the caller was allowed to see.
+
+// maxLagSamples bounds the finished instances the lag figures read: the
+// latest ones of the window.
+const maxLagSamples = 20000
+
+// LatestFailures returns the app's instances that ended FAILED within the
+// window, the latest first.
+func (s *Service) LatestFailures(ctx context.Context, st *Stats, first int) ([]db.Instance, error) {
+	if first < 1 || first > 100 {
+		return nil, fault.BadInput("first", "must be between 1 and 100")
+	}
+	return s.db.InstanceListFailedRecent(ctx, st.AppID, st.Since, first)
+}
+
+// Lag is how late scheduled fires were (actual minus expected trigger
+// time) and how long fired instances took to start on a worker, over a
+// window: the figures /metrics exports as jobwheel_trigger_lateness_seconds
+// and jobwheel_fire_to_start_seconds, taken from the same columns.
+type Lag struct {
+	// Samples are the finished instances read (at most maxLagSamples, the
+	// latest); Lateness and FireToStart summarize those that have the
+	// times they need.
+	Samples     int
+	Lateness    Summary
+	FireToStart Summary
+	// Buckets are per hour of the window, oldest first; hours with nothing
+	// finished are left out.
+	Buckets []LagBucket
+}
+
+// Summary is a distribution's percentiles, in milliseconds; nil when it
+// has no sample.
+type Summary struct {
+	Count         int
+	P50, P99, Max *float64
+}
+
+// LagBucket is one hour's lag.
+type LagBucket struct {
+	Start       time.Time
+	Lateness    Summary
+	FireToStart Summary
+}
+
+// Lag computes the app's lag over the window.
+func (s *Service) Lag(ctx context.Context, st *Stats) (*Lag, error) {
+	rows, err := s.db.InstanceTimings(ctx, st.AppID, st.Since, maxLagSamples)
+	if err != nil {
+		return nil, err
+	}
+	type acc struct{ late, start []float64 }
+	all := acc{}
+	hours := map[time.Time]*acc{}
+	for _, r := range rows {
+		h := r.FinishedAt.UTC().Truncate(time.Hour)
+		b := hours[h]
+		if b == nil {
+			b = &acc{}
+			hours[h] = b
+		}
+		if r.ExpectedTriggerAt != nil && r.ActualTriggerAt != nil {
+			ms := max(0, float64(r.ActualTriggerAt.Sub(*r.ExpectedTriggerAt).Milliseconds()))
+			all.late, b.late = append(all.late, ms), append(b.late, ms)
+		}
+		if r.ActualTriggerAt != nil && r.StartedAt != nil {
+			ms := max(0, float64(r.StartedAt.Sub(*r.ActualTriggerAt).Milliseconds()))
+			all.start, b.start = append(all.start, ms), append(b.start, ms)
+		}
+	}
+	lag := &Lag{Samples: len(rows), Lateness: summarize(all.late), FireToStart: summarize(all.start)}
+	for h, b := range hours {
+		lag.Buckets = append(lag.Buckets, LagBucket{Start: h, Lateness: summarize(b.late), FireToStart: summarize(b.start)})
+	}
+	slices.SortFunc(lag.Buckets, func(a, b LagBucket) int { return a.Start.Compare(b.Start) })
+	return lag, nil
+}
+
+// summarize takes nearest-rank percentiles.
+func summarize(v []float64) Summary {
+	if len(v) == 0 {
+		return Summary{}
+	}
+	slices.Sort(v)
+	rank := func(p float64) *float64 {
+		i := int(p*float64(len(v))+0.999999) - 1
+		x := v[min(max(i, 0), len(v)-1)]
+		return &x
+	}
+	mx := v[len(v)-1]
+	return Summary{Count: len(v), P50: rank(0.5), P99: rank(0.99), Max: &mx}
+}
+
+// NextFire is a job and when it fires next.
+type NextFire struct {
+	Job  *db.Job
+	Time time.Time
+}
+
+// NextFires returns the app's enabled jobs that fire soonest.
+func (s *Service) NextFires(ctx context.Context, st *Stats, first int) ([]NextFire, error) {
+	if first < 1 || first > 100 {
+		return nil, fault.BadInput("first", "must be between 1 and 100")
+	}
+	list, err := s.db.JobListNextFires(ctx, st.AppID, first)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]NextFire, 0, len(list))
+	for i := range list {
+		if list[i].NextTriggerAt != nil {
+			out = append(out, NextFire{Job: &list[i], Time: *list[i].NextTriggerAt})
+		}
+	}
+	return out, nil
+}
+
+// Capacity is the app's connected workers and their task slots.
+type Capacity struct {
+	Workers, Slots, FreeSlots int
+}
+
+// Capacity counts the app's live workers' slots and those not running a
+// task (slots minus their DISPATCHED and RUNNING tasks).
+func (s *Service) Capacity(ctx context.Context, st *Stats) (*Capacity, error) {
+	workers, err := s.db.WorkerListAlive(ctx, st.AppID, s.now().Add(-db.WorkerAliveWindow))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(workers))
+	for i, w := range workers {
+		ids[i] = w.ID
+	}
+	busy, err := s.db.TaskCountsBusy(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	c := &Capacity{Workers: len(workers)}
+	for _, w := range workers {
+		c.Slots += w.Slots
+		c.FreeSlots += max(0, w.Slots-busy[w.ID])
+	}
+	return c, nil
+}

@@ -1,0 +1,70 @@
+package jobs_test
+
+import (
+	"testing"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/server/api/jobs"
+)
+
+// The overlap policy, priority and retry back-off fields: defaults that
+// keep the old behaviour, stored and kept in versions, refused naming the
+// field when out of range.
+func TestOverlapAndBackoffFields(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		w := newWorld(t, d)
+		j, err := w.svc.Create(w.ed, cronJob("a", "plain"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.OverlapPolicy != db.OverlapCancel || j.MaxQueued != jobs.DefaultMaxQueued || j.Priority != 0 || j.RetryDelayMs != 0 ||
+			j.RetryBackoff != 1 || j.RetryDelayMaxMs != 0 {
+			t.Fatalf("defaults: %+v", j)
+		}
+
+		in := cronJob("a", "queued")
+		in.OverlapPolicy, in.MaxQueued, in.Priority = ptr(db.OverlapQueue), ptr(3), ptr(-7)
+		in.RetryDelayMs, in.RetryBackoff, in.RetryDelayMaxMs = ptr(2000), ptr(2.5), ptr(60000)
+		j, err = w.svc.Create(w.ed, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.JobGet(w.admin, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.OverlapPolicy != db.OverlapQueue || got.MaxQueued != 3 || got.Priority != -7 || got.RetryDelayMs != 2000 ||
+			got.RetryBackoff != 2.5 || got.RetryDelayMaxMs != 60000 {
+			t.Fatalf("stored: %+v", got)
+		}
+		// A change is versioned with the new fields, and restoring the
+		// first version brings them back.
+		in.OverlapPolicy, in.RetryBackoff = ptr(db.OverlapReplace), ptr(1.0)
+		if _, err := w.svc.Update(w.ed, j.ID, in); err != nil {
+			t.Fatal(err)
+		}
+		restored, err := w.svc.Restore(w.ed, j.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if restored.OverlapPolicy != db.OverlapQueue || restored.RetryBackoff != 2.5 || restored.MaxQueued != 3 || restored.Priority != -7 {
+			t.Fatalf("restored version 1: %+v", restored)
+		}
+
+		for field, mutate := range map[string]func(*jobs.Input){
+			"overlapPolicy":   func(in *jobs.Input) { in.OverlapPolicy = ptr("SOMETIMES") },
+			"maxQueued":       func(in *jobs.Input) { in.MaxQueued = ptr(0) },
+			"priority":        func(in *jobs.Input) { in.Priority = ptr(1001) },
+			"retryDelayMs":    func(in *jobs.Input) { in.RetryDelayMs = ptr(-1) },
+			"retryBackoff":    func(in *jobs.Input) { in.RetryBackoff = ptr(0.5) },
+			"retryDelayMaxMs": func(in *jobs.Input) { in.RetryDelayMs, in.RetryDelayMaxMs = ptr(5000), ptr(1000) },
+		} {
+			in := cronJob("a", "x")
+			mutate(&in)
+			_, err := w.svc.Create(w.ed, in)
+			wantBadInput(t, field, err, field)
+		}
+	})
+}

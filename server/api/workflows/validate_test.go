@@ -1,0 +1,204 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+)
+
+// testCatalog is app 1 with jobs 1 and 2 (job 3 is another app's), and
+// workflows 10 (the one being saved), 11 → 12 → 10 (nesting) and 13.
+func testCatalog() *catalog {
+	nests := func(id int64, name string, target int64) *db.Workflow {
+		w := &db.Workflow{ID: id, AppID: 1, Name: name}
+		if target != 0 {
+			w.Graph.Nodes = []db.WorkflowNode{{Key: "n", Type: db.NodeNested, WorkflowID: target}}
+		}
+		return w
+	}
+	return &catalog{appID: 1, self: 10,
+		jobs: map[int64]*db.Job{1: {ID: 1, AppID: 1, Name: "extract"}, 2: {ID: 2, AppID: 1, Name: "load"}, 3: {ID: 3, AppID: 2, Name: "other"}},
+		workflows: map[int64]*db.Workflow{10: nests(10, "self", 0), 11: nests(11, "outer", 12), 12: nests(12, "inner", 10),
+			13: nests(13, "leaf", 0)}}
+}
+
+// Nesting a workflow that nests this one, at any depth, is refused with
+// the cycle named; nesting one that does not is accepted.
+func TestNestingCycles(t *testing.T) {
+	t.Parallel()
+	in := func(target int64) Input {
+		return Input{Name: "self", ScheduleType: db.ScheduleAPI, Nodes: []NodeInput{{Key: "a", Type: db.NodeNested, WorkflowID: &target}}}
+	}
+	_, _, err := validate(in(11), testCatalog())
+	var bad *fault.Input
+	if !errors.As(err, &bad) || bad.Field != "nodes[0].workflowId" || !strings.Contains(bad.Reason, `"self" → "outer" → "inner" → "self"`) {
+		t.Fatalf("nesting outer: %v; want the cycle self → outer → inner → self on nodes[0].workflowId", err)
+	}
+	if _, _, err := validate(in(13), testCatalog()); err != nil {
+		t.Fatalf("nesting leaf: %v", err)
+	}
+	// A new workflow cannot be part of a cycle: nobody nests it yet.
+	cat := testCatalog()
+	cat.self = 0
+	if _, _, err := validate(in(11), cat); err != nil {
+		t.Fatalf("a new workflow nesting outer: %v", err)
+	}
+}
+
+// What a saved definition reads back as saves again unchanged.
+func TestSpecRoundTrip(t *testing.T) {
+	t.Parallel()
+	job, wf := int64(1), int64(13)
+	in := Input{Name: "etl", ScheduleType: db.ScheduleCron, ScheduleExpression: ptr("0 0 * * * ?"), TimeZone: ptr("Europe/Berlin"),
+		Nodes: []NodeInput{
+			{Key: "a", Type: db.NodeJob, JobID: &job, Params: ptr("x=1"), Retries: ptr(2), TimeoutMs: ptr(int64(500))},
+			{Key: "d", Type: db.NodeDecision, Expression: ptr(`upstream.a == "ok"`)},
+			{Key: "f", Type: db.NodeForeach, JobID: &job, Expression: ptr("context.items"), Parallelism: ptr(4)},
+			{Key: "n", Type: db.NodeNested, WorkflowID: &wf, Position: &db.NodePosition{X: 1.5, Y: -2}},
+			{Key: "ok", Type: db.NodeApproval, TimeoutMs: ptr(int64(60000)), TriggerRule: ptr(db.RuleOneSucceeded)},
+		},
+		Edges: []EdgeInput{{From: "a", To: "d"}, {From: "d", To: "f", Label: ptr("true")}, {From: "d", To: "n", Label: ptr("false")},
+			{From: "f", To: "ok"}, {From: "n", To: "ok"}}}
+	spec, _, err := validate(in, testCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := validate(inputOf(*spec), testCatalog())
+	if err != nil || !reflect.DeepEqual(spec, again) {
+		t.Fatalf("saved again: %+v, %v\nwant %+v", again, err, spec)
+	}
+	if spec.Graph.Nodes[2].Parallelism != 4 || !spec.Graph.Nodes[0].Enabled || spec.MaxInstances != 1 || spec.OverlapPolicy != db.OverlapCancel {
+		t.Fatalf("defaults: %+v", spec)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// FuzzValidate: whatever definition arrives, validation never panics and
+// either accepts it — as an acyclic graph of unique keys whose edges name
+// nodes, which validates again to the same spec — or refuses it with a
+// BAD_INPUT naming a field.
+func FuzzValidate(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"etl","scheduleType":"API","nodes":[{"key":"a","type":"JOB","jobId":1}],"edges":[]}`,
+		`{"name":"etl","scheduleType":"CRON","scheduleExpression":"0 0 * * * ?","nodes":[{"key":"a","type":"JOB","jobId":1},{"key":"b","type":"JOB","jobId":2}],"edges":[{"from":"a","to":"b"}]}`,
+		`{"name":"d","scheduleType":"API","nodes":[{"key":"d","type":"DECISION","expression":"context.x > 1"},{"key":"y","type":"APPROVAL"},{"key":"n","type":"APPROVAL","timeoutMs":5}],"edges":[{"from":"d","to":"y","label":"true"},{"from":"d","to":"n","label":"false"}]}`,
+		`{"name":"f","scheduleType":"API","nodes":[{"key":"f","type":"FOREACH","jobId":1,"expression":"context.items","parallelism":3}],"edges":[]}`,
+		`{"name":"c","scheduleType":"API","nodes":[{"key":"a","type":"JOB","jobId":1},{"key":"b","type":"JOB","jobId":1}],"edges":[{"from":"a","to":"b"},{"from":"b","to":"a"}]}`,
+		`{"name":"n","scheduleType":"API","nodes":[{"key":"n","type":"NESTED","workflowId":11}],"edges":[]}`,
+		`{"name":"n","scheduleType":"API","nodes":[{"key":"n","type":"NESTED","workflowId":13},{"key":"x","type":"DECISION","expression":"upstream.n"}],"edges":[{"from":"n","to":"x"},{"from":"x","to":"x","label":"a"}]}`,
+		`{"name":"bad","scheduleType":"FIXED_DELAY","nodes":[]}`,
+		`{"name":"\u0007","scheduleType":"API","nodes":[{"key":"a b","type":"JOB"}]}`,
+		`{"name":"x","scheduleType":"FIXED_RATE","scheduleExpression":"1s","maxInstances":0,"nodes":[{"key":"a","type":"FOREACH","jobId":3,"expression":"1+1"}]}`,
+		`{"name":"x","scheduleType":"API","nodes":[{"key":"a","type":"JOB","jobId":1,"position":{"x":1e300,"y":0}}],"edges":[{"from":"a","to":"zz"}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in Input
+		if json.Unmarshal(data, &in) != nil {
+			return
+		}
+		spec, _, err := validate(in, testCatalog())
+		if err != nil {
+			var bad *fault.Input
+			if !errors.As(err, &bad) || bad.Field == "" || bad.Reason == "" {
+				t.Fatalf("refused with %v (%T); want a BAD_INPUT naming a field", err, err)
+			}
+			return
+		}
+		keys := map[string]bool{}
+		for _, n := range spec.Graph.Nodes {
+			if keys[n.Key] || !keyPattern.MatchString(n.Key) {
+				t.Fatalf("accepted node key %q twice or malformed", n.Key)
+			}
+			keys[n.Key] = true
+		}
+		for _, e := range spec.Graph.Edges {
+			if !keys[e.From] || !keys[e.To] || e.From == e.To {
+				t.Fatalf("accepted edge %+v", e)
+			}
+		}
+		if !topological(spec.Graph) {
+			t.Fatalf("accepted a cycle: %+v", spec.Graph.Edges)
+		}
+		again, _, err := validate(inputOf(*spec), testCatalog())
+		if err != nil || !reflect.DeepEqual(spec, again) {
+			t.Fatalf("an accepted spec saved again: %+v, %v\nwant %+v", again, err, spec)
+		}
+	})
+}
+
+// topological says whether g's nodes can all be ordered before their
+// successors (Kahn's algorithm): an acyclicity check independent of
+// findCycle's.
+func topological(g db.WorkflowGraph) bool {
+	in := map[string]int{}
+	for _, e := range g.Edges {
+		in[e.To]++
+	}
+	var ready []string
+	for _, n := range g.Nodes {
+		if in[n.Key] == 0 {
+			ready = append(ready, n.Key)
+		}
+	}
+	done := 0
+	for len(ready) > 0 {
+		k := ready[0]
+		ready = ready[1:]
+		done++
+		for _, e := range g.Edges {
+			if e.From == k {
+				if in[e.To]--; in[e.To] == 0 {
+					ready = append(ready, e.To)
+				}
+			}
+		}
+	}
+	return done == len(g.Nodes)
+}
+
+// TestNamesAreOneLine (issue 11, items 7 and 11): a workflow's name, a
+// node's name and an edge's label refuse what would break the line they
+// are shown or mailed in (control characters, line separators,
+// bidirectional overrides), naming the field; nothing is saved.
+func TestNamesAreOneLine(t *testing.T) {
+	t.Parallel()
+	job := int64(1)
+	// A DECISION's edge, which carries a label.
+	ok := func() Input {
+		return Input{Name: "etl", ScheduleType: db.ScheduleAPI,
+			Nodes: []NodeInput{{Key: "a", Type: db.NodeDecision, Expression: ptr("context.x > 1")}, {Key: "b", Type: db.NodeJob, JobID: &job}},
+			Edges: []EdgeInput{{From: "a", To: "b", Label: ptr("true")}}}
+	}
+	if _, _, err := validate(ok(), testCatalog()); err != nil {
+		t.Fatalf("the plain workflow: %v", err)
+	}
+	for _, bad := range []string{"fail\r\nBcc: victim@example.com", "a\u0000b", "a\u2028b", "\u202eevil", "a\u0085b"} {
+		for field, in := range map[string]Input{
+			"name": func() Input { in := ok(); in.Name = bad; return in }(),
+			"nodes[0].name": func() Input {
+				in := ok()
+				in.Nodes[0].Name = ptr(bad)
+				return in
+			}(),
+			"edges[0].label": func() Input {
+				in := ok()
+				in.Edges[0].Label = ptr(bad)
+				return in
+			}(),
+		} {
+			_, _, err := validate(in, testCatalog())
+			var fi *fault.Input
+			if !errors.As(err, &fi) || fi.Field != field {
+				t.Errorf("%s = %q: %v, want BAD_INPUT on %s", field, bad, err, field)
+			}
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package node
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// Every setting's bad value is refused naming the variable (or flag) it
+// came from and saying what is wrong with it — a value that does not parse
+// is named as such, not turned into something else first (LEASE_TTL=abc
+// used to say "-1ns is shorter than 3s").
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		env  string // NAME=value
+		want string
+	}{
+		{"JOBWHEEL_DATABASE_URL=mysql://root:hunter2@x/db", `JOBWHEEL_DATABASE_URL: "mysql://root:xxxxx@x/db": jobwheel stores its data in PostgreSQL or SQLite, not "mysql"; use postgres://`},
+		{"JOBWHEEL_DATABASE_URL=sqlite:", `JOBWHEEL_DATABASE_URL: "sqlite:": no SQLite file named; use sqlite:<file>`},
+		{"JOBWHEEL_HTTP_ADDR=7700", `JOBWHEEL_HTTP_ADDR: "7700": not host:port, such as :7700`},
+		{"JOBWHEEL_HTTP_ADDR=:http-ish", `JOBWHEEL_HTTP_ADDR: ":http-ish": the port "http-ish" is not a number from 0 to 65535`},
+		{"JOBWHEEL_HTTP_ADDR=:70000", `the port "70000" is not`},
+		{"JOBWHEEL_ADVERTISE_URL=jobwheel-1:7700", `JOBWHEEL_ADVERTISE_URL: "jobwheel-1:7700" is not an http:// or https:// URL`},
+		{"JOBWHEEL_ADMIN_PASSWORD=short", `JOBWHEEL_ADMIN_PASSWORD: must be at least 8 characters`},
+		{"JOBWHEEL_SERVER_ID=" + strings.Repeat("s", 65), `JOBWHEEL_SERVER_ID: "sss`},
+		{"JOBWHEEL_LOG_LEVEL=loud", `JOBWHEEL_LOG_LEVEL: "loud" is not debug, info, warn or error`},
+		{"JOBWHEEL_LOG_FORMAT=xml", `JOBWHEEL_LOG_FORMAT: "xml" is not text or json`},
+		{"JOBWHEEL_ALLOWED_ORIGINS=https://console.example.com", `JOBWHEEL_ALLOWED_ORIGINS: "https://console.example.com": give host[:port] patterns without a scheme`},
+		{"JOBWHEEL_ALLOWED_ORIGINS=ok.example.com,[bad", `JOBWHEEL_ALLOWED_ORIGINS: "[bad" is not a valid pattern`},
+		{"JOBWHEEL_DEMO=maybe", `JOBWHEEL_DEMO: "maybe" is not true or false`},
+		{"JOBWHEEL_RETENTION=a week", `JOBWHEEL_RETENTION: "a week" is not a duration such as 15s`},
+		{"JOBWHEEL_RETENTION=-1h", `JOBWHEEL_RETENTION: -1h is negative (0 keeps everything)`},
+		{"JOBWHEEL_SMTP_URL=smtp://ops:pw@mail.example.com?from=a@b", `JOBWHEEL_SMTP_URL: "smtp://ops:xxxxx@mail.example.com?from=a@b": no port; use smtp://`},
+		{"JOBWHEEL_SMTP_URL=mail.example.com", `JOBWHEEL_SMTP_URL: "mail.example.com": not smtp://user:password@host:port?from=address`},
+		{"JOBWHEEL_LEASE_TTL=abc", `JOBWHEEL_LEASE_TTL: "abc" is not a duration such as 15s`},
+		{"JOBWHEEL_LEASE_TTL=2s", `JOBWHEEL_LEASE_TTL: 2s is shorter than 3s`},
+		{"JOBWHEEL_DEBUG_ADDR=6060", `JOBWHEEL_DEBUG_ADDR: "6060": not host:port, such as :7700`},
+		{"JOBWHEEL_DEBUG_ADDR=:7700", `JOBWHEEL_DEBUG_ADDR: ":7700": port 7700 is the HTTP listener's`},
+		{"JOBWHEEL_ALARM_ALLOW_NETWORKS=10.0.0.0/8,intranet", `JOBWHEEL_ALARM_ALLOW_NETWORKS: "intranet" is neither an address nor a CIDR range`},
+		{"JOBWHEEL_ALARM_ALLOW_NETWORKS=10.0.0.0/33", `JOBWHEEL_ALARM_ALLOW_NETWORKS: "10.0.0.0/33" is neither`},
+		{"JOBWHEEL_TRUSTED_PROXIES=proxy.internal", `JOBWHEEL_TRUSTED_PROXIES: "proxy.internal" is neither an address nor a CIDR range`},
+	} {
+		name, value, _ := strings.Cut(tc.env, "=")
+		_, err := ParseConfig(nil, env(map[string]string{name: value}), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v; want one containing %q", tc.env, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: the error shows the password: %v", tc.env, err)
+		}
+	}
+}
+
+// A bad value given by flag is named by the flag.
+func TestConfigErrorNamesTheFlag(t *testing.T) {
+	_, err := ParseConfig([]string{"-lease-ttl", "abc"}, env(map[string]string{"JOBWHEEL_LEASE_TTL": "20s"}), io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), `-lease-ttl: "abc" is not a duration`) {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
+	cfg, err := ParseConfig(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DatabaseURL != "sqlite:jobwheel.db" || cfg.HTTPAddr != ":7700" || cfg.Demo || cfg.Retention != 168*time.Hour ||
+		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" || cfg.DebugAddr != "" {
+		t.Errorf("defaults %+v", cfg)
+	}
+	cfg, err = ParseConfig([]string{"-demo", "-lease-ttl", "4s"}, env(map[string]string{
+		"JOBWHEEL_LEASE_TTL":    "abc", // the flag wins: never parsed
+		"JOBWHEEL_DATABASE_URL": "postgres://u@db:5432/x", "JOBWHEEL_RETENTION": "0", "JOBWHEEL_ALLOWED_ORIGINS": "a.example.com, *.b.example.com:8443",
+		"JOBWHEEL_ADVERTISE_URL": "http://jobwheel-1:7700/", "JOBWHEEL_LOG_LEVEL": "DEBUG", "JOBWHEEL_SMTP_URL": "smtp://ops:pw@mail:587?from=a@b",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Demo || cfg.LeaseTTL != 4*time.Second || cfg.Retention != 0 || cfg.DatabaseURL != "postgres://u@db:5432/x" ||
+		len(cfg.AllowedOrigins) != 2 || cfg.AdvertiseURL != "http://jobwheel-1:7700" || cfg.LogLevel.String() != "DEBUG" {
+		t.Errorf("config %+v", cfg)
+	}
+	// The debug listener is on loopback unless a host is named.
+	for in, want := range map[string]string{":6060": "127.0.0.1:6060", "0.0.0.0:6060": "0.0.0.0:6060", "[::1]:6060": "[::1]:6060"} {
+		cfg, err := ParseConfig(nil, env(map[string]string{"JOBWHEEL_DEBUG_ADDR": in}), io.Discard)
+		if err != nil || cfg.DebugAddr != want {
+			t.Errorf("JOBWHEEL_DEBUG_ADDR=%s: %+v, %v; want %s", in, cfg, err, want)
+		}
+	}
+	for _, v := range []string{"0", "false", "1", "true"} {
+		cfg, err := ParseConfig(nil, env(map[string]string{"JOBWHEEL_DEMO": v}), io.Discard)
+		if err != nil || cfg.Demo != (v == "1" || v == "true") {
+			t.Errorf("JOBWHEEL_DEMO=%s: demo %v, error %v", v, cfg != nil && cfg.Demo, err)
+		}
+	}
+}
+
+// -h lists every variable and never prints a secret given by environment.
+func TestConfigHelp(t *testing.T) {
+	var out strings.Builder
+	_, err := ParseConfig([]string{"-h"}, env(map[string]string{"JOBWHEEL_ADMIN_PASSWORD": "topsecret1", "JOBWHEEL_SMTP_URL": "smtp://u:topsecret2@m:25?from=a@b"}), &out)
+	if err == nil {
+		t.Fatal("-h gave no error")
+	}
+	for _, v := range []string{"JOBWHEEL_DATABASE_URL", "JOBWHEEL_HTTP_ADDR", "JOBWHEEL_ADVERTISE_URL", "JOBWHEEL_ADMIN_PASSWORD",
+		"JOBWHEEL_SERVER_ID", "JOBWHEEL_LOG_LEVEL", "JOBWHEEL_LOG_FORMAT", "JOBWHEEL_ALLOWED_ORIGINS", "JOBWHEEL_DEMO",
+		"JOBWHEEL_RETENTION", "JOBWHEEL_SMTP_URL", "JOBWHEEL_LEASE_TTL", "JOBWHEEL_DEBUG_ADDR",
+		"JOBWHEEL_ALARM_ALLOW_NETWORKS", "JOBWHEEL_TRUSTED_PROXIES"} {
+		if !strings.Contains(out.String(), v) {
+			t.Errorf("-h does not mention %s", v)
+		}
+	}
+	if strings.Contains(out.String(), "topsecret") {
+		t.Errorf("-h prints a secret:\n%s", out.String())
+	}
+}

@@ -1,0 +1,260 @@
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/frontend"
+	"github.com/jobwheel/jobwheel/graph"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/apps"
+	"github.com/jobwheel/jobwheel/server/api/audit"
+	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/api/workflows"
+	"github.com/jobwheel/jobwheel/server/platform/bus"
+	"github.com/jobwheel/jobwheel/server/platform/httpsec"
+	"github.com/jobwheel/jobwheel/server/platform/live"
+	"github.com/jobwheel/jobwheel/server/platform/logs"
+	"github.com/jobwheel/jobwheel/server/platform/metrics"
+	"github.com/jobwheel/jobwheel/server/platform/netguard"
+	"github.com/jobwheel/jobwheel/server/platform/retention"
+	"github.com/jobwheel/jobwheel/server/runtime/cluster"
+	"github.com/jobwheel/jobwheel/server/runtime/execution"
+	"github.com/jobwheel/jobwheel/server/runtime/hub"
+	"github.com/jobwheel/jobwheel/server/runtime/lease"
+	"github.com/jobwheel/jobwheel/server/runtime/owned"
+	"github.com/jobwheel/jobwheel/server/runtime/trigger"
+	"github.com/jobwheel/jobwheel/server/runtime/workflow"
+)
+
+// Node is one running server: the database, the services and the HTTP
+// listener. The services are one lifecycle.Group, started in the order
+// they depend on each other and stopped in reverse.
+type Node struct {
+	log      *slog.Logger
+	db       *db.DB
+	services lifecycle.Group
+	http     *httpService
+	debug    *debugService // nil unless JOBWHEEL_DEBUG_ADDR is set
+}
+
+// Start opens the database, migrates it and starts every service of the
+// server; it returns once the server is serving.
+func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger) (_ *Node, err error) {
+	n := &Node{log: log}
+	defer func() {
+		if err != nil && n.db != nil {
+			_ = n.db.Close()
+		}
+	}()
+
+	log.Info("opening database", "url", redactURL(cfg.DatabaseURL))
+	if n.db, err = db.Open(ctx, cfg.DatabaseURL); err != nil {
+		return nil, err
+	}
+	if err = n.db.Migrate(ctx); err != nil {
+		return nil, err
+	}
+	// The server's series (/metrics), on a registry of its own; every
+	// statement from here on is timed.
+	stats := metrics.New()
+	n.db.Bun().AddQueryHook(stats.QueryHook())
+
+	authSvc := auth.New(auth.Config{}, n.db, log)
+	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
+	if err != nil {
+		return nil, err
+	}
+	appSvc := apps.New(n.db, authSvc, nil)
+	if cfg.Demo {
+		dir, _ := os.Getwd()
+		if err = ensureDemo(ctx, n.db, appSvc, dir); err != nil {
+			return nil, fmt.Errorf("creating the demo app: %w", err)
+		}
+	}
+
+	listener, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", cfg.HTTPAddr, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = listener.Close()
+		}
+	}()
+	advertise := cfg.advertiseURL(listener.Addr())
+	serverID := cfg.ServerID
+	if serverID == "" {
+		serverID = defaultServerID()
+	}
+
+	// Hints between servers: NOTIFY on PostgreSQL, in-process on SQLite —
+	// and behind a transaction-pooling PgBouncer, where LISTEN cannot work,
+	// in-process too: every consumer of hints also polls the database.
+	var busDB *bun.DB
+	if n.db.Dialect() == db.Postgres && !n.db.TransactionPooling() {
+		busDB = n.db.Bun()
+	}
+	if n.db.TransactionPooling() {
+		log.Info("database reached through a pooler in transaction pooling mode (pool_mode=transaction): no LISTEN/NOTIFY; hints between servers are replaced by polling the database")
+	}
+	hints := bus.New(serverID, n.db.Namespace(), busDB, log)
+	// API subscriptions: woken by bus hints, re-reading the database.
+	feeds := live.New(live.Config{}, n.db, hints, authSvc, appSvc, log)
+	logSvc := logs.New(n.db, feeds, nil, log)
+	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, n.db, log)
+	if err != nil {
+		return nil, err
+	}
+	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
+	timer := trigger.NewService(trigger.Config{}, n.db, log)
+	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
+		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
+		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log}})
+	// A workflow run changed through the API on any server: its owner looks.
+	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
+	// The collector reads the owned apps' figures from the database; it
+	// learns which apps are owned from the lease manager's listener.
+	collector := metrics.NewCollector(metrics.CollectorConfig{}, stats, n.db, ownedApps, log)
+	leases := lease.New(lease.Config{ServerID: serverID, TTL: cfg.LeaseTTL, Balance: true}, n.db, members, hints,
+		collector.Listener(ownedApps), log)
+	// A lease released, or a server joining, is worth a balancing pass now.
+	hints.Subscribe(lease.HintTopic, func(string, string) { leases.Kick() })
+	// A deleted app's lease row went with it: the owner finds that at the
+	// renewal a pass does, and stops scheduling the app then.
+	appSvc.OnDeleted(func(int64) { hints.Publish(lease.HintTopic, "app deleted") })
+	jobSvc := jobs.New(jobs.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+		Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
+	// Workers declaring jobs in code have them applied by the job API.
+	workers := hub.New(hub.Config{}, hub.Deps{Apps: appSvc, Owner: leases, Registries: ownedApps, Directory: members,
+		Store: n.db, Logs: logSvc, Watcher: feeds, Log: log, Declarations: jobSvc})
+	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
+	// The workflow API; its run operations change runs on any server and
+	// tell the owner (package workflow).
+	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
+	api := graph.NewHandler(graph.HandlerConfig{
+		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
+			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: audit.New(n.db, authSvc, appSvc, log, nil), Log: log}),
+		Log:            log,
+		OriginPatterns: cfg.AllowedOrigins,
+		TrustedProxies: cfg.TrustedProxies,
+		// Rights changed on any server: open websockets re-check at once.
+		AuthChanges: func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
+		Observer:    stats,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", api)
+	mux.Handle("GET "+graph.SchemaPath, graph.SchemaHandler())
+	mux.HandleFunc("GET /worker/discover", workers.ServeDiscover)
+	mux.HandleFunc("GET /worker/connect", workers.ServeConnect)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := n.db.Ping(ctx); err != nil {
+			http.Error(w, "database: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ready\n")
+	})
+	mux.Handle("GET /metrics", stats.Handler())
+	mux.Handle("/", frontend.Handler())
+	n.http = newHTTPService(listener, httpsec.Headers(mux), log)
+	if cfg.DebugAddr != "" {
+		dl, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			return nil, fmt.Errorf("listening on %s for JOBWHEEL_DEBUG_ADDR: %w", cfg.DebugAddr, err)
+		}
+		defer func() {
+			if err != nil {
+				_ = dl.Close()
+			}
+		}()
+		n.debug = newDebugService(dl, log)
+	}
+
+	// Stopped in reverse: the HTTP listener first (no new requests), then
+	// retention, then the leases (leave the cluster, stop every owned app,
+	// release), the wheel, the worker connections left, the registry,
+	// alarms, the log writer (storing what is queued), the subscriptions
+	// (ended with UNAVAILABLE) and the bus (sending what is pending).
+	n.services.Add("bus", hints)
+	n.services.Add("subscriptions", feeds)
+	n.services.Add("log writer", logSvc)
+	n.services.Add("alarms", alarms)
+	n.services.Add("cluster registry", members)
+	n.services.Add("worker channel", workers)
+	n.services.Add("timing wheel", timer)
+	n.services.Add("leases", leases)
+	n.services.Add("retention", cleaner)
+	n.services.Add("metrics", collector)
+	n.services.Add("HTTP", n.http)
+	if n.debug != nil {
+		n.services.Add("debug HTTP", n.debug)
+	}
+	if err = n.services.Start(context.WithoutCancel(ctx)); err != nil {
+		return nil, err
+	}
+	hints.Publish(lease.HintTopic, "joined")
+
+	if n.debug != nil {
+		log.Info("serving pprof and the runtime trace", "addr", n.debug.listener.Addr().String(), "path", "/debug/pprof/")
+	}
+	log.Info("jobwheel server started", "id", serverID, "addr", listener.Addr().String(), "advertise", advertise,
+		"database", string(n.db.Dialect()), "version", cfg.Version)
+	url := consoleURL(listener.Addr(), cfg)
+	fmt.Fprintf(stdout, "\njobwheel is running: console and API at %s (GraphQL at %s/graphql)\n", url, url)
+	if generated != "" {
+		fmt.Fprintf(stdout, "First start: created user %q with password %s\n(shown only this once; set JOBWHEEL_ADMIN_PASSWORD to choose it)\n\n", auth.AdminUsername, generated)
+	}
+	return n, nil
+}
+
+// Shutdown stops the services in reverse order of their start (the HTTP
+// listener first, letting in-flight requests finish; then the leases,
+// handing the apps off to other servers at once) and closes the database.
+func (n *Node) Shutdown() error {
+	n.log.Info("shutting down")
+	n.services.Stop()
+	err := n.http.Err()
+	if cerr := n.db.Close(); cerr != nil {
+		n.log.Warn("closing database", "err", cerr)
+	}
+	n.log.Info("stopped")
+	return err
+}
+
+func defaultServerID() string {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "server"
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return host + "-" + hex.EncodeToString(b)
+}
+
+// consoleURL is the URL a person on this machine opens.
+func consoleURL(addr net.Addr, cfg *Config) string {
+	if cfg.AdvertiseURL != "" {
+		return cfg.AdvertiseURL
+	}
+	_, port, _ := net.SplitHostPort(addr.String())
+	return "http://localhost:" + port
+}

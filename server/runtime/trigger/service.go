@@ -1,0 +1,160 @@
+package trigger
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/internal/testsignal"
+	"github.com/jobwheel/jobwheel/server/runtime/trigger/wheel"
+)
+
+// Config tunes the loops.
+type Config struct {
+	// Lookahead is how far ahead fires are loaded. Default 5s.
+	Lookahead time.Duration
+	// Interval is the time between passes. Default 1s.
+	Interval time.Duration
+	// MisfireThreshold is how late a fire may be first seen before it
+	// counts as missed and the misfire policy applies. Default 2s.
+	MisfireThreshold time.Duration
+	// FireAllLimit bounds the missed fires FIRE_ALL catches up, per job and
+	// pass (the most recent ones are kept). Default 100.
+	FireAllLimit int
+	// JobsPerPass bounds the jobs read in one pass. Default 5000.
+	JobsPerPass int
+	// WheelWorkers is the size of the fire pool. Default 4.
+	WheelWorkers int
+	// Clock defaults to the system clock.
+	Clock clock.Clock
+}
+
+func (c *Config) defaults() {
+	if c.Lookahead == 0 {
+		c.Lookahead = 5 * time.Second
+	}
+	if c.Interval == 0 {
+		c.Interval = time.Second
+	}
+	if c.MisfireThreshold == 0 {
+		c.MisfireThreshold = 2 * time.Second
+	}
+	if c.FireAllLimit == 0 {
+		c.FireAllLimit = 100
+	}
+	if c.JobsPerPass == 0 {
+		c.JobsPerPass = 5000
+	}
+	if c.WheelWorkers == 0 {
+		c.WheelWorkers = 4
+	}
+	c.Clock = clock.OrSystem(c.Clock)
+}
+
+// Store is what the trigger loop needs from the database.
+type Store interface {
+	JobListDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Job, error)
+	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	InstanceListStaleScheduled(ctx context.Context, appID int64, before time.Time, limit int) ([]db.Instance, error)
+	InstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Due, error)
+	WorkflowListDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Workflow, error)
+	WorkflowInstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.WorkflowInstance, error)
+	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
+}
+
+// Firer runs what the wheel fired: job instances (the app's execution
+// actor) or workflow runs (its workflow engine). at is when the wheel
+// fired them: their actual trigger time.
+type Firer interface {
+	Fire(ids []int64, at time.Time)
+}
+
+// Jobs runs the job instances the wheel fires: the app's execution actor.
+type Jobs interface {
+	Firer
+	// FireRecorded is Fire for instances the loop recorded itself, handed
+	// over as recorded so that the actor need not read them back. The
+	// actor's compare-and-set from WAITING still decides whether they run.
+	FireRecorded(recorded []db.Instance, at time.Time)
+}
+
+// fireRef is a wheel entry: an instance or a workflow run, and the loop
+// that put it there.
+type fireRef struct {
+	loop *Loop
+	id   int64
+	run  bool // a workflow run, not a job instance
+	// recorded is the instance as this loop recorded it; nil for
+	// instances read from the database (API runs, retries, a take-over).
+	recorded *db.Instance
+}
+
+// Service is the server's timing wheel, shared by the trigger loops of
+// every owned app (one wheel group per app).
+type Service struct {
+	lifecycle.Base
+	cfg   Config
+	store Store
+	log   *slog.Logger
+	wheel *wheel.Wheel[fireRef]
+
+	// Passed, if Init'ed by a test, signals each finished pass (its app).
+	Passed testsignal.Signal[int64]
+}
+
+// NewService returns the service; Start starts its wheel.
+func NewService(cfg Config, store Store, log *slog.Logger) *Service {
+	cfg.defaults()
+	s := &Service{cfg: cfg, store: store, log: log}
+	s.wheel = wheel.New(s.fired, wheel.Options{Workers: cfg.WheelWorkers, Clock: cfg.Clock})
+	return s
+}
+
+// Start runs the wheel until Stop.
+func (s *Service) Start(ctx context.Context) error {
+	ctx, ok, started, stopped := s.StartInit(ctx)
+	if !ok {
+		return nil
+	}
+	s.wheel.Start(ctx)
+	go func() {
+		started()
+		defer stopped()
+		<-ctx.Done()
+		s.wheel.Stop()
+	}()
+	return nil
+}
+
+// NewLoop returns the trigger loop of an app, firing job instances into
+// jobs and workflow runs into runs (nil: the app's workflows are not
+// scheduled); it is started and stopped with the app (package owned).
+func (s *Service) NewLoop(appID int64, jobs Jobs, runs Firer) *Loop {
+	return &Loop{s: s, app: appID, firer: jobs, runs: runs, wake: make(chan struct{}, 1),
+		onWheel: map[int64]wheel.Handle[fireRef]{}, runsOnWheel: map[int64]wheel.Handle[fireRef]{},
+		inHand: map[int64]time.Time{}, cache: map[int64]cachedSchedule{}}
+}
+
+// fired hands a tick's fires to their loops.
+func (s *Service) fired(_ context.Context, batch []wheel.Entry[fireRef]) {
+	now := s.cfg.Clock.Now()
+	type key struct {
+		l   *Loop
+		run bool
+	}
+	byLoop := map[key][]fireRef{}
+	for _, e := range batch {
+		k := key{e.Value.loop, e.Value.run}
+		byLoop[k] = append(byLoop[k], e.Value)
+	}
+	for k, refs := range byLoop {
+		if k.run {
+			k.l.firedInstances(refs, now)
+		} else {
+			k.l.fired(refs, now)
+		}
+	}
+}

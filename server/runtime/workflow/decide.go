@@ -1,0 +1,744 @@
+package workflow
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+)
+
+// MaxContextBytes bounds an instance's context (the initial context with every
+// node's additions), as JSON. A node whose additions would take it over
+// fails with CONTEXT_TOO_LARGE: nothing is dropped silently.
+const MaxContextBytes = 1 << 20
+
+// maxDepth bounds nesting at run time; saving already refuses cycles.
+const maxDepth = 32
+
+// holdUntil is the trigger time of a FOREACH element waiting for a place
+// under the node's parallelism: the trigger loop never loads it, and the
+// engine releases it (trigger time now) when a place frees.
+var holdUntil = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// view is one instance as read at the start of its decision.
+type view struct {
+	wi    *db.WorkflowInstance
+	depth int
+	nodes map[string]*db.WorkflowNodeRun
+	// instances are the job instances of each node's current generation,
+	// oldest first (FOREACH: one per element, by element).
+	instances map[string][]db.Instance
+	// children are the current nested instance of each NESTED node, with its
+	// node rows.
+	children map[string]*childInstance
+	// jobs are the jobs JOB and FOREACH nodes run; a missing one was deleted.
+	jobs map[int64]*db.Job
+	// targets are the workflows NESTED nodes start (current versions).
+	targets map[int64]*db.Workflow
+}
+
+type childInstance struct {
+	wi    *db.WorkflowInstance
+	nodes []db.WorkflowNodeRun
+}
+
+// plan is what one decision on one instance does, applied in one transaction.
+type plan struct {
+	moves []db.WorkflowNodeRunTransition
+	// creates are job instances to create for nodes; a JOB node's move to
+	// RUNNING takes the id of its instance (linkTo).
+	creates []create
+	// release are FOREACH elements whose hold ends: their trigger time
+	// becomes now and they are fired.
+	release []int64
+	// children are nested instances to create, running, with their node rows.
+	children []newChild
+	runMove  *db.WorkflowInstanceTransition
+	// stop are job instances to stop (failFast); stopWorkflowInstances nested instances.
+	stop                  []int64
+	stopWorkflowInstances []int64
+	// ended says the instance ended in this decision.
+	ended bool
+}
+
+type create struct {
+	node     string
+	instance db.Instance
+	// link is the index in moves of the node move that takes the id.
+	link int
+	// held elements are created but not fired yet.
+	held bool
+}
+
+type newChild struct {
+	node string
+	wi   db.WorkflowInstance
+	link int
+}
+
+// outcome is how an upstream node ended, for its successors' trigger rules.
+type outcome int
+
+const (
+	pending outcome = iota
+	success
+	failed
+	skipped
+	notTaken // skipped: a decision chose another branch
+)
+
+// decider decides one instance. It works on copies of the node rows, updating
+// them as it decides, so a node settled early in a decision is seen as
+// settled by the nodes after it.
+type decider struct {
+	v     *view
+	now   time.Time
+	epoch int64
+	p     *plan
+	seq   int64 // the next finish sequence
+	// failedNow says a node failed (not ignored) in this decision.
+	failedNow bool
+	// byKey are the graph's nodes by key; in the incoming edges by target.
+	byKey map[string]*db.WorkflowNode
+	in    map[string][]db.WorkflowEdge
+	order []string // keys in topological order
+}
+
+// decide settles what finished, starts what may start and ends the instance
+// when nothing more can run. It is pure: everything it needs is in v.
+func decide(v *view, now time.Time, epoch int64) *plan {
+	d := &decider{v: v, now: now, epoch: epoch, p: &plan{}, byKey: map[string]*db.WorkflowNode{}, in: map[string][]db.WorkflowEdge{}}
+	g := &v.wi.Graph
+	for i := range g.Nodes {
+		d.byKey[g.Nodes[i].Key] = &g.Nodes[i]
+	}
+	for _, e := range g.Edges {
+		d.in[e.To] = append(d.in[e.To], e)
+	}
+	d.order = topo(g)
+	for _, n := range v.nodes {
+		d.seq = max(d.seq, n.FinishSeq)
+	}
+	d.seq++
+	if db.IsWorkflowInstanceFinal(v.wi.Status) || v.wi.Status == db.WorkflowWaiting {
+		return d.p
+	}
+	for _, key := range d.order {
+		if n := v.nodes[key]; n != nil && (n.Status == db.NodeRunning || n.Status == db.NodeAwaitingApproval) {
+			d.settle(key, n)
+		}
+	}
+	if v.wi.Status == db.WorkflowRunning {
+		// A decision settles at once and may let more nodes start: go
+		// round until nothing changes.
+		for changed := true; changed && !d.failFast(); {
+			changed = false
+			for _, key := range d.order {
+				if n := v.nodes[key]; n != nil && n.Status == db.NodeWaiting && d.consider(key, n) {
+					changed = true
+				}
+			}
+		}
+	}
+	if d.failFast() {
+		d.abort()
+	}
+	d.complete()
+	return d.p
+}
+
+func (d *decider) failFast() bool { return d.v.wi.FailFast && d.failedNow }
+
+// ---- settling running nodes ----
+
+func (d *decider) settle(key string, n *db.WorkflowNodeRun) {
+	switch n.NodeType {
+	case db.NodeJob:
+		list := d.v.instances[key]
+		if len(list) == 0 {
+			return
+		}
+		in := list[len(list)-1]
+		if !db.IsFinal(in.Status) {
+			return
+		}
+		switch in.Status {
+		case db.StatusSucceeded:
+			d.succeed(key, n, in.Result, in.WorkflowOutput)
+		case db.StatusStopped:
+			d.stopped(n, "its job instance "+itoa(in.ID)+" was stopped")
+		default:
+			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job instance %d ended %s: %s", in.ID, in.Status, firstLine(in.Result)))
+		}
+	case db.NodeForeach:
+		d.settleForeach(key, n)
+	case db.NodeNested:
+		c := d.v.children[key]
+		if c == nil || !db.IsWorkflowInstanceFinal(c.wi.Status) {
+			return
+		}
+		switch c.wi.Status {
+		case db.WorkflowSucceeded:
+			d.succeed(key, n, c.wi.Result, additions(c))
+		case db.WorkflowStopped:
+			d.stopped(n, "its nested run "+itoa(c.wi.ID)+" was stopped")
+		default:
+			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("nested run %d ended %s: %s", c.wi.ID, c.wi.Status, c.wi.Result))
+		}
+	case db.NodeApproval:
+		if n.Deadline != nil && !d.now.Before(*n.Deadline) {
+			d.fail(key, n, db.NodeReasonTimeout, "not approved by "+n.Deadline.UTC().Format(time.RFC3339))
+		}
+	}
+}
+
+// settleForeach ends a FOREACH once every element ended, and releases held
+// elements while places are free and none failed.
+func (d *decider) settleForeach(key string, n *db.WorkflowNodeRun) {
+	list := d.v.instances[key]
+	node := d.byKey[key]
+	par := max(node.Parallelism, 1)
+	running, done := 0, 0
+	var failedEl *db.Instance
+	var held []db.Instance
+	for i := range list {
+		in := &list[i]
+		switch {
+		case db.IsFinal(in.Status):
+			done++
+			if in.Status != db.StatusSucceeded && failedEl == nil {
+				failedEl = in
+			}
+		case in.Status == db.StatusWaiting && in.TriggerAt.Equal(holdUntil):
+			held = append(held, *in)
+		default:
+			running++
+		}
+	}
+	if failedEl != nil {
+		if running == 0 {
+			// Held elements stay unrun: they end with the node.
+			for _, h := range held {
+				d.p.stop = append(d.p.stop, h.ID)
+			}
+			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("element %d (instance %d) ended %s: %s",
+				deref(failedEl.WorkflowItem), failedEl.ID, failedEl.Status, firstLine(failedEl.Result)))
+		}
+		return
+	}
+	if done == n.Items && done == len(list) {
+		slices.SortFunc(list, func(a, b db.Instance) int { return deref(a.WorkflowItem) - deref(b.WorkflowItem) })
+		results := make([]any, len(list))
+		out := map[string]any{}
+		for i, in := range list {
+			results[i] = jsonOrString(in.Result)
+			for k, v := range in.WorkflowOutput {
+				out[k] = v
+			}
+		}
+		b, _ := json.Marshal(results)
+		d.succeed(key, n, string(b), out)
+		return
+	}
+	slices.SortFunc(held, func(a, b db.Instance) int { return deref(a.WorkflowItem) - deref(b.WorkflowItem) })
+	for i := 0; i < len(held) && running < par; i++ {
+		d.p.release = append(d.p.release, held[i].ID)
+		running++
+	}
+}
+
+// ---- starting waiting nodes ----
+
+// consider evaluates a WAITING node's trigger rule and starts or skips it;
+// true if it moved.
+func (d *decider) consider(key string, n *db.WorkflowNodeRun) bool {
+	node := d.byKey[key]
+	act, reason := evalRule(node.Rule(), d.inputs(key))
+	switch act {
+	case wait:
+		return false
+	case skip:
+		d.skip(n, reason, skipMessage(reason))
+		return true
+	}
+	if !node.Enabled {
+		d.skip(n, db.NodeReasonDisabled, "the node is disabled")
+		return true
+	}
+	d.start(key, n, node)
+	return true
+}
+
+func (d *decider) inputs(key string) []outcome {
+	out := make([]outcome, 0, len(d.in[key]))
+	for _, e := range d.in[key] {
+		out = append(out, d.edgeOutcome(e))
+	}
+	return out
+}
+
+func (d *decider) edgeOutcome(e db.WorkflowEdge) outcome {
+	from := d.v.nodes[e.From]
+	if from == nil {
+		return pending
+	}
+	o := nodeOutcome(from)
+	if o == success && from.NodeType == db.NodeDecision && from.Status == db.NodeSucceeded && e.Label != from.Result {
+		return notTaken
+	}
+	return o
+}
+
+func nodeOutcome(n *db.WorkflowNodeRun) outcome {
+	switch n.Status {
+	case db.NodeSucceeded:
+		return success
+	case db.NodeFailed:
+		if n.FailureIgnored {
+			return success
+		}
+		return failed
+	case db.NodeStopped:
+		return failed
+	case db.NodeSkipped:
+		switch n.Reason {
+		case db.NodeReasonDisabled:
+			return success
+		case db.NodeReasonUpstreamFailed, db.NodeReasonFailFast:
+			return failed
+		}
+		return skipped
+	}
+	return pending
+}
+
+type action int
+
+const (
+	wait action = iota
+	start
+	skip
+)
+
+// evalRule decides a node from its inputs' outcomes (docs/design.md §6).
+func evalRule(rule string, ins []outcome) (action, string) {
+	var pend, succ, fail, skips, notTakens int
+	for _, o := range ins {
+		switch o {
+		case pending:
+			pend++
+		case success:
+			succ++
+		case failed:
+			fail++
+		case skipped:
+			skips++
+		case notTaken:
+			notTakens++
+		}
+	}
+	if len(ins) == 0 {
+		return start, ""
+	}
+	skippedReason := db.NodeReasonUpstreamSkipped
+	if notTakens > 0 && skips == 0 {
+		skippedReason = db.NodeReasonBranchNotTaken
+	}
+	switch rule {
+	case db.RuleAllDone:
+		if pend > 0 {
+			return wait, ""
+		}
+		return start, ""
+	case db.RuleOneSucceeded:
+		if succ > 0 {
+			return start, ""
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		if fail > 0 {
+			return skip, db.NodeReasonUpstreamFailed
+		}
+		return skip, skippedReason
+	case db.RuleOneFailed:
+		if fail > 0 {
+			return start, ""
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		return skip, db.NodeReasonTriggerRule
+	case db.RuleNoneFailed:
+		if fail > 0 {
+			return skip, db.NodeReasonUpstreamFailed
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		return start, ""
+	default: // ALL_SUCCEEDED
+		if fail > 0 {
+			return skip, db.NodeReasonUpstreamFailed
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		if skips+notTakens > 0 {
+			return skip, skippedReason
+		}
+		return start, ""
+	}
+}
+
+func skipMessage(reason string) string {
+	switch reason {
+	case db.NodeReasonUpstreamFailed:
+		return "not run: an upstream node failed"
+	case db.NodeReasonUpstreamSkipped:
+		return "not run: its upstream was skipped"
+	case db.NodeReasonBranchNotTaken:
+		return "not run: the decision took another branch"
+	case db.NodeReasonTriggerRule:
+		return "not run: its trigger rule can no longer be met"
+	}
+	return ""
+}
+
+// start runs a node whose trigger rule holds.
+func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
+	ctx, up := d.contextNow(), d.upstream(key)
+	switch node.Type {
+	case db.NodeJob:
+		if d.v.jobs[node.JobID] == nil {
+			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
+			return
+		}
+		in := d.instance(key, n, node, ctx, up)
+		if node.Params != nil {
+			in.Params = *node.Params
+		}
+		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: len(d.p.moves)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+	case db.NodeDecision:
+		label, err := evalDecision(node.Expression, ctx, up)
+		if err != nil {
+			d.fail(key, n, db.NodeReasonExpression, "expression "+err.Error())
+			return
+		}
+		d.succeed(key, n, label, nil)
+	case db.NodeForeach:
+		if d.v.jobs[node.JobID] == nil {
+			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
+			return
+		}
+		items, err := evalList(node.Expression, ctx, up)
+		if err != nil {
+			d.fail(key, n, db.NodeReasonExpression, "expression "+err.Error())
+			return
+		}
+		if len(items) == 0 {
+			d.succeed(key, n, "[]", nil)
+			return
+		}
+		par := max(node.Parallelism, 1)
+		for i, el := range items {
+			in := d.instance(key, n, node, ctx, up)
+			in.WorkflowItem = ptr(i)
+			in.WorkflowInput.Element = el
+			in.Params = elementParams(el)
+			held := i >= par
+			if held {
+				in.TriggerAt = holdUntil
+			}
+			d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
+		}
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now), Items: ptr(len(items))})
+	case db.NodeNested:
+		target := d.v.targets[node.WorkflowID]
+		if target == nil {
+			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("workflow %d no longer exists", node.WorkflowID))
+			return
+		}
+		if d.v.depth >= maxDepth {
+			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("nested more than %d levels deep", maxDepth))
+			return
+		}
+		wi := d.v.wi
+		child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
+			ParentNodeKey: ptr(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
+			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: ptr(d.now)}
+		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+	case db.NodeApproval:
+		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: ptr(d.now)}
+		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
+			t.Deadline = ptr(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
+		}
+		d.move(n, t)
+	}
+}
+
+func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {
+	wi := d.v.wi
+	return db.Instance{AppID: wi.AppID, JobID: node.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
+		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr(key), WorkflowGeneration: ptr(n.Generation),
+		WorkflowInput: &db.WorkflowTaskInput{Context: ctx, Upstream: up}, TimeoutMs: node.TimeoutMs, MaxRetries: node.Retries}
+}
+
+// contextNow is the instance's context as a node starting now sees it.
+func (d *decider) contextNow() map[string]any {
+	rows := make([]db.WorkflowNodeRun, 0, len(d.v.nodes))
+	for _, n := range d.v.nodes {
+		rows = append(rows, *n)
+	}
+	return d.v.wi.ContextWith(rows)
+}
+
+// upstream maps a node's direct predecessors to their results.
+func (d *decider) upstream(key string) map[string]string {
+	out := map[string]string{}
+	for _, e := range d.in[key] {
+		if from := d.v.nodes[e.From]; from != nil {
+			out[e.From] = from.Result
+		}
+	}
+	return out
+}
+
+// ---- node ends ----
+
+func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, output map[string]any) {
+	if len(output) > 0 {
+		trial := d.contextNow()
+		for k, v := range output {
+			trial[k] = v
+		}
+		if b, err := json.Marshal(trial); err != nil || len(b) > MaxContextBytes {
+			size := len(b)
+			d.fail(key, n, db.NodeReasonContextTooLarge, fmt.Sprintf(
+				"what the node added would make the run's context %d bytes; the limit is %d bytes (1 MiB)", size, MaxContextBytes))
+			return
+		}
+	}
+	t := db.WorkflowNodeRunTransition{To: db.NodeSucceeded, Result: ptr(result), FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	if len(output) > 0 {
+		t.Output = output
+	}
+	if n.StartedAt == nil {
+		t.StartedAt = ptr(d.now)
+	}
+	d.seq++
+	d.move(n, t)
+}
+
+func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
+	ignored := d.byKey[key] != nil && d.byKey[key].SkipWhenFailed
+	t := db.WorkflowNodeRunTransition{To: db.NodeFailed, Reason: ptr(reason), Message: ptr(msg), FailureIgnored: ptr(ignored),
+		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	if n.StartedAt == nil {
+		t.StartedAt = ptr(d.now)
+	}
+	d.seq++
+	if !ignored {
+		d.failedNow = true
+	}
+	d.move(n, t)
+}
+
+func (d *decider) stopped(n *db.WorkflowNodeRun, msg string) {
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: ptr(msg),
+		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true})
+	d.seq++
+}
+
+func (d *decider) skip(n *db.WorkflowNodeRun, reason, msg string) {
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeSkipped, Reason: ptr(reason), Message: ptr(msg), FinishedAt: ptr(d.now)})
+}
+
+// move records a transition of n from its current status and applies it to
+// the copy, so the rest of the decision sees it.
+func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
+	t.ID, t.From, t.Generation = n.ID, []string{n.Status}, n.Generation
+	d.p.moves = append(d.p.moves, t)
+	n.Status = t.To
+	if t.Reason != nil {
+		n.Reason = *t.Reason
+	}
+	if t.Message != nil {
+		n.Message = *t.Message
+	}
+	if t.Items != nil {
+		n.Items = *t.Items
+	}
+	if t.Result != nil {
+		n.Result = *t.Result
+	}
+	if t.Output != nil {
+		n.Output = t.Output
+	}
+	if t.FinishSeq != nil {
+		n.FinishSeq = *t.FinishSeq
+	}
+	if t.FailureIgnored != nil {
+		n.FailureIgnored = *t.FailureIgnored
+	}
+	if t.StartedAt != nil {
+		n.StartedAt = t.StartedAt
+	}
+}
+
+// abort ends a failFast run at its first failure: running nodes stop,
+// waiting ones are skipped.
+func (d *decider) abort() {
+	for _, key := range d.order {
+		n := d.v.nodes[key]
+		switch n.Status {
+		case db.NodeRunning, db.NodeAwaitingApproval:
+			for _, in := range d.v.instances[key] {
+				if !db.IsFinal(in.Status) {
+					d.p.stop = append(d.p.stop, in.ID)
+				}
+			}
+			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
+				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
+			}
+			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonFailFast),
+				Message: ptr("stopped: another node failed and the workflow fails fast"), FinishedAt: ptr(d.now), ClearDeadline: true})
+		case db.NodeWaiting:
+			d.skip(n, db.NodeReasonFailFast, "not run: another node failed and the workflow fails fast")
+		}
+	}
+}
+
+// complete ends the instance once every node has ended: SUCCEEDED, or FAILED if
+// a node failed (a failure skipWhenFailed ignores does not count) or was
+// stopped. (stopWorkflowInstance ends the instance STOPPED itself.)
+func (d *decider) complete() {
+	var succeeded, ignored, failedN, skippedN, stoppedN int
+	for _, n := range d.v.nodes {
+		switch n.Status {
+		case db.NodeSucceeded:
+			succeeded++
+		case db.NodeFailed:
+			if n.FailureIgnored {
+				ignored++
+			} else {
+				failedN++
+			}
+		case db.NodeStopped:
+			stoppedN++
+		case db.NodeSkipped:
+			skippedN++
+		default:
+			return // still to run, running or awaiting approval
+		}
+	}
+	status := db.WorkflowSucceeded
+	if failedN > 0 || stoppedN > 0 {
+		status = db.WorkflowFailed
+	}
+	parts := []string{fmt.Sprintf("%d of %d nodes succeeded", succeeded, len(d.v.nodes))}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{failedN, "failed"}, {ignored, "failed (ignored)"}, {stoppedN, "stopped"}, {skippedN, "skipped"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	result := strings.Join(parts, ", ")
+	d.p.runMove = &db.WorkflowInstanceTransition{ID: d.v.wi.ID, From: []string{db.WorkflowRunning, db.WorkflowPaused}, To: status,
+		Result: &result, FinishedAt: ptr(d.now)}
+	d.p.ended = true
+}
+
+// ---- helpers ----
+
+// additions are what a nested instance's nodes added to its context, in the
+// order they finished: they flow back into the parent instance.
+func additions(c *childInstance) map[string]any {
+	empty := *c.wi
+	empty.Context = nil
+	return empty.ContextWith(c.nodes)
+}
+
+// topo orders the graph's keys so every node comes after its predecessors
+// (saving refuses cycles; a cycle's nodes, should one exist, come last).
+func topo(g *db.WorkflowGraph) []string {
+	indeg := map[string]int{}
+	next := map[string][]string{}
+	for _, n := range g.Nodes {
+		indeg[n.Key] += 0
+	}
+	for _, e := range g.Edges {
+		indeg[e.To]++
+		next[e.From] = append(next[e.From], e.To)
+	}
+	var queue, out []string
+	for _, n := range g.Nodes {
+		if indeg[n.Key] == 0 {
+			queue = append(queue, n.Key)
+		}
+	}
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		out = append(out, k)
+		for _, m := range next[k] {
+			if indeg[m]--; indeg[m] == 0 {
+				queue = append(queue, m)
+			}
+		}
+	}
+	for _, n := range g.Nodes {
+		if !slices.Contains(out, n.Key) {
+			out = append(out, n.Key)
+		}
+	}
+	return out
+}
+
+// elementParams is a FOREACH element as its instance's parameters: a
+// string as it is, anything else as JSON.
+func elementParams(el any) string {
+	if s, ok := el.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(el)
+	return string(b)
+}
+
+// jsonOrString is a result as JSON if it is JSON, else the string.
+func jsonOrString(s string) any {
+	var v any
+	if json.Unmarshal([]byte(s), &v) == nil {
+		return v
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func itoa(n int64) string { return fmt.Sprint(n) }

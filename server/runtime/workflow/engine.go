@@ -1,0 +1,649 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/internal/testsignal"
+)
+
+// Store is what the engine needs from the database outside transactions;
+// inside them it uses *db.Store.
+type Store interface {
+	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
+	WorkflowInstanceListByIDs(ctx context.Context, ids []int64) ([]db.WorkflowInstance, error)
+	WorkflowInstanceListActive(ctx context.Context, appID int64) ([]db.WorkflowInstance, error)
+	WorkflowListByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
+	WorkflowCountActive(ctx context.Context, workflowID int64) (int, error)
+	WorkflowInstanceListQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]db.WorkflowInstance, error)
+	WorkflowInstanceTransition(ctx context.Context, t db.WorkflowInstanceTransition) (bool, error)
+}
+
+// Executor is the app's execution actor: it runs the job instances the
+// engine creates, and re-reads instances the engine stopped.
+type Executor interface {
+	Fire(instanceIDs []int64, at time.Time)
+	Kick()
+}
+
+// Notifier hears of runs that changed (API subscriptions).
+type Notifier interface {
+	WorkflowInstancesChanged(appID int64, wiIDs []int64)
+}
+
+// Alarmer hears of runs that ended (package alarm). It only queues: it
+// never blocks.
+type Alarmer interface {
+	WorkflowInstanceEnded(wi db.WorkflowInstance)
+}
+
+// Deps are the server-wide parts every engine uses.
+type Deps struct {
+	Store    Store
+	Notifier Notifier // may be nil
+	Alarmer  Alarmer  // may be nil
+	ServerID string
+	Log      *slog.Logger
+	// Clock defaults to the system clock.
+	Clock clock.Clock
+	// ReconcileEvery is how often every active instance is looked at again, in
+	// case a notification was lost. Default 10s.
+	ReconcileEvery time.Duration
+}
+
+// Engine runs the workflows of one owned app.
+type Engine struct {
+	lifecycle.Base
+	deps  Deps
+	log   *slog.Logger
+	clock clock.Clock
+	app   int64
+	epoch int64
+	exec  Executor
+	fence *db.Fence
+
+	mailbox chan []int64 // run ids to look at
+	mu      sync.Mutex
+	stopped <-chan struct{}
+
+	// deadlines are approvals' deadlines by run; only the engine's
+	// goroutine touches it.
+	deadlines map[int64]time.Time
+
+	// Decided, if Init'ed by a test, signals each instance decided and written.
+	Decided testsignal.Signal[int64]
+}
+
+// New returns the engine of an app held under epoch, running job instances
+// through exec.
+func New(deps Deps, appID, epoch int64, exec Executor) *Engine {
+	if deps.ReconcileEvery == 0 {
+		deps.ReconcileEvery = 10 * time.Second
+	}
+	return &Engine{deps: deps, log: deps.Log.With("app", appID), clock: clock.OrSystem(deps.Clock), app: appID, epoch: epoch,
+		exec: exec, fence: &db.Fence{AppID: appID, ServerID: deps.ServerID, Epoch: epoch},
+		mailbox: make(chan []int64, 4096), deadlines: map[int64]time.Time{}}
+}
+
+// Start looks at every active instance of the app (a new owner resumes them),
+// then decides runs as they change, until Stop.
+func (e *Engine) Start(ctx context.Context) error {
+	ctx, ok, started, stopped := e.StartInit(ctx)
+	if !ok {
+		return nil
+	}
+	e.mu.Lock()
+	e.stopped = ctx.Done()
+	e.mu.Unlock()
+	go func() {
+		started()
+		defer stopped()
+		e.loop(ctx)
+	}()
+	return nil
+}
+
+// Fire starts WAITING runs whose time has come (from the trigger loop's
+// wheel).
+func (e *Engine) Fire(wiIDs []int64, _ time.Time) { e.WorkflowInstancesChanged(wiIDs) }
+
+// WorkflowInstancesChanged makes the engine look at runs now: one of their nodes'
+// instances ended, a nested instance ended, or the API changed them.
+func (e *Engine) WorkflowInstancesChanged(wiIDs []int64) {
+	if len(wiIDs) == 0 {
+		return
+	}
+	e.mu.Lock()
+	stopped := e.stopped
+	e.mu.Unlock()
+	select {
+	case <-stopped:
+		return
+	default:
+	}
+	select {
+	case e.mailbox <- slices.Clone(wiIDs):
+	case <-stopped:
+	}
+}
+
+func (e *Engine) loop(ctx context.Context) {
+	e.reconcile(ctx)
+	tick := e.clock.NewTimer(time.Second)
+	defer tick.Stop()
+	lastReconcile := e.clock.Now()
+	for {
+		ids := map[int64]bool{}
+		select {
+		case <-ctx.Done():
+			return
+		case list := <-e.mailbox:
+			for _, id := range list {
+				ids[id] = true
+			}
+		case <-tick.C():
+			tick.Reset(time.Second)
+			now := e.clock.Now()
+			if now.Sub(lastReconcile) >= e.deps.ReconcileEvery {
+				lastReconcile = now
+				e.reconcile(ctx)
+				continue
+			}
+			for id, at := range e.deadlines {
+				if !now.Before(at) {
+					ids[id] = true
+					delete(e.deadlines, id)
+				}
+			}
+		}
+	more:
+		for len(ids) < 500 {
+			select {
+			case list := <-e.mailbox:
+				for _, id := range list {
+					ids[id] = true
+				}
+			default:
+				break more
+			}
+		}
+		e.process(ctx, ids)
+	}
+}
+
+// reconcile looks at every active instance of the app.
+func (e *Engine) reconcile(ctx context.Context) {
+	wis, err := e.deps.Store.WorkflowInstanceListActive(ctx, e.app)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("workflow: reading active instances; looking again later", "err", err)
+		}
+		return
+	}
+	ids := map[int64]bool{}
+	for _, r := range wis {
+		ids[r.ID] = true
+	}
+	e.process(ctx, ids)
+}
+
+// process decides each instance, in id order (a parent before the children it
+// starts), each in its own transaction.
+func (e *Engine) process(ctx context.Context, set map[int64]bool) {
+	if len(set) == 0 {
+		return
+	}
+	ids := make([]int64, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	wis, err := e.deps.Store.WorkflowInstanceListByIDs(ctx, ids)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("workflow: reading runs; retrying", "err", err)
+			e.again(ctx, ids)
+		}
+		return
+	}
+	var follow []int64
+	for i := range wis {
+		r := &wis[i]
+		if r.AppID != e.app || ctx.Err() != nil {
+			continue
+		}
+		var next []int64
+		var err error
+		switch r.Status {
+		case db.WorkflowWaiting:
+			next, err = e.start(ctx, r)
+		case db.WorkflowRunning, db.WorkflowPaused:
+			next, err = e.advance(ctx, r.ID)
+		}
+		switch {
+		case errors.Is(err, errLost):
+			// Moved meanwhile (an API call, a report): look again.
+			follow = append(follow, r.ID)
+		case errors.Is(err, db.ErrFenced):
+			e.log.Warn("workflow: the app's lease moved on; leaving the instance to its new owner", "workflowInstance", r.ID)
+			return
+		case err != nil && ctx.Err() == nil:
+			e.log.Error("workflow: deciding an instance failed; retrying", "workflowInstance", r.ID, "err", err)
+			e.again(ctx, []int64{r.ID})
+		}
+		follow = append(follow, next...)
+		e.Decided.Signal(r.ID)
+	}
+	if len(follow) > 0 {
+		go e.WorkflowInstancesChanged(follow) // not from this goroutine: the mailbox may be full
+	}
+}
+
+// again looks at runs once more a second later.
+func (e *Engine) again(ctx context.Context, ids []int64) {
+	go func() {
+		if clock.Sleep(e.clock, time.Second, ctx.Done()) {
+			e.WorkflowInstancesChanged(ids)
+		}
+	}()
+}
+
+// errLost says a compare-and-set lost: something else moved the instance or a
+// node; the transaction is rolled back and the instance looked at again.
+var errLost = errors.New("the instance moved meanwhile")
+
+// start starts a WAITING run that is due, within its workflow's
+// maxInstances: over the limit, CANCEL records it CANCELED, QUEUE leaves it
+// waiting for an earlier instance to end (runs start in the order they fired).
+func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, error) {
+	now := e.clock.Now()
+	if r.TriggerAt.After(db.Stamp(now)) {
+		return nil, nil // not due yet: the trigger loop fires it when it is
+	}
+	toStart := []int64{r.ID}
+	if r.ParentInstanceID == nil {
+		wfs, err := e.deps.Store.WorkflowListByIDs(ctx, []int64{r.WorkflowID})
+		if err != nil {
+			return nil, err
+		}
+		if len(wfs) == 0 {
+			return nil, nil // deleted; its instances went with it
+		}
+		wf := &wfs[0]
+		active, err := e.deps.Store.WorkflowCountActive(ctx, wf.ID)
+		if err != nil {
+			return nil, err
+		}
+		free := wf.MaxInstances - active
+		if free <= 0 {
+			if wf.OverlapPolicy == db.OverlapQueue {
+				return nil, nil // queued: an earlier instance's end starts it
+			}
+			return nil, e.cancel(ctx, r, fmt.Sprintf("%d run(s) of the workflow already running (maxInstances %d)", active, wf.MaxInstances))
+		}
+		// The oldest waiting instances go first, so a queue keeps fire order.
+		queued, err := e.deps.Store.WorkflowInstanceListQueued(ctx, wf.ID, db.Stamp(now), free)
+		if err != nil {
+			return nil, err
+		}
+		toStart = toStart[:0]
+		for _, q := range queued {
+			toStart = append(toStart, q.ID)
+		}
+	}
+	var follow []int64
+	for _, id := range toStart {
+		next, err := e.startOne(ctx, id)
+		if err != nil {
+			return follow, err
+		}
+		follow = append(follow, next...)
+	}
+	return follow, nil
+}
+
+func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string) error {
+	now := db.Stamp(e.clock.Now())
+	moved, err := e.deps.Store.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowCanceled,
+		Reason: ptr("MAX_INSTANCES"), Result: &why, FinishedAt: &now})
+	if err == nil && moved {
+		e.notify(r.ID)
+	}
+	return err
+}
+
+// startOne moves an instance WAITING → RUNNING, creates its node rows and makes
+// its first decision, in one transaction.
+func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
+	var p *plan
+	var v *view
+	var fire []int64
+	now := db.Stamp(e.clock.Now())
+	err := e.deps.Store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
+			return errors.Join(err, db.ErrFenced)
+		}
+		moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
+			StartedAt: &now, Epoch: &e.epoch})
+		if err != nil || !moved {
+			return err // started by someone else meanwhile: nothing to do
+		}
+		r, err := tx.WorkflowInstanceGet(ctx, wiID)
+		if err != nil {
+			return err
+		}
+		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(r)); err != nil {
+			return err
+		}
+		if v, err = e.load(ctx, tx, r); err != nil {
+			return err
+		}
+		p = decide(v, now, e.epoch)
+		fire, err = e.apply(ctx, tx, v, p, now)
+		return err
+	})
+	if err != nil || p == nil {
+		return nil, err
+	}
+	e.log.Info("workflow: run started", "workflowInstance", wiID, "workflow", v.wi.WorkflowID, "version", v.wi.Version)
+	return e.after(ctx, v, p, fire, now), nil
+}
+
+// advance makes one decision on a RUNNING or PAUSED run.
+func (e *Engine) advance(ctx context.Context, wiID int64) ([]int64, error) {
+	var p *plan
+	var v *view
+	var fire []int64
+	now := db.Stamp(e.clock.Now())
+	err := e.deps.Store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
+			return errors.Join(err, db.ErrFenced)
+		}
+		r, err := tx.WorkflowInstanceGet(ctx, wiID)
+		if err != nil {
+			return err
+		}
+		if r.Status != db.WorkflowRunning && r.Status != db.WorkflowPaused {
+			return nil
+		}
+		if v, err = e.load(ctx, tx, r); err != nil {
+			return err
+		}
+		p = decide(v, now, e.epoch)
+		if len(p.moves) == 0 && len(p.creates) == 0 && len(p.release) == 0 && p.runMove == nil {
+			return nil
+		}
+		fire, err = e.apply(ctx, tx, v, p, now)
+		return err
+	})
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return e.after(ctx, v, p, fire, now), nil
+}
+
+// nodeRows are a new instance's node rows, all WAITING.
+func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
+	rows := make([]db.WorkflowNodeRun, len(r.Graph.Nodes))
+	for i, n := range r.Graph.Nodes {
+		rows[i] = db.WorkflowNodeRun{WorkflowInstanceID: r.ID, NodeKey: n.Key, NodeType: n.Type, Status: db.NodeWaiting, Generation: 1}
+	}
+	return rows
+}
+
+// load reads what a decision on r needs.
+func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) (*view, error) {
+	v := &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
+		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{}}
+	rows, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{r.ID})
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		v.nodes[rows[i].NodeKey] = &rows[i]
+	}
+	ins, err := tx.InstanceListByWorkflowInstances(ctx, []int64{r.ID})
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range ins {
+		n := v.nodes[deref(in.WorkflowNodeID)]
+		if n != nil && deref(in.WorkflowGeneration) == n.Generation {
+			v.instances[n.NodeKey] = append(v.instances[n.NodeKey], in)
+		}
+	}
+	var childIDs []int64
+	for _, n := range v.nodes {
+		if n.ChildInstanceID != nil {
+			childIDs = append(childIDs, *n.ChildInstanceID)
+		}
+	}
+	if len(childIDs) > 0 {
+		children, err := tx.WorkflowInstanceListByIDs(ctx, childIDs)
+		if err != nil {
+			return nil, err
+		}
+		childNodes, err := tx.WorkflowNodeRunListByInstances(ctx, childIDs)
+		if err != nil {
+			return nil, err
+		}
+		for i := range children {
+			c := &childInstance{wi: &children[i]}
+			for _, cn := range childNodes {
+				if cn.WorkflowInstanceID == c.wi.ID {
+					c.nodes = append(c.nodes, cn)
+				}
+			}
+			v.children[deref(c.wi.ParentNodeKey)] = c
+		}
+	}
+	var jobIDs, targetIDs []int64
+	for _, n := range r.Graph.Nodes {
+		if row := v.nodes[n.Key]; row == nil || row.Status != db.NodeWaiting {
+			continue
+		}
+		switch n.Type {
+		case db.NodeJob, db.NodeForeach:
+			jobIDs = append(jobIDs, n.JobID)
+		case db.NodeNested:
+			targetIDs = append(targetIDs, n.WorkflowID)
+		}
+	}
+	if len(jobIDs) > 0 {
+		jobs, err := tx.JobListByIDs(ctx, jobIDs)
+		if err != nil {
+			return nil, err
+		}
+		for i := range jobs {
+			if jobs[i].AppID == r.AppID {
+				v.jobs[jobs[i].ID] = &jobs[i]
+			}
+		}
+	}
+	if len(targetIDs) > 0 {
+		wfs, err := tx.WorkflowListByIDs(ctx, targetIDs)
+		if err != nil {
+			return nil, err
+		}
+		for i := range wfs {
+			if wfs[i].AppID == r.AppID {
+				v.targets[wfs[i].ID] = &wfs[i]
+			}
+		}
+		for p := r.ParentInstanceID; p != nil && v.depth <= maxDepth; v.depth++ {
+			parent, err := tx.WorkflowInstanceGet(ctx, *p)
+			if err != nil {
+				return nil, err
+			}
+			p = parent.ParentInstanceID
+		}
+	}
+	return v, nil
+}
+
+// apply writes a plan; it returns the job instances to fire once it is
+// committed. A compare-and-set that loses returns errLost.
+func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now time.Time) ([]int64, error) {
+	var fire []int64
+	for i := range p.creates {
+		c := &p.creates[i]
+		if err := tx.InstanceCreate(ctx, &c.instance); err != nil {
+			return nil, err
+		}
+		if c.link >= 0 {
+			p.moves[c.link].InstanceID = &c.instance.ID
+		}
+		if !c.held {
+			fire = append(fire, c.instance.ID)
+		}
+	}
+	for i := range p.children {
+		c := &p.children[i]
+		if _, err := tx.WorkflowInstanceCreate(ctx, &c.wi); err != nil {
+			return nil, err
+		}
+		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(&c.wi)); err != nil {
+			return nil, err
+		}
+		p.moves[c.link].ChildID = &c.wi.ID
+	}
+	for _, m := range p.moves {
+		ok, err := tx.WorkflowNodeRunTransition(ctx, m, e.fence)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errLost
+		}
+	}
+	if len(p.release) > 0 {
+		if err := tx.InstanceReleaseMany(ctx, p.release, now); err != nil {
+			return nil, err
+		}
+		fire = append(fire, p.release...)
+	}
+	for _, id := range p.stop {
+		if _, err := tx.InstanceStop(ctx, id, db.ReasonStopped); err != nil && !errors.Is(err, db.ErrNotFound) {
+			return nil, err
+		}
+	}
+	for _, id := range p.stopWorkflowInstances {
+		if err := stopWorkflowInstance(ctx, tx, id, "stopped: its parent run fails fast", now); err != nil {
+			return nil, err
+		}
+	}
+	if p.runMove != nil {
+		ok, err := tx.WorkflowInstanceTransition(ctx, *p.runMove)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errLost
+		}
+	}
+	return fire, nil
+}
+
+// after does what follows a committed decision: runs the created
+// instances, and returns the instances to look at next (new nested instances, a
+// parent whose child ended, the next queued instance).
+func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now time.Time) []int64 {
+	if len(fire) > 0 {
+		e.exec.Fire(fire, now)
+	}
+	if len(p.stop) > 0 {
+		e.exec.Kick()
+	}
+	var follow []int64
+	changed := []int64{v.wi.ID}
+	for _, c := range p.children {
+		follow = append(follow, c.wi.ID)
+		changed = append(changed, c.wi.ID)
+	}
+	follow = append(follow, p.stopWorkflowInstances...)
+	delete(e.deadlines, v.wi.ID)
+	for _, n := range v.nodes {
+		if n.Status == db.NodeAwaitingApproval {
+			for _, m := range p.moves {
+				if m.ID == n.ID && m.Deadline != nil {
+					e.deadlines[v.wi.ID] = *m.Deadline
+				}
+			}
+			if n.Deadline != nil {
+				e.deadlines[v.wi.ID] = *n.Deadline
+			}
+		}
+	}
+	if p.ended {
+		e.log.Info("workflow: run ended", "workflowInstance", v.wi.ID, "status", p.runMove.To, "result", deref(p.runMove.Result))
+		if e.deps.Alarmer != nil {
+			r := *v.wi
+			r.Status, r.FinishedAt, r.Result = p.runMove.To, p.runMove.FinishedAt, deref(p.runMove.Result)
+			if p.runMove.Reason != nil {
+				r.Reason = *p.runMove.Reason
+			}
+			e.deps.Alarmer.WorkflowInstanceEnded(r)
+		}
+		if v.wi.ParentInstanceID != nil {
+			follow = append(follow, *v.wi.ParentInstanceID)
+		} else if queued, err := e.deps.Store.WorkflowInstanceListQueued(ctx, v.wi.WorkflowID, now, 1); err == nil && len(queued) > 0 {
+			follow = append(follow, queued[0].ID)
+		}
+	}
+	e.notify(changed...)
+	return follow
+}
+
+func (e *Engine) notify(wiIDs ...int64) {
+	if e.deps.Notifier != nil {
+		e.deps.Notifier.WorkflowInstancesChanged(e.app, wiIDs)
+	}
+}
+
+// stopWorkflowInstance ends an instance STOPPED with everything in it: its running and waiting
+// nodes stop, their job instances are stopped, its nested instances too.
+func stopWorkflowInstance(ctx context.Context, tx *db.Store, wiID int64, why string, now time.Time) error {
+	moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID,
+		From: []string{db.WorkflowWaiting, db.WorkflowRunning, db.WorkflowPaused}, To: db.WorkflowStopped, Result: &why, FinishedAt: &now})
+	if err != nil || !moved {
+		return err
+	}
+	nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
+	if err != nil {
+		return err
+	}
+	ins, err := tx.InstanceListByWorkflowInstances(ctx, []int64{wiID})
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		if !db.IsFinal(in.Status) {
+			if _, err := tx.InstanceStop(ctx, in.ID, db.ReasonStopped); err != nil && !errors.Is(err, db.ErrNotFound) {
+				return err
+			}
+		}
+	}
+	for _, n := range nodes {
+		if db.IsNodeFinal(n.Status) {
+			continue
+		}
+		if n.ChildInstanceID != nil {
+			if err := stopWorkflowInstance(ctx, tx, *n.ChildInstanceID, why, now); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
+			To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: &why, FinishedAt: &now, ClearDeadline: true}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
