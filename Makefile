@@ -84,6 +84,8 @@ system-deps:
 		{ echo "installing PostgreSQL so the tests can start a throwaway cluster"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3 >/dev/null; }
+	@python3 -c 'import wheel' 2>/dev/null || [ -d /usr/lib/python3/dist-packages/wheel ] || { echo "installing Debian's python3-wheel to build the Python SDK offline"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-wheel >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
 	@missing=; for p in $(JAVA_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -154,9 +156,10 @@ deploy-schemas:
 test-go:
 	./scripts/gotest-summary.sh test-output/unit.log -race -count=1 $(UNIT_PKGS)
 
-## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go)
+## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go), and that it installs with pip
 test-python:
 	cd worker/python && python3 -m unittest
+	./scripts/python-sdk-install.sh
 
 ## test-java: the Java worker SDK's unit tests (JUnit 5), then its jars (worker/java/*/target), which the conformance kit (test-go) and the e2e tests run; Maven works offline against Debian's jars
 # Maven Central is not reachable here: Debian packages the jars (and the

@@ -165,7 +165,7 @@ func TestAlarmRules(t *testing.T) {
 	first := runAndWait(flaky, "", "FAILED")
 	runAndWait(flaky, "", "FAILED")
 	// Both failures judged: one sent (to each channel), one silenced.
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		h := cl.alarmHistory(t, flaky)
 		return countAlarms(h, "instance.failed", "SENT", "") == 1 && countAlarms(h, "instance.failed", "FAILED", "") == 1 &&
 			countAlarms(h, "instance.failed", "SILENCED", "") == 1
@@ -200,7 +200,7 @@ func TestAlarmRules(t *testing.T) {
 	runAndWait(flaky, "ok", "SUCCEEDED")
 	runAndWait(flaky, "ok", "SUCCEEDED")
 	runAndWait(flaky, "", "FAILED") // after the recovery: alarms at once
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		h := cl.alarmHistory(t, flaky)
 		return countAlarms(h, "job.recovered", "SENT", "") == 1 && countAlarms(h, "instance.failed", "SENT", "") == 2
 	}) {
@@ -226,13 +226,13 @@ func TestAlarmRules(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		runAndWait(broken, "", "FAILED")
 	}
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		return countAlarms(cl.alarmHistory(t, broken), "instance.consecutive_failures", "SENT", "") == 4
 	}) {
 		t.Fatalf("history %+v", cl.alarmHistory(t, broken))
 	}
 	runAndWait(broken, "", "FAILED")
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		return countAlarms(cl.alarmHistory(t, broken), "instance.consecutive_failures", "SILENCED", "") == 1
 	}) {
 		t.Fatalf("history %+v", cl.alarmHistory(t, broken))
@@ -370,7 +370,7 @@ func TestWorkflowAlarms(t *testing.T) {
 		return id
 	}
 	failedInstance := run("FAILED")
-	if !harness.Eventually(settle, func() bool { return len(rx.got("/wf")) == 1 }) {
+	if !testkit.Poll(settle, func() bool { return len(rx.got("/wf")) == 1 }) {
 		t.Fatalf("no workflow alarm arrived\n%s", tail(cl.srv.Output(), 40))
 	}
 	a := rx.got("/wf")[0]
@@ -397,7 +397,7 @@ func TestWorkflowAlarms(t *testing.T) {
 	}
 	run("SUCCEEDED")
 	run("SUCCEEDED")
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		var h struct {
 			Workflow struct{ AlarmHistory struct{ TotalCount int } }
 		}

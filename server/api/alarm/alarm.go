@@ -510,4 +510,3 @@ func (s *Sender) History(ctx context.Context, kind string, id, beforeID int64, l
 	}
 	return p, nil
 }
-

@@ -313,7 +313,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string) error {
 	now := db.Stamp(e.clock.Now())
 	moved, err := e.deps.Store.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowCanceled,
-		Reason: ptr("MAX_INSTANCES"), Result: &why, FinishedAt: &now})
+		Reason: new("MAX_INSTANCES"), Result: &why, FinishedAt: &now})
 	if err == nil && moved {
 		e.notify(r.ID)
 	}
@@ -641,7 +641,7 @@ func stopWorkflowInstance(ctx context.Context, tx *db.Store, wiID int64, why str
 			}
 		}
 		if _, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
-			To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: &why, FinishedAt: &now, ClearDeadline: true}, nil); err != nil {
+			To: db.NodeStopped, Reason: new(db.NodeReasonStopped), Message: &why, FinishedAt: &now, ClearDeadline: true}, nil); err != nil {
 			return err
 		}
 	}
