@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // TestJavaWorker: a real server and two processes of the Java SDK's example
@@ -141,7 +142,7 @@ func TestJavaWorker(t *testing.T) {
 		t.Errorf("map-reduce lines %q; want the reduce's sum over every chunk", got)
 	}
 	paged := fmt.Sprintf("(instance %s, REDUCE) read its results from the server in 3 pages", id)
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		return strings.Contains(workers[0].Output(), paged) || strings.Contains(workers[1].Output(), paged)
 	}) {
 		t.Errorf("no Java worker read the results in pages (%q)\n%s", paged, output())
@@ -170,7 +171,7 @@ func TestJavaWorker(t *testing.T) {
 	sleep := cl.job(t, map[string]any{"name": "xxl-sleep", "processorType": "GO", "processor": "sleepJobHandler", "params": "600"})
 	id = cl.run(t, sleep)
 	cl.wait(t, id, "RUNNING")
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		in, err := c.Instance(id)
 		return err == nil && slices.Contains(texts(in), "sleeping 600s")
 	}) {
@@ -181,7 +182,7 @@ func TestJavaWorker(t *testing.T) {
 	}
 	cl.wait(t, id, "STOPPED")
 	ended := fmt.Sprintf("(instance %s, ROOT) ended STOPPED", id)
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		return strings.Contains(workers[0].Output(), ended) || strings.Contains(workers[1].Output(), ended)
 	}) {
 		t.Fatalf("no Java worker ended the stopped task (%q)\n%s", ended, output())
