@@ -54,6 +54,7 @@ final class Session implements WebSocket.Listener {
     private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
     private final StringBuilder partial = new StringBuilder();
     private boolean tooLarge;
+    private volatile int closeCode; // 0: 1000 when the worker stops, 1001 when it reconnects
     private volatile long lastRead = System.nanoTime();
     private final AtomicLong ids = new AtomicLong();
     private final List<String> ctrl = new ArrayList<>(); // acks and other answers for the writer
@@ -117,9 +118,10 @@ final class Session implements WebSocket.Listener {
             return null;
         }
         if (tooLarge) {
+            // As the server does (§2.2): close with 1009, "message too big".
             tooLarge = false;
+            closeCode = 1009;
             inbox.add(new Gone(new Worker.Malformed("a message over " + Protocol.MAX_FRAME_BYTES + " bytes")));
-            webSocket.abort();
             return null;
         }
         String text = partial.toString();
@@ -470,8 +472,8 @@ final class Session implements WebSocket.Listener {
             if (fin != null) {
                 send(fin);
             }
-            int code = e == null ? WebSocket.NORMAL_CLOSURE : 1001;
-            String reason = e == null ? "worker shutting down" : "reconnecting";
+            int code = closeCode != 0 ? closeCode : e == null ? WebSocket.NORMAL_CLOSURE : 1001;
+            String reason = closeCode == 1009 ? "message too big" : e == null ? "worker shutting down" : "reconnecting";
             ws.sendClose(code, reason).get(2000, TimeUnit.MILLISECONDS);
             // Read on until the server's close arrives, so the connection ends
             // with the close handshake rather than a reset.
