@@ -8,17 +8,13 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/testfactory"
 )
 
 func newJob(t *testing.T, d *db.DB, appID int64, name string, next *time.Time) *db.Job {
 	t.Helper()
-	j := &db.Job{AppID: appID, Name: name, Enabled: true, ScheduleType: "CRON", ScheduleExpression: "* * * * * ?",
-		TimeZone: "UTC", ExecutionMode: "STANDALONE", ProcessorType: "SHELL", Processor: "true",
-		MaxInstances: 1, TaskConcurrency: 1, DispatchStrategy: "HEALTH_FIRST", MisfirePolicy: "FIRE_ONCE", NextTriggerAt: next}
-	if err := d.JobCreate(context.Background(), j); err != nil {
-		t.Fatal(err)
-	}
-	return j
+	return testfactory.Job(t, d, appID, &testfactory.JobOpts{Name: name, ScheduleType: "CRON", ScheduleExpression: "* * * * * ?",
+		DispatchStrategy: "HEALTH_FIRST", NextTriggerAt: next})
 }
 
 func newApp(t *testing.T, d *db.DB) *db.App {
@@ -28,11 +24,7 @@ func newApp(t *testing.T, d *db.DB) *db.App {
 
 func newNamedApp(t *testing.T, d *db.DB, name string) *db.App {
 	t.Helper()
-	a := &db.App{Name: name, SecretHash: "x"}
-	if err := d.AppCreate(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return testfactory.App(t, d, &testfactory.AppOpts{Name: name})
 }
 
 // The trigger loop's two writes: advancing next_trigger_at by

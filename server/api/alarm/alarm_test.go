@@ -24,6 +24,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/testfactory"
 	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
@@ -51,17 +52,8 @@ type fixture struct {
 
 func newFixture(t *testing.T, d *db.DB, a db.Alarm, log *slog.Logger) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	app := &db.App{Name: "orders", CreatedAt: db.Now(), UpdatedAt: db.Now()}
-	if err := d.AppCreate(ctx, app); err != nil {
-		t.Fatal(err)
-	}
-	job := &db.Job{AppID: app.ID, Name: "sync", Enabled: true, ScheduleType: db.ScheduleAPI, TimeZone: "UTC",
-		ExecutionMode: db.ModeStandalone, ProcessorType: db.ProcessorShell, Processor: "true", MaxInstances: 1, TaskConcurrency: 1,
-		DispatchStrategy: db.DispatchHealthFirst, MisfirePolicy: db.MisfireFireOnce, Alarm: a, CreatedAt: db.Now(), UpdatedAt: db.Now()}
-	if err := d.JobCreate(ctx, job); err != nil {
-		t.Fatal(err)
-	}
+	app := testfactory.App(t, d, &testfactory.AppOpts{Name: "orders"})
+	job := testfactory.Job(t, d, app.ID, &testfactory.JobOpts{Name: "sync", DispatchStrategy: db.DispatchHealthFirst, Alarm: a})
 	return &fixture{d: d, app: app, job: job, s: startSender(t, d, log)}
 }
 
