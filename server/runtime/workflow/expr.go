@@ -33,7 +33,7 @@ func exprEnv(context map[string]any, upstream map[string]string) map[string]any 
 // branch it takes: a boolean is "true" or "false", a string itself, a
 // number its decimal form.
 func evalDecision(src string, context map[string]any, upstream map[string]string) (string, error) {
-	v, err := wi(src, context, upstream)
+	v, err := evaluate(src, context, upstream)
 	if err != nil {
 		return "", err
 	}
@@ -59,7 +59,7 @@ const maxForeachItems = 10000
 
 // evalList evaluates a FOREACH's expression to its elements.
 func evalList(src string, context map[string]any, upstream map[string]string) ([]any, error) {
-	v, err := wi(src, context, upstream)
+	v, err := evaluate(src, context, upstream)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,8 @@ func evalList(src string, context map[string]any, upstream map[string]string) ([
 	return out, nil
 }
 
-func wi(src string, context map[string]any, upstream map[string]string) (v any, err error) {
+// evaluate compiles and runs an expression over the instance's context and upstream.
+func evaluate(src string, context map[string]any, upstream map[string]string) (v any, err error) {
 	prog, err := wfexpr.Compile(src)
 	if err != nil {
 		return nil, err
