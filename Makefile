@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate check deps system-deps tools test test-deps test-deploy deploy-schemas test-go test-python test-frontend test-e2e check-generated check-tracked bench bench-bin fuzz soak lint clean
+.PHONY: all run build console generate check deps system-deps tools test test-deps test-deploy deploy-schemas test-go test-python test-java test-frontend test-e2e check-generated check-tracked bench bench-bin fuzz soak lint clean
 
 all: build
 
@@ -88,6 +88,9 @@ system-deps:
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-wheel >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
+	@missing=; for p in $(JAVA_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+		[ -z "$$missing" ] || { echo "installing Debian's JDK, Maven and the jars the Java worker builds against:$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing >/dev/null; }
 
 # test-deps is deps' old name.
 test-deps: deps
@@ -103,7 +106,7 @@ test-static:
 	$(MAKE) --no-print-directory tools
 	MAKEFLAGS= $(MAKE) --no-print-directory check-tracked check-generated lint test-deploy test-python test-frontend
 test-dynamic:
-	MAKEFLAGS= $(MAKE) --no-print-directory test-go test-e2e
+	MAKEFLAGS= $(MAKE) --no-print-directory test-java test-go test-e2e
 
 ## check-tracked: no build output or other binary is committed (git's own text detection; images and the like excepted)
 check-tracked:
@@ -157,6 +160,15 @@ test-go:
 test-python:
 	cd worker/python && python3 -m unittest
 	./scripts/python-sdk-install.sh
+
+## test-java: the Java worker SDK's unit tests (JUnit 5), then its jars (worker/java/*/target), which the conformance kit (test-go) and the e2e tests run; Maven works offline against Debian's jars
+# Maven Central is not reachable here: Debian packages the jars (and the
+# Maven plugins) the Java worker builds against under /usr/share/maven-repo.
+JAVA_DEBS := openjdk-17-jdk-headless maven libjackson2-databind-java junit5 libmaven-compiler-plugin-java \
+	libmaven-resources-plugin-java libsurefire-java libmaven-jar-plugin-java libmaven-dependency-plugin-java
+MVN_FLAGS := -B -q -o -Dmaven.repo.local=/usr/share/maven-repo
+test-java:
+	cd worker/java && mvn $(MVN_FLAGS) package
 
 ## test-frontend: the console's generated types are current, it typechecks and lints, and its component tests pass
 test-frontend: frontend/node_modules
