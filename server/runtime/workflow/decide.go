@@ -493,7 +493,7 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			in.Params = *node.Params
 		}
 		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: len(d.p.moves)})
-		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
 	case db.NodeDecision:
 		d.beginEval(key, n, node)
 	case db.NodeForeach:
@@ -518,15 +518,15 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 		}
 		wi := d.v.wi
 		child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
-			RootInstanceID: ptr(d.v.rootID),
-			ParentNodeKey:  ptr(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
-			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: ptr(d.now)}
+			RootInstanceID: new(d.v.rootID),
+			ParentNodeKey:  new(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
+			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: new(d.now)}
 		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
-		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
 	case db.NodeApproval:
-		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: ptr(d.now)}
+		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: new(d.now)}
 		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
-			t.Deadline = ptr(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
+			t.Deadline = new(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
 		}
 		d.move(n, t)
 	}
@@ -536,7 +536,7 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 // expression is evaluated, after the plan commits (never inside the
 // transaction); the outcome comes back to a later decision (settleEval).
 func (d *decider) beginEval(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now), Attempts: ptr(1)})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now), Attempts: new(1)})
 	d.request(key, n, node)
 }
 
@@ -564,7 +564,7 @@ func (d *decider) settleEval(key string, n *db.WorkflowNodeRun) {
 			"expression evaluation was begun %d times and never finished (the server stopped during each)", n.Attempts))
 		return
 	}
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Attempts: ptr(n.Attempts + 1)})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Attempts: new(n.Attempts + 1)})
 	d.request(key, n, node)
 }
 
@@ -599,7 +599,7 @@ func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 		first[i] = db.WorkflowElement{Item: i, Element: items[i]}
 	}
 	d.makeElements(key, n, node, first)
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: ptr(len(items))})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: new(len(items))})
 }
 
 // makeElements creates the job instances of FOREACH elements.
@@ -610,7 +610,7 @@ func (d *decider) makeElements(key string, n *db.WorkflowNodeRun, node *db.Workf
 	ctx, up := d.contextNow(), d.upstream(key)
 	for _, el := range els {
 		in := d.instance(key, n, node, ctx, up)
-		in.WorkflowItem = ptr(el.Item)
+		in.WorkflowItem = new(el.Item)
 		in.WorkflowInput.Element = el.Element
 		in.Params = elementParams(el.Element)
 		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1})
@@ -620,7 +620,7 @@ func (d *decider) makeElements(key string, n *db.WorkflowNodeRun, node *db.Workf
 func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {
 	wi := d.v.wi
 	return db.Instance{AppID: wi.AppID, JobID: node.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
-		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr(key), WorkflowGeneration: ptr(n.Generation),
+		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: new(key), WorkflowGeneration: new(n.Generation),
 		WorkflowInput: &db.WorkflowTaskInput{Context: ctx, Upstream: up}, TimeoutMs: node.TimeoutMs, MaxRetries: node.Retries}
 }
 
@@ -659,12 +659,12 @@ func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, outp
 			return
 		}
 	}
-	t := db.WorkflowNodeRunTransition{To: db.NodeSucceeded, Result: ptr(result), FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	t := db.WorkflowNodeRunTransition{To: db.NodeSucceeded, Result: new(result), FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true}
 	if len(output) > 0 {
 		t.Output = output
 	}
 	if n.StartedAt == nil {
-		t.StartedAt = ptr(d.now)
+		t.StartedAt = new(d.now)
 	}
 	d.seq++
 	d.move(n, t)
@@ -672,10 +672,10 @@ func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, outp
 
 func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
 	ignored := d.byKey[key] != nil && d.byKey[key].SkipWhenFailed
-	t := db.WorkflowNodeRunTransition{To: db.NodeFailed, Reason: ptr(reason), Message: ptr(msg), FailureIgnored: ptr(ignored),
-		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	t := db.WorkflowNodeRunTransition{To: db.NodeFailed, Reason: new(reason), Message: new(msg), FailureIgnored: new(ignored),
+		FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true}
 	if n.StartedAt == nil {
-		t.StartedAt = ptr(d.now)
+		t.StartedAt = new(d.now)
 	}
 	d.seq++
 	if !ignored {
@@ -685,13 +685,13 @@ func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
 }
 
 func (d *decider) stopped(n *db.WorkflowNodeRun, msg string) {
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: ptr(msg),
-		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonStopped), Message: new(msg),
+		FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true})
 	d.seq++
 }
 
 func (d *decider) skip(n *db.WorkflowNodeRun, reason, msg string) {
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeSkipped, Reason: ptr(reason), Message: ptr(msg), FinishedAt: ptr(d.now)})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeSkipped, Reason: new(reason), Message: new(msg), FinishedAt: new(d.now)})
 }
 
 // move records a transition of n from its current status and applies it to
@@ -744,8 +744,8 @@ func (d *decider) abort() {
 			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
 				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
 			}
-			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonFailFast),
-				Message: ptr("stopped: another node failed and the workflow fails fast"), FinishedAt: ptr(d.now), ClearDeadline: true})
+			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonFailFast),
+				Message: new("stopped: another node failed and the workflow fails fast"), FinishedAt: new(d.now), ClearDeadline: true})
 		case db.NodeWaiting:
 			d.skip(n, db.NodeReasonFailFast, "not run: another node failed and the workflow fails fast")
 		}
@@ -790,7 +790,7 @@ func (d *decider) complete() {
 	}
 	result := strings.Join(parts, ", ")
 	d.p.runMove = &db.WorkflowInstanceTransition{ID: d.v.wi.ID, From: []string{db.WorkflowRunning, db.WorkflowPaused}, To: status,
-		Result: &result, FinishedAt: ptr(d.now)}
+		Result: &result, FinishedAt: new(d.now)}
 	d.p.ended = true
 }
 
@@ -868,8 +868,6 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func deref[T any](p *T) T {
 	var zero T

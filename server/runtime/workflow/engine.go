@@ -399,7 +399,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string) error {
 	now := db.Stamp(e.clock.Now())
 	moved, err := e.deps.Store.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowCanceled,
-		Reason: ptr("MAX_INSTANCES"), Result: &why, FinishedAt: &now})
+		Reason: new("MAX_INSTANCES"), Result: &why, FinishedAt: &now})
 	if err == nil && moved {
 		e.notify(r.ID)
 	}
@@ -433,7 +433,7 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 			why := fmt.Sprintf("the workflow has %d nodes; the app's budget per instance is %d (nodes and FOREACH elements across nested instances)",
 				len(r.Graph.Nodes), r.Budget)
 			p = &plan{ended: true, runMove: &db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed,
-				Reason: ptr(db.NodeReasonBudget), Result: &why, FinishedAt: &now}}
+				Reason: new(db.NodeReasonBudget), Result: &why, FinishedAt: &now}}
 			v = &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}}
 			_, err := tx.WorkflowInstanceTransition(ctx, *p.runMove)
 			return err
