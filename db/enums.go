@@ -122,10 +122,16 @@ const (
 	RuleOneSucceeded = "ONE_SUCCEEDED" // at least one upstream succeeded
 	RuleOneFailed    = "ONE_FAILED"    // at least one upstream failed
 	RuleNoneFailed   = "NONE_FAILED"   // every upstream ended and none failed (skipped is fine)
+	// The four below are Airflow's of the same names (lower case there).
+	RuleAllFailed               = "ALL_FAILED"                  // every upstream failed
+	RuleNoneFailedMinOneSuccess = "NONE_FAILED_MIN_ONE_SUCCESS" // none failed and at least one succeeded
+	RuleNoneSkipped             = "NONE_SKIPPED"                // every upstream ended and none was skipped (failed is fine)
+	RuleAllSkipped              = "ALL_SKIPPED"                 // every upstream was skipped
 )
 
 // TriggerRules lists the trigger rules.
-var TriggerRules = []string{RuleAllSucceeded, RuleAllDone, RuleOneSucceeded, RuleOneFailed, RuleNoneFailed}
+var TriggerRules = []string{RuleAllSucceeded, RuleAllDone, RuleOneSucceeded, RuleOneFailed, RuleNoneFailed,
+	RuleAllFailed, RuleNoneFailedMinOneSuccess, RuleNoneSkipped, RuleAllSkipped}
 
 // Overlap policies: what a fire of a workflow (or job) over maxInstances
 // does.

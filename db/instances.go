@@ -393,6 +393,16 @@ func (s *Store) InstanceStopByWorkflowInstances(ctx context.Context, wiIDs []int
 	return ids, wrap(err, "stopping workflow instances' job instances")
 }
 
+// InstanceAdoptSucceeded moves a FOREACH node's succeeded job instances
+// from one generation to the next: a retry keeps them and runs the others
+// again.
+func (s *Store) InstanceAdoptSucceeded(ctx context.Context, wiID int64, node string, from, to int) error {
+	_, err := s.idb.NewUpdate().Model((*Instance)(nil)).Set("workflow_generation = ?", to).
+		Where("workflow_instance_id = ? AND workflow_node_id = ? AND workflow_generation = ? AND status = ?", wiID, node, from, StatusSucceeded).
+		Exec(ctx)
+	return wrap(err, "keeping a FOREACH's succeeded elements")
+}
+
 // unfinished are the statuses of an instance not ended.
 var unfinished = []string{StatusWaiting, StatusDispatched, StatusRunning}
 

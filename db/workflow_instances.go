@@ -170,6 +170,18 @@ func (s *Store) WorkflowInstanceStopMany(ctx context.Context, ids []int64, why s
 	return moved, wrap(err, "stopping workflow runs")
 }
 
+// WorkflowInstanceMoveMany moves those of instances in from to to, in one
+// statement; it returns the ids that moved.
+func (s *Store) WorkflowInstanceMoveMany(ctx context.Context, ids []int64, from, to string) ([]int64, error) {
+	var moved []int64
+	if len(ids) == 0 {
+		return moved, nil
+	}
+	err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("status = ?", to).Set("updated_at = ?", Now()).
+		Where("id IN (?) AND status = ?", bun.List(ids), from).Returning("id").Scan(ctx, &moved)
+	return moved, wrap(err, "moving workflow runs")
+}
+
 // WorkflowInstanceUseBudget adds n to a top instance's budget used, if it
 // stays within its budget (0: no bound); false otherwise. The caller holds
 // the top instance's lock (WorkflowInstanceLock).

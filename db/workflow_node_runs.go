@@ -114,6 +114,10 @@ type WorkflowNodeRunTransition struct {
 	FinishedAt     *time.Time
 	// Reset clears the times, result, output and links (a retry or rerun).
 	Reset bool
+	// Resume clears how the node ended (result, output, reason, finish)
+	// and keeps what it started (its instance, nested instance, elements):
+	// a retry in place.
+	Resume bool
 }
 
 // WorkflowNodeRunTransition applies a node transition; false if the node was not in
@@ -127,6 +131,10 @@ func (s *Store) WorkflowNodeRunTransition(ctx context.Context, t WorkflowNodeRun
 			Set("instance_id = NULL").Set("child_instance_id = NULL").Set("items = 0").Set("attempts = 0").Set("failure_ignored = ?", false).
 			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").
 			Set("started_at = NULL").Set("finished_at = NULL")
+	}
+	if t.Resume {
+		q = q.Set("result = ''").Set("output = NULL").Set("message = ''").Set("reason = ''").Set("failure_ignored = ?", false).
+			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").Set("finished_at = NULL")
 	}
 	if t.NextGeneration != nil {
 		q = q.Set("generation = ?", *t.NextGeneration)
@@ -246,13 +254,28 @@ func jsonNull(v any) any {
 	return v
 }
 
-// WorkflowElementList returns up to limit elements of a FOREACH generation
-// from item from on, in order.
-func (s *Store) WorkflowElementList(ctx context.Context, nodeRunID int64, generation, from, limit int) ([]WorkflowElement, error) {
+// WorkflowElementListUnmade returns up to limit elements of a FOREACH
+// generation that have no job instance of that generation yet, in order.
+func (s *Store) WorkflowElementListUnmade(ctx context.Context, n *WorkflowNodeRun, limit int) ([]WorkflowElement, error) {
 	var out []WorkflowElement
-	err := s.idb.NewSelect().Model(&out).Where("node_run_id = ? AND generation = ? AND item >= ?", nodeRunID, generation, from).
-		OrderExpr("item").Limit(limit).Scan(ctx)
+	made := s.idb.NewSelect().Model((*Instance)(nil)).ColumnExpr("1").
+		Where("i.workflow_instance_id = ? AND i.workflow_node_id = ? AND i.workflow_generation = ? AND i.workflow_item = we.item",
+			n.WorkflowInstanceID, n.NodeKey, n.Generation)
+	err := s.idb.NewSelect().Model(&out).Where("we.node_run_id = ? AND we.generation = ?", n.ID, n.Generation).
+		Where("NOT EXISTS (?)", made).OrderExpr("we.item").Limit(limit).Scan(ctx)
 	return out, wrap(err, "reading FOREACH elements")
+}
+
+// WorkflowElementCopy copies a FOREACH generation's elements to the next
+// (a retry that keeps what succeeded); it returns how many it copied.
+func (s *Store) WorkflowElementCopy(ctx context.Context, nodeRunID int64, from, to int) (int, error) {
+	res, err := s.idb.NewRaw(`INSERT INTO workflow_foreach_elements (node_run_id, generation, item, element)
+		SELECT node_run_id, ?, item, element FROM workflow_foreach_elements WHERE node_run_id = ? AND generation = ?`, to, nodeRunID, from).Exec(ctx)
+	if err != nil {
+		return 0, wrap(err, "copying FOREACH elements")
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }
 
 // WorkflowNodeRunStopMany ends every unfinished node of instances STOPPED

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -163,6 +164,12 @@ func TestWorkflowLifecycle(t *testing.T) {
 		if up.UpdateWorkflow.Version != 2 || up.UpdateWorkflow.NextTriggerTime == nil || up.UpdateWorkflow.Description != "v2" {
 			t.Fatalf("updated: %+v", up.UpdateWorkflow)
 		}
+		// Issue 26, item 5: saving it unchanged makes no new version.
+		api.must(t, admin, `mutation($id: ID!, $in: WorkflowInput!, $v: Int) { updateWorkflow(id: $id, input: $in, expectedVersion: $v) { `+workflowFields+` } }`,
+			map[string]any{"id": w.ID, "in": in, "v": 2}, &up)
+		if up.UpdateWorkflow.Version != 2 {
+			t.Fatalf("an unchanged save made version %d; want 2 kept", up.UpdateWorkflow.Version)
+		}
 		// Someone saving over version 1 again is told it moved on.
 		r := api.do(t, admin, `mutation($id: ID!, $in: WorkflowInput!, $v: Int) { updateWorkflow(id: $id, input: $in, expectedVersion: $v) { id } }`,
 			map[string]any{"id": w.ID, "in": in, "v": 1}, nil)
@@ -250,7 +257,15 @@ func TestWorkflowLifecycle(t *testing.T) {
 		if r.code() != CodeBadInput || r.Errors[0].field() != "definition.name" {
 			t.Fatalf("importing over an existing name without replace: %+v", r.Errors)
 		}
+		// Replacing it with the same definition is no change: no version
+		// (issue 26, item 5); with a change, the next version.
 		api.must(t, admin, importQ, map[string]any{"app": "staging", "def": def, "replace": true}, &im)
+		if im.ImportWorkflow.Version != 1 {
+			t.Fatalf("import with replace, unchanged: version %d; want 1", im.ImportWorkflow.Version)
+		}
+		changed := maps.Clone(def)
+		changed["description"] = "changed"
+		api.must(t, admin, importQ, map[string]any{"app": "staging", "def": changed, "replace": true}, &im)
 		if im.ImportWorkflow.Version != 2 {
 			t.Fatalf("import with replace: version %d; want 2", im.ImportWorkflow.Version)
 		}

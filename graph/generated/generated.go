@@ -5650,6 +5650,14 @@ enum TriggerRule {
   ONE_FAILED
   "Every upstream node ended and none failed (skipped is fine)."
   NONE_FAILED
+  "Every upstream node failed (or was skipped because its own upstream failed); skipped with reason TRIGGER_RULE as soon as one succeeds or is skipped. Airflow's all_failed."
+  ALL_FAILED
+  "Every upstream node ended, none failed, and at least one succeeded; skipped if one failed (UPSTREAM_FAILED) or all were skipped. Airflow's none_failed_min_one_success."
+  NONE_FAILED_MIN_ONE_SUCCESS
+  "Every upstream node ended and none was skipped (failed is fine). Airflow's none_skipped."
+  NONE_SKIPPED
+  "Every upstream node was skipped; skipped with reason TRIGGER_RULE as soon as one succeeds or fails. Airflow's all_skipped."
+  ALL_SKIPPED
 }
 
 "What a run over maxInstances does."

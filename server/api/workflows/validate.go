@@ -196,6 +196,9 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 		}
 		spec.Graph.Edges[j] = db.WorkflowEdge{From: e.From, To: e.To, Label: label}
 	}
+	if err := checkUpstreamRefs(spec.Graph); err != nil {
+		return nil, nil, err
+	}
 	if j, cycle := findCycle(spec.Graph); j >= 0 {
 		return nil, nil, fault.BadInput(fmt.Sprintf("edges[%d]", j), "closes a cycle: %s; a workflow is acyclic", strings.Join(cycle, " → "))
 	}
@@ -207,6 +210,45 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 			cost, cat.budget)
 	}
 	return spec, sch, nil
+}
+
+// checkUpstreamRefs refuses an expression that reads upstream.X where X is
+// neither the key nor the name of one of the node's direct upstream nodes
+// (issue 26, item 3): it would read nothing and silently take the false
+// branch.
+func checkUpstreamRefs(g db.WorkflowGraph) error {
+	preds := map[string][]*db.WorkflowNode{}
+	for _, e := range g.Edges {
+		preds[e.To] = append(preds[e.To], g.Node(e.From))
+	}
+	for i, n := range g.Nodes {
+		if n.Expression == "" {
+			continue
+		}
+		for _, ref := range wfexpr.UpstreamRefs(n.Expression) {
+			found := false
+			var names []string
+			for _, p := range preds[n.Key] {
+				if p.Key == ref || (p.Name != "" && p.Name == ref) {
+					found = true
+				}
+				if p.Name != "" && p.Name != p.Key {
+					names = append(names, fmt.Sprintf("%s (%q)", p.Key, p.Name))
+				} else {
+					names = append(names, p.Key)
+				}
+			}
+			if found {
+				continue
+			}
+			if len(names) == 0 {
+				return fault.BadInput(fmt.Sprintf("nodes[%d].expression", i), "reads upstream.%s, but node %q has no upstream node", ref, n.Key)
+			}
+			return fault.BadInput(fmt.Sprintf("nodes[%d].expression", i), "reads upstream.%s, which is none of node %q's direct upstream nodes: %s (by key, or by name)",
+				ref, n.Key, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // staticCost is what an instance of g makes whatever happens: its node rows,

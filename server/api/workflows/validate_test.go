@@ -242,3 +242,37 @@ func TestSaveRefusesWhatIsOverTheBudget(t *testing.T) {
 		}
 	}
 }
+
+// Issue 26, item 3: a DECISION reading upstream.X where X is not one of
+// its direct upstream nodes is refused at save, naming them; a node's name
+// is accepted as well as its key.
+func TestUpstreamRefsAreDirectPredecessors(t *testing.T) {
+	t.Parallel()
+	job := int64(1)
+	in := func(expr string) Input {
+		return Input{Name: "self", ScheduleType: db.ScheduleAPI,
+			Nodes: []NodeInput{{Key: "job_1", Name: new("extract"), Type: db.NodeJob, JobID: &job}, {Key: "other", Type: db.NodeJob, JobID: &job},
+				{Key: "check", Type: db.NodeDecision, Expression: &expr}, {Key: "done", Type: db.NodeJob, JobID: &job}},
+			Edges: []EdgeInput{{From: "job_1", To: "check"}, {From: "other", To: "done"}, {From: "check", To: "done", Label: new("true")}}}
+	}
+	for _, tc := range []struct {
+		expr   string
+		refuse bool
+	}{
+		{expr: `upstream.job_1 contains "done"`},
+		{expr: `upstream.extract contains "done"`},
+		{expr: `upstream["extract"] != ""`},
+		{expr: `upstream.other == ""`, refuse: true},
+		{expr: `upstream.nothing == ""`, refuse: true},
+		{expr: `upstream[context.k] == ""`},
+	} {
+		_, _, err := validate(in(tc.expr), testCatalog())
+		var bad *fault.Input
+		switch {
+		case !tc.refuse && err != nil:
+			t.Errorf("%s: %v", tc.expr, err)
+		case tc.refuse && (!errors.As(err, &bad) || bad.Field != "nodes[2].expression" || !strings.Contains(bad.Reason, `job_1 ("extract")`)):
+			t.Errorf("%s: %v; want BAD_INPUT on nodes[2].expression naming job_1 (\"extract\")", tc.expr, err)
+		}
+	}
+}

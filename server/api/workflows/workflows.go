@@ -13,7 +13,9 @@
 package workflows
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -220,6 +222,11 @@ func (s *Service) save(ctx context.Context, tx *db.Store, cur *db.Workflow, in I
 	if err != nil {
 		return nil, err
 	}
+	if sameSpec(cur.Spec(), *spec) {
+		// No change, no version (issue 26, item 5): the current one stands,
+		// with its schedule.
+		return cur, nil
+	}
 	w := *cur
 	w.Apply(*spec)
 	w.NextTriggerAt = s.firstTrigger(spec.Enabled, sch)
@@ -235,6 +242,13 @@ func (s *Service) save(ctx context.Context, tx *db.Store, cur *db.Workflow, in I
 		return nil, err
 	}
 	return &w, nil
+}
+
+// sameSpec says whether two definitions are the same, as saved.
+func sameSpec(a, b db.WorkflowSpec) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // check takes the app's lock in tx and validates in for the workflow self

@@ -179,7 +179,12 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 		for changed := true; changed && !d.failFast(); {
 			changed = false
 			for _, key := range d.order {
-				if n := v.nodes[key]; n != nil && n.Status == db.NodeWaiting && d.consider(key, n) {
+				n := v.nodes[key]
+				switch {
+				case n == nil:
+				case n.Status == db.NodeWaiting && d.consider(key, n):
+					changed = true
+				case n.Status == db.NodeSkipped && d.reconsider(key, n):
 					changed = true
 				}
 			}
@@ -343,6 +348,26 @@ func (d *decider) consider(key string, n *db.WorkflowNodeRun) bool {
 	return true
 }
 
+// reconsider re-decides a node its trigger rule skipped: a repair upstream
+// (a node rerun alone or marked succeeded, issue 26 item 1) may have
+// changed what it was skipped for. Under an instance's own progress a
+// skip never turns back (inputs only settle), so this moves a node only
+// after a repair: back to WAITING, under its next generation, to be
+// decided with the rest. Skips that are not its rule's (disabled, fail
+// fast) stay.
+func (d *decider) reconsider(key string, n *db.WorkflowNodeRun) bool {
+	switch n.Reason {
+	case db.NodeReasonUpstreamFailed, db.NodeReasonUpstreamSkipped, db.NodeReasonBranchNotTaken, db.NodeReasonTriggerRule:
+	default:
+		return false
+	}
+	if act, _ := evalRule(d.byKey[key].Rule(), d.inputs(key)); act == skip {
+		return false
+	}
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeWaiting, NextGeneration: new(n.Generation + 1), Reset: true})
+	return true
+}
+
 func (d *decider) inputs(key string) []outcome {
 	out := make([]outcome, 0, len(d.in[key]))
 	for _, e := range d.in[key] {
@@ -451,6 +476,41 @@ func evalRule(rule string, ins []outcome) (action, string) {
 			return wait, ""
 		}
 		return start, ""
+	case db.RuleAllFailed:
+		if succ+skips+notTakens > 0 {
+			return skip, db.NodeReasonTriggerRule
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		return start, ""
+	case db.RuleNoneFailedMinOneSuccess:
+		if fail > 0 {
+			return skip, db.NodeReasonUpstreamFailed
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		if succ > 0 {
+			return start, ""
+		}
+		return skip, skippedReason
+	case db.RuleNoneSkipped:
+		if skips+notTakens > 0 {
+			return skip, skippedReason
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		return start, ""
+	case db.RuleAllSkipped:
+		if succ+fail > 0 {
+			return skip, db.NodeReasonTriggerRule
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		return start, ""
 	default: // ALL_SUCCEEDED
 		if fail > 0 {
 			return skip, db.NodeReasonUpstreamFailed
@@ -541,8 +601,18 @@ func (d *decider) beginEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 }
 
 func (d *decider) request(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
+	// An expression may name an upstream node by its name as well as its
+	// key (issue 26, item 3); a key wins over another node's name.
+	up := d.upstream(key)
+	for _, e := range d.in[key] {
+		if from := d.byKey[e.From]; from != nil && from.Name != "" {
+			if _, taken := up[from.Name]; !taken {
+				up[from.Name] = up[e.From]
+			}
+		}
+	}
 	d.p.evaluate = append(d.p.evaluate, evalRequest{wi: d.v.wi.ID, node: n.ID, gen: n.Generation, key: key, nodeType: node.Type,
-		text: node.Expression, env: exprEnv(d.contextNow(), d.upstream(key))})
+		text: node.Expression, env: exprEnv(d.contextNow(), up)})
 }
 
 // settleEval applies the outcome of a RUNNING DECISION's or FOREACH's
@@ -700,6 +770,13 @@ func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
 	t.ID, t.From, t.Generation = n.ID, []string{n.Status}, n.Generation
 	d.p.moves = append(d.p.moves, t)
 	n.Status = t.To
+	if t.NextGeneration != nil {
+		n.Generation = *t.NextGeneration
+	}
+	if t.Reset {
+		n.Reason, n.Message, n.Result, n.Output, n.Items, n.Attempts, n.FinishSeq = "", "", "", nil, 0, 0, 0
+		n.FailureIgnored, n.InstanceID, n.ChildInstanceID, n.StartedAt, n.FinishedAt, n.Deadline = false, nil, nil, nil, nil, nil
+	}
 	if t.Reason != nil {
 		n.Reason = *t.Reason
 	}

@@ -301,6 +301,21 @@ func TestTriggerRules(t *testing.T) {
 		{db.RuleNoneFailed, []outcome{success, skipped}, start},
 		{db.RuleNoneFailed, []outcome{success, failed}, skip},
 		{db.RuleNoneFailed, []outcome{success, pending}, wait},
+		// Issue 26, item 6: Airflow's four.
+		{db.RuleAllFailed, []outcome{failed, failed}, start},
+		{db.RuleAllFailed, []outcome{failed, pending}, wait},
+		{db.RuleAllFailed, []outcome{failed, success}, skip},
+		{db.RuleAllFailed, []outcome{pending, skipped}, skip},
+		{db.RuleNoneFailedMinOneSuccess, []outcome{success, skipped}, start},
+		{db.RuleNoneFailedMinOneSuccess, []outcome{skipped, notTaken}, skip},
+		{db.RuleNoneFailedMinOneSuccess, []outcome{success, failed}, skip},
+		{db.RuleNoneFailedMinOneSuccess, []outcome{success, pending}, wait},
+		{db.RuleNoneSkipped, []outcome{success, failed}, start},
+		{db.RuleNoneSkipped, []outcome{success, notTaken}, skip},
+		{db.RuleNoneSkipped, []outcome{pending, success}, wait},
+		{db.RuleAllSkipped, []outcome{skipped, notTaken}, start},
+		{db.RuleAllSkipped, []outcome{skipped, pending}, wait},
+		{db.RuleAllSkipped, []outcome{skipped, failed}, skip},
 	} {
 		if got, _ := evalRule(c.rule, c.ins); got != c.want {
 			t.Errorf("%s over %v = %v; want %v", c.rule, c.ins, got, c.want)

@@ -528,7 +528,7 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowIns
 		if n.Type != db.NodeForeach || row == nil || row.Status != db.NodeRunning || row.Items <= len(v.instances[n.Key]) {
 			continue
 		}
-		els, err := tx.WorkflowElementList(ctx, row.ID, row.Generation, len(v.instances[n.Key]), max(n.Parallelism, 1))
+		els, err := tx.WorkflowElementListUnmade(ctx, row, max(n.Parallelism, 1))
 		if err != nil {
 			return nil, err
 		}

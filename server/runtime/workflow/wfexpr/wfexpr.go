@@ -185,6 +185,40 @@ func StaticLen(text string) (int, bool) {
 	return 0, false
 }
 
+// UpstreamRefs are the names an expression reads from upstream by a
+// constant member (upstream.x, upstream["x"]), in the order they appear;
+// what it reads by a computed name (upstream[context.k]) is not known before
+// it runs.
+func UpstreamRefs(text string) []string {
+	tree, err := parser.Parse(text)
+	if err != nil {
+		return nil
+	}
+	v := &upstreamRefs{seen: map[string]bool{}}
+	ast.Walk(&tree.Node, v)
+	return v.refs
+}
+
+type upstreamRefs struct {
+	refs []string
+	seen map[string]bool
+}
+
+func (v *upstreamRefs) Visit(node *ast.Node) {
+	m, ok := (*node).(*ast.MemberNode)
+	if !ok {
+		return
+	}
+	id, ok := m.Node.(*ast.IdentifierNode)
+	if !ok || id.Value != "upstream" {
+		return
+	}
+	if p, ok := m.Property.(*ast.StringNode); ok && !v.seen[p.Value] {
+		v.seen[p.Value] = true
+		v.refs = append(v.refs, p.Value)
+	}
+}
+
 // Env is the value an expression runs over.
 func Env(context map[string]any, upstream map[string]any) map[string]any {
 	if context == nil {
