@@ -14,10 +14,11 @@ func (s *Store) CalendarCreate(ctx context.Context, c *Calendar) error {
 	return wrap(err, "creating calendar "+c.Name)
 }
 
-// CalendarUpdate replaces a calendar's name, description and dates.
+// CalendarUpdate replaces a calendar's name, description, dates and
+// managed set.
 func (s *Store) CalendarUpdate(ctx context.Context, c *Calendar) error {
 	c.UpdatedAt = Now()
-	res, err := s.idb.NewUpdate().Model(c).Column("name", "description", "dates", "updated_at").WherePK().Exec(ctx)
+	res, err := s.idb.NewUpdate().Model(c).Column("name", "description", "dates", "managed_by", "managed_source", "updated_at").WherePK().Exec(ctx)
 	return expectOne(res, err, "updating calendar")
 }
 
@@ -70,9 +71,27 @@ func (s *Store) JobByName(ctx context.Context, appID int64, name string) (*Job, 
 	return j, wrap(err, "reading job "+name)
 }
 
-// JobsManagedBy returns an app's jobs of a set declared in code, by name.
-func (s *Store) JobsManagedBy(ctx context.Context, appID int64, set string) ([]Job, error) {
+// JobsManagedBy returns an app's jobs of a managed set (source
+// ManagedCode or ManagedFiles), by name.
+func (s *Store) JobsManagedBy(ctx context.Context, appID int64, source, set string) ([]Job, error) {
 	var out []Job
-	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ?", appID, set).OrderExpr("name").Scan(ctx)
-	return out, wrap(err, "listing the jobs declared in code")
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ? AND managed_source = ?", appID, set, source).
+		OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the jobs of a managed set")
+}
+
+// WorkflowsManagedBy returns an app's workflows of a managed set, by name.
+func (s *Store) WorkflowsManagedBy(ctx context.Context, appID int64, source, set string) ([]Workflow, error) {
+	var out []Workflow
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ? AND managed_source = ?", appID, set, source).
+		OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the workflows of a managed set")
+}
+
+// CalendarsManagedBy returns an app's calendars of a managed set, by name.
+func (s *Store) CalendarsManagedBy(ctx context.Context, appID int64, source, set string) ([]Calendar, error) {
+	var out []Calendar
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ? AND managed_source = ?", appID, set, source).
+		OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the calendars of a managed set")
 }

@@ -35,8 +35,12 @@ type Workflow struct {
 	Alarm         Alarm      `bun:"alarm,notnull,type:json"`
 	Version       int        `bun:"version,notnull"`
 	NextTriggerAt *time.Time `bun:"next_trigger_at"`
-	CreatedAt     time.Time  `bun:"created_at,notnull"`
-	UpdatedAt     time.Time  `bun:"updated_at,notnull"`
+	// ManagedBy is the file set the workflow belongs to (nil: made through
+	// the API or console); ManagedSource is then ManagedFiles.
+	ManagedBy     *string   `bun:"managed_by"`
+	ManagedSource *string   `bun:"managed_source"`
+	CreatedAt     time.Time `bun:"created_at,notnull"`
+	UpdatedAt     time.Time `bun:"updated_at,notnull"`
 }
 
 // WorkflowGraph is a workflow's nodes and edges.
@@ -255,7 +259,8 @@ func (s *Store) WorkflowUpdate(ctx context.Context, w *Workflow, fromVersion int
 	w.UpdatedAt, w.Version = now, fromVersion+1
 	res, err := s.idb.NewUpdate().Model(w).
 		Column("name", "description", "enabled", "schedule_type", "schedule_expression", "time_zone", "max_instances",
-			"overlap_policy", "misfire_policy", "fail_fast", "graph", "alarm", "version", "next_trigger_at", "updated_at").
+			"overlap_policy", "misfire_policy", "fail_fast", "graph", "alarm", "version", "next_trigger_at", "updated_at",
+			"managed_by", "managed_source").
 		WherePK().Where("version = ?", fromVersion).Exec(ctx)
 	if err != nil {
 		return wrap(err, "saving workflow")

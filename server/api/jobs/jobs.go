@@ -28,8 +28,8 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/groupcommit"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
-	"github.com/jobwheel/jobwheel/server/schedule"
 	"github.com/jobwheel/jobwheel/server/platform/text"
+	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
 // Limits on job definitions.
@@ -88,7 +88,7 @@ type Store interface {
 	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
 	JobCreate(ctx context.Context, j *db.Job) error
 	JobByName(ctx context.Context, appID int64, name string) (*db.Job, error)
-	JobsManagedBy(ctx context.Context, appID int64, set string) ([]db.Job, error)
+	JobsManagedBy(ctx context.Context, appID int64, source, set string) ([]db.Job, error)
 	JobVersions(ctx context.Context, jobID int64, limit int) ([]db.JobVersion, error)
 	JobVersionGet(ctx context.Context, jobID int64, version int) (*db.JobVersion, error)
 	CalendarByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)
@@ -469,18 +469,14 @@ func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
 		return nil, err
 	}
 	j.NextTriggerAt = s.firstTrigger(j, sch)
-	j.Version = 1
 	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		if err := tx.JobCreate(ctx, j); err != nil {
-			return err
-		}
-		return tx.JobVersionCreate(ctx, &db.JobVersion{JobID: j.ID, Version: 1, Definition: j.Definition(calendarName(cal)),
-			Change: ChangeCreate, CreatedBy: by(ctx)})
+		return s.CreateIn(ctx, tx, j, calendarName(cal), ChangeCreate)
 	})
+	var bad *fault.Input
+	if errors.As(err, &bad) && bad.Field == "name" {
+		return nil, fault.BadInput("name", "app %q already has a job named %q", in.App, j.Name)
+	}
 	if err != nil {
-		if errors.Is(err, db.ErrConflict) {
-			return nil, fault.BadInput("name", "app %q already has a job named %q", in.App, j.Name)
-		}
 		return nil, err
 	}
 	s.notify.JobsChanged(app.ID)
@@ -513,9 +509,9 @@ func (s *Service) update(ctx context.Context, id int64, in Input, change string)
 	if err != nil {
 		return nil, err
 	}
-	// A job declared in code stays so: the next declaration overwrites a
-	// manual edit (the console warns before one).
-	j.ID, j.CreatedAt, j.ManagedBy = old.ID, old.CreatedAt, old.ManagedBy
+	// A managed job stays so: the next declaration in code or apply of its
+	// files overwrites a manual edit (the console warns before one).
+	j.ID, j.CreatedAt, j.ManagedBy, j.ManagedSource = old.ID, old.CreatedAt, old.ManagedBy, old.ManagedSource
 	j.NextTriggerAt = s.firstTrigger(j, sch)
 	if err := s.save(ctx, old, j, calendarName(cal), change); err != nil {
 		if errors.Is(err, db.ErrConflict) {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
-	"github.com/jobwheel/jobwheel/server/schedule"
 	"github.com/jobwheel/jobwheel/server/platform/text"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
+	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
 // Limits on workflow definitions.
@@ -61,11 +61,16 @@ type Input struct {
 // NodeInput is one node of an Input. Fields that do not apply to the
 // node's type must be left out (an empty expression counts as left out).
 type NodeInput struct {
-	Key            string
-	Type           string
-	Name           *string
-	JobID          *int64
-	WorkflowID     *int64
+	Key        string
+	Type       string
+	Name       *string
+	JobID      *int64
+	WorkflowID *int64
+	// JobName and WorkflowName name the job or nested workflow instead of
+	// JobID and WorkflowID (files stay portable across environments);
+	// check resolves them in the saving transaction.
+	JobName        *string
+	WorkflowName   *string
 	Expression     *string
 	Params         *string
 	Enabled        *bool
