@@ -49,7 +49,7 @@ func TestTriggerWrites(t *testing.T) {
 		j2 := newJob(t, d, app.ID, "j2", ptr(t0.Add(time.Second)))
 		newJob(t, d, app.ID, "later", ptr(t0.Add(time.Hour)))
 
-		due, err := d.JobsDue(ctx, app.ID, t0.Add(2*time.Second), 100)
+		due, err := d.JobListDue(ctx, app.ID, t0.Add(2*time.Second), 100)
 		if err != nil || len(due) != 2 || due[0].ID != j1.ID {
 			t.Fatalf("JobsDue = %+v, %v", due, err)
 		}
@@ -80,16 +80,16 @@ func TestTriggerWrites(t *testing.T) {
 		mk := func(job int64, at time.Time) db.Instance {
 			return db.Instance{AppID: app.ID, JobID: job, Status: db.StatusWaiting, TriggerType: "SCHEDULE", ExpectedTriggerAt: ptr(at), TriggerAt: at}
 		}
-		created, err := d.InstanceCreateMany(ctx, []db.Instance{mk(j1.ID, t0), mk(j1.ID, t0.Add(time.Second))})
+		created, err := d.InstanceCreateFired(ctx, []db.Instance{mk(j1.ID, t0), mk(j1.ID, t0.Add(time.Second))})
 		if err != nil || len(created) != 2 || created[0].ID == 0 || created[1].ID == created[0].ID {
 			t.Fatalf("InstanceCreateMany = %+v, %v", created, err)
 		}
 		// The same fire again (another owner, a retry): nothing new.
-		again, err := d.InstanceCreateMany(ctx, []db.Instance{mk(j1.ID, t0.Add(time.Second)), mk(j1.ID, t0.Add(2*time.Second))})
+		again, err := d.InstanceCreateFired(ctx, []db.Instance{mk(j1.ID, t0.Add(time.Second)), mk(j1.ID, t0.Add(2*time.Second))})
 		if err != nil || len(again) != 1 || !again[0].ExpectedTriggerAt.Equal(t0.Add(2*time.Second)) {
 			t.Fatalf("duplicate fire: created %+v, %v; want only the new one", again, err)
 		}
-		waiting, err := d.InstancesWaitingDue(ctx, app.ID, t0.Add(time.Second), 100)
+		waiting, err := d.InstanceListWaitingDue(ctx, app.ID, t0.Add(time.Second), 100)
 		if err != nil || len(waiting) != 2 {
 			t.Fatalf("InstancesWaitingDue = %d, %v", len(waiting), err)
 		}
@@ -171,7 +171,7 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{{ID: tasks[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: ptr(1)}}); err != nil {
 			t.Fatal(err)
 		}
-		un, err := d.TasksUnfinished(ctx, []int64{a.ID})
+		un, err := d.TaskListUnfinished(ctx, []int64{a.ID})
 		if err != nil || len(un) != 2 || un[0].WorkerID != nil || un[0].Retries != 1 {
 			t.Fatalf("TasksUnfinished = %+v, %v", un, err)
 		}
@@ -179,10 +179,10 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 		if err != nil || counts[a.ID].Total != 2 || counts[a.ID].Waiting != 2 {
 			t.Fatalf("TaskCountsByInstance = %+v, %v", counts, err)
 		}
-		if _, err := d.TaskStopInstance(ctx, a.ID, db.StatusStopped); err != nil {
+		if _, err := d.TaskStopByInstance(ctx, a.ID, db.StatusStopped); err != nil {
 			t.Fatal(err)
 		}
-		if un, _ := d.TasksUnfinished(ctx, []int64{a.ID}); len(un) != 0 {
+		if un, _ := d.TaskListUnfinished(ctx, []int64{a.ID}); len(un) != 0 {
 			t.Fatalf("tasks left after stop: %+v", un)
 		}
 		// Stopped tasks are counted apart, so a stopped instance is not shown as failed.
@@ -215,7 +215,7 @@ func TestInstanceListAndCount(t *testing.T) {
 			at := t0.Add(time.Duration(i) * time.Second)
 			list = append(list, db.Instance{AppID: app.ID, JobID: j.ID, Status: status, TriggerType: "API", TriggerAt: at, ExpectedTriggerAt: &at})
 		}
-		if _, err := d.InstanceCreateMany(ctx, list); err != nil {
+		if _, err := d.InstanceCreateFired(ctx, list); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
@@ -286,10 +286,10 @@ func TestInstancesLastRun(t *testing.T) {
 			fired(t0.Add(3*time.Second), db.StatusWaiting, false), // recorded ahead
 			{AppID: app.ID, JobID: never.ID, Status: db.StatusWaiting, TriggerType: "SCHEDULE", TriggerAt: t0.Add(time.Hour)},
 		}
-		if _, err := d.InstanceCreateMany(ctx, list); err != nil {
+		if _, err := d.InstanceCreateFired(ctx, list); err != nil {
 			t.Fatal(err)
 		}
-		last, err := d.InstancesLastRun(ctx, []int64{ran.ID, never.ID})
+		last, err := d.InstanceListLast(ctx, []int64{ran.ID, never.ID})
 		if err != nil {
 			t.Fatal(err)
 		}

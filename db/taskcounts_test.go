@@ -69,12 +69,12 @@ func TestTaskCountsFollowTheTasks(t *testing.T) {
 			}
 			bulk[i] = db.Task{InstanceID: in, Name: "sub", Kind: "MAP", Status: db.StatusWaiting, InstanceAttempt: 1}
 		}
-		if err := d.TaskInsertBulk(ctx, bulk); err != nil {
+		if err := d.TaskCreateManyChunked(ctx, bulk); err != nil {
 			t.Fatal(err)
 		}
 		check("inserting in bulk")
 
-		waiting, err := d.TasksWaitingAfter(ctx, a.ID, 1, 0, 300)
+		waiting, err := d.TaskListWaitingAfter(ctx, a.ID, 1, 0, 300)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestTaskCountsFollowTheTasks(t *testing.T) {
 		}
 		check("a retry")
 
-		if _, err := d.TaskStopInstance(ctx, b.ID, db.StatusStopped); err != nil {
+		if _, err := d.TaskStopByInstance(ctx, b.ID, db.StatusStopped); err != nil {
 			t.Fatal(err)
 		}
 		check("stopping an instance")

@@ -216,7 +216,7 @@ func (f *fleet) assertNothingRanTwice() {
 	f.t.Helper()
 	for _, app := range f.apps {
 		a, _ := f.db.AppGetByName(context.Background(), app)
-		n, err := f.db.InstancesRunTwice(context.Background(), a.ID)
+		n, err := f.db.InstanceCountRunTwice(context.Background(), a.ID)
 		if err != nil || n != 0 {
 			f.t.Errorf("app %s: %d instances ran twice (%v)", app, n, err)
 		}

@@ -86,7 +86,7 @@ func TestApplyConfig(t *testing.T) {
 		if got := actions(res); !res.ApplyConfig.Applied || !slices.Equal(got, want) {
 			t.Fatalf("first apply: applied %v, %q; want %q", res.ApplyConfig.Applied, got, want)
 		}
-		extract, err := d.JobByName(ctx, mustAppID(t, d, "orders"), "extract")
+		extract, err := d.JobGetByName(ctx, mustAppID(t, d, "orders"), "extract")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestApplyConfig(t *testing.T) {
 				t.Errorf("second apply: %+v; want UNCHANGED", c)
 			}
 		}
-		if again, _ := d.JobByName(ctx, extract.AppID, "extract"); again.Version != extract.Version {
+		if again, _ := d.JobGetByName(ctx, extract.AppID, "extract"); again.Version != extract.Version {
 			t.Errorf("an unchanged apply saved extract as version %d (was %d)", again.Version, extract.Version)
 		}
 
@@ -136,7 +136,7 @@ func TestApplyConfig(t *testing.T) {
 		if got := actions(res); res.ApplyConfig.Applied || !slices.Contains(got, "JOB extract UPDATE scheduleExpression") {
 			t.Fatalf("dry run: applied %v, %q", res.ApplyConfig.Applied, got)
 		}
-		if again, _ := d.JobByName(ctx, extract.AppID, "extract"); again.ScheduleExpression != "0 0 1 * * ?" {
+		if again, _ := d.JobGetByName(ctx, extract.AppID, "extract"); again.ScheduleExpression != "0 0 1 * * ?" {
 			t.Fatalf("a dry run changed the job: %q", again.ScheduleExpression)
 		}
 
@@ -150,7 +150,7 @@ func TestApplyConfig(t *testing.T) {
 		if r.code() != CodeBadInput || r.Errors[0].field() != "workflows[1].nodes[0].job" {
 			t.Fatalf("bad workflow: %+v; want BAD_INPUT on workflows[1].nodes[0].job", r.Errors)
 		}
-		if _, err := d.JobByName(ctx, extract.AppID, "newcomer"); err == nil {
+		if _, err := d.JobGetByName(ctx, extract.AppID, "newcomer"); err == nil {
 			t.Fatal("a failed apply created the job before the bad workflow")
 		}
 		r = api.do(t, admin, applyQ, map[string]any{"in": map[string]any{"set": "cfg", "apps": []string{"orders"},

@@ -243,7 +243,7 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 	for _, id := range ids {
 		_ = e.c.Do(`mutation($id: ID!) { setJobEnabled(id: $id, enabled: false) { id } }`, map[string]any{"id": id}, nil)
 	}
-	records, err := e.db.FireRecords(ctx, e.appID, from, to)
+	records, err := e.db.FireRecordList(ctx, e.appID, from, to)
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
@@ -554,7 +554,7 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	firstFireAfter := func(epoch int64, from time.Time) (time.Duration, time.Duration) {
 		deadline := time.Now().Add(2 * time.Minute)
 		for time.Now().Before(deadline) {
-			recs, _ := d.FireRecords(ctx, appID, from.Add(-time.Minute), time.Now().Add(time.Minute))
+			recs, _ := d.FireRecordList(ctx, appID, from.Add(-time.Minute), time.Now().Add(time.Minute))
 			var fired, started time.Time
 			for _, r := range recs {
 				if r.Epoch > epoch && r.ActualTriggerAt != nil && (fired.IsZero() || r.ActualTriggerAt.Before(fired)) {
@@ -590,7 +590,7 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	time.Sleep(5 * time.Second)
 	end := time.Now().Add(-3 * time.Second)
 
-	recs, err := d.FireRecords(ctx, appID, start.Truncate(time.Second).Add(time.Second), end.Truncate(time.Second))
+	recs, err := d.FireRecordList(ctx, appID, start.Truncate(time.Second).Add(time.Second), end.Truncate(time.Second))
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
@@ -616,7 +616,7 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	for _, n := range seen {
 		duplicates += n - 1
 	}
-	twice, _ := d.InstancesRunTwice(ctx, appID)
+	twice, _ := d.InstanceCountRunTwice(ctx, appID)
 	ms := func(d time.Duration) float64 { return round(float64(d.Microseconds()) / 1000) }
 	return map[string]any{
 		"servers": 3, "workers": 2, "jobs": jobs, "leaseTtl": ttlLabel(ttl),
@@ -655,7 +655,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	}
 	wait := func(ids []string) {
 		for _, id := range ids {
-			if _, err := e.c.WaitWorkflowRun(id, 5*time.Minute, "SUCCEEDED"); err != nil {
+			if _, err := e.c.WaitWorkflowInstance(id, 5*time.Minute, "SUCCEEDED"); err != nil {
 				b.Fatalf("%v", err)
 			}
 		}
@@ -673,7 +673,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	var gaps []float64
 	for _, id := range serial {
 		rid, _ := strconv.ParseInt(id, 10, 64)
-		ins, err := e.db.InstancesOfRuns(ctx, []int64{rid})
+		ins, err := e.db.InstanceListByWorkflowInstances(ctx, []int64{rid})
 		if err != nil {
 			b.Fatalf("%v", err)
 		}
@@ -713,12 +713,12 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 		"nodes":    chain, "runs": runs, "workers": workers,
 		// From a node's instance ending (its final report stored) to the
 		// next node's instance starting on a worker.
-		"nodeGapMs":       map[string]any{"p50": pct(gaps, 50), "p99": pct(gaps, 99), "max": pct(gaps, 100)},
-		"concurrentRuns":  runs,
-		"runsPerSec":      round(float64(runs) / took.Seconds()),
-		"nodesPerSec":     round(float64(runs*chain) / took.Seconds()),
-		"serverCpuSec":    round(cpu1 - cpu0),
-		"serverPeakRssMB": peakRSSMB(e.srv.Pid()),
+		"nodeGapMs":           map[string]any{"p50": pct(gaps, 50), "p99": pct(gaps, 99), "max": pct(gaps, 100)},
+		"concurrentInstances": runs,
+		"runsPerSec":          round(float64(runs) / took.Seconds()),
+		"nodesPerSec":         round(float64(runs*chain) / took.Seconds()),
+		"serverCpuSec":        round(cpu1 - cpu0),
+		"serverPeakRssMB":     peakRSSMB(e.srv.Pid()),
 	}
 }
 

@@ -318,7 +318,7 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 	// Every second of every CRON job between its first full second and
 	// the moment schedules stopped fired exactly once.
 	from, to := begin.Truncate(time.Second).Add(2*time.Second), stopAt.Truncate(time.Second).Add(-2*time.Second)
-	recs, err := s.d.FireRecords(ctx, s.appID, from, to)
+	recs, err := s.d.FireRecordList(ctx, s.appID, from, to)
 	if err != nil {
 		s.Fatalf("%v", err)
 	}
@@ -350,7 +350,7 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 	if !settled {
 		add("instance not terminal", []string{fmt.Sprintf("%v", counts)})
 	}
-	if n, err := s.d.InstancesRunTwice(ctx, s.appID); err != nil || n > 0 {
+	if n, err := s.d.InstanceCountRunTwice(ctx, s.appID); err != nil || n > 0 {
 		add("instance succeeded twice in one attempt", []string{fmt.Sprintf("%d instances (%v)", n, err)})
 	}
 
@@ -435,16 +435,16 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 		instances += n
 	}
 	return map[string]any{
-		"seed":         s.seed,
-		"duration":     stopAt.Sub(begin).Round(time.Second).String(),
-		"servers":      servers,
-		"agents":       agents,
-		"faults":       map[string]any{"total": total, "byKind": s.faults},
-		"fires":        map[string]any{"expected": expected, "recorded": len(recs), "missing": len(missing), "twice": len(twice)},
-		"instances":    map[string]any{"total": instances, "byStatus": counts, "notSucceeded": reasons, "logsChecked": checked},
-		"workflowRuns": runs,
-		"tasksRun":     tasksRun,
-		"violations":   violations,
+		"seed":              s.seed,
+		"duration":          stopAt.Sub(begin).Round(time.Second).String(),
+		"servers":           servers,
+		"agents":            agents,
+		"faults":            map[string]any{"total": total, "byKind": s.faults},
+		"fires":             map[string]any{"expected": expected, "recorded": len(recs), "missing": len(missing), "twice": len(twice)},
+		"instances":         map[string]any{"total": instances, "byStatus": counts, "notSucceeded": reasons, "logsChecked": checked},
+		"workflowInstances": runs,
+		"tasksRun":          tasksRun,
+		"violations":        violations,
 	}
 }
 

@@ -82,7 +82,7 @@ func startSender(t *testing.T, d *db.DB, log *slog.Logger) *Sender {
 
 func (f *fixture) history(t *testing.T) []db.AlarmRecord {
 	t.Helper()
-	recs, err := f.d.AlarmHistory(context.Background(), db.AlarmHistoryFilter{SubjectKind: db.SubjectJob, SubjectID: f.job.ID, Limit: 100})
+	recs, err := f.d.AlarmHistoryList(context.Background(), db.AlarmHistoryFilter{SubjectKind: db.SubjectJob, SubjectID: f.job.ID, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -361,7 +361,7 @@ func (a *applier) calendar(ctx context.Context, tx *db.Store, in jobs.CalendarIn
 	ch := Change{Kind: KindCalendar, App: app.Name, Name: c.Name}
 	a.declared[key(KindCalendar, app.ID, c.Name)] = true
 	c.ManagedBy, c.ManagedSource = ptr(a.set), ptr(db.ManagedFiles)
-	old, err := tx.CalendarByName(ctx, app.ID, c.Name)
+	old, err := tx.CalendarGetByName(ctx, app.ID, c.Name)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
 		ch.Action = ActionCreate
@@ -400,7 +400,7 @@ func (a *applier) job(ctx context.Context, tx *db.Store, in jobs.Input) (Change,
 	ch := Change{Kind: KindJob, App: app.Name, Name: j.Name}
 	a.declared[key(KindJob, app.ID, j.Name)] = true
 	j.ManagedBy, j.ManagedSource = ptr(a.set), ptr(db.ManagedFiles)
-	old, err := tx.JobByName(ctx, app.ID, j.Name)
+	old, err := tx.JobGetByName(ctx, app.ID, j.Name)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
 		ch.Action = ActionCreate
@@ -435,7 +435,7 @@ func (a *applier) workflow(ctx context.Context, tx *db.Store, in workflows.Input
 		// (the API's default keeps the one it had).
 		in.Alarm = &db.Alarm{}
 	}
-	cur, err := tx.WorkflowByName(ctx, app.ID, name)
+	cur, err := tx.WorkflowGetByName(ctx, app.ID, name)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
 		cur = nil
@@ -485,7 +485,7 @@ func (a *applier) prune(ctx context.Context, tx *db.Store, app *db.App) error {
 		a.changes = append(a.changes, Change{Kind: kind, App: app.Name, Name: name, Action: ActionDelete})
 		a.deleted[app.ID] = true
 	}
-	wfs, err := tx.WorkflowsManagedBy(ctx, app.ID, db.ManagedFiles, a.set)
+	wfs, err := tx.WorkflowListManagedBy(ctx, app.ID, db.ManagedFiles, a.set)
 	if err != nil {
 		return err
 	}
@@ -499,7 +499,7 @@ func (a *applier) prune(ctx context.Context, tx *db.Store, app *db.App) error {
 		}
 		del(KindWorkflow, w.Name)
 	}
-	list, err := tx.JobsManagedBy(ctx, app.ID, db.ManagedFiles, a.set)
+	list, err := tx.JobListManagedBy(ctx, app.ID, db.ManagedFiles, a.set)
 	if err != nil {
 		return err
 	}
@@ -510,7 +510,7 @@ func (a *applier) prune(ctx context.Context, tx *db.Store, app *db.App) error {
 		}
 	}
 	if len(gone) > 0 {
-		remaining, err := tx.WorkflowsOfApp(ctx, app.ID)
+		remaining, err := tx.WorkflowListByApp(ctx, app.ID)
 		if err != nil {
 			return err
 		}
@@ -529,7 +529,7 @@ func (a *applier) prune(ctx context.Context, tx *db.Store, app *db.App) error {
 			del(KindJob, j.Name)
 		}
 	}
-	cals, err := tx.CalendarsManagedBy(ctx, app.ID, db.ManagedFiles, a.set)
+	cals, err := tx.CalendarListManagedBy(ctx, app.ID, db.ManagedFiles, a.set)
 	if err != nil {
 		return err
 	}

@@ -300,7 +300,7 @@ func (s *Service) Refresh(ctx context.Context) (context.Context, error) {
 	var fresh *Principal
 	switch {
 	case p.Token != nil:
-		t, err := s.store.APITokenByHash(ctx, p.Token.TokenHash)
+		t, err := s.store.APITokenGetByHash(ctx, p.Token.TokenHash)
 		if errors.Is(err, db.ErrNotFound) {
 			return ctx, fault.Unauthenticated("the API token is unknown or revoked")
 		}
@@ -316,7 +316,7 @@ func (s *Service) Refresh(ctx context.Context) (context.Context, error) {
 		}
 		fresh = &Principal{User: *u, Token: t}
 	case p.SessionToken != "":
-		u, err := s.store.SessionUser(ctx, HashToken(p.SessionToken), s.now())
+		u, err := s.store.SessionGetUser(ctx, HashToken(p.SessionToken), s.now())
 		if errors.Is(err, db.ErrNotFound) {
 			return ctx, fault.Unauthenticated("the session has expired or ended; log in again")
 		}

@@ -58,7 +58,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 		declared[j.Name] = true
 		j.ManagedBy, j.ManagedSource = &set, ptr(db.ManagedCode)
 		j.NextTriggerAt = s.firstTrigger(j, sch)
-		old, err := s.db.JobByName(ctx, appID, j.Name)
+		old, err := s.db.JobGetByName(ctx, appID, j.Name)
 		switch {
 		case errors.Is(err, db.ErrNotFound):
 			plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobCreate}, job: j})
@@ -86,7 +86,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 		j.ID, j.CreatedAt = old.ID, old.CreatedAt
 		plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobUpdate, Fields: fields}, old: old, job: j})
 	}
-	managed, err := s.db.JobsManagedBy(ctx, appID, db.ManagedCode, set)
+	managed, err := s.db.JobListManagedBy(ctx, appID, db.ManagedCode, set)
 	if err != nil {
 		return nil, err
 	}

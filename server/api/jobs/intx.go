@@ -27,7 +27,7 @@ const ChangeApply = "APPLY"
 func (s *Service) BuildIn(ctx context.Context, tx *db.Store, app *db.App, in Input) (*db.Job, string, error) {
 	var cal *db.Calendar
 	if in.Calendar != nil && strings.TrimSpace(*in.Calendar) != "" {
-		c, err := tx.CalendarByName(ctx, app.ID, strings.TrimSpace(*in.Calendar))
+		c, err := tx.CalendarGetByName(ctx, app.ID, strings.TrimSpace(*in.Calendar))
 		if errors.Is(err, db.ErrNotFound) {
 			return nil, "", fault.BadInput("calendar", "app %q has no calendar named %q", app.Name, *in.Calendar)
 		}
@@ -132,7 +132,7 @@ func (s *Service) UpdateCalendarIn(ctx context.Context, tx *db.Store, c *db.Cale
 		}
 		return notFound(err, "calendar")
 	}
-	list, err := tx.JobsByCalendar(ctx, c.ID)
+	list, err := tx.JobListByCalendar(ctx, c.ID)
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func (s *Service) UpdateCalendarIn(ctx context.Context, tx *db.Store, c *db.Cale
 // DeleteCalendarIn deletes a calendar no job references; CONFLICT naming
 // the jobs otherwise.
 func (s *Service) DeleteCalendarIn(ctx context.Context, tx *db.Store, c *db.Calendar) error {
-	list, err := tx.JobsByCalendar(ctx, c.ID)
+	list, err := tx.JobListByCalendar(ctx, c.ID)
 	if err != nil {
 		return err
 	}

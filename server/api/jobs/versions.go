@@ -44,7 +44,7 @@ func (s *Service) Versions(ctx context.Context, j *db.Job, limit int) ([]db.JobV
 	if limit < 1 || limit > MaxVersions {
 		return nil, fault.BadInput("first", "must be between 1 and %d", MaxVersions)
 	}
-	return s.db.JobVersions(ctx, j.ID, limit)
+	return s.db.JobVersionList(ctx, j.ID, limit)
 }
 
 // Restore makes a kept version the job's definition again, as a new

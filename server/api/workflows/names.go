@@ -38,7 +38,7 @@ func resolveNodeNames(ctx context.Context, tx *db.Store, appID int64, all []db.W
 	if len(jobNames) == 0 && !namesWorkflow(in.Nodes) {
 		return named, nil
 	}
-	jobs, err := tx.JobsByNames(ctx, appID, jobNames)
+	jobs, err := tx.JobListByNames(ctx, appID, jobNames)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 		return nil, nil, fault.BadInput("scheduleType", "%q is not a workflow schedule; use %s", spec.ScheduleType, strings.Join(ScheduleTypes, ", "))
 	}
 	if spec.ScheduleType == db.ScheduleAPI && spec.ScheduleExpression != "" {
-		return nil, nil, fault.BadInput("scheduleExpression", "must be empty for API workflows, which run only through runWorkflow")
+		return nil, nil, fault.BadInput("scheduleExpression", "must be empty for API workflows, which instance only through runWorkflow")
 	}
 	sch, err := schedule.Parse(schedule.Spec{Type: spec.ScheduleType, Expression: spec.ScheduleExpression, TimeZone: spec.TimeZone})
 	if err != nil {

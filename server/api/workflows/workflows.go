@@ -32,20 +32,20 @@ import (
 type Store interface {
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
 	WorkflowGet(ctx context.Context, id int64) (*db.Workflow, error)
-	WorkflowsByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
+	WorkflowListByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
 	WorkflowList(ctx context.Context, f db.WorkflowFilter) ([]db.Workflow, bool, error)
 	WorkflowCount(ctx context.Context, f db.WorkflowFilter) (int, error)
-	WorkflowVersionsOf(ctx context.Context, workflowIDs []int64) ([]db.WorkflowVersion, error)
-	WorkflowLastRuns(ctx context.Context, workflowIDs []int64) (map[int64]*db.WorkflowInstance, error)
+	WorkflowVersionListByWorkflows(ctx context.Context, workflowIDs []int64) ([]db.WorkflowVersion, error)
+	WorkflowInstanceListLast(ctx context.Context, workflowIDs []int64) (map[int64]*db.WorkflowInstance, error)
 	WorkflowInstanceCreate(ctx context.Context, r *db.WorkflowInstance) (bool, error)
-	WorkflowInstanceCreateKeyed(ctx context.Context, r *db.WorkflowInstance, since time.Time) (*db.WorkflowInstance, bool, error)
+	WorkflowInstanceCreateIdempotent(ctx context.Context, r *db.WorkflowInstance, since time.Time) (*db.WorkflowInstance, bool, error)
 	WorkflowInstanceGet(ctx context.Context, id int64) (*db.WorkflowInstance, error)
-	WorkflowInstancesByIDs(ctx context.Context, ids []int64) ([]db.WorkflowInstance, error)
-	WorkflowInstanceList(ctx context.Context, f db.WorkflowRunFilter) ([]db.WorkflowInstance, bool, error)
-	WorkflowInstanceCount(ctx context.Context, f db.WorkflowRunFilter) (int, error)
-	NodeRunsOf(ctx context.Context, runIDs []int64) ([]db.WorkflowNodeRun, error)
-	InstancesOfRuns(ctx context.Context, runIDs []int64) ([]db.Instance, error)
-	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	WorkflowInstanceListByIDs(ctx context.Context, ids []int64) ([]db.WorkflowInstance, error)
+	WorkflowInstanceList(ctx context.Context, f db.WorkflowInstanceFilter) ([]db.WorkflowInstance, bool, error)
+	WorkflowInstanceCount(ctx context.Context, f db.WorkflowInstanceFilter) (int, error)
+	WorkflowNodeRunListByInstances(ctx context.Context, wiIDs []int64) ([]db.WorkflowNodeRun, error)
+	InstanceListByWorkflowInstances(ctx context.Context, wiIDs []int64) ([]db.Instance, error)
+	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 }
 
 // Auth checks the caller's role on an app (package auth).
@@ -65,25 +65,25 @@ type Notifier interface {
 	// JobsChanged: a workflow's definition or schedule changed; the
 	// trigger loop re-reads what is due.
 	JobsChanged(appID int64)
-	// InstancesChanged: a run was recorded (or runs deleted); the trigger
+	// InstancesChanged: an instance was recorded (or runs deleted); the trigger
 	// loop reads WAITING runs.
 	InstancesChanged(appID int64)
 }
 
-// Feed tells the API's subscriptions that runs changed (live.Feeds).
+// Feed tells the API's subscriptions that instances changed (live.Feeds).
 type Feed interface {
-	WorkflowRunsChanged(appID int64, runIDs []int64)
+	WorkflowInstancesChanged(appID int64, wiIDs []int64)
 }
 
 // RunOps changes runs (package workflow).
 type RunOps interface {
-	Stop(ctx context.Context, runID int64, by string) error
-	Retry(ctx context.Context, runID int64, by string) error
-	MarkSucceeded(ctx context.Context, runID int64, node, by string) error
-	Rerun(ctx context.Context, runID int64, node string, downstream bool, by string) error
-	Pause(ctx context.Context, runID int64, by string) error
-	Resume(ctx context.Context, runID int64, by string) error
-	Approve(ctx context.Context, runID int64, node string, approve bool, comment, by string) error
+	Stop(ctx context.Context, wiID int64, by string) error
+	Retry(ctx context.Context, wiID int64, by string) error
+	MarkSucceeded(ctx context.Context, wiID int64, node, by string) error
+	Rerun(ctx context.Context, wiID int64, node string, downstream bool, by string) error
+	Pause(ctx context.Context, wiID int64, by string) error
+	Resume(ctx context.Context, wiID int64, by string) error
+	Approve(ctx context.Context, wiID int64, node string, approve bool, comment, by string) error
 }
 
 // Deps are the service's parts.
@@ -262,7 +262,7 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 		return nil, nil, err
 	}
 	cat := &catalog{appID: appID, self: self, jobs: map[int64]*db.Job{}, workflows: map[int64]*db.Workflow{}}
-	all, err := tx.WorkflowsOfApp(ctx, appID)
+	all, err := tx.WorkflowListByApp(ctx, appID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -279,7 +279,7 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 			jobIDs = append(jobIDs, *n.JobID)
 		}
 	}
-	jobs, err := tx.JobsByIDs(ctx, jobIDs)
+	jobs, err := tx.JobListByIDs(ctx, jobIDs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -380,7 +380,7 @@ func (s *Service) Restore(ctx context.Context, id int64, version int) (*db.Workf
 }
 
 // Delete deletes a workflow with its versions and runs. It is refused
-// (CONFLICT) while another workflow nests it, and while a run of it is
+// (CONFLICT) while another workflow nests it, and while an instance of it is
 // RUNNING or PAUSED: stop those first. Runs not started yet go with it.
 func (s *Service) Delete(ctx context.Context, id int64) error {
 	w, err := s.Get(ctx, id, db.RoleEditor)
@@ -399,7 +399,7 @@ func (s *Service) Delete(ctx context.Context, id int64) error {
 // GetMany returns the workflows among ids whose app the caller holds at
 // least role on, by id; the others are missing (the API's loaders).
 func (s *Service) GetMany(ctx context.Context, ids []int64, role db.Role) (map[int64]*db.Workflow, error) {
-	list, err := s.store.WorkflowsByIDs(ctx, ids)
+	list, err := s.store.WorkflowListByIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +440,7 @@ func (s *Service) mayer(ctx context.Context, role db.Role) func(appID int64) (bo
 // VersionsMany returns the versions of workflows the caller already read,
 // newest first.
 func (s *Service) VersionsMany(ctx context.Context, ids []int64) (map[int64][]db.WorkflowVersion, error) {
-	list, err := s.store.WorkflowVersionsOf(ctx, ids)
+	list, err := s.store.WorkflowVersionListByWorkflows(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -454,13 +454,13 @@ func (s *Service) VersionsMany(ctx context.Context, ids []int64) (map[int64][]db
 // LastRunsMany returns the newest started top-level run of each of
 // workflows the caller already read (those never run are missing).
 func (s *Service) LastRunsMany(ctx context.Context, ids []int64) (map[int64]*db.WorkflowInstance, error) {
-	return s.store.WorkflowLastRuns(ctx, ids)
+	return s.store.WorkflowInstanceListLast(ctx, ids)
 }
 
 // JobsMany returns the jobs among ids the caller may see (the jobs of
 // workflow nodes; one gone since is missing).
 func (s *Service) JobsMany(ctx context.Context, ids []int64) (map[int64]*db.Job, error) {
-	list, err := s.store.JobsByIDs(ctx, ids)
+	list, err := s.store.JobListByIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +520,7 @@ func DeleteIn(ctx context.Context, tx *db.Store, w *db.Workflow) error {
 	if err := tx.AppLock(ctx, w.AppID); err != nil {
 		return err
 	}
-	all, err := tx.WorkflowsOfApp(ctx, w.AppID)
+	all, err := tx.WorkflowListByApp(ctx, w.AppID)
 	if err != nil {
 		return err
 	}

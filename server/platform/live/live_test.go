@@ -10,6 +10,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/lifecycle/startstoptest"
 	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/auth"
@@ -195,5 +196,29 @@ func TestStopEndsStreams(t *testing.T) {
 	}
 	if !errors.Is(logs.Err(), live.ErrShuttingDown) || !errors.Is(updates.Err(), live.ErrShuttingDown) {
 		t.Fatalf("after Stop: logs %v, updates %v", logs.Err(), updates.Err())
+	}
+}
+
+// TestStartStop: the feeds keep the lifecycle contract under concurrent
+// starts and stops, and serve subscriptions again after a stop and a start
+// (a subscription opened while stopped is refused, not left hanging).
+func TestStartStop(t *testing.T) {
+	e := newEnv(t, dbtest.Open(t, db.SQLite), live.Config{PollEvery: 10 * time.Millisecond})
+	in := e.instance(t, db.StatusRunning)
+	startstoptest.Stress(t, e.hub)
+
+	if _, err := e.hub.InstanceLogs(e.ctx, in.ID, 0); !errors.Is(err, live.ErrShuttingDown) {
+		t.Fatalf("a subscription while stopped: %v; want ErrShuttingDown", err)
+	}
+	if err := e.hub.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	logs, err := e.hub.InstanceLogs(e.ctx, in.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.lines(t, in.ID, 1, 1)
+	if got := recv(t, logs); got.Text != "line 1" {
+		t.Fatalf("after a restart the subscriber got %q; want line 1", got.Text)
 	}
 }

@@ -50,7 +50,7 @@ func lines(instance int64, from, to int, at time.Time, text string) *protocol.Lo
 
 func stored(t *testing.T, d *db.DB, instance int64) []db.InstanceLog {
 	t.Helper()
-	list, _, err := d.LogPage(context.Background(), instance, 0, 10000)
+	list, _, err := d.LogList(context.Background(), instance, 0, 10000)
 	if err != nil {
 		t.Fatal(err)
 	}

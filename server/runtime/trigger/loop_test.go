@@ -110,7 +110,7 @@ func (b *bundle) loop(t *testing.T, f Jobs) *Loop {
 
 func (b *bundle) instances(t *testing.T, j *db.Job) []db.Instance {
 	t.Helper()
-	list, err := b.d.InstancesByJobSince(context.Background(), j.ID, start.Add(-time.Hour))
+	list, err := b.d.InstanceListByJobSince(context.Background(), j.ID, start.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestSkippedStaleFixedDelayFireRearmsTheJob(t *testing.T) {
 		at := start.Add(-time.Minute)
 		stale := db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerSchedule,
 			ExpectedTriggerAt: &at, TriggerAt: at}
-		if _, err := d.InstanceCreateMany(ctx, []db.Instance{stale}); err != nil {
+		if _, err := d.InstanceCreateFired(ctx, []db.Instance{stale}); err != nil {
 			t.Fatal(err)
 		}
 		b.loop(t, &firer{})
