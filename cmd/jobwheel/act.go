@@ -155,7 +155,7 @@ func (c *cli) follow(ctx context.Context, cl *client.Client, id string) error {
 		}
 		failures++
 		if failures > 10 {
-			return fmt.Errorf("following instance %s: the stream kept breaking (%v)", id, err)
+			return fmt.Errorf("following instance %s: the stream kept breaking: %w", id, err)
 		}
 		fmt.Fprintf(c.stderr, "the log stream broke (%v); resuming after line %d\n", err, after)
 		if !clock.Sleep(clock.System(), time.Duration(failures)*500*time.Millisecond, ctx.Done()) {
@@ -339,7 +339,7 @@ func (c *cli) watch(ctx context.Context, cl *client.Client, id string) error {
 					return err
 				}
 				if failures++; failures > 10 {
-					return fmt.Errorf("watching run %s: the stream kept breaking (%v)", id, err)
+					return fmt.Errorf("watching run %s: the stream kept breaking: %w", id, err)
 				}
 				fmt.Fprintf(c.stderr, "the run's stream broke (%v); watching again\n", err)
 				break

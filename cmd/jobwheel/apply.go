@@ -130,7 +130,7 @@ func (c *cli) applyConfig(ctx context.Context, cl *client.Client, l *loaded, f *
 				if dry {
 					what = "the set cannot be applied as it is"
 				}
-				return nil, &exitCode{code: exitError, err: fmt.Errorf("%v\n%s (a set is applied whole or not at all)", c.explain(err), what)}
+				return nil, &exitCode{code: exitError, err: fmt.Errorf("%w\n%s (a set is applied whole or not at all)", c.explain(err), what)}
 			}
 		}
 		return nil, err

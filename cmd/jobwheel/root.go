@@ -208,7 +208,7 @@ func (c *cli) explain(err error) error {
 	}
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
-		return fmt.Errorf("cannot reach the server at %s (%v): is it running, and is the address right? (jobwheel context list shows the servers)",
+		return fmt.Errorf("cannot reach the server at %s (%w): is it running, and is the address right? (jobwheel context list shows the servers)",
 			urlErr.URL, urlErr.Err)
 	}
 	return err

@@ -80,7 +80,8 @@ func (f *File) Save() error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", f.path, err)
 	}
-	defer os.Remove(tmp.Name())
+	// Gone after the rename; removed if anything failed before it.
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	if err := tmp.Chmod(0o600); err != nil {
 		tmp.Close()
 		return err
