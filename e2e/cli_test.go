@@ -253,6 +253,66 @@ func TestCLI(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stdout, "greet") || !strings.Contains(r.Stdout, "SUCCEEDED") {
 		t.Fatalf("workflow run --watch: %+v", r)
 	}
+	if r := cli.Run("", "runs", "--workflow", "pipeline", "-o", "json"); r.Code != 0 || !strings.Contains(r.Stdout, `"status": "SUCCEEDED"`) {
+		t.Fatalf("runs: %+v", r)
+	}
+	if r := cli.Run("", "workers"); r.Code != 0 || strings.Count(r.Stdout, "\n") != 2 || !strings.Contains(r.Stdout, "LAST HEARTBEAT") {
+		t.Fatalf("workers: %+v", r)
+	}
+	if r := cli.Run("", "workflows"); r.Code != 0 || !strings.Contains(r.Stdout, "shop-config (files)") {
+		t.Fatalf("workflows: %+v", r)
+	}
+
+	// Acting on instances: a delayed run is stopped, then retried.
+	id = strings.TrimSpace(cli.Run("", "run", "greet", "--delay", "1h").Stdout)
+	if r := cli.Run("", "stop", id); r.Code != 0 || strings.TrimSpace(r.Stdout) != id+" STOPPED" {
+		t.Fatalf("stop: %+v", r)
+	}
+	if r := cli.Run("", "retry", id); r.Code != 0 || !strings.HasPrefix(r.Stdout, id+" ") {
+		t.Fatalf("retry: %+v", r)
+	}
+	// A job disabled by hand differs from its file until enabled again.
+	if r := cli.Run("", "disable", "greet"); r.Code != 0 {
+		t.Fatalf("disable: %+v", r)
+	}
+	if r := cli.Run("", "diff", "-f", dir); r.Code != 5 || !strings.Contains(r.Stdout, "+++ "+filepath.Join(dir, "jobs.yaml")+": document 1: Job shop/greet") ||
+		!strings.Contains(r.Stdout, "-  enabled: false") {
+		t.Fatalf("diff of a disabled job: %+v", r)
+	}
+	if r := cli.Run("", "enable", "greet"); r.Code != 0 {
+		t.Fatalf("enable: %+v", r)
+	}
+	if r := cli.Run("", "diff", "-f", dir); r.Code != 0 {
+		t.Fatalf("diff after enable: %+v", r)
+	}
+
+	// export --dir writes one file per object, which applies as a no-op.
+	exportDir := filepath.Join(t.TempDir(), "out")
+	if r := cli.Run("", "export", "--set", "shop-config", "--dir", exportDir); r.Code != 0 {
+		t.Fatalf("export --dir: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(exportDir, "workflows", "pipeline.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli.Run("", "apply", "-f", exportDir); r.Code != 0 || r.Stdout != "" {
+		t.Fatalf("applying export --dir: %+v", r)
+	}
+
+	// A password login adds a second context; contexts switch.
+	if r := cli.Run(srv.AdminPassword+"\n", "login", srv.URL, "--name", "as-admin", "-u", "admin", "--password-stdin"); r.Code != 0 ||
+		!strings.Contains(r.Stderr, "as admin until ") {
+		t.Fatalf("password login: %+v", r)
+	}
+	if r := cli.Run("", "context", "use", "e2e"); r.Code != 0 {
+		t.Fatalf("context use: %+v", r)
+	}
+	if r := cli.Run("", "context", "-o", "json"); r.Code != 0 || !strings.Contains(r.Stdout, `"name": "as-admin"`) ||
+		!regexp.MustCompile(`"name": "e2e",\s*"current": true`).MatchString(r.Stdout) {
+		t.Fatalf("context list: %+v", r)
+	}
+	if r := cli.Run("", "logout", "--context", "as-admin"); r.Code != 0 {
+		t.Fatalf("logout: %+v", r)
+	}
 
 	// Bad YAML: refused with the file, document, line and field named;
 	// the good document beside it is not applied either.
