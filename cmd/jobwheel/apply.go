@@ -132,6 +132,12 @@ func (c *cli) applyConfig(ctx context.Context, cl *client.Client, l *loaded, f *
 				}
 				return nil, &exitCode{code: exitError, err: fmt.Errorf("%w\n%s (a set is applied whole or not at all)", c.explain(err), what)}
 			}
+			return nil, err
+		}
+		if !dry {
+			// No answer: the server may have committed the set or not (it
+			// is one transaction, so it did all of it or none).
+			return nil, &exitCode{code: exitError, err: fmt.Errorf("%w\nno answer from the server: the set was applied whole or not at all; jobwheel diff -f shows which", c.explain(err))}
 		}
 		return nil, err
 	}
