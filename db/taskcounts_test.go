@@ -93,7 +93,7 @@ func TestTaskCountsFollowTheTasks(t *testing.T) {
 		// A retry: back to WAITING with its result; and a result-only rewrite.
 		res := "lost"
 		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{
-			{ID: waiting[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: ptr(1), Result: &res},
+			{ID: waiting[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: new(1), Result: &res},
 			{ID: waiting[2].ID, From: db.StatusSucceeded, To: db.StatusSucceeded, Result: &res},
 		}); err != nil {
 			t.Fatal(err)

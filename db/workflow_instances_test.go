@@ -117,7 +117,7 @@ func TestWorkflowDeleteIdle(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := &db.Instance{AppID: app.ID, JobID: job.ID, Status: db.StatusRunning, TriggerType: db.TriggerWorkflow,
-			TriggerAt: db.Now(), WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr("a"), WorkflowGeneration: ptr(1)}
+			TriggerAt: db.Now(), WorkflowInstanceID: &wi.ID, WorkflowNodeID: new("a"), WorkflowGeneration: new(1)}
 		if err := d.InstanceCreate(ctx, in); err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ func newWorkflow(t *testing.T, d *db.DB, appID int64, name string) *db.Workflow 
 	w := &db.Workflow{AppID: appID}
 	w.Apply(db.WorkflowSpec{Name: name, Enabled: true, ScheduleType: db.ScheduleAPI, TimeZone: "UTC", MaxInstances: 1,
 		OverlapPolicy: db.OverlapCancel, MisfirePolicy: db.MisfireFireOnce,
-		Graph: db.WorkflowGraph{Nodes: []db.WorkflowNode{{Key: "a", Type: db.NodeJob, JobID: 1, Enabled: true, Params: ptr("x=1")},
+		Graph: db.WorkflowGraph{Nodes: []db.WorkflowNode{{Key: "a", Type: db.NodeJob, JobID: 1, Enabled: true, Params: new("x=1")},
 			{Key: "b", Type: db.NodeDecision, Expression: "true", Enabled: true}},
 			Edges: []db.WorkflowEdge{{From: "a", To: "b"}}}})
 	if err := d.WorkflowCreate(context.Background(), w, "alice"); err != nil {
@@ -35,7 +35,7 @@ func TestWorkflowVersions(t *testing.T) {
 			t.Fatalf("created: version %d id %d", w.Version, w.ID)
 		}
 		w.Description = "v2"
-		w.Graph.Nodes[0].Params = ptr("x=2")
+		w.Graph.Nodes[0].Params = new("x=2")
 		if err := d.WorkflowUpdate(ctx, w, 1, "bob"); err != nil {
 			t.Fatal(err)
 		}
@@ -115,8 +115,8 @@ func TestWorkflowInstancesAndNodeMoves(t *testing.T) {
 		lease, _, _ := d.LeaseGet(ctx, app.ID, db.Now())
 		fence := &db.Fence{AppID: app.ID, ServerID: "s1", Epoch: lease.Epoch}
 		in := &db.Instance{AppID: app.ID, JobID: newJob(t, d, app.ID, "j", nil).ID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
-			TriggerAt: db.Now(), WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr("a"), WorkflowGeneration: ptr(1),
-			WorkflowInput: &db.WorkflowTaskInput{Context: map[string]any{"region": "eu"}, Upstream: map[string]string{}}, TimeoutMs: ptr(int64(5000))}
+			TriggerAt: db.Now(), WorkflowInstanceID: &wi.ID, WorkflowNodeID: new("a"), WorkflowGeneration: new(1),
+			WorkflowInput: &db.WorkflowTaskInput{Context: map[string]any{"region": "eu"}, Upstream: map[string]string{}}, TimeoutMs: new(int64(5000))}
 		if err := d.InstanceCreate(ctx, in); err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestWorkflowInstancesAndNodeMoves(t *testing.T) {
 		}
 		out := map[string]any{"rows": float64(10)}
 		ok, err = d.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: a.ID, From: []string{db.NodeRunning}, Generation: 1, To: db.NodeSucceeded,
-			Result: ptr("10 rows"), Output: out, FinishSeq: ptr(int64(1)), FinishedAt: &started}, fence)
+			Result: new("10 rows"), Output: out, FinishSeq: new(int64(1)), FinishedAt: &started}, fence)
 		if !ok || err != nil {
 			t.Fatalf("finish node a: %v %v", ok, err)
 		}
@@ -141,7 +141,7 @@ func TestWorkflowInstancesAndNodeMoves(t *testing.T) {
 		}
 		// A rerun bumps the generation and clears what the node had.
 		ok, err = d.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: a.ID, From: []string{db.NodeSucceeded}, Generation: 1, To: db.NodeWaiting,
-			NextGeneration: ptr(2), Reset: true}, nil)
+			NextGeneration: new(2), Reset: true}, nil)
 		if !ok || err != nil {
 			t.Fatalf("rerun: %v %v", ok, err)
 		}

@@ -72,8 +72,9 @@ func TestRunJobIdempotent(t *testing.T) {
 }
 
 // TestJobsDeclaredInCode: with each worker SDK — the agent (Go: its
-// JOBWHEEL_JOBS_FILE, read into worker.Config.Jobs) and the Python SDK's
-// example worker (the same file, read into Worker(job_set=, jobs=)) — a
+// JOBWHEEL_JOBS_FILE, read into worker.Config.Jobs), the Python SDK's
+// example worker (the same file, read into Worker(job_set=, jobs=)) and the
+// Java SDK's (the same file, read by JobsFile.read into WorkerConfig) — a
 // job declared in code appears on connect, managed by its set; connecting
 // again with a change updates it (a new CODE version by the worker); a
 // declaration the server refuses fails the handshake with BAD_FRAME naming
@@ -90,6 +91,9 @@ func TestJobsDeclaredInCode(t *testing.T) {
 		{"go", func(t *testing.T, opts harness.AgentOptions) *harness.Process { return harness.StartAgent(t, opts) }},
 		{"python", func(t *testing.T, opts harness.AgentOptions) *harness.Process {
 			return harness.StartPythonWorker(t, opts)
+		}},
+		{"java", func(t *testing.T, opts harness.AgentOptions) *harness.Process {
+			return harness.StartJavaWorker(t, opts)
 		}},
 	} {
 		t.Run(sdk.name, func(t *testing.T) {
@@ -172,7 +176,7 @@ func declaredInCode(t *testing.T, srv *harness.Server, app string, start func(*t
 	declare(invoices(30000, "every day"))
 	w = worker()
 	const refused = "server error BAD_FRAME: hello: jobs[0].scheduleExpression: "
-	if !harness.Eventually(settle, func() bool { return strings.Count(w.Output(), refused) >= 2 }) {
+	if !testkit.Poll(settle, func() bool { return strings.Count(w.Output(), refused) >= 2 }) {
 		t.Fatalf("the worker did not log the refused declaration twice (%q: once, then again after retrying)\noutput:\n%s", refused, w.Output())
 	}
 	if got = read(); len(got) != 1 || got[0].TimeoutMs != 120000 || len(got[0].Versions) != 2 || !got[0].Enabled {

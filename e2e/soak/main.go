@@ -44,6 +44,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 const (
@@ -230,7 +231,7 @@ func (s *soak) run(duration time.Duration) map[string]any {
 	if err := s.c.Do(`mutation($id: ID!) { setWorkflowEnabled(id: $id, enabled: false) { id } }`, map[string]any{"id": outer}, nil); err != nil {
 		s.Fatalf("disabling the workflow: %v", err)
 	}
-	settled := harness.Eventually(5*time.Minute, func() bool {
+	settled := testkit.Poll(5*time.Minute, func() bool {
 		counts, err := s.d.InstanceStatusCounts(context.Background(), s.appID)
 		return err == nil && counts[db.StatusWaiting]+counts[db.StatusDispatched]+counts[db.StatusRunning] == 0 &&
 			len(s.runs([]string{"WAITING", "RUNNING", "PAUSED"})) == 0

@@ -39,6 +39,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/runtime/owned"
 	"github.com/jobwheel/jobwheel/server/runtime/trigger"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow"
+	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
 )
 
 // Node is one running server: the database, the services and the HTTP
@@ -122,9 +123,12 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	}
 	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
+	// DECISION and FOREACH expressions of every owned app are evaluated by
+	// one bounded pool, off the engines' goroutines (issue 25).
+	evaluator := workflow.NewEvaluator(workflow.EvaluatorConfig{Limits: wfexpr.Limits{CPU: cfg.ExpressionCPU}})
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
 		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
-		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log}})
+		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	// The collector reads the owned apps' figures from the database; it
@@ -205,6 +209,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	n.services.Add("cluster registry", members)
 	n.services.Add("worker channel", workers)
 	n.services.Add("timing wheel", timer)
+	n.services.Add("expression evaluator", evaluator)
 	n.services.Add("leases", leases)
 	n.services.Add("retention", cleaner)
 	n.services.Add("metrics", collector)

@@ -491,13 +491,9 @@ func checkSlots(k *kit) error {
 }
 
 func checkTwice(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	defer func() { _, _ = k.stop(c, t.InstanceID, nil) }()
@@ -565,16 +561,8 @@ func checkEpoch(k *kit) error {
 }
 
 func checkSucceeded(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procSucceed, jobParams(`{"lines":3}`), func(t *protocol.Task) { t.Params = "p-1" })
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
-		return err
-	}
-	fin, err := k.finalIs(from, t.TaskID, protocol.TaskSucceeded)
+	from, fin, err := k.runOne(t, protocol.TaskSucceeded)
 	if err != nil {
 		return err
 	}
@@ -616,16 +604,8 @@ func checkSucceeded(k *kit) error {
 }
 
 func checkFailed(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procFail)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
-		return err
-	}
-	fin, err := k.finalIs(from, t.TaskID, protocol.TaskFailed)
+	from, fin, err := k.runOne(t, protocol.TaskFailed)
 	if err != nil {
 		return err
 	}
@@ -640,16 +620,8 @@ func checkFailed(k *kit) error {
 }
 
 func checkDeadline(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock, func(t *protocol.Task) { t.Deadline = time.Now().Add(time.Second) })
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
-		return err
-	}
-	fin, err := k.finalIs(from, t.TaskID, protocol.TaskFailed)
+	_, fin, err := k.runOne(t, protocol.TaskFailed)
 	if err != nil {
 		return err
 	}
@@ -865,13 +837,9 @@ func checkResendRefused(k *kit) error {
 }
 
 func checkStopInstance(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	if err := k.running(from, t.TaskID); err != nil {
@@ -926,13 +894,9 @@ func checkStopTasks(k *kit) error {
 }
 
 func checkStopInstance0(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	defer func() { _, _ = k.stop(c, t.InstanceID, nil) }()
@@ -1263,13 +1227,9 @@ func checkBadFrame(k *kit) error {
 }
 
 func checkRedirect(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	if err := k.running(from, t.TaskID); err != nil {
@@ -1511,13 +1471,9 @@ func checkFraming(k *kit) error {
 }
 
 func checkShutdown(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	if err := k.running(from, t.TaskID); err != nil {

@@ -480,23 +480,33 @@ func (s *Sender) SendTest(ctx context.Context, t Test) ([]Answer, error) {
 type HistoryPage struct {
 	Records []db.AlarmRecord
 	More    bool
+	// Total counts the whole history, read from the same snapshot as the
+	// page (-1 unless asked for).
+	Total int
 }
 
 // History returns a page of a subject's alarm history after beforeID (0:
-// from the newest). The caller has checked the reader's rights.
-func (s *Sender) History(ctx context.Context, kind string, id, beforeID int64, limit int) (*HistoryPage, error) {
-	recs, err := s.db.AlarmHistoryList(ctx, db.AlarmHistoryFilter{SubjectKind: kind, SubjectID: id, BeforeID: beforeID, Limit: limit + 1})
+// from the newest), and with count its total, both from one snapshot so
+// that they agree while deliveries land. The caller has checked the
+// reader's rights.
+func (s *Sender) History(ctx context.Context, kind string, id, beforeID int64, limit int, count bool) (*HistoryPage, error) {
+	p := &HistoryPage{Total: -1}
+	err := s.db.InSnapshot(ctx, func(ctx context.Context, tx *db.Store) error {
+		recs, err := tx.AlarmHistoryList(ctx, db.AlarmHistoryFilter{SubjectKind: kind, SubjectID: id, BeforeID: beforeID, Limit: limit + 1})
+		if err != nil {
+			return err
+		}
+		p.Records = recs
+		if len(recs) > limit {
+			p.Records, p.More = recs[:limit], true
+		}
+		if count {
+			p.Total, err = tx.AlarmHistoryCount(ctx, kind, id)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := &HistoryPage{Records: recs}
-	if len(recs) > limit {
-		p.Records, p.More = recs[:limit], true
-	}
 	return p, nil
-}
-
-// HistoryCount counts a subject's alarm history.
-func (s *Sender) HistoryCount(ctx context.Context, kind string, id int64) (int, error) {
-	return s.db.AlarmHistoryCount(ctx, kind, id)
 }

@@ -360,7 +360,7 @@ func (a *applier) calendar(ctx context.Context, tx *db.Store, in jobs.CalendarIn
 	}
 	ch := Change{Kind: KindCalendar, App: app.Name, Name: c.Name}
 	a.declared[key(KindCalendar, app.ID, c.Name)] = true
-	c.ManagedBy, c.ManagedSource = ptr(a.set), ptr(db.ManagedFiles)
+	c.ManagedBy, c.ManagedSource = new(a.set), new(db.ManagedFiles)
 	old, err := tx.CalendarGetByName(ctx, app.ID, c.Name)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
@@ -399,7 +399,7 @@ func (a *applier) job(ctx context.Context, tx *db.Store, in jobs.Input) (Change,
 	}
 	ch := Change{Kind: KindJob, App: app.Name, Name: j.Name}
 	a.declared[key(KindJob, app.ID, j.Name)] = true
-	j.ManagedBy, j.ManagedSource = ptr(a.set), ptr(db.ManagedFiles)
+	j.ManagedBy, j.ManagedSource = new(a.set), new(db.ManagedFiles)
 	old, err := tx.JobGetByName(ctx, app.ID, j.Name)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
@@ -458,7 +458,7 @@ func (a *applier) workflow(ctx context.Context, tx *db.Store, in workflows.Input
 	a.declared[key(KindWorkflow, app.ID, spec.Name)] = true
 	if cur == nil {
 		ch.Action = ActionCreate
-		w := &db.Workflow{AppID: app.ID, ManagedBy: ptr(a.set), ManagedSource: ptr(db.ManagedFiles)}
+		w := &db.Workflow{AppID: app.ID, ManagedBy: new(a.set), ManagedSource: new(db.ManagedFiles)}
 		w.Apply(*spec)
 		return ch, a.s.workflows.CreateIn(ctx, tx, w, sch)
 	}
@@ -473,7 +473,7 @@ func (a *applier) workflow(ctx context.Context, tx *db.Store, in workflows.Input
 	ch.Action = ActionUpdate
 	w := *cur
 	w.Apply(*spec)
-	w.ManagedBy, w.ManagedSource = ptr(a.set), ptr(db.ManagedFiles)
+	w.ManagedBy, w.ManagedSource = new(a.set), new(db.ManagedFiles)
 	return ch, a.s.workflows.UpdateIn(ctx, tx, cur, &w, sch)
 }
 
@@ -586,7 +586,6 @@ func deref(p *string) string {
 	return *p
 }
 
-func ptr[T any](v T) *T { return &v }
 
 // AuditChanges lists, per app, what the apply created, updated and
 // deleted, for the audit log (package audit): one change per object, its

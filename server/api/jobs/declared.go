@@ -56,7 +56,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 			return nil, err
 		}
 		declared[j.Name] = true
-		j.ManagedBy, j.ManagedSource = &set, ptr(db.ManagedCode)
+		j.ManagedBy, j.ManagedSource = &set, new(db.ManagedCode)
 		j.NextTriggerAt = s.firstTrigger(j, sch)
 		old, err := s.db.JobGetByName(ctx, appID, j.Name)
 		switch {
@@ -149,7 +149,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 
 // declaredInput is the Input a declaration stands for: a GO job, enabled.
 func declaredInput(d protocol.DeclaredJob) Input {
-	in := Input{Name: d.Name, Description: &d.Description, Enabled: ptr(true), ScheduleType: d.ScheduleType,
+	in := Input{Name: d.Name, Description: &d.Description, Enabled: new(true), ScheduleType: d.ScheduleType,
 		ScheduleExpression: &d.ScheduleExpression, ProcessorType: db.ProcessorGo, Processor: d.Processor, Params: &d.Params}
 	if d.TimeZone != "" {
 		in.TimeZone = &d.TimeZone
@@ -167,7 +167,7 @@ func declaredInput(d protocol.DeclaredJob) Input {
 		{d.RetryDelayMaxMs, &in.RetryDelayMaxMs},
 	} {
 		if f.v != 0 {
-			*f.dst = ptr(f.v)
+			*f.dst = new(f.v)
 		}
 	}
 	if d.OverlapPolicy != "" {

@@ -96,7 +96,7 @@ func (s *Service) Stop(ctx context.Context, id int64) (*db.Instance, error) {
 		return nil, err
 	}
 	if err := s.db.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: id, Attempt: in.Attempt, Status: db.StatusStopped,
-		Reason: "STOPPED", Result: "stopped by a user", FinishedAt: ptr(s.now())}}); err != nil {
+		Reason: "STOPPED", Result: "stopped by a user", FinishedAt: new(s.now())}}); err != nil {
 		return nil, err
 	}
 	s.notify.InstancesChanged(in.AppID)

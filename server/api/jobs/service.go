@@ -143,5 +143,3 @@ func deref[T any](p *T, def T) T {
 	}
 	return *p
 }
-
-func ptr[T any](v T) *T { return &v }

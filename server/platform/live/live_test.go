@@ -11,6 +11,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/internal/lifecycle/startstoptest"
+	"github.com/jobwheel/jobwheel/internal/testfactory"
 	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/auth"
@@ -50,12 +51,7 @@ func newEnv(t *testing.T, d *db.DB, cfg live.Config) *env {
 	if e.app, _, err = appSvc.Create(e.ctx, "a", ""); err != nil {
 		t.Fatal(err)
 	}
-	j := &db.Job{AppID: e.app.ID, Name: "j", ScheduleType: "API", ExecutionMode: "STANDALONE", ProcessorType: "SHELL",
-		Processor: "true", MaxInstances: 1, TaskConcurrency: 1, DispatchStrategy: "RANDOM", MisfirePolicy: "SKIP"}
-	if err := d.JobCreate(ctx, j); err != nil {
-		t.Fatal(err)
-	}
-	e.jobID = j.ID
+	e.jobID = testfactory.Job(t, d, e.app.ID, &testfactory.JobOpts{Name: "j", Disabled: true, MisfirePolicy: "SKIP"}).ID
 	b := bus.New("t", "", nil, log)
 	e.hub = live.New(cfg, d, b, authSvc, appSvc, log)
 	if err := e.hub.Start(ctx); err != nil {

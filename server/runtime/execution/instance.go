@@ -74,7 +74,7 @@ func (s *state) taskFailed(c *changes, t *task, reason, result string) {
 	// retries at once by default).
 	var notBefore *time.Time
 	if d := retryDelay(it.job, retries, 0, s.jitter()); d > 0 {
-		notBefore = ptr(db.Stamp(s.now).Add(d))
+		notBefore = new(db.Stamp(s.now).Add(d))
 	}
 	s.requeueTask(c, t, retries, result, notBefore)
 	s.log.Info("execution: retrying task", "instance", it.ID, "task", t.ID, "retry", retries, "reason", reason, "result", result, "notBefore", notBefore)
@@ -276,13 +276,14 @@ func (s *state) dropInstance(c *changes, it *inst, why string) {
 // forgotten, those on workers are stopped there.
 func (s *state) stopTasks(c *changes, it *inst, why string) {
 	var dropped map[*task]bool
-	for _, t := range it.queue.all() {
+	for i := range it.queue.Len() {
+		t := it.queue.At(i)
 		if t.Status != db.StatusWaiting {
 			continue
 		}
 		t.Status = db.StatusStopped
 		if !t.new {
-			c.task = append(c.task, db.TaskTransition{ID: t.ID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: ptr(db.Stamp(s.now))})
+			c.task = append(c.task, db.TaskTransition{ID: t.ID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: new(db.Stamp(s.now))})
 			continue
 		}
 		// A task created in this batch is simply not inserted, nor sent.
@@ -292,7 +293,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 		}
 		dropped[t] = true
 	}
-	it.queue.clear()
+	it.queue.Clear()
 	c.dropNew(dropped)
 	s.stopDelayed(c, it)
 	if it.backlog > 0 {
@@ -306,7 +307,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 		t.acked = false
 		wid := deref(t.WorkerID)
 		byWorker[wid] = append(byWorker[wid], id)
-		c.taskMove(t, db.StatusStopped, func(tt *db.TaskTransition) { tt.FinishedAt = ptr(db.Stamp(s.now)) })
+		c.taskMove(t, db.StatusStopped, func(tt *db.TaskTransition) { tt.FinishedAt = new(db.Stamp(s.now)) })
 		s.release(t)
 	}
 	for wid, ids := range byWorker {

@@ -280,7 +280,7 @@ func (l *Loop) settleStale(ctx context.Context, st *staleFires, now time.Time) e
 			// A FIXED_DELAY job is re-armed when its run ends; with its
 			// only pending fire canceled, nothing would end: arm it here.
 			if d, err := time.ParseDuration(j.ScheduleExpression); err == nil {
-				rearm = append(rearm, db.JobAdvance{ID: j.ID, New: ptr(now.Add(d))})
+				rearm = append(rearm, db.JobAdvance{ID: j.ID, New: new(now.Add(d))})
 			}
 		}
 	}

@@ -38,6 +38,12 @@ type view struct {
 	jobs map[int64]*db.Job
 	// targets are the workflows NESTED nodes start (current versions).
 	targets map[int64]*db.Workflow
+	// evals are the outcomes of expressions evaluated for RUNNING DECISION
+	// and FOREACH nodes, by node row id, not yet applied; pending are the
+	// node rows whose evaluation is under way (the engine's memory: after
+	// a restart neither holds anything, and the nodes are evaluated again).
+	evals   map[int64]evalOutcome
+	pending map[int64]bool
 }
 
 type childInstance struct {
@@ -60,9 +66,28 @@ type plan struct {
 	// stop are job instances to stop (failFast); stopWorkflowInstances nested instances.
 	stop                  []int64
 	stopWorkflowInstances []int64
+	// evaluate are the expressions to evaluate once the plan is committed;
+	// consumed the evaluation outcomes the plan applied.
+	evaluate []evalRequest
+	consumed []int64
 	// ended says the instance ended in this decision.
 	ended bool
 }
+
+// evalRequest asks for a node's expression to be evaluated.
+type evalRequest struct {
+	wi       int64
+	node     int64
+	gen      int
+	key      string
+	nodeType string
+	text     string
+	env      map[string]any
+}
+
+// maxEvalAttempts bounds the evaluations begun for one node generation
+// that never finish (the server stopping during each): then the node fails.
+const maxEvalAttempts = 3
 
 type create struct {
 	node     string
@@ -173,7 +198,13 @@ func (d *decider) settle(key string, n *db.WorkflowNodeRun) {
 		default:
 			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job instance %d ended %s: %s", in.ID, in.Status, firstLine(in.Result)))
 		}
+	case db.NodeDecision:
+		d.settleEval(key, n)
 	case db.NodeForeach:
+		if n.Items == 0 {
+			d.settleEval(key, n) // evaluating its expression
+			return
+		}
 		d.settleForeach(key, n)
 	case db.NodeNested:
 		c := d.v.children[key]
@@ -422,41 +453,15 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			in.Params = *node.Params
 		}
 		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: len(d.p.moves)})
-		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
 	case db.NodeDecision:
-		label, err := evalDecision(node.Expression, ctx, up)
-		if err != nil {
-			d.fail(key, n, db.NodeReasonExpression, "expression "+err.Error())
-			return
-		}
-		d.succeed(key, n, label, nil)
+		d.beginEval(key, n, node)
 	case db.NodeForeach:
 		if d.v.jobs[node.JobID] == nil {
 			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
 			return
 		}
-		items, err := evalList(node.Expression, ctx, up)
-		if err != nil {
-			d.fail(key, n, db.NodeReasonExpression, "expression "+err.Error())
-			return
-		}
-		if len(items) == 0 {
-			d.succeed(key, n, "[]", nil)
-			return
-		}
-		par := max(node.Parallelism, 1)
-		for i, el := range items {
-			in := d.instance(key, n, node, ctx, up)
-			in.WorkflowItem = ptr(i)
-			in.WorkflowInput.Element = el
-			in.Params = elementParams(el)
-			held := i >= par
-			if held {
-				in.TriggerAt = holdUntil
-			}
-			d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
-		}
-		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now), Items: ptr(len(items))})
+		d.beginEval(key, n, node)
 	case db.NodeNested:
 		target := d.v.targets[node.WorkflowID]
 		if target == nil {
@@ -469,23 +474,94 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 		}
 		wi := d.v.wi
 		child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
-			ParentNodeKey: ptr(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
-			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: ptr(d.now)}
+			ParentNodeKey: new(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
+			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: new(d.now)}
 		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
-		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
 	case db.NodeApproval:
-		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: ptr(d.now)}
+		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: new(d.now)}
 		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
-			t.Deadline = ptr(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
+			t.Deadline = new(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
 		}
 		d.move(n, t)
 	}
 }
 
+// beginEval starts a DECISION or FOREACH: it is RUNNING while its
+// expression is evaluated, after the plan commits (never inside the
+// transaction); the outcome comes back to a later decision (settleEval).
+func (d *decider) beginEval(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now), Attempts: new(1)})
+	d.request(key, n, node)
+}
+
+func (d *decider) request(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
+	d.p.evaluate = append(d.p.evaluate, evalRequest{wi: d.v.wi.ID, node: n.ID, gen: n.Generation, key: key, nodeType: node.Type,
+		text: node.Expression, env: exprEnv(d.contextNow(), d.upstream(key))})
+}
+
+// settleEval applies the outcome of a RUNNING DECISION's or FOREACH's
+// evaluation once it is there. A node RUNNING with no evaluation under way
+// lost it (a restart, a new owner): it is begun again, counted, up to
+// maxEvalAttempts.
+func (d *decider) settleEval(key string, n *db.WorkflowNodeRun) {
+	node := d.byKey[key]
+	if o, ok := d.v.evals[n.ID]; ok && o.gen == n.Generation {
+		d.p.consumed = append(d.p.consumed, n.ID)
+		d.applyEval(key, n, node, o)
+		return
+	}
+	if d.v.pending[n.ID] {
+		return
+	}
+	if n.Attempts >= maxEvalAttempts {
+		d.fail(key, n, db.NodeReasonExpressionTimeout, fmt.Sprintf(
+			"expression evaluation was begun %d times and never finished (the server stopped during each)", n.Attempts))
+		return
+	}
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Attempts: new(n.Attempts + 1)})
+	d.request(key, n, node)
+}
+
+// applyEval ends a DECISION with its label, or starts a FOREACH's elements.
+func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, o evalOutcome) {
+	if o.reason != "" {
+		d.fail(key, n, o.reason, o.msg)
+		return
+	}
+	if node.Type == db.NodeDecision {
+		d.succeed(key, n, o.label, nil)
+		return
+	}
+	if d.v.jobs[node.JobID] == nil {
+		d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
+		return
+	}
+	items := o.items
+	if len(items) == 0 {
+		d.succeed(key, n, "[]", nil)
+		return
+	}
+	ctx, up := d.contextNow(), d.upstream(key)
+	par := max(node.Parallelism, 1)
+	for i, el := range items {
+		in := d.instance(key, n, node, ctx, up)
+		in.WorkflowItem = new(i)
+		in.WorkflowInput.Element = el
+		in.Params = elementParams(el)
+		held := i >= par
+		if held {
+			in.TriggerAt = holdUntil
+		}
+		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
+	}
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: new(len(items))})
+}
+
 func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {
 	wi := d.v.wi
 	return db.Instance{AppID: wi.AppID, JobID: node.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
-		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr(key), WorkflowGeneration: ptr(n.Generation),
+		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: new(key), WorkflowGeneration: new(n.Generation),
 		WorkflowInput: &db.WorkflowTaskInput{Context: ctx, Upstream: up}, TimeoutMs: node.TimeoutMs, MaxRetries: node.Retries}
 }
 
@@ -524,12 +600,12 @@ func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, outp
 			return
 		}
 	}
-	t := db.WorkflowNodeRunTransition{To: db.NodeSucceeded, Result: ptr(result), FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	t := db.WorkflowNodeRunTransition{To: db.NodeSucceeded, Result: new(result), FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true}
 	if len(output) > 0 {
 		t.Output = output
 	}
 	if n.StartedAt == nil {
-		t.StartedAt = ptr(d.now)
+		t.StartedAt = new(d.now)
 	}
 	d.seq++
 	d.move(n, t)
@@ -537,10 +613,10 @@ func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, outp
 
 func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
 	ignored := d.byKey[key] != nil && d.byKey[key].SkipWhenFailed
-	t := db.WorkflowNodeRunTransition{To: db.NodeFailed, Reason: ptr(reason), Message: ptr(msg), FailureIgnored: ptr(ignored),
-		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	t := db.WorkflowNodeRunTransition{To: db.NodeFailed, Reason: new(reason), Message: new(msg), FailureIgnored: new(ignored),
+		FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true}
 	if n.StartedAt == nil {
-		t.StartedAt = ptr(d.now)
+		t.StartedAt = new(d.now)
 	}
 	d.seq++
 	if !ignored {
@@ -550,13 +626,13 @@ func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
 }
 
 func (d *decider) stopped(n *db.WorkflowNodeRun, msg string) {
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: ptr(msg),
-		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonStopped), Message: new(msg),
+		FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true})
 	d.seq++
 }
 
 func (d *decider) skip(n *db.WorkflowNodeRun, reason, msg string) {
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeSkipped, Reason: ptr(reason), Message: ptr(msg), FinishedAt: ptr(d.now)})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeSkipped, Reason: new(reason), Message: new(msg), FinishedAt: new(d.now)})
 }
 
 // move records a transition of n from its current status and applies it to
@@ -573,6 +649,9 @@ func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
 	}
 	if t.Items != nil {
 		n.Items = *t.Items
+	}
+	if t.Attempts != nil {
+		n.Attempts = *t.Attempts
 	}
 	if t.Result != nil {
 		n.Result = *t.Result
@@ -606,8 +685,8 @@ func (d *decider) abort() {
 			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
 				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
 			}
-			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonFailFast),
-				Message: ptr("stopped: another node failed and the workflow fails fast"), FinishedAt: ptr(d.now), ClearDeadline: true})
+			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonFailFast),
+				Message: new("stopped: another node failed and the workflow fails fast"), FinishedAt: new(d.now), ClearDeadline: true})
 		case db.NodeWaiting:
 			d.skip(n, db.NodeReasonFailFast, "not run: another node failed and the workflow fails fast")
 		}
@@ -652,7 +731,7 @@ func (d *decider) complete() {
 	}
 	result := strings.Join(parts, ", ")
 	d.p.runMove = &db.WorkflowInstanceTransition{ID: d.v.wi.ID, From: []string{db.WorkflowRunning, db.WorkflowPaused}, To: status,
-		Result: &result, FinishedAt: ptr(d.now)}
+		Result: &result, FinishedAt: new(d.now)}
 	d.p.ended = true
 }
 
@@ -730,8 +809,6 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func deref[T any](p *T) T {
 	var zero T

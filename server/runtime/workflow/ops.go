@@ -186,7 +186,7 @@ func (o *Ops) MarkSucceeded(ctx context.Context, wiID int64, key, by string) err
 		}
 		msg := "marked succeeded by " + by
 		ok, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
-			To: db.NodeSucceeded, Reason: ptr(""), Message: &msg, DecidedBy: &by, FinishSeq: &seq, FinishedAt: &now}, nil)
+			To: db.NodeSucceeded, Reason: new(""), Message: &msg, DecidedBy: &by, FinishSeq: &seq, FinishedAt: &now}, nil)
 		if err != nil {
 			return err
 		}
@@ -264,11 +264,11 @@ func (o *Ops) Approve(ctx context.Context, wiID int64, key string, approve bool,
 		t := db.WorkflowNodeRunTransition{ID: n.ID, From: []string{db.NodeAwaitingApproval}, Generation: n.Generation,
 			DecidedBy: &by, Comment: &comment, FinishSeq: &seq, FinishedAt: &now, ClearDeadline: true}
 		if approve {
-			t.To, t.Result, t.Message = db.NodeSucceeded, ptr("approved"), ptr("approved by "+by)
+			t.To, t.Result, t.Message = db.NodeSucceeded, new("approved"), new("approved by "+by)
 		} else {
 			node := r.Graph.Node(key)
-			t.To, t.Reason, t.Message = db.NodeFailed, ptr(db.NodeReasonRejected), ptr("rejected by "+by)
-			t.FailureIgnored = ptr(node != nil && node.SkipWhenFailed)
+			t.To, t.Reason, t.Message = db.NodeFailed, new(db.NodeReasonRejected), new("rejected by "+by)
+			t.FailureIgnored = new(node != nil && node.SkipWhenFailed)
 		}
 		ok, err := tx.WorkflowNodeRunTransition(ctx, t, nil)
 		if err != nil {
@@ -310,7 +310,7 @@ func resetNodes(ctx context.Context, tx *db.Store, list []*db.WorkflowNodeRun) e
 // reopen makes a finished instance RUNNING again.
 func reopen(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) error {
 	ok, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{r.Status}, To: db.WorkflowRunning,
-		Reason: ptr(""), Result: ptr(""), Reopen: true})
+		Reason: new(""), Result: new(""), Reopen: true})
 	if err != nil {
 		return err
 	}

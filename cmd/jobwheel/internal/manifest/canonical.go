@@ -66,7 +66,7 @@ func canonicalJob(s JobSpec) *JobSpec {
 	dropString(&s.Description, "")
 	dropBool(&s.Enabled, true)
 	if s.ScheduleExpression != nil {
-		s.ScheduleExpression = ptr(strings.TrimSpace(*s.ScheduleExpression))
+		s.ScheduleExpression = new(strings.TrimSpace(*s.ScheduleExpression))
 	}
 	dropString(&s.ScheduleExpression, "")
 	dropString(&s.TimeZone, defTimeZone)
@@ -76,7 +76,7 @@ func canonicalJob(s JobSpec) *JobSpec {
 		s.ScheduleWindow = &cw
 	}
 	if s.Calendar != nil {
-		s.Calendar = ptr(strings.TrimSpace(*s.Calendar))
+		s.Calendar = new(strings.TrimSpace(*s.Calendar))
 	}
 	dropString(&s.Calendar, "")
 	if l := s.Lifecycle; l != nil {
@@ -122,7 +122,7 @@ func canonicalWorkflow(s WorkflowSpec) *WorkflowSpec {
 	dropString(&s.Description, "")
 	dropBool(&s.Enabled, true)
 	if s.ScheduleExpression != nil {
-		s.ScheduleExpression = ptr(strings.TrimSpace(*s.ScheduleExpression))
+		s.ScheduleExpression = new(strings.TrimSpace(*s.ScheduleExpression))
 	}
 	dropString(&s.ScheduleExpression, "")
 	dropString(&s.TimeZone, defTimeZone)
@@ -134,11 +134,11 @@ func canonicalWorkflow(s WorkflowSpec) *WorkflowSpec {
 	nodes := make([]WorkflowNode, len(s.Nodes))
 	for i, n := range s.Nodes {
 		if n.Name != nil {
-			n.Name = ptr(strings.TrimSpace(*n.Name))
+			n.Name = new(strings.TrimSpace(*n.Name))
 		}
 		dropString(&n.Name, "")
 		if n.Expression != nil {
-			n.Expression = ptr(strings.TrimSpace(*n.Expression))
+			n.Expression = new(strings.TrimSpace(*n.Expression))
 		}
 		dropString(&n.Expression, "")
 		dropBool(&n.Enabled, true)
@@ -203,10 +203,9 @@ func utc(s *string) *string {
 	if err != nil {
 		return s
 	}
-	return ptr(t.UTC().Format(time.RFC3339Nano))
+	return new(t.UTC().Format(time.RFC3339Nano))
 }
 
-func ptr[T any](v T) *T { return &v }
 
 // Encode writes documents as one YAML stream, each after "---".
 func Encode(w io.Writer, docs []*Document) error {
