@@ -586,7 +586,6 @@ func deref(p *string) string {
 	return *p
 }
 
-
 // AuditChanges lists, per app, what the apply created, updated and
 // deleted, for the audit log (package audit): one change per object, its
 // field "kind name" (e.g. "job nightly") and its value the action with the

@@ -206,7 +206,6 @@ func utc(s *string) *string {
 	return new(t.UTC().Format(time.RFC3339Nano))
 }
 
-
 // Encode writes documents as one YAML stream, each after "---".
 func Encode(w io.Writer, docs []*Document) error {
 	for _, d := range docs {
