@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,20 +77,11 @@ func (c *cli) load(f *setFlags) (*loaded, error) {
 	}
 	apps := manifest.Apps(docs)
 	for _, a := range f.pruneApps {
-		if !contains(apps, a) {
+		if !slices.Contains(apps, a) {
 			apps = append(apps, a)
 		}
 	}
 	return &loaded{docs: docs, input: in, set: set, apps: apps}, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // change is one entry of applyConfig's answer.
