@@ -30,8 +30,8 @@ CONSOLE_SRC := $(shell find frontend/src frontend/public -type f 2>/dev/null) fr
 GO_SRC := $(shell find . \( -name node_modules -o -name .git -o -name output \) -prune -o \
 	-type f \( -name '*.go' -o -name '*.sql' \) -print) go.mod go.sum
 
-## build: the console, then the server and agent binaries with the console embedded
-build: $(BIN)/jobwheel-server $(BIN)/jobwheel-agent
+## build: the console, then the server (with the console embedded), the agent and the command-line tool
+build: $(BIN)/jobwheel-server $(BIN)/jobwheel-agent $(BIN)/jobwheel
 
 console: frontend/dist/index.html
 
@@ -45,6 +45,10 @@ $(BIN)/jobwheel-server: $(GO_SRC) frontend/dist/index.html
 
 $(BIN)/jobwheel-agent: $(GO_SRC)
 	$(GO) build -o $@ ./cmd/jobwheel-agent
+	@touch $@
+
+$(BIN)/jobwheel: $(GO_SRC)
+	$(GO) build -o $@ ./cmd/jobwheel
 	@touch $@
 
 frontend/node_modules: frontend/package.json frontend/package-lock.json
