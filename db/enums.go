@@ -197,3 +197,12 @@ const (
 	NodeReasonNestedFailed = "NESTED_FAILED" // its nested run did not succeed
 	NodeReasonStopped      = "STOPPED"       // stopped by a person or the API
 )
+
+// Where a managed object's definition lives (jobs, workflows and calendars
+// .managed_source, with the set's name in managed_by): whoever manages it
+// overwrites a change made elsewhere, and one kind never takes over the
+// other's objects.
+const (
+	ManagedCode  = "CODE"  // declared in a worker's code (the SDK's job set)
+	ManagedFiles = "FILES" // applied from YAML files (jobwheel apply, applyConfig)
+)
