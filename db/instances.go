@@ -222,7 +222,10 @@ type InstanceTransition struct {
 	Reason          *string    `bun:"reason"`
 	WorkerID        *string    `bun:"worker_id"`
 	Epoch           *int64     `bun:"epoch"`
-	UpdatedAt       time.Time  `bun:"updated_at"`
+	// TraceParent, when set, records the traceparent of the instance's
+	// dispatch span (a traced fire).
+	TraceParent *string   `bun:"trace_parent"`
+	UpdatedAt   time.Time `bun:"updated_at"`
 }
 
 // InstanceTransitionMany applies the transitions whose instance is still in
@@ -251,6 +254,7 @@ func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTrans
 		Set("reason = COALESCE(_data.reason, i.reason)").
 		Set("worker_id = COALESCE(_data.worker_id, i.worker_id)").
 		Set("epoch = COALESCE(_data.epoch, i.epoch)").
+		Set("trace_parent = COALESCE(_data.trace_parent, i.trace_parent)").
 		Set("updated_at = _data.updated_at").
 		Where("i.id = _data.instance_id AND i.status = _data.from_status").
 		Returning("id").

@@ -10,12 +10,16 @@ import (
 type User struct {
 	bun.BaseModel `bun:"table:users,alias:u"`
 
-	ID           int64     `bun:"id,pk,autoincrement"`
-	Username     string    `bun:"username,notnull"`
-	PasswordHash string    `bun:"password_hash,notnull"`
-	Admin        bool      `bun:"admin,notnull"`
-	CreatedAt    time.Time `bun:"created_at,notnull"`
-	UpdatedAt    time.Time `bun:"updated_at,notnull"`
+	ID           int64  `bun:"id,pk,autoincrement"`
+	Username     string `bun:"username,notnull"`
+	PasswordHash string `bun:"password_hash,notnull"`
+	Admin        bool   `bun:"admin,notnull"`
+	// SSOSubject is the identity provider's issuer and subject
+	// ("issuer#subject") of a user who signs in with single sign-on; nil
+	// for local users.
+	SSOSubject *string   `bun:"sso_subject"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+	UpdatedAt  time.Time `bun:"updated_at,notnull"`
 }
 
 // Session is a login. The bearer token is only stored as its SHA-256.
@@ -27,6 +31,11 @@ type Session struct {
 	UserID    int64     `bun:"user_id,notnull"`
 	CreatedAt time.Time `bun:"created_at,notnull"`
 	ExpiresAt time.Time `bun:"expires_at,notnull"`
+	// SSORefresh is the identity provider's refresh token, sealed
+	// (package sso); "" for password logins. SSOCheckedAt is when the
+	// user's groups were last checked with the provider.
+	SSORefresh   string     `bun:"sso_refresh,notnull"`
+	SSOCheckedAt *time.Time `bun:"sso_checked_at"`
 }
 
 // App is a tenant: jobs, workflows and workers belong to exactly one app.
@@ -497,9 +506,12 @@ type Instance struct {
 	JobVersion *int `bun:"job_version"`
 	// NoWorker is why no connected worker could take it, as last found
 	// (nil if it never waited for a worker; noworker.go).
-	NoWorker  *NoWorker `bun:"no_worker,type:json,nullzero"`
-	CreatedAt time.Time `bun:"created_at,notnull"`
-	UpdatedAt time.Time `bun:"updated_at,notnull"`
+	NoWorker *NoWorker `bun:"no_worker,type:json,nullzero"`
+	// TraceParent is the W3C traceparent the instance's tasks are traced
+	// under (its dispatch span); "" when it is not traced.
+	TraceParent string    `bun:"trace_parent,notnull"`
+	CreatedAt   time.Time `bun:"created_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.

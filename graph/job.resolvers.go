@@ -12,8 +12,8 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/api/workflows"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 func (r *instanceResolver) WorkflowInput(ctx context.Context, obj *db.Instance) (any, error) {

@@ -22,6 +22,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/server/platform/bus"
 	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	"github.com/jobwheel/jobwheel/server/runtime/execution"
@@ -73,7 +74,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	stats := metrics.New()
 	n.db.Bun().AddQueryHook(stats.QueryHook())
 
-	authSvc := auth.New(auth.Config{}, n.db, log)
+	authSvc := auth.New(auth.Config{NoPasswords: cfg.NoPasswords}, n.db, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
 		return nil, err
@@ -146,9 +147,23 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
+	auditSvc := audit.New(n.db, authSvc, appSvc, log, nil)
+	var signOn *sso.Service
+	if cfg.SSO.Issuer != "" {
+		ssoCfg := cfg.SSO
+		ssoCfg.SessionCookie, ssoCfg.Proxies = graph.SessionCookie, cfg.TrustedProxies
+		if signOn, err = sso.New(ssoCfg, n.db, authSvc, auditSvc, log); err != nil {
+			return nil, err
+		}
+		authSvc.UseSSO(signOn)
+	}
+	services := graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
+		Workflows: workflowSvc, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: auditSvc, Log: log, TraceURL: cfg.TraceURL}
+	if signOn != nil {
+		services.SSOName = signOn.Name()
+	}
 	api := graph.NewHandler(graph.HandlerConfig{
-		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: audit.New(n.db, authSvc, appSvc, log, nil), Log: log}),
+		Resolver: graph.NewResolver(services),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,
@@ -174,6 +189,9 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		_, _ = io.WriteString(w, "ready\n")
 	})
 	mux.Handle("GET /metrics", stats.Handler())
+	if signOn != nil {
+		signOn.Routes(mux)
+	}
 	mux.Handle("/", frontend.Handler())
 	n.http = newHTTPService(listener, httpsec.Headers(mux), log)
 	if cfg.DebugAddr != "" {

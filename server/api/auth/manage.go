@@ -316,10 +316,7 @@ func (s *Service) Refresh(ctx context.Context) (context.Context, error) {
 		}
 		fresh = &Principal{User: *u, Token: t}
 	case p.SessionToken != "":
-		u, err := s.store.SessionUser(ctx, HashToken(p.SessionToken), s.now())
-		if errors.Is(err, db.ErrNotFound) {
-			return ctx, fault.Unauthenticated("the session has expired or ended; log in again")
-		}
+		u, err := s.sessionUser(ctx, p.SessionToken)
 		if err != nil {
 			return ctx, err
 		}
