@@ -145,13 +145,13 @@ var JobOverlapPolicies = []string{OverlapCancel, OverlapQueue, OverlapReplace}
 
 // Workflow run states (workflow_instances.status).
 const (
-	RunWaiting   = "WAITING" // recorded; not started yet (due later, or queued behind maxInstances)
-	RunRunning   = "RUNNING"
-	RunPaused    = "PAUSED" // no new node starts; running ones go on
-	RunSucceeded = "SUCCEEDED"
-	RunFailed    = "FAILED"
-	RunStopped   = "STOPPED"
-	RunCanceled  = "CANCELED"
+	WorkflowWaiting   = "WAITING" // recorded; not started yet (due later, or queued behind maxInstances)
+	WorkflowRunning   = "RUNNING"
+	WorkflowPaused    = "PAUSED" // no new node starts; running ones go on
+	WorkflowSucceeded = "SUCCEEDED"
+	WorkflowFailed    = "FAILED"
+	WorkflowStopped   = "STOPPED"
+	WorkflowCanceled  = "CANCELED"
 )
 
 // Workflow node run states (workflow_node_runs.status).

@@ -31,7 +31,7 @@ type Workflow struct {
 	MisfirePolicy      string        `bun:"misfire_policy,notnull"`
 	FailFast           bool          `bun:"fail_fast,notnull"`
 	Graph              WorkflowGraph `bun:"graph,notnull,type:json"`
-	// Alarm is whom to tell when its runs fail, and when they recover.
+	// Alarm is whom to tell when its instances fail, and when they recover.
 	Alarm         Alarm      `bun:"alarm,notnull,type:json"`
 	Version       int        `bun:"version,notnull"`
 	NextTriggerAt *time.Time `bun:"next_trigger_at"`
@@ -150,7 +150,7 @@ type WorkflowVersion struct {
 	CreatedAt  time.Time    `bun:"created_at,notnull"`
 }
 
-// WorkflowInstance is one run of a workflow. Its graph and options are
+// WorkflowInstance is one instance of a workflow. Its graph and options are
 // those of the version it started with, so editing the workflow does not
 // disturb it; each node's progress is a WorkflowNodeRun row.
 type WorkflowInstance struct {
@@ -179,10 +179,10 @@ type WorkflowInstance struct {
 	UpdatedAt         time.Time      `bun:"updated_at,notnull"`
 }
 
-// IsRunFinal says whether a workflow run status is terminal.
-func IsRunFinal(status string) bool {
+// IsWorkflowInstanceFinal says whether a workflow instance status is terminal.
+func IsWorkflowInstanceFinal(status string) bool {
 	switch status {
-	case RunSucceeded, RunFailed, RunStopped, RunCanceled:
+	case WorkflowSucceeded, WorkflowFailed, WorkflowStopped, WorkflowCanceled:
 		return true
 	}
 	return false
@@ -197,7 +197,7 @@ func IsNodeFinal(status string) bool {
 	return false
 }
 
-// WorkflowNodeRun is one node's progress in one run.
+// WorkflowNodeRun is one node's progress in one instance.
 type WorkflowNodeRun struct {
 	bun.BaseModel `bun:"table:workflow_node_runs,alias:wn"`
 
@@ -224,7 +224,7 @@ type WorkflowNodeRun struct {
 	UpdatedAt          time.Time      `bun:"updated_at,notnull"`
 }
 
-// WorkflowTaskInput is what a workflow node's task is given: the run's
+// WorkflowTaskInput is what a workflow node's task is given: the instance's
 // context as the node starts, and its direct upstream nodes' results.
 type WorkflowTaskInput struct {
 	Context  map[string]any    `json:"context"`
@@ -384,7 +384,7 @@ func (s *Store) WorkflowAdvance(ctx context.Context, id int64, old time.Time, ne
 
 // ---- runs ----
 
-// WorkflowInstanceCreate inserts a run. A scheduled run whose
+// WorkflowInstanceCreate inserts an instance. A scheduled run whose
 // (workflow, expected time) exists already is not inserted: created is
 // false then.
 func (s *Store) WorkflowInstanceCreate(ctx context.Context, r *WorkflowInstance) (created bool, err error) {
@@ -403,14 +403,14 @@ func (s *Store) WorkflowInstanceCreate(ctx context.Context, r *WorkflowInstance)
 	return n == 1, nil
 }
 
-// WorkflowInstanceGet returns a run.
+// WorkflowInstanceGet returns an instance.
 func (s *Store) WorkflowInstanceGet(ctx context.Context, id int64) (*WorkflowInstance, error) {
 	r := new(WorkflowInstance)
 	err := s.idb.NewSelect().Model(r).Where("id = ?", id).Scan(ctx)
 	return r, wrap(err, "reading workflow run")
 }
 
-// WorkflowInstanceByIdempotencyKey returns the run an earlier call with the
+// WorkflowInstanceByIdempotencyKey returns the instance an earlier call with the
 // same key created, if any.
 func (s *Store) WorkflowInstanceByIdempotencyKey(ctx context.Context, workflowID int64, key string, since time.Time) (*WorkflowInstance, error) {
 	r := new(WorkflowInstance)
@@ -434,7 +434,7 @@ func (s *Store) WorkflowInstancesByIDs(ctx context.Context, ids []int64) ([]Work
 func (s *Store) WorkflowInstancesActive(ctx context.Context, appID int64) ([]WorkflowInstance, error) {
 	var out []WorkflowInstance
 	err := s.idb.NewSelect().Model(&out).
-		Where("app_id = ? AND status IN (?)", appID, bun.List([]string{RunRunning, RunPaused})).
+		Where("app_id = ? AND status IN (?)", appID, bun.List([]string{WorkflowRunning, WorkflowPaused})).
 		OrderExpr("id").Scan(ctx)
 	return out, wrap(err, "reading active workflow runs")
 }
@@ -445,22 +445,22 @@ func (s *Store) WorkflowInstancesWaitingDue(ctx context.Context, appID int64, un
 	var out []WorkflowInstance
 	err := s.idb.NewSelect().Model(&out).
 		Column("id", "app_id", "workflow_id", "status", "trigger_at").
-		Where("app_id = ? AND status = ? AND trigger_at <= ?", appID, RunWaiting, until).
+		Where("app_id = ? AND status = ? AND trigger_at <= ?", appID, WorkflowWaiting, until).
 		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
 	return out, wrap(err, "reading due workflow runs")
 }
 
-// WorkflowRunCounts are a workflow's top-level runs that hold a place
+// WorkflowInstanceCounts are a workflow's top-level runs that hold a place
 // under maxInstances, and the oldest one queued.
-type WorkflowRunCounts struct {
+type WorkflowInstanceCounts struct {
 	Active int // RUNNING or PAUSED
 }
 
 // WorkflowActiveCount counts a workflow's top-level RUNNING and PAUSED
-// runs (nested runs do not count against maxInstances).
+// runs (nested instances do not count against maxInstances).
 func (s *Store) WorkflowActiveCount(ctx context.Context, workflowID int64) (int, error) {
 	n, err := s.idb.NewSelect().Model((*WorkflowInstance)(nil)).
-		Where("workflow_id = ? AND parent_instance_id IS NULL AND status IN (?)", workflowID, bun.List([]string{RunRunning, RunPaused})).
+		Where("workflow_id = ? AND parent_instance_id IS NULL AND status IN (?)", workflowID, bun.List([]string{WorkflowRunning, WorkflowPaused})).
 		Count(ctx)
 	return n, wrap(err, "counting active workflow runs")
 }
@@ -470,12 +470,12 @@ func (s *Store) WorkflowActiveCount(ctx context.Context, workflowID int64) (int,
 func (s *Store) WorkflowInstancesQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]WorkflowInstance, error) {
 	var out []WorkflowInstance
 	err := s.idb.NewSelect().Model(&out).
-		Where("workflow_id = ? AND parent_instance_id IS NULL AND status = ? AND trigger_at <= ?", workflowID, RunWaiting, now).
+		Where("workflow_id = ? AND parent_instance_id IS NULL AND status = ? AND trigger_at <= ?", workflowID, WorkflowWaiting, now).
 		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
 	return out, wrap(err, "reading queued workflow runs")
 }
 
-// WorkflowInstanceChildren returns the nested runs a run started.
+// WorkflowInstanceChildren returns the nested instances an instance started.
 func (s *Store) WorkflowInstanceChildren(ctx context.Context, parentIDs []int64) ([]WorkflowInstance, error) {
 	var out []WorkflowInstance
 	if len(parentIDs) == 0 {
@@ -485,9 +485,9 @@ func (s *Store) WorkflowInstanceChildren(ctx context.Context, parentIDs []int64)
 	return out, wrap(err, "reading nested workflow runs")
 }
 
-// WorkflowRunTransition moves a run from one status to another and sets the
+// WorkflowInstanceTransition moves an instance from one status to another and sets the
 // fields given (nil fields keep their value).
-type WorkflowRunTransition struct {
+type WorkflowInstanceTransition struct {
 	ID         int64
 	From       []string
 	To         string
@@ -496,13 +496,13 @@ type WorkflowRunTransition struct {
 	StartedAt  *time.Time
 	FinishedAt *time.Time
 	Epoch      *int64
-	// Reopen clears finished_at (a finished run made to run again).
+	// Reopen clears finished_at (a finished instance made to run again).
 	Reopen bool
 }
 
-// WorkflowInstanceMove applies a run transition if the run is still in one
+// WorkflowInstanceMove applies an instance transition if the instance is still in one
 // of From; false if it was not.
-func (s *Store) WorkflowInstanceMove(ctx context.Context, t WorkflowRunTransition) (bool, error) {
+func (s *Store) WorkflowInstanceMove(ctx context.Context, t WorkflowInstanceTransition) (bool, error) {
 	q := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).
 		Set("status = ?", t.To).Set("updated_at = ?", Now())
 	if t.Reason != nil {
@@ -531,18 +531,18 @@ func (s *Store) WorkflowInstanceMove(ctx context.Context, t WorkflowRunTransitio
 	return n == 1, nil
 }
 
-// WorkflowRunFilter narrows a run listing.
-type WorkflowRunFilter struct {
+// WorkflowInstanceFilter narrows an instance listing.
+type WorkflowInstanceFilter struct {
 	AppID      int64
 	WorkflowID int64
 	Statuses   []string
-	// TopLevel leaves out nested runs.
+	// TopLevel leaves out nested instances.
 	TopLevel bool
 	BeforeID int64
 	Limit    int
 }
 
-func (f WorkflowRunFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
+func (f WorkflowInstanceFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
 	q = q.Where("app_id = ?", f.AppID)
 	if f.WorkflowID > 0 {
 		q = q.Where("workflow_id = ?", f.WorkflowID)
@@ -558,7 +558,7 @@ func (f WorkflowRunFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
 
 // WorkflowInstanceList returns a page of runs, newest first, and whether
 // more follow.
-func (s *Store) WorkflowInstanceList(ctx context.Context, f WorkflowRunFilter) ([]WorkflowInstance, bool, error) {
+func (s *Store) WorkflowInstanceList(ctx context.Context, f WorkflowInstanceFilter) ([]WorkflowInstance, bool, error) {
 	var out []WorkflowInstance
 	q := f.apply(s.idb.NewSelect().Model(&out))
 	if f.BeforeID > 0 {
@@ -572,14 +572,14 @@ func (s *Store) WorkflowInstanceList(ctx context.Context, f WorkflowRunFilter) (
 	return out, more, wrap(err, "listing workflow runs")
 }
 
-// WorkflowInstanceCount counts the runs matching a filter.
-func (s *Store) WorkflowInstanceCount(ctx context.Context, f WorkflowRunFilter) (int, error) {
+// WorkflowInstanceCount counts the instances matching a filter.
+func (s *Store) WorkflowInstanceCount(ctx context.Context, f WorkflowInstanceFilter) (int, error) {
 	n, err := f.apply(s.idb.NewSelect().Model((*WorkflowInstance)(nil))).Count(ctx)
 	return n, wrap(err, "counting workflow runs")
 }
 
-// WorkflowLastRuns returns each workflow's newest top-level run.
-func (s *Store) WorkflowLastRuns(ctx context.Context, workflowIDs []int64) (map[int64]*WorkflowInstance, error) {
+// WorkflowInstanceLastMany returns each workflow's newest top-level run.
+func (s *Store) WorkflowInstanceLastMany(ctx context.Context, workflowIDs []int64) (map[int64]*WorkflowInstance, error) {
 	out := make(map[int64]*WorkflowInstance, len(workflowIDs))
 	if len(workflowIDs) == 0 {
 		return out, nil
@@ -587,7 +587,7 @@ func (s *Store) WorkflowLastRuns(ctx context.Context, workflowIDs []int64) (map[
 	var rows []WorkflowInstance
 	err := s.idb.NewSelect().Model(&rows).
 		Where("wi.id IN (SELECT MAX(id) FROM workflow_instances WHERE workflow_id IN (?) AND parent_instance_id IS NULL AND status <> ? GROUP BY workflow_id)",
-			bun.List(workflowIDs), RunWaiting).
+			bun.List(workflowIDs), WorkflowWaiting).
 		Scan(ctx)
 	for i := range rows {
 		out[rows[i].WorkflowID] = &rows[i]
@@ -597,7 +597,7 @@ func (s *Store) WorkflowLastRuns(ctx context.Context, workflowIDs []int64) (map[
 
 // ---- node runs ----
 
-// NodeRunCreateMany inserts a run's node rows.
+// NodeRunCreateMany inserts an instance's node rows.
 func (s *Store) NodeRunCreateMany(ctx context.Context, list []WorkflowNodeRun) error {
 	if len(list) == 0 {
 		return nil
@@ -614,24 +614,24 @@ func (s *Store) NodeRunCreateMany(ctx context.Context, list []WorkflowNodeRun) e
 }
 
 // NodeRunsOf returns the node rows of runs, by run and key.
-func (s *Store) NodeRunsOf(ctx context.Context, runIDs []int64) ([]WorkflowNodeRun, error) {
+func (s *Store) NodeRunsOf(ctx context.Context, wiIDs []int64) ([]WorkflowNodeRun, error) {
 	var out []WorkflowNodeRun
-	if len(runIDs) == 0 {
+	if len(wiIDs) == 0 {
 		return out, nil
 	}
-	err := s.idb.NewSelect().Model(&out).Where("workflow_instance_id IN (?)", bun.List(runIDs)).
+	err := s.idb.NewSelect().Model(&out).Where("workflow_instance_id IN (?)", bun.List(wiIDs)).
 		OrderExpr("workflow_instance_id, id").Scan(ctx)
 	return out, wrap(err, "reading workflow node runs")
 }
 
-// NodeRunGet returns one node of one run.
-func (s *Store) NodeRunGet(ctx context.Context, runID int64, key string) (*WorkflowNodeRun, error) {
+// NodeRunGet returns one node of one instance.
+func (s *Store) NodeRunGet(ctx context.Context, wiID int64, key string) (*WorkflowNodeRun, error) {
 	n := new(WorkflowNodeRun)
-	err := s.idb.NewSelect().Model(n).Where("workflow_instance_id = ? AND node_key = ?", runID, key).Scan(ctx)
+	err := s.idb.NewSelect().Model(n).Where("workflow_instance_id = ? AND node_key = ?", wiID, key).Scan(ctx)
 	return n, wrap(err, "reading workflow node run")
 }
 
-// NodeRunTransition moves one node of a run. It applies only while the
+// NodeRunTransition moves one node of an instance. It applies only while the
 // node is in one of From at Generation: the compare-and-set that keeps two
 // parties (the engine and an API call, an old and a new owner) from both
 // moving it.
@@ -772,22 +772,22 @@ func (s *Store) fenceHolds(ctx context.Context, f *Fence) (bool, error) {
 	return n == 1, wrap(err, "checking the app's lease")
 }
 
-// NodeRunNextFinishSeq reserves the next finish sequence of a run: the
+// NodeRunNextFinishSeq reserves the next finish sequence of an instance: the
 // order in which nodes' additions apply to its context.
-func (s *Store) NodeRunNextFinishSeq(ctx context.Context, runID int64) (int64, error) {
+func (s *Store) NodeRunNextFinishSeq(ctx context.Context, wiID int64) (int64, error) {
 	var seq sql.NullInt64
 	err := s.idb.NewSelect().Model((*WorkflowNodeRun)(nil)).ColumnExpr("MAX(finish_seq)").
-		Where("workflow_instance_id = ?", runID).Scan(ctx, &seq)
+		Where("workflow_instance_id = ?", wiID).Scan(ctx, &seq)
 	return seq.Int64 + 1, wrap(err, "reading the run's finish order")
 }
 
-// InstancesOfRuns returns the job instances workflow runs started.
-func (s *Store) InstancesOfRuns(ctx context.Context, runIDs []int64) ([]Instance, error) {
+// InstancesOfWorkflowInstances returns the job instances workflow instances started.
+func (s *Store) InstancesOfWorkflowInstances(ctx context.Context, wiIDs []int64) ([]Instance, error) {
 	var out []Instance
-	if len(runIDs) == 0 {
+	if len(wiIDs) == 0 {
 		return out, nil
 	}
-	err := s.idb.NewSelect().Model(&out).Where("workflow_instance_id IN (?)", bun.List(runIDs)).
+	err := s.idb.NewSelect().Model(&out).Where("workflow_instance_id IN (?)", bun.List(wiIDs)).
 		OrderExpr("id").Scan(ctx)
 	return out, wrap(err, "reading workflow runs' instances")
 }
@@ -803,7 +803,7 @@ func (s *Store) InstanceCreateOne(ctx context.Context, in *Instance) error {
 	return wrap(err, "creating instance")
 }
 
-// ContextWith is the run's context as its nodes see it now: the initial
+// ContextWith is the instance's context as its nodes see it now: the initial
 // context with the additions of its finished nodes applied in the order
 // they finished (a later addition of a key replaces an earlier one).
 func (r *WorkflowInstance) ContextWith(nodes []WorkflowNodeRun) map[string]any {

@@ -44,7 +44,7 @@ func (s *Store) JobsByNames(ctx context.Context, appID int64, names []string) ([
 }
 
 // WorkflowDeleteIdle deletes a workflow with its versions and runs, and
-// the job instances those runs started, unless one of its runs is RUNNING
+// the job instances those runs started, unless one of its instances is RUNNING
 // or PAUSED: then nothing is deleted and deleted is false (as it is for a
 // workflow that does not exist). The check and the delete are one
 // statement.
@@ -52,7 +52,7 @@ func (s *Store) WorkflowDeleteIdle(ctx context.Context, id int64) (deleted bool,
 	res, err := s.idb.NewDelete().Model((*Workflow)(nil)).
 		Where("id = ?", id).
 		Where("NOT EXISTS (SELECT 1 FROM workflow_instances AS r WHERE r.workflow_id = ? AND r.status IN (?))",
-			id, bun.List([]string{RunRunning, RunPaused})).
+			id, bun.List([]string{WorkflowRunning, WorkflowPaused})).
 		Exec(ctx)
 	if err != nil {
 		return false, wrap(err, "deleting workflow")
@@ -61,7 +61,7 @@ func (s *Store) WorkflowDeleteIdle(ctx context.Context, id int64) (deleted bool,
 		return false, nil
 	}
 	if s.dialect != Postgres {
-		// PostgreSQL cascades from the runs to their job instances; SQLite
+		// PostgreSQL cascades from the instances to their job instances; SQLite
 		// cannot add that foreign key to the existing instances table.
 		_, err = s.idb.NewDelete().Model((*Instance)(nil)).
 			Where("workflow_instance_id IS NOT NULL").
@@ -80,7 +80,7 @@ func (s *Store) WorkflowDeleteIdle(ctx context.Context, id int64) (deleted bool,
 func (s *Store) WorkflowInstanceDeleteFutureScheduled(ctx context.Context, workflowID int64, after time.Time) error {
 	_, err := s.idb.NewDelete().Model((*WorkflowInstance)(nil)).
 		Where("workflow_id = ? AND parent_instance_id IS NULL AND status = ? AND trigger_type = ? AND trigger_at > ?",
-			workflowID, RunWaiting, TriggerSchedule, after).
+			workflowID, WorkflowWaiting, TriggerSchedule, after).
 		Exec(ctx)
 	return wrap(err, "deleting workflow runs recorded ahead")
 }
@@ -89,15 +89,15 @@ func (s *Store) WorkflowInstanceDeleteFutureScheduled(ctx context.Context, workf
 // released: it does not happen unless something keeps deleting runs.
 var ErrKeyContended = errors.New("the idempotency key kept changing hands; try again")
 
-// WorkflowInstanceCreateKeyed inserts a run carrying an idempotency key,
-// unless a run of the same workflow created at or after since carries the
-// key already: then that run is returned and created is false. A run
+// WorkflowInstanceCreateKeyed inserts an instance carrying an idempotency key,
+// unless an instance of the same workflow created at or after since carries the
+// key already: then that instance is returned and created is false. A run
 // older than since keeps its key no longer: it is released (set NULL) and
-// the new run inserted. The unique index on (workflow_id,
-// idempotency_key) makes concurrent calls with one key create one run.
+// the new instance inserted. The unique index on (workflow_id,
+// idempotency_key) makes concurrent calls with one key create one instance.
 func (s *Store) WorkflowInstanceCreateKeyed(ctx context.Context, r *WorkflowInstance, since time.Time) (_ *WorkflowInstance, created bool, err error) {
 	if r.IdempotencyKey == nil {
-		return nil, false, errors.New("creating workflow run: no idempotency key")
+		return nil, false, errors.New("creating workflow instance: no idempotency key")
 	}
 	key := *r.IdempotencyKey
 	if r.Context == nil {

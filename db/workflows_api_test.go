@@ -10,13 +10,13 @@ import (
 	"github.com/jobwheel/jobwheel/db/dbtest"
 )
 
-func keyedRun(w *db.Workflow, key string) *db.WorkflowInstance {
-	return &db.WorkflowInstance{AppID: w.AppID, WorkflowID: w.ID, Version: w.Version, Status: db.RunWaiting,
+func keyedInstance(w *db.Workflow, key string) *db.WorkflowInstance {
+	return &db.WorkflowInstance{AppID: w.AppID, WorkflowID: w.ID, Version: w.Version, Status: db.WorkflowWaiting,
 		TriggerType: db.TriggerAPI, TriggerAt: db.Now(), Graph: w.Graph, IdempotencyKey: &key}
 }
 
-// Concurrent runs with one idempotency key make exactly one run, and every
-// caller gets that run; another key, or another workflow, makes its own.
+// Concurrent runs with one idempotency key make exactly one instance, and every
+// caller gets that instance; another key, or another workflow, makes its own.
 func TestWorkflowRunIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
@@ -33,7 +33,7 @@ func TestWorkflowRunIdempotencyKey(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedRun(w, "deploy-42"), since)
+				r, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "deploy-42"), since)
 				errs[i], created[i] = err, ok
 				if err == nil {
 					ids[i] = r.ID
@@ -56,36 +56,36 @@ func TestWorkflowRunIdempotencyKey(t *testing.T) {
 		if made != 1 {
 			t.Fatalf("%d callers created a run; want 1", made)
 		}
-		n, err := d.WorkflowInstanceCount(ctx, db.WorkflowRunFilter{AppID: app.ID, WorkflowID: w.ID})
+		n, err := d.WorkflowInstanceCount(ctx, db.WorkflowInstanceFilter{AppID: app.ID, WorkflowID: w.ID})
 		if err != nil || n != 1 {
 			t.Fatalf("%d runs, %v; want 1", n, err)
 		}
-		other, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedRun(w, "deploy-43"), since)
+		other, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "deploy-43"), since)
 		if err != nil || !ok || other.ID == ids[0] {
 			t.Fatalf("another key: run %d created %v, %v", other.ID, ok, err)
 		}
 		w2 := newWorkflow(t, d, app.ID, "etl2")
-		if r, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedRun(w2, "deploy-42"), since); err != nil || !ok || r.ID == ids[0] {
+		if r, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w2, "deploy-42"), since); err != nil || !ok || r.ID == ids[0] {
 			t.Fatalf("the same key on another workflow: created %v, %v", ok, err)
 		}
 	})
 }
 
-// A key older than the window is released from its run and the new call
-// makes a new run.
+// A key older than the window is released from its instance and the new call
+// makes a new instance.
 func TestWorkflowRunIdempotencyKeyExpires(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		app := newApp(t, d)
 		w := newWorkflow(t, d, app.ID, "etl")
-		old, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedRun(w, "k"), db.Now().Add(-24*time.Hour))
+		old, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "k"), db.Now().Add(-24*time.Hour))
 		if err != nil || !ok {
 			t.Fatalf("first run: %v %v", ok, err)
 		}
 		// A window starting after the first run was made: its key has expired.
 		later := old.CreatedAt.Add(time.Millisecond)
-		fresh, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedRun(w, "k"), later)
+		fresh, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "k"), later)
 		if err != nil || !ok || fresh.ID == old.ID {
 			t.Fatalf("after the window: run %d created %v, %v; want a new run", fresh.ID, ok, err)
 		}
@@ -93,17 +93,17 @@ func TestWorkflowRunIdempotencyKeyExpires(t *testing.T) {
 		if err != nil || got.IdempotencyKey != nil {
 			t.Fatalf("the old run keeps key %v, %v; want it released", got.IdempotencyKey, err)
 		}
-		// A window that holds the fresh run (it may share the old run's
+		// A window that holds the fresh run (it may share the old instance's
 		// millisecond, so not `later`): the key names it.
-		again, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedRun(w, "k"), fresh.CreatedAt)
+		again, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "k"), fresh.CreatedAt)
 		if err != nil || ok || again.ID != fresh.ID {
 			t.Fatalf("within the new window: run %d created %v, %v; want run %d", again.ID, ok, err, fresh.ID)
 		}
 	})
 }
 
-// Deleting a workflow is refused while a run of it is RUNNING; otherwise
-// its runs and their job instances go with it, and scheduled runs recorded
+// Deleting a workflow is refused while an instance of it is RUNNING; otherwise
+// its instances and their job instances go with it, and scheduled runs recorded
 // ahead can be dropped on their own.
 func TestWorkflowDeleteIdle(t *testing.T) {
 	t.Parallel()
@@ -112,28 +112,28 @@ func TestWorkflowDeleteIdle(t *testing.T) {
 		app := newApp(t, d)
 		job := newJob(t, d, app.ID, "j", nil)
 		w := newWorkflow(t, d, app.ID, "etl")
-		run := keyedRun(w, "r")
-		if _, _, err := d.WorkflowInstanceCreateKeyed(ctx, run, db.Now()); err != nil {
+		wi := keyedInstance(w, "r")
+		if _, _, err := d.WorkflowInstanceCreateKeyed(ctx, wi, db.Now()); err != nil {
 			t.Fatal(err)
 		}
 		in := &db.Instance{AppID: app.ID, JobID: job.ID, Status: db.StatusRunning, TriggerType: db.TriggerWorkflow,
-			TriggerAt: db.Now(), WorkflowInstanceID: &run.ID, WorkflowNodeID: ptr("a"), WorkflowGeneration: ptr(1)}
+			TriggerAt: db.Now(), WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr("a"), WorkflowGeneration: ptr(1)}
 		if err := d.InstanceCreateOne(ctx, in); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: run.ID, From: []string{db.RunWaiting}, To: db.RunRunning}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wi.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
 			t.Fatalf("start: %v %v", ok, err)
 		}
 		if deleted, err := d.WorkflowDeleteIdle(ctx, w.ID); deleted || err != nil {
 			t.Fatalf("delete with a running run: %v %v; want refused", deleted, err)
 		}
-		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: run.ID, From: []string{db.RunRunning}, To: db.RunFailed}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wi.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed}); !ok || err != nil {
 			t.Fatalf("finish: %v %v", ok, err)
 		}
 		// Two scheduled runs, one due and one recorded ahead.
 		now := db.Now()
 		for _, at := range []time.Time{now.Add(-time.Second), now.Add(time.Hour)} {
-			r := &db.WorkflowInstance{AppID: app.ID, WorkflowID: w.ID, Version: 1, Status: db.RunWaiting, TriggerType: db.TriggerSchedule,
+			r := &db.WorkflowInstance{AppID: app.ID, WorkflowID: w.ID, Version: 1, Status: db.WorkflowWaiting, TriggerType: db.TriggerSchedule,
 				ExpectedTriggerAt: &at, TriggerAt: at, Graph: w.Graph}
 			if _, err := d.WorkflowInstanceCreate(ctx, r); err != nil {
 				t.Fatal(err)
@@ -142,7 +142,7 @@ func TestWorkflowDeleteIdle(t *testing.T) {
 		if err := d.WorkflowInstanceDeleteFutureScheduled(ctx, w.ID, now); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := d.WorkflowInstanceCount(ctx, db.WorkflowRunFilter{AppID: app.ID, WorkflowID: w.ID}); n != 2 {
+		if n, _ := d.WorkflowInstanceCount(ctx, db.WorkflowInstanceFilter{AppID: app.ID, WorkflowID: w.ID}); n != 2 {
 			t.Fatalf("%d runs after dropping those recorded ahead; want 2 (the API run and the due one)", n)
 		}
 		if deleted, err := d.WorkflowDeleteIdle(ctx, w.ID); !deleted || err != nil {

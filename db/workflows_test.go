@@ -73,7 +73,7 @@ func TestWorkflowRunsAndNodeMoves(t *testing.T) {
 		w := newWorkflow(t, d, app.ID, "etl")
 		at := db.Now().Truncate(time.Second)
 		mk := func() (*db.WorkflowInstance, bool) {
-			r := &db.WorkflowInstance{AppID: app.ID, WorkflowID: w.ID, Version: 1, Status: db.RunWaiting, TriggerType: db.TriggerSchedule,
+			r := &db.WorkflowInstance{AppID: app.ID, WorkflowID: w.ID, Version: 1, Status: db.WorkflowWaiting, TriggerType: db.TriggerSchedule,
 				ExpectedTriggerAt: &at, TriggerAt: at, Graph: w.Graph, Context: map[string]any{"region": "eu"}}
 			created, err := d.WorkflowInstanceCreate(ctx, r)
 			if err != nil {
@@ -81,30 +81,30 @@ func TestWorkflowRunsAndNodeMoves(t *testing.T) {
 			}
 			return r, created
 		}
-		run, created := mk()
-		if !created || run.ID == 0 {
-			t.Fatalf("first run: created %v id %d", created, run.ID)
+		wi, created := mk()
+		if !created || wi.ID == 0 {
+			t.Fatalf("first run: created %v id %d", created, wi.ID)
 		}
 		if _, created := mk(); created {
 			t.Fatal("a second run for the same expected time was created")
 		}
 		started := db.Now()
-		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: run.ID, From: []string{db.RunWaiting}, To: db.RunRunning, StartedAt: &started}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wi.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning, StartedAt: &started}); !ok || err != nil {
 			t.Fatalf("start: %v %v", ok, err)
 		}
-		if ok, _ := d.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: run.ID, From: []string{db.RunWaiting}, To: db.RunRunning}); ok {
+		if ok, _ := d.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wi.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); ok {
 			t.Fatal("a second start from WAITING succeeded")
 		}
 		if n, _ := d.WorkflowActiveCount(ctx, w.ID); n != 1 {
 			t.Fatalf("%d active runs; want 1", n)
 		}
 		if err := d.NodeRunCreateMany(ctx, []db.WorkflowNodeRun{
-			{WorkflowInstanceID: run.ID, NodeKey: "a", NodeType: db.NodeJob, Status: db.NodeWaiting},
-			{WorkflowInstanceID: run.ID, NodeKey: "b", NodeType: db.NodeDecision, Status: db.NodeWaiting},
+			{WorkflowInstanceID: wi.ID, NodeKey: "a", NodeType: db.NodeJob, Status: db.NodeWaiting},
+			{WorkflowInstanceID: wi.ID, NodeKey: "b", NodeType: db.NodeDecision, Status: db.NodeWaiting},
 		}); err != nil {
 			t.Fatal(err)
 		}
-		nodes, err := d.NodeRunsOf(ctx, []int64{run.ID})
+		nodes, err := d.NodeRunsOf(ctx, []int64{wi.ID})
 		if err != nil || len(nodes) != 2 || nodes[0].Generation != 1 {
 			t.Fatalf("nodes %+v, %v", nodes, err)
 		}
@@ -115,7 +115,7 @@ func TestWorkflowRunsAndNodeMoves(t *testing.T) {
 		lease, _, _ := d.LeaseGet(ctx, app.ID, db.Now())
 		fence := &db.Fence{AppID: app.ID, ServerID: "s1", Epoch: lease.Epoch}
 		in := &db.Instance{AppID: app.ID, JobID: newJob(t, d, app.ID, "j", nil).ID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
-			TriggerAt: db.Now(), WorkflowInstanceID: &run.ID, WorkflowNodeID: ptr("a"), WorkflowGeneration: ptr(1),
+			TriggerAt: db.Now(), WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr("a"), WorkflowGeneration: ptr(1),
 			WorkflowInput: &db.WorkflowTaskInput{Context: map[string]any{"region": "eu"}, Upstream: map[string]string{}}, TimeoutMs: ptr(int64(5000))}
 		if err := d.InstanceCreateOne(ctx, in); err != nil {
 			t.Fatal(err)
@@ -135,7 +135,7 @@ func TestWorkflowRunsAndNodeMoves(t *testing.T) {
 		if !ok || err != nil {
 			t.Fatalf("finish node a: %v %v", ok, err)
 		}
-		got, err := d.NodeRunGet(ctx, run.ID, "a")
+		got, err := d.NodeRunGet(ctx, wi.ID, "a")
 		if err != nil || got.Output["rows"] != float64(10) || got.Result != "10 rows" || *got.InstanceID != in.ID {
 			t.Fatalf("node a: %+v, %v", got, err)
 		}
@@ -145,7 +145,7 @@ func TestWorkflowRunsAndNodeMoves(t *testing.T) {
 		if !ok || err != nil {
 			t.Fatalf("rerun: %v %v", ok, err)
 		}
-		got, _ = d.NodeRunGet(ctx, run.ID, "a")
+		got, _ = d.NodeRunGet(ctx, wi.ID, "a")
 		if got.Generation != 2 || got.Output != nil || got.InstanceID != nil || got.Result != "" {
 			t.Fatalf("after rerun: %+v", got)
 		}
@@ -161,11 +161,11 @@ func TestWorkflowRunsAndNodeMoves(t *testing.T) {
 			t.Fatalf("move under a lost lease: %v %v; want ErrFenced", ok, err)
 		}
 		// The instance kept its workflow fields.
-		ins, err := d.InstancesOfRuns(ctx, []int64{run.ID})
+		ins, err := d.InstancesOfWorkflowInstances(ctx, []int64{wi.ID})
 		if err != nil || len(ins) != 1 || ins[0].WorkflowInput.Context["region"] != "eu" || *ins[0].TimeoutMs != 5000 || *ins[0].WorkflowGeneration != 1 {
 			t.Fatalf("instances of the run: %+v, %v", ins, err)
 		}
-		if seq, err := d.NodeRunNextFinishSeq(ctx, run.ID); err != nil || seq != 1 {
+		if seq, err := d.NodeRunNextFinishSeq(ctx, wi.ID); err != nil || seq != 1 {
 			t.Fatalf("next finish seq %d, %v; want 1 (a's was cleared)", seq, err)
 		}
 	})

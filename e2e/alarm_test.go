@@ -344,19 +344,19 @@ func TestWorkflowAlarms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cl.c.WaitWorkflowRun(id, settle, want); err != nil {
+		if _, err := cl.c.WaitWorkflowInstance(id, settle, want); err != nil {
 			t.Fatalf("%v\n%s", err, tail(cl.srv.Output(), 40))
 		}
 		return id
 	}
-	failedRun := run("FAILED")
+	failedInstance := run("FAILED")
 	if !harness.Eventually(settle, func() bool { return len(rx.got("/wf")) == 1 }) {
 		t.Fatalf("no workflow alarm arrived\n%s", tail(cl.srv.Output(), 40))
 	}
 	a := rx.got("/wf")[0]
 	w, _ := a["workflow"].(map[string]any)
-	if a["event"] != "workflow_instance.failed" || w["name"] != "nightly" || a["workflowInstanceId"] != mustFloat(t, failedRun) ||
-		a["job"] != nil || !strings.Contains(a["instanceUrl"].(string), "/workflow-instances/"+failedRun) {
+	if a["event"] != "workflow_instance.failed" || w["name"] != "nightly" || a["workflowInstanceId"] != mustFloat(t, failedInstance) ||
+		a["job"] != nil || !strings.Contains(a["instanceUrl"].(string), "/workflow-instances/"+failedInstance) {
 		t.Fatalf("workflow alarm %v", a)
 	}
 	// Saved again without `alarm`: the alarm stays.

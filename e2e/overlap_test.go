@@ -18,8 +18,8 @@ import (
 // PostgreSQL (docs/design.md §5.5, §6.5). Times are the recorded ones;
 // the only bounds asserted are lower ones.
 
-// overlapRun is an instance as these tests read it.
-type overlapRun struct {
+// overlapInstance is an instance as these tests read it.
+type overlapInstance struct {
 	ID                  string
 	Status              string
 	Reason              string
@@ -35,10 +35,12 @@ type overlapRun struct {
 	}
 }
 
-func overlapRuns(t *testing.T, c *harness.Client, app, jobID string) []overlapRun {
+func overlapInstances(t *testing.T, c *harness.Client, app, jobID string) []overlapInstance {
 	t.Helper()
 	var out struct {
-		Instances struct{ Edges []struct{ Node overlapRun } }
+		Instances struct {
+			Edges []struct{ Node overlapInstance }
+		}
 	}
 	if err := c.Do(`query($app: String!, $job: ID) { instances(app: $app, jobId: $job, first: 500) { edges { node {
 		id status reason result expectedTriggerTime startedTime finishedTime nextAttemptAt
@@ -46,7 +48,7 @@ func overlapRuns(t *testing.T, c *harness.Client, app, jobID string) []overlapRu
 		map[string]any{"app": app, "job": jobID}, &out); err != nil {
 		t.Fatal(err)
 	}
-	list := make([]overlapRun, len(out.Instances.Edges))
+	list := make([]overlapInstance, len(out.Instances.Edges))
 	for i, e := range out.Instances.Edges {
 		list[i] = e.Node
 	}
@@ -83,18 +85,18 @@ func TestOverlapQueueRunsFiresInOrderWithoutOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs []overlapRun
+	var runs []overlapInstance
 	testkit.EventuallyWithin(t, 2*time.Minute, "every fire of the window to end", func() bool {
 		if time.Now().Before(end.Add(time.Second)) {
 			return false
 		}
-		runs = overlapRuns(t, c, "queued", jobID)
-		return len(runs) > 0 && !slices.ContainsFunc(runs, func(r overlapRun) bool {
+		runs = overlapInstances(t, c, "queued", jobID)
+		return len(runs) > 0 && !slices.ContainsFunc(runs, func(r overlapInstance) bool {
 			return r.Status == "WAITING" || r.Status == "DISPATCHED" || r.Status == "RUNNING"
 		})
 	})
-	slices.SortFunc(runs, func(a, b overlapRun) int { return a.ExpectedTriggerTime.Compare(*b.ExpectedTriggerTime) })
-	var ran []overlapRun
+	slices.SortFunc(runs, func(a, b overlapInstance) int { return a.ExpectedTriggerTime.Compare(*b.ExpectedTriggerTime) })
+	var ran []overlapInstance
 	canceled := 0
 	for _, r := range runs {
 		switch {
@@ -181,9 +183,9 @@ func TestRetryBackoffStartsAttemptsAfterTheirDelays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var waiting overlapRun
+	var waiting overlapInstance
 	testkit.Eventually(t, "the instance to wait for its second attempt", func() bool {
-		for _, r := range overlapRuns(t, c, "backoff", jobID) {
+		for _, r := range overlapInstances(t, c, "backoff", jobID) {
 			if r.ID == id && r.Status == "WAITING" && r.NextAttemptAt != nil {
 				waiting = r
 				return true
@@ -198,8 +200,8 @@ func TestRetryBackoffStartsAttemptsAfterTheirDelays(t *testing.T) {
 	if _, err := c.WaitInstance(id, 2*time.Minute, "FAILED"); err != nil {
 		t.Fatal(err)
 	}
-	var run overlapRun
-	for _, r := range overlapRuns(t, c, "backoff", jobID) {
+	var run overlapInstance
+	for _, r := range overlapInstances(t, c, "backoff", jobID) {
 		if r.ID == id {
 			run = r
 		}

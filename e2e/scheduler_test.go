@@ -114,7 +114,7 @@ func TestEverySecondExactlyOnce(t *testing.T) {
 		var slowest time.Duration
 		for _, id := range cron {
 			list := cl.instancesOf(t, id)
-			checkRun(t, "cron "+id, list, time.Second, start, stop)
+			checkInstance(t, "cron "+id, list, time.Second, start, stop)
 			for _, in := range list {
 				if in.FinishedTime != nil && in.FinishedTime.Sub(*in.ExpectedTriggerTime) > slowest {
 					slowest = in.FinishedTime.Sub(*in.ExpectedTriggerTime)
@@ -123,7 +123,7 @@ func TestEverySecondExactlyOnce(t *testing.T) {
 		}
 		t.Logf("slowest cron run, from its fire time to its end: %v", slowest)
 		for i, id := range rate {
-			checkRun(t, "rate "+id, cl.instancesOf(t, id), time.Duration(i%2+1)*time.Second, start, stop)
+			checkInstance(t, "rate "+id, cl.instancesOf(t, id), time.Duration(i%2+1)*time.Second, start, stop)
 		}
 		for _, id := range delay {
 			list := cl.instancesOf(t, id)
@@ -147,9 +147,9 @@ func TestEverySecondExactlyOnce(t *testing.T) {
 	})
 }
 
-// checkRun asserts a job fired on every point of its grid between start and
+// checkInstance asserts a job fired on every point of its grid between start and
 // stop, once each, on time, and every run succeeded.
-func checkRun(t *testing.T, what string, list []harness.Instance, every time.Duration, start, stop time.Time) {
+func checkInstance(t *testing.T, what string, list []harness.Instance, every time.Duration, start, stop time.Time) {
 	t.Helper()
 	if len(list) == 0 {
 		t.Errorf("%s never fired", what)
@@ -231,8 +231,8 @@ func TestRetriesTimeoutStopLimits(t *testing.T) {
 		// instance is stopped on the worker.
 		marker3 := "2" + marker
 		doomed := cl.job(t, map[string]any{"name": "doomed", "processorType": "SHELL", "processor": "sleep " + marker3})
-		doomedRun := cl.run(t, doomed)
-		cl.wait(t, doomedRun, "RUNNING")
+		doomedInstance := cl.run(t, doomed)
+		cl.wait(t, doomedInstance, "RUNNING")
 		if !harness.Eventually(connect, func() bool { return len(processesRunning("sleep "+marker3)) == 1 }) {
 			t.Fatalf("sleep %s is not running", marker3)
 		}
@@ -242,7 +242,7 @@ func TestRetriesTimeoutStopLimits(t *testing.T) {
 		if !harness.Eventually(connect, func() bool { return len(processesRunning("sleep "+marker3)) == 0 }) {
 			t.Errorf("sleep %s still runs after its job was deleted", marker3)
 		}
-		if _, err := cl.c.Instance(doomedRun); err == nil {
+		if _, err := cl.c.Instance(doomedInstance); err == nil {
 			t.Errorf("the deleted job's instance is still there")
 		}
 

@@ -49,9 +49,9 @@ func (w *wf) run(workflowID string, ctx map[string]any) string {
 	return id
 }
 
-func (w *wf) waitRun(id string, want ...string) *harness.WorkflowRun {
+func (w *wf) waitWorkflowInstance(id string, want ...string) *harness.WorkflowRun {
 	w.t.Helper()
-	r, err := w.c.WaitWorkflowRun(id, settle, want...)
+	r, err := w.c.WaitWorkflowInstance(id, settle, want...)
 	if err != nil {
 		w.t.Fatalf("%v\nserver output (tail):\n%s", err, tail(w.srv.Output(), 40))
 	}
@@ -132,7 +132,7 @@ print("go_saw=%s deep=%s region=%s" % (c["go_saw"], c["deep"], c["region_seen"])
 			edge("extract", "goctx"), edge("goctx", "nested"), edge("extract", "flaky"),
 			edge("each", "final"), edge("nested", "final"), edge("flaky", "final"),
 		})
-		r := w.waitRun(w.run(etl, map[string]any{"region": "eu"}), "SUCCEEDED")
+		r := w.waitWorkflowInstance(w.run(etl, map[string]any{"region": "eu"}), "SUCCEEDED")
 		if n := r.Node("skipme"); n.Status != "SKIPPED" || n.Reason != "BRANCH_NOT_TAKEN" || len(n.Instances) != 0 {
 			t.Errorf("skipme: %s %s with %d instances; want skipped, the branch not taken", n.Status, n.Reason, len(n.Instances))
 		}
@@ -166,7 +166,7 @@ print("go_saw=%s deep=%s region=%s" % (c["go_saw"], c["deep"], c["region_seen"])
 		id := w.workflow("pipeline", []map[string]any{jobNode("a", a), jobNode("b", b), jobNode("c", c), jobNode("side", side)},
 			[]map[string]any{edge("a", "b"), edge("b", "c")})
 		run := w.run(id, nil)
-		r := w.waitRun(run, "FAILED")
+		r := w.waitWorkflowInstance(run, "FAILED")
 		if n := r.Node("c"); n.Status != "SKIPPED" || n.Reason != "UPSTREAM_FAILED" {
 			t.Fatalf("c: %s %s; want blocked by b's failure", n.Status, n.Reason)
 		}
@@ -177,7 +177,7 @@ print("go_saw=%s deep=%s region=%s" % (c["go_saw"], c["deep"], c["region_seen"])
 			t.Fatal(err)
 		}
 		w.op(`mutation($id: ID!) { retryWorkflowInstance(id: $id) { id } }`, map[string]any{"id": run})
-		r = w.waitRun(run, "SUCCEEDED")
+		r = w.waitWorkflowInstance(run, "SUCCEEDED")
 		if n := r.Node("a"); len(n.Instances) != 1 || n.Generation != 1 {
 			t.Errorf("a ran %d times (generation %d); a retry keeps a succeeded node", len(n.Instances), n.Generation)
 		}
@@ -185,7 +185,7 @@ print("go_saw=%s deep=%s region=%s" % (c["go_saw"], c["deep"], c["region_seen"])
 			t.Errorf("b: %s at generation %d; want it run again", n.Status, n.Generation)
 		}
 		w.op(`mutation($id: ID!) { rerunWorkflowNode(workflowInstanceId: $id, node: "b", downstream: true) { id } }`, map[string]any{"id": run})
-		r = w.waitRun(run, "SUCCEEDED")
+		r = w.waitWorkflowInstance(run, "SUCCEEDED")
 		gens := map[string]int{}
 		for _, n := range r.Nodes {
 			gens[n.Key] = n.Generation
@@ -201,9 +201,9 @@ print("go_saw=%s deep=%s region=%s" % (c["go_saw"], c["deep"], c["region_seen"])
 		y := w.shell("y", "echo y")
 		id := w.workflow("marked", []map[string]any{jobNode("x", x), jobNode("y", y)}, []map[string]any{edge("x", "y")})
 		run := w.run(id, nil)
-		w.waitRun(run, "FAILED")
+		w.waitWorkflowInstance(run, "FAILED")
 		w.op(`mutation($id: ID!) { markWorkflowNodeSucceeded(workflowInstanceId: $id, node: "x") { id } }`, map[string]any{"id": run})
-		r := w.waitRun(run, "SUCCEEDED")
+		r := w.waitWorkflowInstance(run, "SUCCEEDED")
 		if n := r.Node("y"); n.Status != "SUCCEEDED" {
 			t.Errorf("y: %s; want it run once x was marked succeeded", n.Status)
 		}
@@ -220,7 +220,7 @@ print("go_saw=%s deep=%s region=%s" % (c["go_saw"], c["deep"], c["region_seen"])
 			t.Fatalf("before the approval: run %s, go %s; want it waiting", r.Status, r.Node("go").Status)
 		}
 		w.op(`mutation($id: ID!) { approveWorkflowNode(workflowInstanceId: $id, node: "ok", approve: true, comment: "ship it") { id } }`, map[string]any{"id": run})
-		w.waitRun(run, "SUCCEEDED")
+		w.waitWorkflowInstance(run, "SUCCEEDED")
 	})
 
 	t.Run("QUEUE starts a run over maxInstances when the earlier ends", func(t *testing.T) {
@@ -229,10 +229,10 @@ print("go_saw=%s deep=%s region=%s" % (c["go_saw"], c["deep"], c["region_seen"])
 		id := w.workflow("queued", []map[string]any{jobNode("s", slow)}, []map[string]any{},
 			map[string]any{"maxInstances": 1, "overlapPolicy": "QUEUE"})
 		first := w.run(id, nil)
-		w.waitRun(first, "RUNNING")
+		w.waitWorkflowInstance(first, "RUNNING")
 		second := w.run(id, nil)
-		r1 := w.waitRun(first, "SUCCEEDED")
-		r2 := w.waitRun(second, "SUCCEEDED")
+		r1 := w.waitWorkflowInstance(first, "SUCCEEDED")
+		r2 := w.waitWorkflowInstance(second, "SUCCEEDED")
 		if r2.StartedTime.Before(*r1.FinishedTime) {
 			t.Fatalf("the queued run started at %v, before the first ended at %v", r2.StartedTime, r1.FinishedTime)
 		}
@@ -242,7 +242,7 @@ print("go_saw=%s deep=%s region=%s" % (c["go_saw"], c["deep"], c["region_seen"])
 		w.t = t
 		big := w.shell("big", `python3 -c 'import json,os; json.dump({"x": "y" * 1100000}, open(os.environ["JOBWHEEL_WORKFLOW_OUTPUT"], "w"))'`)
 		id := w.workflow("too-big", []map[string]any{jobNode("big", big)}, []map[string]any{})
-		r := w.waitRun(w.run(id, nil), "FAILED")
+		r := w.waitWorkflowInstance(w.run(id, nil), "FAILED")
 		if n := r.Node("big"); n.Status != "FAILED" || !strings.Contains(n.Message, "1 MiB") {
 			t.Fatalf("big: %s %q; want it failed with a message naming the 1 MiB limit", n.Status, n.Message)
 		}
@@ -284,7 +284,7 @@ func TestWorkflowSurvivesOwnerKill(t *testing.T) {
 	f.server(owner).Kill()
 	heir := f.settled("flows", owner)
 	t.Logf("flows: %s killed mid-run; %s owns it", owner, heir)
-	r, err := f.api().WaitWorkflowRun(run, 2*settle, "SUCCEEDED")
+	r, err := f.api().WaitWorkflowInstance(run, 2*settle, "SUCCEEDED")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,8 +100,8 @@ func (w *matrixWorld) workflowInput(app, name, job string) map[string]any {
 		"nodes": []any{map[string]any{"key": "a", "type": "JOB", "jobId": job}}, "edges": []any{}}
 }
 
-// newRun records a run of a fresh workflow, due in an hour.
-func (w *matrixWorld) newRun(t *testing.T) string {
+// newWorkflowInstance records a run of a fresh workflow, due in an hour.
+func (w *matrixWorld) newWorkflowInstance(t *testing.T) string {
 	var out struct{ RunWorkflow struct{ ID string } }
 	w.api.must(t, w.admin, `mutation($id: ID!) { runWorkflow(id: $id, delayMs: 3600000) { id } }`, map[string]any{"id": w.newWorkflow(t)}, &out)
 	return out.RunWorkflow.ID
@@ -151,7 +151,7 @@ func matrixRows() []matrixRow {
 	freshCalendar := id(func(t *testing.T, w *matrixWorld) string { return w.newCalendar(t) })
 	wf := id(func(t *testing.T, w *matrixWorld) string { return w.wf })
 	freshWF := id(func(t *testing.T, w *matrixWorld) string { return w.newWorkflow(t) })
-	run := id(func(t *testing.T, w *matrixWorld) string { return w.newRun(t) })
+	run := id(func(t *testing.T, w *matrixWorld) string { return w.newWorkflowInstance(t) })
 	instance := func(status string) func(*testing.T, *matrixWorld, *matrixCaller) map[string]any {
 		return id(func(t *testing.T, w *matrixWorld) string { return fmt.Sprint(w.newInstance(t, status)) })
 	}
@@ -572,7 +572,7 @@ func TestCrossAppReferences(t *testing.T) {
 	t.Parallel()
 	w, _ := newMatrixWorld(t, dbtest.Open(t, db.SQLite))
 	ctx := waitCtx(t)
-	alphaRun := w.newRun(t)
+	alphaWorkflowInstance := w.newWorkflowInstance(t)
 	alphaInstance := w.newInstance(t, db.StatusSucceeded)
 	betaOwner := w.login(t, "beta-owner")
 	_, betaToken := w.token(t, w.admin, "beta", nil)
@@ -592,7 +592,7 @@ func TestCrossAppReferences(t *testing.T) {
 					"nodes": []any{map[string]any{"key": "n", "type": "NESTED", "workflowId": w.wf}}}}, CodeBadInput, "nodes[0].workflowId"},
 			{"a beta job moved into alpha", `mutation($id: ID!) { updateJob(id: $id, input: {app: "alpha", name: "moved", scheduleType: API, processorType: SHELL, processor: "true"}) { id } }`,
 				map[string]any{"id": betaJob}, CodeBadInput, "app"},
-			{"alpha's run", `query($id: ID!) { workflowInstance(id: $id) { id } }`, map[string]any{"id": alphaRun}, CodeNotFound, ""},
+			{"alpha's run", `query($id: ID!) { workflowInstance(id: $id) { id } }`, map[string]any{"id": alphaWorkflowInstance}, CodeNotFound, ""},
 			{"alpha's instance", `query($id: ID!) { instance(id: $id) { id } }`, map[string]any{"id": alphaInstance}, CodeNotFound, ""},
 		} {
 			r := w.api.do(t, token, tc.query, tc.vars, nil)

@@ -8,7 +8,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 )
 
-// workflowLoaders batch the reads around workflows and their runs: a page
+// workflowLoaders batch the reads around workflows and their instances: a page
 // of 50 runs with their nodes, the nodes' job instances and those
 // instances' jobs costs one query per kind, as a page of instances does.
 // Workflows and runs load through the service's rights checks; nodes,
@@ -16,7 +16,7 @@ import (
 // has already read.
 type workflowLoaders struct {
 	workflows *dataloadgen.Loader[int64, *db.Workflow]
-	runs      *dataloadgen.Loader[int64, *db.WorkflowInstance]
+	wis       *dataloadgen.Loader[int64, *db.WorkflowInstance]
 	nodes     *dataloadgen.Loader[int64, []db.WorkflowNodeRun] // by run
 	instances *dataloadgen.Loader[int64, []db.Instance]        // by run
 	versions  *dataloadgen.Loader[int64, []db.WorkflowVersion] // by workflow
@@ -32,7 +32,7 @@ func (r *Resolver) newWorkflowLoaders(opt dataloadgen.Option) *workflowLoaders {
 		workflows: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []int64) (map[int64]*db.Workflow, error) {
 			return w.GetMany(ctx, ids, db.RoleViewer)
 		}, opt),
-		runs: dataloadgen.NewMappedLoader(w.RunsMany, opt),
+		wis: dataloadgen.NewMappedLoader(w.RunsMany, opt),
 		nodes: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []int64) (map[int64][]db.WorkflowNodeRun, error) {
 			m, err := w.NodeRowsMany(ctx, ids)
 			return withEmpty(ids, m, err)
@@ -68,15 +68,15 @@ func (l *loaders) workflow(ctx context.Context, id int64) (*db.Workflow, error) 
 }
 
 func (l *loaders) workflowRun(ctx context.Context, id int64) (*db.WorkflowInstance, error) {
-	return load(ctx, l.wf.runs, id)
+	return load(ctx, l.wf.wis, id)
 }
 
-func (l *loaders) nodeRows(ctx context.Context, runID int64) ([]db.WorkflowNodeRun, error) {
-	return l.wf.nodes.Load(ctx, runID)
+func (l *loaders) nodeRows(ctx context.Context, wiID int64) ([]db.WorkflowNodeRun, error) {
+	return l.wf.nodes.Load(ctx, wiID)
 }
 
-func (l *loaders) runInstances(ctx context.Context, runID int64) ([]db.Instance, error) {
-	return l.wf.instances.Load(ctx, runID)
+func (l *loaders) runInstances(ctx context.Context, wiID int64) ([]db.Instance, error) {
+	return l.wf.instances.Load(ctx, wiID)
 }
 
 func (l *loaders) workflowVersions(ctx context.Context, id int64) ([]db.WorkflowVersion, error) {
@@ -87,10 +87,10 @@ func (l *loaders) workflowLastRun(ctx context.Context, id int64) (*db.WorkflowIn
 	return load(ctx, l.wf.lastRuns, id)
 }
 
-// primeRuns loads, for a page of runs, what the query selects on them and
+// primeWorkflowInstances loads, for a page of runs, what the query selects on them and
 // their nodes, one query per kind: the node rows, the nodes' job instances
-// and those instances' jobs, the nested runs, the workflows, the parents.
-func (l *loaders) primeRuns(ctx context.Context, list []db.WorkflowInstance, path ...string) error {
+// and those instances' jobs, the nested instances, the workflows, the parents.
+func (l *loaders) primeWorkflowInstances(ctx context.Context, list []db.WorkflowInstance, path ...string) error {
 	if len(list) == 0 {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (l *loaders) primeRuns(ctx context.Context, list []db.WorkflowInstance, pat
 			}
 		}
 		if onNodes["child"] {
-			if err := l.primeRunsByID(ctx, children); err != nil {
+			if err := l.primeWorkflowInstancesByID(ctx, children); err != nil {
 				return err
 			}
 		}
@@ -162,14 +162,14 @@ func (l *loaders) primeRuns(ctx context.Context, list []db.WorkflowInstance, pat
 				parents = append(parents, *r.ParentInstanceID)
 			}
 		}
-		if err := l.primeRunsByID(ctx, parents); err != nil {
+		if err := l.primeWorkflowInstancesByID(ctx, parents); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (l *loaders) primeRunsByID(ctx context.Context, ids []int64) error {
+func (l *loaders) primeWorkflowInstancesByID(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -178,7 +178,7 @@ func (l *loaders) primeRunsByID(ctx context.Context, ids []int64) error {
 		return err
 	}
 	for _, id := range ids {
-		l.wf.runs.Prime(id, m[id])
+		l.wf.wis.Prime(id, m[id])
 	}
 	return nil
 }

@@ -231,7 +231,7 @@ func TestWorkflowRunPageQueryCount(t *testing.T) {
 			// What the engine records as the run goes: node rows, the
 			// extract node's instance, a nested run on the load node.
 			nested := &db.WorkflowInstance{AppID: appID, WorkflowID: mustInt(t, child.ID), Version: 1, ParentInstanceID: &id,
-				ParentNodeKey: ptrTo("load"), Status: db.RunRunning, TriggerType: db.TriggerWorkflow, TriggerAt: db.Now()}
+				ParentNodeKey: ptrTo("load"), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: db.Now()}
 			if _, err := d.WorkflowInstanceCreate(ctx, nested); err != nil {
 				t.Fatal(err)
 			}

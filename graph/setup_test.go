@@ -21,12 +21,12 @@ import (
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
-	"github.com/jobwheel/jobwheel/server/platform/bus"
-	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/api/workflows"
+	"github.com/jobwheel/jobwheel/server/platform/bus"
 	"github.com/jobwheel/jobwheel/server/platform/live"
 	"github.com/jobwheel/jobwheel/server/platform/logs"
-	"github.com/jobwheel/jobwheel/server/api/workflows"
+	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 )
 
 const adminPassword = "admin-password"

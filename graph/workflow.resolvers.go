@@ -85,59 +85,59 @@ func (r *mutationResolver) RunWorkflow(ctx context.Context, id string, context a
 }
 
 func (r *mutationResolver) StopWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error) {
-	runID, err := parseID("id", id)
+	wiID, err := parseID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return r.workflows.Stop(ctx, runID)
+	return r.workflows.Stop(ctx, wiID)
 }
 
 func (r *mutationResolver) RetryWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error) {
-	runID, err := parseID("id", id)
+	wiID, err := parseID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return r.workflows.Retry(ctx, runID)
+	return r.workflows.Retry(ctx, wiID)
 }
 
 func (r *mutationResolver) MarkWorkflowNodeSucceeded(ctx context.Context, workflowInstanceID string, node string) (*db.WorkflowInstance, error) {
-	runID, err := parseID("workflowInstanceId", workflowInstanceID)
+	wiID, err := parseID("workflowInstanceId", workflowInstanceID)
 	if err != nil {
 		return nil, err
 	}
-	return r.workflows.MarkSucceeded(ctx, runID, node)
+	return r.workflows.MarkSucceeded(ctx, wiID, node)
 }
 
 func (r *mutationResolver) RerunWorkflowNode(ctx context.Context, workflowInstanceID string, node string, downstream bool) (*db.WorkflowInstance, error) {
-	runID, err := parseID("workflowInstanceId", workflowInstanceID)
+	wiID, err := parseID("workflowInstanceId", workflowInstanceID)
 	if err != nil {
 		return nil, err
 	}
-	return r.workflows.Rerun(ctx, runID, node, downstream)
+	return r.workflows.Rerun(ctx, wiID, node, downstream)
 }
 
 func (r *mutationResolver) PauseWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error) {
-	runID, err := parseID("id", id)
+	wiID, err := parseID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return r.workflows.Pause(ctx, runID)
+	return r.workflows.Pause(ctx, wiID)
 }
 
 func (r *mutationResolver) ResumeWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error) {
-	runID, err := parseID("id", id)
+	wiID, err := parseID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return r.workflows.Resume(ctx, runID)
+	return r.workflows.Resume(ctx, wiID)
 }
 
 func (r *mutationResolver) ApproveWorkflowNode(ctx context.Context, workflowInstanceID string, node string, approve bool, comment *string) (*db.WorkflowInstance, error) {
-	runID, err := parseID("workflowInstanceId", workflowInstanceID)
+	wiID, err := parseID("workflowInstanceId", workflowInstanceID)
 	if err != nil {
 		return nil, err
 	}
-	return r.workflows.Approve(ctx, runID, node, approve, deref(comment))
+	return r.workflows.Approve(ctx, wiID, node, approve, deref(comment))
 }
 
 func (r *queryResolver) Workflows(ctx context.Context, app string, search *string, first *int, after *string) (*model.WorkflowConnection, error) {
@@ -176,11 +176,11 @@ func (r *queryResolver) Workflow(ctx context.Context, id string) (*db.Workflow, 
 }
 
 func (r *queryResolver) WorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error) {
-	runID, err := parseID("id", id)
+	wiID, err := parseID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return r.workflows.GetRun(ctx, runID, db.RoleViewer)
+	return r.workflows.GetRun(ctx, wiID, db.RoleViewer)
 }
 
 func (r *queryResolver) WorkflowInstances(ctx context.Context, app string, workflowID *string, status []string, first *int, after *string) (*model.WorkflowInstanceConnection, error) {
@@ -202,7 +202,7 @@ func (r *queryResolver) WorkflowInstances(ctx context.Context, app string, workf
 	if err != nil {
 		return nil, err
 	}
-	if err := loadersFor(ctx).primeRuns(ctx, list, "edges", "node"); err != nil {
+	if err := loadersFor(ctx).primeWorkflowInstances(ctx, list, "edges", "node"); err != nil {
 		return nil, err
 	}
 	conn := &model.WorkflowInstanceConnection{Edges: make([]*model.WorkflowInstanceConnectionEdge, len(list)),
@@ -225,11 +225,11 @@ func (r *queryResolver) ExportWorkflow(ctx context.Context, id string) (any, err
 }
 
 func (r *subscriptionResolver) WorkflowInstanceUpdated(ctx context.Context, id string) (<-chan *db.WorkflowInstance, error) {
-	runID, err := parseID("id", id)
+	wiID, err := parseID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	s, err := r.live.WorkflowInstanceUpdated(ctx, runID)
+	s, err := r.live.WorkflowInstanceUpdated(ctx, wiID)
 	if err != nil {
 		return nil, err
 	}

@@ -43,26 +43,26 @@ func (o *recordedOps) fail(err error) {
 	o.mu.Unlock()
 }
 
-func (o *recordedOps) Stop(_ context.Context, run int64, by string) error {
-	return o.record("stop %d by %s", run, by)
+func (o *recordedOps) Stop(_ context.Context, wi int64, by string) error {
+	return o.record("stop %d by %s", wi, by)
 }
-func (o *recordedOps) Retry(_ context.Context, run int64, by string) error {
-	return o.record("retry %d by %s", run, by)
+func (o *recordedOps) Retry(_ context.Context, wi int64, by string) error {
+	return o.record("retry %d by %s", wi, by)
 }
-func (o *recordedOps) MarkSucceeded(_ context.Context, run int64, node, by string) error {
-	return o.record("mark %d %s by %s", run, node, by)
+func (o *recordedOps) MarkSucceeded(_ context.Context, wi int64, node, by string) error {
+	return o.record("mark %d %s by %s", wi, node, by)
 }
-func (o *recordedOps) Rerun(_ context.Context, run int64, node string, downstream bool, by string) error {
-	return o.record("rerun %d %s downstream=%v by %s", run, node, downstream, by)
+func (o *recordedOps) Rerun(_ context.Context, wi int64, node string, downstream bool, by string) error {
+	return o.record("rerun %d %s downstream=%v by %s", wi, node, downstream, by)
 }
-func (o *recordedOps) Pause(_ context.Context, run int64, by string) error {
-	return o.record("pause %d by %s", run, by)
+func (o *recordedOps) Pause(_ context.Context, wi int64, by string) error {
+	return o.record("pause %d by %s", wi, by)
 }
-func (o *recordedOps) Resume(_ context.Context, run int64, by string) error {
-	return o.record("resume %d by %s", run, by)
+func (o *recordedOps) Resume(_ context.Context, wi int64, by string) error {
+	return o.record("resume %d by %s", wi, by)
 }
-func (o *recordedOps) Approve(_ context.Context, run int64, node string, approve bool, comment, by string) error {
-	return o.record("approve %d %s %v %q by %s", run, node, approve, comment, by)
+func (o *recordedOps) Approve(_ context.Context, wi int64, node string, approve bool, comment, by string) error {
+	return o.record("approve %d %s %v %q by %s", wi, node, approve, comment, by)
 }
 
 const workflowFields = `id name description enabled scheduleType scheduleExpression timeZone maxInstances overlapPolicy
@@ -259,7 +259,7 @@ func TestWorkflowLifecycle(t *testing.T) {
 			t.Fatalf("a definition with an unknown field: %+v", r.Errors)
 		}
 
-		// Delete: refused while nested, or while a run is running.
+		// Delete: refused while nested, or while an instance is running.
 		outer := pipeline("orders", "outer", extract, load)
 		outer["nodes"] = append(outer["nodes"].([]any), map[string]any{"key": "sub", "type": "NESTED", "workflowId": w.ID})
 		o := api.createWorkflow(t, admin, outer)
@@ -268,21 +268,21 @@ func TestWorkflowLifecycle(t *testing.T) {
 			t.Fatalf("deleting a nested workflow: %+v", r.Errors)
 		}
 		api.must(t, admin, del, map[string]any{"id": o.ID}, nil)
-		run := mustInt(t, api.runWorkflow(t, admin, w.ID, nil))
-		if ok, err := d.WorkflowInstanceMove(context.Background(), db.WorkflowRunTransition{ID: run, From: []string{db.RunWaiting}, To: db.RunRunning}); !ok || err != nil {
+		wi := mustInt(t, api.runWorkflow(t, admin, w.ID, nil))
+		if ok, err := d.WorkflowInstanceMove(context.Background(), db.WorkflowInstanceTransition{ID: wi, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
 			t.Fatalf("start: %v %v", ok, err)
 		}
 		if r := api.do(t, admin, del, map[string]any{"id": w.ID}, nil); r.code() != CodeConflict || !strings.Contains(r.Errors[0].Message, "stop them first") {
 			t.Fatalf("deleting a workflow with a running run: %+v", r.Errors)
 		}
-		if ok, err := d.WorkflowInstanceMove(context.Background(), db.WorkflowRunTransition{ID: run, From: []string{db.RunRunning}, To: db.RunStopped}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceMove(context.Background(), db.WorkflowInstanceTransition{ID: wi, From: []string{db.WorkflowRunning}, To: db.WorkflowStopped}); !ok || err != nil {
 			t.Fatalf("stop: %v %v", ok, err)
 		}
 		api.must(t, admin, del, map[string]any{"id": w.ID}, nil)
 		if r := api.do(t, admin, `query($id: ID!) { workflow(id: $id) { id } }`, map[string]any{"id": w.ID}, nil); r.code() != CodeNotFound {
 			t.Fatalf("the deleted workflow: %+v", r.Errors)
 		}
-		if r := api.do(t, admin, `query($id: ID!) { workflowInstance(id: $id) { id } }`, map[string]any{"id": run}, nil); r.code() != CodeNotFound {
+		if r := api.do(t, admin, `query($id: ID!) { workflowInstance(id: $id) { id } }`, map[string]any{"id": wi}, nil); r.code() != CodeNotFound {
 			t.Fatalf("the deleted workflow's run: %+v", r.Errors)
 		}
 	})
@@ -453,14 +453,14 @@ func TestWorkflowRights(t *testing.T) {
 		api.setRole(t, admin, "billing", "stranger", "EDITOR")
 		extract, load := api.createJob(t, admin, "orders", "extract"), api.createJob(t, admin, "orders", "load")
 		w := api.createWorkflow(t, admin, pipeline("orders", "nightly", extract, load))
-		run := api.runWorkflow(t, admin, w.ID, nil)
+		wi := api.runWorkflow(t, admin, w.ID, nil)
 		def := func() map[string]any {
 			var ex struct{ ExportWorkflow map[string]any }
 			api.must(t, admin, `query($id: ID!) { exportWorkflow(id: $id) }`, map[string]any{"id": w.ID}, &ex)
 			ex.ExportWorkflow["name"] = "copy"
 			return ex.ExportWorkflow
 		}()
-		vars := map[string]any{"id": w.ID, "run": run, "in": pipeline("orders", "other", extract, load), "def": def}
+		vars := map[string]any{"id": w.ID, "run": wi, "in": pipeline("orders", "other", extract, load), "def": def}
 		reads := []string{
 			`query($id: ID!) { workflow(id: $id) { id nodes { job { name } } versions { version } lastRun { id } } }`,
 			`query($id: ID!) { exportWorkflow(id: $id) }`,
@@ -515,21 +515,21 @@ func TestWorkflowRights(t *testing.T) {
 			t.Fatalf("refused operations reached the engine: %v", calls)
 		}
 
-		// An editor's operations reach the engine, in their name; the run
+		// An editor's operations reach the engine, in their name; the instance
 		// comes back.
 		for q, want := range map[string]string{
-			writes[5]:  "stop " + run + " by editor",
-			writes[6]:  "retry " + run + " by editor",
-			writes[7]:  "pause " + run + " by editor",
-			writes[8]:  "resume " + run + " by editor",
-			writes[9]:  "mark " + run + " extract by editor",
-			writes[10]: "rerun " + run + " extract downstream=true by editor",
-			`mutation($run: ID!) { approveWorkflowNode(workflowInstanceId: $run, node: "check", approve: false, comment: "not today") { id } }`: "approve " + run + ` check false "not today" by editor`,
+			writes[5]:  "stop " + wi + " by editor",
+			writes[6]:  "retry " + wi + " by editor",
+			writes[7]:  "pause " + wi + " by editor",
+			writes[8]:  "resume " + wi + " by editor",
+			writes[9]:  "mark " + wi + " extract by editor",
+			writes[10]: "rerun " + wi + " extract downstream=true by editor",
+			`mutation($run: ID!) { approveWorkflowNode(workflowInstanceId: $run, node: "check", approve: false, comment: "not today") { id } }`: "approve " + wi + ` check false "not today" by editor`,
 		} {
 			var out map[string]struct{ ID string }
 			api.must(t, editor, q, vars, &out)
 			for _, v := range out {
-				if v.ID != run {
+				if v.ID != wi {
 					t.Errorf("%s answered run %s", q, v.ID)
 				}
 			}
@@ -537,13 +537,13 @@ func TestWorkflowRights(t *testing.T) {
 				t.Errorf("%s: the engine got %v; want %q", q, calls, want)
 			}
 		}
-		// A node the run does not have is NOT_FOUND before the engine is asked.
+		// A node the instance does not have is NOT_FOUND before the engine is asked.
 		r := api.do(t, editor, `mutation($run: ID!) { rerunWorkflowNode(workflowInstanceId: $run, node: "nope", downstream: false) { id } }`, vars, nil)
 		if r.code() != CodeNotFound || len(api.ops.taken()) != 0 {
 			t.Fatalf("rerun of an unknown node: %+v", r.Errors)
 		}
 		// The engine's CONFLICT comes back as it is.
-		api.ops.fail(fault.Conflict("workflow run %s is not FAILED or STOPPED", run))
+		api.ops.fail(fault.Conflict("workflow instance %s is not FAILED or STOPPED", wi))
 		if r := api.do(t, editor, writes[6], vars, nil); r.code() != CodeConflict || !strings.Contains(r.Errors[0].Message, "not FAILED") {
 			t.Fatalf("the engine's conflict: %+v", r.Errors)
 		}
@@ -565,16 +565,16 @@ func TestRunOperationsWithoutEngine(t *testing.T) {
 	admin := api.admin(t)
 	api.createApp(t, admin, "orders")
 	w := api.createWorkflow(t, admin, pipeline("orders", "nightly", api.createJob(t, admin, "orders", "a"), api.createJob(t, admin, "orders", "b")))
-	run := api.runWorkflow(t, admin, w.ID, nil)
-	if r := api.do(t, admin, `mutation($id: ID!) { stopWorkflowInstance(id: $id) { id } }`, map[string]any{"id": run}, nil); r.code() != CodeInternal {
+	wi := api.runWorkflow(t, admin, w.ID, nil)
+	if r := api.do(t, admin, `mutation($id: ID!) { stopWorkflowInstance(id: $id) { id } }`, map[string]any{"id": wi}, nil); r.code() != CodeInternal {
 		t.Fatalf("stop without an engine: %+v", r.Errors)
 	}
 }
 
-// TestRunWorkflow: a run is recorded WAITING with its context and the
+// TestRunWorkflow: an instance is recorded WAITING with its context and the
 // workflow's version, its nodes shown WAITING until the engine starts it;
 // bad arguments are BAD_INPUT naming them; 20 concurrent calls with one
-// idempotency key record one run.
+// idempotency key record one instance.
 func TestRunWorkflow(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
@@ -653,7 +653,7 @@ func TestRunWorkflow(t *testing.T) {
 }
 
 // TestWorkflowInstancesListing: without a workflow, the app's top-level
-// runs; with one, every run of it, nested ones included; status filters
+// runs; with one, every instance of it, nested ones included; status filters
 // and pages.
 func TestWorkflowInstancesListing(t *testing.T) {
 	t.Parallel()
@@ -668,13 +668,13 @@ func TestWorkflowInstancesListing(t *testing.T) {
 		parent := api.createWorkflow(t, admin, parentIn)
 		top := mustInt(t, api.runWorkflow(t, admin, parent.ID, nil))
 		ctx := context.Background()
-		topRun, err := d.WorkflowInstanceGet(ctx, top)
+		topInstance, err := d.WorkflowInstanceGet(ctx, top)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The engine's part, by hand: the parent starts its NESTED node's run.
 		nested := &db.WorkflowInstance{AppID: appID, WorkflowID: mustInt(t, child.ID), Version: 1, ParentInstanceID: &top, ParentNodeKey: ptrTo("sub"),
-			Status: db.RunRunning, TriggerType: db.TriggerWorkflow, TriggerAt: db.Now(), Graph: topRun.Graph}
+			Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: db.Now(), Graph: topInstance.Graph}
 		if _, err := d.WorkflowInstanceCreate(ctx, nested); err != nil {
 			t.Fatal(err)
 		}
@@ -747,12 +747,12 @@ func TestInstanceWorkflowInputNull(t *testing.T) {
 		admin := api.admin(t)
 		api.createApp(t, admin, "orders")
 		job := api.createJob(t, admin, "orders", "plain")
-		var run struct{ RunJob struct{ ID string } }
-		api.must(t, admin, `mutation($id: ID!) { runJob(id: $id) { id } }`, map[string]any{"id": job}, &run)
+		var wi struct{ RunJob struct{ ID string } }
+		api.must(t, admin, `mutation($id: ID!) { runJob(id: $id) { id } }`, map[string]any{"id": job}, &wi)
 		var out struct {
 			Instance map[string]any
 		}
-		api.must(t, admin, `query($id: ID!) { instance(id: $id) { workflowInput } }`, map[string]any{"id": run.RunJob.ID}, &out)
+		api.must(t, admin, `query($id: ID!) { instance(id: $id) { workflowInput } }`, map[string]any{"id": wi.RunJob.ID}, &out)
 		if v, ok := out.Instance["workflowInput"]; !ok || v != nil {
 			t.Fatalf("workflowInput = %#v (present %v); want null", v, ok)
 		}

@@ -510,8 +510,8 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 		}
 		// What the engine does, step by step: each committed change hinted.
 		bg := context.Background()
-		hint := func() { f.api.live.WorkflowRunsChanged(f.appID, []int64{run}) }
-		if ok, err := d.WorkflowInstanceMove(bg, db.WorkflowRunTransition{ID: run, From: []string{db.RunWaiting}, To: db.RunRunning}); !ok || err != nil {
+		hint := func() { f.api.live.WorkflowInstancesChanged(f.appID, []int64{run}) }
+		if ok, err := d.WorkflowInstanceMove(bg, db.WorkflowInstanceTransition{ID: run, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
 			t.Fatalf("start: %v %v", ok, err)
 		}
 		if err := d.NodeRunCreateMany(bg, []db.WorkflowNodeRun{
@@ -537,7 +537,7 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 		if u := read().WorkflowInstanceUpdated; u.Nodes[0].Status != "SUCCEEDED" || u.Context["rows"] != 10.0 {
 			t.Fatalf("extract done: %+v", u)
 		}
-		if ok, err := d.WorkflowInstanceMove(bg, db.WorkflowRunTransition{ID: run, From: []string{db.RunRunning}, To: db.RunFailed}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceMove(bg, db.WorkflowInstanceTransition{ID: run, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed}); !ok || err != nil {
 			t.Fatalf("fail: %v %v", ok, err)
 		}
 		hint()

@@ -655,7 +655,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	}
 	wait := func(ids []string) {
 		for _, id := range ids {
-			if _, err := e.c.WaitWorkflowRun(id, 5*time.Minute, "SUCCEEDED"); err != nil {
+			if _, err := e.c.WaitWorkflowInstance(id, 5*time.Minute, "SUCCEEDED"); err != nil {
 				b.Fatalf("%v", err)
 			}
 		}
@@ -673,7 +673,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	var gaps []float64
 	for _, id := range serial {
 		rid, _ := strconv.ParseInt(id, 10, 64)
-		ins, err := e.db.InstancesOfRuns(ctx, []int64{rid})
+		ins, err := e.db.InstancesOfWorkflowInstances(ctx, []int64{rid})
 		if err != nil {
 			b.Fatalf("%v", err)
 		}
@@ -713,12 +713,12 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 		"nodes":    chain, "runs": runs, "workers": workers,
 		// From a node's instance ending (its final report stored) to the
 		// next node's instance starting on a worker.
-		"nodeGapMs":       map[string]any{"p50": pct(gaps, 50), "p99": pct(gaps, 99), "max": pct(gaps, 100)},
-		"concurrentRuns":  runs,
-		"runsPerSec":      round(float64(runs) / took.Seconds()),
-		"nodesPerSec":     round(float64(runs*chain) / took.Seconds()),
-		"serverCpuSec":    round(cpu1 - cpu0),
-		"serverPeakRssMB": peakRSSMB(e.srv.Pid()),
+		"nodeGapMs":           map[string]any{"p50": pct(gaps, 50), "p99": pct(gaps, 99), "max": pct(gaps, 100)},
+		"concurrentInstances": runs,
+		"runsPerSec":          round(float64(runs) / took.Seconds()),
+		"nodesPerSec":         round(float64(runs*chain) / took.Seconds()),
+		"serverCpuSec":        round(cpu1 - cpu0),
+		"serverPeakRssMB":     peakRSSMB(e.srv.Pid()),
 	}
 }
 

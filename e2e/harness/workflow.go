@@ -75,8 +75,8 @@ func (c *Client) WorkflowRun(id string) (*WorkflowRun, error) {
 	return out.WorkflowInstance, err
 }
 
-// WaitWorkflowRun polls a run until its status is one of want.
-func (c *Client) WaitWorkflowRun(id string, timeout time.Duration, want ...string) (*WorkflowRun, error) {
+// WaitWorkflowInstance polls a run until its status is one of want.
+func (c *Client) WaitWorkflowInstance(id string, timeout time.Duration, want ...string) (*WorkflowRun, error) {
 	return c.WaitWorkflow(id, timeout, fmt.Sprintf("status in %v", want), func(r *WorkflowRun) bool { return slices.Contains(want, r.Status) })
 }
 

@@ -435,16 +435,16 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 		instances += n
 	}
 	return map[string]any{
-		"seed":         s.seed,
-		"duration":     stopAt.Sub(begin).Round(time.Second).String(),
-		"servers":      servers,
-		"agents":       agents,
-		"faults":       map[string]any{"total": total, "byKind": s.faults},
-		"fires":        map[string]any{"expected": expected, "recorded": len(recs), "missing": len(missing), "twice": len(twice)},
-		"instances":    map[string]any{"total": instances, "byStatus": counts, "notSucceeded": reasons, "logsChecked": checked},
-		"workflowRuns": runs,
-		"tasksRun":     tasksRun,
-		"violations":   violations,
+		"seed":              s.seed,
+		"duration":          stopAt.Sub(begin).Round(time.Second).String(),
+		"servers":           servers,
+		"agents":            agents,
+		"faults":            map[string]any{"total": total, "byKind": s.faults},
+		"fires":             map[string]any{"expected": expected, "recorded": len(recs), "missing": len(missing), "twice": len(twice)},
+		"instances":         map[string]any{"total": instances, "byStatus": counts, "notSucceeded": reasons, "logsChecked": checked},
+		"workflowInstances": runs,
+		"tasksRun":          tasksRun,
+		"violations":        violations,
 	}
 }
 

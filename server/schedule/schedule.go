@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/server/schedule/cron"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/server/schedule/cron"
 )
 
 // MinInterval is the shortest FIXED_RATE or FIXED_DELAY interval.

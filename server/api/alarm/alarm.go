@@ -5,7 +5,7 @@
 // Feishu, DingTalk and WeCom incoming webhooks (each chat's text message).
 //
 // The scheduling path only hands observations over (InstanceEnded,
-// InstanceStarted, WorkflowRunEnded) to a bounded queue, which a full
+// InstanceStarted, WorkflowInstanceEnded) to a bounded queue, which a full
 // queue drops with a log line; it never waits. One goroutine judges them
 // against the rules (Evaluate) on each rule's state held in the database
 // (alarm_states), so a restart, or another server taking the app over,
@@ -188,14 +188,14 @@ func (s *Sender) InstanceStarted(app string, job *db.Job, in db.Instance) {
 	s.queue(s.jobObservation(app, job, in, Observation{Outcome: Started, Late: in.ActualTriggerAt.Sub(fire)}))
 }
 
-// WorkflowRunEnded hears of a workflow run that ended; its workflow's
+// WorkflowInstanceEnded hears of a workflow run that ended; its workflow's
 // settings (and app's name) are read when it is judged.
-func (s *Sender) WorkflowRunEnded(run db.WorkflowInstance) {
+func (s *Sender) WorkflowInstanceEnded(run db.WorkflowInstance) {
 	var o Observation
 	switch run.Status {
-	case db.RunFailed:
+	case db.WorkflowFailed:
 		o = Observation{Outcome: Failed, Timeout: run.Reason == db.ReasonTimeout}
-	case db.RunSucceeded:
+	case db.WorkflowSucceeded:
 		o = Observation{Outcome: Succeeded}
 	default:
 		return

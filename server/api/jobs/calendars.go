@@ -10,8 +10,8 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
-	"github.com/jobwheel/jobwheel/server/schedule"
 	"github.com/jobwheel/jobwheel/server/platform/text"
+	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
 // CalendarInput is a calendar as the API receives it.

@@ -28,8 +28,8 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/groupcommit"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
-	"github.com/jobwheel/jobwheel/server/schedule"
 	"github.com/jobwheel/jobwheel/server/platform/text"
+	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
 // Limits on job definitions.
@@ -45,10 +45,10 @@ const (
 	IdempotencyWindow = 24 * time.Hour
 	// MaxKeyChars bounds an idempotency key.
 	MaxKeyChars = 128
-	// maxRunBatch bounds the instances one group-committed INSERT of
+	// maxInstanceBatch bounds the instances one group-committed INSERT of
 	// runJob carries (twenty-odd columns each, far under the databases'
 	// parameter limits).
-	maxRunBatch = 500
+	maxInstanceBatch = 500
 	// DefaultMaxQueued and MaxQueued: the fires a QUEUE job holds while
 	// maxInstances are running, by default and at most.
 	DefaultMaxQueued = 10
@@ -155,7 +155,7 @@ type Service struct {
 // New returns a Service.
 func New(d Deps) *Service {
 	s := &Service{db: d.Store, auth: d.Auth, apps: d.Apps, notify: d.Notifier, clock: clock.OrSystem(d.Clock), webhooks: d.Webhooks}
-	s.runs = groupcommit.New(maxRunBatch, func(ctx context.Context, list []*db.Instance) error {
+	s.runs = groupcommit.New(maxInstanceBatch, func(ctx context.Context, list []*db.Instance) error {
 		return s.db.InstanceCreateBatch(ctx, list)
 	})
 	return s

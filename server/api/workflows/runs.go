@@ -18,11 +18,11 @@ import (
 
 // Limits on runs.
 const (
-	// MaxContextBytes bounds a run's initial context, as JSON.
+	// MaxContextBytes bounds an instance's initial context, as JSON.
 	MaxContextBytes = 1 << 20
 	// MaxDelay bounds runWorkflow's delay.
 	MaxDelay = 365 * 24 * time.Hour
-	// IdempotencyWindow is how long an idempotency key names its run.
+	// IdempotencyWindow is how long an idempotency key names its instance.
 	IdempotencyWindow = 24 * time.Hour
 	// MaxKeyChars bounds an idempotency key.
 	MaxKeyChars = 128
@@ -30,16 +30,16 @@ const (
 	MaxCommentChars = 2000
 )
 
-// ErrNoEngine is what the run operations fail with on a server built
+// ErrNoEngine is what the instance operations fail with on a server built
 // without the workflow engine (RunOps nil): an internal error, since every
 // server is meant to have one.
-var ErrNoEngine = errors.New("workflow run operations are not available: this server has no workflow engine wired")
+var ErrNoEngine = errors.New("workflow instance operations are not available: this server has no workflow engine wired")
 
-// Run records a run of a workflow, due now or after delay, with an initial
+// Run records an instance of a workflow, due now or after delay, with an initial
 // context (a JSON object; nil is {}). It is WAITING until the app's owner
 // starts it; it runs the workflow's current version (its graph and
-// failFast are copied into the run). With an idempotency key, a second
-// call with the same key within IdempotencyWindow returns the run the
+// failFast are copied into the instance). With an idempotency key, a second
+// call with the same key within IdempotencyWindow returns the instance the
 // first one recorded and records nothing. Disabled workflows run too: only
 // their schedule is off.
 func (s *Service) Run(ctx context.Context, id int64, context any, delay time.Duration, key *string) (*db.WorkflowInstance, error) {
@@ -65,7 +65,7 @@ func (s *Service) Run(ctx context.Context, id int64, context any, delay time.Dur
 		}
 	}
 	now := s.now()
-	r := &db.WorkflowInstance{AppID: w.AppID, WorkflowID: w.ID, Version: w.Version, Status: db.RunWaiting,
+	r := &db.WorkflowInstance{AppID: w.AppID, WorkflowID: w.ID, Version: w.Version, Status: db.WorkflowWaiting,
 		TriggerType: db.TriggerAPI, TriggerAt: now.Add(delay), Graph: w.Graph, FailFast: w.FailFast, Context: runCtx,
 		IdempotencyKey: key}
 	if key != nil {
@@ -80,11 +80,11 @@ func (s *Service) Run(ctx context.Context, id int64, context any, delay time.Dur
 		return nil, err
 	}
 	s.notify.InstancesChanged(w.AppID)
-	s.feed.WorkflowRunsChanged(w.AppID, []int64{r.ID})
+	s.feed.WorkflowInstancesChanged(w.AppID, []int64{r.ID})
 	return r, nil
 }
 
-// contextObject checks a run's initial context: a JSON object within
+// contextObject checks an instance's initial context: a JSON object within
 // MaxContextBytes. It is returned as JSON decodes it (numbers float64),
 // as it will read back from the database.
 func contextObject(v any) (map[string]any, error) {
@@ -105,7 +105,7 @@ func contextObject(v any) (map[string]any, error) {
 	return out, nil
 }
 
-// GetRun returns a run if the caller holds at least role on its app.
+// GetRun returns an instance if the caller holds at least role on its app.
 func (s *Service) GetRun(ctx context.Context, id int64, role db.Role) (*db.WorkflowInstance, error) {
 	return auth.ReadInApp(ctx, s.auth, runName(id), role,
 		func(ctx context.Context) (*db.WorkflowInstance, error) { return s.store.WorkflowInstanceGet(ctx, id) },
@@ -114,7 +114,7 @@ func (s *Service) GetRun(ctx context.Context, id int64, role db.Role) (*db.Workf
 
 func runName(id int64) string { return fmt.Sprintf("workflow run %d", id) }
 
-// RunsMany returns the runs among ids the caller may see, by id.
+// RunsMany returns the instances among ids the caller may see, by id.
 func (s *Service) RunsMany(ctx context.Context, ids []int64) (map[int64]*db.WorkflowInstance, error) {
 	list, err := s.store.WorkflowInstancesByIDs(ctx, ids)
 	if err != nil {
@@ -143,24 +143,24 @@ type RunFilter struct {
 }
 
 // runFilter checks f for an app and returns the database's filter. An
-// app-wide listing has the top-level runs only (nested runs are reached
-// through their parent's node); a workflow's listing has every run of it,
+// app-wide listing has the top-level runs only (nested instances are reached
+// through their parent's node); a workflow's listing has every instance of it,
 // the nested ones included.
-func (s *Service) runFilter(ctx context.Context, appName string, f RunFilter) (db.WorkflowRunFilter, error) {
+func (s *Service) runFilter(ctx context.Context, appName string, f RunFilter) (db.WorkflowInstanceFilter, error) {
 	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
 	if err != nil {
-		return db.WorkflowRunFilter{}, err
+		return db.WorkflowInstanceFilter{}, err
 	}
 	if f.WorkflowID != 0 {
 		w, err := s.store.WorkflowGet(ctx, f.WorkflowID)
 		if errors.Is(err, db.ErrNotFound) || (err == nil && w.AppID != app.ID) {
-			return db.WorkflowRunFilter{}, fault.BadInput("workflowId", "app %q has no workflow %d", appName, f.WorkflowID)
+			return db.WorkflowInstanceFilter{}, fault.BadInput("workflowId", "app %q has no workflow %d", appName, f.WorkflowID)
 		}
 		if err != nil {
-			return db.WorkflowRunFilter{}, err
+			return db.WorkflowInstanceFilter{}, err
 		}
 	}
-	return db.WorkflowRunFilter{AppID: app.ID, WorkflowID: f.WorkflowID, Statuses: f.Statuses, TopLevel: f.WorkflowID == 0,
+	return db.WorkflowInstanceFilter{AppID: app.ID, WorkflowID: f.WorkflowID, Statuses: f.Statuses, TopLevel: f.WorkflowID == 0,
 		BeforeID: f.BeforeID, Limit: f.Limit}, nil
 }
 
@@ -174,7 +174,7 @@ func (s *Service) ListRuns(ctx context.Context, appName string, f RunFilter) ([]
 	return s.store.WorkflowInstanceList(ctx, df)
 }
 
-// CountRuns counts the runs a listing's filter matches, on every page.
+// CountRuns counts the instances a listing's filter matches, on every page.
 func (s *Service) CountRuns(ctx context.Context, appName string, f RunFilter) (int, error) {
 	df, err := s.runFilter(ctx, appName, f)
 	if err != nil {
@@ -184,13 +184,13 @@ func (s *Service) CountRuns(ctx context.Context, appName string, f RunFilter) (i
 }
 
 // NodeRowsMany returns the node rows of runs the caller already read, by
-// run (a run not started yet has none).
-func (s *Service) NodeRowsMany(ctx context.Context, runIDs []int64) (map[int64][]db.WorkflowNodeRun, error) {
-	list, err := s.store.NodeRunsOf(ctx, runIDs)
+// run (an instance not started yet has none).
+func (s *Service) NodeRowsMany(ctx context.Context, wiIDs []int64) (map[int64][]db.WorkflowNodeRun, error) {
+	list, err := s.store.NodeRunsOf(ctx, wiIDs)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64][]db.WorkflowNodeRun, len(runIDs))
+	out := make(map[int64][]db.WorkflowNodeRun, len(wiIDs))
 	for _, n := range list {
 		out[n.WorkflowInstanceID] = append(out[n.WorkflowInstanceID], n)
 	}
@@ -199,21 +199,21 @@ func (s *Service) NodeRowsMany(ctx context.Context, runIDs []int64) (map[int64][
 
 // InstancesMany returns the job instances of runs the caller already
 // read, by run.
-func (s *Service) InstancesMany(ctx context.Context, runIDs []int64) (map[int64][]db.Instance, error) {
-	list, err := s.store.InstancesOfRuns(ctx, runIDs)
+func (s *Service) InstancesMany(ctx context.Context, wiIDs []int64) (map[int64][]db.Instance, error) {
+	list, err := s.store.InstancesOfWorkflowInstances(ctx, wiIDs)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64][]db.Instance, len(runIDs))
+	out := make(map[int64][]db.Instance, len(wiIDs))
 	for _, in := range list {
 		out[*in.WorkflowInstanceID] = append(out[*in.WorkflowInstanceID], in)
 	}
 	return out, nil
 }
 
-// NodesOf is a run's nodes as the API shows them: one per node of the
-// graph it runs, in the graph's order; a node the run has not reached
-// (or a run not started yet) is WAITING.
+// NodesOf is an instance's nodes as the API shows them: one per node of the
+// graph it runs, in the graph's order; a node the instance has not reached
+// (or an instance not started yet) is WAITING.
 func NodesOf(r *db.WorkflowInstance, rows []db.WorkflowNodeRun) []db.WorkflowNodeRun {
 	byKey := make(map[string]*db.WorkflowNodeRun, len(rows))
 	for i := range rows {
@@ -238,7 +238,7 @@ func NodesOf(r *db.WorkflowInstance, rows []db.WorkflowNodeRun) []db.WorkflowNod
 }
 
 // NodeInstances returns a node's job instances of its current generation
-// among a run's, in element order (FOREACH) and then as created.
+// among an instance's, in element order (FOREACH) and then as created.
 func NodeInstances(node *db.WorkflowNodeRun, all []db.Instance) []db.Instance {
 	var out []db.Instance
 	for _, in := range all {
@@ -256,57 +256,57 @@ func NodeInstances(node *db.WorkflowNodeRun, all []db.Instance) []db.Instance {
 	return out
 }
 
-// ---- the run operations (the engine's, behind the rights checks) ----
+// ---- the instance operations (the engine's, behind the rights checks) ----
 
-// Stop stops a run: its running nodes, nested runs included.
-func (s *Service) Stop(ctx context.Context, runID int64) (*db.WorkflowInstance, error) {
-	return s.op(ctx, runID, nil, func(ops RunOps, by string) error { return ops.Stop(ctx, runID, by) })
+// Stop stops an instance: its running nodes, nested instances included.
+func (s *Service) Stop(ctx context.Context, wiID int64) (*db.WorkflowInstance, error) {
+	return s.op(ctx, wiID, nil, func(ops RunOps, by string) error { return ops.Stop(ctx, wiID, by) })
 }
 
-// Retry runs a run's failed and stopped nodes again, keeping those that
+// Retry runs an instance's failed and stopped nodes again, keeping those that
 // succeeded.
-func (s *Service) Retry(ctx context.Context, runID int64) (*db.WorkflowInstance, error) {
-	return s.op(ctx, runID, nil, func(ops RunOps, by string) error { return ops.Retry(ctx, runID, by) })
+func (s *Service) Retry(ctx context.Context, wiID int64) (*db.WorkflowInstance, error) {
+	return s.op(ctx, wiID, nil, func(ops RunOps, by string) error { return ops.Retry(ctx, wiID, by) })
 }
 
-// MarkSucceeded marks a node of a run succeeded by hand.
-func (s *Service) MarkSucceeded(ctx context.Context, runID int64, node string) (*db.WorkflowInstance, error) {
-	return s.op(ctx, runID, &node, func(ops RunOps, by string) error { return ops.MarkSucceeded(ctx, runID, node, by) })
+// MarkSucceeded marks a node of an instance succeeded by hand.
+func (s *Service) MarkSucceeded(ctx context.Context, wiID int64, node string) (*db.WorkflowInstance, error) {
+	return s.op(ctx, wiID, &node, func(ops RunOps, by string) error { return ops.MarkSucceeded(ctx, wiID, node, by) })
 }
 
-// Rerun runs a node of a run again, alone or with everything downstream.
-func (s *Service) Rerun(ctx context.Context, runID int64, node string, downstream bool) (*db.WorkflowInstance, error) {
-	return s.op(ctx, runID, &node, func(ops RunOps, by string) error { return ops.Rerun(ctx, runID, node, downstream, by) })
+// Rerun runs a node of an instance again, alone or with everything downstream.
+func (s *Service) Rerun(ctx context.Context, wiID int64, node string, downstream bool) (*db.WorkflowInstance, error) {
+	return s.op(ctx, wiID, &node, func(ops RunOps, by string) error { return ops.Rerun(ctx, wiID, node, downstream, by) })
 }
 
-// Pause stops nodes from starting in a run; running ones go on.
-func (s *Service) Pause(ctx context.Context, runID int64) (*db.WorkflowInstance, error) {
-	return s.op(ctx, runID, nil, func(ops RunOps, by string) error { return ops.Pause(ctx, runID, by) })
+// Pause stops nodes from starting in an instance; running ones go on.
+func (s *Service) Pause(ctx context.Context, wiID int64) (*db.WorkflowInstance, error) {
+	return s.op(ctx, wiID, nil, func(ops RunOps, by string) error { return ops.Pause(ctx, wiID, by) })
 }
 
-// Resume lets a paused run start nodes again.
-func (s *Service) Resume(ctx context.Context, runID int64) (*db.WorkflowInstance, error) {
-	return s.op(ctx, runID, nil, func(ops RunOps, by string) error { return ops.Resume(ctx, runID, by) })
+// Resume lets a paused instance start nodes again.
+func (s *Service) Resume(ctx context.Context, wiID int64) (*db.WorkflowInstance, error) {
+	return s.op(ctx, wiID, nil, func(ops RunOps, by string) error { return ops.Resume(ctx, wiID, by) })
 }
 
-// Approve approves or rejects an APPROVAL node of a run.
-func (s *Service) Approve(ctx context.Context, runID int64, node string, approve bool, comment string) (*db.WorkflowInstance, error) {
+// Approve approves or rejects an APPROVAL node of an instance.
+func (s *Service) Approve(ctx context.Context, wiID int64, node string, approve bool, comment string) (*db.WorkflowInstance, error) {
 	if utf8.RuneCountInString(comment) > MaxCommentChars {
 		return nil, fault.BadInput("comment", "must be at most %d characters", MaxCommentChars)
 	}
-	return s.op(ctx, runID, &node, func(ops RunOps, by string) error { return ops.Approve(ctx, runID, node, approve, comment, by) })
+	return s.op(ctx, wiID, &node, func(ops RunOps, by string) error { return ops.Approve(ctx, wiID, node, approve, comment, by) })
 }
 
-// op checks the caller may change the run (EDITOR on its app; a run of
+// op checks the caller may change the instance (EDITOR on its app; an instance of
 // another app is NOT_FOUND) and that node, if any, is a node of it, then
-// has the engine apply fn, and returns the run as it is after.
-func (s *Service) op(ctx context.Context, runID int64, node *string, fn func(ops RunOps, by string) error) (*db.WorkflowInstance, error) {
-	r, err := s.GetRun(ctx, runID, db.RoleEditor)
+// has the engine apply fn, and returns the instance as it is after.
+func (s *Service) op(ctx context.Context, wiID int64, node *string, fn func(ops RunOps, by string) error) (*db.WorkflowInstance, error) {
+	r, err := s.GetRun(ctx, wiID, db.RoleEditor)
 	if err != nil {
 		return nil, err
 	}
 	if node != nil && r.Graph.Node(*node) == nil {
-		return nil, fault.NotFound(fmt.Sprintf("node %q of %s", *node, runName(runID)))
+		return nil, fault.NotFound(fmt.Sprintf("node %q of %s", *node, runName(wiID)))
 	}
 	if s.ops == nil {
 		return nil, ErrNoEngine
@@ -314,6 +314,6 @@ func (s *Service) op(ctx context.Context, runID int64, node *string, fn func(ops
 	if err := fn(s.ops, by(ctx)); err != nil {
 		return nil, err
 	}
-	s.feed.WorkflowRunsChanged(r.AppID, []int64{runID})
-	return s.GetRun(ctx, runID, db.RoleViewer)
+	s.feed.WorkflowInstancesChanged(r.AppID, []int64{wiID})
+	return s.GetRun(ctx, wiID, db.RoleViewer)
 }

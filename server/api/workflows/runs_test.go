@@ -9,7 +9,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
-// A run's initial context is a JSON object of at most MaxContextBytes;
+// A instance's initial context is a JSON object of at most MaxContextBytes;
 // anything else is BAD_INPUT on context. (The API's 1 MiB request limit
 // is met first over HTTP, so the bound is checked here.)
 func TestContextObject(t *testing.T) {
@@ -41,7 +41,7 @@ func TestContextObject(t *testing.T) {
 	}
 }
 
-// A run's nodes as shown: one per node of its graph in the graph's order,
+// A instance's nodes as shown: one per node of its graph in the graph's order,
 // WAITING for those without a row yet; a node's instances are those of
 // its current generation, FOREACH elements in element order.
 func TestNodesAndTheirInstances(t *testing.T) {

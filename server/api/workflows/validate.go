@@ -11,9 +11,9 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
-	"github.com/jobwheel/jobwheel/server/schedule"
 	"github.com/jobwheel/jobwheel/server/platform/text"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
+	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
 // Limits on workflow definitions.
@@ -121,7 +121,7 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 		return nil, nil, fault.BadInput("scheduleType", "%q is not a workflow schedule; use %s", spec.ScheduleType, strings.Join(ScheduleTypes, ", "))
 	}
 	if spec.ScheduleType == db.ScheduleAPI && spec.ScheduleExpression != "" {
-		return nil, nil, fault.BadInput("scheduleExpression", "must be empty for API workflows, which run only through runWorkflow")
+		return nil, nil, fault.BadInput("scheduleExpression", "must be empty for API workflows, which instance only through runWorkflow")
 	}
 	sch, err := schedule.Parse(schedule.Spec{Type: spec.ScheduleType, Expression: spec.ScheduleExpression, TimeZone: spec.TimeZone})
 	if err != nil {

@@ -36,15 +36,15 @@ type Store interface {
 	WorkflowList(ctx context.Context, f db.WorkflowFilter) ([]db.Workflow, bool, error)
 	WorkflowCount(ctx context.Context, f db.WorkflowFilter) (int, error)
 	WorkflowVersionsOf(ctx context.Context, workflowIDs []int64) ([]db.WorkflowVersion, error)
-	WorkflowLastRuns(ctx context.Context, workflowIDs []int64) (map[int64]*db.WorkflowInstance, error)
+	WorkflowInstanceLastMany(ctx context.Context, workflowIDs []int64) (map[int64]*db.WorkflowInstance, error)
 	WorkflowInstanceCreate(ctx context.Context, r *db.WorkflowInstance) (bool, error)
 	WorkflowInstanceCreateKeyed(ctx context.Context, r *db.WorkflowInstance, since time.Time) (*db.WorkflowInstance, bool, error)
 	WorkflowInstanceGet(ctx context.Context, id int64) (*db.WorkflowInstance, error)
 	WorkflowInstancesByIDs(ctx context.Context, ids []int64) ([]db.WorkflowInstance, error)
-	WorkflowInstanceList(ctx context.Context, f db.WorkflowRunFilter) ([]db.WorkflowInstance, bool, error)
-	WorkflowInstanceCount(ctx context.Context, f db.WorkflowRunFilter) (int, error)
-	NodeRunsOf(ctx context.Context, runIDs []int64) ([]db.WorkflowNodeRun, error)
-	InstancesOfRuns(ctx context.Context, runIDs []int64) ([]db.Instance, error)
+	WorkflowInstanceList(ctx context.Context, f db.WorkflowInstanceFilter) ([]db.WorkflowInstance, bool, error)
+	WorkflowInstanceCount(ctx context.Context, f db.WorkflowInstanceFilter) (int, error)
+	NodeRunsOf(ctx context.Context, wiIDs []int64) ([]db.WorkflowNodeRun, error)
+	InstancesOfWorkflowInstances(ctx context.Context, wiIDs []int64) ([]db.Instance, error)
 	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 }
 
@@ -65,25 +65,25 @@ type Notifier interface {
 	// JobsChanged: a workflow's definition or schedule changed; the
 	// trigger loop re-reads what is due.
 	JobsChanged(appID int64)
-	// InstancesChanged: a run was recorded (or runs deleted); the trigger
+	// InstancesChanged: an instance was recorded (or runs deleted); the trigger
 	// loop reads WAITING runs.
 	InstancesChanged(appID int64)
 }
 
-// Feed tells the API's subscriptions that runs changed (live.Feeds).
+// Feed tells the API's subscriptions that instances changed (live.Feeds).
 type Feed interface {
-	WorkflowRunsChanged(appID int64, runIDs []int64)
+	WorkflowInstancesChanged(appID int64, wiIDs []int64)
 }
 
 // RunOps changes runs (package workflow).
 type RunOps interface {
-	Stop(ctx context.Context, runID int64, by string) error
-	Retry(ctx context.Context, runID int64, by string) error
-	MarkSucceeded(ctx context.Context, runID int64, node, by string) error
-	Rerun(ctx context.Context, runID int64, node string, downstream bool, by string) error
-	Pause(ctx context.Context, runID int64, by string) error
-	Resume(ctx context.Context, runID int64, by string) error
-	Approve(ctx context.Context, runID int64, node string, approve bool, comment, by string) error
+	Stop(ctx context.Context, wiID int64, by string) error
+	Retry(ctx context.Context, wiID int64, by string) error
+	MarkSucceeded(ctx context.Context, wiID int64, node, by string) error
+	Rerun(ctx context.Context, wiID int64, node string, downstream bool, by string) error
+	Pause(ctx context.Context, wiID int64, by string) error
+	Resume(ctx context.Context, wiID int64, by string) error
+	Approve(ctx context.Context, wiID int64, node string, approve bool, comment, by string) error
 }
 
 // Deps are the service's parts.
@@ -358,7 +358,7 @@ func (s *Service) Restore(ctx context.Context, id int64, version int) (*db.Workf
 }
 
 // Delete deletes a workflow with its versions and runs. It is refused
-// (CONFLICT) while another workflow nests it, and while a run of it is
+// (CONFLICT) while another workflow nests it, and while an instance of it is
 // RUNNING or PAUSED: stop those first. Runs not started yet go with it.
 func (s *Service) Delete(ctx context.Context, id int64) error {
 	w, err := s.Get(ctx, id, db.RoleEditor)
@@ -465,7 +465,7 @@ func (s *Service) VersionsMany(ctx context.Context, ids []int64) (map[int64][]db
 // LastRunsMany returns the newest started top-level run of each of
 // workflows the caller already read (those never run are missing).
 func (s *Service) LastRunsMany(ctx context.Context, ids []int64) (map[int64]*db.WorkflowInstance, error) {
-	return s.store.WorkflowLastRuns(ctx, ids)
+	return s.store.WorkflowInstanceLastMany(ctx, ids)
 }
 
 // JobsMany returns the jobs among ids the caller may see (the jobs of

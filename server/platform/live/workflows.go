@@ -74,7 +74,7 @@ func (h *Feeds) WorkflowInstanceUpdated(ctx context.Context, runID int64) (*Stre
 		defer rightsEvery.Stop()
 		var last runFingerprint
 		for {
-			r, nodes, err := h.readRun(runID)
+			r, nodes, err := h.readWorkflowInstance(runID)
 			switch {
 			case errors.Is(err, db.ErrNotFound):
 				if ctx.Err() == nil {
@@ -84,7 +84,7 @@ func (h *Feeds) WorkflowInstanceUpdated(ctx context.Context, runID int64) (*Stre
 			case err != nil && h.ctx.Err() == nil:
 				h.log.Warn("live: re-reading a workflow run failed; retrying", "run", runID, "err", err)
 			case err == nil:
-				if f := fingerprintRun(r, nodes); f != last {
+				if f := fingerprintInstance(r, nodes); f != last {
 					last = f
 					replace(out, r)
 				}
@@ -114,7 +114,7 @@ func (h *Feeds) WorkflowInstanceUpdated(ctx context.Context, runID int64) (*Stre
 	return stream, nil
 }
 
-func (h *Feeds) readRun(runID int64) (*db.WorkflowInstance, []db.WorkflowNodeRun, error) {
+func (h *Feeds) readWorkflowInstance(runID int64) (*db.WorkflowInstance, []db.WorkflowNodeRun, error) {
 	r, err := h.db.WorkflowInstanceGet(h.ctx, runID)
 	if err != nil {
 		return nil, nil, err
@@ -128,7 +128,7 @@ func (h *Feeds) readRun(runID int64) (*db.WorkflowInstance, []db.WorkflowNodeRun
 // change (a FOREACH's progress, an approval's decision).
 type runFingerprint string
 
-func fingerprintRun(r *db.WorkflowInstance, nodes []db.WorkflowNodeRun) runFingerprint {
+func fingerprintInstance(r *db.WorkflowInstance, nodes []db.WorkflowNodeRun) runFingerprint {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%s|%d|%d", r.Status, r.Reason, r.UpdatedAt.UnixMilli(), unixMilli(r.FinishedAt))
 	keys := make([]string, len(nodes))
@@ -150,12 +150,12 @@ func unixMilli(t *time.Time) int64 {
 	return t.UnixMilli()
 }
 
-// WorkflowRunsChanged publishes that runs of an app changed (created,
+// WorkflowInstancesChanged publishes that runs of an app changed (created,
 // started, a node moved, finished, operated on): their subscribers re-read
 // them, on every server. With no run ids, every run of the app is re-read.
 // The engine calls it after each committed transition; the API after the
 // runs it records and the operations it hands to the engine.
-func (h *Feeds) WorkflowRunsChanged(appID int64, runIDs []int64) {
+func (h *Feeds) WorkflowInstancesChanged(appID int64, runIDs []int64) {
 	if len(runIDs) == 0 {
 		h.bus.Publish(TopicWorkflows, "a"+strconv.FormatInt(appID, 10))
 		return

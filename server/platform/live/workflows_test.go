@@ -24,7 +24,7 @@ func (e *env) run(t *testing.T) (*db.WorkflowInstance, *db.WorkflowNodeRun) {
 	if err := e.d.WorkflowCreate(ctx, w, "admin"); err != nil {
 		t.Fatal(err)
 	}
-	r := &db.WorkflowInstance{AppID: e.app.ID, WorkflowID: w.ID, Version: 1, Status: db.RunRunning, TriggerType: db.TriggerAPI,
+	r := &db.WorkflowInstance{AppID: e.app.ID, WorkflowID: w.ID, Version: 1, Status: db.WorkflowRunning, TriggerType: db.TriggerAPI,
 		TriggerAt: db.Now(), Graph: w.Graph}
 	if _, err := e.d.WorkflowInstanceCreate(ctx, r); err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestWorkflowInstanceUpdated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := recv(t, s); got.ID != r.ID || got.Status != db.RunRunning {
+		if got := recv(t, s); got.ID != r.ID || got.Status != db.WorkflowRunning {
 			t.Fatalf("first value %+v", got)
 		}
 		if _, err := e.hub.WorkflowInstanceUpdated(e.ctx, r.ID+1000); !errors.Is(err, fault.ErrNotFound) {
@@ -63,21 +63,21 @@ func TestWorkflowInstanceUpdated(t *testing.T) {
 		if ok, err := d.NodeRunMove(ctx, db.NodeRunTransition{ID: node.ID, From: []string{db.NodeWaiting}, Generation: 1, To: db.NodeRunning}, nil); !ok || err != nil {
 			t.Fatalf("move: %v %v", ok, err)
 		}
-		e.hub.WorkflowRunsChanged(e.app.ID, []int64{r.ID})
+		e.hub.WorkflowInstancesChanged(e.app.ID, []int64{r.ID})
 		recv(t, s)
 		// The run finishes; a hint for the whole app wakes it too.
-		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: r.ID, From: []string{db.RunRunning}, To: db.RunSucceeded}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowSucceeded}); !ok || err != nil {
 			t.Fatalf("finish: %v %v", ok, err)
 		}
-		e.hub.WorkflowRunsChanged(e.app.ID, nil)
-		if got := recv(t, s); got.Status != db.RunSucceeded {
+		e.hub.WorkflowInstancesChanged(e.app.ID, nil)
+		if got := recv(t, s); got.Status != db.WorkflowSucceeded {
 			t.Fatalf("after the run finished: %+v", got)
 		}
 		// Deleted with its workflow: the stream ends saying so.
 		if err := d.WorkflowDelete(ctx, r.WorkflowID); err != nil {
 			t.Fatal(err)
 		}
-		e.hub.WorkflowRunsChanged(e.app.ID, nil)
+		e.hub.WorkflowInstancesChanged(e.app.ID, nil)
 		for range s.C {
 		}
 		if !errors.Is(s.Err(), fault.ErrNotFound) {

@@ -95,7 +95,7 @@ type Waker interface {
 // Runs is the app's workflow engine: told that node instances of these
 // runs ended, so their nodes settle and the next ones start.
 type Runs interface {
-	RunsChanged(runIDs []int64)
+	WorkflowInstancesChanged(runIDs []int64)
 }
 
 // Links are the app's other parts an actor talks to.

@@ -71,7 +71,7 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		a.waker.Wake()
 	}
 	if len(c.runs) > 0 && a.runs != nil {
-		a.runs.RunsChanged(c.runs)
+		a.runs.WorkflowInstancesChanged(c.runs)
 	}
 	if a.deps.Alarmer != nil {
 		for _, f := range c.started {

@@ -117,7 +117,7 @@ func (s *Apps) WorkflowHint(_, data string) {
 		return
 	}
 	if a := s.get(appID); a != nil {
-		a.flows.RunsChanged([]int64{runID})
+		a.flows.WorkflowInstancesChanged([]int64{runID})
 	}
 }
 
@@ -196,4 +196,4 @@ func (w waker) Unfired(instanceIDs []int64) { w.a.trigger.Unfired(instanceIDs) }
 // that node instances ended.
 type runs struct{ a *App }
 
-func (r runs) RunsChanged(runIDs []int64) { r.a.flows.RunsChanged(runIDs) }
+func (r runs) WorkflowInstancesChanged(runIDs []int64) { r.a.flows.WorkflowInstancesChanged(runIDs) }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
-	"github.com/jobwheel/jobwheel/server/schedule"
 	"github.com/jobwheel/jobwheel/server/runtime/trigger/wheel"
+	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
 // Loop is the trigger loop of one owned app.
@@ -115,8 +115,8 @@ func (l *Loop) fired(refs []fireRef, at time.Time) {
 	}
 }
 
-// firedRuns hands workflow runs from the wheel to the engine.
-func (l *Loop) firedRuns(refs []fireRef, at time.Time) {
+// firedInstances hands workflow runs from the wheel to the engine.
+func (l *Loop) firedInstances(refs []fireRef, at time.Time) {
 	l.mu.Lock()
 	if l.stopped {
 		l.mu.Unlock()
@@ -462,7 +462,7 @@ func (l *Loop) triggerWorkflows(ctx context.Context) error {
 				if f.missed {
 					trigger = db.TriggerMisfire
 				}
-				r := &db.WorkflowInstance{AppID: l.app, WorkflowID: p.wf.ID, Version: p.wf.Version, Status: db.RunWaiting,
+				r := &db.WorkflowInstance{AppID: l.app, WorkflowID: p.wf.ID, Version: p.wf.Version, Status: db.WorkflowWaiting,
 					TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at, Graph: p.wf.Graph, FailFast: p.wf.FailFast}
 				if _, err := tx.WorkflowInstanceCreate(ctx, r); err != nil {
 					return err

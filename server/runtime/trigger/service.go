@@ -152,7 +152,7 @@ func (s *Service) fired(_ context.Context, batch []wheel.Entry[fireRef]) {
 	}
 	for k, refs := range byLoop {
 		if k.run {
-			k.l.firedRuns(refs, now)
+			k.l.firedInstances(refs, now)
 		} else {
 			k.l.fired(refs, now)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 )
 
-// MaxContextBytes bounds a run's context (the initial context with every
+// MaxContextBytes bounds an instance's context (the initial context with every
 // node's additions), as JSON. A node whose additions would take it over
 // fails with CONTEXT_TOO_LARGE: nothing is dropped silently.
 const MaxContextBytes = 1 << 20
@@ -23,29 +23,29 @@ const maxDepth = 32
 // engine releases it (trigger time now) when a place frees.
 var holdUntil = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// view is one run as read at the start of its decision.
+// view is one instance as read at the start of its decision.
 type view struct {
-	run   *db.WorkflowInstance
+	wi    *db.WorkflowInstance
 	depth int
 	nodes map[string]*db.WorkflowNodeRun
 	// instances are the job instances of each node's current generation,
 	// oldest first (FOREACH: one per element, by element).
 	instances map[string][]db.Instance
-	// children are the current nested run of each NESTED node, with its
+	// children are the current nested instance of each NESTED node, with its
 	// node rows.
-	children map[string]*childRun
+	children map[string]*childInstance
 	// jobs are the jobs JOB and FOREACH nodes run; a missing one was deleted.
 	jobs map[int64]*db.Job
 	// targets are the workflows NESTED nodes start (current versions).
 	targets map[int64]*db.Workflow
 }
 
-type childRun struct {
-	run   *db.WorkflowInstance
+type childInstance struct {
+	wi    *db.WorkflowInstance
 	nodes []db.WorkflowNodeRun
 }
 
-// plan is what one decision on one run does, applied in one transaction.
+// plan is what one decision on one instance does, applied in one transaction.
 type plan struct {
 	moves []db.NodeRunTransition
 	// creates are job instances to create for nodes; a JOB node's move to
@@ -54,13 +54,13 @@ type plan struct {
 	// release are FOREACH elements whose hold ends: their trigger time
 	// becomes now and they are fired.
 	release []int64
-	// children are nested runs to create, running, with their node rows.
+	// children are nested instances to create, running, with their node rows.
 	children []newChild
-	runMove  *db.WorkflowRunTransition
-	// stop are job instances to stop (failFast); stopRuns nested runs.
-	stop     []int64
-	stopRuns []int64
-	// ended says the run ended in this decision.
+	runMove  *db.WorkflowInstanceTransition
+	// stop are job instances to stop (failFast); stopWorkflowInstances nested instances.
+	stop                  []int64
+	stopWorkflowInstances []int64
+	// ended says the instance ended in this decision.
 	ended bool
 }
 
@@ -75,7 +75,7 @@ type create struct {
 
 type newChild struct {
 	node string
-	run  db.WorkflowInstance
+	wi   db.WorkflowInstance
 	link int
 }
 
@@ -90,7 +90,7 @@ const (
 	notTaken // skipped: a decision chose another branch
 )
 
-// decider decides one run. It works on copies of the node rows, updating
+// decider decides one instance. It works on copies of the node rows, updating
 // them as it decides, so a node settled early in a decision is seen as
 // settled by the nodes after it.
 type decider struct {
@@ -107,11 +107,11 @@ type decider struct {
 	order []string // keys in topological order
 }
 
-// decide settles what finished, starts what may start and ends the run
+// decide settles what finished, starts what may start and ends the instance
 // when nothing more can run. It is pure: everything it needs is in v.
 func decide(v *view, now time.Time, epoch int64) *plan {
 	d := &decider{v: v, now: now, epoch: epoch, p: &plan{}, byKey: map[string]*db.WorkflowNode{}, in: map[string][]db.WorkflowEdge{}}
-	g := &v.run.Graph
+	g := &v.wi.Graph
 	for i := range g.Nodes {
 		d.byKey[g.Nodes[i].Key] = &g.Nodes[i]
 	}
@@ -123,7 +123,7 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 		d.seq = max(d.seq, n.FinishSeq)
 	}
 	d.seq++
-	if db.IsRunFinal(v.run.Status) || v.run.Status == db.RunWaiting {
+	if db.IsWorkflowInstanceFinal(v.wi.Status) || v.wi.Status == db.WorkflowWaiting {
 		return d.p
 	}
 	for _, key := range d.order {
@@ -131,7 +131,7 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 			d.settle(key, n)
 		}
 	}
-	if v.run.Status == db.RunRunning {
+	if v.wi.Status == db.WorkflowRunning {
 		// A decision settles at once and may let more nodes start: go
 		// round until nothing changes.
 		for changed := true; changed && !d.failFast(); {
@@ -150,7 +150,7 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 	return d.p
 }
 
-func (d *decider) failFast() bool { return d.v.run.FailFast && d.failedNow }
+func (d *decider) failFast() bool { return d.v.wi.FailFast && d.failedNow }
 
 // ---- settling running nodes ----
 
@@ -177,16 +177,16 @@ func (d *decider) settle(key string, n *db.WorkflowNodeRun) {
 		d.settleForeach(key, n)
 	case db.NodeNested:
 		c := d.v.children[key]
-		if c == nil || !db.IsRunFinal(c.run.Status) {
+		if c == nil || !db.IsWorkflowInstanceFinal(c.wi.Status) {
 			return
 		}
-		switch c.run.Status {
-		case db.RunSucceeded:
-			d.succeed(key, n, c.run.Result, additions(c))
-		case db.RunStopped:
-			d.stopped(n, "its nested run "+itoa(c.run.ID)+" was stopped")
+		switch c.wi.Status {
+		case db.WorkflowSucceeded:
+			d.succeed(key, n, c.wi.Result, additions(c))
+		case db.WorkflowStopped:
+			d.stopped(n, "its nested run "+itoa(c.wi.ID)+" was stopped")
 		default:
-			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("nested run %d ended %s: %s", c.run.ID, c.run.Status, c.run.Result))
+			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("nested run %d ended %s: %s", c.wi.ID, c.wi.Status, c.wi.Result))
 		}
 	case db.NodeApproval:
 		if n.Deadline != nil && !d.now.Before(*n.Deadline) {
@@ -467,11 +467,11 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("nested more than %d levels deep", maxDepth))
 			return
 		}
-		run := d.v.run
-		child := db.WorkflowInstance{AppID: run.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &run.ID,
-			ParentNodeKey: ptr(key), Status: db.RunRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
+		wi := d.v.wi
+		child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
+			ParentNodeKey: ptr(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
 			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: ptr(d.now)}
-		d.p.children = append(d.p.children, newChild{node: key, run: child, link: len(d.p.moves)})
+		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
 		d.move(n, db.NodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
 	case db.NodeApproval:
 		t := db.NodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: ptr(d.now)}
@@ -483,19 +483,19 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 }
 
 func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {
-	run := d.v.run
-	return db.Instance{AppID: run.AppID, JobID: node.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
-		TriggerAt: d.now, WorkflowInstanceID: &run.ID, WorkflowNodeID: ptr(key), WorkflowGeneration: ptr(n.Generation),
+	wi := d.v.wi
+	return db.Instance{AppID: wi.AppID, JobID: node.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
+		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr(key), WorkflowGeneration: ptr(n.Generation),
 		WorkflowInput: &db.WorkflowTaskInput{Context: ctx, Upstream: up}, TimeoutMs: node.TimeoutMs, MaxRetries: node.Retries}
 }
 
-// contextNow is the run's context as a node starting now sees it.
+// contextNow is the instance's context as a node starting now sees it.
 func (d *decider) contextNow() map[string]any {
 	rows := make([]db.WorkflowNodeRun, 0, len(d.v.nodes))
 	for _, n := range d.v.nodes {
 		rows = append(rows, *n)
 	}
-	return d.v.run.ContextWith(rows)
+	return d.v.wi.ContextWith(rows)
 }
 
 // upstream maps a node's direct predecessors to their results.
@@ -603,8 +603,8 @@ func (d *decider) abort() {
 					d.p.stop = append(d.p.stop, in.ID)
 				}
 			}
-			if c := d.v.children[key]; c != nil && !db.IsRunFinal(c.run.Status) {
-				d.p.stopRuns = append(d.p.stopRuns, c.run.ID)
+			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
+				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
 			}
 			d.move(n, db.NodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonFailFast),
 				Message: ptr("stopped: another node failed and the workflow fails fast"), FinishedAt: ptr(d.now), ClearDeadline: true})
@@ -614,9 +614,9 @@ func (d *decider) abort() {
 	}
 }
 
-// complete ends the run once every node has ended: SUCCEEDED, or FAILED if
+// complete ends the instance once every node has ended: SUCCEEDED, or FAILED if
 // a node failed (a failure skipWhenFailed ignores does not count) or was
-// stopped. (stopWorkflowInstance ends the run STOPPED itself.)
+// stopped. (stopWorkflowInstance ends the instance STOPPED itself.)
 func (d *decider) complete() {
 	var succeeded, ignored, failedN, skippedN, stoppedN int
 	for _, n := range d.v.nodes {
@@ -637,9 +637,9 @@ func (d *decider) complete() {
 			return // still to run, running or awaiting approval
 		}
 	}
-	status := db.RunSucceeded
+	status := db.WorkflowSucceeded
 	if failedN > 0 || stoppedN > 0 {
-		status = db.RunFailed
+		status = db.WorkflowFailed
 	}
 	parts := []string{fmt.Sprintf("%d of %d nodes succeeded", succeeded, len(d.v.nodes))}
 	for _, c := range []struct {
@@ -651,17 +651,17 @@ func (d *decider) complete() {
 		}
 	}
 	result := strings.Join(parts, ", ")
-	d.p.runMove = &db.WorkflowRunTransition{ID: d.v.run.ID, From: []string{db.RunRunning, db.RunPaused}, To: status,
+	d.p.runMove = &db.WorkflowInstanceTransition{ID: d.v.wi.ID, From: []string{db.WorkflowRunning, db.WorkflowPaused}, To: status,
 		Result: &result, FinishedAt: ptr(d.now)}
 	d.p.ended = true
 }
 
 // ---- helpers ----
 
-// additions are what a nested run's nodes added to its context, in the
-// order they finished: they flow back into the parent run.
-func additions(c *childRun) map[string]any {
-	empty := *c.run
+// additions are what a nested instance's nodes added to its context, in the
+// order they finished: they flow back into the parent instance.
+func additions(c *childInstance) map[string]any {
+	empty := *c.wi
 	empty.Context = nil
 	return empty.ContextWith(c.nodes)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
 )
 
-// These tests drive decide alone: a run's rows in memory, no database.
+// These tests drive decide alone: an instance's rows in memory, no database.
 
 var t0 = time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 
@@ -21,9 +21,9 @@ type sim struct {
 
 // newSim makes a RUNNING run of the graph with every node WAITING.
 func newSim(t *testing.T, g db.WorkflowGraph, ctx map[string]any) *sim {
-	run := &db.WorkflowInstance{ID: 1, AppID: 1, WorkflowID: 1, Status: db.RunRunning, Graph: g, Context: ctx}
-	v := &view{run: run, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
-		children: map[string]*childRun{}, jobs: map[int64]*db.Job{7: {ID: 7, AppID: 1}}, targets: map[int64]*db.Workflow{}}
+	wi := &db.WorkflowInstance{ID: 1, AppID: 1, WorkflowID: 1, Status: db.WorkflowRunning, Graph: g, Context: ctx}
+	v := &view{wi: wi, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
+		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{7: {ID: 7, AppID: 1}}, targets: map[int64]*db.Workflow{}}
 	for i, n := range g.Nodes {
 		v.nodes[n.Key] = &db.WorkflowNodeRun{ID: int64(i + 1), WorkflowInstanceID: 1, NodeKey: n.Key, NodeType: n.Type,
 			Status: db.NodeWaiting, Generation: 1}
@@ -41,8 +41,8 @@ func (m *sim) step() *plan {
 		m.v.instances[c.node] = append(m.v.instances[c.node], c.instance)
 	}
 	if p.runMove != nil {
-		m.v.run.Status = p.runMove.To
-		m.v.run.Result = *p.runMove.Result
+		m.v.wi.Status = p.runMove.To
+		m.v.wi.Result = *p.runMove.Result
 	}
 	for _, id := range p.release {
 		for k, list := range m.v.instances {
@@ -109,7 +109,7 @@ func TestChainRunsInOrderAndPassesData(t *testing.T) {
 	}
 	m.end("b", -1, db.StatusSucceeded, "ok", nil)
 	p = m.step()
-	if !p.ended || p.runMove.To != db.RunSucceeded {
+	if !p.ended || p.runMove.To != db.WorkflowSucceeded {
 		t.Fatalf("after b: %+v; want the run SUCCEEDED", p.runMove)
 	}
 }
@@ -134,13 +134,13 @@ func TestDecisionSkipsTheBranchNotTaken(t *testing.T) {
 		t.Fatalf("after-small %s %s; want SKIPPED UPSTREAM_SKIPPED", n.Status, n.Reason)
 	}
 	m.end("big", -1, db.StatusSucceeded, "", nil)
-	if p := m.step(); p.runMove == nil || p.runMove.To != db.RunSucceeded {
+	if p := m.step(); p.runMove == nil || p.runMove.To != db.WorkflowSucceeded {
 		t.Fatalf("run %+v; want SUCCEEDED with the untaken branch skipped", p.runMove)
 	}
 }
 
 // A failure blocks only its descendants: the independent branch finishes,
-// then the run ends FAILED.
+// then the instance ends FAILED.
 func TestFailureBlocksOnlyDescendants(t *testing.T) {
 	m := newSim(t, db.WorkflowGraph{Nodes: []db.WorkflowNode{
 		node("a", db.NodeJob), node("a2", db.NodeJob), node("b", db.NodeJob), node("b2", db.NodeJob),
@@ -164,7 +164,7 @@ func TestFailureBlocksOnlyDescendants(t *testing.T) {
 	}
 	m.end("cleanup", -1, db.StatusSucceeded, "", nil)
 	p := m.step()
-	if p.runMove == nil || p.runMove.To != db.RunFailed || !strings.Contains(*p.runMove.Result, "1 failed") {
+	if p.runMove == nil || p.runMove.To != db.WorkflowFailed || !strings.Contains(*p.runMove.Result, "1 failed") {
 		t.Fatalf("run %+v; want FAILED, saying one failed", p.runMove)
 	}
 }
@@ -180,7 +180,7 @@ func TestSkipWhenFailedLetsTheRunSucceed(t *testing.T) {
 		t.Fatalf("flaky %s ignored=%v, next %s", n.Status, n.FailureIgnored, m.status("next"))
 	}
 	m.end("next", -1, db.StatusSucceeded, "", nil)
-	if p := m.step(); p.runMove == nil || p.runMove.To != db.RunSucceeded {
+	if p := m.step(); p.runMove == nil || p.runMove.To != db.WorkflowSucceeded {
 		t.Fatalf("run %+v; want SUCCEEDED", p.runMove)
 	}
 }
@@ -188,14 +188,14 @@ func TestSkipWhenFailedLetsTheRunSucceed(t *testing.T) {
 func TestFailFastStopsTheRest(t *testing.T) {
 	m := newSim(t, db.WorkflowGraph{Nodes: []db.WorkflowNode{node("a", db.NodeJob), node("b", db.NodeJob), node("c", db.NodeJob)},
 		Edges: []db.WorkflowEdge{edge("b", "c")}}, nil)
-	m.v.run.FailFast = true
+	m.v.wi.FailFast = true
 	m.step()
 	m.end("a", -1, db.StatusFailed, "boom", nil)
 	p := m.step()
 	if m.status("b") != db.NodeStopped || m.status("c") != db.NodeSkipped || len(p.stop) != 1 {
 		t.Fatalf("b %s c %s stops %v; want b stopped (its instance too), c skipped", m.status("b"), m.status("c"), p.stop)
 	}
-	if p.runMove == nil || p.runMove.To != db.RunFailed {
+	if p.runMove == nil || p.runMove.To != db.WorkflowFailed {
 		t.Fatalf("run %+v; want FAILED at once", p.runMove)
 	}
 }

@@ -24,7 +24,7 @@ type Store interface {
 	WorkflowsByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
 	WorkflowActiveCount(ctx context.Context, workflowID int64) (int, error)
 	WorkflowInstancesQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]db.WorkflowInstance, error)
-	WorkflowInstanceMove(ctx context.Context, t db.WorkflowRunTransition) (bool, error)
+	WorkflowInstanceMove(ctx context.Context, t db.WorkflowInstanceTransition) (bool, error)
 }
 
 // Executor is the app's execution actor: it runs the job instances the
@@ -36,13 +36,13 @@ type Executor interface {
 
 // Notifier hears of runs that changed (API subscriptions).
 type Notifier interface {
-	WorkflowRunsChanged(appID int64, runIDs []int64)
+	WorkflowInstancesChanged(appID int64, wiIDs []int64)
 }
 
 // Alarmer hears of runs that ended (package alarm). It only queues: it
 // never blocks.
 type Alarmer interface {
-	WorkflowRunEnded(run db.WorkflowInstance)
+	WorkflowInstanceEnded(wi db.WorkflowInstance)
 }
 
 // Deps are the server-wide parts every engine uses.
@@ -54,7 +54,7 @@ type Deps struct {
 	Log      *slog.Logger
 	// Clock defaults to the system clock.
 	Clock clock.Clock
-	// ReconcileEvery is how often every active run is looked at again, in
+	// ReconcileEvery is how often every active instance is looked at again, in
 	// case a notification was lost. Default 10s.
 	ReconcileEvery time.Duration
 }
@@ -78,7 +78,7 @@ type Engine struct {
 	// goroutine touches it.
 	deadlines map[int64]time.Time
 
-	// Decided, if Init'ed by a test, signals each run decided and written.
+	// Decided, if Init'ed by a test, signals each instance decided and written.
 	Decided testsignal.Signal[int64]
 }
 
@@ -93,7 +93,7 @@ func New(deps Deps, appID, epoch int64, exec Executor) *Engine {
 		mailbox: make(chan []int64, 4096), deadlines: map[int64]time.Time{}}
 }
 
-// Start looks at every active run of the app (a new owner resumes them),
+// Start looks at every active instance of the app (a new owner resumes them),
 // then decides runs as they change, until Stop.
 func (e *Engine) Start(ctx context.Context) error {
 	ctx, ok, started, stopped := e.StartInit(ctx)
@@ -106,19 +106,19 @@ func (e *Engine) Start(ctx context.Context) error {
 	go func() {
 		started()
 		defer stopped()
-		e.run(ctx)
+		e.loop(ctx)
 	}()
 	return nil
 }
 
 // Fire starts WAITING runs whose time has come (from the trigger loop's
 // wheel).
-func (e *Engine) Fire(runIDs []int64, _ time.Time) { e.RunsChanged(runIDs) }
+func (e *Engine) Fire(wiIDs []int64, _ time.Time) { e.WorkflowInstancesChanged(wiIDs) }
 
-// RunsChanged makes the engine look at runs now: one of their nodes'
-// instances ended, a nested run ended, or the API changed them.
-func (e *Engine) RunsChanged(runIDs []int64) {
-	if len(runIDs) == 0 {
+// WorkflowInstancesChanged makes the engine look at runs now: one of their nodes'
+// instances ended, a nested instance ended, or the API changed them.
+func (e *Engine) WorkflowInstancesChanged(wiIDs []int64) {
+	if len(wiIDs) == 0 {
 		return
 	}
 	e.mu.Lock()
@@ -130,12 +130,12 @@ func (e *Engine) RunsChanged(runIDs []int64) {
 	default:
 	}
 	select {
-	case e.mailbox <- slices.Clone(runIDs):
+	case e.mailbox <- slices.Clone(wiIDs):
 	case <-stopped:
 	}
 }
 
-func (e *Engine) run(ctx context.Context) {
+func (e *Engine) loop(ctx context.Context) {
 	e.reconcile(ctx)
 	tick := e.clock.NewTimer(time.Second)
 	defer tick.Stop()
@@ -179,23 +179,23 @@ func (e *Engine) run(ctx context.Context) {
 	}
 }
 
-// reconcile looks at every active run of the app.
+// reconcile looks at every active instance of the app.
 func (e *Engine) reconcile(ctx context.Context) {
-	runs, err := e.deps.Store.WorkflowInstancesActive(ctx, e.app)
+	wis, err := e.deps.Store.WorkflowInstancesActive(ctx, e.app)
 	if err != nil {
 		if ctx.Err() == nil {
-			e.log.Warn("workflow: reading active runs; looking again later", "err", err)
+			e.log.Warn("workflow: reading active instances; looking again later", "err", err)
 		}
 		return
 	}
 	ids := map[int64]bool{}
-	for _, r := range runs {
+	for _, r := range wis {
 		ids[r.ID] = true
 	}
 	e.process(ctx, ids)
 }
 
-// process decides each run, in id order (a parent before the children it
+// process decides each instance, in id order (a parent before the children it
 // starts), each in its own transaction.
 func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 	if len(set) == 0 {
@@ -206,7 +206,7 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	runs, err := e.deps.Store.WorkflowInstancesByIDs(ctx, ids)
+	wis, err := e.deps.Store.WorkflowInstancesByIDs(ctx, ids)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("workflow: reading runs; retrying", "err", err)
@@ -215,17 +215,17 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 		return
 	}
 	var follow []int64
-	for i := range runs {
-		r := &runs[i]
+	for i := range wis {
+		r := &wis[i]
 		if r.AppID != e.app || ctx.Err() != nil {
 			continue
 		}
 		var next []int64
 		var err error
 		switch r.Status {
-		case db.RunWaiting:
+		case db.WorkflowWaiting:
 			next, err = e.start(ctx, r)
-		case db.RunRunning, db.RunPaused:
+		case db.WorkflowRunning, db.WorkflowPaused:
 			next, err = e.advance(ctx, r.ID)
 		}
 		switch {
@@ -233,17 +233,17 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 			// Moved meanwhile (an API call, a report): look again.
 			follow = append(follow, r.ID)
 		case errors.Is(err, db.ErrFenced):
-			e.log.Warn("workflow: the app's lease moved on; leaving the run to its new owner", "run", r.ID)
+			e.log.Warn("workflow: the app's lease moved on; leaving the instance to its new owner", "workflowInstance", r.ID)
 			return
 		case err != nil && ctx.Err() == nil:
-			e.log.Error("workflow: deciding a run failed; retrying", "run", r.ID, "err", err)
+			e.log.Error("workflow: deciding an instance failed; retrying", "workflowInstance", r.ID, "err", err)
 			e.again(ctx, []int64{r.ID})
 		}
 		follow = append(follow, next...)
 		e.Decided.Signal(r.ID)
 	}
 	if len(follow) > 0 {
-		go e.RunsChanged(follow) // not from this goroutine: the mailbox may be full
+		go e.WorkflowInstancesChanged(follow) // not from this goroutine: the mailbox may be full
 	}
 }
 
@@ -251,18 +251,18 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 func (e *Engine) again(ctx context.Context, ids []int64) {
 	go func() {
 		if clock.Sleep(e.clock, time.Second, ctx.Done()) {
-			e.RunsChanged(ids)
+			e.WorkflowInstancesChanged(ids)
 		}
 	}()
 }
 
-// errLost says a compare-and-set lost: something else moved the run or a
-// node; the transaction is rolled back and the run looked at again.
-var errLost = errors.New("the run moved meanwhile")
+// errLost says a compare-and-set lost: something else moved the instance or a
+// node; the transaction is rolled back and the instance looked at again.
+var errLost = errors.New("the instance moved meanwhile")
 
 // start starts a WAITING run that is due, within its workflow's
 // maxInstances: over the limit, CANCEL records it CANCELED, QUEUE leaves it
-// waiting for an earlier run to end (runs start in the order they fired).
+// waiting for an earlier instance to end (runs start in the order they fired).
 func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, error) {
 	now := e.clock.Now()
 	if r.TriggerAt.After(db.Stamp(now)) {
@@ -275,7 +275,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 			return nil, err
 		}
 		if len(wfs) == 0 {
-			return nil, nil // deleted; its runs went with it
+			return nil, nil // deleted; its instances went with it
 		}
 		wf := &wfs[0]
 		active, err := e.deps.Store.WorkflowActiveCount(ctx, wf.ID)
@@ -285,11 +285,11 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 		free := wf.MaxInstances - active
 		if free <= 0 {
 			if wf.OverlapPolicy == db.OverlapQueue {
-				return nil, nil // queued: an earlier run's end starts it
+				return nil, nil // queued: an earlier instance's end starts it
 			}
 			return nil, e.cancel(ctx, r, fmt.Sprintf("%d run(s) of the workflow already running (maxInstances %d)", active, wf.MaxInstances))
 		}
-		// The oldest waiting runs go first, so a queue keeps fire order.
+		// The oldest waiting instances go first, so a queue keeps fire order.
 		queued, err := e.deps.Store.WorkflowInstancesQueued(ctx, wf.ID, db.Stamp(now), free)
 		if err != nil {
 			return nil, err
@@ -312,7 +312,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 
 func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string) error {
 	now := db.Stamp(e.clock.Now())
-	moved, err := e.deps.Store.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: r.ID, From: []string{db.RunWaiting}, To: db.RunCanceled,
+	moved, err := e.deps.Store.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowCanceled,
 		Reason: ptr("MAX_INSTANCES"), Result: &why, FinishedAt: &now})
 	if err == nil && moved {
 		e.notify(r.ID)
@@ -320,9 +320,9 @@ func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string)
 	return err
 }
 
-// startOne moves a run WAITING → RUNNING, creates its node rows and makes
+// startOne moves an instance WAITING → RUNNING, creates its node rows and makes
 // its first decision, in one transaction.
-func (e *Engine) startOne(ctx context.Context, runID int64) ([]int64, error) {
+func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 	var p *plan
 	var v *view
 	var fire []int64
@@ -331,12 +331,12 @@ func (e *Engine) startOne(ctx context.Context, runID int64) ([]int64, error) {
 		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
 			return errors.Join(err, db.ErrFenced)
 		}
-		moved, err := tx.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: runID, From: []string{db.RunWaiting}, To: db.RunRunning,
+		moved, err := tx.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
 			StartedAt: &now, Epoch: &e.epoch})
 		if err != nil || !moved {
 			return err // started by someone else meanwhile: nothing to do
 		}
-		r, err := tx.WorkflowInstanceGet(ctx, runID)
+		r, err := tx.WorkflowInstanceGet(ctx, wiID)
 		if err != nil {
 			return err
 		}
@@ -353,12 +353,12 @@ func (e *Engine) startOne(ctx context.Context, runID int64) ([]int64, error) {
 	if err != nil || p == nil {
 		return nil, err
 	}
-	e.log.Info("workflow: run started", "run", runID, "workflow", v.run.WorkflowID, "version", v.run.Version)
+	e.log.Info("workflow: run started", "workflowInstance", wiID, "workflow", v.wi.WorkflowID, "version", v.wi.Version)
 	return e.after(ctx, v, p, fire, now), nil
 }
 
 // advance makes one decision on a RUNNING or PAUSED run.
-func (e *Engine) advance(ctx context.Context, runID int64) ([]int64, error) {
+func (e *Engine) advance(ctx context.Context, wiID int64) ([]int64, error) {
 	var p *plan
 	var v *view
 	var fire []int64
@@ -367,11 +367,11 @@ func (e *Engine) advance(ctx context.Context, runID int64) ([]int64, error) {
 		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
 			return errors.Join(err, db.ErrFenced)
 		}
-		r, err := tx.WorkflowInstanceGet(ctx, runID)
+		r, err := tx.WorkflowInstanceGet(ctx, wiID)
 		if err != nil {
 			return err
 		}
-		if r.Status != db.RunRunning && r.Status != db.RunPaused {
+		if r.Status != db.WorkflowRunning && r.Status != db.WorkflowPaused {
 			return nil
 		}
 		if v, err = e.load(ctx, tx, r); err != nil {
@@ -390,7 +390,7 @@ func (e *Engine) advance(ctx context.Context, runID int64) ([]int64, error) {
 	return e.after(ctx, v, p, fire, now), nil
 }
 
-// nodeRows are a new run's node rows, all WAITING.
+// nodeRows are a new instance's node rows, all WAITING.
 func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
 	rows := make([]db.WorkflowNodeRun, len(r.Graph.Nodes))
 	for i, n := range r.Graph.Nodes {
@@ -401,8 +401,8 @@ func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
 
 // load reads what a decision on r needs.
 func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) (*view, error) {
-	v := &view{run: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
-		children: map[string]*childRun{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{}}
+	v := &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
+		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{}}
 	rows, err := tx.NodeRunsOf(ctx, []int64{r.ID})
 	if err != nil {
 		return nil, err
@@ -410,7 +410,7 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 	for i := range rows {
 		v.nodes[rows[i].NodeKey] = &rows[i]
 	}
-	ins, err := tx.InstancesOfRuns(ctx, []int64{r.ID})
+	ins, err := tx.InstancesOfWorkflowInstances(ctx, []int64{r.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -436,13 +436,13 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 			return nil, err
 		}
 		for i := range children {
-			c := &childRun{run: &children[i]}
+			c := &childInstance{wi: &children[i]}
 			for _, cn := range childNodes {
-				if cn.WorkflowInstanceID == c.run.ID {
+				if cn.WorkflowInstanceID == c.wi.ID {
 					c.nodes = append(c.nodes, cn)
 				}
 			}
-			v.children[deref(c.run.ParentNodeKey)] = c
+			v.children[deref(c.wi.ParentNodeKey)] = c
 		}
 	}
 	var jobIDs, targetIDs []int64
@@ -507,13 +507,13 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 	}
 	for i := range p.children {
 		c := &p.children[i]
-		if _, err := tx.WorkflowInstanceCreate(ctx, &c.run); err != nil {
+		if _, err := tx.WorkflowInstanceCreate(ctx, &c.wi); err != nil {
 			return nil, err
 		}
-		if err := tx.NodeRunCreateMany(ctx, nodeRows(&c.run)); err != nil {
+		if err := tx.NodeRunCreateMany(ctx, nodeRows(&c.wi)); err != nil {
 			return nil, err
 		}
-		p.moves[c.link].ChildID = &c.run.ID
+		p.moves[c.link].ChildID = &c.wi.ID
 	}
 	for _, m := range p.moves {
 		ok, err := tx.NodeRunMove(ctx, m, e.fence)
@@ -535,8 +535,8 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 			return nil, err
 		}
 	}
-	for _, id := range p.stopRuns {
-		if err := stopRun(ctx, tx, id, "stopped: its parent run fails fast", now); err != nil {
+	for _, id := range p.stopWorkflowInstances {
+		if err := stopWorkflowInstance(ctx, tx, id, "stopped: its parent run fails fast", now); err != nil {
 			return nil, err
 		}
 	}
@@ -553,8 +553,8 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 }
 
 // after does what follows a committed decision: runs the created
-// instances, and returns the runs to look at next (new nested runs, a
-// parent whose child ended, the next queued run).
+// instances, and returns the instances to look at next (new nested instances, a
+// parent whose child ended, the next queued instance).
 func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now time.Time) []int64 {
 	if len(fire) > 0 {
 		e.exec.Fire(fire, now)
@@ -563,38 +563,38 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 		e.exec.Kick()
 	}
 	var follow []int64
-	changed := []int64{v.run.ID}
+	changed := []int64{v.wi.ID}
 	for _, c := range p.children {
-		follow = append(follow, c.run.ID)
-		changed = append(changed, c.run.ID)
+		follow = append(follow, c.wi.ID)
+		changed = append(changed, c.wi.ID)
 	}
-	follow = append(follow, p.stopRuns...)
-	delete(e.deadlines, v.run.ID)
+	follow = append(follow, p.stopWorkflowInstances...)
+	delete(e.deadlines, v.wi.ID)
 	for _, n := range v.nodes {
 		if n.Status == db.NodeAwaitingApproval {
 			for _, m := range p.moves {
 				if m.ID == n.ID && m.Deadline != nil {
-					e.deadlines[v.run.ID] = *m.Deadline
+					e.deadlines[v.wi.ID] = *m.Deadline
 				}
 			}
 			if n.Deadline != nil {
-				e.deadlines[v.run.ID] = *n.Deadline
+				e.deadlines[v.wi.ID] = *n.Deadline
 			}
 		}
 	}
 	if p.ended {
-		e.log.Info("workflow: run ended", "run", v.run.ID, "status", p.runMove.To, "result", deref(p.runMove.Result))
+		e.log.Info("workflow: run ended", "workflowInstance", v.wi.ID, "status", p.runMove.To, "result", deref(p.runMove.Result))
 		if e.deps.Alarmer != nil {
-			r := *v.run
+			r := *v.wi
 			r.Status, r.FinishedAt, r.Result = p.runMove.To, p.runMove.FinishedAt, deref(p.runMove.Result)
 			if p.runMove.Reason != nil {
 				r.Reason = *p.runMove.Reason
 			}
-			e.deps.Alarmer.WorkflowRunEnded(r)
+			e.deps.Alarmer.WorkflowInstanceEnded(r)
 		}
-		if v.run.ParentInstanceID != nil {
-			follow = append(follow, *v.run.ParentInstanceID)
-		} else if queued, err := e.deps.Store.WorkflowInstancesQueued(ctx, v.run.WorkflowID, now, 1); err == nil && len(queued) > 0 {
+		if v.wi.ParentInstanceID != nil {
+			follow = append(follow, *v.wi.ParentInstanceID)
+		} else if queued, err := e.deps.Store.WorkflowInstancesQueued(ctx, v.wi.WorkflowID, now, 1); err == nil && len(queued) > 0 {
 			follow = append(follow, queued[0].ID)
 		}
 	}
@@ -602,25 +602,25 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 	return follow
 }
 
-func (e *Engine) notify(runIDs ...int64) {
+func (e *Engine) notify(wiIDs ...int64) {
 	if e.deps.Notifier != nil {
-		e.deps.Notifier.WorkflowRunsChanged(e.app, runIDs)
+		e.deps.Notifier.WorkflowInstancesChanged(e.app, wiIDs)
 	}
 }
 
-// stopRun ends a run STOPPED with everything in it: its running and waiting
-// nodes stop, their job instances are stopped, its nested runs too.
-func stopRun(ctx context.Context, tx *db.Store, runID int64, why string, now time.Time) error {
-	moved, err := tx.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: runID,
-		From: []string{db.RunWaiting, db.RunRunning, db.RunPaused}, To: db.RunStopped, Result: &why, FinishedAt: &now})
+// stopWorkflowInstance ends an instance STOPPED with everything in it: its running and waiting
+// nodes stop, their job instances are stopped, its nested instances too.
+func stopWorkflowInstance(ctx context.Context, tx *db.Store, wiID int64, why string, now time.Time) error {
+	moved, err := tx.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wiID,
+		From: []string{db.WorkflowWaiting, db.WorkflowRunning, db.WorkflowPaused}, To: db.WorkflowStopped, Result: &why, FinishedAt: &now})
 	if err != nil || !moved {
 		return err
 	}
-	nodes, err := tx.NodeRunsOf(ctx, []int64{runID})
+	nodes, err := tx.NodeRunsOf(ctx, []int64{wiID})
 	if err != nil {
 		return err
 	}
-	ins, err := tx.InstancesOfRuns(ctx, []int64{runID})
+	ins, err := tx.InstancesOfWorkflowInstances(ctx, []int64{wiID})
 	if err != nil {
 		return err
 	}
@@ -636,7 +636,7 @@ func stopRun(ctx context.Context, tx *db.Store, runID int64, why string, now tim
 			continue
 		}
 		if n.ChildInstanceID != nil {
-			if err := stopRun(ctx, tx, *n.ChildInstanceID, why, now); err != nil {
+			if err := stopWorkflowInstance(ctx, tx, *n.ChildInstanceID, why, now); err != nil {
 				return err
 			}
 		}

@@ -114,9 +114,9 @@ func (b *bundle) workflow(name string, g db.WorkflowGraph, mutate ...func(*db.Wo
 
 // run records an API run of w and tells the engine, as runWorkflow and the
 // trigger loop do.
-func (b *bundle) run(w *db.Workflow, ctx map[string]any) int64 {
+func (b *bundle) start(w *db.Workflow, ctx map[string]any) int64 {
 	b.t.Helper()
-	r := &db.WorkflowInstance{AppID: b.app, WorkflowID: w.ID, Version: w.Version, Status: db.RunWaiting, TriggerType: db.TriggerAPI,
+	r := &db.WorkflowInstance{AppID: b.app, WorkflowID: w.ID, Version: w.Version, Status: db.WorkflowWaiting, TriggerType: db.TriggerAPI,
 		TriggerAt: db.Now(), Graph: w.Graph, FailFast: w.FailFast, Context: ctx}
 	if _, err := b.d.WorkflowInstanceCreate(context.Background(), r); err != nil {
 		b.t.Fatal(err)
@@ -125,41 +125,41 @@ func (b *bundle) run(w *db.Workflow, ctx map[string]any) int64 {
 	return r.ID
 }
 
-func (b *bundle) node(run int64, key string) *db.WorkflowNodeRun {
+func (b *bundle) node(wi int64, key string) *db.WorkflowNodeRun {
 	b.t.Helper()
-	n, err := b.d.NodeRunGet(context.Background(), run, key)
+	n, err := b.d.NodeRunGet(context.Background(), wi, key)
 	if err != nil {
-		b.t.Fatalf("node %s of run %d: %v", key, run, err)
+		b.t.Fatalf("node %s of run %d: %v", key, wi, err)
 	}
 	return n
 }
 
-func (b *bundle) waitNode(run int64, key, status string) *db.WorkflowNodeRun {
+func (b *bundle) waitNode(wi int64, key, status string) *db.WorkflowNodeRun {
 	b.t.Helper()
 	var n *db.WorkflowNodeRun
-	testkit.Eventually(b.t, fmt.Sprintf("node %s of run %d to be %s", key, run, status), func() bool {
+	testkit.Eventually(b.t, fmt.Sprintf("node %s of run %d to be %s", key, wi, status), func() bool {
 		var err error
-		n, err = b.d.NodeRunGet(context.Background(), run, key)
+		n, err = b.d.NodeRunGet(context.Background(), wi, key)
 		return err == nil && n.Status == status
 	})
 	return n
 }
 
-func (b *bundle) waitRun(run int64, status string) *db.WorkflowInstance {
+func (b *bundle) waitWorkflowInstance(wi int64, status string) *db.WorkflowInstance {
 	b.t.Helper()
 	var r *db.WorkflowInstance
-	testkit.Eventually(b.t, fmt.Sprintf("run %d to be %s", run, status), func() bool {
+	testkit.Eventually(b.t, fmt.Sprintf("run %d to be %s", wi, status), func() bool {
 		var err error
-		r, err = b.d.WorkflowInstanceGet(context.Background(), run)
+		r, err = b.d.WorkflowInstanceGet(context.Background(), wi)
 		return err == nil && r.Status == status
 	})
 	return r
 }
 
-// instances returns a node's job instances in the run.
-func (b *bundle) instances(run int64, key string) []db.Instance {
+// instances returns a node's job instances in the instance.
+func (b *bundle) instances(wi int64, key string) []db.Instance {
 	b.t.Helper()
-	all, err := b.d.InstancesOfRuns(context.Background(), []int64{run})
+	all, err := b.d.InstancesOfWorkflowInstances(context.Background(), []int64{wi})
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -174,12 +174,12 @@ func (b *bundle) instances(run int64, key string) []db.Instance {
 
 // finish ends the node's newest unfinished instance as a worker's report
 // would, and tells the engine, as the actor does.
-func (b *bundle) finish(run int64, key, status, result string, out map[string]any) {
+func (b *bundle) finish(wi int64, key, status, result string, out map[string]any) {
 	b.t.Helper()
 	ctx := context.Background()
 	var target *db.Instance
 	testkit.Eventually(b.t, "an unfinished instance of node "+key, func() bool {
-		list := b.instances(run, key)
+		list := b.instances(wi, key)
 		for i := len(list) - 1; i >= 0; i-- {
 			if !db.IsFinal(list[i].Status) && !list[i].TriggerAt.Equal(holdUntil) {
 				target = &list[i]
@@ -198,7 +198,7 @@ func (b *bundle) finish(run int64, key, status, result string, out map[string]an
 		Result: &result, FinishedAt: &now}}); err != nil {
 		b.t.Fatal(err)
 	}
-	b.engine.RunsChanged([]int64{*target.WorkflowInstanceID})
+	b.engine.WorkflowInstancesChanged([]int64{*target.WorkflowInstanceID})
 }
 
 func jobNode(key string, job int64, mutate ...func(*db.WorkflowNode)) db.WorkflowNode {
@@ -211,7 +211,7 @@ func jobNode(key string, job int64, mutate ...func(*db.WorkflowNode)) db.Workflo
 
 // A run with a decision, a FOREACH over an upstream list, a nested
 // workflow two levels deep and an approval finishes, its context flowing
-// from node to node and out of the nested runs.
+// from node to node and out of the nested instances.
 func TestRunWithEveryNodeType(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
@@ -233,53 +233,53 @@ func TestRunWithEveryNodeType(t *testing.T) {
 				{From: "enough", To: "too-few", Label: "false"}, {From: "extract", To: "each"}, {From: "each", To: "nested"},
 				{From: "nested", To: "approve"}, {From: "approve", To: "load"}},
 		})
-		run := b.run(w, map[string]any{"region": "eu"})
-		b.finish(run, "extract", db.StatusSucceeded, `["a","b","c"]`, map[string]any{"rows": 3})
-		b.waitNode(run, "enough", db.NodeSucceeded)
-		if n := b.waitNode(run, "too-few", db.NodeSkipped); n.Reason != db.NodeReasonBranchNotTaken {
+		wi := b.start(w, map[string]any{"region": "eu"})
+		b.finish(wi, "extract", db.StatusSucceeded, `["a","b","c"]`, map[string]any{"rows": 3})
+		b.waitNode(wi, "enough", db.NodeSucceeded)
+		if n := b.waitNode(wi, "too-few", db.NodeSkipped); n.Reason != db.NodeReasonBranchNotTaken {
 			t.Fatalf("too-few skipped for %s", n.Reason)
 		}
 		// FOREACH: three elements, two at a time.
-		b.waitNode(run, "each", db.NodeRunning)
-		if got := len(b.instances(run, "each")); got != 3 {
+		b.waitNode(wi, "each", db.NodeRunning)
+		if got := len(b.instances(wi, "each")); got != 3 {
 			t.Fatalf("%d element instances; want 3", got)
 		}
 		for i := range 3 {
-			b.finish(run, "each", db.StatusSucceeded, fmt.Sprintf(`"done-%d"`, i), nil)
+			b.finish(wi, "each", db.StatusSucceeded, fmt.Sprintf(`"done-%d"`, i), nil)
 		}
-		if n := b.waitNode(run, "each", db.NodeSucceeded); n.Result == "" {
+		if n := b.waitNode(wi, "each", db.NodeSucceeded); n.Result == "" {
 			t.Fatal("foreach has no result")
 		}
 		// Nested two levels: the innermost job sees the parent's context;
 		// what it adds comes back out.
-		nested := b.waitNode(run, "nested", db.NodeRunning)
-		middleRun := *nested.ChildInstanceID
-		innerRun := *b.waitNode(middleRun, "inner", db.NodeRunning).ChildInstanceID
-		deep := b.waitNode(innerRun, "deep", db.NodeRunning)
-		in := b.instances(innerRun, "deep")[0]
+		nested := b.waitNode(wi, "nested", db.NodeRunning)
+		middleInstance := *nested.ChildInstanceID
+		innerInstance := *b.waitNode(middleInstance, "inner", db.NodeRunning).ChildInstanceID
+		deep := b.waitNode(innerInstance, "deep", db.NodeRunning)
+		in := b.instances(innerInstance, "deep")[0]
 		if in.WorkflowInput.Context["rows"] != float64(3) || in.WorkflowInput.Context["region"] != "eu" {
 			t.Fatalf("the innermost job saw %v; want the outer context", in.WorkflowInput.Context)
 		}
 		_ = deep
-		b.finish(innerRun, "deep", db.StatusSucceeded, "deep done", map[string]any{"deep": true})
-		b.waitRun(innerRun, db.RunSucceeded)
-		b.waitRun(middleRun, db.RunSucceeded)
-		if n := b.waitNode(run, "nested", db.NodeSucceeded); n.Output["deep"] != true {
+		b.finish(innerInstance, "deep", db.StatusSucceeded, "deep done", map[string]any{"deep": true})
+		b.waitWorkflowInstance(innerInstance, db.WorkflowSucceeded)
+		b.waitWorkflowInstance(middleInstance, db.WorkflowSucceeded)
+		if n := b.waitNode(wi, "nested", db.NodeSucceeded); n.Output["deep"] != true {
 			t.Fatalf("the nested node added %v; want the inner run's addition", n.Output)
 		}
 		// The approval waits for a person.
-		b.waitNode(run, "approve", db.NodeAwaitingApproval)
-		if err := b.ops.Approve(context.Background(), run, "approve", true, "looks good", "alice"); err != nil {
+		b.waitNode(wi, "approve", db.NodeAwaitingApproval)
+		if err := b.ops.Approve(context.Background(), wi, "approve", true, "looks good", "alice"); err != nil {
 			t.Fatal(err)
 		}
-		b.engine.RunsChanged([]int64{run})
-		b.waitNode(run, "load", db.NodeRunning)
-		load := b.instances(run, "load")[0]
+		b.engine.WorkflowInstancesChanged([]int64{wi})
+		b.waitNode(wi, "load", db.NodeRunning)
+		load := b.instances(wi, "load")[0]
 		if load.WorkflowInput.Context["deep"] != true || load.WorkflowInput.Upstream["approve"] != "approved" {
 			t.Fatalf("load saw %+v", load.WorkflowInput)
 		}
-		b.finish(run, "load", db.StatusSucceeded, "loaded", nil)
-		r := b.waitRun(run, db.RunSucceeded)
+		b.finish(wi, "load", db.StatusSucceeded, "loaded", nil)
+		r := b.waitWorkflowInstance(wi, db.WorkflowSucceeded)
 		if r.Result == "" {
 			t.Fatal("the run has no result")
 		}
@@ -298,37 +298,37 @@ func TestRetryAndRerun(t *testing.T) {
 			Nodes: []db.WorkflowNode{jobNode("a", b.job), jobNode("b", b.job), jobNode("c", b.job), jobNode("side", b.job)},
 			Edges: []db.WorkflowEdge{{From: "a", To: "b"}, {From: "b", To: "c"}},
 		})
-		run := b.run(w, nil)
-		b.finish(run, "a", db.StatusSucceeded, "a1", nil)
-		b.finish(run, "b", db.StatusFailed, "exit status 1", nil)
-		b.waitNode(run, "c", db.NodeSkipped)
-		b.finish(run, "side", db.StatusSucceeded, "side", nil) // the independent node still runs
-		b.waitRun(run, db.RunFailed)
+		wi := b.start(w, nil)
+		b.finish(wi, "a", db.StatusSucceeded, "a1", nil)
+		b.finish(wi, "b", db.StatusFailed, "exit status 1", nil)
+		b.waitNode(wi, "c", db.NodeSkipped)
+		b.finish(wi, "side", db.StatusSucceeded, "side", nil) // the independent node still runs
+		b.waitWorkflowInstance(wi, db.WorkflowFailed)
 
-		if err := b.ops.Retry(ctx, run, "alice"); err != nil {
+		if err := b.ops.Retry(ctx, wi, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		b.engine.RunsChanged([]int64{run})
-		if n := b.waitNode(run, "b", db.NodeRunning); n.Generation != 2 {
+		b.engine.WorkflowInstancesChanged([]int64{wi})
+		if n := b.waitNode(wi, "b", db.NodeRunning); n.Generation != 2 {
 			t.Fatalf("retried b has generation %d; want 2", n.Generation)
 		}
-		if n := b.node(run, "a"); n.Status != db.NodeSucceeded || n.Result != "a1" || len(b.instances(run, "a")) != 1 {
+		if n := b.node(wi, "a"); n.Status != db.NodeSucceeded || n.Result != "a1" || len(b.instances(wi, "a")) != 1 {
 			t.Fatal("retry ran the succeeded node again")
 		}
-		b.finish(run, "b", db.StatusSucceeded, "b2", nil)
-		b.finish(run, "c", db.StatusSucceeded, "c2", nil)
-		b.waitRun(run, db.RunSucceeded)
+		b.finish(wi, "b", db.StatusSucceeded, "b2", nil)
+		b.finish(wi, "c", db.StatusSucceeded, "c2", nil)
+		b.waitWorkflowInstance(wi, db.WorkflowSucceeded)
 
-		if err := b.ops.Rerun(ctx, run, "b", true, "alice"); err != nil {
+		if err := b.ops.Rerun(ctx, wi, "b", true, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		b.engine.RunsChanged([]int64{run})
-		b.finish(run, "b", db.StatusSucceeded, "b3", nil)
-		b.finish(run, "c", db.StatusSucceeded, "c3", nil)
-		b.waitRun(run, db.RunSucceeded)
+		b.engine.WorkflowInstancesChanged([]int64{wi})
+		b.finish(wi, "b", db.StatusSucceeded, "b3", nil)
+		b.finish(wi, "c", db.StatusSucceeded, "c3", nil)
+		b.waitWorkflowInstance(wi, db.WorkflowSucceeded)
 		counts := map[string]int{}
 		for _, key := range []string{"a", "b", "c", "side"} {
-			counts[key] = len(b.instances(run, key))
+			counts[key] = len(b.instances(wi, key))
 		}
 		if counts["a"] != 1 || counts["side"] != 1 || counts["b"] != 3 || counts["c"] != 2 {
 			t.Fatalf("instances per node %v; want a 1, side 1, b 3 (run, retry, rerun), c 2 (retry, rerun)", counts)
@@ -343,16 +343,16 @@ func TestMarkSucceeded(t *testing.T) {
 		b := setup(t, d)
 		w := b.workflow("w", db.WorkflowGraph{Nodes: []db.WorkflowNode{jobNode("a", b.job), jobNode("b", b.job)},
 			Edges: []db.WorkflowEdge{{From: "a", To: "b"}}})
-		run := b.run(w, nil)
-		b.finish(run, "a", db.StatusFailed, "boom", nil)
-		b.waitRun(run, db.RunFailed)
-		if err := b.ops.MarkSucceeded(context.Background(), run, "a", "alice"); err != nil {
+		wi := b.start(w, nil)
+		b.finish(wi, "a", db.StatusFailed, "boom", nil)
+		b.waitWorkflowInstance(wi, db.WorkflowFailed)
+		if err := b.ops.MarkSucceeded(context.Background(), wi, "a", "alice"); err != nil {
 			t.Fatal(err)
 		}
-		b.engine.RunsChanged([]int64{run})
-		b.finish(run, "b", db.StatusSucceeded, "", nil)
-		b.waitRun(run, db.RunSucceeded)
-		if n := b.node(run, "a"); deref(n.DecidedBy) != "alice" {
+		b.engine.WorkflowInstancesChanged([]int64{wi})
+		b.finish(wi, "b", db.StatusSucceeded, "", nil)
+		b.waitWorkflowInstance(wi, db.WorkflowSucceeded)
+		if n := b.node(wi, "a"); deref(n.DecidedBy) != "alice" {
 			t.Fatalf("a decided by %q", deref(n.DecidedBy))
 		}
 	})
@@ -366,30 +366,30 @@ func TestQueueAndCancelOverTheLimit(t *testing.T) {
 		b := setup(t, d)
 		g := db.WorkflowGraph{Nodes: []db.WorkflowNode{jobNode("a", b.job)}}
 		q := b.workflow("queued", g, func(s *db.WorkflowSpec) { s.MaxInstances, s.OverlapPolicy = 1, db.OverlapQueue })
-		first := b.run(q, nil)
-		b.waitRun(first, db.RunRunning)
+		first := b.start(q, nil)
+		b.waitWorkflowInstance(first, db.WorkflowRunning)
 		b.engine.Decided.Drain()
-		second := b.run(q, nil)
+		second := b.start(q, nil)
 		for b.engine.Decided.Wait(t) != second {
 		}
-		if r, _ := d.WorkflowInstanceGet(context.Background(), second); r.Status != db.RunWaiting {
+		if r, _ := d.WorkflowInstanceGet(context.Background(), second); r.Status != db.WorkflowWaiting {
 			t.Fatalf("second run %s while the first runs; want WAITING (queued)", r.Status)
 		}
 		b.finish(first, "a", db.StatusSucceeded, "", nil)
-		b.waitRun(first, db.RunSucceeded)
-		b.waitRun(second, db.RunRunning)
+		b.waitWorkflowInstance(first, db.WorkflowSucceeded)
+		b.waitWorkflowInstance(second, db.WorkflowRunning)
 
 		c := b.workflow("canceled", g, func(s *db.WorkflowSpec) { s.MaxInstances = 1 })
-		one := b.run(c, nil)
-		b.waitRun(one, db.RunRunning)
-		two := b.run(c, nil)
-		if r := b.waitRun(two, db.RunCanceled); r.Reason != "MAX_INSTANCES" {
+		one := b.start(c, nil)
+		b.waitWorkflowInstance(one, db.WorkflowRunning)
+		two := b.start(c, nil)
+		if r := b.waitWorkflowInstance(two, db.WorkflowCanceled); r.Reason != "MAX_INSTANCES" {
 			t.Fatalf("canceled for %q", r.Reason)
 		}
 	})
 }
 
-// A new owner (after the old one died mid-run) resumes the run: a node
+// A new owner (after the old one died mid-run) resumes the instance: a node
 // whose instance ended meanwhile settles, the next starts, and no node
 // runs twice.
 func TestNewOwnerResumesWithoutRunningANodeTwice(t *testing.T) {
@@ -398,16 +398,16 @@ func TestNewOwnerResumesWithoutRunningANodeTwice(t *testing.T) {
 		b := setup(t, d)
 		w := b.workflow("w", db.WorkflowGraph{Nodes: []db.WorkflowNode{jobNode("a", b.job), jobNode("b", b.job)},
 			Edges: []db.WorkflowEdge{{From: "a", To: "b"}}})
-		run := b.run(w, nil)
-		b.waitNode(run, "a", db.NodeRunning)
+		wi := b.start(w, nil)
+		b.waitNode(wi, "a", db.NodeRunning)
 		b.crash("s2")
 		// The old owner's engine is gone; its instance ends anyway (the
 		// worker reports to the new owner's actor).
-		b.finish(run, "a", db.StatusSucceeded, "", nil)
-		b.waitNode(run, "b", db.NodeRunning)
-		b.finish(run, "b", db.StatusSucceeded, "", nil)
-		b.waitRun(run, db.RunSucceeded)
-		if na, nb := len(b.instances(run, "a")), len(b.instances(run, "b")); na != 1 || nb != 1 {
+		b.finish(wi, "a", db.StatusSucceeded, "", nil)
+		b.waitNode(wi, "b", db.NodeRunning)
+		b.finish(wi, "b", db.StatusSucceeded, "", nil)
+		b.waitWorkflowInstance(wi, db.WorkflowSucceeded)
+		if na, nb := len(b.instances(wi, "a")), len(b.instances(wi, "b")); na != 1 || nb != 1 {
 			t.Fatalf("instances: a %d, b %d; want one each", na, nb)
 		}
 	})

@@ -11,7 +11,7 @@ import (
 )
 
 // Expressions of DECISION and FOREACH nodes are expr-lang, evaluated on the
-// server over {context, upstream}: context is the run's context as the node
+// server over {context, upstream}: context is the instance's context as the node
 // starts, upstream maps each direct predecessor's key to its result (a
 // string; fromJSON(upstream.x) reads a JSON result). They compile with the
 // options saving checked them with (package wfexpr), so what was accepted
@@ -33,7 +33,7 @@ func exprEnv(context map[string]any, upstream map[string]string) map[string]any 
 // branch it takes: a boolean is "true" or "false", a string itself, a
 // number its decimal form.
 func evalDecision(src string, context map[string]any, upstream map[string]string) (string, error) {
-	v, err := run(src, context, upstream)
+	v, err := wi(src, context, upstream)
 	if err != nil {
 		return "", err
 	}
@@ -59,7 +59,7 @@ const maxForeachItems = 10000
 
 // evalList evaluates a FOREACH's expression to its elements.
 func evalList(src string, context map[string]any, upstream map[string]string) ([]any, error) {
-	v, err := run(src, context, upstream)
+	v, err := wi(src, context, upstream)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func evalList(src string, context map[string]any, upstream map[string]string) ([
 	return out, nil
 }
 
-func run(src string, context map[string]any, upstream map[string]string) (v any, err error) {
+func wi(src string, context map[string]any, upstream map[string]string) (v any, err error) {
 	prog, err := wfexpr.Compile(src)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzExpression (issue 19, item 2): a DECISION's or FOREACH's expression
-// is user input the server evaluates. Whatever the text, the run's context
+// is user input the server evaluates. Whatever the text, the instance's context
 // (any JSON) and the upstream results: saving's check (wfexpr) and the
 // engine agree — what does not compile is refused by both, without a
 // panic reaching the engine's last guard —, an evaluation ends promptly
@@ -50,14 +50,14 @@ func FuzzExpression(f *testing.F) {
 		_, listErr := wfexpr.CompileList(src)
 		for _, eval := range []struct {
 			name string
-			run  func() (any, error)
+			wi   func() (any, error)
 			err  error // what saving said of it
 		}{
 			{"decision", func() (any, error) { return evalDecision(src, ctx, upstream) }, compileErr},
 			{"list", func() (any, error) { return evalList(src, ctx, upstream) }, listErr},
 		} {
 			start := time.Now()
-			v, err := eval.run()
+			v, err := eval.wi()
 			// Generous: fuzzing machines are busy; a runaway evaluation
 			// takes far longer.
 			if d := time.Since(start); d > 5*time.Second {

@@ -13,12 +13,12 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
-// HintTopic is the bus topic that tells a run's owner to look at it after
+// HintTopic is the bus topic that tells an instance's owner to look at it after
 // an operation changed it on any server; the data is "<app id>:<run id>".
 const HintTopic = "workflow.runs"
 
 // ParseHint reads a HintTopic hint.
-func ParseHint(data string) (appID, runID int64, ok bool) {
+func ParseHint(data string) (appID, wiID int64, ok bool) {
 	var a, r int64
 	if _, err := fmt.Sscanf(data, "%d:%d", &a, &r); err != nil {
 		return 0, 0, false
@@ -38,8 +38,8 @@ type Owners interface {
 }
 
 // Ops are the operations on runs the API offers, on any server. Each is one
-// transaction of compare-and-set writes; the run's owner is then told to
-// look at the run, and it starts whatever may now run. The caller has
+// transaction of compare-and-set writes; the instance's owner is then told to
+// look at the instance, and it starts whatever may now run. The caller has
 // checked the caller's rights.
 type Ops struct {
 	store  Store
@@ -54,20 +54,20 @@ func NewOps(store Store, hints Hints, owners Owners, notify Notifier, clk clock.
 	return &Ops{store: store, hints: hints, owners: owners, notify: notify, clock: clock.OrSystem(clk)}
 }
 
-// do runs op on the run in a transaction, then tells the owner.
-func (o *Ops) do(ctx context.Context, runID int64, op func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error) error {
+// do runs op on the instance in a transaction, then tells the owner.
+func (o *Ops) do(ctx context.Context, wiID int64, op func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error) error {
 	now := db.Stamp(o.clock.Now())
 	var app int64
 	err := o.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		r, err := tx.WorkflowInstanceGet(ctx, runID)
+		r, err := tx.WorkflowInstanceGet(ctx, wiID)
 		if errors.Is(err, db.ErrNotFound) {
-			return fault.NotFound("workflow run " + strconv.FormatInt(runID, 10))
+			return fault.NotFound("workflow instance " + strconv.FormatInt(wiID, 10))
 		}
 		if err != nil {
 			return err
 		}
 		app = r.AppID
-		nodes, err := tx.NodeRunsOf(ctx, []int64{runID})
+		nodes, err := tx.NodeRunsOf(ctx, []int64{wiID})
 		if err != nil {
 			return err
 		}
@@ -76,49 +76,49 @@ func (o *Ops) do(ctx context.Context, runID int64, op func(ctx context.Context, 
 	if err != nil {
 		return err
 	}
-	o.tell(app, runID)
+	o.tell(app, wiID)
 	return nil
 }
 
-func (o *Ops) tell(appID, runID int64) {
+func (o *Ops) tell(appID, wiID int64) {
 	if o.owners != nil {
 		o.owners.InstancesChanged(appID)
 	}
 	if o.hints != nil {
-		o.hints.Publish(HintTopic, fmt.Sprintf("%d:%d", appID, runID))
+		o.hints.Publish(HintTopic, fmt.Sprintf("%d:%d", appID, wiID))
 	}
 	if o.notify != nil {
-		o.notify.WorkflowRunsChanged(appID, []int64{runID})
+		o.notify.WorkflowInstancesChanged(appID, []int64{wiID})
 	}
 }
 
-// Stop ends a run STOPPED: its running nodes' instances and nested runs
+// Stop ends an instance STOPPED: its running nodes' instances and nested instances
 // stop, and no node starts any more.
-func (o *Ops) Stop(ctx context.Context, runID int64, by string) error {
-	return o.do(ctx, runID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, now time.Time) error {
-		if db.IsRunFinal(r.Status) {
+func (o *Ops) Stop(ctx context.Context, wiID int64, by string) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, now time.Time) error {
+		if db.IsWorkflowInstanceFinal(r.Status) {
 			return fault.Conflict("run %d has ended (%s); there is nothing to stop", r.ID, r.Status)
 		}
-		return stopRun(ctx, tx, r.ID, "stopped by "+by, now)
+		return stopWorkflowInstance(ctx, tx, r.ID, "stopped by "+by, now)
 	})
 }
 
 // Pause keeps any new node from starting; running ones go on.
-func (o *Ops) Pause(ctx context.Context, runID int64, _ string) error {
-	return o.do(ctx, runID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, _ time.Time) error {
-		return o.moveRun(ctx, tx, r, []string{db.RunRunning}, db.RunPaused, "pause it: only a RUNNING run pauses")
+func (o *Ops) Pause(ctx context.Context, wiID int64, _ string) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, _ time.Time) error {
+		return o.moveWorkflowInstance(ctx, tx, r, []string{db.WorkflowRunning}, db.WorkflowPaused, "pause it: only a RUNNING run pauses")
 	})
 }
 
-// Resume lets a paused run start nodes again.
-func (o *Ops) Resume(ctx context.Context, runID int64, _ string) error {
-	return o.do(ctx, runID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, _ time.Time) error {
-		return o.moveRun(ctx, tx, r, []string{db.RunPaused}, db.RunRunning, "resume it: only a PAUSED run resumes")
+// Resume lets a paused instance start nodes again.
+func (o *Ops) Resume(ctx context.Context, wiID int64, _ string) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, _ time.Time) error {
+		return o.moveWorkflowInstance(ctx, tx, r, []string{db.WorkflowPaused}, db.WorkflowRunning, "resume it: only a PAUSED run resumes")
 	})
 }
 
-func (o *Ops) moveRun(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, from []string, to, what string) error {
-	ok, err := tx.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: r.ID, From: from, To: to})
+func (o *Ops) moveWorkflowInstance(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, from []string, to, what string) error {
+	ok, err := tx.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: from, To: to})
 	if err != nil {
 		return err
 	}
@@ -143,11 +143,11 @@ func retryable(n *db.WorkflowNodeRun) bool {
 	return false
 }
 
-// Retry runs a run's failed and stopped nodes again, with the nodes their
+// Retry runs an instance's failed and stopped nodes again, with the nodes their
 // failures kept from running; succeeded nodes keep their results.
-func (o *Ops) Retry(ctx context.Context, runID int64, _ string) error {
-	return o.do(ctx, runID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
-		if r.Status != db.RunFailed && r.Status != db.RunStopped {
+func (o *Ops) Retry(ctx context.Context, wiID int64, _ string) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
+		if r.Status != db.WorkflowFailed && r.Status != db.WorkflowStopped {
 			return fault.Conflict("run %d is %s; only a FAILED or STOPPED run is retried", r.ID, r.Status)
 		}
 		var reset []*db.WorkflowNodeRun
@@ -168,8 +168,8 @@ func (o *Ops) Retry(ctx context.Context, runID int64, _ string) error {
 
 // MarkSucceeded makes a failed, stopped or blocked node count as succeeded
 // (its result and additions stay as they were), so its successors run.
-func (o *Ops) MarkSucceeded(ctx context.Context, runID int64, key, by string) error {
-	return o.do(ctx, runID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
+func (o *Ops) MarkSucceeded(ctx context.Context, wiID int64, key, by string) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
 		n, err := nodeOf(r, nodes, key)
 		if err != nil {
 			return err
@@ -177,7 +177,7 @@ func (o *Ops) MarkSucceeded(ctx context.Context, runID int64, key, by string) er
 		if !retryable(n) {
 			return fault.Conflict("node %q is %s; only a FAILED, STOPPED or blocked node is marked succeeded", key, n.Status)
 		}
-		if r.Status == db.RunCanceled || r.Status == db.RunWaiting {
+		if r.Status == db.WorkflowCanceled || r.Status == db.WorkflowWaiting {
 			return fault.Conflict("run %d is %s", r.ID, r.Status)
 		}
 		seq, err := tx.NodeRunNextFinishSeq(ctx, r.ID)
@@ -205,7 +205,7 @@ func (o *Ops) MarkSucceeded(ctx context.Context, runID int64, key, by string) er
 		if err := resetNodes(ctx, tx, blocked); err != nil {
 			return err
 		}
-		if db.IsRunFinal(r.Status) {
+		if db.IsWorkflowInstanceFinal(r.Status) {
 			return reopen(ctx, tx, r)
 		}
 		return nil
@@ -213,13 +213,13 @@ func (o *Ops) MarkSucceeded(ctx context.Context, runID int64, key, by string) er
 }
 
 // Rerun runs a finished node again, alone or with every node after it.
-func (o *Ops) Rerun(ctx context.Context, runID int64, key string, downstream bool, _ string) error {
-	return o.do(ctx, runID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
+func (o *Ops) Rerun(ctx context.Context, wiID int64, key string, downstream bool, _ string) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
 		n, err := nodeOf(r, nodes, key)
 		if err != nil {
 			return err
 		}
-		if r.Status == db.RunWaiting || r.Status == db.RunCanceled {
+		if r.Status == db.WorkflowWaiting || r.Status == db.WorkflowCanceled {
 			return fault.Conflict("run %d is %s", r.ID, r.Status)
 		}
 		reset := []*db.WorkflowNodeRun{n}
@@ -239,7 +239,7 @@ func (o *Ops) Rerun(ctx context.Context, runID int64, key string, downstream boo
 		if err := resetNodes(ctx, tx, reset); err != nil {
 			return err
 		}
-		if db.IsRunFinal(r.Status) {
+		if db.IsWorkflowInstanceFinal(r.Status) {
 			return reopen(ctx, tx, r)
 		}
 		return nil
@@ -248,8 +248,8 @@ func (o *Ops) Rerun(ctx context.Context, runID int64, key string, downstream boo
 
 // Approve decides a node awaiting approval: approved, it succeeds and its
 // successors run; rejected, it fails with REJECTED.
-func (o *Ops) Approve(ctx context.Context, runID int64, key string, approve bool, comment, by string) error {
-	return o.do(ctx, runID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
+func (o *Ops) Approve(ctx context.Context, wiID int64, key string, approve bool, comment, by string) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
 		n, err := nodeOf(r, nodes, key)
 		if err != nil {
 			return err
@@ -291,7 +291,7 @@ func nodeOf(r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, key string) (*db
 }
 
 // resetNodes puts nodes back to WAITING under their next generation: what
-// an older generation's instances or nested runs do no longer moves them.
+// an older generation's instances or nested instances do no longer moves them.
 func resetNodes(ctx context.Context, tx *db.Store, list []*db.WorkflowNodeRun) error {
 	for _, n := range list {
 		next := n.Generation + 1
@@ -307,9 +307,9 @@ func resetNodes(ctx context.Context, tx *db.Store, list []*db.WorkflowNodeRun) e
 	return nil
 }
 
-// reopen makes a finished run RUNNING again.
+// reopen makes a finished instance RUNNING again.
 func reopen(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) error {
-	ok, err := tx.WorkflowInstanceMove(ctx, db.WorkflowRunTransition{ID: r.ID, From: []string{r.Status}, To: db.RunRunning,
+	ok, err := tx.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{r.Status}, To: db.WorkflowRunning,
 		Reason: ptr(""), Result: ptr(""), Reopen: true})
 	if err != nil {
 		return err

@@ -1,6 +1,6 @@
 // Package wfexpr compiles the expressions of workflow nodes (docs/design.md
 // §6.9): a DECISION's choice and the list a FOREACH runs over. They are
-// expr-lang/expr expressions over two variables, `context` (the run's
+// expr-lang/expr expressions over two variables, `context` (the instance's
 // context) and `upstream` (the direct predecessors' results by node key).
 // expr has no I/O and no reflection into Go values beyond what it is
 // given, which is why it is used instead of a scripting language; its

@@ -10,7 +10,7 @@ import (
 )
 
 // What saving accepts and refuses, and that an accepted expression runs
-// over a run's context and upstream results.
+// over an instance's context and upstream results.
 func TestCompile(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
