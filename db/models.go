@@ -507,8 +507,10 @@ type Instance struct {
 	// NoWorker is why no connected worker could take it, as last found
 	// (nil if it never waited for a worker; noworker.go).
 	NoWorker *NoWorker `bun:"no_worker,type:json,nullzero"`
-	// TraceParent is the W3C traceparent the instance's tasks are traced
-	// under (its dispatch span); "" when it is not traced.
+	// TraceParent is the W3C traceparent of the span the instance is
+	// traced under: until it fires, the API call that created it (if
+	// traced); from its fire on, its dispatch span, the parent of its
+	// tasks' spans. "" when it is not traced.
 	TraceParent string    `bun:"trace_parent,notnull"`
 	CreatedAt   time.Time `bun:"created_at,notnull"`
 	UpdatedAt   time.Time `bun:"updated_at,notnull"`

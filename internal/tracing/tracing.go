@@ -104,8 +104,10 @@ func (p *Provider) Stop() {
 	_ = p.sdk.Shutdown(ctx)
 }
 
-// Started reports true: there is nothing to wait for.
-func (p *Provider) Started() bool { return true }
+// Started is closed: there is nothing to wait for.
+func (p *Provider) Started() <-chan struct{} { return closed }
+
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Tracer starts spans, or is off (its zero value).
 type Tracer struct {

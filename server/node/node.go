@@ -18,6 +18,7 @@ import (
 	"github.com/jobwheel/jobwheel/frontend"
 	"github.com/jobwheel/jobwheel/graph"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
@@ -74,6 +75,17 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	stats := metrics.New()
 	n.db.Bun().AddQueryHook(stats.QueryHook())
 
+	traces, err := tracing.New(tracing.Config{Endpoint: cfg.Tracing.Endpoint, Sample: cfg.Tracing.Sample,
+		Service: "jobwheel-server", Version: cfg.Version})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			traces.Stop()
+		}
+	}()
+	tracer := traces.Tracer("github.com/jobwheel/jobwheel/server")
 	authSvc := auth.New(auth.Config{NoPasswords: cfg.NoPasswords}, n.db, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
@@ -123,7 +135,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
-		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
+		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log, Tracer: tracer},
 		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
@@ -170,6 +182,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		// Rights changed on any server: open websockets re-check at once.
 		AuthChanges: func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 		Observer:    stats,
+		Tracer:      tracer,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
@@ -212,6 +225,10 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// release), the wheel, the worker connections left, the registry,
 	// alarms, the log writer (storing what is queued), the subscriptions
 	// (ended with UNAVAILABLE) and the bus (sending what is pending).
+	if traces != nil {
+		// Stopped last: spans of the shutdown are exported too.
+		n.services.Add("tracing", traces)
+	}
 	n.services.Add("bus", hints)
 	n.services.Add("subscriptions", feeds)
 	n.services.Add("log writer", logSvc)

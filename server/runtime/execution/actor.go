@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/testsignal"
@@ -123,6 +124,9 @@ type Deps struct {
 	Notifier Notifier // may be nil
 	Alarmer  Alarmer  // may be nil
 	Log      *slog.Logger
+	// Tracer traces fires, dispatches and tasks (traces.go); its zero
+	// value is off.
+	Tracer tracing.Tracer
 }
 
 // mailboxSize bounds an app's queued events. A full mailbox blocks the
