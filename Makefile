@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate test test-deps test-deploy deploy-schemas test-go test-python test-frontend test-e2e bench bench-bin fuzz soak lint clean
+.PHONY: all run build console generate test test-deps test-deploy deploy-schemas test-go test-python test-frontend test-e2e e2e-tools e2e-tools-start bench bench-bin fuzz soak lint clean
 
 all: build
 
@@ -57,7 +57,7 @@ generate: frontend/node_modules
 	cd frontend && npm run codegen
 
 ## test: install what the tests need, then run every test (CI runs exactly this)
-test: test-deps lint test-deploy test-go test-python test-frontend test-e2e
+test: test-deps e2e-tools-start lint test-deploy test-go test-python test-frontend test-e2e
 	@echo "make test: all tests passed"
 
 test-deps: frontend/node_modules e2e/browser/node_modules
@@ -115,9 +115,29 @@ test-python:
 test-frontend: frontend/node_modules
 	cd frontend && npm run codegen:check && npm run typecheck && npm run lint && npm test
 
-## test-e2e: real server and worker processes, PostgreSQL, and Chromium; needs the console built
+## test-e2e: real server and worker processes, PostgreSQL, and Chromium; needs the console built, and Dex and Jaeger (e2e-tools)
 test-e2e: console e2e/browser/node_modules
+	@mkdir -p $(BIN)
+	@# Waits for the build e2e-tools-start began, if it still runs.
+	flock $(BIN)/.e2e-tools.lock $(MAKE) --no-print-directory e2e-tools
 	./scripts/gotest-summary.sh test-output/e2e.log -count=1 -timeout 15m ./e2e/...
+
+## e2e-tools: the real services the end-to-end tests start: Dex (an OpenID Connect provider) and Jaeger (a trace collector), pinned in tools/dex/go.mod and tools/jaeger/go.mod and built from the Go module proxy into bin/ (never committed)
+E2E_TOOLS := $(BIN)/dex $(BIN)/jaeger
+e2e-tools: $(E2E_TOOLS)
+
+$(BIN)/dex: tools/dex/go.mod tools/dex/go.sum
+	$(GO) build -C tools/dex -o ../../$(BIN)/dex github.com/dexidp/dex/cmd/dex
+
+$(BIN)/jaeger: tools/jaeger/go.mod tools/jaeger/go.sum
+	$(GO) build -C tools/jaeger -o ../../$(BIN)/jaeger github.com/jaegertracing/jaeger/cmd/jaeger
+
+# make test starts building them in the background at once (a few minutes
+# on a fresh machine, alongside lint and the unit tests); test-e2e waits
+# for that build through the same lock. Its output: test-output/e2e-tools.log.
+e2e-tools-start:
+	@mkdir -p $(BIN) test-output
+	@(flock $(BIN)/.e2e-tools.lock $(MAKE) --no-print-directory e2e-tools > test-output/e2e-tools.log 2>&1 &)
 
 ## bench: the benchmark harness (real server, agents and PostgreSQL; one JSON object per scenario), then the Go micro-benchmarks
 ##   BENCH_FLAGS="-scenario shell -shell-sweep 50,100,200,500 -seconds 20 -profile prof -bin bin/bench-abc123" (go run ./e2e/bench -h lists them)
