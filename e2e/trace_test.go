@@ -81,7 +81,7 @@ func TestTraceFromFireToHTTPCall(t *testing.T) {
 		t.Fatalf("%v\nserver output:\n%s", err, srv.Output())
 	}
 	var got struct {
-		Instance struct{ TraceID *string }
+		Instance         struct{ TraceID *string }
 		TraceURLTemplate *string
 	}
 	if err := c.Do(`query($id: ID!) { instance(id: $id) { traceId } traceUrlTemplate }`, map[string]any{"id": id}, &got); err != nil {
