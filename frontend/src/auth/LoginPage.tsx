@@ -79,35 +79,35 @@ export function LoginPage() {
             {sso && passwords && <Divider label="or with a password" labelPosition="center" />}
             {passwords && (
               <>
-              {/* Every field is required; asterisks would only add noise here. */}
-              <TextInput
-                label="Username"
-                name="username"
-                autoComplete="username"
-                required
-                withAsterisk={false}
-                autoFocus
-                value={username}
-                onChange={(e) => {
-                  setUsername(e.currentTarget.value);
-                  setError(undefined);
-                }}
-              />
-              <PasswordInput
-                label="Password"
-                name="password"
-                autoComplete="current-password"
-                required
-                withAsterisk={false}
-                value={password}
-                onChange={(e) => {
-                  setPassword(e.currentTarget.value);
-                  setError(undefined);
-                }}
-              />
-              <Button type="submit" loading={fetching} fullWidth>
-                Log in
-              </Button>
+                {/* Every field is required; asterisks would only add noise here. */}
+                <TextInput
+                  label="Username"
+                  name="username"
+                  autoComplete="username"
+                  required
+                  withAsterisk={false}
+                  autoFocus
+                  value={username}
+                  onChange={(e) => {
+                    setUsername(e.currentTarget.value);
+                    setError(undefined);
+                  }}
+                />
+                <PasswordInput
+                  label="Password"
+                  name="password"
+                  autoComplete="current-password"
+                  required
+                  withAsterisk={false}
+                  value={password}
+                  onChange={(e) => {
+                    setPassword(e.currentTarget.value);
+                    setError(undefined);
+                  }}
+                />
+                <Button type="submit" loading={fetching} fullWidth>
+                  Log in
+                </Button>
               </>
             )}
           </Stack>
