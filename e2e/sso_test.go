@@ -33,6 +33,8 @@ func TestSSOBrowser(t *testing.T) {
 		"JOBWHEEL_SSO_CLIENT_ID=" + dex.ClientID,
 		"JOBWHEEL_SSO_CLIENT_SECRET=" + dex.ClientSecret,
 		"JOBWHEEL_SSO_NAME=Dex",
+		// Dex puts groups in ID tokens asked for with the scope "groups".
+		"JOBWHEEL_SSO_SCOPES=groups",
 		"JOBWHEEL_SSO_ALLOWED_GROUPS=payments-dev,payments-viewers",
 		`JOBWHEEL_SSO_GROUP_ROLES={"payments-dev": ["payments:EDITOR"], "payments-viewers": ["payments:VIEWER"]}`,
 		// Every request checks the groups with the provider.
