@@ -39,7 +39,8 @@ type jaegerTrace struct {
 // its HTTP request are one trace, each the child of the one before, from
 // the server and the agent as their services; the test server received
 // the HTTP span's traceparent; the instance names the trace (traceId) and
-// the console's trace link template is served.
+// the console's trace link template is served. Then a workflow running the
+// job: its span, its node's transitions and the job's fire are one trace.
 func TestTraceFromFireToHTTPCall(t *testing.T) {
 	t.Parallel()
 	jaeger := harness.StartJaeger(t)
@@ -142,6 +143,48 @@ func TestTraceFromFireToHTTPCall(t *testing.T) {
 	}
 	if parent := strings.Split(headers[0], "-")[2]; parent != byName["HTTP GET"].SpanID {
 		t.Errorf("the called server's parent span is %s; want the HTTP span %s", parent, byName["HTTP GET"].SpanID)
+	}
+
+	// A workflow run is one trace too: its span, a span per node
+	// transition, and its job instance's fire under it.
+	wid, err := c.CreateWorkflow(map[string]any{"app": "traced", "name": "nightly", "scheduleType": "API",
+		"nodes": []map[string]any{{"key": "pay", "type": "JOB", "jobId": jobID}}, "edges": []map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wi, err := c.RunWorkflow(wid, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitWorkflowInstance(wi, time.Minute, "SUCCEEDED"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	last := received[len(received)-1]
+	mu.Unlock()
+	wfTrace := strings.Split(last, "-")[1]
+	wantWF := []string{"graphql mutation runWorkflow", "workflow instance", "node pay RUNNING", "node pay SUCCEEDED", "fire settle", "HTTP GET"}
+	if !harness.Eventually(time.Minute, func() bool {
+		tr = readTrace(t, jaeger.Query, wfTrace)
+		byName = map[string]jaegerSpan{}
+		for _, s := range tr.Spans {
+			byName[s.OperationName] = s
+		}
+		for _, name := range wantWF {
+			if _, ok := byName[name]; !ok {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatalf("the workflow's trace %s has spans %v; want at least %v", wfTrace, names(tr.Spans), wantWF)
+	}
+	for child, parent := range map[string]string{"workflow instance": "graphql mutation runWorkflow",
+		"node pay RUNNING": "workflow instance", "node pay SUCCEEDED": "workflow instance", "fire settle": "workflow instance"} {
+		s := byName[child]
+		if len(s.References) != 1 || s.References[0].SpanID != byName[parent].SpanID {
+			t.Errorf("%q's parent is %+v; want %q", child, s.References, parent)
+		}
 	}
 }
 

@@ -1,3 +1,5 @@
+ALTER TABLE workflow_instances DROP COLUMN trace_parent;
+--bun:split
 ALTER TABLE instances DROP COLUMN trace_parent;
 --bun:split
 ALTER TABLE audit_log DROP COLUMN actor_subject;

@@ -19,3 +19,7 @@ ALTER TABLE audit_log ADD COLUMN actor_subject VARCHAR(512) NOT NULL DEFAULT '';
 -- Traces (docs/tracing.md): the W3C traceparent an instance's tasks are
 -- traced under (its dispatch span), '' when it was not traced.
 ALTER TABLE instances ADD COLUMN trace_parent VARCHAR(64) NOT NULL DEFAULT '';
+--bun:split
+-- A traced workflow instance's span; its nodes' spans and its job
+-- instances are traced under it.
+ALTER TABLE workflow_instances ADD COLUMN trace_parent VARCHAR(64) NOT NULL DEFAULT '';

@@ -136,7 +136,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
 		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log, Tracer: tracer},
-		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log}})
+		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Tracer: tracer}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	// The collector reads the owned apps' figures from the database; it

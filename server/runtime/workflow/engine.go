@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/testsignal"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 )
 
 // Store is what the engine needs from the database outside transactions;
@@ -57,6 +58,9 @@ type Deps struct {
 	// ReconcileEvery is how often every active instance is looked at again, in
 	// case a notification was lost. Default 10s.
 	ReconcileEvery time.Duration
+	// Tracer traces workflow instances and their nodes' transitions
+	// (traces.go); its zero value is off.
+	Tracer tracing.Tracer
 }
 
 // Engine runs the workflows of one owned app.
@@ -343,6 +347,11 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 		if err := tx.NodeRunCreateMany(ctx, nodeRows(r)); err != nil {
 			return err
 		}
+		if e.deps.Tracer.On() {
+			if err := e.traceStart(ctx, tx, r, now); err != nil {
+				return err
+			}
+		}
 		if v, err = e.load(ctx, tx, r); err != nil {
 			return err
 		}
@@ -495,6 +504,8 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 	var fire []int64
 	for i := range p.creates {
 		c := &p.creates[i]
+		// A traced run's job instances are traced under it.
+		c.instance.TraceParent = v.wi.TraceParent
 		if err := tx.InstanceCreateOne(ctx, &c.instance); err != nil {
 			return nil, err
 		}
@@ -507,6 +518,7 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 	}
 	for i := range p.children {
 		c := &p.children[i]
+		c.wi.TraceParent = v.wi.TraceParent
 		if _, err := tx.WorkflowInstanceCreate(ctx, &c.wi); err != nil {
 			return nil, err
 		}
@@ -556,6 +568,9 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 // instances, and returns the instances to look at next (new nested instances, a
 // parent whose child ended, the next queued instance).
 func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now time.Time) []int64 {
+	if e.deps.Tracer.On() {
+		e.traceMoves(v, p, now)
+	}
 	if len(fire) > 0 {
 		e.exec.Fire(fire, now)
 	}
