@@ -10,7 +10,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e)
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate test test-deps test-deploy deploy-schemas test-go test-python test-frontend test-e2e e2e-tools e2e-tools-start bench bench-bin fuzz soak lint clean
+.PHONY: all run build console generate check deps system-deps tools test test-deps test-deploy deploy-schemas test-go test-python test-frontend test-e2e check-generated check-tracked e2e-tools bench bench-bin fuzz soak lint clean
 
 all: build
 
@@ -43,9 +43,10 @@ frontend/node_modules: frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	@touch $@
 
-e2e/browser/node_modules: e2e/browser/package.json e2e/browser/package-lock.json
-	cd e2e/browser && npm ci --no-audit --no-fund
-	@touch $@
+# The browser tests use the console's own install (playwright-core is one
+# of its dev dependencies): one npm ci for both.
+e2e/browser/node_modules: frontend/node_modules
+	ln -sfn ../../frontend/node_modules $@
 
 ## run: build and start jobwheel on the embedded SQLite database (jobwheel.db here)
 run: build
@@ -56,19 +57,75 @@ generate: frontend/node_modules
 	$(GO) generate ./...
 	cd frontend && npm run codegen
 
-## test: install what the tests need, then run every test (CI runs exactly this)
-test: test-deps e2e-tools-start lint test-deploy test-go test-python test-frontend test-e2e
-	@echo "make test: all tests passed"
+## check: the inner loop — gofmt, go vet and the Go unit and database tests (SQLite and PostgreSQL), without -race, e2e, browser, deploy or npm stages
+check:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(UNIT_PKGS)
+	$(GO) test -count=1 $(UNIT_PKGS)
+	@echo "make check: passed"
 
-test-deps: frontend/node_modules e2e/browser/node_modules
+## deps: install everything the tests need — Debian packages, Go modules, the console's npm packages (one npm ci) and the pinned Go tools
+deps: deps-base tools
+
+# What every lane of make test needs before it starts; the tools are built
+# in the static lane, beside the Go tests.
+.PHONY: deps-base
+deps-base: system-deps frontend/node_modules e2e/browser/node_modules
+	$(GO) mod download
+
+## tools: golangci-lint, helm and kubeconform, and the e2e tests' Dex and Jaeger (e2e-tools), built from the Go module proxy at the versions pinned in tools/ (in parallel; test-e2e waits for them through the same lock)
+tools:
+	@mkdir -p $(BIN)
+	flock $(BIN)/.tools.lock $(MAKE) --no-print-directory -j3 $(BIN)/golangci-lint $(BIN)/helm $(BIN)/kubeconform $(E2E_TOOLS)
+
+## e2e-tools: the real services the end-to-end tests start: Dex (an OpenID Connect provider) and Jaeger (a trace collector), pinned in tools/dex/go.mod and tools/jaeger/go.mod and built into bin/ (never committed)
+E2E_TOOLS := $(BIN)/dex $(BIN)/jaeger
+e2e-tools: $(E2E_TOOLS)
+
+$(BIN)/dex: tools/dex/go.mod tools/dex/go.sum
+	$(GO) build -C tools/dex -o ../../$(BIN)/dex github.com/dexidp/dex/cmd/dex
+
+$(BIN)/jaeger: tools/jaeger/go.mod tools/jaeger/go.sum
+	$(GO) build -C tools/jaeger -o ../../$(BIN)/jaeger github.com/jaegertracing/jaeger/cmd/jaeger
+
+system-deps:
 	@command -v chromium >/dev/null || { echo "installing Debian's chromium for the browser tests"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 	@pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null || command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 		{ echo "installing PostgreSQL so the tests can start a throwaway cluster"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3 >/dev/null; }
+	@python3 -c 'import wheel' 2>/dev/null || [ -d /usr/lib/python3/dist-packages/wheel ] || { echo "installing Debian's python3-wheel to build the Python SDK offline"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-wheel >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
+
+# test-deps is deps' old name.
+test-deps: deps
+
+## test: install what the tests need, then run every test (CI runs exactly this). The static stages (lint, the deploy files, the console's checks) run beside the Go tests, which spend much of their time waiting on processes and the database
+test: deps-base
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-static test-dynamic
+	@echo "make test: all tests passed"
+
+# make test's two lanes, each in order; the lanes run side by side.
+.PHONY: test-static test-dynamic
+test-static:
+	$(MAKE) --no-print-directory tools
+	MAKEFLAGS= $(MAKE) --no-print-directory check-tracked check-generated lint test-deploy test-python test-frontend
+test-dynamic:
+	MAKEFLAGS= $(MAKE) --no-print-directory test-go test-e2e
+
+## check-tracked: no build output or other binary is committed (git's own text detection; images and the like excepted)
+check-tracked:
+	@bad=$$(git ls-files --eol | awk '$$1 == "i/-text" {print $$NF}' | \
+		grep -vE '\.(png|jpg|jpeg|gif|ico|woff2?|ttf|gz|zip|jar|pb)$$' || true); \
+	if [ -n "$$bad" ]; then echo "binary files are tracked (build outputs belong in bin/, which git ignores):"; echo "$$bad"; exit 1; fi
+
+## check-generated: the committed GraphQL server code is what go generate makes now (test-frontend checks the console's typed operations)
+check-generated:
+	$(GO) generate ./graph
+	@git diff --exit-code --stat -- graph/ || { echo "graph/ changed under go generate ./graph: run it and commit the result"; exit 1; }
 
 ## lint: gofmt, go vet and golangci-lint (.golangci.yaml; the version pinned in tools/go.mod, built from the Go module proxy)
 lint: $(BIN)/golangci-lint
@@ -107,37 +164,21 @@ deploy-schemas:
 test-go:
 	./scripts/gotest-summary.sh test-output/unit.log -race -count=1 $(UNIT_PKGS)
 
-## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go)
+## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go), and that it installs with pip
 test-python:
 	cd worker/python && python3 -m unittest
+	./scripts/python-sdk-install.sh
 
 ## test-frontend: the console's generated types are current, it typechecks and lints, and its component tests pass
 test-frontend: frontend/node_modules
 	cd frontend && npm run codegen:check && npm run typecheck && npm run lint && npm test
 
-## test-e2e: real server and worker processes, PostgreSQL, and Chromium; needs the console built, and Dex and Jaeger (e2e-tools)
+## test-e2e: real server and worker processes, PostgreSQL, and Chromium, and Dex and Jaeger (e2e-tools); needs the console built
 test-e2e: console e2e/browser/node_modules
 	@mkdir -p $(BIN)
-	@# Waits for the build e2e-tools-start began, if it still runs.
-	flock $(BIN)/.e2e-tools.lock $(MAKE) --no-print-directory e2e-tools
+	@# make test's other lane builds Dex and Jaeger (tools): wait for that, or build them.
+	flock $(BIN)/.tools.lock $(MAKE) --no-print-directory e2e-tools
 	./scripts/gotest-summary.sh test-output/e2e.log -count=1 -timeout 15m ./e2e/...
-
-## e2e-tools: the real services the end-to-end tests start: Dex (an OpenID Connect provider) and Jaeger (a trace collector), pinned in tools/dex/go.mod and tools/jaeger/go.mod and built from the Go module proxy into bin/ (never committed)
-E2E_TOOLS := $(BIN)/dex $(BIN)/jaeger
-e2e-tools: $(E2E_TOOLS)
-
-$(BIN)/dex: tools/dex/go.mod tools/dex/go.sum
-	$(GO) build -C tools/dex -o ../../$(BIN)/dex github.com/dexidp/dex/cmd/dex
-
-$(BIN)/jaeger: tools/jaeger/go.mod tools/jaeger/go.sum
-	$(GO) build -C tools/jaeger -o ../../$(BIN)/jaeger github.com/jaegertracing/jaeger/cmd/jaeger
-
-# make test starts building them in the background at once (a few minutes
-# on a fresh machine, alongside lint and the unit tests); test-e2e waits
-# for that build through the same lock. Its output: test-output/e2e-tools.log.
-e2e-tools-start:
-	@mkdir -p $(BIN) test-output
-	@(flock $(BIN)/.e2e-tools.lock $(MAKE) --no-print-directory e2e-tools > test-output/e2e-tools.log 2>&1 &)
 
 ## bench: the benchmark harness (real server, agents and PostgreSQL; one JSON object per scenario), then the Go micro-benchmarks
 ##   BENCH_FLAGS="-scenario shell -shell-sweep 50,100,200,500 -seconds 20 -profile prof -bin bin/bench-abc123" (go run ./e2e/bench -h lists them)

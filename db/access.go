@@ -27,7 +27,7 @@ func (d *DB) AppMemberSetKeepingOwner(ctx context.Context, appID, userID int64, 
 			}
 		}
 		if role != RoleOwner {
-			current, err := tx.AppMemberRole(ctx, appID, userID)
+			current, err := tx.AppMemberGetRole(ctx, appID, userID)
 			if err != nil {
 				return err
 			}
@@ -46,8 +46,8 @@ func (d *DB) AppMemberSetKeepingOwner(ctx context.Context, appID, userID int64, 
 	})
 }
 
-// AppsByIDs returns the apps with the ids, in no particular order.
-func (s *Store) AppsByIDs(ctx context.Context, ids []int64) ([]App, error) {
+// AppListByIDs returns the apps with the ids, in no particular order.
+func (s *Store) AppListByIDs(ctx context.Context, ids []int64) ([]App, error) {
 	var out []App
 	if len(ids) == 0 {
 		return out, nil
@@ -62,9 +62,9 @@ type WorkerKey struct {
 	ID    string
 }
 
-// WorkersByKeys returns the recorded workers among keys, in no particular
+// WorkerListByKeys returns the recorded workers among keys, in no particular
 // order; keys not recorded are missing from the result.
-func (s *Store) WorkersByKeys(ctx context.Context, keys []WorkerKey) ([]Worker, error) {
+func (s *Store) WorkerListByKeys(ctx context.Context, keys []WorkerKey) ([]Worker, error) {
 	var out []Worker
 	if len(keys) == 0 {
 		return out, nil
@@ -98,11 +98,11 @@ func (s *Store) WorkersByKeys(ctx context.Context, keys []WorkerKey) ([]Worker, 
 	return out, nil
 }
 
-// InstancesChangedSince returns up to limit instances of an app whose
+// InstanceListChangedSince returns up to limit instances of an app whose
 // updated_at is at or after since, ordered by (updated_at, id), starting
 // after the row (afterAt, afterID) when afterID is not 0: the keyset
 // pagination instanceUpdated subscribers re-read with.
-func (s *Store) InstancesChangedSince(ctx context.Context, appID int64, since, afterAt time.Time, afterID int64, limit int) ([]Instance, error) {
+func (s *Store) InstanceListChangedSince(ctx context.Context, appID int64, since, afterAt time.Time, afterID int64, limit int) ([]Instance, error) {
 	var out []Instance
 	q := s.idb.NewSelect().Model(&out).Where("app_id = ?", appID)
 	if afterID == 0 {
@@ -143,8 +143,8 @@ func (s *Store) SessionValid(ctx context.Context, tokenHash string, now time.Tim
 	return n > 0, wrap(err, "checking session")
 }
 
-// AttemptsByInstances returns the attempts of each instance, in order.
-func (s *Store) AttemptsByInstances(ctx context.Context, instanceIDs []int64) (map[int64][]InstanceAttempt, error) {
+// AttemptListByInstances returns the attempts of each instance, in order.
+func (s *Store) AttemptListByInstances(ctx context.Context, instanceIDs []int64) (map[int64][]InstanceAttempt, error) {
 	out := make(map[int64][]InstanceAttempt, len(instanceIDs))
 	if len(instanceIDs) == 0 {
 		return out, nil

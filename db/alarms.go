@@ -7,6 +7,164 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// Alarm says when to tell whom about a job's (or a workflow's) runs:
+// rules (failure, N consecutive failures, timeout, late start, recovery),
+// each with its own silence window, and the channels to tell (package
+// alarm). The Legacy fields are the first API's settings (onFailure,
+// onTimeout, webhooks, emails, silenceSec): rows saved before rules and
+// channels existed hold them, and Normalized folds them into rules and
+// channels; the API saves only rules and channels.
+type Alarm struct {
+	Rules    []AlarmRule    `json:"rules,omitempty"`
+	Channels []AlarmChannel `json:"channels,omitempty"`
+
+	LegacyOnFailure  bool     `json:"onFailure,omitempty"`
+	LegacyOnTimeout  bool     `json:"onTimeout,omitempty"`
+	LegacyWebhooks   []string `json:"webhooks,omitempty"`
+	LegacyEmails     []string `json:"emails,omitempty"`
+	LegacySilenceSec int      `json:"silenceSec,omitempty"`
+}
+
+// AlarmRule is one condition that raises an alarm.
+type AlarmRule struct {
+	// Type is one of AlarmRuleTypes.
+	Type string `json:"type"`
+	// Threshold is N for CONSECUTIVE_FAILURES and the lateness in
+	// milliseconds for START_LATE; unused by the others.
+	Threshold int64 `json:"threshold,omitempty"`
+	// SilenceSec: after this rule alarmed, its further alarms within this
+	// many seconds are recorded SILENCED instead of sent (0: none are).
+	SilenceSec int `json:"silenceSec,omitempty"`
+}
+
+// AlarmChannel is one place an alarm is sent to.
+type AlarmChannel struct {
+	// Type is one of AlarmChannelTypes.
+	Type string `json:"type"`
+	// Target is the URL (webhooks and chat incoming webhooks) or the email
+	// address. Chat URLs carry their key: never logged whole.
+	Target string `json:"target"`
+}
+
+// Alarm rule types.
+const (
+	AlarmFailure     = "FAILURE"
+	AlarmConsecutive = "CONSECUTIVE_FAILURES"
+	AlarmTimeout     = "TIMEOUT"
+	AlarmStartLate   = "START_LATE"
+	AlarmRecovery    = "RECOVERY"
+)
+
+// AlarmRuleTypes lists the rule types.
+var AlarmRuleTypes = []string{AlarmFailure, AlarmConsecutive, AlarmTimeout, AlarmStartLate, AlarmRecovery}
+
+// Alarm channel types.
+const (
+	ChannelWebhook  = "WEBHOOK"
+	ChannelEmail    = "EMAIL"
+	ChannelSlack    = "SLACK"
+	ChannelFeishu   = "FEISHU"
+	ChannelDingTalk = "DINGTALK"
+	ChannelWeCom    = "WECOM"
+)
+
+// AlarmChannelTypes lists the channel types.
+var AlarmChannelTypes = []string{ChannelWebhook, ChannelEmail, ChannelSlack, ChannelFeishu, ChannelDingTalk, ChannelWeCom}
+
+// Normalized returns the alarm with its legacy fields folded into rules
+// and channels (onFailure → FAILURE, onTimeout → TIMEOUT, both with
+// silenceSec; webhooks → WEBHOOK, emails → EMAIL) and cleared.
+func (a Alarm) Normalized() Alarm {
+	out := Alarm{Rules: append([]AlarmRule(nil), a.Rules...), Channels: append([]AlarmChannel(nil), a.Channels...)}
+	if a.LegacyOnFailure && out.Rule(AlarmFailure) == nil {
+		out.Rules = append(out.Rules, AlarmRule{Type: AlarmFailure, SilenceSec: a.LegacySilenceSec})
+	}
+	if a.LegacyOnTimeout && out.Rule(AlarmTimeout) == nil {
+		out.Rules = append(out.Rules, AlarmRule{Type: AlarmTimeout, SilenceSec: a.LegacySilenceSec})
+	}
+	add := func(typ string, targets []string) {
+		for _, t := range targets {
+			if !out.hasChannel(typ, t) {
+				out.Channels = append(out.Channels, AlarmChannel{Type: typ, Target: t})
+			}
+		}
+	}
+	add(ChannelWebhook, a.LegacyWebhooks)
+	add(ChannelEmail, a.LegacyEmails)
+	return out
+}
+
+func (a Alarm) hasChannel(typ, target string) bool {
+	for _, c := range a.Channels {
+		if c.Type == typ && c.Target == target {
+			return true
+		}
+	}
+	return false
+}
+
+// Rule returns the rule of a type, or nil. (Legacy fields aside: call it
+// on a Normalized alarm.)
+func (a Alarm) Rule(typ string) *AlarmRule {
+	for i := range a.Rules {
+		if a.Rules[i].Type == typ {
+			return &a.Rules[i]
+		}
+	}
+	return nil
+}
+
+// Watches says whether the alarm has a rule of a type, legacy fields
+// included. It allocates nothing: the scheduling path asks it.
+func (a *Alarm) Watches(typ string) bool {
+	switch {
+	case typ == AlarmFailure && a.LegacyOnFailure, typ == AlarmTimeout && a.LegacyOnTimeout:
+		return true
+	}
+	for i := range a.Rules {
+		if a.Rules[i].Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// The first API's fields, as the API still shows them (deprecated):
+// computed from the rules and channels.
+
+// OnFailure says whether a FAILURE rule is set.
+func (a Alarm) OnFailure() bool { return a.Normalized().Rule(AlarmFailure) != nil }
+
+// OnTimeout says whether a TIMEOUT rule is set.
+func (a Alarm) OnTimeout() bool { return a.Normalized().Rule(AlarmTimeout) != nil }
+
+// Webhooks are the WEBHOOK channels' URLs.
+func (a Alarm) Webhooks() []string { return a.targets(ChannelWebhook) }
+
+// Emails are the EMAIL channels' addresses.
+func (a Alarm) Emails() []string { return a.targets(ChannelEmail) }
+
+// SilenceSec is the FAILURE (else TIMEOUT) rule's silence.
+func (a Alarm) SilenceSec() int {
+	n := a.Normalized()
+	for _, typ := range []string{AlarmFailure, AlarmTimeout} {
+		if r := n.Rule(typ); r != nil {
+			return r.SilenceSec
+		}
+	}
+	return 0
+}
+
+func (a Alarm) targets(typ string) []string {
+	out := []string{}
+	for _, c := range a.Normalized().Channels {
+		if c.Type == typ {
+			out = append(out, c.Target)
+		}
+	}
+	return out
+}
+
 // Alarm subjects: what an alarm rule watches.
 const (
 	SubjectJob      = "JOB"
@@ -64,8 +222,8 @@ type AlarmRecord struct {
 	Summary  string `bun:"summary,notnull"`
 }
 
-// AlarmStates returns the states of a subject's rules, by rule.
-func (s *Store) AlarmStates(ctx context.Context, kind string, id int64) (map[string]*AlarmState, error) {
+// AlarmStateList returns the states of a subject's rules, by rule.
+func (s *Store) AlarmStateList(ctx context.Context, kind string, id int64) (map[string]*AlarmState, error) {
 	var rows []AlarmState
 	err := s.idb.NewSelect().Model(&rows).Where("subject_kind = ? AND subject_id = ?", kind, id).Scan(ctx)
 	if err != nil {
@@ -78,12 +236,12 @@ func (s *Store) AlarmStates(ctx context.Context, kind string, id int64) (map[str
 	return out, nil
 }
 
-// AlarmStatesUpdate runs fn on the states of a subject's rules (a row for
+// AlarmStateUpdateMany runs fn on the states of a subject's rules (a row for
 // each of rules, created if missing) in one transaction, holding the rows
 // (on PostgreSQL: FOR UPDATE; SQLite runs one transaction at a time), so
 // two servers deciding about the same subject at once decide in turn.
 // The rows fn reports changed are written.
-func (d *DB) AlarmStatesUpdate(ctx context.Context, kind string, id int64, rules []string, now time.Time,
+func (d *DB) AlarmStateUpdateMany(ctx context.Context, kind string, id int64, rules []string, now time.Time,
 	fn func(states map[string]*AlarmState) (changed []string, err error)) error {
 	return d.InTx(ctx, func(ctx context.Context, tx *Store) error {
 		rows := make([]AlarmState, len(rules))
@@ -126,8 +284,8 @@ func (d *DB) AlarmStatesUpdate(ctx context.Context, kind string, id int64, rules
 	})
 }
 
-// AlarmRecordInsert adds entries to the alarm history.
-func (s *Store) AlarmRecordInsert(ctx context.Context, recs []AlarmRecord) error {
+// AlarmHistoryCreateMany adds entries to the alarm history.
+func (s *Store) AlarmHistoryCreateMany(ctx context.Context, recs []AlarmRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -145,8 +303,8 @@ type AlarmHistoryFilter struct {
 	Limit    int
 }
 
-// AlarmHistory returns the entries f selects, newest first.
-func (s *Store) AlarmHistory(ctx context.Context, f AlarmHistoryFilter) ([]AlarmRecord, error) {
+// AlarmHistoryList returns the entries f selects, newest first.
+func (s *Store) AlarmHistoryList(ctx context.Context, f AlarmHistoryFilter) ([]AlarmRecord, error) {
 	var out []AlarmRecord
 	q := s.idb.NewSelect().Model(&out).Where("subject_kind = ? AND subject_id = ?", f.SubjectKind, f.SubjectID)
 	if f.BeforeID > 0 {

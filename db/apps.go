@@ -5,7 +5,57 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
 )
+
+// AppLock serializes the calling transaction's changes to an app's
+// definitions with other transactions that take it: on PostgreSQL it locks
+// the app's row until the transaction ends (SQLite runs one transaction at
+// a time anyway). Saving a workflow takes it, so two saves cannot together
+// make a nesting cycle that neither would make alone, and a workflow
+// cannot be deleted while another save starts nesting it.
+func (s *Store) AppLock(ctx context.Context, appID int64) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	var id int64
+	err := s.idb.NewSelect().Model((*App)(nil)).Column("id").Where("id = ?", appID).For("UPDATE").Scan(ctx, &id)
+	return wrap(err, "locking app")
+}
+
+// App is a tenant: jobs, workflows and workers belong to exactly one app.
+// Workers authenticate with the app's secret, of which only a hash is kept.
+type App struct {
+	bun.BaseModel `bun:"table:apps,alias:a"`
+
+	ID          int64     `bun:"id,pk,autoincrement"`
+	Name        string    `bun:"name,notnull"`
+	Description string    `bun:"description,notnull"`
+	SecretHash  string    `bun:"secret_hash,notnull"`
+	CreatedAt   time.Time `bun:"created_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"`
+}
+
+// Role is a user's or token's right on one app.
+type Role string
+
+const (
+	RoleViewer Role = "VIEWER"
+	RoleEditor Role = "EDITOR"
+	RoleOwner  Role = "OWNER"
+)
+
+// AppMember grants a user a role on an app.
+type AppMember struct {
+	bun.BaseModel `bun:"table:app_members,alias:m"`
+
+	AppID     int64     `bun:"app_id,pk"`
+	UserID    int64     `bun:"user_id,pk"`
+	Role      Role      `bun:"role,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+}
 
 // AppCreate inserts an app; ErrConflict if the name is taken.
 func (s *Store) AppCreate(ctx context.Context, a *App) error {
@@ -76,8 +126,8 @@ func (s *Store) AppMemberSet(ctx context.Context, appID, userID int64, role Role
 	return wrap(err, "setting app member")
 }
 
-// AppMemberRole returns the user's role on the app, or "" if none.
-func (s *Store) AppMemberRole(ctx context.Context, appID, userID int64) (Role, error) {
+// AppMemberGetRole returns the user's role on the app, or "" if none.
+func (s *Store) AppMemberGetRole(ctx context.Context, appID, userID int64) (Role, error) {
 	var role Role
 	err := s.idb.NewSelect().Model((*AppMember)(nil)).Column("role").
 		Where("app_id = ? AND user_id = ?", appID, userID).Scan(ctx, &role)

@@ -40,8 +40,8 @@ type AuditChange struct {
 	After  any    `json:"after,omitempty"`
 }
 
-// AuditInsert records an entry.
-func (s *Store) AuditInsert(ctx context.Context, e *AuditEntry) error {
+// AuditCreate records an entry.
+func (s *Store) AuditCreate(ctx context.Context, e *AuditEntry) error {
 	if e.Changes == nil {
 		e.Changes = []AuditChange{}
 	}
@@ -49,9 +49,9 @@ func (s *Store) AuditInsert(ctx context.Context, e *AuditEntry) error {
 	return wrap(err, "recording an audit entry")
 }
 
-// AuditInsertMany records audit entries in one statement: concurrent
+// AuditCreateMany records audit entries in one statement: concurrent
 // mutations' entries, group-committed (server/platform/groupcommit).
-func (s *Store) AuditInsertMany(ctx context.Context, list []*AuditEntry) error {
+func (s *Store) AuditCreateMany(ctx context.Context, list []*AuditEntry) error {
 	if len(list) == 0 {
 		return nil
 	}

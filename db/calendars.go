@@ -3,7 +3,24 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/uptrace/bun"
 )
+
+// Calendar is a named set of dates, per app, on which the jobs that
+// reference it do not fire (holidays).
+type Calendar struct {
+	bun.BaseModel `bun:"table:calendars,alias:cal"`
+
+	ID          int64  `bun:"id,pk,autoincrement"`
+	AppID       int64  `bun:"app_id,notnull"`
+	Name        string `bun:"name,notnull"`
+	Description string `bun:"description,notnull"`
+	// Dates are "YYYY-MM-DD", sorted, each once.
+	Dates     []string  `bun:"dates,notnull,type:json"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
+}
 
 // CalendarCreate inserts a calendar; ErrConflict if the app already has
 // one of that name.
@@ -34,8 +51,8 @@ func (s *Store) CalendarGet(ctx context.Context, id int64) (*Calendar, error) {
 	return c, wrap(err, "reading calendar")
 }
 
-// CalendarByName returns an app's calendar by name.
-func (s *Store) CalendarByName(ctx context.Context, appID int64, name string) (*Calendar, error) {
+// CalendarGetByName returns an app's calendar by name.
+func (s *Store) CalendarGetByName(ctx context.Context, appID int64, name string) (*Calendar, error) {
 	c := new(Calendar)
 	err := s.idb.NewSelect().Model(c).Where("app_id = ? AND name = ?", appID, name).Scan(ctx)
 	return c, wrap(err, "reading calendar "+name)
@@ -48,8 +65,8 @@ func (s *Store) CalendarList(ctx context.Context, appID int64) ([]Calendar, erro
 	return out, wrap(err, "listing calendars")
 }
 
-// JobsByCalendar returns the jobs referencing a calendar, by name.
-func (s *Store) JobsByCalendar(ctx context.Context, calendarID int64) ([]Job, error) {
+// JobListByCalendar returns the jobs referencing a calendar, by name.
+func (s *Store) JobListByCalendar(ctx context.Context, calendarID int64) ([]Job, error) {
 	var out []Job
 	err := s.idb.NewSelect().Model(&out).Where("calendar_id = ?", calendarID).OrderExpr("name").Scan(ctx)
 	return out, wrap(err, "listing the jobs of a calendar")
@@ -63,15 +80,15 @@ func (s *Store) JobSetExcludedDates(ctx context.Context, id int64, dates []strin
 	return expectOne(res, err, "updating a job's excluded dates")
 }
 
-// JobByName returns an app's job by name.
-func (s *Store) JobByName(ctx context.Context, appID int64, name string) (*Job, error) {
+// JobGetByName returns an app's job by name.
+func (s *Store) JobGetByName(ctx context.Context, appID int64, name string) (*Job, error) {
 	j := new(Job)
 	err := s.idb.NewSelect().Model(j).Where("app_id = ? AND name = ?", appID, name).Scan(ctx)
 	return j, wrap(err, "reading job "+name)
 }
 
-// JobsManagedBy returns an app's jobs of a set declared in code, by name.
-func (s *Store) JobsManagedBy(ctx context.Context, appID int64, set string) ([]Job, error) {
+// JobListManagedBy returns an app's jobs of a set declared in code, by name.
+func (s *Store) JobListManagedBy(ctx context.Context, appID int64, set string) ([]Job, error) {
 	var out []Job
 	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ?", appID, set).OrderExpr("name").Scan(ctx)
 	return out, wrap(err, "listing the jobs declared in code")

@@ -9,10 +9,13 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -244,6 +247,41 @@ func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Store) e
 	return d.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		return fn(ctx, &Store{idb: tx, dialect: d.dialect})
 	})
+}
+
+// InSnapshot runs fn in a read-only transaction that sees one snapshot of
+// the database throughout: a page and its total count read in it agree,
+// whatever commits meanwhile. PostgreSQL needs REPEATABLE READ for that (in
+// READ COMMITTED each statement sees its own snapshot); a SQLite
+// transaction reads from one snapshot already.
+func (d *DB) InSnapshot(ctx context.Context, fn func(ctx context.Context, tx *Store) error) error {
+	var opts *sql.TxOptions
+	if d.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	return d.bun.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
+		return fn(ctx, &Store{idb: tx, dialect: d.dialect})
+	})
+}
+
+// MigrationsDigest identifies the schema the migrations build: a hash of
+// every migration file's name and text. Test harnesses key reusable
+// migrated databases on it, so a changed migration never reuses a stale one.
+func MigrationsDigest() string {
+	h := sha256.New()
+	_ = fs.WalkDir(migrationFiles, ".", func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := migrationFiles.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // migrationTemplate fills the dialect-specific types into the SQL migrations.

@@ -63,10 +63,10 @@ func TestUsersAndSessions(t *testing.T) {
 		if err := d.SessionCreate(ctx, &db.Session{TokenHash: "old", UserID: u.ID, ExpiresAt: now.Add(-time.Second)}); err != nil {
 			t.Fatal(err)
 		}
-		if su, err := d.SessionUser(ctx, "live", now); err != nil || su.ID != u.ID {
+		if su, err := d.SessionGetUser(ctx, "live", now); err != nil || su.ID != u.ID {
 			t.Fatalf("live session: %+v, %v", su, err)
 		}
-		if _, err := d.SessionUser(ctx, "old", now); !errors.Is(err, db.ErrNotFound) {
+		if _, err := d.SessionGetUser(ctx, "old", now); !errors.Is(err, db.ErrNotFound) {
 			t.Fatalf("expired session: got %v, want ErrNotFound", err)
 		}
 		if n, err := d.SessionDeleteExpired(ctx, now); err != nil || n != 1 {
@@ -103,7 +103,7 @@ func TestAppsAndMembers(t *testing.T) {
 		if err := d.AppMemberSet(ctx, orders.ID, alice.ID, db.RoleEditor); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := d.AppMemberRole(ctx, orders.ID, alice.ID); err != nil || r != db.RoleEditor {
+		if r, err := d.AppMemberGetRole(ctx, orders.ID, alice.ID); err != nil || r != db.RoleEditor {
 			t.Fatalf("role = %q, %v; want EDITOR", r, err)
 		}
 		mine, err := d.AppListForUser(ctx, alice.ID)
@@ -113,7 +113,7 @@ func TestAppsAndMembers(t *testing.T) {
 		if err := d.AppMemberSet(ctx, orders.ID, alice.ID, ""); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := d.AppMemberRole(ctx, orders.ID, alice.ID); err != nil || r != "" {
+		if r, err := d.AppMemberGetRole(ctx, orders.ID, alice.ID); err != nil || r != "" {
 			t.Fatalf("role after removal = %q, %v", r, err)
 		}
 	})
@@ -166,14 +166,14 @@ func TestAPITokens(t *testing.T) {
 		if err := d.APITokenCreate(ctx, tok); err != nil {
 			t.Fatal(err)
 		}
-		got, err := d.APITokenByHash(ctx, "th")
+		got, err := d.APITokenGetByHash(ctx, "th")
 		if err != nil || got.ID != tok.ID || got.Role == nil || *got.Role != db.RoleViewer || got.AppID != nil {
 			t.Fatalf("APITokenByHash = %+v, %v", got, err)
 		}
 		if err := d.APITokenRevoke(ctx, tok.ID, db.Now()); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.APITokenByHash(ctx, "th"); !errors.Is(err, db.ErrNotFound) {
+		if _, err := d.APITokenGetByHash(ctx, "th"); !errors.Is(err, db.ErrNotFound) {
 			t.Fatalf("revoked token still found: %v", err)
 		}
 		if err := d.APITokenRevoke(ctx, tok.ID, db.Now()); !errors.Is(err, db.ErrNotFound) {
@@ -284,7 +284,7 @@ func TestLeases(t *testing.T) {
 		if err != nil || !ok || l.Epoch != 2 || l.ServerID != "s2" {
 			t.Fatalf("take-over after release = %+v, %v, %v", l, ok, err)
 		}
-		states, err := d.LeaseStates(ctx, now)
+		states, err := d.LeaseList(ctx, now)
 		if err != nil || len(states) != 2 || states[0].ServerID != "s2" || !states[0].Live || states[1].ServerID != "" || states[1].Live {
 			t.Fatalf("LeaseStates = %+v, %v", states, err)
 		}
@@ -354,7 +354,7 @@ func TestLeaseStatesExpiry(t *testing.T) {
 			if err := d.LeaseRelease(ctx, "s1", []int64{b.ID}); err != nil {
 				t.Fatal(err)
 			}
-			states, err := d.LeaseStates(ctx, now)
+			states, err := d.LeaseList(ctx, now)
 			if err != nil {
 				t.Fatal(err)
 			}

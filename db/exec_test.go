@@ -8,17 +8,13 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/testfactory"
 )
 
 func newJob(t *testing.T, d *db.DB, appID int64, name string, next *time.Time) *db.Job {
 	t.Helper()
-	j := &db.Job{AppID: appID, Name: name, Enabled: true, ScheduleType: "CRON", ScheduleExpression: "* * * * * ?",
-		TimeZone: "UTC", ExecutionMode: "STANDALONE", ProcessorType: "SHELL", Processor: "true",
-		MaxInstances: 1, TaskConcurrency: 1, DispatchStrategy: "HEALTH_FIRST", MisfirePolicy: "FIRE_ONCE", NextTriggerAt: next}
-	if err := d.JobCreate(context.Background(), j); err != nil {
-		t.Fatal(err)
-	}
-	return j
+	return testfactory.Job(t, d, appID, &testfactory.JobOpts{Name: name, ScheduleType: "CRON", ScheduleExpression: "* * * * * ?",
+		DispatchStrategy: "HEALTH_FIRST", NextTriggerAt: next})
 }
 
 func newApp(t *testing.T, d *db.DB) *db.App {
@@ -28,14 +24,8 @@ func newApp(t *testing.T, d *db.DB) *db.App {
 
 func newNamedApp(t *testing.T, d *db.DB, name string) *db.App {
 	t.Helper()
-	a := &db.App{Name: name, SecretHash: "x"}
-	if err := d.AppCreate(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return testfactory.App(t, d, &testfactory.AppOpts{Name: name})
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // The trigger loop's two writes: advancing next_trigger_at by
 // compare-and-set, and creating instances that UNIQUE keeps single.
@@ -45,19 +35,19 @@ func TestTriggerWrites(t *testing.T) {
 		ctx := context.Background()
 		app := newApp(t, d)
 		t0 := db.Now().Truncate(time.Second)
-		j1 := newJob(t, d, app.ID, "j1", ptr(t0))
-		j2 := newJob(t, d, app.ID, "j2", ptr(t0.Add(time.Second)))
-		newJob(t, d, app.ID, "later", ptr(t0.Add(time.Hour)))
+		j1 := newJob(t, d, app.ID, "j1", new(t0))
+		j2 := newJob(t, d, app.ID, "j2", new(t0.Add(time.Second)))
+		newJob(t, d, app.ID, "later", new(t0.Add(time.Hour)))
 
-		due, err := d.JobsDue(ctx, app.ID, t0.Add(2*time.Second), 100)
+		due, err := d.JobListDue(ctx, app.ID, t0.Add(2*time.Second), 100)
 		if err != nil || len(due) != 2 || due[0].ID != j1.ID {
 			t.Fatalf("JobsDue = %+v, %v", due, err)
 		}
 
 		// j2's advance carries a stale old value: it must not apply.
 		ids, err := d.JobAdvanceMany(ctx, []db.JobAdvance{
-			{ID: j1.ID, Old: t0, New: ptr(t0.Add(time.Second))},
-			{ID: j2.ID, Old: t0, New: ptr(t0.Add(2 * time.Second))},
+			{ID: j1.ID, Old: t0, New: new(t0.Add(time.Second))},
+			{ID: j2.ID, Old: t0, New: new(t0.Add(2 * time.Second))},
 		})
 		if err != nil || !slices.Equal(ids, []int64{j1.ID}) {
 			t.Fatalf("JobAdvanceMany = %v, %v; want only j1", ids, err)
@@ -78,18 +68,18 @@ func TestTriggerWrites(t *testing.T) {
 		}
 
 		mk := func(job int64, at time.Time) db.Instance {
-			return db.Instance{AppID: app.ID, JobID: job, Status: db.StatusWaiting, TriggerType: "SCHEDULE", ExpectedTriggerAt: ptr(at), TriggerAt: at}
+			return db.Instance{AppID: app.ID, JobID: job, Status: db.StatusWaiting, TriggerType: "SCHEDULE", ExpectedTriggerAt: new(at), TriggerAt: at}
 		}
-		created, err := d.InstanceCreateMany(ctx, []db.Instance{mk(j1.ID, t0), mk(j1.ID, t0.Add(time.Second))})
+		created, err := d.InstanceCreateFired(ctx, []db.Instance{mk(j1.ID, t0), mk(j1.ID, t0.Add(time.Second))})
 		if err != nil || len(created) != 2 || created[0].ID == 0 || created[1].ID == created[0].ID {
 			t.Fatalf("InstanceCreateMany = %+v, %v", created, err)
 		}
 		// The same fire again (another owner, a retry): nothing new.
-		again, err := d.InstanceCreateMany(ctx, []db.Instance{mk(j1.ID, t0.Add(time.Second)), mk(j1.ID, t0.Add(2*time.Second))})
+		again, err := d.InstanceCreateFired(ctx, []db.Instance{mk(j1.ID, t0.Add(time.Second)), mk(j1.ID, t0.Add(2*time.Second))})
 		if err != nil || len(again) != 1 || !again[0].ExpectedTriggerAt.Equal(t0.Add(2*time.Second)) {
 			t.Fatalf("duplicate fire: created %+v, %v; want only the new one", again, err)
 		}
-		waiting, err := d.InstancesWaitingDue(ctx, app.ID, t0.Add(time.Second), 100)
+		waiting, err := d.InstanceListWaitingDue(ctx, app.ID, t0.Add(time.Second), 100)
 		if err != nil || len(waiting) != 2 {
 			t.Fatalf("InstancesWaitingDue = %d, %v", len(waiting), err)
 		}
@@ -111,7 +101,7 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 			}
 		}
 		ids, err := d.InstanceTransitionMany(ctx, []db.InstanceTransition{
-			{ID: a.ID, From: db.StatusWaiting, To: db.StatusDispatched, ActualTriggerAt: ptr(now), Epoch: ptr(int64(3))},
+			{ID: a.ID, From: db.StatusWaiting, To: db.StatusDispatched, ActualTriggerAt: new(now), Epoch: new(int64(3))},
 			{ID: b.ID, From: db.StatusRunning, To: db.StatusSucceeded}, // wrong from: no move
 		})
 		if err != nil || !slices.Equal(ids, []int64{a.ID}) {
@@ -125,7 +115,7 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 			t.Fatalf("InstanceCountActive = %v", n)
 		}
 		if _, err := d.InstanceTransitionMany(ctx, []db.InstanceTransition{
-			{ID: a.ID, From: db.StatusDispatched, To: db.StatusFailed, FinishedAt: ptr(now), Result: ptr("exit status 3"), Reason: ptr("EXIT")},
+			{ID: a.ID, From: db.StatusDispatched, To: db.StatusFailed, FinishedAt: new(now), Result: new("exit status 3"), Reason: new("EXIT")},
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -140,11 +130,11 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 
 		// Attempts: insert, then update keeps what is not given.
 		w := "w1"
-		err = d.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: a.ID, Attempt: 1, Status: db.StatusDispatched, StartedAt: ptr(now)}})
+		err = d.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: a.ID, Attempt: 1, Status: db.StatusDispatched, StartedAt: new(now)}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = d.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: a.ID, Attempt: 1, Status: db.StatusFailed, WorkerID: &w, Result: "exit status 3", FinishedAt: ptr(now)}})
+		err = d.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: a.ID, Attempt: 1, Status: db.StatusFailed, WorkerID: &w, Result: "exit status 3", FinishedAt: new(now)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,17 +151,17 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 			t.Fatalf("TaskCreateMany: %+v, %v", tasks, err)
 		}
 		moved, err := d.TaskTransitionMany(ctx, []db.TaskTransition{
-			{ID: tasks[0].ID, From: db.StatusWaiting, To: db.StatusDispatched, WorkerID: &w, DispatchedAt: ptr(now)},
+			{ID: tasks[0].ID, From: db.StatusWaiting, To: db.StatusDispatched, WorkerID: &w, DispatchedAt: new(now)},
 			{ID: tasks[1].ID, From: db.StatusRunning, To: db.StatusSucceeded},
 		})
 		if err != nil || !slices.Equal(moved, []int64{tasks[0].ID}) {
 			t.Fatalf("TaskTransitionMany = %v, %v", moved, err)
 		}
 		// Back to WAITING clears the worker.
-		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{{ID: tasks[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: ptr(1)}}); err != nil {
+		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{{ID: tasks[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: new(1)}}); err != nil {
 			t.Fatal(err)
 		}
-		un, err := d.TasksUnfinished(ctx, []int64{a.ID})
+		un, err := d.TaskListUnfinished(ctx, []int64{a.ID})
 		if err != nil || len(un) != 2 || un[0].WorkerID != nil || un[0].Retries != 1 {
 			t.Fatalf("TasksUnfinished = %+v, %v", un, err)
 		}
@@ -179,10 +169,10 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 		if err != nil || counts[a.ID].Total != 2 || counts[a.ID].Waiting != 2 {
 			t.Fatalf("TaskCountsByInstance = %+v, %v", counts, err)
 		}
-		if _, err := d.TaskStopInstance(ctx, a.ID, db.StatusStopped); err != nil {
+		if _, err := d.TaskStopByInstance(ctx, a.ID, db.StatusStopped); err != nil {
 			t.Fatal(err)
 		}
-		if un, _ := d.TasksUnfinished(ctx, []int64{a.ID}); len(un) != 0 {
+		if un, _ := d.TaskListUnfinished(ctx, []int64{a.ID}); len(un) != 0 {
 			t.Fatalf("tasks left after stop: %+v", un)
 		}
 		// Stopped tasks are counted apart, so a stopped instance is not shown as failed.
@@ -215,7 +205,7 @@ func TestInstanceListAndCount(t *testing.T) {
 			at := t0.Add(time.Duration(i) * time.Second)
 			list = append(list, db.Instance{AppID: app.ID, JobID: j.ID, Status: status, TriggerType: "API", TriggerAt: at, ExpectedTriggerAt: &at})
 		}
-		if _, err := d.InstanceCreateMany(ctx, list); err != nil {
+		if _, err := d.InstanceCreateFired(ctx, list); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
@@ -227,7 +217,7 @@ func TestInstanceListAndCount(t *testing.T) {
 			{"one job", db.InstanceFilter{JobID: j2.ID}, 5},
 			{"failed", db.InstanceFilter{Statuses: []string{db.StatusFailed}}, 4},
 			{"failed of j1", db.InstanceFilter{JobID: j1.ID, Statuses: []string{db.StatusFailed}}, 2},
-			{"time range", db.InstanceFilter{From: ptr(t0.Add(2 * time.Second)), To: ptr(t0.Add(5 * time.Second))}, 3},
+			{"time range", db.InstanceFilter{From: new(t0.Add(2 * time.Second)), To: new(t0.Add(5 * time.Second))}, 3},
 		} {
 			f := tc.f
 			f.AppID = app.ID
@@ -286,10 +276,10 @@ func TestInstancesLastRun(t *testing.T) {
 			fired(t0.Add(3*time.Second), db.StatusWaiting, false), // recorded ahead
 			{AppID: app.ID, JobID: never.ID, Status: db.StatusWaiting, TriggerType: "SCHEDULE", TriggerAt: t0.Add(time.Hour)},
 		}
-		if _, err := d.InstanceCreateMany(ctx, list); err != nil {
+		if _, err := d.InstanceCreateFired(ctx, list); err != nil {
 			t.Fatal(err)
 		}
-		last, err := d.InstancesLastRun(ctx, []int64{ran.ID, never.ID})
+		last, err := d.InstanceListLast(ctx, []int64{ran.ID, never.ID})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,116 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// InstanceListByWorkflowInstances returns the job instances workflow instances started.
+func (s *Store) InstanceListByWorkflowInstances(ctx context.Context, wiIDs []int64) ([]Instance, error) {
+	var out []Instance
+	if len(wiIDs) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).Where("workflow_instance_id IN (?)", bun.List(wiIDs)).
+		OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading workflow runs' instances")
+}
+
+// InstanceCreate inserts one instance (a workflow node's) and sets its id.
+func (s *Store) InstanceCreate(ctx context.Context, in *Instance) error {
+	now := Now()
+	in.CreatedAt, in.UpdatedAt = now, now
+	if in.Attempt == 0 {
+		in.Attempt = 1
+	}
+	_, err := s.idb.NewInsert().Model(in).ExcludeColumn("id").Returning("id").Exec(ctx)
+	return wrap(err, "creating instance")
+}
+
+// InstanceReleaseMany ends the hold of WAITING instances (FOREACH elements
+// waiting for a place): their trigger time becomes at.
+func (s *Store) InstanceReleaseMany(ctx context.Context, ids []int64, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.idb.NewUpdate().Model((*Instance)(nil)).Set("trigger_at = ?", at).Set("updated_at = ?", Now()).
+		Where("id IN (?) AND status = ?", bun.List(ids), StatusWaiting).Exec(ctx)
+	return wrap(err, "releasing held instances")
+}
+
+// Instance states (docs/design.md §5.6).
+const (
+	StatusWaiting    = "WAITING"
+	StatusDispatched = "DISPATCHED"
+	StatusRunning    = "RUNNING"
+	StatusSucceeded  = "SUCCEEDED"
+	StatusFailed     = "FAILED"
+	StatusStopped    = "STOPPED"
+	StatusCanceled   = "CANCELED"
+)
+
+// Instance is one run of a job.
+type Instance struct {
+	bun.BaseModel `bun:"table:instances,alias:i"`
+
+	ID                 int64      `bun:"id,pk,autoincrement"`
+	AppID              int64      `bun:"app_id,notnull"`
+	JobID              int64      `bun:"job_id,notnull"`
+	WorkflowInstanceID *int64     `bun:"workflow_instance_id"`
+	WorkflowNodeID     *string    `bun:"workflow_node_id"`
+	Status             string     `bun:"status,notnull"`
+	TriggerType        string     `bun:"trigger_type,notnull"`
+	ExpectedTriggerAt  *time.Time `bun:"expected_trigger_at"`
+	TriggerAt          time.Time  `bun:"trigger_at,notnull"`
+	ActualTriggerAt    *time.Time `bun:"actual_trigger_at"`
+	StartedAt          *time.Time `bun:"started_at"`
+	FinishedAt         *time.Time `bun:"finished_at"`
+	Attempt            int        `bun:"attempt,notnull"`
+	Params             string     `bun:"params,notnull"`
+	Result             string     `bun:"result,notnull"`
+	Reason             string     `bun:"reason,notnull"`
+	WorkerID           *string    `bun:"worker_id"`
+	Epoch              int64      `bun:"epoch,notnull"`
+	LogSeq             int64      `bun:"log_seq,notnull"`
+	// A workflow node's instance: the generation of the node it ran for,
+	// the FOREACH element it ran, what it was given and what it added to
+	// the run's context, and the node's overrides of the job's timeout and
+	// retries.
+	WorkflowGeneration *int               `bun:"workflow_generation"`
+	WorkflowItem       *int               `bun:"workflow_item"`
+	WorkflowInput      *WorkflowTaskInput `bun:"workflow_input,type:json,nullzero"`
+	WorkflowOutput     map[string]any     `bun:"workflow_output,type:json,nullzero"`
+	TimeoutMs          *int64             `bun:"timeout_ms"`
+	MaxRetries         *int               `bun:"max_retries"`
+	// IdempotencyKey is the key runJob was called with, held for
+	// IdempotencyWindow (server/api/jobs); nil for every other instance.
+	IdempotencyKey *string `bun:"idempotency_key"`
+	// JobVersion is the version of the job the instance ran (nil for
+	// instances from before versions were kept, and workflow nodes).
+	JobVersion *int `bun:"job_version"`
+	// NoWorker is why no connected worker could take it, as last found
+	// (nil if it never waited for a worker; noworker.go).
+	NoWorker *NoWorker `bun:"no_worker,type:json,nullzero"`
+	// TraceParent is the W3C traceparent of the span the instance is
+	// traced under: until it fires, the API call or workflow instance that
+	// created it (if traced); from its fire on, its dispatch span, the
+	// parent of its tasks' spans. "" when it is not traced.
+	TraceParent string    `bun:"trace_parent,notnull"`
+	CreatedAt   time.Time `bun:"created_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"`
+}
+
+// InstanceAttempt keeps each attempt's worker, times and outcome.
+type InstanceAttempt struct {
+	bun.BaseModel `bun:"table:instance_attempts,alias:ia"`
+
+	ID         int64      `bun:"id,pk,autoincrement"`
+	InstanceID int64      `bun:"instance_id,notnull"`
+	Attempt    int        `bun:"attempt,notnull"`
+	Status     string     `bun:"status,notnull"`
+	WorkerID   *string    `bun:"worker_id"`
+	Result     string     `bun:"result,notnull"`
+	Reason     string     `bun:"reason,notnull"`
+	StartedAt  *time.Time `bun:"started_at"`
+	FinishedAt *time.Time `bun:"finished_at"`
+}
+
 // ActiveStatuses are the states of an instance that is not finished.
 var ActiveStatuses = []string{StatusWaiting, StatusDispatched, StatusRunning}
 
@@ -20,20 +130,9 @@ func IsFinal(status string) bool {
 	return false
 }
 
-// InstanceCreate inserts one instance.
-func (s *Store) InstanceCreate(ctx context.Context, in *Instance) error {
-	now := Now()
-	in.CreatedAt, in.UpdatedAt = now, now
-	if in.Attempt == 0 {
-		in.Attempt = 1
-	}
-	_, err := s.idb.NewInsert().Model(in).Returning("id").Exec(ctx)
-	return wrap(err, "creating instance")
-}
-
-// InstanceCreateBatch inserts instances in one statement and sets their
+// InstanceCreateMany inserts instances in one statement and sets their
 // ids: concurrent runJob calls, group-committed (server/platform/groupcommit).
-func (s *Store) InstanceCreateBatch(ctx context.Context, list []*Instance) error {
+func (s *Store) InstanceCreateMany(ctx context.Context, list []*Instance) error {
 	if len(list) == 0 {
 		return nil
 	}
@@ -48,14 +147,14 @@ func (s *Store) InstanceCreateBatch(ctx context.Context, list []*Instance) error
 	return wrap(err, "creating instances")
 }
 
-// InstanceCreateKeyed inserts an instance carrying an idempotency key, in
+// InstanceCreateIdempotent inserts an instance carrying an idempotency key, in
 // one statement, unless an instance of the same job created at or after
 // since carries the key already: then that instance is returned and
 // created is false. An instance older than since keeps its key no longer:
 // it is released (set NULL) and the new one inserted. The unique index on
 // (job_id, idempotency_key) makes concurrent calls with one key create
 // one instance.
-func (s *Store) InstanceCreateKeyed(ctx context.Context, in *Instance, since time.Time) (_ *Instance, created bool, err error) {
+func (s *Store) InstanceCreateIdempotent(ctx context.Context, in *Instance, since time.Time) (_ *Instance, created bool, err error) {
 	if in.IdempotencyKey == nil {
 		return nil, false, errors.New("creating instance: no idempotency key")
 	}
@@ -94,11 +193,11 @@ func (s *Store) InstanceCreateKeyed(ctx context.Context, in *Instance, since tim
 	return nil, false, wrap(ErrKeyContended, "creating instance")
 }
 
-// InstanceCreateMany inserts scheduled instances in one statement, skipping
+// InstanceCreateFired inserts scheduled instances in one statement, skipping
 // any whose (job, expected trigger time) already exists: that fire was
 // already recorded, and recording it twice is what UNIQUE forbids. It
 // returns the instances actually created, with their ids.
-func (s *Store) InstanceCreateMany(ctx context.Context, list []Instance) ([]Instance, error) {
+func (s *Store) InstanceCreateFired(ctx context.Context, list []Instance) ([]Instance, error) {
 	var created []Instance
 	if len(list) == 0 {
 		return created, nil
@@ -151,8 +250,8 @@ func (s *Store) InstanceGet(ctx context.Context, id int64) (*Instance, error) {
 	return in, wrap(err, "reading instance")
 }
 
-// InstancesByIDs returns the instances with the ids.
-func (s *Store) InstancesByIDs(ctx context.Context, ids []int64) ([]Instance, error) {
+// InstanceListByIDs returns the instances with the ids.
+func (s *Store) InstanceListByIDs(ctx context.Context, ids []int64) ([]Instance, error) {
 	var out []Instance
 	if len(ids) == 0 {
 		return out, nil
@@ -168,11 +267,11 @@ type Due struct {
 	TriggerAt time.Time `bun:"trigger_at"`
 }
 
-// InstancesWaitingDue returns an app's WAITING instances due at or before
+// InstanceListWaitingDue returns an app's WAITING instances due at or before
 // until, earliest first, except those held in their job's queue (the
 // actor starts them). It reads two columns only: the trigger loop calls
 // it every pass over every fire of the look-ahead window.
-func (s *Store) InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Due, error) {
+func (s *Store) InstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Due, error) {
 	var out []Due
 	err := s.idb.NewSelect().Model((*Instance)(nil)).Column("id", "trigger_at").
 		Where("app_id = ? AND status = ? AND trigger_at <= ? AND reason <> ?", appID, StatusWaiting, until, ReasonQueued).
@@ -180,8 +279,8 @@ func (s *Store) InstancesWaitingDue(ctx context.Context, appID int64, until time
 	return out, wrap(err, "reading due instances")
 }
 
-// InstancesActive returns an app's DISPATCHED and RUNNING instances.
-func (s *Store) InstancesActive(ctx context.Context, appID int64) ([]Instance, error) {
+// InstanceListActive returns an app's DISPATCHED and RUNNING instances.
+func (s *Store) InstanceListActive(ctx context.Context, appID int64) ([]Instance, error) {
 	var out []Instance
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND status IN (?)", appID, bun.List([]string{StatusDispatched, StatusRunning})).
@@ -332,11 +431,11 @@ func (s *Store) InstanceList(ctx context.Context, f InstanceFilter) ([]Instance,
 	return out, false, nil
 }
 
-// InstancesLastRun returns, per job, its newest instance that has fired
+// InstanceListLast returns, per job, its newest instance that has fired
 // (actual_trigger_at set), whatever its status; jobs that never fired are
 // absent. Each job costs one backward step on instances_by_job, past at
 // most the few fires recorded ahead, however long its history.
-func (s *Store) InstancesLastRun(ctx context.Context, jobIDs []int64) (map[int64]Instance, error) {
+func (s *Store) InstanceListLast(ctx context.Context, jobIDs []int64) (map[int64]Instance, error) {
 	out := map[int64]Instance{}
 	if len(jobIDs) == 0 {
 		return out, nil
@@ -379,9 +478,9 @@ func (f InstanceFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
 	return q
 }
 
-// InstancesByJobSince returns a job's instances expected at or after since,
+// InstanceListByJobSince returns a job's instances expected at or after since,
 // for checking schedules (tests and benchmarks).
-func (s *Store) InstancesByJobSince(ctx context.Context, jobID int64, since time.Time) ([]Instance, error) {
+func (s *Store) InstanceListByJobSince(ctx context.Context, jobID int64, since time.Time) ([]Instance, error) {
 	var out []Instance
 	err := s.idb.NewSelect().Model(&out).Where("job_id = ? AND trigger_at >= ?", jobID, since).OrderExpr("id").Scan(ctx)
 	return out, wrap(err, "reading job instances")
@@ -412,11 +511,11 @@ func (s *Store) AttemptList(ctx context.Context, instanceID int64) ([]InstanceAt
 	return out, wrap(err, "listing attempts")
 }
 
-// InstancesStaleScheduled returns an app's scheduled (SCHEDULE) instances
+// InstanceListStaleScheduled returns an app's scheduled (SCHEDULE) instances
 // still WAITING although their time passed before cutoff: fires recorded
 // ahead that no server ran in time (downtime, fail-over). Fires held in
 // their job's queue are not stale: they wait by design.
-func (s *Store) InstancesStaleScheduled(ctx context.Context, appID int64, cutoff time.Time, limit int) ([]Instance, error) {
+func (s *Store) InstanceListStaleScheduled(ctx context.Context, appID int64, cutoff time.Time, limit int) ([]Instance, error) {
 	var out []Instance
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND status = ? AND trigger_type = 'SCHEDULE' AND trigger_at < ? AND reason <> ?", appID, StatusWaiting, cutoff, ReasonQueued).
@@ -424,10 +523,10 @@ func (s *Store) InstancesStaleScheduled(ctx context.Context, appID int64, cutoff
 	return out, wrap(err, "reading stale scheduled instances")
 }
 
-// InstancesQueued returns an app's instances held in their jobs' queues
+// InstanceListQueued returns an app's instances held in their jobs' queues
 // (WAITING with reason QUEUED, overlap policy QUEUE), in fire order: what
 // an owner reloads when it takes the app over.
-func (s *Store) InstancesQueued(ctx context.Context, appID int64) ([]Instance, error) {
+func (s *Store) InstanceListQueued(ctx context.Context, appID int64) ([]Instance, error) {
 	var out []Instance
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND status = ? AND reason = ?", appID, StatusWaiting, ReasonQueued).
@@ -435,8 +534,8 @@ func (s *Store) InstancesQueued(ctx context.Context, appID int64) ([]Instance, e
 	return out, wrap(err, "reading queued instances")
 }
 
-// InstanceRelabel sets the trigger type of WAITING instances.
-func (s *Store) InstanceRelabel(ctx context.Context, ids []int64, triggerType string) error {
+// InstanceRelabelMany sets the trigger type of WAITING instances.
+func (s *Store) InstanceRelabelMany(ctx context.Context, ids []int64, triggerType string) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -468,8 +567,8 @@ type FireRecord struct {
 	Epoch             int64      `bun:"epoch"`
 }
 
-// FireRecords returns an app's scheduled fires expected in [from, to).
-func (s *Store) FireRecords(ctx context.Context, appID int64, from, to time.Time) ([]FireRecord, error) {
+// FireRecordList returns an app's scheduled fires expected in [from, to).
+func (s *Store) FireRecordList(ctx context.Context, appID int64, from, to time.Time) ([]FireRecord, error) {
 	var out []FireRecord
 	err := s.idb.NewSelect().Model((*Instance)(nil)).
 		Column("job_id", "expected_trigger_at", "actual_trigger_at", "started_at", "status", "trigger_type", "reason", "epoch").
@@ -493,10 +592,10 @@ func (s *Store) InstanceStatusCounts(ctx context.Context, appID int64) (map[stri
 	return out, wrap(err, "counting instances")
 }
 
-// InstancesRunTwice counts an app's instances that succeeded on more than
+// InstanceCountRunTwice counts an app's instances that succeeded on more than
 // one task of the same kind and attempt: a fire that ran twice. The
 // cluster tests assert it stays 0.
-func (s *Store) InstancesRunTwice(ctx context.Context, appID int64) (int, error) {
+func (s *Store) InstanceCountRunTwice(ctx context.Context, appID int64) (int, error) {
 	n, err := s.idb.NewSelect().TableExpr("tasks AS tk").
 		ColumnExpr("tk.instance_id").
 		Join("JOIN instances AS i ON i.id = tk.instance_id").

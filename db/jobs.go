@@ -9,6 +9,148 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// JobListByNames returns an app's jobs among names, in no particular order.
+func (s *Store) JobListByNames(ctx context.Context, appID int64, names []string) ([]Job, error) {
+	var out []Job
+	if len(names) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND name IN (?)", appID, bun.List(names)).Scan(ctx)
+	return out, wrap(err, "reading jobs by name")
+}
+
+// JobDefinition is a job's definition as a version keeps it: JobInput's
+// fields (the calendar by name), without the app.
+type JobDefinition struct {
+	Name               string          `json:"name"`
+	Description        string          `json:"description"`
+	Enabled            bool            `json:"enabled"`
+	ScheduleType       string          `json:"scheduleType"`
+	ScheduleExpression string          `json:"scheduleExpression"`
+	TimeZone           string          `json:"timeZone"`
+	LifecycleStart     *time.Time      `json:"lifecycleStart,omitempty"`
+	LifecycleEnd       *time.Time      `json:"lifecycleEnd,omitempty"`
+	ScheduleWindow     *ScheduleWindow `json:"scheduleWindow,omitempty"`
+	Calendar           string          `json:"calendar,omitempty"`
+	ExecutionMode      string          `json:"executionMode"`
+	ProcessorType      string          `json:"processorType"`
+	Processor          string          `json:"processor"`
+	Params             string          `json:"params"`
+	MaxInstances       int             `json:"maxInstances"`
+	TaskConcurrency    int             `json:"taskConcurrency"`
+	TimeoutMs          int64           `json:"timeoutMs"`
+	InstanceRetries    int             `json:"instanceRetries"`
+	TaskRetries        int             `json:"taskRetries"`
+	WorkerFilter       WorkerFilter    `json:"workerFilter"`
+	DispatchStrategy   string          `json:"dispatchStrategy"`
+	MisfirePolicy      string          `json:"misfirePolicy"`
+	Alarm              Alarm           `json:"alarm"`
+	// Overlap, priority and retry back-off; a version kept before they
+	// existed has them empty, which restores as the defaults.
+	OverlapPolicy   string  `json:"overlapPolicy,omitempty"`
+	MaxQueued       int     `json:"maxQueued,omitempty"`
+	Priority        int     `json:"priority,omitempty"`
+	RetryDelayMs    int64   `json:"retryDelayMs,omitempty"`
+	RetryBackoff    float64 `json:"retryBackoff,omitempty"`
+	RetryDelayMaxMs int64   `json:"retryDelayMaxMs,omitempty"`
+}
+
+// JobVersion is one kept version of a job.
+type JobVersion struct {
+	bun.BaseModel `bun:"table:job_versions,alias:jv"`
+
+	JobID      int64         `bun:"job_id,pk"`
+	Version    int           `bun:"version,pk"`
+	Definition JobDefinition `bun:"definition,notnull,type:json"`
+	// Change is CREATE, UPDATE, ENABLE, DISABLE or RESTORE (with the
+	// version restored, e.g. "RESTORE 3").
+	Change    string    `bun:"change,notnull"`
+	CreatedBy string    `bun:"created_by,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+}
+
+// Definition returns the job's definition; calendar is its calendar's
+// name ("" for none).
+func (j *Job) Definition(calendar string) JobDefinition {
+	return JobDefinition{Name: j.Name, Description: j.Description, Enabled: j.Enabled, ScheduleType: j.ScheduleType,
+		ScheduleExpression: j.ScheduleExpression, TimeZone: j.TimeZone, LifecycleStart: j.LifecycleStart, LifecycleEnd: j.LifecycleEnd,
+		ScheduleWindow: j.ScheduleWindow, Calendar: calendar, ExecutionMode: j.ExecutionMode, ProcessorType: j.ProcessorType,
+		Processor: j.Processor, Params: j.Params, MaxInstances: j.MaxInstances, TaskConcurrency: j.TaskConcurrency,
+		TimeoutMs: j.TimeoutMs, InstanceRetries: j.InstanceRetries, TaskRetries: j.TaskRetries, WorkerFilter: j.WorkerFilter,
+		DispatchStrategy: j.DispatchStrategy, MisfirePolicy: j.MisfirePolicy, Alarm: j.Alarm,
+		OverlapPolicy: j.OverlapPolicy, MaxQueued: j.MaxQueued, Priority: j.Priority,
+		RetryDelayMs: j.RetryDelayMs, RetryBackoff: j.RetryBackoff, RetryDelayMaxMs: j.RetryDelayMaxMs}
+}
+
+// ScheduleWindow restricts a FIXED_RATE job to a daily window of wall-clock
+// time in the job's time zone, on chosen weekdays (package schedule).
+type ScheduleWindow struct {
+	// Start and End are times of day, "HH:MM" or "HH:MM:SS"; End is
+	// included and later than Start (a window does not cross midnight).
+	Start string `json:"start"`
+	End   string `json:"end"`
+	// Days are weekdays (MONDAY … SUNDAY); empty: every day.
+	Days []string `json:"days,omitempty"`
+}
+
+// Job is a unit of work with its schedule, processor and limits.
+type Job struct {
+	bun.BaseModel `bun:"table:jobs,alias:j"`
+
+	ID                 int64        `bun:"id,pk,autoincrement"`
+	AppID              int64        `bun:"app_id,notnull"`
+	Name               string       `bun:"name,notnull"`
+	Description        string       `bun:"description,notnull"`
+	Enabled            bool         `bun:"enabled,notnull"`
+	ScheduleType       string       `bun:"schedule_type,notnull"`
+	ScheduleExpression string       `bun:"schedule_expression,notnull"`
+	TimeZone           string       `bun:"time_zone,notnull"`
+	LifecycleStart     *time.Time   `bun:"lifecycle_start"`
+	LifecycleEnd       *time.Time   `bun:"lifecycle_end"`
+	ExecutionMode      string       `bun:"execution_mode,notnull"`
+	ProcessorType      string       `bun:"processor_type,notnull"`
+	Processor          string       `bun:"processor,notnull"`
+	Params             string       `bun:"params,notnull"`
+	MaxInstances       int          `bun:"max_instances,notnull"`
+	TaskConcurrency    int          `bun:"task_concurrency,notnull"`
+	TimeoutMs          int64        `bun:"timeout_ms,notnull"`
+	InstanceRetries    int          `bun:"instance_retries,notnull"`
+	TaskRetries        int          `bun:"task_retries,notnull"`
+	WorkerFilter       WorkerFilter `bun:"worker_filter,notnull,type:json"`
+	DispatchStrategy   string       `bun:"dispatch_strategy,notnull"`
+	MisfirePolicy      string       `bun:"misfire_policy,notnull"`
+	Alarm              Alarm        `bun:"alarm,notnull,type:json"`
+	NextTriggerAt      *time.Time   `bun:"next_trigger_at"`
+	// ScheduleWindow restricts a FIXED_RATE schedule to a daily window.
+	ScheduleWindow *ScheduleWindow `bun:"schedule_window,type:json,nullzero"`
+	// CalendarID is the calendar of excluded dates the job references;
+	// ExcludedDates is a copy of its dates, kept by the API in the same
+	// transaction as every change of the calendar, so the schedule is
+	// computed from the job row alone.
+	CalendarID    *int64   `bun:"calendar_id"`
+	ExcludedDates []string `bun:"excluded_dates,type:json,nullzero"`
+	// Version counts the job's changes (job_versions keeps each).
+	Version int `bun:"version,notnull"`
+	// ManagedBy is the set of jobs declared in code the job belongs to
+	// (nil: made through the API).
+	ManagedBy *string `bun:"managed_by"`
+	// OverlapPolicy says what a fire over MaxInstances does (CANCEL,
+	// QUEUE, REPLACE); MaxQueued bounds the fires a QUEUE job holds.
+	OverlapPolicy string `bun:"overlap_policy,notnull"`
+	MaxQueued     int    `bun:"max_queued,notnull"`
+	// Priority orders dispatch when workers are short of slots: the
+	// queued tasks of higher-priority instances go first.
+	Priority int `bun:"priority,notnull"`
+	// Retry back-off: the n-th retry (of an instance or a task) waits
+	// RetryDelayMs × RetryBackoff^(n-1), at most RetryDelayMaxMs (0: no cap
+	// of the job's own), plus up to 10% jitter (docs/design.md §6.5).
+	RetryDelayMs    int64     `bun:"retry_delay_ms,notnull"`
+	RetryBackoff    float64   `bun:"retry_backoff,notnull"`
+	RetryDelayMaxMs int64     `bun:"retry_delay_max_ms,notnull"`
+	CreatedAt       time.Time `bun:"created_at,notnull"`
+	UpdatedAt       time.Time `bun:"updated_at,notnull"`
+}
+
 // JobCreate inserts a job; ErrConflict if the app already has one of that name.
 func (s *Store) JobCreate(ctx context.Context, j *Job) error {
 	now := Now()
@@ -62,8 +204,8 @@ func (s *Store) JobVersionCreate(ctx context.Context, v *JobVersion) error {
 	return wrap(err, "recording job version")
 }
 
-// JobVersions returns up to limit versions of a job, newest first.
-func (s *Store) JobVersions(ctx context.Context, jobID int64, limit int) ([]JobVersion, error) {
+// JobVersionList returns up to limit versions of a job, newest first.
+func (s *Store) JobVersionList(ctx context.Context, jobID int64, limit int) ([]JobVersion, error) {
 	var out []JobVersion
 	err := s.idb.NewSelect().Model(&out).Where("job_id = ?", jobID).OrderExpr("version DESC").Limit(limit).Scan(ctx)
 	return out, wrap(err, "listing job versions")
@@ -97,8 +239,8 @@ func (s *Store) JobGet(ctx context.Context, id int64) (*Job, error) {
 	return j, wrap(err, "reading job")
 }
 
-// JobsByIDs returns the jobs with the ids, in no particular order.
-func (s *Store) JobsByIDs(ctx context.Context, ids []int64) ([]Job, error) {
+// JobListByIDs returns the jobs with the ids, in no particular order.
+func (s *Store) JobListByIDs(ctx context.Context, ids []int64) ([]Job, error) {
 	var out []Job
 	if len(ids) == 0 {
 		return out, nil
@@ -147,9 +289,9 @@ func (s *Store) JobCount(ctx context.Context, appID int64) (total, enabled int, 
 	return row.Total, row.Enabled, wrap(err, "counting jobs")
 }
 
-// JobsDue returns up to limit enabled jobs of an app whose next trigger is
+// JobListDue returns up to limit enabled jobs of an app whose next trigger is
 // at or before until, earliest first.
-func (s *Store) JobsDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Job, error) {
+func (s *Store) JobListDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Job, error) {
 	var out []Job
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND enabled AND next_trigger_at IS NOT NULL AND next_trigger_at <= ?", appID, until).

@@ -8,6 +8,18 @@ import (
 	"github.com/uptrace/bun/schema"
 )
 
+// AppLease says which server schedules an app until when. Epoch grows on
+// every change of owner and fences dispatches from a former owner.
+type AppLease struct {
+	bun.BaseModel `bun:"table:app_leases,alias:l"`
+
+	AppID      int64     `bun:"app_id,pk"`
+	ServerID   string    `bun:"server_id,notnull"`
+	Epoch      int64     `bun:"epoch,notnull"`
+	AcquiredAt time.Time `bun:"acquired_at,notnull"`
+	ExpiresAt  time.Time `bun:"expires_at,notnull"`
+}
+
 // Lease expiry is judged by one clock. On PostgreSQL that is the database's
 // (servers' clocks may disagree with each other); on SQLite, which only one
 // server uses, it is that server's, passed in as now.
@@ -114,8 +126,8 @@ type LeaseState struct {
 	ExpiresInMs int64 `bun:"expires_in_ms"`
 }
 
-// LeaseStates returns every app with its lease (ServerID empty if none).
-func (s *Store) LeaseStates(ctx context.Context, now time.Time) ([]LeaseState, error) {
+// LeaseList returns every app with its lease (ServerID empty if none).
+func (s *Store) LeaseList(ctx context.Context, now time.Time) ([]LeaseState, error) {
 	var out []LeaseState
 	err := s.idb.NewSelect().TableExpr("apps AS a").
 		ColumnExpr("a.id AS app_id").

@@ -2,9 +2,25 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/uptrace/bun"
 )
+
+// InstanceLog is one log line of an instance. Seq is assigned by the server
+// and increases per instance; (WorkerID, WorkerSeq) de-duplicates re-sends.
+type InstanceLog struct {
+	bun.BaseModel `bun:"table:instance_logs,alias:lg"`
+
+	ID         int64     `bun:"id,pk,autoincrement"`
+	InstanceID int64     `bun:"instance_id,notnull"`
+	Seq        int64     `bun:"seq,notnull"`
+	WorkerID   string    `bun:"worker_id,notnull"`
+	WorkerSeq  int64     `bun:"worker_seq,notnull"`
+	Time       time.Time `bun:"time,notnull"`
+	Level      string    `bun:"level,notnull"`
+	Text       string    `bun:"text,notnull"`
+}
 
 // LogReserveSeq reserves n consecutive log sequence numbers of an
 // instance of the app and returns the first; ErrNotFound if the app has no
@@ -39,9 +55,9 @@ type LogKnown struct {
 	WorkerSeq  int64  `bun:"worker_seq"`
 }
 
-// LogExisting returns which of the given worker lines are already stored,
+// LogListExisting returns which of the given worker lines are already stored,
 // so re-sent lines do not use up sequence numbers.
-func (s *Store) LogExisting(ctx context.Context, workerID string, instanceIDs []int64, minSeq, maxSeq int64) ([]LogKnown, error) {
+func (s *Store) LogListExisting(ctx context.Context, workerID string, instanceIDs []int64, minSeq, maxSeq int64) ([]LogKnown, error) {
 	var out []LogKnown
 	err := s.idb.NewSelect().Model((*InstanceLog)(nil)).
 		Column("instance_id", "worker_id", "worker_seq").
@@ -50,9 +66,9 @@ func (s *Store) LogExisting(ctx context.Context, workerID string, instanceIDs []
 	return out, wrap(err, "reading stored log lines")
 }
 
-// LogPage returns up to limit lines of an instance with seq > afterSeq, in
+// LogList returns up to limit lines of an instance with seq > afterSeq, in
 // seq order, and whether more follow.
-func (s *Store) LogPage(ctx context.Context, instanceID, afterSeq int64, limit int) ([]InstanceLog, bool, error) {
+func (s *Store) LogList(ctx context.Context, instanceID, afterSeq int64, limit int) ([]InstanceLog, bool, error) {
 	var out []InstanceLog
 	err := s.idb.NewSelect().Model(&out).
 		Where("instance_id = ? AND seq > ?", instanceID, afterSeq).
@@ -75,9 +91,9 @@ type LogTarget struct {
 	Given int   `bun:"given"` // 1: given to the worker
 }
 
-// LogTargets returns the instances among ids that exist, with whether each
+// LogListTargets returns the instances among ids that exist, with whether each
 // was given to workerID; missing ids were deleted (or never existed).
-func (s *Store) LogTargets(ctx context.Context, workerID string, ids []int64) ([]LogTarget, error) {
+func (s *Store) LogListTargets(ctx context.Context, workerID string, ids []int64) ([]LogTarget, error) {
 	var out []LogTarget
 	if len(ids) == 0 {
 		return out, nil

@@ -19,10 +19,10 @@ type FinishedInstance struct {
 	FinishedAt        time.Time  `bun:"finished_at"`
 }
 
-// InstancesFinishedBetween returns an app's instances that finished in
+// InstanceListFinishedBetween returns an app's instances that finished in
 // (from, to], oldest first, at most limit (the instances_by_app_finished
 // index). Only the columns the metrics need are read.
-func (s *Store) InstancesFinishedBetween(ctx context.Context, appID int64, from, to time.Time, limit int) ([]FinishedInstance, error) {
+func (s *Store) InstanceListFinishedBetween(ctx context.Context, appID int64, from, to time.Time, limit int) ([]FinishedInstance, error) {
 	var rows []FinishedInstance
 	err := s.idb.NewSelect().Model((*Instance)(nil)).
 		Column("id", "status", "reason", "expected_trigger_at", "actual_trigger_at", "started_at", "finished_at").
@@ -96,9 +96,9 @@ func (s *Store) TaskCountsBusy(ctx context.Context, workerIDs []string) (map[str
 	return out, wrap(err, "counting busy slots")
 }
 
-// InstancesFailedRecent returns an app's instances that ended FAILED since
+// InstanceListFailedRecent returns an app's instances that ended FAILED since
 // `since`, the latest first, at most limit.
-func (s *Store) InstancesFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]Instance, error) {
+func (s *Store) InstanceListFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]Instance, error) {
 	var out []Instance
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND finished_at >= ? AND status = ?", appID, since, StatusFailed).
@@ -117,9 +117,9 @@ func (s *Store) InstanceTimings(ctx context.Context, appID int64, since time.Tim
 	return rows, wrap(err, "reading instance timings")
 }
 
-// JobsNextFires returns an app's enabled jobs by their next fire, soonest
+// JobListNextFires returns an app's enabled jobs by their next fire, soonest
 // first, at most limit (the jobs_due index).
-func (s *Store) JobsNextFires(ctx context.Context, appID int64, limit int) ([]Job, error) {
+func (s *Store) JobListNextFires(ctx context.Context, appID int64, limit int) ([]Job, error) {
 	var out []Job
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND enabled AND next_trigger_at IS NOT NULL", appID).
@@ -127,8 +127,8 @@ func (s *Store) JobsNextFires(ctx context.Context, appID int64, limit int) ([]Jo
 	return out, wrap(err, "reading next fires")
 }
 
-// WorkersAlive returns an app's connected workers heard from since.
-func (s *Store) WorkersAlive(ctx context.Context, appID int64, since time.Time) ([]Worker, error) {
+// WorkerListAlive returns an app's connected workers heard from since.
+func (s *Store) WorkerListAlive(ctx context.Context, appID int64, since time.Time) ([]Worker, error) {
 	var out []Worker
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND disconnected_at IS NULL AND last_heartbeat >= ?", appID, since).Scan(ctx)

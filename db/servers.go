@@ -3,7 +3,20 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/uptrace/bun"
 )
+
+// Server is one running jobwheel server process.
+type Server struct {
+	bun.BaseModel `bun:"table:servers,alias:srv"`
+
+	ID           string    `bun:"id,pk"`
+	AdvertiseURL string    `bun:"advertise_url,notnull"`
+	Version      string    `bun:"version,notnull"`
+	StartedAt    time.Time `bun:"started_at,notnull"`
+	HeartbeatAt  time.Time `bun:"heartbeat_at,notnull"`
+}
 
 // ServerRegister records a starting server, or refreshes it after a restart
 // with the same id.

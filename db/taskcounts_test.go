@@ -69,12 +69,12 @@ func TestTaskCountsFollowTheTasks(t *testing.T) {
 			}
 			bulk[i] = db.Task{InstanceID: in, Name: "sub", Kind: "MAP", Status: db.StatusWaiting, InstanceAttempt: 1}
 		}
-		if err := d.TaskInsertBulk(ctx, bulk); err != nil {
+		if err := d.TaskCreateManyChunked(ctx, bulk); err != nil {
 			t.Fatal(err)
 		}
 		check("inserting in bulk")
 
-		waiting, err := d.TasksWaitingAfter(ctx, a.ID, 1, 0, 300)
+		waiting, err := d.TaskListWaitingAfter(ctx, a.ID, 1, 0, 300)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,14 +93,14 @@ func TestTaskCountsFollowTheTasks(t *testing.T) {
 		// A retry: back to WAITING with its result; and a result-only rewrite.
 		res := "lost"
 		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{
-			{ID: waiting[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: ptr(1), Result: &res},
+			{ID: waiting[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: new(1), Result: &res},
 			{ID: waiting[2].ID, From: db.StatusSucceeded, To: db.StatusSucceeded, Result: &res},
 		}); err != nil {
 			t.Fatal(err)
 		}
 		check("a retry")
 
-		if _, err := d.TaskStopInstance(ctx, b.ID, db.StatusStopped); err != nil {
+		if _, err := d.TaskStopByInstance(ctx, b.ID, db.StatusStopped); err != nil {
 			t.Fatal(err)
 		}
 		check("stopping an instance")

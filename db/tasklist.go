@@ -89,12 +89,12 @@ func (q TaskQuery) statuses() []string {
 	return out
 }
 
-// TaskPage returns a page of an instance attempt's tasks by id, and
+// TaskViewList returns a page of an instance attempt's tasks by id, and
 // whether more follow. A page is the first Limit+1 ids of each status
 // after AfterID, merged: each is one index range read (no OFFSET, no
 // scan of the instance's other tasks), and the rows themselves are read
 // only for the page.
-func (s *Store) TaskPage(ctx context.Context, q TaskQuery) ([]TaskView, bool, error) {
+func (s *Store) TaskViewList(ctx context.Context, q TaskQuery) ([]TaskView, bool, error) {
 	var (
 		parts []string
 		args  []any

@@ -53,7 +53,7 @@ func TestTaskPage(t *testing.T) {
 			var got []int64
 			q := db.TaskQuery{InstanceID: in.ID, Attempt: 2, Statuses: statuses, Limit: 4}
 			for range 20 {
-				page, more, err := d.TaskPage(ctx, q)
+				page, more, err := d.TaskViewList(ctx, q)
 				if err != nil {
 					t.Fatal(err)
 				}

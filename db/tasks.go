@@ -7,6 +7,32 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// Task is a durable unit of an instance's work on one worker: the root task
+// of a STANDALONE instance, one per worker for BROADCAST, or a map subtask.
+type Task struct {
+	bun.BaseModel `bun:"table:tasks,alias:tk"`
+
+	ID              int64      `bun:"id,pk,autoincrement"`
+	InstanceID      int64      `bun:"instance_id,notnull"`
+	ParentID        *int64     `bun:"parent_id"`
+	Name            string     `bun:"name,notnull"`
+	Kind            string     `bun:"kind,notnull"`
+	Status          string     `bun:"status,notnull"`
+	Payload         string     `bun:"payload,notnull"`
+	Result          string     `bun:"result,notnull"`
+	WorkerID        *string    `bun:"worker_id"`
+	InstanceAttempt int        `bun:"instance_attempt,notnull"`
+	Retries         int        `bun:"retries,notnull"`
+	CreatedAt       time.Time  `bun:"created_at,notnull"`
+	DispatchedAt    *time.Time `bun:"dispatched_at"`
+	FinishedAt      *time.Time `bun:"finished_at"`
+	UpdatedAt       time.Time  `bun:"updated_at,notnull"`
+	// NotBefore is when a WAITING task waiting for its retry may be
+	// dispatched (nil: at once): the retry back-off, kept on the row so a
+	// new owner waits too.
+	NotBefore *time.Time `bun:"not_before"`
+}
+
 // TaskCreateMany inserts tasks in one statement and sets their ids.
 func (s *Store) TaskCreateMany(ctx context.Context, list []Task) error {
 	if len(list) == 0 {
@@ -67,9 +93,9 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 	return ids, wrap(err, "moving tasks")
 }
 
-// TaskStopInstance stops every unfinished task of an instance and returns
+// TaskStopByInstance stops every unfinished task of an instance and returns
 // the ones that were on a worker (to tell the worker).
-func (s *Store) TaskStopInstance(ctx context.Context, instanceID int64, status string) ([]Task, error) {
+func (s *Store) TaskStopByInstance(ctx context.Context, instanceID int64, status string) ([]Task, error) {
 	var onWorkers []Task
 	err := s.idb.NewSelect().Model(&onWorkers).
 		Where("instance_id = ? AND status IN (?)", instanceID, bun.List([]string{StatusDispatched, StatusRunning})).
@@ -84,10 +110,10 @@ func (s *Store) TaskStopInstance(ctx context.Context, instanceID int64, status s
 	return onWorkers, wrap(err, "stopping tasks")
 }
 
-// TaskInsertBulk inserts tasks whose ids the caller does not need (map
+// TaskCreateManyChunked inserts tasks whose ids the caller does not need (map
 // subtasks beyond what the owner holds in memory), in statements of
 // taskInsertChunk rows.
-func (s *Store) TaskInsertBulk(ctx context.Context, list []Task) error {
+func (s *Store) TaskCreateManyChunked(ctx context.Context, list []Task) error {
 	if len(list) == 0 {
 		return nil
 	}
@@ -108,12 +134,12 @@ func (s *Store) TaskInsertBulk(ctx context.Context, list []Task) error {
 // under PostgreSQL's 65,535 parameters and SQLite's 32,766.
 const taskInsertChunk = 2000
 
-// TasksWaitingAfter returns up to limit WAITING tasks of an instance
+// TaskListWaitingAfter returns up to limit WAITING tasks of an instance
 // attempt with ids above afterID, in id order: the owner's next window
 // of an instance with more tasks than it holds in memory. The index
 // tasks_by_instance (instance_id, status, id) serves it whatever the
 // instance's size.
-func (s *Store) TasksWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]Task, error) {
+func (s *Store) TaskListWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]Task, error) {
 	var out []Task
 	err := s.idb.NewSelect().Model(&out).
 		Where("instance_id = ? AND status = ? AND id > ? AND instance_attempt = ?", instanceID, StatusWaiting, afterID, attempt).
@@ -121,8 +147,8 @@ func (s *Store) TasksWaitingAfter(ctx context.Context, instanceID int64, attempt
 	return out, wrap(err, "reading waiting tasks")
 }
 
-// TasksOnWorkers returns the DISPATCHED and RUNNING tasks of the instances.
-func (s *Store) TasksOnWorkers(ctx context.Context, instanceIDs []int64) ([]Task, error) {
+// TaskListOnWorkers returns the DISPATCHED and RUNNING tasks of the instances.
+func (s *Store) TaskListOnWorkers(ctx context.Context, instanceIDs []int64) ([]Task, error) {
 	var out []Task
 	if len(instanceIDs) == 0 {
 		return out, nil
@@ -142,8 +168,8 @@ func (s *Store) TaskStopWaiting(ctx context.Context, instanceID int64, at time.T
 	return wrap(err, "stopping waiting tasks")
 }
 
-// TasksUnfinished returns the unfinished tasks of the instances.
-func (s *Store) TasksUnfinished(ctx context.Context, instanceIDs []int64) ([]Task, error) {
+// TaskListUnfinished returns the unfinished tasks of the instances.
+func (s *Store) TaskListUnfinished(ctx context.Context, instanceIDs []int64) ([]Task, error) {
 	var out []Task
 	if len(instanceIDs) == 0 {
 		return out, nil
@@ -154,9 +180,9 @@ func (s *Store) TasksUnfinished(ctx context.Context, instanceIDs []int64) ([]Tas
 	return out, wrap(err, "reading unfinished tasks")
 }
 
-// TaskResults returns the finished tasks of an instance attempt of the
+// TaskListResults returns the finished tasks of an instance attempt of the
 // kinds given, for post-processing and reduce.
-func (s *Store) TaskResults(ctx context.Context, instanceID int64, attempt int, kinds []string) ([]Task, error) {
+func (s *Store) TaskListResults(ctx context.Context, instanceID int64, attempt int, kinds []string) ([]Task, error) {
 	var out []Task
 	err := s.idb.NewSelect().Model(&out).
 		Column("id", "name", "kind", "status", "result").
@@ -165,10 +191,10 @@ func (s *Store) TaskResults(ctx context.Context, instanceID int64, attempt int, 
 	return out, wrap(err, "reading task results")
 }
 
-// TaskResultsAfter returns a page of TaskResults: the tasks with ids
+// TaskListResultsAfter returns a page of TaskResults: the tasks with ids
 // above afterID, in id order, at most limit. A reduce over millions of
 // subtasks reads them a page at a time, walking the primary key.
-func (s *Store) TaskResultsAfter(ctx context.Context, instanceID int64, attempt int, kinds []string, afterID int64, limit int) ([]Task, error) {
+func (s *Store) TaskListResultsAfter(ctx context.Context, instanceID int64, attempt int, kinds []string, afterID int64, limit int) ([]Task, error) {
 	var out []Task
 	err := s.idb.NewSelect().Model(&out).
 		Column("id", "name", "kind", "status", "result").
@@ -177,9 +203,9 @@ func (s *Store) TaskResultsAfter(ctx context.Context, instanceID int64, attempt 
 	return out, wrap(err, "reading a page of task results")
 }
 
-// TaskOfApp returns a task if its instance belongs to the app; sql.ErrNoRows
+// TaskGetInApp returns a task if its instance belongs to the app; sql.ErrNoRows
 // (wrapped) when it does not exist or belongs to another app.
-func (s *Store) TaskOfApp(ctx context.Context, appID, taskID int64) (*Task, error) {
+func (s *Store) TaskGetInApp(ctx context.Context, appID, taskID int64) (*Task, error) {
 	t := new(Task)
 	err := s.idb.NewSelect().Model(t).
 		Where("tk.id = ? AND EXISTS (SELECT 1 FROM instances i WHERE i.id = tk.instance_id AND i.app_id = ?)", taskID, appID).

@@ -3,7 +3,25 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/uptrace/bun"
 )
+
+// APIToken lets another service call the API as its creator, optionally
+// narrowed to one app and role. Only the token's SHA-256 is stored.
+type APIToken struct {
+	bun.BaseModel `bun:"table:api_tokens,alias:t"`
+
+	ID         int64      `bun:"id,pk,autoincrement"`
+	Name       string     `bun:"name,notnull"`
+	TokenHash  string     `bun:"token_hash,notnull"`
+	UserID     int64      `bun:"user_id,notnull"`
+	AppID      *int64     `bun:"app_id"`
+	Role       *Role      `bun:"role"`
+	CreatedAt  time.Time  `bun:"created_at,notnull"`
+	LastUsedAt *time.Time `bun:"last_used_at"`
+	RevokedAt  *time.Time `bun:"revoked_at"`
+}
 
 // APITokenCreate stores a new API token (its hash only).
 func (s *Store) APITokenCreate(ctx context.Context, t *APIToken) error {
@@ -12,8 +30,8 @@ func (s *Store) APITokenCreate(ctx context.Context, t *APIToken) error {
 	return wrap(err, "creating api token")
 }
 
-// APITokenByHash returns the unrevoked token with the hash.
-func (s *Store) APITokenByHash(ctx context.Context, hash string) (*APIToken, error) {
+// APITokenGetByHash returns the unrevoked token with the hash.
+func (s *Store) APITokenGetByHash(ctx context.Context, hash string) (*APIToken, error) {
 	t := new(APIToken)
 	err := s.idb.NewSelect().Model(t).Where("token_hash = ?", hash).Where("revoked_at IS NULL").Scan(ctx)
 	return t, wrap(err, "reading api token")

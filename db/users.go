@@ -3,7 +3,41 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/uptrace/bun"
 )
+
+// User is a console or API user. Only the password's hash is stored.
+type User struct {
+	bun.BaseModel `bun:"table:users,alias:u"`
+
+	ID           int64  `bun:"id,pk,autoincrement"`
+	Username     string `bun:"username,notnull"`
+	PasswordHash string `bun:"password_hash,notnull"`
+	Admin        bool   `bun:"admin,notnull"`
+	// SSOSubject is the identity provider's issuer and subject
+	// ("issuer#subject") of a user who signs in with single sign-on; nil
+	// for local users.
+	SSOSubject *string   `bun:"sso_subject"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+	UpdatedAt  time.Time `bun:"updated_at,notnull"`
+}
+
+// Session is a login. The bearer token is only stored as its SHA-256.
+type Session struct {
+	bun.BaseModel `bun:"table:sessions,alias:s"`
+
+	ID        int64     `bun:"id,pk,autoincrement"`
+	TokenHash string    `bun:"token_hash,notnull"`
+	UserID    int64     `bun:"user_id,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	ExpiresAt time.Time `bun:"expires_at,notnull"`
+	// SSORefresh is the identity provider's refresh token, sealed
+	// (package sso); "" for password logins. SSOCheckedAt is when the
+	// user's groups were last checked with the provider.
+	SSORefresh   string     `bun:"sso_refresh,notnull"`
+	SSOCheckedAt *time.Time `bun:"sso_checked_at"`
+}
 
 // UserCreate inserts a user; ErrConflict if the username is taken.
 func (s *Store) UserCreate(ctx context.Context, u *User) error {
@@ -55,8 +89,8 @@ func (s *Store) SessionCreate(ctx context.Context, sess *Session) error {
 	return wrap(err, "creating session")
 }
 
-// SessionUser returns the user of an unexpired session by token hash.
-func (s *Store) SessionUser(ctx context.Context, tokenHash string, now time.Time) (*User, error) {
+// SessionGetUser returns the user of an unexpired session by token hash.
+func (s *Store) SessionGetUser(ctx context.Context, tokenHash string, now time.Time) (*User, error) {
 	u := new(User)
 	err := s.idb.NewSelect().Model(u).
 		Join("JOIN sessions AS s ON s.user_id = u.id").

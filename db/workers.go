@@ -7,6 +7,46 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// WorkerMetrics is what a worker reports in its heartbeats.
+type WorkerMetrics struct {
+	CPUCores     int     `json:"cpuCores"`
+	Load1        float64 `json:"load1"`
+	FreeMemoryMB int64   `json:"freeMemoryMB"`
+	FreeDiskMB   int64   `json:"freeDiskMB"`
+	Running      int     `json:"running"`
+}
+
+// Worker is the last known state of a worker connected to some server, kept
+// so that any server can list an app's workers.
+type Worker struct {
+	bun.BaseModel `bun:"table:workers,alias:w"`
+
+	AppID          int64         `bun:"app_id,pk"`
+	ID             string        `bun:"id,pk"`
+	ServerID       string        `bun:"server_id,notnull"`
+	Host           string        `bun:"host,notnull"`
+	Version        string        `bun:"version,notnull"`
+	Tags           []string      `bun:"tags,notnull,type:json"`
+	Processors     []string      `bun:"processors,notnull,type:json"`
+	Slots          int           `bun:"slots,notnull"`
+	Metrics        WorkerMetrics `bun:"metrics,notnull,type:json"`
+	ConnectedAt    time.Time     `bun:"connected_at,notnull"`
+	LastHeartbeat  time.Time     `bun:"last_heartbeat,notnull"`
+	DisconnectedAt *time.Time    `bun:"disconnected_at"`
+	// Draining: it stopping gracefully and takes no new tasks.
+	Draining bool `bun:"draining,notnull"`
+}
+
+// WorkerFilter narrows the workers a job may run on.
+type WorkerFilter struct {
+	Designated  []string `json:"designated,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	MinCPUCores int      `json:"minCpuCores,omitempty"`
+	MinMemoryMB int64    `json:"minMemoryMB,omitempty"`
+	MinDiskMB   int64    `json:"minDiskMB,omitempty"`
+	MaxWorkers  int      `json:"maxWorkers,omitempty"`
+}
+
 // WorkerUpsert records a worker that connected (or reconnected).
 func (s *Store) WorkerUpsert(ctx context.Context, w *Worker) error {
 	_, err := s.idb.NewInsert().Model(w).

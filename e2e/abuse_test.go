@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -219,7 +220,7 @@ func TestWorkerChannelAbuse(t *testing.T) {
 	if in, err := c.WaitInstance(after, settle, "SUCCEEDED", "FAILED"); err != nil || in.Status != "SUCCEEDED" || len(in.Logs.Lines) != 1 {
 		t.Fatalf("an instance after the silent worker left: %+v %v", in, err)
 	}
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		for id := range sent {
 			if mallory.ack(id) == nil {
 				return false

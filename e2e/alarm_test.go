@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // alarmReceiver is a local stand-in for a webhook and the four chats: it
@@ -64,11 +65,26 @@ type alarmRecord struct {
 }
 
 // alarmHistory reads a job's whole alarm history through the API, page by
-// page (two entries a page, so paging is exercised).
+// page (two entries a page, so paging is exercised). Each page's
+// totalCount is read with that page; when every page saw the same total,
+// the pages must hold exactly that many. A delivery landing between two
+// page requests changes the total: then the history is read again, until
+// it holds still.
 func (cl *cluster) alarmHistory(t *testing.T, jobID string) []alarmRecord {
 	t.Helper()
 	var all []alarmRecord
+	testkit.Eventually(t, "the alarm history to hold still while it is paged through", func() bool {
+		var stable bool
+		all, stable = cl.alarmHistoryOnce(t, jobID)
+		return stable
+	})
+	return all
+}
+
+func (cl *cluster) alarmHistoryOnce(t *testing.T, jobID string) (all []alarmRecord, stable bool) {
+	t.Helper()
 	var after *string
+	totals := map[int]bool{}
 	for {
 		var out struct {
 			Job struct {
@@ -90,14 +106,18 @@ func (cl *cluster) alarmHistory(t *testing.T, jobID string) []alarmRecord {
 			t.Fatal(err)
 		}
 		h := out.Job.AlarmHistory
+		totals[h.TotalCount] = true
 		for _, e := range h.Edges {
 			all = append(all, e.Node)
 		}
 		if !h.PageInfo.HasNextPage {
-			if h.TotalCount != len(all) {
-				t.Fatalf("totalCount %d, but the pages hold %d", h.TotalCount, len(all))
+			if len(totals) > 1 {
+				return nil, false // something landed between two pages
 			}
-			return all
+			if h.TotalCount != len(all) {
+				t.Fatalf("every page said totalCount %d, but the pages hold %d", h.TotalCount, len(all))
+			}
+			return all, true
 		}
 		after = h.PageInfo.EndCursor
 	}
@@ -145,7 +165,7 @@ func TestAlarmRules(t *testing.T) {
 	first := runAndWait(flaky, "", "FAILED")
 	runAndWait(flaky, "", "FAILED")
 	// Both failures judged: one sent (to each channel), one silenced.
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		h := cl.alarmHistory(t, flaky)
 		return countAlarms(h, "instance.failed", "SENT", "") == 1 && countAlarms(h, "instance.failed", "FAILED", "") == 1 &&
 			countAlarms(h, "instance.failed", "SILENCED", "") == 1
@@ -180,7 +200,7 @@ func TestAlarmRules(t *testing.T) {
 	runAndWait(flaky, "ok", "SUCCEEDED")
 	runAndWait(flaky, "ok", "SUCCEEDED")
 	runAndWait(flaky, "", "FAILED") // after the recovery: alarms at once
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		h := cl.alarmHistory(t, flaky)
 		return countAlarms(h, "job.recovered", "SENT", "") == 1 && countAlarms(h, "instance.failed", "SENT", "") == 2
 	}) {
@@ -206,13 +226,13 @@ func TestAlarmRules(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		runAndWait(broken, "", "FAILED")
 	}
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		return countAlarms(cl.alarmHistory(t, broken), "instance.consecutive_failures", "SENT", "") == 4
 	}) {
 		t.Fatalf("history %+v", cl.alarmHistory(t, broken))
 	}
 	runAndWait(broken, "", "FAILED")
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		return countAlarms(cl.alarmHistory(t, broken), "instance.consecutive_failures", "SILENCED", "") == 1
 	}) {
 		t.Fatalf("history %+v", cl.alarmHistory(t, broken))
@@ -350,7 +370,7 @@ func TestWorkflowAlarms(t *testing.T) {
 		return id
 	}
 	failedInstance := run("FAILED")
-	if !harness.Eventually(settle, func() bool { return len(rx.got("/wf")) == 1 }) {
+	if !testkit.Poll(settle, func() bool { return len(rx.got("/wf")) == 1 }) {
 		t.Fatalf("no workflow alarm arrived\n%s", tail(cl.srv.Output(), 40))
 	}
 	a := rx.got("/wf")[0]
@@ -377,7 +397,7 @@ func TestWorkflowAlarms(t *testing.T) {
 	}
 	run("SUCCEEDED")
 	run("SUCCEEDED")
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		var h struct {
 			Workflow struct{ AlarmHistory struct{ TotalCount int } }
 		}

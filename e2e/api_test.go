@@ -18,6 +18,7 @@ import (
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
 	"github.com/jobwheel/jobwheel/graph/client"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // code returns the GraphQL error code of err ("" if it is not one).
@@ -305,7 +306,7 @@ func TestLogSubscription(t *testing.T) {
 func discoverOwner(t *testing.T, serverURL, app, secret string) string {
 	t.Helper()
 	var owner string
-	ok := harness.Eventually(settle, func() bool {
+	ok := testkit.Poll(settle, func() bool {
 		req, _ := http.NewRequest(http.MethodGet, serverURL+"/worker/discover?app="+app, nil)
 		req.Header.Set("Authorization", "Bearer "+secret)
 		resp, err := http.DefaultClient.Do(req)

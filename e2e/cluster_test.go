@@ -12,6 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // fleet is several servers on one PostgreSQL, each reaching it through its
@@ -184,7 +185,7 @@ func (f *fleet) workersOn(app string) []string {
 func (f *fleet) settled(app, notOn string) string {
 	f.t.Helper()
 	var owner string
-	ok := harness.Eventually(90*time.Second, func() bool {
+	ok := testkit.Poll(90*time.Second, func() bool {
 		owner = f.owner(app)
 		on := f.workersOn(app)
 		return owner != "" && owner != notOn && len(on) == 2 && on[0] == owner && on[1] == owner
@@ -216,7 +217,7 @@ func (f *fleet) assertNothingRanTwice() {
 	f.t.Helper()
 	for _, app := range f.apps {
 		a, _ := f.db.AppGetByName(context.Background(), app)
-		n, err := f.db.InstancesRunTwice(context.Background(), a.ID)
+		n, err := f.db.InstanceCountRunTwice(context.Background(), a.ID)
 		if err != nil || n != 0 {
 			f.t.Errorf("app %s: %d instances ran twice (%v)", app, n, err)
 		}
@@ -294,7 +295,7 @@ func clusterFailover(t *testing.T, f *fleet) {
 	}
 	// The apps spread over the servers, one each.
 	owners := map[string]string{}
-	if !harness.Eventually(90*time.Second, func() bool {
+	if !testkit.Poll(90*time.Second, func() bool {
 		used := map[string]bool{}
 		for _, app := range f.apps {
 			owners[app] = f.owner(app)
@@ -375,7 +376,7 @@ func clusterFailover(t *testing.T, f *fleet) {
 	// agents move to it by themselves, never restarted.
 	fourth := f.addServer()
 	var moved string
-	if !harness.Eventually(120*time.Second, func() bool {
+	if !testkit.Poll(120*time.Second, func() bool {
 		for _, app := range f.apps {
 			if f.owner(app) == fourth.id {
 				on := f.workersOn(app)
@@ -410,7 +411,7 @@ func clusterFailover(t *testing.T, f *fleet) {
 	cut := f.server(cutID)
 	cut.proxy.Blackhole()
 	cutAt := time.Now()
-	if !harness.Eventually(90*time.Second, func() bool {
+	if !testkit.Poll(90*time.Second, func() bool {
 		return strings.Contains(cut.Output(), "trust window closed without a renewal")
 	}) {
 		t.Fatalf("the cut-off server never stopped trusting its leases:\n%s", tail(cut.Output(), 40))
@@ -480,7 +481,7 @@ func TestDatabaseRestart(t *testing.T) {
 	upAt := time.Now()
 
 	// It serves again, and every job fires again after the outage.
-	if !harness.Eventually(90*time.Second, func() bool {
+	if !testkit.Poll(90*time.Second, func() bool {
 		for _, job := range f.jobs["delta"] {
 			list, err := f.api().Instances("delta", job)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // SIGTERM on an agent drains it: the console lists it as DRAINING, its
@@ -49,7 +50,7 @@ func TestAgentDrainsOnSIGTERM(t *testing.T) {
 	}
 
 	draining.Signal(syscall.SIGTERM)
-	if !harness.Eventually(settle, func() bool { return cl.health(t, "draining-") == "DRAINING" }) {
+	if !testkit.Poll(settle, func() bool { return cl.health(t, "draining-") == "DRAINING" }) {
 		t.Errorf("the stopping agent was never listed as DRAINING")
 	}
 	for id := range all {

@@ -92,7 +92,7 @@ func runBrowserTest(t *testing.T, script, chromium string, srv *harness.Server, 
 	}
 	dir := filepath.Join(root, "e2e", "browser")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core")); err != nil {
-		t.Fatalf("playwright-core is not installed in e2e/browser: run `make test` (or `npm ci` in e2e/browser)")
+		t.Fatalf("playwright-core is not installed for e2e/browser: run `make deps` (it installs the console's packages, playwright-core among them, and links e2e/browser/node_modules to frontend/node_modules)")
 	}
 	out := harness.OutputDir(t, t.Name())
 	cmd := exec.Command("node", script)

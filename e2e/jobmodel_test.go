@@ -172,7 +172,7 @@ func declaredInCode(t *testing.T, srv *harness.Server, app string, start func(*t
 	declare(invoices(30000, "every day"))
 	w = worker()
 	const refused = "server error BAD_FRAME: hello: jobs[0].scheduleExpression: "
-	if !harness.Eventually(settle, func() bool { return strings.Count(w.Output(), refused) >= 2 }) {
+	if !testkit.Poll(settle, func() bool { return strings.Count(w.Output(), refused) >= 2 }) {
 		t.Fatalf("the worker did not log the refused declaration twice (%q: once, then again after retrying)\noutput:\n%s", refused, w.Output())
 	}
 	if got = read(); len(got) != 1 || got[0].TimeoutMs != 120000 || len(got[0].Versions) != 2 || !got[0].Enabled {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // Map-reduce at size, on PostgreSQL with real agents: example.mapreduce
@@ -196,7 +197,7 @@ func (q *taskQueries) results(instanceID, where string) []string {
 
 func (q *taskQueries) waitCount(instanceID, where string, atLeast int) {
 	q.t.Helper()
-	if !harness.Eventually(10*settle, func() bool { return q.count(instanceID, where) >= atLeast }) {
+	if !testkit.Poll(10*settle, func() bool { return q.count(instanceID, where) >= atLeast }) {
 		q.t.Fatalf("instance %s never had %d tasks where %s", instanceID, atLeast, where)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
 	"github.com/jobwheel/jobwheel/graph/client"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // TestMetrics scrapes /metrics of a real server (PostgreSQL) doing work
@@ -103,7 +104,7 @@ func TestMetrics(t *testing.T) {
 		return out
 	}
 	// The collector reads the database every 5 s, 2 s behind.
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		last, err = scrape(srv.URL + "/metrics")
 		return err == nil && len(missing()) == 0
 	}) {

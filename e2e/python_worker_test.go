@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // TestPythonWorker: a real server and the Python SDK's example worker
@@ -87,7 +88,7 @@ func TestPythonWorker(t *testing.T) {
 		t.Errorf("paged map-reduce: log lines %q; want %q (the reduce saw every result once)", got, want)
 	}
 	paged := fmt.Sprintf("(instance %s, REDUCE) read its results from the server in 3 pages", id)
-	if !harness.Eventually(settle, func() bool { return strings.Contains(py.Output(), paged) }) {
+	if !testkit.Poll(settle, func() bool { return strings.Contains(py.Output(), paged) }) {
 		t.Errorf("the Python worker did not read the results in pages (%q)\noutput (tail):\n%s", paged, tail(py.Output(), 40))
 	}
 
@@ -95,7 +96,7 @@ func TestPythonWorker(t *testing.T) {
 	sleep := cl.job(t, map[string]any{"name": "sleep", "processorType": "GO", "processor": "python.sleep", "params": "600"})
 	id = cl.run(t, sleep)
 	cl.wait(t, id, "RUNNING")
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		in, err := c.Instance(id)
 		return err == nil && len(in.Logs.Lines) > 0
 	}) {
@@ -106,7 +107,7 @@ func TestPythonWorker(t *testing.T) {
 	}
 	cl.wait(t, id, "STOPPED")
 	ended := fmt.Sprintf("(instance %s, ROOT) ended STOPPED", id)
-	if !harness.Eventually(settle, func() bool { return strings.Contains(py.Output(), ended) }) {
+	if !testkit.Poll(settle, func() bool { return strings.Contains(py.Output(), ended) }) {
 		t.Fatalf("the Python worker never ended the stopped task (%q)\noutput:\n%s", ended, py.Output())
 	}
 

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // TestMakeRun runs scripts/run.sh — what `make run` runs — with the built
@@ -118,7 +119,7 @@ func newRunDir(t *testing.T) *runDir {
 // leaves a task running.
 func (d *runDir) exercise(t *testing.T, output func() string) {
 	t.Helper()
-	if !harness.Eventually(settle, func() bool { return strings.Contains(output(), `demo: an agent runs the jobs of app "demo"`) }) {
+	if !testkit.Poll(settle, func() bool { return strings.Contains(output(), `demo: an agent runs the jobs of app "demo"`) }) {
 		t.Fatalf("the demo did not start:\n%s", tail(output(), 40))
 	}
 	c := harness.NewClient(d.url)
@@ -146,7 +147,7 @@ func (d *runDir) exercise(t *testing.T, output func() string) {
 	// A scheduled run shows its lines while it runs, the job's parameters
 	// among them.
 	var live *harness.Instance
-	harness.Eventually(settle, func() bool {
+	testkit.Poll(settle, func() bool {
 		list, err := c.Instances("demo", hello)
 		for i := range list {
 			if err == nil && list[i].Status == "RUNNING" {
@@ -171,7 +172,7 @@ func (d *runDir) exercise(t *testing.T, output func() string) {
 		t.Fatal(err)
 	}
 	var run *harness.Instance
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		run, err = c.Instance(id)
 		return err == nil && strings.Contains(strings.Join(texts(run), "\n"), "(JOBWHEEL_INSTANCE_PARAMS, also $2): color=blue")
 	}) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // dialects runs fn as a parallel subtest on SQLite and on PostgreSQL.
@@ -61,7 +62,7 @@ func (cl *cluster) instancesOf(t *testing.T, jobID string) []harness.Instance {
 // waitIdle waits until none of the jobs' instances is unfinished.
 func (cl *cluster) waitIdle(t *testing.T, jobIDs ...string) {
 	t.Helper()
-	ok := harness.Eventually(settle, func() bool {
+	ok := testkit.Poll(settle, func() bool {
 		for _, id := range jobIDs {
 			for _, in := range cl.instancesOf(t, id) {
 				switch in.Status {
@@ -203,7 +204,7 @@ func TestRetriesTimeoutStopLimits(t *testing.T) {
 		if in.Reason != "TIMEOUT" {
 			t.Errorf("timed-out instance: reason %q result %q; want TIMEOUT", in.Reason, in.Result)
 		}
-		if !harness.Eventually(connect, func() bool { return len(processesRunning("sleep "+marker)) == 0 }) {
+		if !testkit.Poll(connect, func() bool { return len(processesRunning("sleep "+marker)) == 0 }) {
 			t.Errorf("sleep %s still runs after the timeout: pids %v", marker, processesRunning("sleep "+marker))
 		}
 
@@ -212,14 +213,14 @@ func TestRetriesTimeoutStopLimits(t *testing.T) {
 		long := cl.job(t, map[string]any{"name": "long", "processorType": "SHELL", "processor": "sleep " + marker2})
 		id := cl.run(t, long)
 		cl.wait(t, id, "RUNNING")
-		if !harness.Eventually(connect, func() bool { return len(processesRunning("sleep "+marker2)) == 1 }) {
+		if !testkit.Poll(connect, func() bool { return len(processesRunning("sleep "+marker2)) == 1 }) {
 			t.Fatalf("sleep %s is not running", marker2)
 		}
 		if err := cl.c.Do(`mutation($id: ID!) { stopInstance(id: $id) { status } }`, map[string]any{"id": id}, nil); err != nil {
 			t.Fatal(err)
 		}
 		cl.wait(t, id, "STOPPED")
-		if !harness.Eventually(connect, func() bool { return len(processesRunning("sleep "+marker2)) == 0 }) {
+		if !testkit.Poll(connect, func() bool { return len(processesRunning("sleep "+marker2)) == 0 }) {
 			t.Errorf("sleep %s still runs after stopInstance", marker2)
 		}
 		err := cl.c.Do(`mutation($id: ID!) { stopInstance(id: $id) { status } }`, map[string]any{"id": id}, nil)
@@ -233,13 +234,13 @@ func TestRetriesTimeoutStopLimits(t *testing.T) {
 		doomed := cl.job(t, map[string]any{"name": "doomed", "processorType": "SHELL", "processor": "sleep " + marker3})
 		doomedInstance := cl.run(t, doomed)
 		cl.wait(t, doomedInstance, "RUNNING")
-		if !harness.Eventually(connect, func() bool { return len(processesRunning("sleep "+marker3)) == 1 }) {
+		if !testkit.Poll(connect, func() bool { return len(processesRunning("sleep "+marker3)) == 1 }) {
 			t.Fatalf("sleep %s is not running", marker3)
 		}
 		if err := cl.c.Do(`mutation($id: ID!) { deleteJob(id: $id) }`, map[string]any{"id": doomed}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if !harness.Eventually(connect, func() bool { return len(processesRunning("sleep "+marker3)) == 0 }) {
+		if !testkit.Poll(connect, func() bool { return len(processesRunning("sleep "+marker3)) == 0 }) {
 			t.Errorf("sleep %s still runs after its job was deleted", marker3)
 		}
 		if _, err := cl.c.Instance(doomedInstance); err == nil {

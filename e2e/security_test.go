@@ -16,6 +16,7 @@ import (
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
 	"github.com/jobwheel/jobwheel/graph/client"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -279,7 +280,7 @@ func TestCrossTenantLogs(t *testing.T) {
 		t.Fatalf("alpha's agent was refused:\n%s", agent.Output())
 	}
 	// Every attack was answered, with its code and without internals.
-	if !harness.Eventually(settle, func() bool {
+	if !testkit.Poll(settle, func() bool {
 		for id := range sent {
 			if mallory.ack(id) == nil {
 				return false

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // jaegerSpan is a span as Jaeger's query API returns it.
@@ -107,7 +108,7 @@ func TestTraceFromFireToHTTPCall(t *testing.T) {
 	want := []string{"graphql mutation runJob", "fire settle", "dispatch", "task ROOT", "process ROOT", "HTTP GET"}
 	var tr jaegerTrace
 	byName := map[string]jaegerSpan{}
-	if !harness.Eventually(time.Minute, func() bool {
+	if !testkit.Poll(time.Minute, func() bool {
 		tr = readTrace(t, jaeger.Query, traceID)
 		byName = map[string]jaegerSpan{}
 		for _, s := range tr.Spans {
@@ -164,7 +165,7 @@ func TestTraceFromFireToHTTPCall(t *testing.T) {
 	mu.Unlock()
 	wfTrace := strings.Split(last, "-")[1]
 	wantWF := []string{"graphql mutation runWorkflow", "workflow instance", "node pay RUNNING", "node pay SUCCEEDED", "fire settle", "HTTP GET"}
-	if !harness.Eventually(time.Minute, func() bool {
+	if !testkit.Poll(time.Minute, func() bool {
 		tr = readTrace(t, jaeger.Query, wfTrace)
 		byName = map[string]jaegerSpan{}
 		for _, s := range tr.Spans {

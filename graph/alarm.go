@@ -26,10 +26,11 @@ func (r *Resolver) alarmHistory(ctx context.Context, kind string, id int64, firs
 	if r.alarms == nil {
 		return conn, nil
 	}
-	page, err := r.alarms.History(ctx, kind, id, before, limit)
+	page, err := r.alarms.History(ctx, kind, id, before, limit, selectedFields(ctx)["totalCount"])
 	if err != nil {
 		return nil, err
 	}
+	conn.Total = page.Total
 	conn.PageInfo.HasNextPage = page.More
 	for i := range page.Records {
 		conn.Edges = append(conn.Edges, &model.AlarmRecordEdge{Cursor: encodeCursor(page.Records[i].ID), Node: &page.Records[i]})
@@ -40,12 +41,9 @@ func (r *Resolver) alarmHistory(ctx context.Context, kind string, id int64, firs
 	return conn, nil
 }
 
-// alarmHistoryCount counts what alarmHistory lists.
-func (r *Resolver) alarmHistoryCount(ctx context.Context, obj *model.AlarmRecordConnection) (int, error) {
-	if r.alarms == nil {
-		return 0, nil
-	}
-	return r.alarms.HistoryCount(ctx, obj.Kind, obj.ID)
+// alarmHistoryCount is the total alarmHistory read with its page.
+func (r *Resolver) alarmHistoryCount(_ context.Context, obj *model.AlarmRecordConnection) (int, error) {
+	return max(obj.Total, 0), nil
 }
 
 // sendTestAlarm sends a test alarm to a job's or a workflow's channels; the

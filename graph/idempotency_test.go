@@ -102,7 +102,7 @@ func TestRunJobIdempotencyKey(t *testing.T) {
 		}
 		fresh := &db.Instance{AppID: first.AppID, JobID: first.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI,
 			TriggerAt: db.Now(), IdempotencyKey: &key}
-		got, created, err := d.InstanceCreateKeyed(ctx, fresh, first.CreatedAt.Add(time.Millisecond))
+		got, created, err := d.InstanceCreateIdempotent(ctx, fresh, first.CreatedAt.Add(time.Millisecond))
 		if err != nil || !created || got.ID == first.ID {
 			t.Fatalf("after the window: %+v created=%v err=%v; want a new instance", got, created, err)
 		}

@@ -52,7 +52,7 @@ func (r *Resolver) newLoaders() *loaders {
 			return r.apps.ByIDs(ctx, ids, db.RoleViewer)
 		}, opt),
 		workers: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []db.WorkerKey) (map[db.WorkerKey]*db.Worker, error) {
-			return r.apps.WorkersByKeys(ctx, keys)
+			return r.apps.WorkerListByKeys(ctx, keys)
 		}, opt),
 		attempts: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []int64) (map[int64][]db.InstanceAttempt, error) {
 			m, err := r.jobs.AttemptsMany(ctx, ids)
@@ -157,7 +157,7 @@ func (l *loaders) primeInstances(ctx context.Context, list []db.Instance) error 
 				}
 			}
 		}
-		m, err := l.r.apps.WorkersByKeys(ctx, keys)
+		m, err := l.r.apps.WorkerListByKeys(ctx, keys)
 		if err != nil {
 			return err
 		}

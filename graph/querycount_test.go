@@ -237,10 +237,10 @@ func TestWorkflowRunPageQueryCount(t *testing.T) {
 			}
 			in := &db.Instance{AppID: appID, JobID: mustInt(t, extract), Status: db.StatusSucceeded, TriggerType: db.TriggerWorkflow,
 				TriggerAt: db.Now(), WorkflowInstanceID: &id, WorkflowNodeID: ptrTo("extract"), WorkflowGeneration: ptrTo(1)}
-			if err := d.InstanceCreateOne(ctx, in); err != nil {
+			if err := d.InstanceCreate(ctx, in); err != nil {
 				t.Fatal(err)
 			}
-			if err := d.NodeRunCreateMany(ctx, []db.WorkflowNodeRun{
+			if err := d.WorkflowNodeRunCreateMany(ctx, []db.WorkflowNodeRun{
 				{WorkflowInstanceID: id, NodeKey: "extract", NodeType: db.NodeJob, Status: db.NodeSucceeded, InstanceID: &in.ID,
 					FinishSeq: 1, Output: map[string]any{"rows": i}},
 				{WorkflowInstanceID: id, NodeKey: "check", NodeType: db.NodeDecision, Status: db.NodeSucceeded, Result: "true"},

@@ -269,13 +269,13 @@ func TestWorkflowLifecycle(t *testing.T) {
 		}
 		api.must(t, admin, del, map[string]any{"id": o.ID}, nil)
 		wi := mustInt(t, api.runWorkflow(t, admin, w.ID, nil))
-		if ok, err := d.WorkflowInstanceMove(context.Background(), db.WorkflowInstanceTransition{ID: wi, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceTransition(context.Background(), db.WorkflowInstanceTransition{ID: wi, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
 			t.Fatalf("start: %v %v", ok, err)
 		}
 		if r := api.do(t, admin, del, map[string]any{"id": w.ID}, nil); r.code() != CodeConflict || !strings.Contains(r.Errors[0].Message, "stop them first") {
 			t.Fatalf("deleting a workflow with a running run: %+v", r.Errors)
 		}
-		if ok, err := d.WorkflowInstanceMove(context.Background(), db.WorkflowInstanceTransition{ID: wi, From: []string{db.WorkflowRunning}, To: db.WorkflowStopped}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceTransition(context.Background(), db.WorkflowInstanceTransition{ID: wi, From: []string{db.WorkflowRunning}, To: db.WorkflowStopped}); !ok || err != nil {
 			t.Fatalf("stop: %v %v", ok, err)
 		}
 		api.must(t, admin, del, map[string]any{"id": w.ID}, nil)
@@ -678,7 +678,7 @@ func TestWorkflowInstancesListing(t *testing.T) {
 		if _, err := d.WorkflowInstanceCreate(ctx, nested); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.NodeRunCreateMany(ctx, []db.WorkflowNodeRun{{WorkflowInstanceID: top, NodeKey: "sub", NodeType: db.NodeNested, Status: db.NodeRunning,
+		if err := d.WorkflowNodeRunCreateMany(ctx, []db.WorkflowNodeRun{{WorkflowInstanceID: top, NodeKey: "sub", NodeType: db.NodeNested, Status: db.NodeRunning,
 			ChildInstanceID: &nested.ID}}); err != nil {
 			t.Fatal(err)
 		}

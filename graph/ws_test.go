@@ -511,10 +511,10 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 		// What the engine does, step by step: each committed change hinted.
 		bg := context.Background()
 		hint := func() { f.api.live.WorkflowInstancesChanged(f.appID, []int64{run}) }
-		if ok, err := d.WorkflowInstanceMove(bg, db.WorkflowInstanceTransition{ID: run, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceTransition(bg, db.WorkflowInstanceTransition{ID: run, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
 			t.Fatalf("start: %v %v", ok, err)
 		}
-		if err := d.NodeRunCreateMany(bg, []db.WorkflowNodeRun{
+		if err := d.WorkflowNodeRunCreateMany(bg, []db.WorkflowNodeRun{
 			{WorkflowInstanceID: run, NodeKey: "extract", NodeType: db.NodeJob, Status: db.NodeRunning},
 			{WorkflowInstanceID: run, NodeKey: "check", NodeType: db.NodeDecision, Status: db.NodeWaiting},
 			{WorkflowInstanceID: run, NodeKey: "load", NodeType: db.NodeJob, Status: db.NodeWaiting},
@@ -525,11 +525,11 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 		if u := read().WorkflowInstanceUpdated; u.Status != "RUNNING" || u.Nodes[0].Status != "RUNNING" {
 			t.Fatalf("started: %+v", u)
 		}
-		extract, err := d.NodeRunGet(bg, run, "extract")
+		extract, err := d.WorkflowNodeRunGet(bg, run, "extract")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := d.NodeRunMove(bg, db.NodeRunTransition{ID: extract.ID, From: []string{db.NodeRunning}, Generation: 1, To: db.NodeSucceeded,
+		if ok, err := d.WorkflowNodeRunTransition(bg, db.WorkflowNodeRunTransition{ID: extract.ID, From: []string{db.NodeRunning}, Generation: 1, To: db.NodeSucceeded,
 			Output: map[string]any{"rows": 10}, FinishSeq: ptrTo(int64(1))}, nil); !ok || err != nil {
 			t.Fatalf("finish extract: %v %v", ok, err)
 		}
@@ -537,7 +537,7 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 		if u := read().WorkflowInstanceUpdated; u.Nodes[0].Status != "SUCCEEDED" || u.Context["rows"] != 10.0 {
 			t.Fatalf("extract done: %+v", u)
 		}
-		if ok, err := d.WorkflowInstanceMove(bg, db.WorkflowInstanceTransition{ID: run, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceTransition(bg, db.WorkflowInstanceTransition{ID: run, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed}); !ok || err != nil {
 			t.Fatalf("fail: %v %v", ok, err)
 		}
 		hint()
@@ -545,7 +545,7 @@ func TestWorkflowInstanceUpdatedSubscription(t *testing.T) {
 			t.Fatalf("failed: %+v", u)
 		}
 		// Ended runs can run again: a rerun of extract (generation 2) arrives.
-		if ok, err := d.NodeRunMove(bg, db.NodeRunTransition{ID: extract.ID, From: []string{db.NodeSucceeded}, Generation: 1, To: db.NodeWaiting,
+		if ok, err := d.WorkflowNodeRunTransition(bg, db.WorkflowNodeRunTransition{ID: extract.ID, From: []string{db.NodeSucceeded}, Generation: 1, To: db.NodeWaiting,
 			NextGeneration: ptrTo(2), Reset: true}, nil); !ok || err != nil {
 			t.Fatalf("rerun: %v %v", ok, err)
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -358,7 +357,3 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 // eventually polls cond: for states no message announces.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	testkit.EventuallyWithin(t, failsafe, what, cond)
-}

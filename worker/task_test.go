@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -39,8 +40,8 @@ func TestDispatchRunReport(t *testing.T) {
 		t.Errorf("reports %+v then %+v", running, final)
 	}
 	// Acknowledged: nothing is left to send, and the slot is free again.
-	eventually(t, "the outbox to be empty", func() bool { return !w.out.pending() })
-	eventually(t, "the task to leave", func() bool { return len(w.runningIDs(false)) == 0 })
+	testkit.EventuallyWithin(t, failsafe, "the outbox to be empty", func() bool { return !w.out.pending() })
+	testkit.EventuallyWithin(t, failsafe, "the task to leave", func() bool { return len(w.runningIDs(false)) == 0 })
 }
 
 func TestErrorAndPanicFail(t *testing.T) {
@@ -224,12 +225,12 @@ func TestAbandonedProcessorIsReported(t *testing.T) {
 		t.Errorf("final %+v", r)
 	}
 	// Reported and acked: no longer listed as running, but its slot stays taken.
-	eventually(t, "the final report to be acked", func() bool { return len(w.runningIDs(true)) == 0 })
+	testkit.EventuallyWithin(t, failsafe, "the final report to be acked", func() bool { return len(w.runningIDs(true)) == 0 })
 	if ids := w.runningIDs(false); !slices.Equal(ids, []int64{1}) {
 		t.Errorf("slots taken by %v", ids)
 	}
 	close(release)
-	eventually(t, "the slot to be freed", func() bool { return len(w.runningIDs(false)) == 0 })
+	testkit.EventuallyWithin(t, failsafe, "the slot to be freed", func() bool { return len(w.runningIDs(false)) == 0 })
 }
 
 type broadcaster struct{ pre chan string }
@@ -548,7 +549,7 @@ func TestHeartbeatNeverMissesAnEndingTask(t *testing.T) {
 		tasks[i] = goTask(int64(i+1), "nop")
 	}
 	c.dispatch(1, tasks...)
-	eventually(t, "every task to end", func() bool {
+	testkit.EventuallyWithin(t, failsafe, "every task to end", func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		return w.busy == 0

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -134,7 +135,7 @@ func TestDiscoveryTriesEveryServer(t *testing.T) {
 	s.servers = []string{s.URL(), "http://learned.example"}
 	w, _, _ := testWorker(t, s, func(c *Config) { c.Servers = []string{"http://127.0.0.1:1", s.URL()} }, nil)
 	s.conn()
-	eventually(t, "the servers of the welcome to be learned", func() bool {
+	testkit.EventuallyWithin(t, failsafe, "the servers of the welcome to be learned", func() bool {
 		return slices.Contains(w.serverList(), "http://learned.example")
 	})
 }

@@ -2,6 +2,12 @@
 // dialect. PostgreSQL is real: JOBWHEEL_TEST_DATABASE_URL, else the local
 // default, else a throwaway cluster started with initdb/pg_ctl. Tests never
 // skip for want of a database; they fail saying how to get one.
+//
+// Open hands out databases migrated once, not per test (template.go): a
+// copied SQLite file, or an emptied schema from a pool of migrated
+// PostgreSQL schemas shared by every test process. NewSchema gives an
+// empty, unmigrated schema, for tests of migrating itself and for servers
+// started by the end-to-end tests.
 package dbtest
 
 import (
@@ -207,27 +213,24 @@ func NewSQLite(tb testing.TB) string {
 }
 
 // Open returns a migrated, empty database of the dialect, closed when the
-// test ends.
+// test ends. It comes from a template (template.go): no migration runs per
+// test.
 func Open(tb testing.TB, dialect db.Dialect) *db.DB {
 	tb.Helper()
 	var u string
 	switch dialect {
 	case db.Postgres:
-		u = NewSchema(tb)
+		u = pool.take(tb)
 	case db.SQLite:
-		u = NewSQLite(tb)
+		u = newSQLiteCopy(tb)
 	default:
 		tb.Fatalf("unknown dialect %q", dialect)
 	}
-	ctx := context.Background()
-	d, err := db.Open(ctx, u)
+	d, err := db.Open(context.Background(), u)
 	if err != nil {
 		tb.Fatalf("opening %s: %v", dialect, err)
 	}
 	tb.Cleanup(func() { _ = d.Close() })
-	if err := d.Migrate(ctx); err != nil {
-		tb.Fatalf("migrating %s: %v", dialect, err)
-	}
 	return d
 }
 

@@ -243,7 +243,7 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 	for _, id := range ids {
 		_ = e.c.Do(`mutation($id: ID!) { setJobEnabled(id: $id, enabled: false) { id } }`, map[string]any{"id": id}, nil)
 	}
-	records, err := e.db.FireRecords(ctx, e.appID, from, to)
+	records, err := e.db.FireRecordList(ctx, e.appID, from, to)
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
@@ -554,7 +554,7 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	firstFireAfter := func(epoch int64, from time.Time) (time.Duration, time.Duration) {
 		deadline := time.Now().Add(2 * time.Minute)
 		for time.Now().Before(deadline) {
-			recs, _ := d.FireRecords(ctx, appID, from.Add(-time.Minute), time.Now().Add(time.Minute))
+			recs, _ := d.FireRecordList(ctx, appID, from.Add(-time.Minute), time.Now().Add(time.Minute))
 			var fired, started time.Time
 			for _, r := range recs {
 				if r.Epoch > epoch && r.ActualTriggerAt != nil && (fired.IsZero() || r.ActualTriggerAt.Before(fired)) {
@@ -590,7 +590,7 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	time.Sleep(5 * time.Second)
 	end := time.Now().Add(-3 * time.Second)
 
-	recs, err := d.FireRecords(ctx, appID, start.Truncate(time.Second).Add(time.Second), end.Truncate(time.Second))
+	recs, err := d.FireRecordList(ctx, appID, start.Truncate(time.Second).Add(time.Second), end.Truncate(time.Second))
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
@@ -616,7 +616,7 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	for _, n := range seen {
 		duplicates += n - 1
 	}
-	twice, _ := d.InstancesRunTwice(ctx, appID)
+	twice, _ := d.InstanceCountRunTwice(ctx, appID)
 	ms := func(d time.Duration) float64 { return round(float64(d.Microseconds()) / 1000) }
 	return map[string]any{
 		"servers": 3, "workers": 2, "jobs": jobs, "leaseTtl": ttlLabel(ttl),
@@ -673,7 +673,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	var gaps []float64
 	for _, id := range serial {
 		rid, _ := strconv.ParseInt(id, 10, 64)
-		ins, err := e.db.InstancesOfWorkflowInstances(ctx, []int64{rid})
+		ins, err := e.db.InstanceListByWorkflowInstances(ctx, []int64{rid})
 		if err != nil {
 			b.Fatalf("%v", err)
 		}

@@ -177,7 +177,7 @@ func (b *bench) scale(total, firing, readers, seconds, workers int) map[string]a
 	profiles := prof.finish()
 	rss := peakRSSMB(e.srv.Pid())
 	time.Sleep(3 * time.Second) // the window's last fires are recorded
-	records, err := e.db.FireRecords(ctx, e.appID, from, to)
+	records, err := e.db.FireRecordList(ctx, e.appID, from, to)
 	if err != nil {
 		b.Fatalf("%v", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // Job is what tests read back about a job.
@@ -79,7 +81,7 @@ func (c *Client) Instance(id string) (*Instance, error) {
 func (c *Client) WaitInstance(id string, timeout time.Duration, want ...string) (*Instance, error) {
 	var last *Instance
 	var lastErr error
-	ok := Eventually(timeout, func() bool {
+	ok := testkit.Poll(timeout, func() bool {
 		last, lastErr = c.Instance(id)
 		return lastErr == nil && slices.Contains(want, last.Status)
 	})
@@ -125,7 +127,7 @@ func (c *Client) Workers(app string) ([]Worker, error) {
 // WaitWorkers waits until the app has n live workers.
 func (c *Client) WaitWorkers(app string, n int, timeout time.Duration) ([]Worker, error) {
 	var list []Worker
-	ok := Eventually(timeout, func() bool {
+	ok := testkit.Poll(timeout, func() bool {
 		all, err := c.Workers(app)
 		if err != nil {
 			return false

@@ -246,22 +246,6 @@ func (p *Process) Stop(timeout time.Duration) error {
 	return fmt.Errorf("%s did not stop within %s of SIGTERM; killed", p.Name, timeout)
 }
 
-// Eventually polls cond until it returns true or timeout passes. It is for
-// waiting on other processes, never for asserting speed: timeouts are
-// generous bounds on "this should happen at all".
-func Eventually(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // waitHTTP waits until GET url answers 200.
 func waitHTTP(ctx context.Context, url string) error {
 	for {

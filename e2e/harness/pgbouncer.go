@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // PgBouncerPath returns Debian's pgbouncer binary, or "" if it is not
@@ -118,7 +120,7 @@ func StartPgBouncer(tb TB, dbURL string) string {
 		log := out.String()
 		tb.Logf("pgbouncer stopped (%v); the end of its log:\n%s", err, log[max(0, len(log)-4000):])
 	})
-	if !Eventually(10*time.Second, func() bool {
+	if !testkit.Poll(10*time.Second, func() bool {
 		select {
 		case err := <-exited:
 			exited <- err

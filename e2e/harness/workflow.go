@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // WorkflowRun is a workflow run as tests read it.
@@ -92,7 +94,7 @@ func (c *Client) WaitWorkflowNode(id, key string, timeout time.Duration, want ..
 func (c *Client) WaitWorkflow(id string, timeout time.Duration, what string, cond func(*WorkflowRun) bool) (*WorkflowRun, error) {
 	var last *WorkflowRun
 	var lastErr error
-	if Eventually(timeout, func() bool {
+	if testkit.Poll(timeout, func() bool {
 		last, lastErr = c.WorkflowRun(id)
 		return lastErr == nil && cond(last)
 	}) {

@@ -44,6 +44,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 const (
@@ -230,7 +231,7 @@ func (s *soak) run(duration time.Duration) map[string]any {
 	if err := s.c.Do(`mutation($id: ID!) { setWorkflowEnabled(id: $id, enabled: false) { id } }`, map[string]any{"id": outer}, nil); err != nil {
 		s.Fatalf("disabling the workflow: %v", err)
 	}
-	settled := harness.Eventually(5*time.Minute, func() bool {
+	settled := testkit.Poll(5*time.Minute, func() bool {
 		counts, err := s.d.InstanceStatusCounts(context.Background(), s.appID)
 		return err == nil && counts[db.StatusWaiting]+counts[db.StatusDispatched]+counts[db.StatusRunning] == 0 &&
 			len(s.runs([]string{"WAITING", "RUNNING", "PAUSED"})) == 0
@@ -318,7 +319,7 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 	// Every second of every CRON job between its first full second and
 	// the moment schedules stopped fired exactly once.
 	from, to := begin.Truncate(time.Second).Add(2*time.Second), stopAt.Truncate(time.Second).Add(-2*time.Second)
-	recs, err := s.d.FireRecords(ctx, s.appID, from, to)
+	recs, err := s.d.FireRecordList(ctx, s.appID, from, to)
 	if err != nil {
 		s.Fatalf("%v", err)
 	}
@@ -350,7 +351,7 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 	if !settled {
 		add("instance not terminal", []string{fmt.Sprintf("%v", counts)})
 	}
-	if n, err := s.d.InstancesRunTwice(ctx, s.appID); err != nil || n > 0 {
+	if n, err := s.d.InstanceCountRunTwice(ctx, s.appID); err != nil || n > 0 {
 		add("instance succeeded twice in one attempt", []string{fmt.Sprintf("%d instances (%v)", n, err)})
 	}
 

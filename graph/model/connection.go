@@ -66,4 +66,6 @@ type AlarmRecordConnection struct {
 	PageInfo *PageInfo
 	Kind     string
 	ID       int64
+	// Total is the history's size, read with the page (when asked for).
+	Total int
 }

@@ -159,3 +159,22 @@ func (t *fakeTimer) stopLocked() bool {
 	}
 	return was
 }
+
+// Ticker fires every d: a Timer of the clock, re-armed by the loop after
+// each tick with Next (ticks a slow loop missed are not queued).
+type Ticker struct {
+	t Timer
+	d time.Duration
+}
+
+// NewTicker returns a running ticker on c.
+func NewTicker(c Clock, d time.Duration) *Ticker { return &Ticker{t: c.NewTimer(d), d: d} }
+
+// C receives a tick; call Next once it is handled.
+func (k *Ticker) C() <-chan time.Time { return k.t.C() }
+
+// Next arms the ticker for the following tick.
+func (k *Ticker) Next() { k.t.Reset(k.d) }
+
+// Stop stops the ticker.
+func (k *Ticker) Stop() { k.t.Stop() }

@@ -34,15 +34,25 @@ func Eventually(t TB, what string, cond func() bool) {
 // that include a known long period (a lease expiring, say).
 func EventuallyWithin(t TB, bound time.Duration, what string, cond func() bool) {
 	t.Helper()
+	if !Poll(bound, cond) {
+		t.Fatalf("waited %s for %s; it never happened", bound, what)
+	}
+}
+
+// Poll polls cond until it holds or bound has passed, and says whether it
+// held: for a caller that fails with diagnostics of its own (a process's
+// output, say). Every wait in the tests is this one loop.
+func Poll(bound time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(bound)
 	wait := time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; it never happened", bound, what)
+			return false
 		}
 		time.Sleep(wait)
 		wait = min(wait*2, 50*time.Millisecond)
 	}
+	return true
 }
 
 // EventuallyNoError polls f until it returns nil; the failure message
@@ -50,17 +60,8 @@ func EventuallyWithin(t TB, bound time.Duration, what string, cond func() bool) 
 func EventuallyNoError(t TB, what string, f func() error) {
 	t.Helper()
 	var last error
-	deadline := time.Now().Add(Failsafe)
-	wait := time.Millisecond
-	for {
-		if last = f(); last == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; last error: %v", Failsafe, what, last)
-		}
-		time.Sleep(wait)
-		wait = min(wait*2, 50*time.Millisecond)
+	if !Poll(Failsafe, func() bool { last = f(); return last == nil }) {
+		t.Fatalf("waited %s for %s; last error: %v", Failsafe, what, last)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // TestScriptVariablesDocumented (issue 16, item 12): every variable a
-// script is given (script.go) is in the README's "What a script sees" and
+// script is given (script.go) is in docs/jobs.md's "What a script sees" and
 // in the job form's help (frontend/src/jobs/ScriptVariables.tsx), and
 // neither names one a script does not get.
 func TestScriptVariablesDocumented(t *testing.T) {
@@ -31,12 +31,12 @@ func TestScriptVariablesDocumented(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	given := names(regexp.MustCompile(`"((?:JOBWHEEL_[A-Z_]+)|PYTHONUNBUFFERED)=`), read("script.go"))
+	given := names(regexp.MustCompile(`"((?:JOBWHEEL_[A-Z_]+)|PYTHONUNBUFFERED|TRACEPARENT)=`), read("script.go"))
 
-	readme := read("../../README.md")
+	readme := read("../../docs/jobs.md")
 	_, section, ok := strings.Cut(readme, "\n## What a script sees\n")
 	if !ok {
-		t.Fatal(`README.md has no "## What a script sees"`)
+		t.Fatal(`docs/jobs.md has no "## What a script sees"`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	var firstCells strings.Builder
@@ -58,7 +58,7 @@ func TestScriptVariablesDocumented(t *testing.T) {
 		t.Fatalf("found only %q in script.go", given)
 	}
 	if !slices.Equal(documented, given) {
-		t.Errorf("README's What a script sees lists\n\t%q\nscripts get\n\t%q", documented, given)
+		t.Errorf("docs/jobs.md's What a script sees lists\n\t%q\nscripts get\n\t%q", documented, given)
 	}
 	if !slices.Equal(inForm, given) {
 		t.Errorf("the job form's help (ScriptVariables.tsx) lists\n\t%q\nscripts get\n\t%q", inForm, given)

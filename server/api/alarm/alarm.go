@@ -290,7 +290,7 @@ func (s *Sender) judgeOne(ctx context.Context, ob observation) error {
 	if ob.o.Outcome == Succeeded || ob.o.Outcome == Started && !isLate(a.Rules, ob.o.Late) {
 		// Most successes and starts on time change nothing: read before
 		// taking the rows.
-		states, err := s.db.AlarmStates(ctx, ob.kind, ob.id)
+		states, err := s.db.AlarmStateList(ctx, ob.kind, ob.id)
 		if err != nil {
 			return err
 		}
@@ -300,7 +300,7 @@ func (s *Sender) judgeOne(ctx context.Context, ob observation) error {
 	}
 	now := db.Stamp(s.clock.Now())
 	var decisions []Decision
-	err := s.db.AlarmStatesUpdate(ctx, ob.kind, ob.id, types, now, func(states map[string]*db.AlarmState) ([]string, error) {
+	err := s.db.AlarmStateUpdateMany(ctx, ob.kind, ob.id, types, now, func(states map[string]*db.AlarmState) ([]string, error) {
 		var changed []string
 		decisions, changed = Evaluate(a.Rules, states, ob.o, now)
 		return changed, nil
@@ -334,7 +334,7 @@ func (s *Sender) judgeOne(ctx context.Context, ob observation) error {
 		}
 		sending[d.Rule.Type] = d
 	}
-	if err := s.db.AlarmRecordInsert(ctx, silenced); err != nil {
+	if err := s.db.AlarmHistoryCreateMany(ctx, silenced); err != nil {
 		return err
 	}
 	if len(sending) == 0 {
@@ -368,7 +368,7 @@ func (s *Sender) judgeOne(ctx context.Context, ob observation) error {
 		default:
 			rec.Outcome, rec.Answer = db.AlarmFailed, "not sent: the server's alarm queue is full"
 			s.log.Warn("alarm: delivery queue full; dropping an alarm", "channel", ch.Type, "target", rec.Target, "event", m.Event)
-			if err := s.db.AlarmRecordInsert(ctx, []db.AlarmRecord{rec}); err != nil {
+			if err := s.db.AlarmHistoryCreateMany(ctx, []db.AlarmRecord{rec}); err != nil {
 				return err
 			}
 		}
@@ -414,7 +414,7 @@ func (s *Sender) send(ctx context.Context) {
 					"status", ans.StatusCode, "answer", ans.Answer, "attempts", ans.Attempts)
 			}
 			// Recorded even as the server stops: the alarm was made.
-			if err := s.db.AlarmRecordInsert(context.WithoutCancel(ctx), []db.AlarmRecord{rec}); err != nil {
+			if err := s.db.AlarmHistoryCreateMany(context.WithoutCancel(ctx), []db.AlarmRecord{rec}); err != nil {
 				s.log.Error("alarm: recording a delivery", "err", err)
 			}
 		}
@@ -470,7 +470,7 @@ func (s *Sender) SendTest(ctx context.Context, t Test) ([]Answer, error) {
 			recs[i].Outcome = db.AlarmFailed
 		}
 	}
-	if err := s.db.AlarmRecordInsert(context.WithoutCancel(ctx), recs); err != nil {
+	if err := s.db.AlarmHistoryCreateMany(context.WithoutCancel(ctx), recs); err != nil {
 		return nil, err
 	}
 	return answers, nil
@@ -480,23 +480,33 @@ func (s *Sender) SendTest(ctx context.Context, t Test) ([]Answer, error) {
 type HistoryPage struct {
 	Records []db.AlarmRecord
 	More    bool
+	// Total counts the whole history, read from the same snapshot as the
+	// page (-1 unless asked for).
+	Total int
 }
 
 // History returns a page of a subject's alarm history after beforeID (0:
-// from the newest). The caller has checked the reader's rights.
-func (s *Sender) History(ctx context.Context, kind string, id, beforeID int64, limit int) (*HistoryPage, error) {
-	recs, err := s.db.AlarmHistory(ctx, db.AlarmHistoryFilter{SubjectKind: kind, SubjectID: id, BeforeID: beforeID, Limit: limit + 1})
+// from the newest), and with count its total, both from one snapshot so
+// that they agree while deliveries land. The caller has checked the
+// reader's rights.
+func (s *Sender) History(ctx context.Context, kind string, id, beforeID int64, limit int, count bool) (*HistoryPage, error) {
+	p := &HistoryPage{Total: -1}
+	err := s.db.InSnapshot(ctx, func(ctx context.Context, tx *db.Store) error {
+		recs, err := tx.AlarmHistoryList(ctx, db.AlarmHistoryFilter{SubjectKind: kind, SubjectID: id, BeforeID: beforeID, Limit: limit + 1})
+		if err != nil {
+			return err
+		}
+		p.Records = recs
+		if len(recs) > limit {
+			p.Records, p.More = recs[:limit], true
+		}
+		if count {
+			p.Total, err = tx.AlarmHistoryCount(ctx, kind, id)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := &HistoryPage{Records: recs}
-	if len(recs) > limit {
-		p.Records, p.More = recs[:limit], true
-	}
 	return p, nil
-}
-
-// HistoryCount counts a subject's alarm history.
-func (s *Sender) HistoryCount(ctx context.Context, kind string, id int64) (int, error) {
-	return s.db.AlarmHistoryCount(ctx, kind, id)
 }

@@ -24,6 +24,8 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/testfactory"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 func TestParseSMTP(t *testing.T) {
@@ -50,17 +52,8 @@ type fixture struct {
 
 func newFixture(t *testing.T, d *db.DB, a db.Alarm, log *slog.Logger) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	app := &db.App{Name: "orders", CreatedAt: db.Now(), UpdatedAt: db.Now()}
-	if err := d.AppCreate(ctx, app); err != nil {
-		t.Fatal(err)
-	}
-	job := &db.Job{AppID: app.ID, Name: "sync", Enabled: true, ScheduleType: db.ScheduleAPI, TimeZone: "UTC",
-		ExecutionMode: db.ModeStandalone, ProcessorType: db.ProcessorShell, Processor: "true", MaxInstances: 1, TaskConcurrency: 1,
-		DispatchStrategy: db.DispatchHealthFirst, MisfirePolicy: db.MisfireFireOnce, Alarm: a, CreatedAt: db.Now(), UpdatedAt: db.Now()}
-	if err := d.JobCreate(ctx, job); err != nil {
-		t.Fatal(err)
-	}
+	app := testfactory.App(t, d, &testfactory.AppOpts{Name: "orders"})
+	job := testfactory.Job(t, d, app.ID, &testfactory.JobOpts{Name: "sync", DispatchStrategy: db.DispatchHealthFirst, Alarm: a})
 	return &fixture{d: d, app: app, job: job, s: startSender(t, d, log)}
 }
 
@@ -82,7 +75,7 @@ func startSender(t *testing.T, d *db.DB, log *slog.Logger) *Sender {
 
 func (f *fixture) history(t *testing.T) []db.AlarmRecord {
 	t.Helper()
-	recs, err := f.d.AlarmHistory(context.Background(), db.AlarmHistoryFilter{SubjectKind: db.SubjectJob, SubjectID: f.job.ID, Limit: 100})
+	recs, err := f.d.AlarmHistoryList(context.Background(), db.AlarmHistoryFilter{SubjectKind: db.SubjectJob, SubjectID: f.job.ID, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,11 +152,11 @@ func TestWebhookStormAndRecovery(t *testing.T) {
 			Channels: []db.AlarmChannel{{Type: db.ChannelWebhook, Target: hook.URL + "/hook?key=s3cret"}}}, nil)
 		f.s.InstanceEnded("orders", f.job, failed(9))
 		f.s.InstanceEnded("orders", f.job, failed(10))
-		waitFor(t, func() bool { return len(f.history(t)) == 2 })
+		testkit.Eventually(t, "the alarm to be recorded", func() bool { return len(f.history(t)) == 2 })
 		f.s.InstanceEnded("orders", f.job, succeeded(11))
 		f.s.InstanceEnded("orders", f.job, succeeded(12))
 		f.s.InstanceEnded("orders", f.job, failed(13)) // after the recovery: alarms again
-		waitFor(t, func() bool { return len(f.history(t)) == 4 })
+		testkit.Eventually(t, "the alarm to be recorded", func() bool { return len(f.history(t)) == 4 })
 		want := []string{"instance.failed SENT", "instance.failed SENT", "instance.failed SILENCED", "job.recovered SENT"}
 		if got := outcomes(f.history(t)); !slices.Equal(got, want) {
 			t.Fatalf("history %v, want %v", got, want)
@@ -211,12 +204,12 @@ func TestStormSurvivesRestart(t *testing.T) {
 			{Type: db.AlarmRecovery}}, Channels: []db.AlarmChannel{{Type: db.ChannelWebhook, Target: hook.URL}}}, nil)
 		f.s.InstanceEnded("orders", f.job, failed(1))
 		f.s.InstanceEnded("orders", f.job, failed(2))
-		waitFor(t, func() bool { return len(f.history(t)) == 1 })
+		testkit.Eventually(t, "the alarm to be recorded", func() bool { return len(f.history(t)) == 1 })
 		f.s.Stop()
 		next := startSender(t, d, nil)
 		next.InstanceEnded("orders", f.job, failed(3))
 		next.InstanceEnded("orders", f.job, succeeded(4))
-		waitFor(t, func() bool { return len(f.history(t)) == 3 })
+		testkit.Eventually(t, "the alarm to be recorded", func() bool { return len(f.history(t)) == 3 })
 		want := []string{"instance.consecutive_failures SENT", "instance.consecutive_failures SILENCED", "job.recovered SENT"}
 		if got := outcomes(f.history(t)); !slices.Equal(got, want) {
 			t.Fatalf("history %v, want %v", got, want)
@@ -295,7 +288,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 		{Type: db.ChannelDingTalk, Target: "http://127.0.0.1:1/robot/send?access_token=KEYKEYKEY"},
 	}}, slog.New(slog.NewTextHandler(&logs, nil)))
 	f.s.InstanceEnded("orders", f.job, failed(5))
-	waitFor(t, func() bool { return len(f.history(t)) == 2 })
+	testkit.Eventually(t, "the alarm to be recorded", func() bool { return len(f.history(t)) == 2 })
 	for _, r := range f.history(t) {
 		if r.Outcome != db.AlarmFailed || r.Attempts != 3 {
 			t.Fatalf("entry %+v: want FAILED after 3 attempts", r)
@@ -389,17 +382,6 @@ func TestMailHeadersCannotBeInjected(t *testing.T) {
 	}
 	if to := msg.Header.Get("To"); to != `"Ops Team" <ops@example.com>` {
 		t.Fatalf("To: %q", to)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 20s")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -505,7 +487,7 @@ func TestStartLateAlarm(t *testing.T) {
 	}
 	f.s.InstanceStarted("orders", f.job, started(1, time.Second))
 	f.s.InstanceStarted("orders", f.job, started(2, 12*time.Second))
-	waitFor(t, func() bool { return len(f.history(t)) == 1 })
+	testkit.Eventually(t, "the alarm to be recorded", func() bool { return len(f.history(t)) == 1 })
 	msgs := hook.messages(t)
 	if len(msgs) != 1 || msgs[0].Event != "instance.start_late" || msgs[0].InstanceID != 2 || msgs[0].LatenessMs != 12000 ||
 		msgs[0].ThresholdMs != 5000 || !strings.Contains(msgs[0].Text, "started 12s after its fire") {

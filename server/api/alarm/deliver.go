@@ -11,9 +11,9 @@ import (
 	"net/mail"
 	"net/smtp"
 	"net/url"
-	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
 )
 
@@ -42,15 +42,11 @@ func (s *Sender) deliver(ctx context.Context, ch db.AlarmChannel, m *Message, at
 	wait := s.cfg.RetryBackoff
 	for a.Attempts < attempts {
 		if a.Attempts > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
+			if !clock.Sleep(s.clock, wait, ctx.Done()) {
 				if a.Answer == "" {
 					a.Answer = "the server stopped"
 				}
 				return a
-			case <-t.C:
 			}
 			wait *= 2
 		}

@@ -168,7 +168,7 @@ func dedupe(list []string) []string {
 }
 
 // watched are the rule types an observation can concern: the states
-// AlarmStatesUpdate must hold for it.
+// AlarmStateUpdateMany must hold for it.
 func watched(rules []db.AlarmRule, o Observation) []string {
 	var out []string
 	for _, r := range rules {

@@ -82,7 +82,7 @@ func (s *Service) CreateAPIToken(ctx context.Context, name string, appName *stri
 // id; the others are missing, as if they did not exist. It is the batch
 // read behind the API's dataloaders.
 func (s *Service) ByIDs(ctx context.Context, ids []int64, role db.Role) (map[int64]*db.App, error) {
-	list, err := s.store.AppsByIDs(ctx, ids)
+	list, err := s.store.AppListByIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -99,9 +99,9 @@ func (s *Service) ByIDs(ctx context.Context, ids []int64, role db.Role) (map[int
 	return out, nil
 }
 
-// WorkersByKeys returns the recorded workers among keys whose app the
+// WorkerListByKeys returns the recorded workers among keys whose app the
 // caller may see, by key.
-func (s *Service) WorkersByKeys(ctx context.Context, keys []db.WorkerKey) (map[db.WorkerKey]*db.Worker, error) {
+func (s *Service) WorkerListByKeys(ctx context.Context, keys []db.WorkerKey) (map[db.WorkerKey]*db.Worker, error) {
 	allowed := map[int64]bool{}
 	var kept []db.WorkerKey
 	for _, k := range keys {
@@ -117,7 +117,7 @@ func (s *Service) WorkersByKeys(ctx context.Context, keys []db.WorkerKey) (map[d
 			kept = append(kept, k)
 		}
 	}
-	list, err := s.store.WorkersByKeys(ctx, kept)
+	list, err := s.store.WorkerListByKeys(ctx, kept)
 	if err != nil {
 		return nil, err
 	}

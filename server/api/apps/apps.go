@@ -40,8 +40,8 @@ type Store interface {
 	WorkerGet(ctx context.Context, appID int64, id string) (*db.Worker, error)
 	AppMemberList(ctx context.Context, appID int64) ([]db.AppMemberUser, error)
 	AppMemberSetKeepingOwner(ctx context.Context, appID, userID int64, role db.Role) error
-	AppsByIDs(ctx context.Context, ids []int64) ([]db.App, error)
-	WorkersByKeys(ctx context.Context, keys []db.WorkerKey) ([]db.Worker, error)
+	AppListByIDs(ctx context.Context, ids []int64) ([]db.App, error)
+	WorkerListByKeys(ctx context.Context, keys []db.WorkerKey) ([]db.Worker, error)
 }
 
 // Service manages apps.

@@ -34,12 +34,12 @@ import (
 
 // Store is what the audit log reads and writes.
 type Store interface {
-	AuditInsertMany(ctx context.Context, list []*db.AuditEntry) error
+	AuditCreateMany(ctx context.Context, list []*db.AuditEntry) error
 	AuditList(ctx context.Context, f db.AuditFilter) ([]db.AuditEntry, error)
 	AuditCount(ctx context.Context, f db.AuditFilter) (int, error)
 	AppGet(ctx context.Context, id int64) (*db.App, error)
 	AppGetByName(ctx context.Context, name string) (*db.App, error)
-	AppMemberRole(ctx context.Context, appID, userID int64) (db.Role, error)
+	AppMemberGetRole(ctx context.Context, appID, userID int64) (db.Role, error)
 	UserGetByName(ctx context.Context, username string) (*db.User, error)
 	JobGet(ctx context.Context, id int64) (*db.Job, error)
 	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
@@ -73,7 +73,7 @@ type Service struct {
 // New returns the audit log over store.
 func New(store Store, a Auth, apps Apps, log *slog.Logger, c clock.Clock) *Service {
 	return &Service{store: store, auth: a, apps: apps, log: log, clock: clock.OrSystem(c),
-		inserts: groupcommit.New(maxBatch, store.AuditInsertMany)}
+		inserts: groupcommit.New(maxBatch, store.AuditCreateMany)}
 }
 
 // maxBatch bounds the entries written in one statement (a dozen columns
@@ -305,7 +305,7 @@ func (r *Record) load(ctx context.Context, kind, key string) map[string]any {
 			if uerr != nil {
 				return nil
 			}
-			role, rerr := st.AppMemberRole(ctx, app.ID, u.ID)
+			role, rerr := st.AppMemberGetRole(ctx, app.ID, u.ID)
 			if rerr != nil || role == "" {
 				return map[string]any{}
 			}

@@ -57,10 +57,10 @@ type Store interface {
 	UserList(ctx context.Context) ([]db.User, error)
 	UserSetPassword(ctx context.Context, id int64, hash string) error
 	SessionCreate(ctx context.Context, s *db.Session) error
-	SessionUser(ctx context.Context, tokenHash string, now time.Time) (*db.User, error)
+	SessionGetUser(ctx context.Context, tokenHash string, now time.Time) (*db.User, error)
 	SessionDelete(ctx context.Context, tokenHash string) error
-	APITokenByHash(ctx context.Context, hash string) (*db.APIToken, error)
-	AppMemberRole(ctx context.Context, appID, userID int64) (db.Role, error)
+	APITokenGetByHash(ctx context.Context, hash string) (*db.APIToken, error)
+	AppMemberGetRole(ctx context.Context, appID, userID int64) (db.Role, error)
 	APITokenCreate(ctx context.Context, t *db.APIToken) error
 	APITokenGet(ctx context.Context, id int64) (*db.APIToken, error)
 	APITokenList(ctx context.Context, userID int64) ([]db.APIToken, error)
@@ -142,7 +142,7 @@ func (s *Service) StartSession(ctx context.Context, userID int64, ssoRefresh str
 // check with the provider when due).
 func (s *Service) sessionUser(ctx context.Context, token string) (*db.User, error) {
 	if s.sso == nil && !s.noPasswords {
-		u, err := s.store.SessionUser(ctx, HashToken(token), s.now())
+		u, err := s.store.SessionGetUser(ctx, HashToken(token), s.now())
 		if errors.Is(err, db.ErrNotFound) {
 			return nil, errSessionEnded
 		}
@@ -336,7 +336,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, e
 		}
 		return &Principal{User: *u, SessionToken: token}, nil
 	case strings.HasPrefix(token, tokenPrefix):
-		t, err := s.store.APITokenByHash(ctx, HashToken(token))
+		t, err := s.store.APITokenGetByHash(ctx, HashToken(token))
 		if errors.Is(err, db.ErrNotFound) {
 			return nil, fault.Unauthenticated("the API token is unknown or revoked")
 		}
@@ -388,7 +388,7 @@ func (s *Service) RoleOn(ctx context.Context, p *Principal, appID int64) (db.Rol
 			role = r
 		} else {
 			var err error
-			if role, err = s.store.AppMemberRole(ctx, appID, p.User.ID); err != nil {
+			if role, err = s.store.AppMemberGetRole(ctx, appID, p.User.ID); err != nil {
 				return "", err
 			}
 			cache.put(appID, role)

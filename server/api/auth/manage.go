@@ -300,7 +300,7 @@ func (s *Service) Refresh(ctx context.Context) (context.Context, error) {
 	var fresh *Principal
 	switch {
 	case p.Token != nil:
-		t, err := s.store.APITokenByHash(ctx, p.Token.TokenHash)
+		t, err := s.store.APITokenGetByHash(ctx, p.Token.TokenHash)
 		if errors.Is(err, db.ErrNotFound) {
 			return ctx, fault.Unauthenticated("the API token is unknown or revoked")
 		}

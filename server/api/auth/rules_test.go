@@ -174,11 +174,11 @@ func TestTokenNarrowing(t *testing.T) {
 		// A token cannot have more than its creator has on the app.
 		_, _, err := w.auth.CreateAPIToken(w.bob, "deploy", &w.a.ID, role(db.RoleEditor))
 		wantKind(t, "viewer creates an editor token", err, fault.ErrForbidden)
-		_, _, err = w.apps.CreateAPIToken(w.alice, "deploy", ptr("b"), nil)
+		_, _, err = w.apps.CreateAPIToken(w.alice, "deploy", new("b"), nil)
 		wantKind(t, "token for an invisible app", err, fault.ErrNotFound)
 
 		// The admin's token narrowed to VIEWER on "a": reads a, nothing else.
-		_, secret, err := w.apps.CreateAPIToken(w.admin, "reader", ptr("a"), role(db.RoleViewer))
+		_, secret, err := w.apps.CreateAPIToken(w.admin, "reader", new("a"), role(db.RoleViewer))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func TestTokenNarrowing(t *testing.T) {
 		}
 
 		// An EDITOR token on "a" creates tokens no wider than itself.
-		_, esecret, err := w.apps.CreateAPIToken(w.admin, "editor", ptr("a"), role(db.RoleEditor))
+		_, esecret, err := w.apps.CreateAPIToken(w.admin, "editor", new("a"), role(db.RoleEditor))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,8 +281,6 @@ func TestRevocation(t *testing.T) {
 	})
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // TestTokenSeesOnlyItsScope (issue 11, item 8): an API token narrowed to
 // one app lists and revokes only its creator's tokens for that app, not
 // those for other apps or for every app.
@@ -293,11 +291,11 @@ func TestTokenSeesOnlyItsScope(t *testing.T) {
 		if _, err := w.apps.SetRole(w.admin, "b", "alice", role(db.RoleOwner)); err != nil {
 			t.Fatal(err)
 		}
-		onA, aSecret, err := w.apps.CreateAPIToken(w.alice, "on a", ptr("a"), role(db.RoleEditor))
+		onA, aSecret, err := w.apps.CreateAPIToken(w.alice, "on a", new("a"), role(db.RoleEditor))
 		if err != nil {
 			t.Fatal(err)
 		}
-		onB, _, err := w.apps.CreateAPIToken(w.alice, "on b", ptr("b"), nil)
+		onB, _, err := w.apps.CreateAPIToken(w.alice, "on b", new("b"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

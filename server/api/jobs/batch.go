@@ -13,7 +13,7 @@ import (
 // the batch read behind the API's dataloaders: one query for the jobs,
 // and one role check per distinct app (remembered for the request).
 func (s *Service) GetMany(ctx context.Context, ids []int64, role db.Role) (map[int64]*db.Job, error) {
-	list, err := s.db.JobsByIDs(ctx, ids)
+	list, err := s.db.JobListByIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (s *Service) Count(ctx context.Context, appName, search string) (int, error
 // LastRunsMany returns the newest fired instance of each of jobs the
 // caller already read (jobs that never fired are missing).
 func (s *Service) LastRunsMany(ctx context.Context, jobIDs []int64) (map[int64]*db.Instance, error) {
-	m, err := s.db.InstancesLastRun(ctx, jobIDs)
+	m, err := s.db.InstanceListLast(ctx, jobIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *Service) LastRunsMany(ctx context.Context, jobIDs []int64) (map[int64]*
 
 // AttemptsMany returns the attempts of instances the caller already read.
 func (s *Service) AttemptsMany(ctx context.Context, instanceIDs []int64) (map[int64][]db.InstanceAttempt, error) {
-	return s.db.AttemptsByInstances(ctx, instanceIDs)
+	return s.db.AttemptListByInstances(ctx, instanceIDs)
 }
 
 // TaskCountsMany summarises the tasks of instances the caller already read.

@@ -28,7 +28,7 @@ func (s *Service) calendarNamed(ctx context.Context, appID int64, name *string) 
 	if name == nil || strings.TrimSpace(*name) == "" {
 		return nil, nil
 	}
-	c, err := s.db.CalendarByName(ctx, appID, strings.TrimSpace(*name))
+	c, err := s.db.CalendarGetByName(ctx, appID, strings.TrimSpace(*name))
 	if errors.Is(err, db.ErrNotFound) {
 		return nil, fault.BadInput("calendar", "the app has no calendar named %q", *name)
 	}
@@ -105,7 +105,7 @@ func (s *Service) UpdateCalendar(ctx context.Context, id int64, in CalendarInput
 		if err := tx.CalendarUpdate(ctx, c); err != nil {
 			return err
 		}
-		list, err := tx.JobsByCalendar(ctx, c.ID)
+		list, err := tx.JobListByCalendar(ctx, c.ID)
 		if err != nil {
 			return err
 		}
@@ -143,7 +143,7 @@ func (s *Service) DeleteCalendar(ctx context.Context, id int64) error {
 		return err
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		list, err := tx.JobsByCalendar(ctx, c.ID)
+		list, err := tx.JobListByCalendar(ctx, c.ID)
 		if err != nil {
 			return err
 		}
@@ -178,7 +178,7 @@ func (s *Service) Calendars(ctx context.Context, appName string) ([]db.Calendar,
 
 // CalendarJobs lists the jobs referencing a calendar the caller has read.
 func (s *Service) CalendarJobs(ctx context.Context, c *db.Calendar) ([]db.Job, error) {
-	return s.db.JobsByCalendar(ctx, c.ID)
+	return s.db.JobListByCalendar(ctx, c.ID)
 }
 
 // CalendarOf returns a job's calendar (read with the job).

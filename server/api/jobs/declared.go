@@ -56,7 +56,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 		declared[j.Name] = true
 		j.ManagedBy = &set
 		j.NextTriggerAt = s.firstTrigger(j, sch)
-		old, err := s.db.JobByName(ctx, appID, j.Name)
+		old, err := s.db.JobGetByName(ctx, appID, j.Name)
 		switch {
 		case errors.Is(err, db.ErrNotFound):
 			plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobCreate}, job: j})
@@ -78,7 +78,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 		j.ID, j.CreatedAt = old.ID, old.CreatedAt
 		plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobUpdate, Fields: fields}, old: old, job: j})
 	}
-	managed, err := s.db.JobsManagedBy(ctx, appID, set)
+	managed, err := s.db.JobListManagedBy(ctx, appID, set)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 
 // declaredInput is the Input a declaration stands for: a GO job, enabled.
 func declaredInput(d protocol.DeclaredJob) Input {
-	in := Input{Name: d.Name, Description: &d.Description, Enabled: ptr(true), ScheduleType: d.ScheduleType,
+	in := Input{Name: d.Name, Description: &d.Description, Enabled: new(true), ScheduleType: d.ScheduleType,
 		ScheduleExpression: &d.ScheduleExpression, ProcessorType: db.ProcessorGo, Processor: d.Processor, Params: &d.Params}
 	if d.TimeZone != "" {
 		in.TimeZone = &d.TimeZone
@@ -159,7 +159,7 @@ func declaredInput(d protocol.DeclaredJob) Input {
 		{d.RetryDelayMaxMs, &in.RetryDelayMaxMs},
 	} {
 		if f.v != 0 {
-			*f.dst = ptr(f.v)
+			*f.dst = new(f.v)
 		}
 	}
 	if d.OverlapPolicy != "" {

@@ -93,10 +93,8 @@ func newWorld(t *testing.T, d *db.DB) *world {
 	return w
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func cronJob(app, name string) jobs.Input {
-	return jobs.Input{App: app, Name: name, ScheduleType: db.ScheduleCron, ScheduleExpression: ptr("0 0 * * * ?"),
+	return jobs.Input{App: app, Name: name, ScheduleType: db.ScheduleCron, ScheduleExpression: new("0 0 * * * ?"),
 		ProcessorType: db.ProcessorShell, Processor: "echo hi"}
 }
 
@@ -125,7 +123,7 @@ func TestCreateUpdateEnable(t *testing.T) {
 			t.Fatalf("first fire %v; want %v (the next full hour)", j.NextTriggerAt, want)
 		}
 		in := cronJob("a", "hourly")
-		in.ScheduleExpression = ptr("0 30 * * * ?")
+		in.ScheduleExpression = new("0 30 * * * ?")
 		j, err = w.svc.Update(w.ed, j.ID, in)
 		if err != nil {
 			t.Fatal(err)
@@ -152,11 +150,11 @@ func TestBadInputNamesTheField(t *testing.T) {
 		w := newWorld(t, d)
 		for field, mutate := range map[string]func(*jobs.Input){
 			"name":               func(in *jobs.Input) { in.Name = "bad\x00name" },
-			"scheduleExpression": func(in *jobs.Input) { in.ScheduleExpression = ptr("* * * * *") },
-			"timeZone":           func(in *jobs.Input) { in.TimeZone = ptr("Mars/Olympus") },
+			"scheduleExpression": func(in *jobs.Input) { in.ScheduleExpression = new("* * * * *") },
+			"timeZone":           func(in *jobs.Input) { in.TimeZone = new("Mars/Olympus") },
 			"processorType":      func(in *jobs.Input) { in.ProcessorType = "COBOL" },
-			"maxInstances":       func(in *jobs.Input) { in.MaxInstances = ptr(0) },
-			"misfirePolicy":      func(in *jobs.Input) { in.MisfirePolicy = ptr("SOMETIMES") },
+			"maxInstances":       func(in *jobs.Input) { in.MaxInstances = new(0) },
+			"misfirePolicy":      func(in *jobs.Input) { in.MisfirePolicy = new("SOMETIMES") },
 		} {
 			in := cronJob("a", "x")
 			mutate(&in)

@@ -23,7 +23,7 @@ func (s *Service) LatestFailures(ctx context.Context, st *Stats, first int) ([]d
 	if first < 1 || first > 100 {
 		return nil, fault.BadInput("first", "must be between 1 and 100")
 	}
-	return s.db.InstancesFailedRecent(ctx, st.AppID, st.Since, first)
+	return s.db.InstanceListFailedRecent(ctx, st.AppID, st.Since, first)
 }
 
 // Lag is how late scheduled fires were (actual minus expected trigger
@@ -115,7 +115,7 @@ func (s *Service) NextFires(ctx context.Context, st *Stats, first int) ([]NextFi
 	if first < 1 || first > 100 {
 		return nil, fault.BadInput("first", "must be between 1 and 100")
 	}
-	list, err := s.db.JobsNextFires(ctx, st.AppID, first)
+	list, err := s.db.JobListNextFires(ctx, st.AppID, first)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ type Capacity struct {
 // Capacity counts the app's live workers' slots and those not running a
 // task (slots minus their DISPATCHED and RUNNING tasks).
 func (s *Service) Capacity(ctx context.Context, st *Stats) (*Capacity, error) {
-	workers, err := s.db.WorkersAlive(ctx, st.AppID, s.now().Add(-db.WorkerAliveWindow))
+	workers, err := s.db.WorkerListAlive(ctx, st.AppID, s.now().Add(-db.WorkerAliveWindow))
 	if err != nil {
 		return nil, err
 	}

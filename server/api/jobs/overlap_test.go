@@ -25,8 +25,8 @@ func TestOverlapAndBackoffFields(t *testing.T) {
 		}
 
 		in := cronJob("a", "queued")
-		in.OverlapPolicy, in.MaxQueued, in.Priority = ptr(db.OverlapQueue), ptr(3), ptr(-7)
-		in.RetryDelayMs, in.RetryBackoff, in.RetryDelayMaxMs = ptr(2000), ptr(2.5), ptr(60000)
+		in.OverlapPolicy, in.MaxQueued, in.Priority = new(db.OverlapQueue), new(3), new(-7)
+		in.RetryDelayMs, in.RetryBackoff, in.RetryDelayMaxMs = new(2000), new(2.5), new(60000)
 		j, err = w.svc.Create(w.ed, in)
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +41,7 @@ func TestOverlapAndBackoffFields(t *testing.T) {
 		}
 		// A change is versioned with the new fields, and restoring the
 		// first version brings them back.
-		in.OverlapPolicy, in.RetryBackoff = ptr(db.OverlapReplace), ptr(1.0)
+		in.OverlapPolicy, in.RetryBackoff = new(db.OverlapReplace), new(1.0)
 		if _, err := w.svc.Update(w.ed, j.ID, in); err != nil {
 			t.Fatal(err)
 		}
@@ -54,12 +54,12 @@ func TestOverlapAndBackoffFields(t *testing.T) {
 		}
 
 		for field, mutate := range map[string]func(*jobs.Input){
-			"overlapPolicy":   func(in *jobs.Input) { in.OverlapPolicy = ptr("SOMETIMES") },
-			"maxQueued":       func(in *jobs.Input) { in.MaxQueued = ptr(0) },
-			"priority":        func(in *jobs.Input) { in.Priority = ptr(1001) },
-			"retryDelayMs":    func(in *jobs.Input) { in.RetryDelayMs = ptr(-1) },
-			"retryBackoff":    func(in *jobs.Input) { in.RetryBackoff = ptr(0.5) },
-			"retryDelayMaxMs": func(in *jobs.Input) { in.RetryDelayMs, in.RetryDelayMaxMs = ptr(5000), ptr(1000) },
+			"overlapPolicy":   func(in *jobs.Input) { in.OverlapPolicy = new("SOMETIMES") },
+			"maxQueued":       func(in *jobs.Input) { in.MaxQueued = new(0) },
+			"priority":        func(in *jobs.Input) { in.Priority = new(1001) },
+			"retryDelayMs":    func(in *jobs.Input) { in.RetryDelayMs = new(-1) },
+			"retryBackoff":    func(in *jobs.Input) { in.RetryBackoff = new(0.5) },
+			"retryDelayMaxMs": func(in *jobs.Input) { in.RetryDelayMs, in.RetryDelayMaxMs = new(5000), new(1000) },
 		} {
 			in := cronJob("a", "x")
 			mutate(&in)

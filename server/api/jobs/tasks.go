@@ -15,7 +15,7 @@ import (
 // more follow.
 func (s *Service) Tasks(ctx context.Context, in *db.Instance, q db.TaskQuery) ([]db.TaskView, bool, error) {
 	q.InstanceID, q.Attempt = in.ID, in.Attempt
-	list, more, err := s.db.TaskPage(ctx, q)
+	list, more, err := s.db.TaskViewList(ctx, q)
 	if err != nil {
 		return nil, false, err
 	}

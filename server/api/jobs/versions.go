@@ -44,7 +44,7 @@ func (s *Service) Versions(ctx context.Context, j *db.Job, limit int) ([]db.JobV
 	if limit < 1 || limit > MaxVersions {
 		return nil, fault.BadInput("first", "must be between 1 and %d", MaxVersions)
 	}
-	return s.db.JobVersions(ctx, j.ID, limit)
+	return s.db.JobVersionList(ctx, j.ID, limit)
 }
 
 // Restore makes a kept version the job's definition again, as a new
@@ -74,10 +74,10 @@ func inputOf(app string, d db.JobDefinition) Input {
 	in := Input{App: app, Name: d.Name, Description: &d.Description, Enabled: &d.Enabled, ScheduleType: d.ScheduleType,
 		ScheduleExpression: &d.ScheduleExpression, TimeZone: &d.TimeZone, LifecycleStart: d.LifecycleStart, LifecycleEnd: d.LifecycleEnd,
 		ExecutionMode: &d.ExecutionMode, ProcessorType: d.ProcessorType, Processor: d.Processor, Params: &d.Params,
-		MaxInstances: &d.MaxInstances, TaskConcurrency: &d.TaskConcurrency, TimeoutMs: ptr(int(d.TimeoutMs)),
+		MaxInstances: &d.MaxInstances, TaskConcurrency: &d.TaskConcurrency, TimeoutMs: new(int(d.TimeoutMs)),
 		InstanceRetries: &d.InstanceRetries, TaskRetries: &d.TaskRetries, WorkerFilter: d.WorkerFilter,
 		DispatchStrategy: &d.DispatchStrategy, MisfirePolicy: &d.MisfirePolicy, Alarm: d.Alarm, ScheduleWindow: d.ScheduleWindow,
-		Priority: &d.Priority, RetryDelayMs: ptr(int(d.RetryDelayMs)), RetryDelayMaxMs: ptr(int(d.RetryDelayMaxMs))}
+		Priority: &d.Priority, RetryDelayMs: new(int(d.RetryDelayMs)), RetryDelayMaxMs: new(int(d.RetryDelayMaxMs))}
 	if d.Calendar != "" {
 		in.Calendar = &d.Calendar
 	}

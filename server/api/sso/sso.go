@@ -95,7 +95,7 @@ type Store interface {
 	UserCreate(ctx context.Context, u *db.User) error
 	UserSetAdmin(ctx context.Context, id int64, admin bool) error
 	AppGetByName(ctx context.Context, name string) (*db.App, error)
-	AppMemberRole(ctx context.Context, appID, userID int64) (db.Role, error)
+	AppMemberGetRole(ctx context.Context, appID, userID int64) (db.Role, error)
 	AppMemberSet(ctx context.Context, appID, userID int64, role db.Role) error
 	SessionSSOClaim(ctx context.Context, id int64, prev *time.Time, at time.Time) error
 	SessionSSOSetRefresh(ctx context.Context, id int64, refresh string) error
@@ -513,7 +513,7 @@ func (s *Service) apply(ctx context.Context, u *db.User, groups []string) (bool,
 		if err != nil {
 			return changed, err
 		}
-		have, err := s.store.AppMemberRole(ctx, app.ID, u.ID)
+		have, err := s.store.AppMemberGetRole(ctx, app.ID, u.ID)
 		if err != nil {
 			return changed, err
 		}

@@ -79,11 +79,11 @@ func (s *Service) Export(ctx context.Context, id int64) (*Definition, error) {
 			wfIDs = append(wfIDs, n.WorkflowID)
 		}
 	}
-	jobs, err := s.store.JobsByIDs(ctx, jobIDs)
+	jobs, err := s.store.JobListByIDs(ctx, jobIDs)
 	if err != nil {
 		return nil, err
 	}
-	wfs, err := s.store.WorkflowsByIDs(ctx, wfIDs)
+	wfs, err := s.store.WorkflowListByIDs(ctx, wfIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (s *Service) Import(ctx context.Context, appName string, definition any, re
 		if err != nil {
 			return err
 		}
-		cur, err := tx.WorkflowByName(ctx, app.ID, strings.TrimSpace(d.Name))
+		cur, err := tx.WorkflowGetByName(ctx, app.ID, strings.TrimSpace(d.Name))
 		switch {
 		case errors.Is(err, db.ErrNotFound):
 			spec, sch, err := s.check(ctx, tx, app.ID, 0, in)
@@ -208,7 +208,7 @@ func resolveNames(ctx context.Context, tx *db.Store, app *db.App, d *Definition)
 			jobNames = append(jobNames, n.Job)
 		}
 	}
-	jobs, err := tx.JobsByNames(ctx, app.ID, jobNames)
+	jobs, err := tx.JobListByNames(ctx, app.ID, jobNames)
 	if err != nil {
 		return Input{}, err
 	}
@@ -216,7 +216,7 @@ func resolveNames(ctx context.Context, tx *db.Store, app *db.App, d *Definition)
 	for _, j := range jobs {
 		jobID[j.Name] = j.ID
 	}
-	wfs, err := tx.WorkflowsOfApp(ctx, app.ID)
+	wfs, err := tx.WorkflowListByApp(ctx, app.ID)
 	if err != nil {
 		return Input{}, err
 	}

@@ -76,7 +76,7 @@ func (s *Service) Run(ctx context.Context, id int64, context any, delay time.Dur
 		r.TraceParent = tracing.Traceparent(ctx)
 	}
 	if key != nil {
-		got, created, err := s.store.WorkflowInstanceCreateKeyed(ctx, r, now.Add(-IdempotencyWindow))
+		got, created, err := s.store.WorkflowInstanceCreateIdempotent(ctx, r, now.Add(-IdempotencyWindow))
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func runName(id int64) string { return fmt.Sprintf("workflow run %d", id) }
 
 // RunsMany returns the instances among ids the caller may see, by id.
 func (s *Service) RunsMany(ctx context.Context, ids []int64) (map[int64]*db.WorkflowInstance, error) {
-	list, err := s.store.WorkflowInstancesByIDs(ctx, ids)
+	list, err := s.store.WorkflowInstanceListByIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (s *Service) CountRuns(ctx context.Context, appName string, f RunFilter) (i
 // NodeRowsMany returns the node rows of runs the caller already read, by
 // run (an instance not started yet has none).
 func (s *Service) NodeRowsMany(ctx context.Context, wiIDs []int64) (map[int64][]db.WorkflowNodeRun, error) {
-	list, err := s.store.NodeRunsOf(ctx, wiIDs)
+	list, err := s.store.WorkflowNodeRunListByInstances(ctx, wiIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (s *Service) NodeRowsMany(ctx context.Context, wiIDs []int64) (map[int64][]
 // InstancesMany returns the job instances of runs the caller already
 // read, by run.
 func (s *Service) InstancesMany(ctx context.Context, wiIDs []int64) (map[int64][]db.Instance, error) {
-	list, err := s.store.InstancesOfWorkflowInstances(ctx, wiIDs)
+	list, err := s.store.InstanceListByWorkflowInstances(ctx, wiIDs)
 	if err != nil {
 		return nil, err
 	}

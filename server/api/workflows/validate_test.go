@@ -54,15 +54,15 @@ func TestNestingCycles(t *testing.T) {
 func TestSpecRoundTrip(t *testing.T) {
 	t.Parallel()
 	job, wf := int64(1), int64(13)
-	in := Input{Name: "etl", ScheduleType: db.ScheduleCron, ScheduleExpression: ptr("0 0 * * * ?"), TimeZone: ptr("Europe/Berlin"),
+	in := Input{Name: "etl", ScheduleType: db.ScheduleCron, ScheduleExpression: new("0 0 * * * ?"), TimeZone: new("Europe/Berlin"),
 		Nodes: []NodeInput{
-			{Key: "a", Type: db.NodeJob, JobID: &job, Params: ptr("x=1"), Retries: ptr(2), TimeoutMs: ptr(int64(500))},
-			{Key: "d", Type: db.NodeDecision, Expression: ptr(`upstream.a == "ok"`)},
-			{Key: "f", Type: db.NodeForeach, JobID: &job, Expression: ptr("context.items"), Parallelism: ptr(4)},
+			{Key: "a", Type: db.NodeJob, JobID: &job, Params: new("x=1"), Retries: new(2), TimeoutMs: new(int64(500))},
+			{Key: "d", Type: db.NodeDecision, Expression: new(`upstream.a == "ok"`)},
+			{Key: "f", Type: db.NodeForeach, JobID: &job, Expression: new("context.items"), Parallelism: new(4)},
 			{Key: "n", Type: db.NodeNested, WorkflowID: &wf, Position: &db.NodePosition{X: 1.5, Y: -2}},
-			{Key: "ok", Type: db.NodeApproval, TimeoutMs: ptr(int64(60000)), TriggerRule: ptr(db.RuleOneSucceeded)},
+			{Key: "ok", Type: db.NodeApproval, TimeoutMs: new(int64(60000)), TriggerRule: new(db.RuleOneSucceeded)},
 		},
-		Edges: []EdgeInput{{From: "a", To: "d"}, {From: "d", To: "f", Label: ptr("true")}, {From: "d", To: "n", Label: ptr("false")},
+		Edges: []EdgeInput{{From: "a", To: "d"}, {From: "d", To: "f", Label: new("true")}, {From: "d", To: "n", Label: new("false")},
 			{From: "f", To: "ok"}, {From: "n", To: "ok"}}}
 	spec, _, err := validate(in, testCatalog())
 	if err != nil {
@@ -76,8 +76,6 @@ func TestSpecRoundTrip(t *testing.T) {
 		t.Fatalf("defaults: %+v", spec)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // FuzzValidate: whatever definition arrives, validation never panics and
 // either accepts it — as an acyclic graph of unique keys whose edges name
@@ -174,8 +172,8 @@ func TestNamesAreOneLine(t *testing.T) {
 	// A DECISION's edge, which carries a label.
 	ok := func() Input {
 		return Input{Name: "etl", ScheduleType: db.ScheduleAPI,
-			Nodes: []NodeInput{{Key: "a", Type: db.NodeDecision, Expression: ptr("context.x > 1")}, {Key: "b", Type: db.NodeJob, JobID: &job}},
-			Edges: []EdgeInput{{From: "a", To: "b", Label: ptr("true")}}}
+			Nodes: []NodeInput{{Key: "a", Type: db.NodeDecision, Expression: new("context.x > 1")}, {Key: "b", Type: db.NodeJob, JobID: &job}},
+			Edges: []EdgeInput{{From: "a", To: "b", Label: new("true")}}}
 	}
 	if _, _, err := validate(ok(), testCatalog()); err != nil {
 		t.Fatalf("the plain workflow: %v", err)
@@ -185,12 +183,12 @@ func TestNamesAreOneLine(t *testing.T) {
 			"name": func() Input { in := ok(); in.Name = bad; return in }(),
 			"nodes[0].name": func() Input {
 				in := ok()
-				in.Nodes[0].Name = ptr(bad)
+				in.Nodes[0].Name = new(bad)
 				return in
 			}(),
 			"edges[0].label": func() Input {
 				in := ok()
-				in.Edges[0].Label = ptr(bad)
+				in.Edges[0].Label = new(bad)
 				return in
 			}(),
 		} {

@@ -32,20 +32,20 @@ import (
 type Store interface {
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
 	WorkflowGet(ctx context.Context, id int64) (*db.Workflow, error)
-	WorkflowsByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
+	WorkflowListByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
 	WorkflowList(ctx context.Context, f db.WorkflowFilter) ([]db.Workflow, bool, error)
 	WorkflowCount(ctx context.Context, f db.WorkflowFilter) (int, error)
-	WorkflowVersionsOf(ctx context.Context, workflowIDs []int64) ([]db.WorkflowVersion, error)
-	WorkflowInstanceLastMany(ctx context.Context, workflowIDs []int64) (map[int64]*db.WorkflowInstance, error)
+	WorkflowVersionListByWorkflows(ctx context.Context, workflowIDs []int64) ([]db.WorkflowVersion, error)
+	WorkflowInstanceListLast(ctx context.Context, workflowIDs []int64) (map[int64]*db.WorkflowInstance, error)
 	WorkflowInstanceCreate(ctx context.Context, r *db.WorkflowInstance) (bool, error)
-	WorkflowInstanceCreateKeyed(ctx context.Context, r *db.WorkflowInstance, since time.Time) (*db.WorkflowInstance, bool, error)
+	WorkflowInstanceCreateIdempotent(ctx context.Context, r *db.WorkflowInstance, since time.Time) (*db.WorkflowInstance, bool, error)
 	WorkflowInstanceGet(ctx context.Context, id int64) (*db.WorkflowInstance, error)
-	WorkflowInstancesByIDs(ctx context.Context, ids []int64) ([]db.WorkflowInstance, error)
+	WorkflowInstanceListByIDs(ctx context.Context, ids []int64) ([]db.WorkflowInstance, error)
 	WorkflowInstanceList(ctx context.Context, f db.WorkflowInstanceFilter) ([]db.WorkflowInstance, bool, error)
 	WorkflowInstanceCount(ctx context.Context, f db.WorkflowInstanceFilter) (int, error)
-	NodeRunsOf(ctx context.Context, wiIDs []int64) ([]db.WorkflowNodeRun, error)
-	InstancesOfWorkflowInstances(ctx context.Context, wiIDs []int64) ([]db.Instance, error)
-	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	WorkflowNodeRunListByInstances(ctx context.Context, wiIDs []int64) ([]db.WorkflowNodeRun, error)
+	InstanceListByWorkflowInstances(ctx context.Context, wiIDs []int64) ([]db.Instance, error)
+	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 }
 
 // Auth checks the caller's role on an app (package auth).
@@ -250,14 +250,14 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 			jobIDs = append(jobIDs, *n.JobID)
 		}
 	}
-	jobs, err := tx.JobsByIDs(ctx, jobIDs)
+	jobs, err := tx.JobListByIDs(ctx, jobIDs)
 	if err != nil {
 		return nil, nil, err
 	}
 	for i := range jobs {
 		cat.jobs[jobs[i].ID] = &jobs[i]
 	}
-	all, err := tx.WorkflowsOfApp(ctx, appID)
+	all, err := tx.WorkflowListByApp(ctx, appID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -369,7 +369,7 @@ func (s *Service) Delete(ctx context.Context, id int64) error {
 		if err := tx.AppLock(ctx, w.AppID); err != nil {
 			return err
 		}
-		all, err := tx.WorkflowsOfApp(ctx, w.AppID)
+		all, err := tx.WorkflowListByApp(ctx, w.AppID)
 		if err != nil {
 			return err
 		}
@@ -410,7 +410,7 @@ func (s *Service) Delete(ctx context.Context, id int64) error {
 // GetMany returns the workflows among ids whose app the caller holds at
 // least role on, by id; the others are missing (the API's loaders).
 func (s *Service) GetMany(ctx context.Context, ids []int64, role db.Role) (map[int64]*db.Workflow, error) {
-	list, err := s.store.WorkflowsByIDs(ctx, ids)
+	list, err := s.store.WorkflowListByIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -451,7 +451,7 @@ func (s *Service) mayer(ctx context.Context, role db.Role) func(appID int64) (bo
 // VersionsMany returns the versions of workflows the caller already read,
 // newest first.
 func (s *Service) VersionsMany(ctx context.Context, ids []int64) (map[int64][]db.WorkflowVersion, error) {
-	list, err := s.store.WorkflowVersionsOf(ctx, ids)
+	list, err := s.store.WorkflowVersionListByWorkflows(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -465,13 +465,13 @@ func (s *Service) VersionsMany(ctx context.Context, ids []int64) (map[int64][]db
 // LastRunsMany returns the newest started top-level run of each of
 // workflows the caller already read (those never run are missing).
 func (s *Service) LastRunsMany(ctx context.Context, ids []int64) (map[int64]*db.WorkflowInstance, error) {
-	return s.store.WorkflowInstanceLastMany(ctx, ids)
+	return s.store.WorkflowInstanceListLast(ctx, ids)
 }
 
 // JobsMany returns the jobs among ids the caller may see (the jobs of
 // workflow nodes; one gone since is missing).
 func (s *Service) JobsMany(ctx context.Context, ids []int64) (map[int64]*db.Job, error) {
-	list, err := s.store.JobsByIDs(ctx, ids)
+	list, err := s.store.JobListByIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
 
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 )
 
@@ -54,7 +55,8 @@ type Bus struct {
 	handlers    map[string][]Handler
 	reconnected []func()
 	pending     map[string]struct{} // "topic data" waiting to be sent
-	flushTimer  *time.Timer
+	kick        chan struct{}       // wakes the flusher: something is pending
+	clock       clock.Clock
 
 	lifecycle.Base
 }
@@ -67,7 +69,8 @@ func New(serverID, namespace string, db *bun.DB, log *slog.Logger) *Bus {
 	if namespace != "" {
 		channel += "_" + namespace
 	}
-	return &Bus{server: serverID, channel: channel, db: db, log: log, handlers: map[string][]Handler{}, pending: map[string]struct{}{}}
+	return &Bus{server: serverID, channel: channel, db: db, log: log, handlers: map[string][]Handler{}, pending: map[string]struct{}{},
+		kick: make(chan struct{}, 1), clock: clock.System()}
 }
 
 // Subscribe calls h for every hint on topic, from this or another server.
@@ -101,18 +104,46 @@ func (b *Bus) Start(ctx context.Context) error {
 			<-ctx.Done()
 			return
 		}
+		flushed := make(chan struct{})
+		go func() {
+			defer close(flushed)
+			b.flushLoop(ctx)
+		}()
+		defer func() { <-flushed }()
 		ln := pgdriver.NewListener(b.db)
 		// A pending receive ignores the context: closing unblocks it.
+		closed := make(chan struct{})
 		go func() {
+			defer close(closed)
 			<-ctx.Done()
 			_ = ln.Close()
 		}()
+		defer func() { <-closed }()
 		b.listen(ctx, ln)
 	}()
 	return nil
 }
 
-// Publish delivers a hint here at once and to other servers shortly.
+// flushLoop sends pending hints to other servers, each batch coalesceWindow
+// after the first hint of it was published, until ctx ends (Start's
+// goroutine then sends what is left).
+func (b *Bus) flushLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.kick:
+		}
+		if !clock.Sleep(b.clock, coalesceWindow, ctx.Done()) {
+			return
+		}
+		b.flush()
+	}
+}
+
+// Publish delivers a hint here at once and to other servers shortly
+// (while the bus runs; a hint published while it is stopped goes out at
+// the next start or stop).
 // Topic and data must not contain newlines; topic no spaces.
 func (b *Bus) Publish(topic, data string) {
 	b.deliver(topic, data)
@@ -121,10 +152,11 @@ func (b *Bus) Publish(topic, data string) {
 	}
 	b.mu.Lock()
 	b.pending[topic+" "+data] = struct{}{}
-	if b.flushTimer == nil {
-		b.flushTimer = time.AfterFunc(coalesceWindow, b.flush)
-	}
 	b.mu.Unlock()
+	select {
+	case b.kick <- struct{}{}:
+	default: // the flusher is already woken
+	}
 }
 
 func (b *Bus) deliver(topic, data string) {
@@ -142,7 +174,6 @@ func (b *Bus) flush() {
 	b.mu.Lock()
 	pending := b.pending
 	b.pending = map[string]struct{}{}
-	b.flushTimer = nil
 	b.mu.Unlock()
 	if len(pending) == 0 || b.db == nil {
 		return
@@ -174,7 +205,7 @@ func (b *Bus) listen(ctx context.Context, ln *pgdriver.Listener) {
 		if err := ln.Listen(ctx, b.channel); err != nil {
 			if ctx.Err() == nil {
 				b.log.Warn("bus: listening for other servers failed; retrying", "err", err)
-				sleep(ctx, time.Second)
+				clock.Sleep(b.clock, time.Second, ctx.Done())
 			}
 			continue
 		}
@@ -194,7 +225,7 @@ func (b *Bus) receive(ctx context.Context, ln *pgdriver.Listener) {
 			}
 			if ctx.Err() == nil {
 				b.log.Warn("bus: lost the notification connection; reconnecting", "err", err)
-				sleep(ctx, 200*time.Millisecond)
+				clock.Sleep(b.clock, 200*time.Millisecond, ctx.Done())
 			}
 			return
 		}
@@ -216,12 +247,5 @@ func (b *Bus) reconnect() {
 	b.mu.Unlock()
 	for _, fn := range fns {
 		fn()
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/lifecycle/startstoptest"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // recorder collects hints; wait blocks until one arrives.
@@ -93,4 +95,35 @@ func TestInProcessOnly(t *testing.T) {
 	b.Publish("logs", "9:12")
 	r.wait(t)
 	b.Stop()
+}
+
+// TestStartStop: the bus keeps the lifecycle contract on PostgreSQL (its
+// listener and flusher end with it) and carries hints again after a
+// restart.
+func TestStartStop(t *testing.T) {
+	d := dbtest.Open(t, db.Postgres)
+	log := slog.New(slog.DiscardHandler)
+	a := New("a", d.Namespace(), d.Bun(), log)
+	startstoptest.Stress(t, a)
+
+	b := New("b", d.Namespace(), d.Bun(), log)
+	r := newRecorder()
+	b.Subscribe("jobs", r.handle)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	testkit.Eventually(t, "a hint from a restarted bus to reach another server", func() bool {
+		a.Publish("jobs", "3")
+		select {
+		case <-r.ch:
+			return true
+		case <-time.After(100 * time.Millisecond):
+			return false
+		}
+	})
 }

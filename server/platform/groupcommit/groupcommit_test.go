@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Calls that arrive while a batch is being written share the next write;
@@ -89,14 +90,88 @@ func waitQueued(t *testing.T, b *Batcher[int], n int) {
 	}
 }
 
-// A call whose context ends stops waiting.
+// A caller whose context ends while it waits for another's write returns
+// at once; its item is still written with the next batch, by the leader.
 func TestCallerGivesUp(t *testing.T) {
 	block := make(chan struct{})
-	defer close(block)
-	b := New(10, func(ctx context.Context, items []int) error { <-block; return nil })
+	var mu sync.Mutex
+	var written []int
+	b := New(10, func(ctx context.Context, items []int) error {
+		if slices.Contains(items, 1) {
+			<-block // the leader's write is slow
+		}
+		mu.Lock()
+		written = append(written, items...)
+		mu.Unlock()
+		return nil
+	})
+	leader := make(chan error, 1)
+	go func() { leader <- b.Do(context.Background(), 1) }()
+	waitWriting(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
+	follower := make(chan error, 1)
+	go func() { follower <- b.Do(ctx, 2) }()
+	waitQueued(t, b, 1)
 	cancel()
-	if err := b.Do(ctx, 1); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Do = %v; want context.Canceled", err)
+	if err := <-follower; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the follower's Do = %v; want context.Canceled", err)
+	}
+	close(block)
+	if err := <-leader; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(written, []int{1, 2}) {
+		t.Fatalf("written %v; want the leader's item, then the one whose caller gave up", written)
+	}
+}
+
+// After a batch fails, each item is written alone with a deadline of its
+// own: a batch that used up its time does not fail the retries with it.
+func TestRetriesGetTheirOwnDeadline(t *testing.T) {
+	block := make(chan struct{})
+	b := New(10, func(ctx context.Context, items []int) error {
+		switch {
+		case slices.Equal(items, []int{0}):
+			<-block // the first write holds the others back, so they batch
+			return nil
+		case len(items) > 1:
+			<-ctx.Done() // the batch runs out of time
+			return ctx.Err()
+		}
+		return ctx.Err() // a retry fails only if its deadline is spent too
+	})
+	b.timeout = 50 * time.Millisecond
+	first := make(chan error, 1)
+	go func() { first <- b.Do(context.Background(), 0) }()
+	waitWriting(t, b)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := 1; i <= 2; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = b.Do(context.Background(), i) }()
+	}
+	waitQueued(t, b, 2)
+	close(block)
+	errs[0] = <-first
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("item %d: %v; want it written alone after the batch timed out", i, err)
+		}
+	}
+}
+
+func waitWriting(t *testing.T, b *Batcher[int]) {
+	t.Helper()
+	for {
+		b.mu.Lock()
+		w := b.writing
+		b.mu.Unlock()
+		if w {
+			return
+		}
+		runtime.Gosched()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
@@ -37,15 +38,18 @@ func (h *Feeds) InstanceUpdated(ctx context.Context, appName string, jobID int64
 			return nil, err
 		}
 	}
+	fr, err := h.join()
+	if err != nil {
+		return nil, err
+	}
 	out := make(chan *db.Instance, h.cfg.Buffer)
 	sub := &subscriber{job: jobID, ch: out, stream: &Stream[*db.Instance]{C: out}}
 	w := h.watch(a.ID, sub)
 	recheck := h.addRecheck()
-	h.wg.Add(1)
 	go func() {
-		defer h.wg.Done()
+		defer fr.wg.Done()
 		defer h.removeRecheck(recheck)
-		rights := time.NewTicker(h.cfg.RecheckEvery)
+		rights := clock.NewTicker(h.clock, h.cfg.RecheckEvery)
 		defer rights.Stop()
 		var err error
 		for err == nil {
@@ -53,14 +57,15 @@ func (h *Feeds) InstanceUpdated(ctx context.Context, appName string, jobID int64
 			case <-ctx.Done():
 				h.unwatch(w, sub, nil)
 				return
-			case <-h.ctx.Done():
+			case <-fr.ctx.Done():
 				err = ErrShuttingDown
 			case <-sub.gone: // dropped by the watcher
 				h.unwatch(w, sub, nil)
 				return
 			case <-recheck:
 				err = h.recheck(ctx, a.ID, fmt.Sprintf("app %q", appName))
-			case <-rights.C:
+			case <-rights.C():
+				rights.Next()
 				err = h.recheck(ctx, a.ID, fmt.Sprintf("app %q", appName))
 			}
 		}
@@ -124,8 +129,9 @@ func (h *Feeds) watch(appID int64, sub *subscriber) *watcher {
 		w = &watcher{app: appID, wake: make(chan struct{}, 1), done: make(chan struct{}),
 			subs: map[*subscriber]struct{}{}, sent: map[int64]*state{}}
 		h.watchers[appID] = w
-		h.wg.Add(1)
-		go h.runWatcher(w)
+		if fr, err := h.joinLocked(); err == nil {
+			go h.runWatcher(fr, w)
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -174,13 +180,13 @@ func (w *watcher) dropLocked(sub *subscriber, err error) {
 	close(sub.gone)
 }
 
-func (h *Feeds) runWatcher(w *watcher) {
-	defer h.wg.Done()
-	poll := time.NewTicker(h.cfg.PollEvery)
+func (h *Feeds) runWatcher(fr *feedRun, w *watcher) {
+	defer fr.wg.Done()
+	poll := clock.NewTicker(h.clock, h.cfg.PollEvery)
 	defer poll.Stop()
 	for {
-		if err := h.scan(w); err != nil {
-			if h.ctx.Err() != nil {
+		if err := h.scan(fr.ctx, w); err != nil {
+			if fr.ctx.Err() != nil {
 				return
 			}
 			h.log.Warn("live: re-reading changed instances failed; retrying", "app", w.app, "err", err)
@@ -188,16 +194,17 @@ func (h *Feeds) runWatcher(w *watcher) {
 		select {
 		case <-w.done:
 			return
-		case <-h.ctx.Done():
+		case <-fr.ctx.Done():
 			return
 		case <-w.wake:
-		case <-poll.C:
+		case <-poll.C():
+			poll.Next()
 		}
 	}
 }
 
 // scan re-reads the window and sends what changed.
-func (h *Feeds) scan(w *watcher) error {
+func (h *Feeds) scan(ctx context.Context, w *watcher) error {
 	now := db.Stamp(h.clock.Now())
 	w.mu.Lock()
 	from := now
@@ -211,7 +218,7 @@ func (h *Feeds) scan(w *watcher) error {
 		afterID int64
 	)
 	for {
-		rows, err := h.db.InstancesChangedSince(h.ctx, w.app, from, afterAt, afterID, scanPage)
+		rows, err := h.db.InstanceListChangedSince(ctx, w.app, from, afterAt, afterID, scanPage)
 		if err != nil {
 			return err
 		}

@@ -92,7 +92,7 @@ type Config struct {
 	SlowAfter time.Duration
 	// Buffer is an instanceUpdated subscriber's buffer. Default 256.
 	Buffer int
-	// LogPage is how many log lines are read at once. Default 500.
+	// LogList is how many log lines are read at once. Default 500.
 	LogPage int
 	// Clock defaults to the system clock.
 	Clock clock.Clock
@@ -122,11 +122,11 @@ func (c *Config) defaults() {
 // Store is what the feeds read.
 type Store interface {
 	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
-	InstancesChangedSince(ctx context.Context, appID int64, since, afterAt time.Time, afterID int64, limit int) ([]db.Instance, error)
+	InstanceListChangedSince(ctx context.Context, appID int64, since, afterAt time.Time, afterID int64, limit int) ([]db.Instance, error)
 	JobGet(ctx context.Context, id int64) (*db.Job, error)
-	LogPage(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
+	LogList(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
 	WorkflowInstanceGet(ctx context.Context, id int64) (*db.WorkflowInstance, error)
-	NodeRunsOf(ctx context.Context, runIDs []int64) ([]db.WorkflowNodeRun, error)
+	WorkflowNodeRunListByInstances(ctx context.Context, runIDs []int64) ([]db.WorkflowNodeRun, error)
 }
 
 // Hints publishes and delivers wake-up hints (package bus).
@@ -151,8 +151,8 @@ type Apps interface {
 
 // Feeds runs this server's subscriptions and publishes the hints that wake
 // them, here and on other servers. Subscriptions may be opened once it is
-// constructed; Stop ends every one of them with ErrShuttingDown, and the
-// feeds cannot be started again after that.
+// constructed; Stop ends every one of them with ErrShuttingDown, and a
+// Start after it serves new ones again.
 type Feeds struct {
 	lifecycle.Base
 	cfg   Config
@@ -163,12 +163,8 @@ type Feeds struct {
 	log   *slog.Logger
 	clock clock.Clock
 
-	// ctx ends every subscription when the feeds stop.
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-
 	mu       sync.Mutex
+	run      *feedRun                             // the subscriptions of this run; replaced by a Start after a Stop
 	logs     map[int64]map[chan struct{}]struct{} // instance → wake channels of its log subscribers
 	watchers map[int64]*watcher                   // app → its instanceUpdated watcher
 	workers  map[int64]map[chan struct{}]struct{} // app → wake channels of its workersUpdated subscribers
@@ -179,8 +175,7 @@ type Feeds struct {
 // New returns Feeds publishing and listening on b.
 func New(cfg Config, store Store, b Hints, authSvc Auth, appSvc Apps, log *slog.Logger) *Feeds {
 	cfg.defaults()
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &Feeds{cfg: cfg, db: store, bus: b, auth: authSvc, apps: appSvc, log: log, clock: clock.OrSystem(cfg.Clock), ctx: ctx, cancel: cancel,
+	h := &Feeds{cfg: cfg, db: store, bus: b, auth: authSvc, apps: appSvc, log: log, clock: clock.OrSystem(cfg.Clock), run: newFeedRun(),
 		logs: map[int64]map[chan struct{}]struct{}{}, watchers: map[int64]*watcher{}, workers: map[int64]map[chan struct{}]struct{}{}, rechecks: map[chan struct{}]struct{}{},
 		runs: map[int64]map[chan struct{}]int64{}}
 	b.Subscribe(TopicLogs, h.onLogs)
@@ -200,14 +195,52 @@ func (h *Feeds) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	h.mu.Lock()
+	if h.run.ctx.Err() != nil {
+		h.run = newFeedRun()
+	}
+	h.mu.Unlock()
 	go func() {
 		started()
 		defer stopped()
 		<-ctx.Done()
-		h.cancel()
-		h.wg.Wait()
+		h.mu.Lock()
+		r := h.run
+		r.cancel() // under mu: no subscription joins r after this
+		h.mu.Unlock()
+		r.wg.Wait()
 	}()
 	return nil
+}
+
+// feedRun is what one start of the feeds runs: the goroutines of its
+// subscriptions and watchers, and the context that ends them at Stop.
+type feedRun struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newFeedRun() *feedRun {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &feedRun{ctx: ctx, cancel: cancel}
+}
+
+// join counts a goroutine about to start in the current run, which must
+// call r.wg.Done when it ends; it fails with ErrShuttingDown once the feeds
+// are stopping or stopped.
+func (h *Feeds) join() (*feedRun, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.joinLocked()
+}
+
+func (h *Feeds) joinLocked() (*feedRun, error) {
+	if h.run.ctx.Err() != nil {
+		return nil, ErrShuttingDown
+	}
+	h.run.wg.Add(1)
+	return h.run, nil
 }
 
 // LogsAppended implements logs.Notifier.
@@ -372,13 +405,13 @@ func (s *Stream[T]) setErr(err error) {
 }
 
 // send hands v to out, waiting at most slow for room.
-func send[T any](ctx, hubCtx context.Context, out chan<- T, v T, slow time.Duration) error {
+func send[T any](ctx, hubCtx context.Context, c clock.Clock, out chan<- T, v T, slow time.Duration) error {
 	select {
 	case out <- v:
 		return nil
 	default:
 	}
-	t := time.NewTimer(slow)
+	t := c.NewTimer(slow)
 	defer t.Stop()
 	select {
 	case out <- v:
@@ -387,7 +420,7 @@ func send[T any](ctx, hubCtx context.Context, out chan<- T, v T, slow time.Durat
 		return ctx.Err()
 	case <-hubCtx.Done():
 		return ErrShuttingDown
-	case <-t.C:
+	case <-t.C():
 		return ErrSlowConsumer
 	}
 }

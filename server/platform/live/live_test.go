@@ -10,6 +10,8 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/lifecycle/startstoptest"
+	"github.com/jobwheel/jobwheel/internal/testfactory"
 	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/auth"
@@ -49,12 +51,7 @@ func newEnv(t *testing.T, d *db.DB, cfg live.Config) *env {
 	if e.app, _, err = appSvc.Create(e.ctx, "a", ""); err != nil {
 		t.Fatal(err)
 	}
-	j := &db.Job{AppID: e.app.ID, Name: "j", ScheduleType: "API", ExecutionMode: "STANDALONE", ProcessorType: "SHELL",
-		Processor: "true", MaxInstances: 1, TaskConcurrency: 1, DispatchStrategy: "RANDOM", MisfirePolicy: "SKIP"}
-	if err := d.JobCreate(ctx, j); err != nil {
-		t.Fatal(err)
-	}
-	e.jobID = j.ID
+	e.jobID = testfactory.Job(t, d, e.app.ID, &testfactory.JobOpts{Name: "j", Disabled: true, MisfirePolicy: "SKIP"}).ID
 	b := bus.New("t", "", nil, log)
 	e.hub = live.New(cfg, d, b, authSvc, appSvc, log)
 	if err := e.hub.Start(ctx); err != nil {
@@ -195,5 +192,29 @@ func TestStopEndsStreams(t *testing.T) {
 	}
 	if !errors.Is(logs.Err(), live.ErrShuttingDown) || !errors.Is(updates.Err(), live.ErrShuttingDown) {
 		t.Fatalf("after Stop: logs %v, updates %v", logs.Err(), updates.Err())
+	}
+}
+
+// TestStartStop: the feeds keep the lifecycle contract under concurrent
+// starts and stops, and serve subscriptions again after a stop and a start
+// (a subscription opened while stopped is refused, not left hanging).
+func TestStartStop(t *testing.T) {
+	e := newEnv(t, dbtest.Open(t, db.SQLite), live.Config{PollEvery: 10 * time.Millisecond})
+	in := e.instance(t, db.StatusRunning)
+	startstoptest.Stress(t, e.hub)
+
+	if _, err := e.hub.InstanceLogs(e.ctx, in.ID, 0); !errors.Is(err, live.ErrShuttingDown) {
+		t.Fatalf("a subscription while stopped: %v; want ErrShuttingDown", err)
+	}
+	if err := e.hub.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	logs, err := e.hub.InstanceLogs(e.ctx, in.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.lines(t, in.ID, 1, 1)
+	if got := recv(t, logs); got.Text != "line 1" {
+		t.Fatalf("after a restart the subscriber got %q; want line 1", got.Text)
 	}
 }

@@ -3,9 +3,9 @@ package live
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
@@ -33,6 +33,10 @@ func (h *Feeds) InstanceLogs(ctx context.Context, instanceID, afterSeq int64) (*
 		}
 		return nil, err
 	}
+	fr, err := h.join()
+	if err != nil {
+		return nil, err
+	}
 	wake := make(chan struct{}, 1)
 	h.mu.Lock()
 	if h.logs[instanceID] == nil {
@@ -44,9 +48,8 @@ func (h *Feeds) InstanceLogs(ctx context.Context, instanceID, afterSeq int64) (*
 
 	out := make(chan *db.InstanceLog, logBuffer)
 	s := &Stream[*db.InstanceLog]{C: out}
-	h.wg.Add(1)
 	go func() {
-		defer h.wg.Done()
+		defer fr.wg.Done()
 		defer close(out)
 		defer func() {
 			h.mu.Lock()
@@ -57,21 +60,21 @@ func (h *Feeds) InstanceLogs(ctx context.Context, instanceID, afterSeq int64) (*
 			h.mu.Unlock()
 			h.removeRecheck(recheck)
 		}()
-		if err := h.followLogs(ctx, in.AppID, instanceID, afterSeq, out, wake, recheck); err != nil && ctx.Err() == nil {
+		if err := h.followLogs(ctx, fr.ctx, in.AppID, instanceID, afterSeq, out, wake, recheck); err != nil && ctx.Err() == nil {
 			s.setErr(err)
 		}
 	}()
 	return s, nil
 }
 
-func (h *Feeds) followLogs(ctx context.Context, appID, instanceID, last int64, out chan<- *db.InstanceLog, wake, recheck chan struct{}) error {
-	poll := time.NewTicker(h.cfg.PollEvery)
+func (h *Feeds) followLogs(ctx, feed context.Context, appID, instanceID, last int64, out chan<- *db.InstanceLog, wake, recheck chan struct{}) error {
+	poll := clock.NewTicker(h.clock, h.cfg.PollEvery)
 	defer poll.Stop()
-	rights := time.NewTicker(h.cfg.RecheckEvery)
+	rights := clock.NewTicker(h.clock, h.cfg.RecheckEvery)
 	defer rights.Stop()
 	finished := false
 	for {
-		lines, more, err := h.db.LogPage(ctx, instanceID, last, h.cfg.LogPage)
+		lines, more, err := h.db.LogList(ctx, instanceID, last, h.cfg.LogPage)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -80,7 +83,7 @@ func (h *Feeds) followLogs(ctx context.Context, appID, instanceID, last int64, o
 			more = false
 		}
 		for i := range lines {
-			if err := send(ctx, h.ctx, out, &lines[i], h.cfg.SlowAfter); err != nil {
+			if err := send(ctx, feed, h.clock, out, &lines[i], h.cfg.SlowAfter); err != nil {
 				return err
 			}
 			last = lines[i].Seq
@@ -107,15 +110,17 @@ func (h *Feeds) followLogs(ctx context.Context, appID, instanceID, last int64, o
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-h.ctx.Done():
+		case <-feed.Done():
 			return ErrShuttingDown
 		case <-wake:
-		case <-poll.C:
+		case <-poll.C():
+			poll.Next()
 		case <-recheck:
 			if err := h.recheck(ctx, appID, instanceName(instanceID)); err != nil {
 				return err
 			}
-		case <-rights.C:
+		case <-rights.C():
+			rights.Next()
 			if err := h.recheck(ctx, appID, instanceName(instanceID)); err != nil {
 				return err
 			}

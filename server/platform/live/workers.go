@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 )
 
 // WorkersUpdated streams an app's worker listing, as the workers query
@@ -23,27 +23,30 @@ func (h *Feeds) WorkersUpdated(ctx context.Context, appName string) (*Stream[[]*
 	if err != nil {
 		return nil, err
 	}
+	fr, err := h.join()
+	if err != nil {
+		return nil, err
+	}
 	out := make(chan []*db.Worker, 1)
 	stream := &Stream[[]*db.Worker]{C: out}
 	wake := h.addWorkerWatch(a.ID)
 	recheck := h.addRecheck()
-	h.wg.Add(1)
 	go func() {
-		defer h.wg.Done()
+		defer fr.wg.Done()
 		defer close(out)
 		defer h.removeWorkerWatch(a.ID, wake)
 		defer h.removeRecheck(recheck)
-		poll := time.NewTicker(h.cfg.PollEvery)
+		poll := clock.NewTicker(h.clock, h.cfg.PollEvery)
 		defer poll.Stop()
-		rightsEvery := time.NewTicker(h.cfg.RecheckEvery)
+		rightsEvery := clock.NewTicker(h.clock, h.cfg.RecheckEvery)
 		defer rightsEvery.Stop()
 		what := fmt.Sprintf("app %q", appName)
 		var last []workerState
 		sent := false
 		for {
-			list, err := h.apps.WorkersOf(h.ctx, a.ID)
+			list, err := h.apps.WorkersOf(fr.ctx, a.ID)
 			switch {
-			case err != nil && h.ctx.Err() == nil:
+			case err != nil && fr.ctx.Err() == nil:
 				h.log.Warn("live: re-reading workers failed; retrying", "app", a.ID, "err", err)
 			case err == nil:
 				if now := workerStates(list); !sent || !slices.Equal(now, last) {
@@ -59,14 +62,16 @@ func (h *Feeds) WorkersUpdated(ctx context.Context, appName string) (*Stream[[]*
 			select {
 			case <-ctx.Done():
 				return
-			case <-h.ctx.Done():
+			case <-fr.ctx.Done():
 				stream.setErr(ErrShuttingDown)
 				return
 			case <-wake:
-			case <-poll.C:
+			case <-poll.C():
+				poll.Next()
 			case <-recheck:
 				rights = h.recheck(ctx, a.ID, what)
-			case <-rightsEvery.C:
+			case <-rightsEvery.C():
+				rightsEvery.Next()
 				rights = h.recheck(ctx, a.ID, what)
 			}
 			if rights != nil {

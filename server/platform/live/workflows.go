@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
@@ -47,6 +48,10 @@ func (h *Feeds) WorkflowInstanceUpdated(ctx context.Context, runID int64) (*Stre
 	appID := r.AppID
 	out := make(chan *db.WorkflowInstance, 1)
 	stream := &Stream[*db.WorkflowInstance]{C: out}
+	fr, err := h.join()
+	if err != nil {
+		return nil, err
+	}
 	wake := make(chan struct{}, 1)
 	h.mu.Lock()
 	if h.runs[runID] == nil {
@@ -55,9 +60,8 @@ func (h *Feeds) WorkflowInstanceUpdated(ctx context.Context, runID int64) (*Stre
 	h.runs[runID][wake] = appID
 	h.mu.Unlock()
 	recheck := h.addRecheck()
-	h.wg.Add(1)
 	go func() {
-		defer h.wg.Done()
+		defer fr.wg.Done()
 		defer close(out)
 		defer func() {
 			h.mu.Lock()
@@ -68,20 +72,20 @@ func (h *Feeds) WorkflowInstanceUpdated(ctx context.Context, runID int64) (*Stre
 			h.mu.Unlock()
 			h.removeRecheck(recheck)
 		}()
-		poll := time.NewTicker(h.cfg.PollEvery)
+		poll := clock.NewTicker(h.clock, h.cfg.PollEvery)
 		defer poll.Stop()
-		rightsEvery := time.NewTicker(h.cfg.RecheckEvery)
+		rightsEvery := clock.NewTicker(h.clock, h.cfg.RecheckEvery)
 		defer rightsEvery.Stop()
 		var last runFingerprint
 		for {
-			r, nodes, err := h.readWorkflowInstance(runID)
+			r, nodes, err := h.readWorkflowInstance(fr.ctx, runID)
 			switch {
 			case errors.Is(err, db.ErrNotFound):
 				if ctx.Err() == nil {
 					stream.setErr(fault.NotFound(what)) // deleted with its workflow
 				}
 				return
-			case err != nil && h.ctx.Err() == nil:
+			case err != nil && fr.ctx.Err() == nil:
 				h.log.Warn("live: re-reading a workflow run failed; retrying", "run", runID, "err", err)
 			case err == nil:
 				if f := fingerprintInstance(r, nodes); f != last {
@@ -93,14 +97,16 @@ func (h *Feeds) WorkflowInstanceUpdated(ctx context.Context, runID int64) (*Stre
 			select {
 			case <-ctx.Done():
 				return
-			case <-h.ctx.Done():
+			case <-fr.ctx.Done():
 				stream.setErr(ErrShuttingDown)
 				return
 			case <-wake:
-			case <-poll.C:
+			case <-poll.C():
+				poll.Next()
 			case <-recheck:
 				rights = h.recheck(ctx, appID, what)
-			case <-rightsEvery.C:
+			case <-rightsEvery.C():
+				rightsEvery.Next()
 				rights = h.recheck(ctx, appID, what)
 			}
 			if rights != nil {
@@ -114,12 +120,12 @@ func (h *Feeds) WorkflowInstanceUpdated(ctx context.Context, runID int64) (*Stre
 	return stream, nil
 }
 
-func (h *Feeds) readWorkflowInstance(runID int64) (*db.WorkflowInstance, []db.WorkflowNodeRun, error) {
-	r, err := h.db.WorkflowInstanceGet(h.ctx, runID)
+func (h *Feeds) readWorkflowInstance(ctx context.Context, runID int64) (*db.WorkflowInstance, []db.WorkflowNodeRun, error) {
+	r, err := h.db.WorkflowInstanceGet(ctx, runID)
 	if err != nil {
 		return nil, nil, err
 	}
-	nodes, err := h.db.NodeRunsOf(h.ctx, []int64{runID})
+	nodes, err := h.db.WorkflowNodeRunListByInstances(ctx, []int64{runID})
 	return r, nodes, err
 }
 

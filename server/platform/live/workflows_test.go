@@ -29,10 +29,10 @@ func (e *env) run(t *testing.T) (*db.WorkflowInstance, *db.WorkflowNodeRun) {
 	if _, err := e.d.WorkflowInstanceCreate(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.d.NodeRunCreateMany(ctx, []db.WorkflowNodeRun{{WorkflowInstanceID: r.ID, NodeKey: "a", NodeType: db.NodeJob, Status: db.NodeWaiting}}); err != nil {
+	if err := e.d.WorkflowNodeRunCreateMany(ctx, []db.WorkflowNodeRun{{WorkflowInstanceID: r.ID, NodeKey: "a", NodeType: db.NodeJob, Status: db.NodeWaiting}}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := e.d.NodeRunGet(ctx, r.ID, "a")
+	n, err := e.d.WorkflowNodeRunGet(ctx, r.ID, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +60,13 @@ func TestWorkflowInstanceUpdated(t *testing.T) {
 			t.Fatalf("a run that does not exist: %v", err)
 		}
 		// A node transition, hinted.
-		if ok, err := d.NodeRunMove(ctx, db.NodeRunTransition{ID: node.ID, From: []string{db.NodeWaiting}, Generation: 1, To: db.NodeRunning}, nil); !ok || err != nil {
+		if ok, err := d.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: node.ID, From: []string{db.NodeWaiting}, Generation: 1, To: db.NodeRunning}, nil); !ok || err != nil {
 			t.Fatalf("move: %v %v", ok, err)
 		}
 		e.hub.WorkflowInstancesChanged(e.app.ID, []int64{r.ID})
 		recv(t, s)
 		// The run finishes; a hint for the whole app wakes it too.
-		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowSucceeded}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowSucceeded}); !ok || err != nil {
 			t.Fatalf("finish: %v %v", ok, err)
 		}
 		e.hub.WorkflowInstancesChanged(e.app.ID, nil)
@@ -97,12 +97,12 @@ func TestWorkflowInstanceUpdatedWithoutHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	recv(t, s)
-	if ok, err := e.d.NodeRunMove(context.Background(), db.NodeRunTransition{ID: node.ID, From: []string{db.NodeWaiting}, Generation: 1,
+	if ok, err := e.d.WorkflowNodeRunTransition(context.Background(), db.WorkflowNodeRunTransition{ID: node.ID, From: []string{db.NodeWaiting}, Generation: 1,
 		To: db.NodeAwaitingApproval}, nil); !ok || err != nil {
 		t.Fatalf("move: %v %v", ok, err)
 	}
 	recv(t, s)
-	n, err := e.d.NodeRunGet(context.Background(), r.ID, "a")
+	n, err := e.d.WorkflowNodeRunGet(context.Background(), r.ID, "a")
 	if err != nil || n.Status != db.NodeAwaitingApproval {
 		t.Fatalf("node %+v, %v", n, err)
 	}

@@ -49,7 +49,7 @@ type Notifier interface {
 // Store is what the log service needs from the database.
 type Store interface {
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
-	LogPage(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
+	LogList(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
 }
 
 // Service stores and serves log lines.
@@ -328,7 +328,7 @@ func (s *Service) targets(ctx context.Context, tx *db.Store, b batch) (skip map[
 	if len(unknown) == 0 {
 		return nil, nil, nil
 	}
-	found, err := tx.LogTargets(ctx, b.worker, unknown)
+	found, err := tx.LogListTargets(ctx, b.worker, unknown)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -389,7 +389,7 @@ func (s *Service) fresh(ctx context.Context, tx *db.Store, b batch) ([]protocol.
 	for id := range instances {
 		ids = append(ids, id)
 	}
-	known, err := tx.LogExisting(ctx, b.worker, ids, minSeq, maxSeq)
+	known, err := tx.LogListExisting(ctx, b.worker, ids, minSeq, maxSeq)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (s *Service) fresh(ctx context.Context, tx *db.Store, b batch) ([]protocol.
 
 // Page returns up to limit lines of an instance after afterSeq.
 func (s *Service) Page(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error) {
-	return s.db.LogPage(ctx, instanceID, afterSeq, limit)
+	return s.db.LogList(ctx, instanceID, afterSeq, limit)
 }
 
 func normLevel(l string) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/testfactory"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -22,21 +23,10 @@ type tenant struct {
 
 func newTenant(t *testing.T, d *db.DB, name string) tenant {
 	t.Helper()
-	ctx := context.Background()
-	a := &db.App{Name: name, SecretHash: "x"}
-	if err := d.AppCreate(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	j := &db.Job{AppID: a.ID, Name: "j", Enabled: true, ScheduleType: "API", ExecutionMode: "STANDALONE", ProcessorType: "SHELL",
-		Processor: "true", MaxInstances: 1, TaskConcurrency: 1, DispatchStrategy: "RANDOM", MisfirePolicy: "SKIP"}
-	if err := d.JobCreate(ctx, j); err != nil {
-		t.Fatal(err)
-	}
+	a := testfactory.App(t, d, &testfactory.AppOpts{Name: name})
+	j := testfactory.Job(t, d, a.ID, &testfactory.JobOpts{Name: "j", MisfirePolicy: "SKIP"})
 	worker := name + "-worker"
-	in := &db.Instance{AppID: a.ID, JobID: j.ID, Status: db.StatusRunning, TriggerType: "API", TriggerAt: db.Now(), WorkerID: &worker}
-	if err := d.InstanceCreate(ctx, in); err != nil {
-		t.Fatal(err)
-	}
+	in := testfactory.Instance(t, d, j, &testfactory.InstanceOpts{Status: db.StatusRunning, WorkerID: worker})
 	return tenant{app: a.ID, instance: in.ID, worker: worker}
 }
 
@@ -50,7 +40,7 @@ func lines(instance int64, from, to int, at time.Time, text string) *protocol.Lo
 
 func stored(t *testing.T, d *db.DB, instance int64) []db.InstanceLog {
 	t.Helper()
-	list, _, err := d.LogPage(context.Background(), instance, 0, 10000)
+	list, _, err := d.LogList(context.Background(), instance, 0, 10000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func (c *CollectorConfig) defaults() {
 // Store is what the collector reads.
 type Store interface {
 	AppGet(ctx context.Context, id int64) (*db.App, error)
-	InstancesFinishedBetween(ctx context.Context, appID int64, from, to time.Time, limit int) ([]db.FinishedInstance, error)
+	InstanceListFinishedBetween(ctx context.Context, appID int64, from, to time.Time, limit int) ([]db.FinishedInstance, error)
 	AttemptReasonCounts(ctx context.Context, instanceIDs []int64, reasons []string) (map[string]int, error)
 	AppQueueDepth(ctx context.Context, appID int64) (db.QueueDepth, error)
 	TaskCountsBusy(ctx context.Context, workerIDs []string) (map[string]int, error)
@@ -245,7 +245,7 @@ func (c *Collector) finished(ctx context.Context, appID int64, name string, from
 	late := c.m.triggerLateness.WithLabelValues(name)
 	start := c.m.fireToStart.WithLabelValues(name)
 	for {
-		rows, err := c.store.InstancesFinishedBetween(ctx, appID, from, to, pageSize)
+		rows, err := c.store.InstanceListFinishedBetween(ctx, appID, from, to, pageSize)
 		if err != nil {
 			return from, err
 		}

@@ -29,7 +29,7 @@ func TestDashboardNamesExist(t *testing.T) {
 			}
 		}
 	}
-	b, err := os.ReadFile("../../deploy/grafana/jobwheel-dashboard.json")
+	b, err := os.ReadFile("../../../deploy/grafana/jobwheel-dashboard.json")
 	if err != nil {
 		t.Fatal(err)
 	}

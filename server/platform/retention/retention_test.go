@@ -53,7 +53,7 @@ func TestPassDeletesWhatIsPastRetention(t *testing.T) {
 		if _, err := d.InstanceGet(ctx, gone.ID); err == nil {
 			t.Fatal("the old instance is still there")
 		}
-		if lines, _, _ := d.LogPage(ctx, gone.ID, 0, 10); len(lines) != 0 {
+		if lines, _, _ := d.LogList(ctx, gone.ID, 0, 10); len(lines) != 0 {
 			t.Fatal("its log lines are still there")
 		}
 		for _, in := range []*db.Instance{keptRecent, keptRunning} {

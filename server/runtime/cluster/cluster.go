@@ -34,7 +34,7 @@ type Store interface {
 	ServerDelete(ctx context.Context, id string) error
 	ServerDeleteStale(ctx context.Context, before time.Time) (int64, error)
 	LeaseGet(ctx context.Context, appID int64, now time.Time) (*db.AppLease, bool, error)
-	LeaseStates(ctx context.Context, now time.Time) ([]db.LeaseState, error)
+	LeaseList(ctx context.Context, now time.Time) ([]db.LeaseState, error)
 }
 
 // Config describes this server.
@@ -241,7 +241,7 @@ func (r *Registry) Owner(ctx context.Context, appID int64) (*Member, error) {
 
 // AppsOf returns the ids of the apps whose live leases a server holds.
 func (r *Registry) AppsOf(ctx context.Context, serverID string) ([]int64, error) {
-	states, err := r.store.LeaseStates(ctx, db.Stamp(r.clock.Now()))
+	states, err := r.store.LeaseList(ctx, db.Stamp(r.clock.Now()))
 	if err != nil {
 		return nil, err
 	}

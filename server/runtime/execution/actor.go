@@ -63,16 +63,16 @@ func (c *Config) defaults() {
 // Store is what an actor needs from the database.
 type Store interface {
 	AppGet(ctx context.Context, id int64) (*db.App, error)
-	InstancesActive(ctx context.Context, appID int64) ([]db.Instance, error)
-	InstancesByIDs(ctx context.Context, ids []int64) ([]db.Instance, error)
-	InstancesQueued(ctx context.Context, appID int64) ([]db.Instance, error)
-	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	InstanceListActive(ctx context.Context, appID int64) ([]db.Instance, error)
+	InstanceListByIDs(ctx context.Context, ids []int64) ([]db.Instance, error)
+	InstanceListQueued(ctx context.Context, appID int64) ([]db.Instance, error)
+	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 	TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]db.TaskCounts, error)
-	TasksOnWorkers(ctx context.Context, instanceIDs []int64) ([]db.Task, error)
-	TasksWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]db.Task, error)
-	TaskResults(ctx context.Context, instanceID int64, attempt int, kinds []string) ([]db.Task, error)
-	TaskResultsAfter(ctx context.Context, instanceID int64, attempt int, kinds []string, afterID int64, limit int) ([]db.Task, error)
-	TaskOfApp(ctx context.Context, appID, taskID int64) (*db.Task, error)
+	TaskListOnWorkers(ctx context.Context, instanceIDs []int64) ([]db.Task, error)
+	TaskListWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]db.Task, error)
+	TaskListResults(ctx context.Context, instanceID int64, attempt int, kinds []string) ([]db.Task, error)
+	TaskListResultsAfter(ctx context.Context, instanceID int64, attempt int, kinds []string, afterID int64, limit int) ([]db.Task, error)
+	TaskGetInApp(ctx context.Context, appID, taskID int64) (*db.Task, error)
 	MapRequestApplied(ctx context.Context, instanceID int64, key string) (bool, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
 }
@@ -457,7 +457,7 @@ func (a *Actor) refill(ctx context.Context) {
 			continue
 		}
 		asked := st.window() - it.queue.len()
-		rows, err := a.deps.Store.TasksWaitingAfter(ctx, it.ID, it.Attempt, it.cursor, asked)
+		rows, err := a.deps.Store.TaskListWaitingAfter(ctx, it.ID, it.Attempt, it.cursor, asked)
 		if err != nil {
 			a.log.Warn("execution: loading an instance's next tasks; trying again shortly", "instance", it.ID, "err", err)
 			st.refillAfter = st.now.Add(time.Second)
@@ -517,7 +517,7 @@ func (a *Actor) refresh(ctx context.Context, c *changes) error {
 	if len(ids)+len(queued) == 0 {
 		return nil
 	}
-	list, err := a.deps.Store.InstancesByIDs(ctx, append(slices.Clip(ids), queued...))
+	list, err := a.deps.Store.InstanceListByIDs(ctx, append(slices.Clip(ids), queued...))
 	if err != nil {
 		return err
 	}
@@ -529,7 +529,7 @@ func (a *Actor) refresh(ctx context.Context, c *changes) error {
 // loadQueues reloads the fires held in the app's job queues (WAITING,
 // reason QUEUED), on taking the app over or after a failed write.
 func (a *Actor) loadQueues(ctx context.Context) error {
-	list, err := a.deps.Store.InstancesQueued(ctx, a.st.app)
+	list, err := a.deps.Store.InstanceListQueued(ctx, a.st.app)
 	if err != nil {
 		return err
 	}
@@ -560,7 +560,7 @@ func (a *Actor) loadFired(ctx context.Context, fires []firing, recorded []db.Ins
 	}
 	list := recorded
 	if len(ids) > 0 {
-		read, err := a.deps.Store.InstancesByIDs(ctx, ids)
+		read, err := a.deps.Store.InstanceListByIDs(ctx, ids)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -619,7 +619,7 @@ func (a *Actor) loadJobs(ctx context.Context, ids []int64) (map[int64]*db.Job, e
 		}
 	}
 	if len(missing) > 0 {
-		list, err := a.deps.Store.JobsByIDs(ctx, missing)
+		list, err := a.deps.Store.JobListByIDs(ctx, missing)
 		if err != nil {
 			return nil, err
 		}

@@ -447,7 +447,7 @@ func TestRecordedFiresRunOnceAndNeverWhenCanceled(t *testing.T) {
 			// millisecond would be the same fire, which UNIQUE refuses.
 			fires++
 			at := db.Now().Add(time.Duration(fires) * time.Second)
-			created, err := b.d.InstanceCreateMany(ctx, []db.Instance{{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting,
+			created, err := b.d.InstanceCreateFired(ctx, []db.Instance{{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting,
 				TriggerType: db.TriggerSchedule, ExpectedTriggerAt: &at, TriggerAt: at}})
 			if err != nil || len(created) != 1 {
 				t.Fatalf("recording a fire: %v, %v", created, err)
@@ -476,7 +476,7 @@ func TestRecordedFiresRunOnceAndNeverWhenCanceled(t *testing.T) {
 			t.Fatalf("the canceled fire was marked triggered: %+v", in)
 		}
 		for _, id := range []int64{canceled.ID, twice.ID} {
-			tasks, err := b.d.TasksUnfinished(ctx, []int64{id})
+			tasks, err := b.d.TaskListUnfinished(ctx, []int64{id})
 			if err != nil {
 				t.Fatal(err)
 			}

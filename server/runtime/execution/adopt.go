@@ -15,7 +15,7 @@ func (a *Actor) adopt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	active, err := store.InstancesActive(ctx, a.st.app)
+	active, err := store.InstanceListActive(ctx, a.st.app)
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (a *Actor) adopt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := store.TasksOnWorkers(ctx, ids)
+	tasks, err := store.TaskListOnWorkers(ctx, ids)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (a *Actor) adopt(ctx context.Context) error {
 	// was in shows (a POST or REDUCE task created but never sent).
 	for _, it := range st.backlogged {
 		asked := st.window()
-		rows, err := store.TasksWaitingAfter(ctx, it.ID, it.Attempt, 0, asked)
+		rows, err := store.TaskListWaitingAfter(ctx, it.ID, it.Attempt, 0, asked)
 		if err != nil {
 			return err
 		}

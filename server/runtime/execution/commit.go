@@ -168,7 +168,7 @@ func specSize(t *protocol.Task) int {
 
 // results are the finished subtasks a POST or REDUCE task works on.
 func (a *Actor) results(ctx context.Context, t *task) []protocol.TaskResult {
-	rows, err := a.deps.Store.TaskResults(ctx, t.inst.ID, t.inst.Attempt, resultKinds(t.Kind))
+	rows, err := a.deps.Store.TaskListResults(ctx, t.inst.ID, t.inst.Attempt, resultKinds(t.Kind))
 	if err != nil {
 		a.log.Error("execution: reading task results", "instance", t.inst.ID, "err", err)
 		return nil
@@ -236,7 +236,7 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 		}
 		// After the tasks held in memory, so that the backlog's ids are
 		// above every id the instance's cursor has passed.
-		if err := tx.TaskInsertBulk(ctx, c.backlog); err != nil {
+		if err := tx.TaskCreateManyChunked(ctx, c.backlog); err != nil {
 			return err
 		}
 		for _, id := range c.stopWaiting {
@@ -269,7 +269,7 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 			return err
 		}
 		for _, id := range c.stoppedInDB {
-			if _, err := tx.TaskStopInstance(ctx, id, db.StatusStopped); err != nil {
+			if _, err := tx.TaskStopByInstance(ctx, id, db.StatusStopped); err != nil {
 				return err
 			}
 		}

@@ -141,7 +141,7 @@ func (s *state) admit(c *changes, in *db.Instance, job *db.Job, now, since time.
 	tr := db.InstanceTransition{ID: in.ID, From: from, To: db.StatusDispatched, ActualTriggerAt: &now, Epoch: &s.epoch}
 	if in.Reason == db.ReasonQueued {
 		// Out of its job's queue: the marker goes.
-		tr.Reason, tr.Result = ptr(""), ptr("")
+		tr.Reason, tr.Result = new(""), new("")
 		in.Reason, in.Result = "", ""
 	}
 	in.Status = db.StatusDispatched

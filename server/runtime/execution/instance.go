@@ -74,7 +74,7 @@ func (s *state) taskFailed(c *changes, t *task, reason, result string) {
 	// retries at once by default).
 	var notBefore *time.Time
 	if d := retryDelay(it.job, retries, 0, s.jitter()); d > 0 {
-		notBefore = ptr(db.Stamp(s.now).Add(d))
+		notBefore = new(db.Stamp(s.now).Add(d))
 	}
 	s.requeueTask(c, t, retries, result, notBefore)
 	s.log.Info("execution: retrying task", "instance", it.ID, "task", t.ID, "retry", retries, "reason", reason, "result", result, "notBefore", notBefore)
@@ -282,7 +282,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 		}
 		t.Status = db.StatusStopped
 		if !t.new {
-			c.task = append(c.task, db.TaskTransition{ID: t.ID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: ptr(db.Stamp(s.now))})
+			c.task = append(c.task, db.TaskTransition{ID: t.ID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: new(db.Stamp(s.now))})
 			continue
 		}
 		// A task created in this batch is simply not inserted, nor sent.
@@ -306,7 +306,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 		t.acked = false
 		wid := deref(t.WorkerID)
 		byWorker[wid] = append(byWorker[wid], id)
-		c.taskMove(t, db.StatusStopped, func(tt *db.TaskTransition) { tt.FinishedAt = ptr(db.Stamp(s.now)) })
+		c.taskMove(t, db.StatusStopped, func(tt *db.TaskTransition) { tt.FinishedAt = new(db.Stamp(s.now)) })
 		s.release(t)
 	}
 	for wid, ids := range byWorker {

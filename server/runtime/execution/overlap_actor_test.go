@@ -43,7 +43,7 @@ func TestQueueSurvivesATakeOverAndRunsEachFireOnce(t *testing.T) {
 		third := b.fire(j)
 		b.waitQueued(third)
 		// The trigger loop leaves held fires alone: they are not due for it.
-		due, err := b.d.InstancesWaitingDue(context.Background(), b.app, time.Now().Add(time.Hour), 100)
+		due, err := b.d.InstanceListWaitingDue(context.Background(), b.app, time.Now().Add(time.Hour), 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestTaskBackoffIsStoredAndTheTimerWakesIt(t *testing.T) {
 		b.report(w, task, protocol.TaskFailed)
 		var held db.Task
 		testkit.Eventually(t, "the failed task to wait for its retry", func() bool {
-			list, err := d.TasksWaitingAfter(context.Background(), id, 1, 0, 10)
+			list, err := d.TaskListWaitingAfter(context.Background(), id, 1, 0, 10)
 			if err != nil {
 				t.Fatal(err)
 			}

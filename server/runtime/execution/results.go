@@ -58,7 +58,7 @@ func (a *Actor) resultsPage(ctx context.Context, workerID string, r *protocol.Re
 	refuse := func(format string, args ...any) error {
 		return &protocol.Error{Code: protocol.CodeRefused, Message: fmt.Sprintf(format, args...)}
 	}
-	t, err := a.deps.Store.TaskOfApp(ctx, a.app, r.TaskID)
+	t, err := a.deps.Store.TaskGetInApp(ctx, a.app, r.TaskID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, refuse("results: task %d is not a task of this app", r.TaskID)
 	}
@@ -73,7 +73,7 @@ func (a *Actor) resultsPage(ctx context.Context, workerID string, r *protocol.Re
 	case deref(t.WorkerID) != workerID || (t.Status != db.StatusDispatched && t.Status != db.StatusRunning):
 		return nil, false, refuse("results: task %d is not running on this worker", t.ID)
 	}
-	rows, err := a.deps.Store.TaskResultsAfter(ctx, t.InstanceID, t.InstanceAttempt, resultKinds(t.Kind), r.After, r.Limit+1)
+	rows, err := a.deps.Store.TaskListResultsAfter(ctx, t.InstanceID, t.InstanceAttempt, resultKinds(t.Kind), r.After, r.Limit+1)
 	if err != nil {
 		return nil, false, err
 	}

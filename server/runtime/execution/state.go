@@ -245,8 +245,6 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func orDefault(s, def string) string {
 	if s == "" {
 		return def

@@ -60,7 +60,7 @@ type Store interface {
 	LeaseAcquire(ctx context.Context, appID int64, serverID string, ttl time.Duration, now time.Time) (*db.AppLease, bool, error)
 	LeaseRenewMany(ctx context.Context, serverID string, appIDs []int64, ttl time.Duration, now time.Time) ([]db.AppLease, error)
 	LeaseRelease(ctx context.Context, serverID string, appIDs []int64) error
-	LeaseStates(ctx context.Context, now time.Time) ([]db.LeaseState, error)
+	LeaseList(ctx context.Context, now time.Time) ([]db.LeaseState, error)
 	LeaseGet(ctx context.Context, appID int64, now time.Time) (*db.AppLease, bool, error)
 }
 
@@ -271,7 +271,7 @@ func (m *Manager) Owner(ctx context.Context, appID int64) (string, error) {
 // belowShare reports whether this server holds fewer apps than its fair
 // share would be with one more app owned.
 func (m *Manager) belowShare(ctx context.Context) (bool, error) {
-	states, err := m.store.LeaseStates(ctx, db.Stamp(m.now()))
+	states, err := m.store.LeaseList(ctx, db.Stamp(m.now()))
 	if err != nil {
 		return false, err
 	}
@@ -401,7 +401,7 @@ func (m *Manager) renew(ctx context.Context, start time.Time) bool {
 // expiry of another server's lease.
 func (m *Manager) balance(ctx context.Context) (time.Duration, error) {
 	interval := m.cfg.TTL / 3
-	states, err := m.store.LeaseStates(ctx, db.Stamp(m.now()))
+	states, err := m.store.LeaseList(ctx, db.Stamp(m.now()))
 	if err != nil {
 		return interval, err
 	}

@@ -181,7 +181,7 @@ func (l *Loop) pass(ctx context.Context) error {
 	var until time.Time
 	for {
 		until = l.now().Add(l.s.cfg.Lookahead)
-		jobs, err := l.s.store.JobsDue(ctx, l.app, until, l.s.cfg.JobsPerPass)
+		jobs, err := l.s.store.JobListDue(ctx, l.app, until, l.s.cfg.JobsPerPass)
 		if err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ type staleFires struct {
 // server ran them (they are not on this server's wheel, nor handed to the
 // engine): they are missed fires like any other.
 func (l *Loop) stale(ctx context.Context, now time.Time) (*staleFires, error) {
-	list, err := l.s.store.InstancesStaleScheduled(ctx, l.app, now.Add(-l.s.cfg.MisfireThreshold), 10000)
+	list, err := l.s.store.InstanceListStaleScheduled(ctx, l.app, now.Add(-l.s.cfg.MisfireThreshold), 10000)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (l *Loop) settleStale(ctx context.Context, st *staleFires, now time.Time) e
 	for id := range st.byJob {
 		ids = append(ids, id)
 	}
-	jobs, err := l.s.store.JobsByIDs(ctx, ids)
+	jobs, err := l.s.store.JobListByIDs(ctx, ids)
 	if err != nil {
 		return err
 	}
@@ -280,7 +280,7 @@ func (l *Loop) settleStale(ctx context.Context, st *staleFires, now time.Time) e
 			// A FIXED_DELAY job is re-armed when its run ends; with its
 			// only pending fire canceled, nothing would end: arm it here.
 			if d, err := time.ParseDuration(j.ScheduleExpression); err == nil {
-				rearm = append(rearm, db.JobAdvance{ID: j.ID, New: ptr(now.Add(d))})
+				rearm = append(rearm, db.JobAdvance{ID: j.ID, New: new(now.Add(d))})
 			}
 		}
 	}
@@ -294,7 +294,7 @@ func (l *Loop) settleStale(ctx context.Context, st *staleFires, now time.Time) e
 				return err
 			}
 		}
-		return tx.InstanceRelabel(ctx, keep, db.TriggerMisfire)
+		return tx.InstanceRelabelMany(ctx, keep, db.TriggerMisfire)
 	})
 }
 
@@ -344,7 +344,7 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 		for _, id := range advanced {
 			list = append(list, fires[id]...)
 		}
-		created, err = tx.InstanceCreateMany(ctx, list)
+		created, err = tx.InstanceCreateFired(ctx, list)
 		return err
 	})
 	if err != nil {
@@ -376,13 +376,13 @@ const inHandHold = time.Second
 // load puts the app's due WAITING instances on the wheel.
 func (l *Loop) load(ctx context.Context, until time.Time) error {
 	const limit = 20000
-	due, err := l.s.store.InstancesWaitingDue(ctx, l.app, until, limit)
+	due, err := l.s.store.InstanceListWaitingDue(ctx, l.app, until, limit)
 	if err != nil {
 		return err
 	}
 	var runs []db.WorkflowInstance
 	if l.runs != nil {
-		if runs, err = l.s.store.WorkflowInstancesWaitingDue(ctx, l.app, until, limit); err != nil {
+		if runs, err = l.s.store.WorkflowInstanceListWaitingDue(ctx, l.app, until, limit); err != nil {
 			return err
 		}
 	}
@@ -422,7 +422,7 @@ func (l *Loop) load(ctx context.Context, until time.Time) error {
 func (l *Loop) triggerWorkflows(ctx context.Context) error {
 	now := l.now()
 	until := now.Add(l.s.cfg.Lookahead)
-	wfs, err := l.s.store.WorkflowsDue(ctx, l.app, until, l.s.cfg.JobsPerPass)
+	wfs, err := l.s.store.WorkflowListDue(ctx, l.app, until, l.s.cfg.JobsPerPass)
 	if err != nil || len(wfs) == 0 {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/internal/testfactory"
 	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
@@ -78,10 +79,7 @@ func setup(t *testing.T, d *db.DB) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Stop)
-	app := &db.App{Name: "a", SecretHash: "x"}
-	if err := d.AppCreate(context.Background(), app); err != nil {
-		t.Fatal(err)
-	}
+	app := testfactory.App(t, d, &testfactory.AppOpts{Name: "a"})
 	return &bundle{d: d, clk: clk, svc: svc, app: app.ID}
 }
 
@@ -89,13 +87,8 @@ func setup(t *testing.T, d *db.DB) *bundle {
 func (b *bundle) everySecond(t *testing.T) *db.Job {
 	t.Helper()
 	next := start
-	j := &db.Job{AppID: b.app, Name: "tick", Enabled: true, ScheduleType: db.ScheduleCron, ScheduleExpression: "* * * * * ?",
-		TimeZone: "UTC", ExecutionMode: db.ModeStandalone, ProcessorType: db.ProcessorShell, Processor: "true", MaxInstances: 1,
-		TaskConcurrency: 1, DispatchStrategy: db.DispatchRandom, MisfirePolicy: db.MisfireFireOnce, NextTriggerAt: &next}
-	if err := b.d.JobCreate(context.Background(), j); err != nil {
-		t.Fatal(err)
-	}
-	return j
+	return testfactory.Job(t, b.d, b.app, &testfactory.JobOpts{Name: "tick", ScheduleType: db.ScheduleCron,
+		ScheduleExpression: "* * * * * ?", NextTriggerAt: &next})
 }
 
 func (b *bundle) loop(t *testing.T, f Jobs) *Loop {
@@ -110,7 +103,7 @@ func (b *bundle) loop(t *testing.T, f Jobs) *Loop {
 
 func (b *bundle) instances(t *testing.T, j *db.Job) []db.Instance {
 	t.Helper()
-	list, err := b.d.InstancesByJobSince(context.Background(), j.ID, start.Add(-time.Hour))
+	list, err := b.d.InstanceListByJobSince(context.Background(), j.ID, start.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +286,7 @@ func TestSkippedStaleFixedDelayFireRearmsTheJob(t *testing.T) {
 		at := start.Add(-time.Minute)
 		stale := db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerSchedule,
 			ExpectedTriggerAt: &at, TriggerAt: at}
-		if _, err := d.InstanceCreateMany(ctx, []db.Instance{stale}); err != nil {
+		if _, err := d.InstanceCreateFired(ctx, []db.Instance{stale}); err != nil {
 			t.Fatal(err)
 		}
 		b.loop(t, &firer{})

@@ -100,5 +100,3 @@ func missedFires(policy string, missed []time.Time) []fire {
 	}
 	return out
 }
-
-func ptr[T any](v T) *T { return &v }

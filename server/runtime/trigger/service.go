@@ -56,12 +56,12 @@ func (c *Config) defaults() {
 
 // Store is what the trigger loop needs from the database.
 type Store interface {
-	JobsDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Job, error)
-	JobsByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
-	InstancesStaleScheduled(ctx context.Context, appID int64, before time.Time, limit int) ([]db.Instance, error)
-	InstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Due, error)
-	WorkflowsDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Workflow, error)
-	WorkflowInstancesWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.WorkflowInstance, error)
+	JobListDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Job, error)
+	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	InstanceListStaleScheduled(ctx context.Context, appID int64, before time.Time, limit int) ([]db.Instance, error)
+	InstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Due, error)
+	WorkflowListDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Workflow, error)
+	WorkflowInstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.WorkflowInstance, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
 }
 

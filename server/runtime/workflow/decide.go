@@ -47,7 +47,7 @@ type childInstance struct {
 
 // plan is what one decision on one instance does, applied in one transaction.
 type plan struct {
-	moves []db.NodeRunTransition
+	moves []db.WorkflowNodeRunTransition
 	// creates are job instances to create for nodes; a JOB node's move to
 	// RUNNING takes the id of its instance (linkTo).
 	creates []create
@@ -422,7 +422,7 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			in.Params = *node.Params
 		}
 		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: len(d.p.moves)})
-		d.move(n, db.NodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
 	case db.NodeDecision:
 		label, err := evalDecision(node.Expression, ctx, up)
 		if err != nil {
@@ -447,7 +447,7 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 		par := max(node.Parallelism, 1)
 		for i, el := range items {
 			in := d.instance(key, n, node, ctx, up)
-			in.WorkflowItem = ptr(i)
+			in.WorkflowItem = new(i)
 			in.WorkflowInput.Element = el
 			in.Params = elementParams(el)
 			held := i >= par
@@ -456,7 +456,7 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			}
 			d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
 		}
-		d.move(n, db.NodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now), Items: ptr(len(items))})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now), Items: new(len(items))})
 	case db.NodeNested:
 		target := d.v.targets[node.WorkflowID]
 		if target == nil {
@@ -469,14 +469,14 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 		}
 		wi := d.v.wi
 		child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
-			ParentNodeKey: ptr(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
-			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: ptr(d.now)}
+			ParentNodeKey: new(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
+			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: new(d.now)}
 		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
-		d.move(n, db.NodeRunTransition{To: db.NodeRunning, StartedAt: ptr(d.now)})
+		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
 	case db.NodeApproval:
-		t := db.NodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: ptr(d.now)}
+		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: new(d.now)}
 		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
-			t.Deadline = ptr(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
+			t.Deadline = new(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
 		}
 		d.move(n, t)
 	}
@@ -485,7 +485,7 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {
 	wi := d.v.wi
 	return db.Instance{AppID: wi.AppID, JobID: node.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
-		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr(key), WorkflowGeneration: ptr(n.Generation),
+		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: new(key), WorkflowGeneration: new(n.Generation),
 		WorkflowInput: &db.WorkflowTaskInput{Context: ctx, Upstream: up}, TimeoutMs: node.TimeoutMs, MaxRetries: node.Retries}
 }
 
@@ -524,12 +524,12 @@ func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, outp
 			return
 		}
 	}
-	t := db.NodeRunTransition{To: db.NodeSucceeded, Result: ptr(result), FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	t := db.WorkflowNodeRunTransition{To: db.NodeSucceeded, Result: new(result), FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true}
 	if len(output) > 0 {
 		t.Output = output
 	}
 	if n.StartedAt == nil {
-		t.StartedAt = ptr(d.now)
+		t.StartedAt = new(d.now)
 	}
 	d.seq++
 	d.move(n, t)
@@ -537,10 +537,10 @@ func (d *decider) succeed(key string, n *db.WorkflowNodeRun, result string, outp
 
 func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
 	ignored := d.byKey[key] != nil && d.byKey[key].SkipWhenFailed
-	t := db.NodeRunTransition{To: db.NodeFailed, Reason: ptr(reason), Message: ptr(msg), FailureIgnored: ptr(ignored),
-		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true}
+	t := db.WorkflowNodeRunTransition{To: db.NodeFailed, Reason: new(reason), Message: new(msg), FailureIgnored: new(ignored),
+		FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true}
 	if n.StartedAt == nil {
-		t.StartedAt = ptr(d.now)
+		t.StartedAt = new(d.now)
 	}
 	d.seq++
 	if !ignored {
@@ -550,18 +550,18 @@ func (d *decider) fail(key string, n *db.WorkflowNodeRun, reason, msg string) {
 }
 
 func (d *decider) stopped(n *db.WorkflowNodeRun, msg string) {
-	d.move(n, db.NodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: ptr(msg),
-		FinishSeq: ptr(d.seq), FinishedAt: ptr(d.now), ClearDeadline: true})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonStopped), Message: new(msg),
+		FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true})
 	d.seq++
 }
 
 func (d *decider) skip(n *db.WorkflowNodeRun, reason, msg string) {
-	d.move(n, db.NodeRunTransition{To: db.NodeSkipped, Reason: ptr(reason), Message: ptr(msg), FinishedAt: ptr(d.now)})
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeSkipped, Reason: new(reason), Message: new(msg), FinishedAt: new(d.now)})
 }
 
 // move records a transition of n from its current status and applies it to
 // the copy, so the rest of the decision sees it.
-func (d *decider) move(n *db.WorkflowNodeRun, t db.NodeRunTransition) {
+func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
 	t.ID, t.From, t.Generation = n.ID, []string{n.Status}, n.Generation
 	d.p.moves = append(d.p.moves, t)
 	n.Status = t.To
@@ -606,8 +606,8 @@ func (d *decider) abort() {
 			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
 				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
 			}
-			d.move(n, db.NodeRunTransition{To: db.NodeStopped, Reason: ptr(db.NodeReasonFailFast),
-				Message: ptr("stopped: another node failed and the workflow fails fast"), FinishedAt: ptr(d.now), ClearDeadline: true})
+			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonFailFast),
+				Message: new("stopped: another node failed and the workflow fails fast"), FinishedAt: new(d.now), ClearDeadline: true})
 		case db.NodeWaiting:
 			d.skip(n, db.NodeReasonFailFast, "not run: another node failed and the workflow fails fast")
 		}
@@ -652,7 +652,7 @@ func (d *decider) complete() {
 	}
 	result := strings.Join(parts, ", ")
 	d.p.runMove = &db.WorkflowInstanceTransition{ID: d.v.wi.ID, From: []string{db.WorkflowRunning, db.WorkflowPaused}, To: status,
-		Result: &result, FinishedAt: ptr(d.now)}
+		Result: &result, FinishedAt: new(d.now)}
 	d.p.ended = true
 }
 
@@ -730,8 +730,6 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func deref[T any](p *T) T {
 	var zero T

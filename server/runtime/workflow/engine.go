@@ -20,12 +20,12 @@ import (
 // inside them it uses *db.Store.
 type Store interface {
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
-	WorkflowInstancesByIDs(ctx context.Context, ids []int64) ([]db.WorkflowInstance, error)
-	WorkflowInstancesActive(ctx context.Context, appID int64) ([]db.WorkflowInstance, error)
-	WorkflowsByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
-	WorkflowActiveCount(ctx context.Context, workflowID int64) (int, error)
-	WorkflowInstancesQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]db.WorkflowInstance, error)
-	WorkflowInstanceMove(ctx context.Context, t db.WorkflowInstanceTransition) (bool, error)
+	WorkflowInstanceListByIDs(ctx context.Context, ids []int64) ([]db.WorkflowInstance, error)
+	WorkflowInstanceListActive(ctx context.Context, appID int64) ([]db.WorkflowInstance, error)
+	WorkflowListByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
+	WorkflowCountActive(ctx context.Context, workflowID int64) (int, error)
+	WorkflowInstanceListQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]db.WorkflowInstance, error)
+	WorkflowInstanceTransition(ctx context.Context, t db.WorkflowInstanceTransition) (bool, error)
 }
 
 // Executor is the app's execution actor: it runs the job instances the
@@ -185,7 +185,7 @@ func (e *Engine) loop(ctx context.Context) {
 
 // reconcile looks at every active instance of the app.
 func (e *Engine) reconcile(ctx context.Context) {
-	wis, err := e.deps.Store.WorkflowInstancesActive(ctx, e.app)
+	wis, err := e.deps.Store.WorkflowInstanceListActive(ctx, e.app)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("workflow: reading active instances; looking again later", "err", err)
@@ -210,7 +210,7 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	wis, err := e.deps.Store.WorkflowInstancesByIDs(ctx, ids)
+	wis, err := e.deps.Store.WorkflowInstanceListByIDs(ctx, ids)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("workflow: reading runs; retrying", "err", err)
@@ -274,7 +274,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 	}
 	toStart := []int64{r.ID}
 	if r.ParentInstanceID == nil {
-		wfs, err := e.deps.Store.WorkflowsByIDs(ctx, []int64{r.WorkflowID})
+		wfs, err := e.deps.Store.WorkflowListByIDs(ctx, []int64{r.WorkflowID})
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +282,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 			return nil, nil // deleted; its instances went with it
 		}
 		wf := &wfs[0]
-		active, err := e.deps.Store.WorkflowActiveCount(ctx, wf.ID)
+		active, err := e.deps.Store.WorkflowCountActive(ctx, wf.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +294,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 			return nil, e.cancel(ctx, r, fmt.Sprintf("%d run(s) of the workflow already running (maxInstances %d)", active, wf.MaxInstances))
 		}
 		// The oldest waiting instances go first, so a queue keeps fire order.
-		queued, err := e.deps.Store.WorkflowInstancesQueued(ctx, wf.ID, db.Stamp(now), free)
+		queued, err := e.deps.Store.WorkflowInstanceListQueued(ctx, wf.ID, db.Stamp(now), free)
 		if err != nil {
 			return nil, err
 		}
@@ -316,8 +316,8 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 
 func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string) error {
 	now := db.Stamp(e.clock.Now())
-	moved, err := e.deps.Store.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowCanceled,
-		Reason: ptr("MAX_INSTANCES"), Result: &why, FinishedAt: &now})
+	moved, err := e.deps.Store.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowCanceled,
+		Reason: new("MAX_INSTANCES"), Result: &why, FinishedAt: &now})
 	if err == nil && moved {
 		e.notify(r.ID)
 	}
@@ -335,7 +335,7 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
 			return errors.Join(err, db.ErrFenced)
 		}
-		moved, err := tx.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
+		moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
 			StartedAt: &now, Epoch: &e.epoch})
 		if err != nil || !moved {
 			return err // started by someone else meanwhile: nothing to do
@@ -344,7 +344,7 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 		if err != nil {
 			return err
 		}
-		if err := tx.NodeRunCreateMany(ctx, nodeRows(r)); err != nil {
+		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(r)); err != nil {
 			return err
 		}
 		if e.deps.Tracer.On() {
@@ -412,14 +412,14 @@ func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
 func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) (*view, error) {
 	v := &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
 		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{}}
-	rows, err := tx.NodeRunsOf(ctx, []int64{r.ID})
+	rows, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{r.ID})
 	if err != nil {
 		return nil, err
 	}
 	for i := range rows {
 		v.nodes[rows[i].NodeKey] = &rows[i]
 	}
-	ins, err := tx.InstancesOfWorkflowInstances(ctx, []int64{r.ID})
+	ins, err := tx.InstanceListByWorkflowInstances(ctx, []int64{r.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -436,11 +436,11 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 		}
 	}
 	if len(childIDs) > 0 {
-		children, err := tx.WorkflowInstancesByIDs(ctx, childIDs)
+		children, err := tx.WorkflowInstanceListByIDs(ctx, childIDs)
 		if err != nil {
 			return nil, err
 		}
-		childNodes, err := tx.NodeRunsOf(ctx, childIDs)
+		childNodes, err := tx.WorkflowNodeRunListByInstances(ctx, childIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -467,7 +467,7 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 		}
 	}
 	if len(jobIDs) > 0 {
-		jobs, err := tx.JobsByIDs(ctx, jobIDs)
+		jobs, err := tx.JobListByIDs(ctx, jobIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -478,7 +478,7 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 		}
 	}
 	if len(targetIDs) > 0 {
-		wfs, err := tx.WorkflowsByIDs(ctx, targetIDs)
+		wfs, err := tx.WorkflowListByIDs(ctx, targetIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -506,7 +506,7 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 		c := &p.creates[i]
 		// A traced run's job instances are traced under it.
 		c.instance.TraceParent = v.wi.TraceParent
-		if err := tx.InstanceCreateOne(ctx, &c.instance); err != nil {
+		if err := tx.InstanceCreate(ctx, &c.instance); err != nil {
 			return nil, err
 		}
 		if c.link >= 0 {
@@ -522,13 +522,13 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 		if _, err := tx.WorkflowInstanceCreate(ctx, &c.wi); err != nil {
 			return nil, err
 		}
-		if err := tx.NodeRunCreateMany(ctx, nodeRows(&c.wi)); err != nil {
+		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(&c.wi)); err != nil {
 			return nil, err
 		}
 		p.moves[c.link].ChildID = &c.wi.ID
 	}
 	for _, m := range p.moves {
-		ok, err := tx.NodeRunMove(ctx, m, e.fence)
+		ok, err := tx.WorkflowNodeRunTransition(ctx, m, e.fence)
 		if err != nil {
 			return nil, err
 		}
@@ -537,7 +537,7 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 		}
 	}
 	if len(p.release) > 0 {
-		if err := tx.InstancesRelease(ctx, p.release, now); err != nil {
+		if err := tx.InstanceReleaseMany(ctx, p.release, now); err != nil {
 			return nil, err
 		}
 		fire = append(fire, p.release...)
@@ -553,7 +553,7 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 		}
 	}
 	if p.runMove != nil {
-		ok, err := tx.WorkflowInstanceMove(ctx, *p.runMove)
+		ok, err := tx.WorkflowInstanceTransition(ctx, *p.runMove)
 		if err != nil {
 			return nil, err
 		}
@@ -609,7 +609,7 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 		}
 		if v.wi.ParentInstanceID != nil {
 			follow = append(follow, *v.wi.ParentInstanceID)
-		} else if queued, err := e.deps.Store.WorkflowInstancesQueued(ctx, v.wi.WorkflowID, now, 1); err == nil && len(queued) > 0 {
+		} else if queued, err := e.deps.Store.WorkflowInstanceListQueued(ctx, v.wi.WorkflowID, now, 1); err == nil && len(queued) > 0 {
 			follow = append(follow, queued[0].ID)
 		}
 	}
@@ -626,16 +626,16 @@ func (e *Engine) notify(wiIDs ...int64) {
 // stopWorkflowInstance ends an instance STOPPED with everything in it: its running and waiting
 // nodes stop, their job instances are stopped, its nested instances too.
 func stopWorkflowInstance(ctx context.Context, tx *db.Store, wiID int64, why string, now time.Time) error {
-	moved, err := tx.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wiID,
+	moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID,
 		From: []string{db.WorkflowWaiting, db.WorkflowRunning, db.WorkflowPaused}, To: db.WorkflowStopped, Result: &why, FinishedAt: &now})
 	if err != nil || !moved {
 		return err
 	}
-	nodes, err := tx.NodeRunsOf(ctx, []int64{wiID})
+	nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
 	if err != nil {
 		return err
 	}
-	ins, err := tx.InstancesOfWorkflowInstances(ctx, []int64{wiID})
+	ins, err := tx.InstanceListByWorkflowInstances(ctx, []int64{wiID})
 	if err != nil {
 		return err
 	}
@@ -655,8 +655,8 @@ func stopWorkflowInstance(ctx context.Context, tx *db.Store, wiID int64, why str
 				return err
 			}
 		}
-		if _, err := tx.NodeRunMove(ctx, db.NodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
-			To: db.NodeStopped, Reason: ptr(db.NodeReasonStopped), Message: &why, FinishedAt: &now, ClearDeadline: true}, nil); err != nil {
+		if _, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
+			To: db.NodeStopped, Reason: new(db.NodeReasonStopped), Message: &why, FinishedAt: &now, ClearDeadline: true}, nil); err != nil {
 			return err
 		}
 	}

@@ -127,7 +127,7 @@ func (b *bundle) start(w *db.Workflow, ctx map[string]any) int64 {
 
 func (b *bundle) node(wi int64, key string) *db.WorkflowNodeRun {
 	b.t.Helper()
-	n, err := b.d.NodeRunGet(context.Background(), wi, key)
+	n, err := b.d.WorkflowNodeRunGet(context.Background(), wi, key)
 	if err != nil {
 		b.t.Fatalf("node %s of run %d: %v", key, wi, err)
 	}
@@ -139,7 +139,7 @@ func (b *bundle) waitNode(wi int64, key, status string) *db.WorkflowNodeRun {
 	var n *db.WorkflowNodeRun
 	testkit.Eventually(b.t, fmt.Sprintf("node %s of run %d to be %s", key, wi, status), func() bool {
 		var err error
-		n, err = b.d.NodeRunGet(context.Background(), wi, key)
+		n, err = b.d.WorkflowNodeRunGet(context.Background(), wi, key)
 		return err == nil && n.Status == status
 	})
 	return n
@@ -159,7 +159,7 @@ func (b *bundle) waitWorkflowInstance(wi int64, status string) *db.WorkflowInsta
 // instances returns a node's job instances in the instance.
 func (b *bundle) instances(wi int64, key string) []db.Instance {
 	b.t.Helper()
-	all, err := b.d.InstancesOfWorkflowInstances(context.Background(), []int64{wi})
+	all, err := b.d.InstanceListByWorkflowInstances(context.Background(), []int64{wi})
 	if err != nil {
 		b.t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func (o *Ops) do(ctx context.Context, wiID int64, op func(ctx context.Context, t
 			return err
 		}
 		app = r.AppID
-		nodes, err := tx.NodeRunsOf(ctx, []int64{wiID})
+		nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
 		if err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func (o *Ops) Resume(ctx context.Context, wiID int64, _ string) error {
 }
 
 func (o *Ops) moveWorkflowInstance(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, from []string, to, what string) error {
-	ok, err := tx.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: from, To: to})
+	ok, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: from, To: to})
 	if err != nil {
 		return err
 	}
@@ -180,13 +180,13 @@ func (o *Ops) MarkSucceeded(ctx context.Context, wiID int64, key, by string) err
 		if r.Status == db.WorkflowCanceled || r.Status == db.WorkflowWaiting {
 			return fault.Conflict("run %d is %s", r.ID, r.Status)
 		}
-		seq, err := tx.NodeRunNextFinishSeq(ctx, r.ID)
+		seq, err := tx.WorkflowNodeRunNextFinishSeq(ctx, r.ID)
 		if err != nil {
 			return err
 		}
 		msg := "marked succeeded by " + by
-		ok, err := tx.NodeRunMove(ctx, db.NodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
-			To: db.NodeSucceeded, Reason: ptr(""), Message: &msg, DecidedBy: &by, FinishSeq: &seq, FinishedAt: &now}, nil)
+		ok, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
+			To: db.NodeSucceeded, Reason: new(""), Message: &msg, DecidedBy: &by, FinishSeq: &seq, FinishedAt: &now}, nil)
 		if err != nil {
 			return err
 		}
@@ -257,20 +257,20 @@ func (o *Ops) Approve(ctx context.Context, wiID int64, key string, approve bool,
 		if n.Status != db.NodeAwaitingApproval {
 			return fault.Conflict("node %q is %s, not AWAITING_APPROVAL", key, n.Status)
 		}
-		seq, err := tx.NodeRunNextFinishSeq(ctx, r.ID)
+		seq, err := tx.WorkflowNodeRunNextFinishSeq(ctx, r.ID)
 		if err != nil {
 			return err
 		}
-		t := db.NodeRunTransition{ID: n.ID, From: []string{db.NodeAwaitingApproval}, Generation: n.Generation,
+		t := db.WorkflowNodeRunTransition{ID: n.ID, From: []string{db.NodeAwaitingApproval}, Generation: n.Generation,
 			DecidedBy: &by, Comment: &comment, FinishSeq: &seq, FinishedAt: &now, ClearDeadline: true}
 		if approve {
-			t.To, t.Result, t.Message = db.NodeSucceeded, ptr("approved"), ptr("approved by "+by)
+			t.To, t.Result, t.Message = db.NodeSucceeded, new("approved"), new("approved by "+by)
 		} else {
 			node := r.Graph.Node(key)
-			t.To, t.Reason, t.Message = db.NodeFailed, ptr(db.NodeReasonRejected), ptr("rejected by "+by)
-			t.FailureIgnored = ptr(node != nil && node.SkipWhenFailed)
+			t.To, t.Reason, t.Message = db.NodeFailed, new(db.NodeReasonRejected), new("rejected by "+by)
+			t.FailureIgnored = new(node != nil && node.SkipWhenFailed)
 		}
-		ok, err := tx.NodeRunMove(ctx, t, nil)
+		ok, err := tx.WorkflowNodeRunTransition(ctx, t, nil)
 		if err != nil {
 			return err
 		}
@@ -295,7 +295,7 @@ func nodeOf(r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, key string) (*db
 func resetNodes(ctx context.Context, tx *db.Store, list []*db.WorkflowNodeRun) error {
 	for _, n := range list {
 		next := n.Generation + 1
-		ok, err := tx.NodeRunMove(ctx, db.NodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
+		ok, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
 			To: db.NodeWaiting, NextGeneration: &next, Reset: true}, nil)
 		if err != nil {
 			return err
@@ -309,8 +309,8 @@ func resetNodes(ctx context.Context, tx *db.Store, list []*db.WorkflowNodeRun) e
 
 // reopen makes a finished instance RUNNING again.
 func reopen(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) error {
-	ok, err := tx.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{r.Status}, To: db.WorkflowRunning,
-		Reason: ptr(""), Result: ptr(""), Reopen: true})
+	ok, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{r.Status}, To: db.WorkflowRunning,
+		Reason: new(""), Result: new(""), Reopen: true})
 	if err != nil {
 		return err
 	}

@@ -23,9 +23,11 @@ updates it on connect and disables it once no longer declared:
         jobwheel.Job(name="sync-orders", schedule_type="CRON",
                      schedule_expression="0 */5 * * * ?", processor="sync-orders")])
 
-Standard library only; Python 3.8 or newer. The protocol is specified in
+Standard library only; Python 3.9 or newer. The protocol is specified in
 docs/protocol.md of the jobwheel repository.
 """
+
+from __future__ import annotations
 
 from .jobs import Job, JobChange, read_jobs_file
 from .outbox import MapRefused

@@ -7,6 +7,8 @@ in snake_case; on the wire they are camelCase, and a field left at its
 default is left out, so the server gives it the API's default (JobInput).
 """
 
+from __future__ import annotations
+
 import collections
 import dataclasses
 import json

@@ -18,6 +18,8 @@ counts ride on the next logs message); queued reports are bounded, but a
 report is never dropped: a task finishing into a full queue waits.
 """
 
+from __future__ import annotations
+
 import collections
 import threading
 import time

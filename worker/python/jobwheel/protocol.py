@@ -5,6 +5,8 @@ worker/protocol/protocol.go the reference. Every message is one JSON text
 frame ``{"id", "re", "type", "body"}``.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import re

@@ -1,6 +1,8 @@
 """What a processor gets: TaskContext, its logger, and the results of
 other tasks (Results of TaskResult)."""
 
+from __future__ import annotations
+
 import copy
 import json
 import logging

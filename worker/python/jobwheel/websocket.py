@@ -10,6 +10,8 @@ One thread may receive while others send: sends are serialized by a lock,
 and ``recv`` is for one thread at a time.
 """
 
+from __future__ import annotations
+
 import base64
 import hashlib
 import ipaddress

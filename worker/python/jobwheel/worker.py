@@ -13,6 +13,8 @@ off, in case servers disagree); anything else waits a full-jitter
 exponential back-off (0.2 s doubling up to 3 s), reset by each welcome.
 """
 
+from __future__ import annotations
+
 import contextlib
 import itertools
 import json
@@ -34,7 +36,8 @@ from .jobs import JOB_UNCHANGED, MAX_DECLARED_JOBS, Job, JobChange
 from .outbox import Outbox, OutboxClosed
 from .task import ShuttingDown, Stopped, TaskContext, TimedOut
 
-SDK_VERSION = "jobwheel-python/0.1"
+SDK_VERSION_NUMBER = "0.1.0"
+SDK_VERSION = "jobwheel-python/" + SDK_VERSION_NUMBER
 
 _LEVELS = ["DEBUG", "INFO", "WARN", "ERROR"]
 

@@ -17,7 +17,7 @@ func keyedInstance(w *db.Workflow, key string) *db.WorkflowInstance {
 
 // Concurrent runs with one idempotency key make exactly one instance, and every
 // caller gets that instance; another key, or another workflow, makes its own.
-func TestWorkflowRunIdempotencyKey(t *testing.T) {
+func TestWorkflowInstanceIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
@@ -33,7 +33,7 @@ func TestWorkflowRunIdempotencyKey(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "deploy-42"), since)
+				r, ok, err := d.WorkflowInstanceCreateIdempotent(ctx, keyedInstance(w, "deploy-42"), since)
 				errs[i], created[i] = err, ok
 				if err == nil {
 					ids[i] = r.ID
@@ -60,12 +60,12 @@ func TestWorkflowRunIdempotencyKey(t *testing.T) {
 		if err != nil || n != 1 {
 			t.Fatalf("%d runs, %v; want 1", n, err)
 		}
-		other, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "deploy-43"), since)
+		other, ok, err := d.WorkflowInstanceCreateIdempotent(ctx, keyedInstance(w, "deploy-43"), since)
 		if err != nil || !ok || other.ID == ids[0] {
 			t.Fatalf("another key: run %d created %v, %v", other.ID, ok, err)
 		}
 		w2 := newWorkflow(t, d, app.ID, "etl2")
-		if r, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w2, "deploy-42"), since); err != nil || !ok || r.ID == ids[0] {
+		if r, ok, err := d.WorkflowInstanceCreateIdempotent(ctx, keyedInstance(w2, "deploy-42"), since); err != nil || !ok || r.ID == ids[0] {
 			t.Fatalf("the same key on another workflow: created %v, %v", ok, err)
 		}
 	})
@@ -73,19 +73,19 @@ func TestWorkflowRunIdempotencyKey(t *testing.T) {
 
 // A key older than the window is released from its instance and the new call
 // makes a new instance.
-func TestWorkflowRunIdempotencyKeyExpires(t *testing.T) {
+func TestWorkflowInstanceIdempotencyKeyExpires(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		app := newApp(t, d)
 		w := newWorkflow(t, d, app.ID, "etl")
-		old, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "k"), db.Now().Add(-24*time.Hour))
+		old, ok, err := d.WorkflowInstanceCreateIdempotent(ctx, keyedInstance(w, "k"), db.Now().Add(-24*time.Hour))
 		if err != nil || !ok {
 			t.Fatalf("first run: %v %v", ok, err)
 		}
 		// A window starting after the first run was made: its key has expired.
 		later := old.CreatedAt.Add(time.Millisecond)
-		fresh, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "k"), later)
+		fresh, ok, err := d.WorkflowInstanceCreateIdempotent(ctx, keyedInstance(w, "k"), later)
 		if err != nil || !ok || fresh.ID == old.ID {
 			t.Fatalf("after the window: run %d created %v, %v; want a new run", fresh.ID, ok, err)
 		}
@@ -95,7 +95,7 @@ func TestWorkflowRunIdempotencyKeyExpires(t *testing.T) {
 		}
 		// A window that holds the fresh run (it may share the old instance's
 		// millisecond, so not `later`): the key names it.
-		again, ok, err := d.WorkflowInstanceCreateKeyed(ctx, keyedInstance(w, "k"), fresh.CreatedAt)
+		again, ok, err := d.WorkflowInstanceCreateIdempotent(ctx, keyedInstance(w, "k"), fresh.CreatedAt)
 		if err != nil || ok || again.ID != fresh.ID {
 			t.Fatalf("within the new window: run %d created %v, %v; want run %d", again.ID, ok, err, fresh.ID)
 		}
@@ -113,21 +113,21 @@ func TestWorkflowDeleteIdle(t *testing.T) {
 		job := newJob(t, d, app.ID, "j", nil)
 		w := newWorkflow(t, d, app.ID, "etl")
 		wi := keyedInstance(w, "r")
-		if _, _, err := d.WorkflowInstanceCreateKeyed(ctx, wi, db.Now()); err != nil {
+		if _, _, err := d.WorkflowInstanceCreateIdempotent(ctx, wi, db.Now()); err != nil {
 			t.Fatal(err)
 		}
 		in := &db.Instance{AppID: app.ID, JobID: job.ID, Status: db.StatusRunning, TriggerType: db.TriggerWorkflow,
-			TriggerAt: db.Now(), WorkflowInstanceID: &wi.ID, WorkflowNodeID: ptr("a"), WorkflowGeneration: ptr(1)}
-		if err := d.InstanceCreateOne(ctx, in); err != nil {
+			TriggerAt: db.Now(), WorkflowInstanceID: &wi.ID, WorkflowNodeID: new("a"), WorkflowGeneration: new(1)}
+		if err := d.InstanceCreate(ctx, in); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wi.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wi.ID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning}); !ok || err != nil {
 			t.Fatalf("start: %v %v", ok, err)
 		}
 		if deleted, err := d.WorkflowDeleteIdle(ctx, w.ID); deleted || err != nil {
 			t.Fatalf("delete with a running run: %v %v; want refused", deleted, err)
 		}
-		if ok, err := d.WorkflowInstanceMove(ctx, db.WorkflowInstanceTransition{ID: wi.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed}); !ok || err != nil {
+		if ok, err := d.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wi.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed}); !ok || err != nil {
 			t.Fatalf("finish: %v %v", ok, err)
 		}
 		// Two scheduled runs, one due and one recorded ahead.
@@ -154,7 +154,7 @@ func TestWorkflowDeleteIdle(t *testing.T) {
 		if _, err := d.WorkflowGet(ctx, w.ID); err == nil {
 			t.Fatal("the workflow is still there")
 		}
-		if jobs, err := d.JobsByNames(ctx, app.ID, []string{"j", "nope"}); err != nil || len(jobs) != 1 || jobs[0].ID != job.ID {
+		if jobs, err := d.JobListByNames(ctx, app.ID, []string{"j", "nope"}); err != nil || len(jobs) != 1 || jobs[0].ID != job.ID {
 			t.Fatalf("jobs by name: %+v, %v", jobs, err)
 		}
 	})
@@ -179,14 +179,14 @@ func TestWorkflowLookups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := d.WorkflowByName(ctx, app.ID, "b")
+		got, err := d.WorkflowGetByName(ctx, app.ID, "b")
 		if err != nil || got.ID != b.ID {
 			t.Fatalf("by name: %+v, %v", got, err)
 		}
-		if _, err := d.WorkflowByName(ctx, app.ID, "c"); err == nil {
+		if _, err := d.WorkflowGetByName(ctx, app.ID, "c"); err == nil {
 			t.Fatal("a workflow that does not exist was found")
 		}
-		vs, err := d.WorkflowVersionsOf(ctx, []int64{a.ID, b.ID})
+		vs, err := d.WorkflowVersionListByWorkflows(ctx, []int64{a.ID, b.ID})
 		if err != nil || len(vs) != 3 || vs[0].WorkflowID != a.ID || vs[0].Version != 2 || vs[2].WorkflowID != b.ID {
 			t.Fatalf("versions: %+v, %v", vs, err)
 		}

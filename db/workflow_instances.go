@@ -1,0 +1,366 @@
+package db
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// WorkflowInstance is one instance of a workflow. Its graph and options are
+// those of the version it started with, so editing the workflow does not
+// disturb it; each node's progress is a WorkflowNodeRun row.
+type WorkflowInstance struct {
+	bun.BaseModel `bun:"table:workflow_instances,alias:wi"`
+
+	ID                int64          `bun:"id,pk,autoincrement"`
+	AppID             int64          `bun:"app_id,notnull"`
+	WorkflowID        int64          `bun:"workflow_id,notnull"`
+	Version           int            `bun:"version,notnull"`
+	ParentInstanceID  *int64         `bun:"parent_instance_id"`
+	ParentNodeKey     *string        `bun:"parent_node_key"`
+	Status            string         `bun:"status,notnull"`
+	Reason            string         `bun:"reason,notnull"`
+	TriggerType       string         `bun:"trigger_type,notnull"`
+	ExpectedTriggerAt *time.Time     `bun:"expected_trigger_at"`
+	TriggerAt         time.Time      `bun:"trigger_at,notnull"`
+	Graph             WorkflowGraph  `bun:"graph,notnull,type:json"`
+	FailFast          bool           `bun:"fail_fast,notnull"`
+	Context           map[string]any `bun:"context,notnull,type:json"`
+	Result            string         `bun:"result,notnull"`
+	Epoch             int64          `bun:"epoch,notnull"`
+	IdempotencyKey    *string        `bun:"idempotency_key"`
+	CreatedAt         time.Time      `bun:"created_at,notnull"`
+	StartedAt         *time.Time     `bun:"started_at"`
+	FinishedAt        *time.Time     `bun:"finished_at"`
+	UpdatedAt         time.Time      `bun:"updated_at,notnull"`
+	// TraceParent is the W3C traceparent of the instance's span when it is
+	// traced (docs/tracing.md); "" otherwise.
+	TraceParent string `bun:"trace_parent,notnull"`
+}
+
+// WorkflowInstanceSetTraceParent records the span a workflow instance is
+// traced under.
+func (s *Store) WorkflowInstanceSetTraceParent(ctx context.Context, id int64, traceParent string) error {
+	_, err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("trace_parent = ?", traceParent).Where("id = ?", id).Exec(ctx)
+	return wrap(err, "recording a workflow instance's trace")
+}
+
+// IsWorkflowInstanceFinal says whether a workflow instance status is terminal.
+func IsWorkflowInstanceFinal(status string) bool {
+	switch status {
+	case WorkflowSucceeded, WorkflowFailed, WorkflowStopped, WorkflowCanceled:
+		return true
+	}
+	return false
+}
+
+// WorkflowTaskInput is what a workflow node's task is given: the instance's
+// context as the node starts, and its direct upstream nodes' results.
+type WorkflowTaskInput struct {
+	Context  map[string]any    `json:"context"`
+	Upstream map[string]string `json:"upstream"`
+	// Element is the FOREACH element the instance runs, if any.
+	Element any `json:"element,omitempty"`
+}
+
+// ---- workflows ----
+
+// WorkflowInstanceCreate inserts an instance. A scheduled run whose
+// (workflow, expected time) exists already is not inserted: created is
+// false then.
+func (s *Store) WorkflowInstanceCreate(ctx context.Context, r *WorkflowInstance) (created bool, err error) {
+	now := Now()
+	r.CreatedAt, r.UpdatedAt = now, now
+	if r.Context == nil {
+		r.Context = map[string]any{}
+	}
+	res, err := s.idb.NewInsert().Model(r).ExcludeColumn("id").
+		On("CONFLICT (workflow_id, expected_trigger_at) DO NOTHING").
+		Returning("id").Exec(ctx)
+	if err != nil {
+		return false, wrap(err, "creating workflow run")
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// WorkflowInstanceGet returns an instance.
+func (s *Store) WorkflowInstanceGet(ctx context.Context, id int64) (*WorkflowInstance, error) {
+	r := new(WorkflowInstance)
+	err := s.idb.NewSelect().Model(r).Where("id = ?", id).Scan(ctx)
+	return r, wrap(err, "reading workflow run")
+}
+
+// WorkflowInstanceGetByIdempotencyKey returns the instance an earlier call with the
+// same key created, if any.
+func (s *Store) WorkflowInstanceGetByIdempotencyKey(ctx context.Context, workflowID int64, key string, since time.Time) (*WorkflowInstance, error) {
+	r := new(WorkflowInstance)
+	err := s.idb.NewSelect().Model(r).
+		Where("workflow_id = ? AND idempotency_key = ? AND created_at >= ?", workflowID, key, since).
+		OrderExpr("id").Limit(1).Scan(ctx)
+	return r, wrap(err, "reading workflow run by idempotency key")
+}
+
+// WorkflowInstanceListByIDs returns runs by id.
+func (s *Store) WorkflowInstanceListByIDs(ctx context.Context, ids []int64) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.List(ids)).OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading workflow runs")
+}
+
+// WorkflowInstanceListActive returns an app's RUNNING and PAUSED runs.
+func (s *Store) WorkflowInstanceListActive(ctx context.Context, appID int64) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	err := s.idb.NewSelect().Model(&out).
+		Where("app_id = ? AND status IN (?)", appID, bun.List([]string{WorkflowRunning, WorkflowPaused})).
+		OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading active workflow runs")
+}
+
+// WorkflowInstanceListWaitingDue returns an app's WAITING runs due by until,
+// oldest first: the trigger loop puts them on the wheel.
+func (s *Store) WorkflowInstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	err := s.idb.NewSelect().Model(&out).
+		Column("id", "app_id", "workflow_id", "status", "trigger_at").
+		Where("app_id = ? AND status = ? AND trigger_at <= ?", appID, WorkflowWaiting, until).
+		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading due workflow runs")
+}
+
+// WorkflowInstanceCounts are a workflow's top-level runs that hold a place
+// under maxInstances, and the oldest one queued.
+type WorkflowInstanceCounts struct {
+	Active int // RUNNING or PAUSED
+}
+
+// WorkflowCountActive counts a workflow's top-level RUNNING and PAUSED
+// runs (nested instances do not count against maxInstances).
+func (s *Store) WorkflowCountActive(ctx context.Context, workflowID int64) (int, error) {
+	n, err := s.idb.NewSelect().Model((*WorkflowInstance)(nil)).
+		Where("workflow_id = ? AND parent_instance_id IS NULL AND status IN (?)", workflowID, bun.List([]string{WorkflowRunning, WorkflowPaused})).
+		Count(ctx)
+	return n, wrap(err, "counting active workflow runs")
+}
+
+// WorkflowInstanceListQueued returns a workflow's top-level WAITING runs due
+// by now, oldest first: the ones a QUEUE policy holds.
+func (s *Store) WorkflowInstanceListQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	err := s.idb.NewSelect().Model(&out).
+		Where("workflow_id = ? AND parent_instance_id IS NULL AND status = ? AND trigger_at <= ?", workflowID, WorkflowWaiting, now).
+		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading queued workflow runs")
+}
+
+// WorkflowInstanceListChildren returns the nested instances an instance started.
+func (s *Store) WorkflowInstanceListChildren(ctx context.Context, parentIDs []int64) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	if len(parentIDs) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).Where("parent_instance_id IN (?)", bun.List(parentIDs)).OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading nested workflow runs")
+}
+
+// WorkflowInstanceTransition moves an instance from one status to another and sets the
+// fields given (nil fields keep their value).
+type WorkflowInstanceTransition struct {
+	ID         int64
+	From       []string
+	To         string
+	Reason     *string
+	Result     *string
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+	Epoch      *int64
+	// Reopen clears finished_at (a finished instance made to run again).
+	Reopen bool
+}
+
+// WorkflowInstanceTransition applies an instance transition if the instance is still in one
+// of From; false if it was not.
+func (s *Store) WorkflowInstanceTransition(ctx context.Context, t WorkflowInstanceTransition) (bool, error) {
+	q := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).
+		Set("status = ?", t.To).Set("updated_at = ?", Now())
+	if t.Reason != nil {
+		q = q.Set("reason = ?", *t.Reason)
+	}
+	if t.Result != nil {
+		q = q.Set("result = ?", *t.Result)
+	}
+	if t.StartedAt != nil {
+		q = q.Set("started_at = COALESCE(started_at, ?)", *t.StartedAt)
+	}
+	if t.FinishedAt != nil {
+		q = q.Set("finished_at = ?", *t.FinishedAt)
+	}
+	if t.Reopen {
+		q = q.Set("finished_at = NULL")
+	}
+	if t.Epoch != nil {
+		q = q.Set("epoch = ?", *t.Epoch)
+	}
+	res, err := q.Where("id = ? AND status IN (?)", t.ID, bun.List(t.From)).Exec(ctx)
+	if err != nil {
+		return false, wrap(err, "moving workflow run")
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// WorkflowInstanceFilter narrows an instance listing.
+type WorkflowInstanceFilter struct {
+	AppID      int64
+	WorkflowID int64
+	Statuses   []string
+	// TopLevel leaves out nested instances.
+	TopLevel bool
+	BeforeID int64
+	Limit    int
+}
+
+func (f WorkflowInstanceFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
+	q = q.Where("app_id = ?", f.AppID)
+	if f.WorkflowID > 0 {
+		q = q.Where("workflow_id = ?", f.WorkflowID)
+	}
+	if len(f.Statuses) > 0 {
+		q = q.Where("status IN (?)", bun.List(f.Statuses))
+	}
+	if f.TopLevel {
+		q = q.Where("parent_instance_id IS NULL")
+	}
+	return q
+}
+
+// WorkflowInstanceList returns a page of runs, newest first, and whether
+// more follow.
+func (s *Store) WorkflowInstanceList(ctx context.Context, f WorkflowInstanceFilter) ([]WorkflowInstance, bool, error) {
+	var out []WorkflowInstance
+	q := f.apply(s.idb.NewSelect().Model(&out))
+	if f.BeforeID > 0 {
+		q = q.Where("id < ?", f.BeforeID)
+	}
+	err := q.OrderExpr("id DESC").Limit(f.Limit + 1).Scan(ctx)
+	more := len(out) > f.Limit
+	if more {
+		out = out[:f.Limit]
+	}
+	return out, more, wrap(err, "listing workflow runs")
+}
+
+// WorkflowInstanceCount counts the instances matching a filter.
+func (s *Store) WorkflowInstanceCount(ctx context.Context, f WorkflowInstanceFilter) (int, error) {
+	n, err := f.apply(s.idb.NewSelect().Model((*WorkflowInstance)(nil))).Count(ctx)
+	return n, wrap(err, "counting workflow runs")
+}
+
+// WorkflowInstanceListLast returns each workflow's newest top-level run.
+func (s *Store) WorkflowInstanceListLast(ctx context.Context, workflowIDs []int64) (map[int64]*WorkflowInstance, error) {
+	out := make(map[int64]*WorkflowInstance, len(workflowIDs))
+	if len(workflowIDs) == 0 {
+		return out, nil
+	}
+	var rows []WorkflowInstance
+	err := s.idb.NewSelect().Model(&rows).
+		Where("wi.id IN (SELECT MAX(id) FROM workflow_instances WHERE workflow_id IN (?) AND parent_instance_id IS NULL AND status <> ? GROUP BY workflow_id)",
+			bun.List(workflowIDs), WorkflowWaiting).
+		Scan(ctx)
+	for i := range rows {
+		out[rows[i].WorkflowID] = &rows[i]
+	}
+	return out, wrap(err, "reading workflows' last runs")
+}
+
+// ---- node runs ----
+
+// ContextWith is the instance's context as its nodes see it now: the initial
+// context with the additions of its finished nodes applied in the order
+// they finished (a later addition of a key replaces an earlier one).
+func (r *WorkflowInstance) ContextWith(nodes []WorkflowNodeRun) map[string]any {
+	out := make(map[string]any, len(r.Context))
+	for k, v := range r.Context {
+		out[k] = v
+	}
+	done := make([]*WorkflowNodeRun, 0, len(nodes))
+	for i := range nodes {
+		if n := &nodes[i]; n.WorkflowInstanceID == r.ID && n.FinishSeq > 0 && len(n.Output) > 0 {
+			done = append(done, n)
+		}
+	}
+	slices.SortFunc(done, func(a, b *WorkflowNodeRun) int { return cmp.Compare(a.FinishSeq, b.FinishSeq) })
+	for _, n := range done {
+		for k, v := range n.Output {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// WorkflowInstanceDeleteFutureScheduled deletes a workflow's scheduled
+// runs recorded ahead and not yet due (after `after`): a changed or
+// disabled schedule records its own.
+func (s *Store) WorkflowInstanceDeleteFutureScheduled(ctx context.Context, workflowID int64, after time.Time) error {
+	_, err := s.idb.NewDelete().Model((*WorkflowInstance)(nil)).
+		Where("workflow_id = ? AND parent_instance_id IS NULL AND status = ? AND trigger_type = ? AND trigger_at > ?",
+			workflowID, WorkflowWaiting, TriggerSchedule, after).
+		Exec(ctx)
+	return wrap(err, "deleting workflow runs recorded ahead")
+}
+
+// ErrKeyContended says an idempotent insert kept finding its key taken and
+// released: it does not happen unless something keeps deleting runs.
+var ErrKeyContended = errors.New("the idempotency key kept changing hands; try again")
+
+// WorkflowInstanceCreateIdempotent inserts an instance carrying an idempotency key,
+// unless an instance of the same workflow created at or after since carries the
+// key already: then that instance is returned and created is false. A run
+// older than since keeps its key no longer: it is released (set NULL) and
+// the new instance inserted. The unique index on (workflow_id,
+// idempotency_key) makes concurrent calls with one key create one instance.
+func (s *Store) WorkflowInstanceCreateIdempotent(ctx context.Context, r *WorkflowInstance, since time.Time) (_ *WorkflowInstance, created bool, err error) {
+	if r.IdempotencyKey == nil {
+		return nil, false, errors.New("creating workflow instance: no idempotency key")
+	}
+	key := *r.IdempotencyKey
+	if r.Context == nil {
+		r.Context = map[string]any{}
+	}
+	for range 3 {
+		now := Now()
+		r.CreatedAt, r.UpdatedAt = now, now
+		res, err := s.idb.NewInsert().Model(r).ExcludeColumn("id").
+			On("CONFLICT (workflow_id, idempotency_key) DO NOTHING").
+			Returning("id").Exec(ctx)
+		if err != nil {
+			return nil, false, wrap(err, "creating workflow run")
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return r, true, nil
+		}
+		old := new(WorkflowInstance)
+		err = s.idb.NewSelect().Model(old).Where("workflow_id = ? AND idempotency_key = ?", r.WorkflowID, key).Scan(ctx)
+		switch {
+		case errors.Is(wrap(err, ""), ErrNotFound):
+			continue // deleted meanwhile: insert again
+		case err != nil:
+			return nil, false, wrap(err, "reading workflow run by idempotency key")
+		case !old.CreatedAt.Before(since):
+			return old, false, nil
+		}
+		_, err = s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("idempotency_key = NULL").
+			Where("id = ? AND idempotency_key = ?", old.ID, key).Exec(ctx)
+		if err != nil {
+			return nil, false, wrap(err, "releasing an expired idempotency key")
+		}
+	}
+	return nil, false, wrap(ErrKeyContended, "creating workflow run")
+}

@@ -1,0 +1,203 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// IsNodeFinal says whether a node run status is terminal.
+func IsNodeFinal(status string) bool {
+	switch status {
+	case NodeSucceeded, NodeFailed, NodeSkipped, NodeStopped:
+		return true
+	}
+	return false
+}
+
+// WorkflowNodeRun is one node's progress in one instance.
+type WorkflowNodeRun struct {
+	bun.BaseModel `bun:"table:workflow_node_runs,alias:wn"`
+
+	ID                 int64          `bun:"id,pk,autoincrement"`
+	WorkflowInstanceID int64          `bun:"workflow_instance_id,notnull"`
+	NodeKey            string         `bun:"node_key,notnull"`
+	NodeType           string         `bun:"node_type,notnull"`
+	Status             string         `bun:"status,notnull"`
+	Reason             string         `bun:"reason,notnull"`
+	Message            string         `bun:"message,notnull"`
+	Generation         int            `bun:"generation,notnull"`
+	InstanceID         *int64         `bun:"instance_id"`
+	ChildInstanceID    *int64         `bun:"child_instance_id"`
+	Result             string         `bun:"result,notnull"`
+	Output             map[string]any `bun:"output,type:json,nullzero"`
+	FailureIgnored     bool           `bun:"failure_ignored,notnull"`
+	Items              int            `bun:"items,notnull"`
+	FinishSeq          int64          `bun:"finish_seq,notnull"`
+	DecidedBy          *string        `bun:"decided_by"`
+	Comment            string         `bun:"comment,notnull"`
+	Deadline           *time.Time     `bun:"deadline"`
+	StartedAt          *time.Time     `bun:"started_at"`
+	FinishedAt         *time.Time     `bun:"finished_at"`
+	UpdatedAt          time.Time      `bun:"updated_at,notnull"`
+}
+
+// WorkflowNodeRunCreateMany inserts an instance's node rows.
+func (s *Store) WorkflowNodeRunCreateMany(ctx context.Context, list []WorkflowNodeRun) error {
+	if len(list) == 0 {
+		return nil
+	}
+	now := Now()
+	for i := range list {
+		list[i].UpdatedAt = now
+		if list[i].Generation == 0 {
+			list[i].Generation = 1
+		}
+	}
+	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").Returning("id").Exec(ctx)
+	return wrap(err, "creating workflow node runs")
+}
+
+// WorkflowNodeRunListByInstances returns the node rows of runs, by run and key.
+func (s *Store) WorkflowNodeRunListByInstances(ctx context.Context, wiIDs []int64) ([]WorkflowNodeRun, error) {
+	var out []WorkflowNodeRun
+	if len(wiIDs) == 0 {
+		return out, nil
+	}
+	err := s.idb.NewSelect().Model(&out).Where("workflow_instance_id IN (?)", bun.List(wiIDs)).
+		OrderExpr("workflow_instance_id, id").Scan(ctx)
+	return out, wrap(err, "reading workflow node runs")
+}
+
+// WorkflowNodeRunGet returns one node of one instance.
+func (s *Store) WorkflowNodeRunGet(ctx context.Context, wiID int64, key string) (*WorkflowNodeRun, error) {
+	n := new(WorkflowNodeRun)
+	err := s.idb.NewSelect().Model(n).Where("workflow_instance_id = ? AND node_key = ?", wiID, key).Scan(ctx)
+	return n, wrap(err, "reading workflow node run")
+}
+
+// WorkflowNodeRunTransition moves one node of an instance. It applies only while the
+// node is in one of From at Generation: the compare-and-set that keeps two
+// parties (the engine and an API call, an old and a new owner) from both
+// moving it.
+type WorkflowNodeRunTransition struct {
+	ID         int64
+	From       []string
+	Generation int
+	To         string
+	// NextGeneration, if set, replaces the generation (a retry or rerun).
+	NextGeneration *int
+	Reason         *string
+	Message        *string
+	Result         *string
+	Output         map[string]any // nil keeps it; ClearOutput clears it
+	ClearOutput    bool
+	InstanceID     *int64
+	ChildID        *int64
+	Items          *int
+	FailureIgnored *bool
+	FinishSeq      *int64
+	DecidedBy      *string
+	Comment        *string
+	Deadline       *time.Time
+	ClearDeadline  bool
+	StartedAt      *time.Time
+	FinishedAt     *time.Time
+	// Reset clears the times, result, output and links (a retry or rerun).
+	Reset bool
+}
+
+// WorkflowNodeRunTransition applies a node transition; false if the node was not in
+// From at Generation. With a fence, it applies only while the lease holds
+// (ErrFenced otherwise).
+func (s *Store) WorkflowNodeRunTransition(ctx context.Context, t WorkflowNodeRunTransition, fence *Fence) (bool, error) {
+	q := s.idb.NewUpdate().Model((*WorkflowNodeRun)(nil)).
+		Set("status = ?", t.To).Set("updated_at = ?", Now())
+	if t.Reset {
+		q = q.Set("result = ''").Set("output = NULL").Set("message = ''").Set("reason = ''").
+			Set("instance_id = NULL").Set("child_instance_id = NULL").Set("items = 0").Set("failure_ignored = ?", false).
+			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").
+			Set("started_at = NULL").Set("finished_at = NULL")
+	}
+	if t.NextGeneration != nil {
+		q = q.Set("generation = ?", *t.NextGeneration)
+	}
+	set := func(col string, v any) { q = q.Set("? = ?", bun.Ident(col), v) }
+	if t.Reason != nil {
+		set("reason", *t.Reason)
+	}
+	if t.Message != nil {
+		set("message", *t.Message)
+	}
+	if t.Result != nil {
+		set("result", *t.Result)
+	}
+	if t.Output != nil {
+		q = q.Set("output = ?", t.Output)
+	} else if t.ClearOutput {
+		q = q.Set("output = NULL")
+	}
+	if t.InstanceID != nil {
+		set("instance_id", *t.InstanceID)
+	}
+	if t.ChildID != nil {
+		set("child_instance_id", *t.ChildID)
+	}
+	if t.Items != nil {
+		set("items", *t.Items)
+	}
+	if t.FailureIgnored != nil {
+		set("failure_ignored", *t.FailureIgnored)
+	}
+	if t.FinishSeq != nil {
+		set("finish_seq", *t.FinishSeq)
+	}
+	if t.DecidedBy != nil {
+		set("decided_by", *t.DecidedBy)
+	}
+	if t.Comment != nil {
+		set("comment", *t.Comment)
+	}
+	if t.Deadline != nil {
+		set("deadline", *t.Deadline)
+	} else if t.ClearDeadline {
+		q = q.Set("deadline = NULL")
+	}
+	if t.StartedAt != nil {
+		set("started_at", *t.StartedAt)
+	}
+	if t.FinishedAt != nil {
+		set("finished_at", *t.FinishedAt)
+	}
+	q = q.Where("id = ? AND status IN (?) AND generation = ?", t.ID, bun.List(t.From), t.Generation)
+	res, err := fence.where(q).Exec(ctx)
+	if err != nil {
+		return false, wrap(err, "moving workflow node")
+	}
+	n, _ := res.RowsAffected()
+	if n == 1 {
+		return true, nil
+	}
+	if fence != nil {
+		// Did the node move, or the lease?
+		held, err := s.fenceHolds(ctx, fence)
+		if err != nil {
+			return false, err
+		}
+		if !held {
+			return false, ErrFenced
+		}
+	}
+	return false, nil
+}
+
+// WorkflowNodeRunNextFinishSeq reserves the next finish sequence of an instance: the
+// order in which nodes' additions apply to its context.
+func (s *Store) WorkflowNodeRunNextFinishSeq(ctx context.Context, wiID int64) (int64, error) {
+	var seq sql.NullInt64
+	err := s.idb.NewSelect().Model((*WorkflowNodeRun)(nil)).ColumnExpr("MAX(finish_seq)").
+		Where("workflow_instance_id = ?", wiID).Scan(ctx, &seq)
+	return seq.Int64 + 1, wrap(err, "reading the run's finish order")
+}

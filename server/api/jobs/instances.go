@@ -1,0 +1,170 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/tracing"
+	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/server/platform/text"
+)
+
+// Run starts a job now (or after delay) with optional parameters. With an
+// idempotency key, a second call with the same key within
+// IdempotencyWindow returns the instance the first one created and
+// records nothing (its params and delay are not compared: the key names
+// the run). Either way the write is one INSERT.
+func (s *Service) Run(ctx context.Context, id int64, params string, delay time.Duration, key *string) (*db.Instance, error) {
+	j, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if len(params) > MaxParamsBytes {
+		return nil, fault.BadInput("params", "must be at most %d bytes", MaxParamsBytes)
+	}
+	if err := text.Bytes("params", params); err != nil {
+		return nil, err
+	}
+	if delay < 0 || delay > MaxDelay {
+		return nil, fault.BadInput("delayMs", "must be between 0 and %d", MaxDelay.Milliseconds())
+	}
+	if err := CheckIdempotencyKey(key); err != nil {
+		return nil, err
+	}
+	if j.ScheduleType == db.ScheduleWorkflow {
+		return nil, fault.BadInput("id", "job %q runs only as a workflow node", j.Name)
+	}
+	now := s.now()
+	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",
+		TriggerAt: now.Add(delay), Params: params, IdempotencyKey: key, JobVersion: &j.Version}
+	if trace.SpanContextFromContext(ctx).IsSampled() {
+		// A traced API call: the fire's span will be its child.
+		in.TraceParent = tracing.Traceparent(ctx)
+	}
+	if key != nil {
+		got, created, err := s.db.InstanceCreateIdempotent(ctx, in, now.Add(-IdempotencyWindow))
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			return got, nil
+		}
+	} else if err := s.runs.Do(ctx, in); err != nil {
+		return nil, err
+	}
+	s.notify.InstancesChanged(j.AppID)
+	return in, nil
+}
+
+// CheckIdempotencyKey refuses a key that is empty, longer than
+// MaxKeyChars or not one line of text; nil is no key.
+func CheckIdempotencyKey(key *string) error {
+	if key == nil {
+		return nil
+	}
+	switch {
+	case *key == "":
+		return fault.BadInput("idempotencyKey", "must not be empty (leave it out for none)")
+	case utf8.RuneCountInString(*key) > MaxKeyChars:
+		return fault.BadInput("idempotencyKey", "must be at most %d characters", MaxKeyChars)
+	case !utf8.ValidString(*key) || slices.ContainsFunc([]rune(*key), unicode.IsControl):
+		return fault.BadInput("idempotencyKey", "must be one line of text without control characters")
+	}
+	return nil
+}
+
+// GetInstance returns an instance if the caller may see its app.
+func (s *Service) GetInstance(ctx context.Context, id int64, role db.Role) (*db.Instance, error) {
+	return auth.ReadInApp(ctx, s.auth, fmt.Sprintf("instance %d", id), role,
+		func(ctx context.Context) (*db.Instance, error) { return s.db.InstanceGet(ctx, id) },
+		func(in *db.Instance) int64 { return in.AppID })
+}
+
+// Stop stops an unfinished instance: STOPPED at once here, and the owner
+// stops its tasks on their workers.
+func (s *Service) Stop(ctx context.Context, id int64) (*db.Instance, error) {
+	in, err := s.GetInstance(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.InstanceStop(ctx, id, "STOPPED"); err != nil {
+		if errors.Is(err, db.ErrNotFound) {
+			return nil, fault.Conflict("instance %d already ended (%s)", id, in.Status)
+		}
+		return nil, err
+	}
+	if err := s.db.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: id, Attempt: in.Attempt, Status: db.StatusStopped,
+		Reason: "STOPPED", Result: "stopped by a user", FinishedAt: new(s.now())}}); err != nil {
+		return nil, err
+	}
+	s.notify.InstancesChanged(in.AppID)
+	return s.db.InstanceGet(ctx, id)
+}
+
+// Retry runs a finished, unsuccessful instance again as its next attempt.
+func (s *Service) Retry(ctx context.Context, id int64) (*db.Instance, error) {
+	in, err := s.GetInstance(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	switch in.Status {
+	case db.StatusFailed, db.StatusStopped, db.StatusCanceled:
+	default:
+		return nil, fault.Conflict("instance %d is %s; only FAILED, STOPPED or CANCELED instances can be retried", id, in.Status)
+	}
+	ok, err := s.db.InstanceRetry(ctx, id, in.Status, in.Attempt+1, s.now(), "")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fault.Conflict("instance %d changed meanwhile; look again", id)
+	}
+	s.notify.InstancesChanged(in.AppID)
+	return s.db.InstanceGet(ctx, id)
+}
+
+// ListInstances returns a page of instances of an app, newest first.
+func (s *Service) ListInstances(ctx context.Context, appName string, f db.InstanceFilter) ([]db.Instance, bool, error) {
+	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
+	if err != nil {
+		return nil, false, err
+	}
+	f.AppID = app.ID
+	return s.db.InstanceList(ctx, f)
+}
+
+// CountInstances counts an app's instances the filter matches, on all
+// pages.
+func (s *Service) CountInstances(ctx context.Context, appName string, f db.InstanceFilter) (int, error) {
+	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
+	if err != nil {
+		return 0, err
+	}
+	f.AppID = app.ID
+	return s.db.InstanceCount(ctx, f)
+}
+
+// Attempts returns an instance's attempts (the caller already read it).
+func (s *Service) Attempts(ctx context.Context, instanceID int64) ([]db.InstanceAttempt, error) {
+	return s.db.AttemptList(ctx, instanceID)
+}
+
+// TaskCounts summarises an instance's current attempt's tasks.
+func (s *Service) TaskCounts(ctx context.Context, instanceID int64) (*db.TaskCounts, error) {
+	counts, err := s.db.TaskCountsByInstance(ctx, []int64{instanceID})
+	if err != nil {
+		return nil, err
+	}
+	c := counts[instanceID]
+	c.InstanceID = instanceID
+	return &c, nil
+}

@@ -1,0 +1,145 @@
+// Package jobs is the job and instance API behind the resolvers: it
+// validates job definitions (every field, with errors naming it), stores
+// them with their next trigger time, runs jobs on demand, and stops or
+// retries instances. It checks the caller's role on the job's app for
+// every operation: VIEWER to read, EDITOR to change or run.
+//
+// It never talks to workers: it writes the database and tells the owner of
+// the app (through Notifier) to look again.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/server/platform/groupcommit"
+	"github.com/jobwheel/jobwheel/server/platform/netguard"
+)
+
+// Notifier tells the owner of an app that its jobs or instances changed.
+type Notifier interface {
+	JobsChanged(appID int64)
+	InstancesChanged(appID int64)
+}
+
+// Store is what the job API reads and writes.
+type Store interface {
+	AttemptList(ctx context.Context, instanceID int64) ([]db.InstanceAttempt, error)
+	AttemptUpsertMany(ctx context.Context, list []db.InstanceAttempt) error
+	AttemptListByInstances(ctx context.Context, instanceIDs []int64) (map[int64][]db.InstanceAttempt, error)
+	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
+	InstanceCount(ctx context.Context, f db.InstanceFilter) (int, error)
+	InstanceCountsNow(ctx context.Context, appID int64) (map[string]int, error)
+	InstanceCreate(ctx context.Context, in *db.Instance) error
+	InstanceCreateMany(ctx context.Context, list []*db.Instance) error
+	InstanceCreateIdempotent(ctx context.Context, in *db.Instance, since time.Time) (*db.Instance, bool, error)
+	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
+	InstanceList(ctx context.Context, f db.InstanceFilter) ([]db.Instance, bool, error)
+	InstanceOutcomes(ctx context.Context, appID int64, since time.Time) ([]db.OutcomeBucket, error)
+	InstanceRetry(ctx context.Context, id int64, from string, attempt int, triggerAt time.Time, reason string) (bool, error)
+	InstanceStop(ctx context.Context, id int64, reason string) (*db.Instance, error)
+	InstanceListLast(ctx context.Context, jobIDs []int64) (map[int64]db.Instance, error)
+	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
+	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
+	JobCreate(ctx context.Context, j *db.Job) error
+	JobGetByName(ctx context.Context, appID int64, name string) (*db.Job, error)
+	JobListManagedBy(ctx context.Context, appID int64, set string) ([]db.Job, error)
+	JobVersionList(ctx context.Context, jobID int64, limit int) ([]db.JobVersion, error)
+	JobVersionGet(ctx context.Context, jobID int64, version int) (*db.JobVersion, error)
+	CalendarGetByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)
+	CalendarCreate(ctx context.Context, c *db.Calendar) error
+	CalendarGet(ctx context.Context, id int64) (*db.Calendar, error)
+	CalendarList(ctx context.Context, appID int64) ([]db.Calendar, error)
+	JobListByCalendar(ctx context.Context, calendarID int64) ([]db.Job, error)
+	JobDelete(ctx context.Context, id int64) error
+	JobGet(ctx context.Context, id int64) (*db.Job, error)
+	JobList(ctx context.Context, appID int64, search string, beforeID int64, limit int) (db.JobPage, error)
+	JobOutcomes(ctx context.Context, jobID int64, since time.Time) ([]db.OutcomeBucket, error)
+	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	TaskCount(ctx context.Context, q db.TaskQuery) (int, error)
+	TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]db.TaskCounts, error)
+	TaskViewList(ctx context.Context, q db.TaskQuery) ([]db.TaskView, bool, error)
+	TaskViewGet(ctx context.Context, instanceID, taskID int64) (*db.TaskView, error)
+	WorkerCountAlive(ctx context.Context, appID int64, since time.Time) (int, error)
+	// What the on-call dashboard reads (oncall.go).
+	InstanceListFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]db.Instance, error)
+	InstanceTimings(ctx context.Context, appID int64, since time.Time, limit int) ([]db.FinishedInstance, error)
+	JobListNextFires(ctx context.Context, appID int64, limit int) ([]db.Job, error)
+	WorkerListAlive(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)
+	TaskCountsBusy(ctx context.Context, workerIDs []string) (map[string]int, error)
+}
+
+// Auth checks the caller's rights on an app (package auth).
+type Auth interface {
+	Require(ctx context.Context, appID int64, role db.Role) error
+}
+
+// Apps finds the caller's apps (package apps).
+type Apps interface {
+	ByName(ctx context.Context, name string, role db.Role) (*db.App, error)
+	ByID(ctx context.Context, id int64, role db.Role) (*db.App, error)
+}
+
+// Deps are what the job API works with.
+type Deps struct {
+	Store    Store
+	Auth     Auth
+	Apps     Apps
+	Notifier Notifier
+	// Webhooks is which addresses alarm webhooks may name (the alarm
+	// sender's policy, checked here as far as a URL shows it); the zero
+	// value allows public addresses only.
+	Webhooks netguard.Policy
+	// Clock defaults to the system clock.
+	Clock clock.Clock
+}
+
+// Service is the job API.
+type Service struct {
+	db       Store
+	auth     Auth
+	apps     Apps
+	notify   Notifier
+	clock    clock.Clock
+	webhooks netguard.Policy
+	// runs group-commits runJob's instances: concurrent calls share one
+	// INSERT and one commit instead of queueing on a commit each.
+	runs *groupcommit.Batcher[*db.Instance]
+}
+
+// New returns a Service.
+func New(d Deps) *Service {
+	s := &Service{db: d.Store, auth: d.Auth, apps: d.Apps, notify: d.Notifier, clock: clock.OrSystem(d.Clock), webhooks: d.Webhooks}
+	s.runs = groupcommit.New(maxInstanceBatch, func(ctx context.Context, list []*db.Instance) error {
+		return s.db.InstanceCreateMany(ctx, list)
+	})
+	return s
+}
+
+// now is the time as the database keeps it.
+func (s *Service) now() time.Time { return db.Stamp(s.clock.Now()) }
+
+func asInput(field string, err error) error {
+	if errors.Is(err, fault.ErrNotFound) {
+		return &fault.Input{Field: field, Reason: err.Error()}
+	}
+	return err
+}
+
+func notFound(err error, what string) error {
+	if errors.Is(err, db.ErrNotFound) {
+		return fault.NotFound(what)
+	}
+	return err
+}
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
