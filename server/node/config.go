@@ -115,8 +115,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"single sign-on: comma-separated email domains allowed to sign in; empty: any")
 		ssoGroups = set.String("sso-allowed-groups", "JOBWHEEL_SSO_ALLOWED_GROUPS", "",
 			"single sign-on: comma-separated provider groups allowed to sign in; empty: any")
-		ssoClaim  = set.String("sso-groups-claim", "JOBWHEEL_SSO_GROUPS_CLAIM", "groups", "single sign-on: the ID token claim listing the user's groups")
-		ssoRoles  = set.String("sso-group-roles", "JOBWHEEL_SSO_GROUP_ROLES", "",
+		ssoClaim = set.String("sso-groups-claim", "JOBWHEEL_SSO_GROUPS_CLAIM", "groups", "single sign-on: the ID token claim listing the user's groups")
+		ssoRoles = set.String("sso-group-roles", "JOBWHEEL_SSO_GROUP_ROLES", "",
 			`single sign-on: what groups give, as JSON {"group": ["admin", "APP:OWNER|EDITOR|VIEWER", …]}, or @file holding it`)
 		ssoRecheck = set.String("sso-recheck", "JOBWHEEL_SSO_RECHECK", "1m",
 			"single sign-on: how often a session's groups are checked with the provider again (at the next request after); 0: at every request")

@@ -23,8 +23,8 @@ import (
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
-	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/server/api/workflows"
 	"github.com/jobwheel/jobwheel/server/platform/bus"
 	"github.com/jobwheel/jobwheel/server/platform/httpsec"
@@ -175,7 +175,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		services.SSOName = signOn.Name()
 	}
 	api := graph.NewHandler(graph.HandlerConfig{
-		Resolver: graph.NewResolver(services),
+		Resolver:       graph.NewResolver(services),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
-	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/testsignal"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )

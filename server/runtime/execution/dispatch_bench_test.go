@@ -19,7 +19,7 @@ import (
 type discardSender struct{}
 
 func (discardSender) Send(string, string, any, func(*protocol.Ack, error)) error { return nil }
-func (discardSender) Workers() []hub.WorkerInfo                                { return nil }
+func (discardSender) Workers() []hub.WorkerInfo                                  { return nil }
 
 // dispatchBench is an actor with one instance and n of its tasks to send.
 func dispatchBench(n int, deps Deps) (*Actor, []*task) {
