@@ -131,6 +131,9 @@ func (s *Service) ChangePassword(ctx context.Context, oldPassword, newPassword s
 	if err != nil {
 		return err
 	}
+	if u.SSOSubject != nil {
+		return fault.Forbidden("you sign in with single sign-on: your password is the identity provider's to change")
+	}
 	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(oldPassword)) != nil {
 		return fault.BadInput("oldPassword", "is not your current password")
 	}

@@ -74,8 +74,12 @@ func TestPasswordLoginsOff(t *testing.T) {
 		if time.Until(expires) > auth.SessionTTL {
 			t.Errorf("a single sign-on session lasts until %s, past SessionTTL", expires)
 		}
-		if p, err := off.Authenticate(ctx, token); err != nil || p.User.ID != ada.ID || sso.calls != 1 {
+		p, err := off.Authenticate(ctx, token)
+		if err != nil || p.User.ID != ada.ID || sso.calls != 1 {
 			t.Fatalf("single sign-on session: %v, %d checks", err, sso.calls)
+		}
+		if err := off.ChangePassword(auth.WithPrincipal(ctx, p), "", "new-password-1"); !errors.Is(err, fault.ErrForbidden) {
+			t.Errorf("a single sign-on user changing a password: %v; want FORBIDDEN", err)
 		}
 		sso.err = fault.Unauthenticated("your single sign-on ended")
 		if _, err := off.Authenticate(ctx, token); !errors.Is(err, fault.ErrUnauthenticated) {
