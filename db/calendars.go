@@ -17,9 +17,13 @@ type Calendar struct {
 	Name        string `bun:"name,notnull"`
 	Description string `bun:"description,notnull"`
 	// Dates are "YYYY-MM-DD", sorted, each once.
-	Dates     []string  `bun:"dates,notnull,type:json"`
-	CreatedAt time.Time `bun:"created_at,notnull"`
-	UpdatedAt time.Time `bun:"updated_at,notnull"`
+	Dates []string `bun:"dates,notnull,type:json"`
+	// ManagedBy is the file set the calendar belongs to (nil: made through
+	// the API or console); ManagedSource is then ManagedFiles.
+	ManagedBy     *string   `bun:"managed_by"`
+	ManagedSource *string   `bun:"managed_source"`
+	CreatedAt     time.Time `bun:"created_at,notnull"`
+	UpdatedAt     time.Time `bun:"updated_at,notnull"`
 }
 
 // CalendarCreate inserts a calendar; ErrConflict if the app already has
@@ -31,10 +35,11 @@ func (s *Store) CalendarCreate(ctx context.Context, c *Calendar) error {
 	return wrap(err, "creating calendar "+c.Name)
 }
 
-// CalendarUpdate replaces a calendar's name, description and dates.
+// CalendarUpdate replaces a calendar's name, description, dates and
+// managed set.
 func (s *Store) CalendarUpdate(ctx context.Context, c *Calendar) error {
 	c.UpdatedAt = Now()
-	res, err := s.idb.NewUpdate().Model(c).Column("name", "description", "dates", "updated_at").WherePK().Exec(ctx)
+	res, err := s.idb.NewUpdate().Model(c).Column("name", "description", "dates", "managed_by", "managed_source", "updated_at").WherePK().Exec(ctx)
 	return expectOne(res, err, "updating calendar")
 }
 
@@ -87,9 +92,20 @@ func (s *Store) JobGetByName(ctx context.Context, appID int64, name string) (*Jo
 	return j, wrap(err, "reading job "+name)
 }
 
-// JobListManagedBy returns an app's jobs of a set declared in code, by name.
-func (s *Store) JobListManagedBy(ctx context.Context, appID int64, set string) ([]Job, error) {
+// JobListManagedBy returns an app's jobs of a managed set (source
+// ManagedCode or ManagedFiles), by name.
+func (s *Store) JobListManagedBy(ctx context.Context, appID int64, source, set string) ([]Job, error) {
 	var out []Job
-	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ?", appID, set).OrderExpr("name").Scan(ctx)
-	return out, wrap(err, "listing the jobs declared in code")
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ? AND managed_source = ?", appID, set, source).
+		OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the jobs of a managed set")
+}
+
+// CalendarListManagedBy returns an app's calendars of a managed set, by
+// name.
+func (s *Store) CalendarListManagedBy(ctx context.Context, appID int64, source, set string) ([]Calendar, error) {
+	var out []Calendar
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ? AND managed_source = ?", appID, set, source).
+		OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the calendars of a managed set")
 }

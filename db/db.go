@@ -249,6 +249,33 @@ func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Store) e
 	})
 }
 
+// TxFunc runs fn in one transaction, handing it the transaction as T: the
+// caller's own small interface of the queries it runs there (which *Store
+// implements). Code that decides inside a transaction takes a TxFunc, so a
+// test can hand it a fake T and check the decisions without a database;
+// production code gets one from InTxAs.
+type TxFunc[T any] func(ctx context.Context, fn func(ctx context.Context, tx T) error) error
+
+// Transactor is what InTxAs needs: *DB, or a consumer's Store interface
+// that includes InTx.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context, tx *Store) error) error
+}
+
+// InTxAs returns d's transactions as T. *Store must implement T; a
+// consumer states it at compile time with `var _ T = (*db.Store)(nil)`.
+func InTxAs[T any](d Transactor) TxFunc[T] {
+	return func(ctx context.Context, fn func(ctx context.Context, tx T) error) error {
+		return d.InTx(ctx, func(ctx context.Context, tx *Store) error {
+			t, ok := any(tx).(T)
+			if !ok {
+				return fmt.Errorf("db.InTxAs: *db.Store does not implement %T", (*T)(nil))
+			}
+			return fn(ctx, t)
+		})
+	}
+}
+
 // InSnapshot runs fn in a read-only transaction that sees one snapshot of
 // the database throughout: a page and its total count read in it agree,
 // whatever commits meanwhile. PostgreSQL needs REPEATABLE READ for that (in
@@ -317,9 +344,11 @@ func (d *DB) migrator() (*migrate.Migrator, error) {
 	), nil
 }
 
-// migrateLockKey is the PostgreSQL advisory lock that serializes servers
-// migrating the same database at the same time.
-const migrateLockKey = 0x6a6f62776865656c // "jobwheel"
+// migrateLockKey names the PostgreSQL advisory lock that serializes servers
+// migrating the same schema at the same time; its second key is the
+// schema's name, so clusters (and test databases) in other schemas of the
+// same database migrate side by side.
+const migrateLockKey = 0x6a6f6277 // "jobw"
 
 // Migrate applies every pending migration. Several servers may call it at
 // once against one PostgreSQL: an advisory lock lets one migrate while the
@@ -344,7 +373,7 @@ func (d *DB) Migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate: beginning the lock's transaction: %w", err)
 		}
 		defer func() { _ = lock.Rollback() }()
-		if _, err := lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrateLockKey)); err != nil {
+		if _, err := lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))", int32(migrateLockKey)); err != nil {
 			return fmt.Errorf("migrate: taking the advisory lock: %w", err)
 		}
 	}

@@ -177,7 +177,22 @@ const (
 	NodeReasonTimeout         = "TIMEOUT"           // an approval was not given in time
 	NodeReasonContextTooLarge = "CONTEXT_TOO_LARGE" // what it added would take the context over its limit
 	NodeReasonExpression      = "EXPRESSION"        // its expression failed to evaluate
-	NodeReasonJobFailed       = "JOB_FAILED"        // its job instance (or one FOREACH element) failed
-	NodeReasonNestedFailed    = "NESTED_FAILED"     // its nested run did not succeed
-	NodeReasonStopped         = "STOPPED"           // stopped by a person or the API
+	// NodeReasonExpressionTimeout: its expression used its CPU budget (or
+	// its evaluation was cut short by restarts too often).
+	NodeReasonExpressionTimeout = "EXPRESSION_TIMEOUT"
+	// NodeReasonExpressionTooLarge: its expression would allocate more than
+	// its byte budget, or returned more than a node may keep.
+	NodeReasonExpressionTooLarge = "EXPRESSION_TOO_LARGE"
+	NodeReasonJobFailed          = "JOB_FAILED"    // its job instance (or one FOREACH element) failed
+	NodeReasonNestedFailed       = "NESTED_FAILED" // its nested run did not succeed
+	NodeReasonStopped            = "STOPPED"       // stopped by a person or the API
+)
+
+// Where a managed object's definition lives (jobs, workflows and calendars
+// .managed_source, with the set's name in managed_by): whoever manages it
+// overwrites a change made elsewhere, and one kind never takes over the
+// other's objects.
+const (
+	ManagedCode  = "CODE"  // declared in a worker's code (the SDK's job set)
+	ManagedFiles = "FILES" // applied from YAML files (jobwheel apply, applyConfig)
 )

@@ -131,9 +131,11 @@ type Job struct {
 	ExcludedDates []string `bun:"excluded_dates,type:json,nullzero"`
 	// Version counts the job's changes (job_versions keeps each).
 	Version int `bun:"version,notnull"`
-	// ManagedBy is the set of jobs declared in code the job belongs to
-	// (nil: made through the API).
-	ManagedBy *string `bun:"managed_by"`
+	// ManagedBy is the managed set the job belongs to (nil: made through
+	// the API or console); ManagedSource says whether the set is declared
+	// in a worker's code (ManagedCode) or applied from files (ManagedFiles).
+	ManagedBy     *string `bun:"managed_by"`
+	ManagedSource *string `bun:"managed_source"`
 	// OverlapPolicy says what a fire over MaxInstances does (CANCEL,
 	// QUEUE, REPLACE); MaxQueued bounds the fires a QUEUE job holds.
 	OverlapPolicy string `bun:"overlap_policy,notnull"`

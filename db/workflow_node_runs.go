@@ -35,13 +35,18 @@ type WorkflowNodeRun struct {
 	Output             map[string]any `bun:"output,type:json,nullzero"`
 	FailureIgnored     bool           `bun:"failure_ignored,notnull"`
 	Items              int            `bun:"items,notnull"`
-	FinishSeq          int64          `bun:"finish_seq,notnull"`
-	DecidedBy          *string        `bun:"decided_by"`
-	Comment            string         `bun:"comment,notnull"`
-	Deadline           *time.Time     `bun:"deadline"`
-	StartedAt          *time.Time     `bun:"started_at"`
-	FinishedAt         *time.Time     `bun:"finished_at"`
-	UpdatedAt          time.Time      `bun:"updated_at,notnull"`
+	// Attempts counts the evaluations of a DECISION's or FOREACH's
+	// expression begun for this generation: one is recorded before each,
+	// so an evaluation that never finishes (the server stops during it)
+	// is not begun again without end.
+	Attempts   int        `bun:"attempts,notnull"`
+	FinishSeq  int64      `bun:"finish_seq,notnull"`
+	DecidedBy  *string    `bun:"decided_by"`
+	Comment    string     `bun:"comment,notnull"`
+	Deadline   *time.Time `bun:"deadline"`
+	StartedAt  *time.Time `bun:"started_at"`
+	FinishedAt *time.Time `bun:"finished_at"`
+	UpdatedAt  time.Time  `bun:"updated_at,notnull"`
 }
 
 // WorkflowNodeRunCreateMany inserts an instance's node rows.
@@ -97,6 +102,7 @@ type WorkflowNodeRunTransition struct {
 	InstanceID     *int64
 	ChildID        *int64
 	Items          *int
+	Attempts       *int
 	FailureIgnored *bool
 	FinishSeq      *int64
 	DecidedBy      *string
@@ -117,7 +123,7 @@ func (s *Store) WorkflowNodeRunTransition(ctx context.Context, t WorkflowNodeRun
 		Set("status = ?", t.To).Set("updated_at = ?", Now())
 	if t.Reset {
 		q = q.Set("result = ''").Set("output = NULL").Set("message = ''").Set("reason = ''").
-			Set("instance_id = NULL").Set("child_instance_id = NULL").Set("items = 0").Set("failure_ignored = ?", false).
+			Set("instance_id = NULL").Set("child_instance_id = NULL").Set("items = 0").Set("attempts = 0").Set("failure_ignored = ?", false).
 			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").
 			Set("started_at = NULL").Set("finished_at = NULL")
 	}
@@ -147,6 +153,9 @@ func (s *Store) WorkflowNodeRunTransition(ctx context.Context, t WorkflowNodeRun
 	}
 	if t.Items != nil {
 		set("items", *t.Items)
+	}
+	if t.Attempts != nil {
+		set("attempts", *t.Attempts)
 	}
 	if t.FailureIgnored != nil {
 		set("failure_ignored", *t.FailureIgnored)

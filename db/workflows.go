@@ -31,8 +31,12 @@ type Workflow struct {
 	Alarm         Alarm      `bun:"alarm,notnull,type:json"`
 	Version       int        `bun:"version,notnull"`
 	NextTriggerAt *time.Time `bun:"next_trigger_at"`
-	CreatedAt     time.Time  `bun:"created_at,notnull"`
-	UpdatedAt     time.Time  `bun:"updated_at,notnull"`
+	// ManagedBy is the file set the workflow belongs to (nil: made through
+	// the API or console); ManagedSource is then ManagedFiles.
+	ManagedBy     *string   `bun:"managed_by"`
+	ManagedSource *string   `bun:"managed_source"`
+	CreatedAt     time.Time `bun:"created_at,notnull"`
+	UpdatedAt     time.Time `bun:"updated_at,notnull"`
 }
 
 // WorkflowGraph is a workflow's nodes and edges.
@@ -166,7 +170,8 @@ func (s *Store) WorkflowUpdate(ctx context.Context, w *Workflow, fromVersion int
 	w.UpdatedAt, w.Version = now, fromVersion+1
 	res, err := s.idb.NewUpdate().Model(w).
 		Column("name", "description", "enabled", "schedule_type", "schedule_expression", "time_zone", "max_instances",
-			"overlap_policy", "misfire_policy", "fail_fast", "graph", "alarm", "version", "next_trigger_at", "updated_at").
+			"overlap_policy", "misfire_policy", "fail_fast", "graph", "alarm", "version", "next_trigger_at", "updated_at",
+			"managed_by", "managed_source").
 		WherePK().Where("version = ?", fromVersion).Exec(ctx)
 	if err != nil {
 		return wrap(err, "saving workflow")
@@ -343,4 +348,13 @@ func (s *Store) WorkflowVersionListByWorkflows(ctx context.Context, workflowIDs 
 	err := s.idb.NewSelect().Model(&out).Where("workflow_id IN (?)", bun.List(workflowIDs)).
 		OrderExpr("workflow_id, version DESC").Scan(ctx)
 	return out, wrap(err, "listing workflow versions")
+}
+
+// WorkflowListManagedBy returns an app's workflows of a managed set, by
+// name.
+func (s *Store) WorkflowListManagedBy(ctx context.Context, appID int64, source, set string) ([]Workflow, error) {
+	var out []Workflow
+	err := s.idb.NewSelect().Model(&out).Where("app_id = ? AND managed_by = ? AND managed_source = ?", appID, set, source).
+		OrderExpr("name").Scan(ctx)
+	return out, wrap(err, "listing the workflows of a managed set")
 }

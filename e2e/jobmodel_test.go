@@ -72,8 +72,9 @@ func TestRunJobIdempotent(t *testing.T) {
 }
 
 // TestJobsDeclaredInCode: with each worker SDK — the agent (Go: its
-// JOBWHEEL_JOBS_FILE, read into worker.Config.Jobs) and the Python SDK's
-// example worker (the same file, read into Worker(job_set=, jobs=)) — a
+// JOBWHEEL_JOBS_FILE, read into worker.Config.Jobs), the Python SDK's
+// example worker (the same file, read into Worker(job_set=, jobs=)) and the
+// Java SDK's (the same file, read by JobsFile.read into WorkerConfig) — a
 // job declared in code appears on connect, managed by its set; connecting
 // again with a change updates it (a new CODE version by the worker); a
 // declaration the server refuses fails the handshake with BAD_FRAME naming
@@ -90,6 +91,9 @@ func TestJobsDeclaredInCode(t *testing.T) {
 		{"go", func(t *testing.T, opts harness.AgentOptions) *harness.Process { return harness.StartAgent(t, opts) }},
 		{"python", func(t *testing.T, opts harness.AgentOptions) *harness.Process {
 			return harness.StartPythonWorker(t, opts)
+		}},
+		{"java", func(t *testing.T, opts harness.AgentOptions) *harness.Process {
+			return harness.StartJavaWorker(t, opts)
 		}},
 	} {
 		t.Run(sdk.name, func(t *testing.T) {

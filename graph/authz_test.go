@@ -272,6 +272,11 @@ func matrixRows() []matrixRow {
 				out.ExportWorkflow["name"] = w.name("imported")
 				return map[string]any{"def": out.ExportWorkflow}
 			}},
+		{op: "applyConfig", query: `mutation($n: String!) { applyConfig(input: {set: "matrix", apps: ["alpha"],
+			jobs: [{app: "alpha", name: $n, scheduleType: API, processorType: SHELL, processor: "true"}]}) { applied } }`,
+			need: needEditor, hidden: CodeBadInput, vars: func(_ *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
+				return map[string]any{"n": w.name("applied")}
+			}},
 		{op: "runWorkflow", query: `mutation($id: ID!) { runWorkflow(id: $id, delayMs: 3600000) { id } }`, need: needEditor, vars: wf},
 		{op: "stopWorkflowInstance", query: `mutation($id: ID!) { stopWorkflowInstance(id: $id) { id } }`, need: needEditor, vars: run},
 		{op: "retryWorkflowInstance", query: `mutation($id: ID!) { retryWorkflowInstance(id: $id) { id } }`, need: needEditor, vars: run},

@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/apply"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
@@ -30,8 +31,10 @@ type Services struct {
 	Cluster   *cluster.Registry
 	Jobs      *jobs.Service
 	Workflows *workflows.Service
-	Logs      *logs.Service
-	Live      *live.Feeds
+	// Apply applies managed sets of configuration files (applyConfig).
+	Apply *apply.Service
+	Logs  *logs.Service
+	Live  *live.Feeds
 	// Audit records every mutation; nil: none are.
 	Audit *audit.Service
 	// Alarms sends test alarms and reads alarm histories.
@@ -53,6 +56,7 @@ type Resolver struct {
 	cluster   *cluster.Registry
 	jobs      *jobs.Service
 	workflows *workflows.Service
+	applier   *apply.Service
 	logs      *logs.Service
 	live      *live.Feeds
 	audit     *audit.Service
@@ -68,7 +72,7 @@ type Resolver struct {
 
 // NewResolver returns the root resolver over s.
 func NewResolver(s Services) *Resolver {
-	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, logs: s.Logs, live: s.Live, audit: s.Audit, alarms: s.Alarms, log: s.Log,
+	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, applier: s.Apply, logs: s.Logs, live: s.Live, audit: s.Audit, alarms: s.Alarms, log: s.Log,
 		clock: clock.OrSystem(s.Clock), ssoName: s.SSOName, traceURL: s.TraceURL}
 }
 

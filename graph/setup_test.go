@@ -18,6 +18,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/apply"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
@@ -42,6 +43,7 @@ type testAPI struct {
 	auth    *auth.Service
 	apps    *apps.Service
 	logs    *logs.Service
+	jobs    *jobs.Service
 	// ops records the workflow run operations the API hands on.
 	ops *recordedOps
 }
@@ -105,7 +107,8 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	}
 	h := NewHandler(HandlerConfig{
 		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Cluster: cluster.New(cluster.Config{ID: "test"}, d, log), Jobs: jobSvc,
-			Workflows: wfSvc, Logs: logSvc, Live: hub, Alarms: alarms, Audit: audit.New(d, authSvc, appSvc, log, nil), Log: log}),
+			Workflows: wfSvc, Logs: logSvc, Live: hub,
+			Apply: apply.New(apply.Deps{Store: d, Apps: appSvc, Jobs: jobSvc, Workflows: wfSvc, Notifier: hub.Jobs(nopOwner{})}), Alarms: alarms, Audit: audit.New(d, authSvc, appSvc, log, nil), Log: log}),
 		Log: log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
 		AuthChanges:    func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 		RecheckEvery:   opts.recheckEvery,
@@ -116,7 +119,7 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	mux.Handle("/graphql", h)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &testAPI{handler: h, db: d, srv: srv, url: srv.URL + "/graphql", live: hub, auth: authSvc, apps: appSvc, logs: logSvc, ops: ops}
+	return &testAPI{handler: h, db: d, srv: srv, url: srv.URL + "/graphql", live: hub, auth: authSvc, apps: appSvc, logs: logSvc, jobs: jobSvc, ops: ops}
 }
 
 // gqlError is one error of a response.

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gammazero/deque"
+
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -41,11 +43,11 @@ type outbox struct {
 	mu       sync.Mutex
 	room     *sync.Cond // signalled when reports leave the queue or the outbox closes
 	seq      int64      // the last log line sequence number given out
-	logs     fifo[protocol.LogLine]
+	logs     deque.Deque[protocol.LogLine]
 	dropped  map[int64]int64 // instance id → lines dropped, not yet told to the server
-	reports  fifo[reportItem]
-	maps     fifo[*mapChunk]
-	pages    fifo[*pageRequest]
+	reports  deque.Deque[reportItem]
+	maps     deque.Deque[*mapChunk]
+	pages    deque.Deque[*pageRequest]
 	inflight map[int64]*message // by frame id, on the current connection
 	// holdUntil delays logs and reports after the server refused some:
 	// they are sent again then (docs/protocol.md §6.3).
@@ -193,10 +195,10 @@ func (o *outbox) addLog(l protocol.LogLine) {
 	}
 	o.seq++
 	l.Seq = o.seq
-	for o.logs.len() >= o.maxLogs {
+	for o.logs.Len() >= o.maxLogs {
 		o.dropOldestLocked()
 	}
-	o.logs.push(l)
+	o.logs.PushBack(l)
 	urgent := o.urgentLocked()
 	o.mu.Unlock()
 	if urgent {
@@ -205,7 +207,7 @@ func (o *outbox) addLog(l protocol.LogLine) {
 }
 
 func (o *outbox) dropOldestLocked() {
-	old := o.logs.pop()
+	old := o.logs.PopFront()
 	o.dropped[old.InstanceID]++
 }
 
@@ -217,14 +219,14 @@ func (o *outbox) addReport(r protocol.TaskReport, wfBytes int) error {
 	if r.Status != protocol.TaskRunning {
 		item.logMark = o.seq
 	}
-	for !o.closed && o.reports.len() >= o.maxReports {
+	for !o.closed && o.reports.Len() >= o.maxReports {
 		o.room.Wait()
 	}
 	if o.closed {
 		o.mu.Unlock()
 		return errOutboxClosed
 	}
-	o.reports.push(item)
+	o.reports.PushBack(item)
 	final := r.Status != protocol.TaskRunning
 	if final {
 		o.finals[r.TaskID]++
@@ -282,7 +284,7 @@ func (o *outbox) addMap(chunks []*mapChunk) error {
 		return errOutboxClosed
 	}
 	for _, c := range chunks {
-		o.maps.push(c)
+		o.maps.PushBack(c)
 	}
 	o.mu.Unlock()
 	o.poke()
@@ -297,7 +299,7 @@ func (o *outbox) addPage(p *pageRequest) error {
 		o.mu.Unlock()
 		return errOutboxClosed
 	}
-	o.pages.push(p)
+	o.pages.PushBack(p)
 	o.mu.Unlock()
 	o.poke()
 	return nil
@@ -308,7 +310,7 @@ func (o *outbox) abandonPage(p *pageRequest) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	p.abandoned = true
-	o.pages.deleteFunc(func(q *pageRequest) bool { return q.abandoned })
+	deleteFunc(&o.pages, func(q *pageRequest) bool { return q.abandoned })
 }
 
 // abandon marks chunks whose caller stopped waiting: queued ones are never
@@ -319,18 +321,18 @@ func (o *outbox) abandon(chunks []*mapChunk) {
 	for _, c := range chunks {
 		c.abandoned = true
 	}
-	o.maps.deleteFunc(func(c *mapChunk) bool { return c.abandoned })
+	deleteFunc(&o.maps, func(c *mapChunk) bool { return c.abandoned })
 }
 
 func (o *outbox) urgentLocked() bool {
-	return o.maps.len() > 0 || o.pages.len() > 0 || o.logs.len() >= o.urgent || o.reports.len() >= o.urgent
+	return o.maps.Len() > 0 || o.pages.Len() > 0 || o.logs.Len() >= o.urgent || o.reports.Len() >= o.urgent
 }
 
 // pending reports whether anything is queued or unacknowledged.
 func (o *outbox) pending() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.logs.len() > 0 || o.reports.len() > 0 || o.maps.len() > 0 || o.pages.len() > 0 ||
+	return o.logs.Len() > 0 || o.reports.Len() > 0 || o.maps.Len() > 0 || o.pages.Len() > 0 ||
 		len(o.inflight) > 0 || len(o.dropped) > 0
 }
 
@@ -360,41 +362,41 @@ func (o *outbox) take(nextID func() int64) []*message {
 }
 
 func (o *outbox) nextLocked() *message {
-	for o.maps.len() > 0 {
-		if c := o.maps.pop(); !c.abandoned {
+	for o.maps.Len() > 0 {
+		if c := o.maps.PopFront(); !c.abandoned {
 			return &message{typ: protocol.TypeMap, chunk: c}
 		}
 	}
-	for o.pages.len() > 0 {
-		if p := o.pages.pop(); !p.abandoned {
+	for o.pages.Len() > 0 {
+		if p := o.pages.PopFront(); !p.abandoned {
 			return &message{typ: protocol.TypeResults, page: p}
 		}
 	}
 	if o.now().Before(o.holdUntil) {
 		return nil // the server refused some lately: give it a moment
 	}
-	if o.logs.len() > 0 || len(o.dropped) > 0 {
+	if o.logs.Len() > 0 || len(o.dropped) > 0 {
 		m := &message{typ: protocol.TypeLogs}
 		size := 0
-		for o.logs.len() > 0 && len(m.lines) < protocol.MaxBatch {
-			s := logSize(o.logs.peek())
+		for o.logs.Len() > 0 && len(m.lines) < protocol.MaxBatch {
+			s := logSize(o.logs.Front())
 			if len(m.lines) > 0 && size+s > o.batchBytes {
 				break
 			}
 			size += s
-			m.lines = append(m.lines, o.logs.pop())
+			m.lines = append(m.lines, o.logs.PopFront())
 		}
 		if len(o.dropped) > 0 {
 			m.dropped, o.dropped = o.dropped, map[int64]int64{}
 		}
 		return m
 	}
-	if o.reports.len() > 0 {
+	if o.reports.Len() > 0 {
 		m := &message{typ: protocol.TypeReport}
 		size := 0
 		unacked := o.firstUnackedLogLocked()
-		for o.reports.len() > 0 && len(m.reports) < protocol.MaxBatch {
-			next := o.reports.peek()
+		for o.reports.Len() > 0 && len(m.reports) < protocol.MaxBatch {
+			next := o.reports.Front()
 			if next.logMark > 0 && unacked > 0 && next.logMark >= unacked {
 				break // its lines are not all stored yet
 			}
@@ -403,7 +405,7 @@ func (o *outbox) nextLocked() *message {
 				break
 			}
 			size += s
-			m.reports = append(m.reports, o.reports.pop())
+			m.reports = append(m.reports, o.reports.PopFront())
 		}
 		if len(m.reports) > 0 {
 			return m
@@ -416,8 +418,8 @@ func (o *outbox) nextLocked() *message {
 // flight, 0 if none.
 func (o *outbox) firstUnackedLogLocked() int64 {
 	first := int64(0)
-	if o.logs.len() > 0 {
-		first = o.logs.peek().Seq
+	if o.logs.Len() > 0 {
+		first = o.logs.Front().Seq
 	}
 	for _, m := range o.inflight {
 		if m.typ == protocol.TypeLogs && len(m.lines) > 0 && (first == 0 || m.lines[0].Seq < first) {
@@ -445,7 +447,7 @@ func (o *outbox) ack(id int64, a *protocol.Ack) {
 	case ok:
 		o.settledLocked(m)
 	}
-	urgent := o.urgentLocked() || (ok && m.typ == protocol.TypeLogs && o.reports.len() > 0)
+	urgent := o.urgentLocked() || (ok && m.typ == protocol.TypeLogs && o.reports.Len() > 0)
 	o.mu.Unlock()
 	if !ok {
 		return // an ack for something else (or a duplicate)
@@ -543,11 +545,11 @@ func (o *outbox) requeueLocked(msgs []*message) {
 			o.dropped[inst] += n
 		}
 	}
-	o.logs.prepend(lines)
-	o.reports.prepend(reports)
-	o.maps.prepend(chunks)
-	o.pages.prepend(pages)
-	for o.logs.len() > o.maxLogs {
+	prepend(&o.logs, lines)
+	prepend(&o.reports, reports)
+	prepend(&o.maps, chunks)
+	prepend(&o.pages, pages)
+	for o.logs.Len() > o.maxLogs {
 		o.dropOldestLocked()
 	}
 }
@@ -558,54 +560,29 @@ func (o *outbox) close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.closed = true
-	for o.maps.len() > 0 {
-		o.maps.pop().settle(errOutboxClosed)
+	for o.maps.Len() > 0 {
+		o.maps.PopFront().settle(errOutboxClosed)
 	}
-	for o.pages.len() > 0 {
-		o.pages.pop().settle(pageAnswer{err: errOutboxClosed})
+	for o.pages.Len() > 0 {
+		o.pages.PopFront().settle(pageAnswer{err: errOutboxClosed})
 	}
 	o.room.Broadcast()
 }
 
-// fifo is a slice-backed queue.
-type fifo[T any] struct {
-	items []T
-	head  int
-}
-
-func (q *fifo[T]) len() int { return len(q.items) - q.head }
-func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
-func (q *fifo[T]) peek() T  { return q.items[q.head] }
-func (q *fifo[T]) pop() T {
-	v := q.items[q.head]
-	var zero T
-	q.items[q.head] = zero
-	q.head++
-	switch {
-	case q.head == len(q.items):
-		q.items, q.head = q.items[:0], 0
-	case q.head >= 1024 && 2*q.head >= len(q.items):
-		// Compact so the array does not grow behind a moving head.
-		n := copy(q.items, q.items[q.head:])
-		clear(q.items[n:])
-		q.items, q.head = q.items[:n], 0
+// prepend puts vs, in order, before q's items.
+func prepend[T any](q *deque.Deque[T], vs []T) {
+	for i := len(vs) - 1; i >= 0; i-- {
+		q.PushFront(vs[i])
 	}
-	return v
 }
 
-// prepend puts vs, in order, before the queued items.
-func (q *fifo[T]) prepend(vs []T) {
-	if len(vs) == 0 {
-		return
+// deleteFunc removes q's items for which del is true, keeping the order.
+func deleteFunc[T any](q *deque.Deque[T], del func(T) bool) {
+	for range q.Len() {
+		if v := q.PopFront(); !del(v) {
+			q.PushBack(v)
+		}
 	}
-	items := make([]T, 0, len(vs)+q.len())
-	items = append(append(items, vs...), q.items[q.head:]...)
-	q.items, q.head = items, 0
-}
-
-func (q *fifo[T]) deleteFunc(del func(T) bool) {
-	q.items = slices.DeleteFunc(q.items[q.head:], del)
-	q.head = 0
 }
 
 // jsonLen is an upper bound of the length of s encoded as a JSON string

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/jobwheel/jobwheel/internal/javaworker"
 )
 
 // AgentOptions configure a standalone agent process.
@@ -89,6 +91,42 @@ func StartPythonWorker(tb TB, opts AgentOptions) *Process {
 		env = append(env, "JOBWHEEL_WORKER_SLOTS="+itoa(opts.Slots))
 	}
 	p := startProcess(tb, "python worker", python, []string{filepath.Join(root, "worker", "python", "examples", "worker.py")}, env, tb.TempDir())
+	tb.Cleanup(func() {
+		if !p.Exited() {
+			_ = p.Stop(StopTimeout)
+		}
+	})
+	return p
+}
+
+// StartJavaWorker starts the Java SDK's example worker
+// (worker/java/examples: io.jobwheel.examples.ExampleWorker, its jar built
+// with Maven once unless it is up to date) with the agent's settings; it is
+// stopped (SIGTERM) when the test ends if it is still running.
+func StartJavaWorker(tb TB, opts AgentOptions) *Process {
+	tb.Helper()
+	cmd, err := javaworker.Command(javaworker.ExampleMain)
+	if err != nil {
+		tb.Fatalf("%v", err)
+	}
+	env := append([]string{
+		"JOBWHEEL_SERVERS=" + strings.Join(opts.Servers, ","),
+		"JOBWHEEL_APP=" + opts.App,
+		"JOBWHEEL_APP_SECRET=" + opts.Secret,
+		"JOBWHEEL_WORKER_TAGS=" + strings.Join(opts.Tags, ","),
+		"JOBWHEEL_LOG_LEVEL=debug",
+	}, opts.Env...)
+	if opts.Name != "" {
+		env = append(env, "JOBWHEEL_WORKER_NAME="+opts.Name)
+	}
+	if opts.Slots > 0 {
+		env = append(env, "JOBWHEEL_WORKER_SLOTS="+itoa(opts.Slots))
+	}
+	name := "java worker"
+	if opts.Name != "" {
+		name = "java worker " + opts.Name
+	}
+	p := startProcess(tb, name, cmd[0], cmd[1:], env, tb.TempDir())
 	tb.Cleanup(func() {
 		if !p.Exited() {
 			_ = p.Stop(StopTimeout)

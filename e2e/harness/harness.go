@@ -36,7 +36,10 @@ type TB interface {
 type Binaries struct {
 	Server string
 	Agent  string
-	Dir    string
+	// CLI is the command-line tool (cmd/jobwheel); with JOBWHEEL_E2E_BIN,
+	// the directory's jobwheel if it has one, else "".
+	CLI string
+	Dir string
 }
 
 var (
@@ -69,7 +72,7 @@ func RepoRoot() (string, error) {
 // with the current ones.
 const BinEnv = "JOBWHEEL_E2E_BIN"
 
-// Build compiles the server (and the agent, once it exists) once per
+// Build compiles the server, the agent and the command-line tool once per
 // process into a temporary directory. The server embeds whatever
 // frontend/dist holds, so build the console first for browser tests. With
 // JOBWHEEL_E2E_BIN set, it builds nothing and returns that directory's
@@ -91,8 +94,9 @@ func Build(tb TB) Binaries {
 			buildErr = err
 			return
 		}
-		built = Binaries{Dir: dir, Server: filepath.Join(dir, "jobwheel-server"), Agent: filepath.Join(dir, "jobwheel-agent")}
-		for pkg, out := range map[string]string{"./cmd/jobwheel-server": built.Server, "./cmd/jobwheel-agent": built.Agent} {
+		built = Binaries{Dir: dir, Server: filepath.Join(dir, "jobwheel-server"), Agent: filepath.Join(dir, "jobwheel-agent"),
+			CLI: filepath.Join(dir, "jobwheel")}
+		for pkg, out := range map[string]string{"./cmd/jobwheel-server": built.Server, "./cmd/jobwheel-agent": built.Agent, "./cmd/jobwheel": built.CLI} {
 			if _, err := os.Stat(filepath.Join(root, pkg)); err != nil {
 				continue
 			}
@@ -125,6 +129,10 @@ func prebuilt(dir string) (Binaries, error) {
 		if st.IsDir() || st.Mode()&0o111 == 0 {
 			return Binaries{}, fmt.Errorf("%s=%q: %s is not an executable file", BinEnv, dir, f)
 		}
+	}
+	// The command-line tool is optional: older commits' builds lack it.
+	if st, err := os.Stat(filepath.Join(abs, "jobwheel")); err == nil && !st.IsDir() {
+		b.CLI = filepath.Join(abs, "jobwheel")
 	}
 	return b, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/model"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/apply"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
 	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -214,14 +215,29 @@ type ComplexityRoot struct {
 	}
 
 	Calendar struct {
-		App         func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Dates       func(childComplexity int) int
-		Description func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Jobs        func(childComplexity int) int
-		Name        func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
+		App           func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		Dates         func(childComplexity int) int
+		Description   func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Jobs          func(childComplexity int) int
+		ManagedBy     func(childComplexity int) int
+		ManagedSource func(childComplexity int) int
+		Name          func(childComplexity int) int
+		UpdatedAt     func(childComplexity int) int
+	}
+
+	ConfigChange struct {
+		Action func(childComplexity int) int
+		App    func(childComplexity int) int
+		Fields func(childComplexity int) int
+		Kind   func(childComplexity int) int
+		Name   func(childComplexity int) int
+	}
+
+	ConfigResult struct {
+		Applied func(childComplexity int) int
+		Changes func(childComplexity int) int
 	}
 
 	Instance struct {
@@ -288,6 +304,7 @@ type ComplexityRoot struct {
 		LastRun            func(childComplexity int) int
 		Lifecycle          func(childComplexity int) int
 		ManagedBy          func(childComplexity int) int
+		ManagedSource      func(childComplexity int) int
 		MaxInstances       func(childComplexity int) int
 		MaxQueued          func(childComplexity int) int
 		MisfirePolicy      func(childComplexity int) int
@@ -383,6 +400,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		ApplyConfig               func(childComplexity int, input model.ConfigInput, dryRun *bool) int
 		ApproveWorkflowNode       func(childComplexity int, workflowInstanceID string, node string, approve bool, comment *string) int
 		ChangePassword            func(childComplexity int, oldPassword string, newPassword string) int
 		CreateAPIToken            func(childComplexity int, name string, app *string, role *model.AppRole) int
@@ -605,6 +623,8 @@ type ComplexityRoot struct {
 		FailFast           func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		LastRun            func(childComplexity int) int
+		ManagedBy          func(childComplexity int) int
+		ManagedSource      func(childComplexity int) int
 		MaxInstances       func(childComplexity int) int
 		MisfirePolicy      func(childComplexity int) int
 		Name               func(childComplexity int) int
@@ -830,6 +850,7 @@ type MutationResolver interface {
 	CreateCalendar(ctx context.Context, input model.CalendarInput) (*db.Calendar, error)
 	UpdateCalendar(ctx context.Context, id string, input model.CalendarInput) (*db.Calendar, error)
 	DeleteCalendar(ctx context.Context, id string) (bool, error)
+	ApplyConfig(ctx context.Context, input model.ConfigInput, dryRun *bool) (*apply.Result, error)
 	StopInstance(ctx context.Context, id string) (*db.Instance, error)
 	RetryInstance(ctx context.Context, id string) (*db.Instance, error)
 	CreateJob(ctx context.Context, input model.JobInput) (*db.Job, error)
@@ -1577,6 +1598,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Calendar.Jobs(childComplexity), true
+	case "Calendar.managedBy":
+		if e.ComplexityRoot.Calendar.ManagedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.ManagedBy(childComplexity), true
+	case "Calendar.managedSource":
+		if e.ComplexityRoot.Calendar.ManagedSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.ManagedSource(childComplexity), true
 	case "Calendar.name":
 		if e.ComplexityRoot.Calendar.Name == nil {
 			break
@@ -1589,6 +1622,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Calendar.UpdatedAt(childComplexity), true
+
+	case "ConfigChange.action":
+		if e.ComplexityRoot.ConfigChange.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigChange.Action(childComplexity), true
+	case "ConfigChange.app":
+		if e.ComplexityRoot.ConfigChange.App == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigChange.App(childComplexity), true
+	case "ConfigChange.fields":
+		if e.ComplexityRoot.ConfigChange.Fields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigChange.Fields(childComplexity), true
+	case "ConfigChange.kind":
+		if e.ComplexityRoot.ConfigChange.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigChange.Kind(childComplexity), true
+	case "ConfigChange.name":
+		if e.ComplexityRoot.ConfigChange.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigChange.Name(childComplexity), true
+
+	case "ConfigResult.applied":
+		if e.ComplexityRoot.ConfigResult.Applied == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigResult.Applied(childComplexity), true
+	case "ConfigResult.changes":
+		if e.ComplexityRoot.ConfigResult.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigResult.Changes(childComplexity), true
 
 	case "Instance.actualTriggerTime":
 		if e.ComplexityRoot.Instance.ActualTriggerAt == nil {
@@ -1920,6 +1997,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.ManagedBy(childComplexity), true
+	case "Job.managedSource":
+		if e.ComplexityRoot.Job.ManagedSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ManagedSource(childComplexity), true
 	case "Job.maxInstances":
 		if e.ComplexityRoot.Job.MaxInstances == nil {
 			break
@@ -2318,6 +2401,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LogPage.Lines(childComplexity), true
 
+	case "Mutation.applyConfig":
+		if e.ComplexityRoot.Mutation.ApplyConfig == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_applyConfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApplyConfig(childComplexity, args["input"].(model.ConfigInput), args["dryRun"].(*bool)), true
 	case "Mutation.approveWorkflowNode":
 		if e.ComplexityRoot.Mutation.ApproveWorkflowNode == nil {
 			break
@@ -3569,6 +3663,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Workflow.LastRun(childComplexity), true
+	case "Workflow.managedBy":
+		if e.ComplexityRoot.Workflow.ManagedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.ManagedBy(childComplexity), true
+	case "Workflow.managedSource":
+		if e.ComplexityRoot.Workflow.ManagedSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.ManagedSource(childComplexity), true
 	case "Workflow.maxInstances":
 		if e.ComplexityRoot.Workflow.MaxInstances == nil {
 			break
@@ -4090,6 +4196,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAlarmInput,
 		ec.unmarshalInputAlarmRuleInput,
 		ec.unmarshalInputCalendarInput,
+		ec.unmarshalInputConfigInput,
 		ec.unmarshalInputJobInput,
 		ec.unmarshalInputLifecycleInput,
 		ec.unmarshalInputScheduleWindowInput,
@@ -4606,6 +4713,129 @@ extend type Mutation {
   updateCalendar(id: ID!, input: CalendarInput!): Calendar!
   "Deletes a calendar; CONFLICT while jobs reference it."
   deleteCalendar(id: ID!): Boolean!
+}
+`, BuiltIn: false},
+	{Name: "../schema/config.graphqls", Input: `"""
+Who keeps an object's definition: a managed object is overwritten by the
+next declaration or apply of its set, so a change made elsewhere (the
+console, updateJob) does not last.
+"""
+enum ManagedSource {
+  "Declared in a worker's code (the SDK's job set): its workers create, update and disable it on every connect."
+  CODE
+  """
+  Applied from YAML files (` + "`" + `jobwheel apply` + "`" + `, applyConfig): the next apply of
+  its set overwrites it, and an apply with prune deletes it once the set no
+  longer declares it.
+  """
+  FILES
+}
+
+extend type Job {
+  "Whether managedBy's set is declared in code or applied from files; null: not managed."
+  managedSource: ManagedSource
+}
+
+extend type Workflow {
+  "The file set the workflow belongs to (applyConfig); null: made through the API or console."
+  managedBy: String
+  "FILES when managedBy is set; null otherwise."
+  managedSource: ManagedSource
+}
+
+extend type Calendar {
+  "The file set the calendar belongs to (applyConfig); null: made through the API or console."
+  managedBy: String
+  "FILES when managedBy is set; null otherwise."
+  managedSource: ManagedSource
+}
+
+extend input WorkflowNodeInput {
+  "JOB and FOREACH: the job by name, in place of jobId (names mean the same in every environment)."
+  job: String
+  "NESTED: the workflow by name, in place of workflowId."
+  workflow: String
+}
+
+"""
+A managed set of apps' calendars, jobs and workflows, as configuration
+files declare them (docs/config-as-code.md). Objects are named by app and
+name; workflow nodes name their jobs and nested workflows (` + "`" + `job` + "`" + `,
+` + "`" + `workflow` + "`" + `), which may be among these.
+"""
+input ConfigInput {
+  "The file set: 1 to 128 characters, one line, e.g. the name of the directory the files are in."
+  set: String!
+  "The apps the set covers: every object's app is one of them, and prune looks in each."
+  apps: [String!]!
+  "Calendars, applied first (jobs name them)."
+  calendars: [CalendarInput!]
+  "Jobs, applied next."
+  jobs: [JobInput!]
+  "Workflows, applied last (one nesting another after it). An omitted alarm is none."
+  workflows: [WorkflowInput!]
+  "Delete the set's objects in these apps that this input no longer declares."
+  prune: Boolean = false
+  "Take over objects of these names that another file set manages (objects declared in code are never taken over)."
+  adopt: Boolean = false
+}
+
+"A kind of object a managed set holds."
+enum ConfigKind {
+  "A calendar."
+  CALENDAR
+  "A job."
+  JOB
+  "A workflow."
+  WORKFLOW
+}
+
+"What applying a managed set does to one object."
+enum ConfigAction {
+  "It is new: created, managed by the set."
+  CREATE
+  "It differs (see fields), or joins the set (managedBy): saved as its next version."
+  UPDATE
+  "It is as declared: not written."
+  UNCHANGED
+  "The set no longer declares it: deleted (prune)."
+  DELETE
+}
+
+"What applying a managed set does to one object."
+type ConfigChange {
+  "The kind of object."
+  kind: ConfigKind!
+  "Its app."
+  app: String!
+  "Its name."
+  name: String!
+  "What is done to it."
+  action: ConfigAction!
+  "For an UPDATE, the fields that change (the input's names; managedBy when it joins the set)."
+  fields: [String!]!
+}
+
+"The outcome of applyConfig."
+type ConfigResult {
+  "Whether the changes were made: false for a dry run."
+  applied: Boolean!
+  "One per object given (calendars, jobs, workflows, each in the order given), then the deletions of prune."
+  changes: [ConfigChange!]!
+}
+
+extend type Mutation {
+  """
+  Applies a managed set in one transaction (EDITOR on each of its apps):
+  creates what is new, updates what differs, leaves the rest alone, marks
+  each object as managed by the set and, with prune, deletes the set's
+  objects no longer declared. All or nothing: an error (BAD_INPUT naming
+  the field, e.g. ` + "`" + `jobs[3].scheduleExpression` + "`" + `; CONFLICT for an object in
+  use that prune would delete) changes nothing. An object declared in
+  code is refused, and so is one another file set manages unless ` + "`" + `adopt` + "`" + `.
+  With ` + "`" + `dryRun` + "`" + `, nothing changes and the result says what would.
+  """
+  applyConfig(input: ConfigInput!, dryRun: Boolean = false): ConfigResult!
 }
 `, BuiltIn: false},
 	{Name: "../schema/instance.graphqls", Input: `"Where an instance is in its life."
@@ -6465,8 +6695,38 @@ func (ec *executionContext) childFields_Calendar(ctx context.Context, field grap
 		return ec.fieldContext_Calendar_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Calendar_updatedAt(ctx, field)
+	case "managedBy":
+		return ec.fieldContext_Calendar_managedBy(ctx, field)
+	case "managedSource":
+		return ec.fieldContext_Calendar_managedSource(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Calendar", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ConfigChange_kind(ctx, field)
+	case "app":
+		return ec.fieldContext_ConfigChange_app(ctx, field)
+	case "name":
+		return ec.fieldContext_ConfigChange_name(ctx, field)
+	case "action":
+		return ec.fieldContext_ConfigChange_action(ctx, field)
+	case "fields":
+		return ec.fieldContext_ConfigChange_fields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigChange", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "applied":
+		return ec.fieldContext_ConfigResult_applied(ctx, field)
+	case "changes":
+		return ec.fieldContext_ConfigResult_changes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Instance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6633,6 +6893,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_updatedAt(ctx, field)
 	case "alarmHistory":
 		return ec.fieldContext_Job_alarmHistory(ctx, field)
+	case "managedSource":
+		return ec.fieldContext_Job_managedSource(ctx, field)
 	case "overlapPolicy":
 		return ec.fieldContext_Job_overlapPolicy(ctx, field)
 	case "maxQueued":
@@ -7113,6 +7375,10 @@ func (ec *executionContext) childFields_Workflow(ctx context.Context, field grap
 		return ec.fieldContext_Workflow_alarm(ctx, field)
 	case "alarmHistory":
 		return ec.fieldContext_Workflow_alarmHistory(ctx, field)
+	case "managedBy":
+		return ec.fieldContext_Workflow_managedBy(ctx, field)
+	case "managedSource":
+		return ec.fieldContext_Workflow_managedSource(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Workflow", field.Name)
 }
@@ -7590,6 +7856,28 @@ func (ec *executionContext) field_Job_versions_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_applyConfig_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ConfigInput, error) {
+			return ec.unmarshalNConfigInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
 	return args, nil
 }
 
@@ -11417,6 +11705,222 @@ func (ec *executionContext) fieldContext_Calendar_updatedAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Calendar_managedBy(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_managedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManagedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_managedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Calendar_managedSource(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_managedSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManagedSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOManagedSource2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_managedSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type ManagedSource does not have child fields"))
+}
+
+func (ec *executionContext) _ConfigChange_kind(ctx context.Context, field graphql.CollectedField, obj *apply.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigChange_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNConfigKind2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigChange_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigChange", field, false, false, errors.New("field of type ConfigKind does not have child fields"))
+}
+
+func (ec *executionContext) _ConfigChange_app(ctx context.Context, field graphql.CollectedField, obj *apply.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigChange_app(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.App, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigChange_app(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ConfigChange_name(ctx context.Context, field graphql.CollectedField, obj *apply.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigChange_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigChange_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ConfigChange_action(ctx context.Context, field graphql.CollectedField, obj *apply.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigChange_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNConfigAction2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigChange_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigChange", field, false, false, errors.New("field of type ConfigAction does not have child fields"))
+}
+
+func (ec *executionContext) _ConfigChange_fields(ctx context.Context, field graphql.CollectedField, obj *apply.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigChange_fields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigChange_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ConfigResult_applied(ctx context.Context, field graphql.CollectedField, obj *apply.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigResult_applied(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Applied, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigResult_applied(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ConfigResult_changes(ctx context.Context, field graphql.CollectedField, obj *apply.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigResult_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []apply.Change) graphql.Marshaler {
+			return ec.marshalNConfigChange2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋapplyᚐChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigResult_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Instance_id(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13265,6 +13769,29 @@ func (ec *executionContext) fieldContext_Job_alarmHistory(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Job_managedSource(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_managedSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManagedSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOManagedSource2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_managedSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type ManagedSource does not have child fields"))
+}
+
 func (ec *executionContext) _Job_overlapPolicy(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14801,6 +15328,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteCalendar(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_applyConfig(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_applyConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApplyConfig(ctx, fc.Args["input"].(model.ConfigInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *apply.Result) graphql.Marshaler {
+			return ec.marshalNConfigResult2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋapplyᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_applyConfig(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_applyConfig_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19753,6 +20324,52 @@ func (ec *executionContext) fieldContext_Workflow_alarmHistory(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Workflow_managedBy(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_managedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManagedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_managedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Workflow_managedSource(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_managedSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManagedSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOManagedSource2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_managedSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type ManagedSource does not have child fields"))
+}
+
 func (ec *executionContext) _WorkflowConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22792,6 +23409,85 @@ func (ec *executionContext) unmarshalInputCalendarInput(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputConfigInput(ctx context.Context, obj any) (model.ConfigInput, error) {
+	var it model.ConfigInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["prune"]; !present {
+		asMap["prune"] = false
+	}
+	if _, present := asMap["adopt"]; !present {
+		asMap["adopt"] = false
+	}
+
+	fieldsInOrder := [...]string{"set", "apps", "calendars", "jobs", "workflows", "prune", "adopt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "set":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("set"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Set = data
+		case "apps":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apps"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Apps = data
+		case "calendars":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendars"))
+			data, err := ec.unmarshalOCalendarInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Calendars = data
+		case "jobs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobs"))
+			data, err := ec.unmarshalOJobInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐJobInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Jobs = data
+		case "workflows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workflows"))
+			data, err := ec.unmarshalOWorkflowInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Workflows = data
+		case "prune":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prune"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Prune = data
+		case "adopt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("adopt"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Adopt = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any) (model.JobInput, error) {
 	var it model.JobInput
 	if obj == nil {
@@ -23430,7 +24126,7 @@ func (ec *executionContext) unmarshalInputWorkflowNodeInput(ctx context.Context,
 		asMap["skipWhenFailed"] = false
 	}
 
-	fieldsInOrder := [...]string{"key", "type", "name", "jobId", "workflowId", "expression", "params", "enabled", "skipWhenFailed", "triggerRule", "parallelism", "timeoutMs", "retries", "position"}
+	fieldsInOrder := [...]string{"key", "type", "name", "jobId", "workflowId", "expression", "params", "enabled", "skipWhenFailed", "triggerRule", "parallelism", "timeoutMs", "retries", "position", "job", "workflow"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23535,6 +24231,20 @@ func (ec *executionContext) unmarshalInputWorkflowNodeInput(ctx context.Context,
 				return it, err
 			}
 			it.Position = data
+		case "job":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("job"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Job = data
+		case "workflow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workflow"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Workflow = data
 		}
 	}
 	return it, nil
@@ -25440,6 +26150,117 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "managedBy":
+			out.Values[i] = ec._Calendar_managedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "managedSource":
+			out.Values[i] = ec._Calendar_managedSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var configChangeImplementors = []string{"ConfigChange"}
+
+func (ec *executionContext) _ConfigChange(ctx context.Context, sel ast.SelectionSet, obj *apply.Change) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigChange")
+		case "kind":
+			out.Values[i] = ec._ConfigChange_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "app":
+			out.Values[i] = ec._ConfigChange_app(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ConfigChange_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._ConfigChange_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fields":
+			out.Values[i] = ec._ConfigChange_fields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var configResultImplementors = []string{"ConfigResult"}
+
+func (ec *executionContext) _ConfigResult(ctx context.Context, sel ast.SelectionSet, obj *apply.Result) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigResult")
+		case "applied":
+			out.Values[i] = ec._ConfigResult_applied(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changes":
+			out.Values[i] = ec._ConfigResult_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26610,6 +27431,11 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "managedSource":
+			out.Values[i] = ec._Job_managedSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "overlapPolicy":
 			out.Values[i] = ec._Job_overlapPolicy(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27432,6 +28258,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCalendar":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "applyConfig":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_applyConfig(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -29817,6 +30650,16 @@ func (ec *executionContext) _Workflow(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "managedBy":
+			out.Values[i] = ec._Workflow_managedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "managedSource":
+			out.Values[i] = ec._Workflow_managedSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31959,6 +32802,78 @@ func (ec *executionContext) unmarshalNCalendarInput2githubᚗcomᚋjobwheelᚋjo
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCalendarInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx context.Context, v any) (*model.CalendarInput, error) {
+	res, err := ec.unmarshalInputCalendarInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNConfigAction2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNConfigAction2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNConfigChange2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋapplyᚐChange(ctx context.Context, sel ast.SelectionSet, v apply.Change) graphql.Marshaler {
+	return ec._ConfigChange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNConfigChange2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋapplyᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []apply.Change) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConfigChange2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋapplyᚐChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNConfigInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigInput(ctx context.Context, v any) (model.ConfigInput, error) {
+	res, err := ec.unmarshalInputConfigInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNConfigKind2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNConfigKind2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNConfigResult2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋapplyᚐResult(ctx context.Context, sel ast.SelectionSet, v *apply.Result) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ConfigResult(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDispatchStrategy2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -32262,6 +33177,11 @@ func (ec *executionContext) marshalNJobEdge2ᚖgithubᚗcomᚋjobwheelᚋjobwhee
 func (ec *executionContext) unmarshalNJobInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐJobInput(ctx context.Context, v any) (model.JobInput, error) {
 	res, err := ec.unmarshalInputJobInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNJobInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐJobInput(ctx context.Context, v any) (*model.JobInput, error) {
+	res, err := ec.unmarshalInputJobInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNJobOverlapPolicy2string(ctx context.Context, v any) (string, error) {
@@ -33032,6 +33952,11 @@ func (ec *executionContext) unmarshalNWorkflowInput2githubᚗcomᚋjobwheelᚋjo
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNWorkflowInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInput(ctx context.Context, v any) (*model.WorkflowInput, error) {
+	res, err := ec.unmarshalInputWorkflowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx context.Context, sel ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -33483,6 +34408,23 @@ func (ec *executionContext) marshalOCalendar2ᚖgithubᚗcomᚋjobwheelᚋjobwhe
 	return ec._Calendar(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOCalendarInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInputᚄ(ctx context.Context, v any) ([]*model.CalendarInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CalendarInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCalendarInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalODispatchStrategy2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -33676,6 +34618,23 @@ func (ec *executionContext) marshalOJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋ
 	return ec._Job(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOJobInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐJobInputᚄ(ctx context.Context, v any) ([]*model.JobInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.JobInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNJobInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐJobInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOJobOverlapPolicy2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -33700,6 +34659,24 @@ func (ec *executionContext) unmarshalOLifecycleInput2ᚖgithubᚗcomᚋjobwheel�
 	}
 	res, err := ec.unmarshalInputLifecycleInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOManagedSource2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOManagedSource2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOMisfirePolicy2ᚖstring(ctx context.Context, v any) (*string, error) {
@@ -33962,6 +34939,23 @@ func (ec *executionContext) marshalOWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwhe
 		return graphql.Null
 	}
 	return ec._Workflow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWorkflowInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInputᚄ(ctx context.Context, v any) ([]*model.WorkflowInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkflowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOWorkflowInstance2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowInstance(ctx context.Context, sel ast.SelectionSet, v *db.WorkflowInstance) graphql.Marshaler {

@@ -92,6 +92,27 @@ type CalendarInput struct {
 	Dates []string `json:"dates"`
 }
 
+// A managed set of apps' calendars, jobs and workflows, as configuration
+// files declare them (docs/config-as-code.md). Objects are named by app and
+// name; workflow nodes name their jobs and nested workflows (`job`,
+// `workflow`), which may be among these.
+type ConfigInput struct {
+	// The file set: 1 to 128 characters, one line, e.g. the name of the directory the files are in.
+	Set string `json:"set"`
+	// The apps the set covers: every object's app is one of them, and prune looks in each.
+	Apps []string `json:"apps"`
+	// Calendars, applied first (jobs name them).
+	Calendars []*CalendarInput `json:"calendars,omitempty"`
+	// Jobs, applied next.
+	Jobs []*JobInput `json:"jobs,omitempty"`
+	// Workflows, applied last (one nesting another after it). An omitted alarm is none.
+	Workflows []*WorkflowInput `json:"workflows,omitempty"`
+	// Delete the set's objects in these apps that this input no longer declares.
+	Prune *bool `json:"prune,omitempty"`
+	// Take over objects of these names that another file set manages (objects declared in code are never taken over).
+	Adopt *bool `json:"adopt,omitempty"`
+}
+
 // An instance in a list.
 type InstanceEdge struct {
 	// Pass as `after` to continue the list after this instance.
@@ -355,6 +376,10 @@ type WorkflowNodeInput struct {
 	Retries *int `json:"retries,omitempty"`
 	// Where the console's editor draws it.
 	Position *db.NodePosition `json:"position,omitempty"`
+	// JOB and FOREACH: the job by name, in place of jobId (names mean the same in every environment).
+	Job *string `json:"job,omitempty"`
+	// NESTED: the workflow by name, in place of workflowId.
+	Workflow *string `json:"workflow,omitempty"`
 }
 
 // What a user or token may do on an app.

@@ -54,6 +54,10 @@ type Config struct {
 	// the runtime trace) is served, on a listener of its own; empty: not
 	// served. A port without a host means loopback.
 	DebugAddr string
+	// ExpressionCPU is the CPU time one evaluation of a DECISION's or
+	// FOREACH's expression may use before its node fails with
+	// EXPRESSION_TIMEOUT.
+	ExpressionCPU time.Duration
 	// Version is the binary's version, set by the command (at build time).
 	Version string
 	// SSO is single sign-on (docs/sso.md); off when SSO.Issuer is "".
@@ -99,6 +103,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"comma-separated address ranges (CIDR) alarm webhooks may reach although they are not public, e.g. 10.0.0.0/8; loopback, private, link-local and metadata addresses are refused otherwise")
 		debugAddr = set.String("debug-addr", "JOBWHEEL_DEBUG_ADDR", "",
 			"host:port to serve net/http/pprof profiles and the runtime trace on, on a listener of their own; a bare :port listens on loopback only; empty: off")
+		exprCPU = set.String("expression-cpu", "JOBWHEEL_EXPRESSION_CPU", "100ms",
+			"CPU time one evaluation of a workflow DECISION's or FOREACH's expression may use; past it the node fails with EXPRESSION_TIMEOUT (1ms to 10s)")
 		proxies = set.String("trusted-proxies", "JOBWHEEL_TRUSTED_PROXIES", "",
 			"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count")
 		passwordLogin = set.Bool("password-login", "JOBWHEEL_PASSWORD_LOGIN", "true",
@@ -200,6 +206,12 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.LeaseTTL, err = leaseTTL.Duration(); err != nil {
 		return nil, err
+	}
+	if cfg.ExpressionCPU, err = exprCPU.Duration(); err != nil {
+		return nil, err
+	}
+	if cfg.ExpressionCPU < time.Millisecond || cfg.ExpressionCPU > 10*time.Second {
+		return nil, exprCPU.Errorf("%s is not from 1ms to 10s", exprCPU.Value())
 	}
 	if cfg.LeaseTTL < 3*time.Second {
 		return nil, leaseTTL.Errorf("%s is shorter than 3s", leaseTTL.Value())

@@ -20,6 +20,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/apply"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
@@ -40,6 +41,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/runtime/owned"
 	"github.com/jobwheel/jobwheel/server/runtime/trigger"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow"
+	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
 )
 
 // Node is one running server: the database, the services and the HTTP
@@ -134,9 +136,12 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	}
 	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
+	// DECISION and FOREACH expressions of every owned app are evaluated by
+	// one bounded pool, off the engines' goroutines (issue 25).
+	evaluator := workflow.NewEvaluator(workflow.EvaluatorConfig{Limits: wfexpr.Limits{CPU: cfg.ExpressionCPU}})
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
 		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log, Tracer: tracer},
-		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Tracer: tracer}})
+		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator, Tracer: tracer}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	// The collector reads the owned apps' figures from the database; it
@@ -159,6 +164,9 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
+	// Configuration as code: managed sets of files applied in one
+	// transaction through the job and workflow APIs' validation.
+	applier := apply.New(apply.Deps{Store: n.db, Apps: appSvc, Jobs: jobSvc, Workflows: workflowSvc, Notifier: feeds.Jobs(ownedApps)})
 	auditSvc := audit.New(n.db, authSvc, appSvc, log, nil)
 	var signOn *sso.Service
 	if cfg.SSO.Issuer != "" {
@@ -170,7 +178,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		authSvc.UseSSO(signOn)
 	}
 	services := graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-		Workflows: workflowSvc, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: auditSvc, Log: log, TraceURL: cfg.TraceURL}
+		Workflows: workflowSvc, Apply: applier, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: auditSvc, Log: log, TraceURL: cfg.TraceURL}
 	if signOn != nil {
 		services.SSOName = signOn.Name()
 	}
@@ -236,6 +244,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	n.services.Add("cluster registry", members)
 	n.services.Add("worker channel", workers)
 	n.services.Add("timing wheel", timer)
+	n.services.Add("expression evaluator", evaluator)
 	n.services.Add("leases", leases)
 	n.services.Add("retention", cleaner)
 	n.services.Add("metrics", collector)

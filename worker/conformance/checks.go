@@ -492,13 +492,9 @@ func checkSlots(k *kit) error {
 }
 
 func checkTwice(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	defer func() { _, _ = k.stop(c, t.InstanceID, nil) }()
@@ -566,16 +562,8 @@ func checkEpoch(k *kit) error {
 }
 
 func checkSucceeded(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procSucceed, jobParams(`{"lines":3}`), func(t *protocol.Task) { t.Params = "p-1" })
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
-		return err
-	}
-	fin, err := k.finalIs(from, t.TaskID, protocol.TaskSucceeded)
+	from, fin, err := k.runOne(t, protocol.TaskSucceeded)
 	if err != nil {
 		return err
 	}
@@ -635,16 +623,8 @@ func checkTraceparent(k *kit) error {
 }
 
 func checkFailed(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procFail)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
-		return err
-	}
-	fin, err := k.finalIs(from, t.TaskID, protocol.TaskFailed)
+	from, fin, err := k.runOne(t, protocol.TaskFailed)
 	if err != nil {
 		return err
 	}
@@ -659,16 +639,8 @@ func checkFailed(k *kit) error {
 }
 
 func checkDeadline(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock, func(t *protocol.Task) { t.Deadline = time.Now().Add(time.Second) })
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
-		return err
-	}
-	fin, err := k.finalIs(from, t.TaskID, protocol.TaskFailed)
+	_, fin, err := k.runOne(t, protocol.TaskFailed)
 	if err != nil {
 		return err
 	}
@@ -884,13 +856,9 @@ func checkResendRefused(k *kit) error {
 }
 
 func checkStopInstance(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	if err := k.running(from, t.TaskID); err != nil {
@@ -945,13 +913,9 @@ func checkStopTasks(k *kit) error {
 }
 
 func checkStopInstance0(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	defer func() { _, _ = k.stop(c, t.InstanceID, nil) }()
@@ -1282,13 +1246,9 @@ func checkBadFrame(k *kit) error {
 }
 
 func checkRedirect(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	if err := k.running(from, t.TaskID); err != nil {
@@ -1530,13 +1490,9 @@ func checkFraming(k *kit) error {
 }
 
 func checkShutdown(k *kit) error {
-	c, err := k.connected()
-	if err != nil {
-		return err
-	}
 	t := k.newTask(procBlock)
-	from := k.rec.mark()
-	if err := k.run(c, t); err != nil {
+	c, from, err := k.start(t)
+	if err != nil {
 		return err
 	}
 	if err := k.running(from, t.TaskID); err != nil {

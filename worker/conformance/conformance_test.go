@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jobwheel/jobwheel/internal/javaworker"
 )
 
 var (
@@ -95,6 +97,19 @@ func TestPythonSDK(t *testing.T) {
 		t.Fatalf("python3 is needed to test the Python SDK (make test-deps installs it): %v", err)
 	}
 	code, out := kitRun(t, "-wait", loadedWait, "--", python, filepath.Join("..", "python", "examples", "conformance_worker.py"))
+	requireAllPass(t, code, out)
+}
+
+// TestJavaSDK: the Java worker SDK (worker/java) passes every check of the
+// kit, with its conformance worker (io.jobwheel.examples.ConformanceWorker
+// in the examples jar, built with Maven unless it is up to date).
+func TestJavaSDK(t *testing.T) {
+	t.Parallel()
+	cmd, err := javaworker.Command(javaworker.ConformanceMain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out := kitRun(t, append([]string{"-wait", loadedWait, "--"}, cmd...)...)
 	requireAllPass(t, code, out)
 }
 

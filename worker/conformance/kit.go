@@ -336,6 +336,27 @@ func (k *kit) finalIs(from int, task int64, status string) (item, error) {
 	return it, err
 }
 
+// start has the worker connected (launching it if need be) and dispatches
+// t; from is where t's events begin in the record.
+func (k *kit) start(t protocol.Task) (c *wconn, from int, err error) {
+	if c, err = k.connected(); err != nil {
+		return nil, 0, err
+	}
+	from = k.rec.mark()
+	return c, from, k.run(c, t)
+}
+
+// runOne is most checks' start: it has the worker connected (launching it
+// if need be), dispatches t, and waits for t's final report, which must
+// have status want. from is where the task's events begin in the record.
+func (k *kit) runOne(t protocol.Task, want string) (from int, fin item, err error) {
+	if _, from, err = k.start(t); err != nil {
+		return from, item{}, err
+	}
+	fin, err = k.finalIs(from, t.TaskID, want)
+	return from, fin, err
+}
+
 // running waits for a task's RUNNING report from position from on.
 func (k *kit) running(from int, task int64) error {
 	_, err := k.wait(from, fmt.Sprintf("the RUNNING report of task %d", task), hasReport(task, false))

@@ -53,6 +53,7 @@ function setup(role: "EDITOR" | "VIEWER") {
               description: "",
               scheduleType: "CRON",
               managedBy: null,
+              managedSource: null,
               app: { id: "1", name: "orders" },
               alarm: {
                 rules: [{ type: "FAILURE", threshold: 0, silenceSec: 3600 }, { type: "RECOVERY", threshold: 0, silenceSec: 0 }],

@@ -139,7 +139,13 @@ export function EditJobPage() {
         job && (
           <Stack>
             <JobHeader app={app} job={job} tab="edit" />
-            {!readOnly && job.managedBy && (
+            {!readOnly && job.managedBy && job.managedSource === "FILES" && (
+              <Alert color="yellow" title="This job is managed by files" role="alert">
+                It is applied from the files of set {job.managedBy} (jobwheel apply). A change saved here is overwritten
+                by the next apply of the set: change the files instead.
+              </Alert>
+            )}
+            {!readOnly && job.managedBy && job.managedSource !== "FILES" && (
               <Alert color="yellow" title="This job is managed by code" role="alert">
                 It is declared in the code of job set {job.managedBy}. A change saved here is overwritten the next
                 time one of its workers connects: change the declaration instead.

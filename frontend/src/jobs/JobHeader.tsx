@@ -3,6 +3,7 @@ import { Anchor, Badge, Button, Group, Stack, Tabs, Text, Title } from "@mantine
 import { Link, useNavigate } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { canEdit, useAppRole } from "../apps/useAppRole";
+import { ManagedBadge } from "../components/ManagedBadge";
 import { Truncated } from "../components/Truncated";
 import type { JobFieldsFragment } from "../graphql/graphql";
 import { DeleteJobDialog } from "./DeleteJobDialog";
@@ -14,7 +15,7 @@ export type JobTab = "overview" | "edit" | "versions" | "alarms";
 interface JobHeaderProps {
   app: string;
   job: Pick<JobFieldsFragment, "id" | "name" | "enabled" | "description" | "scheduleType"> &
-    Partial<Pick<JobFieldsFragment, "managedBy">>;
+    Partial<Pick<JobFieldsFragment, "managedBy" | "managedSource">>;
   tab: JobTab;
 }
 
@@ -50,11 +51,7 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
               </Badge>
             )}
           </Group>
-          {job.managedBy && (
-            <Badge variant="light" color="violet" w="fit-content" title={`Declared in the code of job set ${job.managedBy}`}>
-              Managed by code: {job.managedBy}
-            </Badge>
-          )}
+          <ManagedBadge managedBy={job.managedBy} managedSource={job.managedSource} />
           {job.description && (
             <Text size="sm" c="dimmed" lineClamp={2} title={job.description}>
               {job.description}

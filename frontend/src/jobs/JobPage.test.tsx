@@ -51,6 +51,7 @@ const job: NonNullable<JobOverviewQuery["job"]> = {
   scheduleWindow: null,
   calendar: null,
   managedBy: null,
+  managedSource: null,
   version: 1,
   executionMode: "STANDALONE",
   processorType: "SHELL",
@@ -143,6 +144,17 @@ describe("a job's overview page", () => {
       await screen.findByRole("img", { name: /Latest runs: 3 finished runs; median 3\.0 s, longest 4\.0 s/ }, loaded),
     ).toBeInTheDocument();
     expect(mock.sent("JobOverview")[0]?.variables).toEqual({ id: "7", app: "orders", hours: 24, runs: 30 });
+  });
+
+  it("says which set manages a job and where its definition lives: files or code", async () => {
+    setup("EDITOR", (r) =>
+      r.name === "JobOverview"
+        ? { data: { ...overview, job: { ...job, managedBy: "billing-config", managedSource: "FILES" } }, error: undefined }
+        : undefined,
+    );
+    const badge = await screen.findByText("Managed by billing-config (files)");
+    expect(badge.closest("[title]")).toHaveAttribute("title", expect.stringMatching(/next apply of the set overwrites/));
+    expect(screen.queryByText(/Managed by code/)).not.toBeInTheDocument();
   });
 
   it("opens the run dialog from Run now", async () => {

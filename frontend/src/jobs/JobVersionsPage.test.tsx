@@ -35,6 +35,7 @@ function setup(role: "EDITOR" | "VIEWER") {
               description: "",
               scheduleType: "CRON",
               managedBy: "billing-service",
+              managedSource: "CODE",
               app: { id: "1", name: "orders" },
             },
           },

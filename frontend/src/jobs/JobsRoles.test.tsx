@@ -46,6 +46,7 @@ const job: JobFieldsFragment & { app: { id: string; name: string } } = {
   scheduleWindow: null,
   calendar: null,
   managedBy: null,
+  managedSource: null,
   version: 1,
   processor: "echo hello",
   params: "",

@@ -14,6 +14,7 @@ const job: JobFieldsFragment = {
   scheduleWindow: null,
   calendar: null,
   managedBy: null,
+  managedSource: null,
   version: 1,
   executionMode: "STANDALONE",
   processorType: "HTTP",

@@ -58,6 +58,7 @@ export const JobFields = graphql(`
       name
     }
     managedBy
+    managedSource
     version
     lifecycle {
       start

@@ -20,6 +20,8 @@ const workflow = {
   version: 4,
   nextTriggerTime: null,
   updatedAt: "2026-11-27T00:00:00Z",
+  managedBy: null,
+  managedSource: null,
   nodes: [
     {
       key: "extract",

@@ -36,6 +36,8 @@ const etl: WorkflowFieldsFragment = {
   version: 2,
   nextTriggerTime: "2030-01-01T02:00:00Z",
   updatedAt: "2026-11-21T12:00:00Z",
+  managedBy: null,
+  managedSource: null,
   nodes: [
     { ...nodeDefaults, key: "extract", type: "JOB", jobId: "7", position: { x: 0, y: 0 } },
     { ...nodeDefaults, key: "check", type: "DECISION", expression: "context.full", position: { x: 260, y: 0 } },

@@ -7,6 +7,7 @@ import { useMutation, useQuery } from "urql";
 import { appPath, useAppName } from "../apps/currentApp";
 import { useCanEdit } from "../apps/useAppRole";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { ManagedBadge, managedNote } from "../components/ManagedBadge";
 import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
 import type { WorkflowFieldsFragment } from "../graphql/graphql";
@@ -115,9 +116,15 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
               {workflow.enabled ? "Enabled" : "Disabled"}
             </Badge>
           </Group>
+          <ManagedBadge managedBy={workflow.managedBy} managedSource={workflow.managedSource} />
           {workflow.description && (
             <Text size="sm" c="dimmed">
               {workflow.description}
+            </Text>
+          )}
+          {canEdit && workflow.managedBy && (
+            <Text size="sm" c="yellow.8">
+              {managedNote(workflow)}
             </Text>
           )}
         </Stack>

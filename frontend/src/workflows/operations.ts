@@ -55,6 +55,8 @@ export const WorkflowFields = graphql(`
     version
     nextTriggerTime
     updatedAt
+    managedBy
+    managedSource
     nodes {
       key
       type

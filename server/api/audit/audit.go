@@ -91,6 +91,10 @@ const (
 	KindUser             = "user"
 	KindAPIToken         = "api_token"
 	KindSession          = "session"
+	// KindConfigSet is a managed set of configuration files (applyConfig):
+	// its entry names the set and lists what was created, updated and
+	// deleted.
+	KindConfigSet = "config_set"
 )
 
 // target says what a mutation changes: the kind of object, and the
@@ -140,6 +144,14 @@ var targets = map[string]target{
 	"markWorkflowNodeSucceeded": {KindWorkflowInstance, "workflowInstanceId"},
 	"rerunWorkflowNode":         {KindWorkflowInstance, "workflowInstanceId"},
 	"approveWorkflowNode":       {KindWorkflowInstance, "workflowInstanceId"},
+	"applyConfig":               {KindConfigSet, ""},
+}
+
+// ChangeLister is a mutation's result that lists the objects it changed,
+// per app (applyConfig's): the entry records that list instead of the
+// arguments, one entry per app.
+type ChangeLister interface {
+	AuditChanges() map[string][]db.AuditChange
 }
 
 // objectArgs are arguments that only name the object: the entry's object
@@ -195,6 +207,10 @@ func (s *Service) Begin(ctx context.Context, action string, args map[string]any)
 // does not show the object).
 func (r *Record) End(ctx context.Context, result any, failed string) {
 	ctx = context.WithoutCancel(ctx)
+	if r.target.kind == KindConfigSet {
+		r.endConfig(ctx, result, failed)
+		return
+	}
 	e := &r.entry
 	e.Outcome = "OK"
 	if failed != "" {
@@ -259,10 +275,49 @@ func (r *Record) End(ctx context.Context, result any, failed string) {
 			e.App = app.Name
 		}
 	}
-	if err := r.s.inserts.Do(ctx, e); err != nil {
+	r.s.insert(ctx, e)
+}
+
+func (s *Service) insert(ctx context.Context, e *db.AuditEntry) {
+	if err := s.inserts.Do(ctx, e); err != nil {
 		// The change is made; only its record is missing. Say so loudly.
-		r.s.log.Error("audit: recording a mutation failed; it is missing from the audit log",
+		s.log.Error("audit: recording a mutation failed; it is missing from the audit log",
 			"action", e.Action, "actor", e.Actor, "object", e.ObjectType+" "+e.ObjectID, "err", err)
+	}
+}
+
+// endConfig records an apply of a managed set: a dry run changed nothing
+// and is not recorded; a failed apply changed nothing either, and is
+// recorded once with its outcome; a done one once per app, with what it
+// did there.
+func (r *Record) endConfig(ctx context.Context, result any, failed string) {
+	if dry, ok := normalize(r.args["dryRun"]).(bool); ok && dry {
+		return
+	}
+	e := r.entry
+	// The input is the API's typed ConfigInput; its set names the entry.
+	if in := reflect.Indirect(reflect.ValueOf(r.args["input"])); in.Kind() == reflect.Struct {
+		if set := in.FieldByName("Set"); set.IsValid() && set.Kind() == reflect.String {
+			e.ObjectID, e.ObjectName = set.String(), set.String()
+		}
+	}
+	lister, ok := result.(ChangeLister)
+	if failed != "" || !ok {
+		e.Outcome = "OK"
+		if failed != "" {
+			e.Outcome = failed
+		}
+		r.s.insert(ctx, &e)
+		return
+	}
+	e.Outcome = "OK"
+	for app, changes := range lister.AuditChanges() {
+		one := e
+		one.App, one.Changes = app, changes
+		if a, err := r.s.store.AppGetByName(ctx, app); err == nil {
+			one.AppID = &a.ID
+		}
+		r.s.insert(ctx, &one)
 	}
 }
 

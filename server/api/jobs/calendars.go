@@ -99,37 +99,10 @@ func (s *Service) UpdateCalendar(ctx context.Context, id int64, in CalendarInput
 	if err != nil {
 		return nil, err
 	}
-	c.ID, c.CreatedAt = old.ID, old.CreatedAt
-	now := s.now()
-	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		if err := tx.CalendarUpdate(ctx, c); err != nil {
-			return err
-		}
-		list, err := tx.JobListByCalendar(ctx, c.ID)
-		if err != nil {
-			return err
-		}
-		for i := range list {
-			j := &list[i]
-			j.ExcludedDates = c.Dates
-			sch, err := schedule.Parse(schedule.JobSpec(j))
-			if err != nil {
-				return fmt.Errorf("job %q with the calendar's new dates: %w", j.Name, err)
-			}
-			if err := tx.JobSetExcludedDates(ctx, j.ID, c.Dates, s.firstTrigger(j, sch)); err != nil {
-				return err
-			}
-			if err := tx.InstanceDeleteFutureScheduled(ctx, j.ID, now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	c.ID, c.CreatedAt, c.ManagedBy, c.ManagedSource = old.ID, old.CreatedAt, old.ManagedBy, old.ManagedSource
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error { return s.UpdateCalendarIn(ctx, tx, c) })
 	if err != nil {
-		if errors.Is(err, db.ErrConflict) {
-			return nil, fault.BadInput("name", "app %q already has a calendar named %q", app.Name, c.Name)
-		}
-		return nil, notFound(err, "calendar")
+		return nil, err
 	}
 	s.notify.JobsChanged(app.ID)
 	return c, nil
@@ -142,20 +115,7 @@ func (s *Service) DeleteCalendar(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		list, err := tx.JobListByCalendar(ctx, c.ID)
-		if err != nil {
-			return err
-		}
-		if len(list) > 0 {
-			names := make([]string, 0, 5)
-			for i := range list[:min(5, len(list))] {
-				names = append(names, fmt.Sprintf("%q", list[i].Name))
-			}
-			return fault.Conflict("calendar %q is used by %d job(s) (%s): remove it from them first", c.Name, len(list), strings.Join(names, ", "))
-		}
-		return tx.CalendarDelete(ctx, c.ID)
-	})
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error { return s.DeleteCalendarIn(ctx, tx, c) })
 	return notFound(err, "calendar")
 }
 

@@ -1,7 +1,9 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -54,7 +56,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 			return nil, err
 		}
 		declared[j.Name] = true
-		j.ManagedBy = &set
+		j.ManagedBy, j.ManagedSource = &set, new(db.ManagedCode)
 		j.NextTriggerAt = s.firstTrigger(j, sch)
 		old, err := s.db.JobGetByName(ctx, appID, j.Name)
 		switch {
@@ -64,11 +66,17 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 		case err != nil:
 			return nil, err
 		}
+		// A job applied from files is never taken over by code: each would
+		// overwrite the other on every connect and every apply.
+		if deref(old.ManagedSource, "") == db.ManagedFiles {
+			return nil, fault.BadInput(fmt.Sprintf("jobs[%d].name", i), "job %q is managed by the file set %q (jobwheel apply): "+
+				"remove it from those files and prune it, or declare the job under another name", d.Name, deref(old.ManagedBy, ""))
+		}
 		fields := changedFields(old.Definition(""), j.Definition(""))
 		if old.CalendarID != nil {
 			fields = append(fields, "calendar")
 		}
-		if old.ManagedBy == nil || *old.ManagedBy != set {
+		if deref(old.ManagedBy, "") != set || deref(old.ManagedSource, "") != db.ManagedCode {
 			fields = append(fields, "managedBy")
 		}
 		if len(fields) == 0 {
@@ -78,7 +86,7 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 		j.ID, j.CreatedAt = old.ID, old.CreatedAt
 		plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobUpdate, Fields: fields}, old: old, job: j})
 	}
-	managed, err := s.db.JobListManagedBy(ctx, appID, set)
+	managed, err := s.db.JobListManagedBy(ctx, appID, db.ManagedCode, set)
 	if err != nil {
 		return nil, err
 	}
@@ -172,13 +180,17 @@ func declaredInput(d protocol.DeclaredJob) Input {
 }
 
 // changedFields names the fields (JobInput's names) in which two
-// definitions differ.
+// definitions differ. Fields are compared as they are stored, in JSON: an
+// empty list and none are the same, and so are two equal instants in
+// different time zones.
 func changedFields(a, b db.JobDefinition) []string {
 	var out []string
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	t := va.Type()
 	for i := range t.NumField() {
-		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+		ja, erra := json.Marshal(va.Field(i).Interface())
+		jb, errb := json.Marshal(vb.Field(i).Interface())
+		if erra != nil || errb != nil || !bytes.Equal(ja, jb) {
 			out = append(out, strings.Split(t.Field(i).Tag.Get("json"), ",")[0])
 		}
 	}

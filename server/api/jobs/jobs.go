@@ -26,18 +26,14 @@ func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
 		return nil, err
 	}
 	j.NextTriggerAt = s.firstTrigger(j, sch)
-	j.Version = 1
 	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		if err := tx.JobCreate(ctx, j); err != nil {
-			return err
-		}
-		return tx.JobVersionCreate(ctx, &db.JobVersion{JobID: j.ID, Version: 1, Definition: j.Definition(calendarName(cal)),
-			Change: ChangeCreate, CreatedBy: by(ctx)})
+		return s.CreateIn(ctx, tx, j, calendarName(cal), ChangeCreate)
 	})
+	var bad *fault.Input
+	if errors.As(err, &bad) && bad.Field == "name" {
+		return nil, fault.BadInput("name", "app %q already has a job named %q", in.App, j.Name)
+	}
 	if err != nil {
-		if errors.Is(err, db.ErrConflict) {
-			return nil, fault.BadInput("name", "app %q already has a job named %q", in.App, j.Name)
-		}
 		return nil, err
 	}
 	s.notify.JobsChanged(app.ID)
@@ -70,9 +66,9 @@ func (s *Service) update(ctx context.Context, id int64, in Input, change string)
 	if err != nil {
 		return nil, err
 	}
-	// A job declared in code stays so: the next declaration overwrites a
-	// manual edit (the console warns before one).
-	j.ID, j.CreatedAt, j.ManagedBy = old.ID, old.CreatedAt, old.ManagedBy
+	// A managed job stays so: the next declaration in code or apply of its
+	// files overwrites a manual edit (the console warns before one).
+	j.ID, j.CreatedAt, j.ManagedBy, j.ManagedSource = old.ID, old.CreatedAt, old.ManagedBy, old.ManagedSource
 	j.NextTriggerAt = s.firstTrigger(j, sch)
 	if err := s.save(ctx, old, j, calendarName(cal), change); err != nil {
 		if errors.Is(err, db.ErrConflict) {

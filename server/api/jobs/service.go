@@ -47,7 +47,7 @@ type Store interface {
 	JobCountMatching(ctx context.Context, appID int64, search string) (int, error)
 	JobCreate(ctx context.Context, j *db.Job) error
 	JobGetByName(ctx context.Context, appID int64, name string) (*db.Job, error)
-	JobListManagedBy(ctx context.Context, appID int64, set string) ([]db.Job, error)
+	JobListManagedBy(ctx context.Context, appID int64, source, set string) ([]db.Job, error)
 	JobVersionList(ctx context.Context, jobID int64, limit int) ([]db.JobVersion, error)
 	JobVersionGet(ctx context.Context, jobID int64, version int) (*db.JobVersion, error)
 	CalendarGetByName(ctx context.Context, appID int64, name string) (*db.Calendar, error)

@@ -61,11 +61,16 @@ type Input struct {
 // NodeInput is one node of an Input. Fields that do not apply to the
 // node's type must be left out (an empty expression counts as left out).
 type NodeInput struct {
-	Key            string
-	Type           string
-	Name           *string
-	JobID          *int64
-	WorkflowID     *int64
+	Key        string
+	Type       string
+	Name       *string
+	JobID      *int64
+	WorkflowID *int64
+	// JobName and WorkflowName name the job or nested workflow instead of
+	// JobID and WorkflowID (files stay portable across environments);
+	// check resolves them in the saving transaction.
+	JobName        *string
+	WorkflowName   *string
 	Expression     *string
 	Params         *string
 	Enabled        *bool

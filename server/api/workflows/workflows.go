@@ -222,19 +222,37 @@ func (s *Service) save(ctx context.Context, tx *db.Store, cur *db.Workflow, in I
 	}
 	w := *cur
 	w.Apply(*spec)
-	w.NextTriggerAt = s.firstTrigger(spec.Enabled, sch)
-	if err := tx.WorkflowUpdate(ctx, &w, cur.Version, by(ctx)); err != nil {
+	return &w, s.UpdateIn(ctx, tx, cur, &w, sch)
+}
+
+// UpdateIn saves w, cur with a spec CheckIn returned applied (and its
+// managed set as the caller wants it), as cur's next version in tx.
+func (s *Service) UpdateIn(ctx context.Context, tx *db.Store, cur, w *db.Workflow, sch *schedule.Schedule) error {
+	w.NextTriggerAt = s.firstTrigger(w.Enabled, sch)
+	if err := tx.WorkflowUpdate(ctx, w, cur.Version, by(ctx)); err != nil {
 		if errors.Is(err, db.ErrConflict) {
-			return nil, fault.Conflict("workflow %q was saved meanwhile; load it again and redo the change", cur.Name)
+			return fault.Conflict("workflow %q was saved meanwhile; load it again and redo the change", cur.Name)
 		}
-		return nil, err
+		return err
 	}
 	// Runs recorded ahead under the old schedule are dropped; the new one
 	// records its own.
-	if err := tx.WorkflowInstanceDeleteFutureScheduled(ctx, w.ID, s.now()); err != nil {
-		return nil, err
-	}
-	return &w, nil
+	return tx.WorkflowInstanceDeleteFutureScheduled(ctx, w.ID, s.now())
+}
+
+// CheckIn validates in as a workflow of app in tx, against the app's jobs
+// and workflows as tx sees them (those created earlier in it included);
+// self is the workflow it would replace (0: a new one). It takes the app's
+// lock in tx.
+func (s *Service) CheckIn(ctx context.Context, tx *db.Store, app *db.App, self int64, in Input) (*db.WorkflowSpec, *schedule.Schedule, error) {
+	return s.check(ctx, tx, app.ID, self, in)
+}
+
+// CreateIn stores w (its app and spec set, with CheckIn's schedule) as a
+// new workflow's version 1 in tx.
+func (s *Service) CreateIn(ctx context.Context, tx *db.Store, w *db.Workflow, sch *schedule.Schedule) error {
+	w.NextTriggerAt = s.firstTrigger(w.Enabled, sch)
+	return tx.WorkflowCreate(ctx, w, by(ctx))
 }
 
 // check takes the app's lock in tx and validates in for the workflow self
@@ -244,6 +262,17 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 		return nil, nil, err
 	}
 	cat := &catalog{appID: appID, self: self, jobs: map[int64]*db.Job{}, workflows: map[int64]*db.Workflow{}}
+	all, err := tx.WorkflowListByApp(ctx, appID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range all {
+		cat.workflows[all[i].ID] = &all[i]
+	}
+	byName, err := resolveNodeNames(ctx, tx, appID, all, &in)
+	if err != nil {
+		return nil, nil, err
+	}
 	var jobIDs []int64
 	for _, n := range in.Nodes {
 		if n.JobID != nil {
@@ -257,16 +286,9 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 	for i := range jobs {
 		cat.jobs[jobs[i].ID] = &jobs[i]
 	}
-	all, err := tx.WorkflowListByApp(ctx, appID)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range all {
-		cat.workflows[all[i].ID] = &all[i]
-	}
 	spec, sch, err := validate(in, cat)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, byName.rename(err)
 	}
 	switch {
 	case in.Alarm != nil:
@@ -365,40 +387,7 @@ func (s *Service) Delete(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		if err := tx.AppLock(ctx, w.AppID); err != nil {
-			return err
-		}
-		all, err := tx.WorkflowListByApp(ctx, w.AppID)
-		if err != nil {
-			return err
-		}
-		var nesting []string
-		for _, o := range all {
-			if o.ID == id {
-				continue
-			}
-			for _, n := range o.Graph.Nodes {
-				if n.Type == db.NodeNested && n.WorkflowID == id {
-					nesting = append(nesting, fmt.Sprintf("%q (node %q)", o.Name, n.Key))
-				}
-			}
-		}
-		if len(nesting) > 0 {
-			return fault.Conflict("workflow %q is nested by %s; remove those nodes first", w.Name, joinAnd(nesting))
-		}
-		deleted, err := tx.WorkflowDeleteIdle(ctx, id)
-		if err != nil {
-			return err
-		}
-		if !deleted {
-			if _, err := tx.WorkflowGet(ctx, id); err != nil {
-				return notFound(err, fmt.Sprintf("workflow %d", id))
-			}
-			return fault.Conflict("workflow %q has runs that are RUNNING or PAUSED; stop them first (stopWorkflowInstance)", w.Name)
-		}
-		return nil
-	})
+	err = s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error { return DeleteIn(ctx, tx, w) })
 	if err != nil {
 		return err
 	}
@@ -522,4 +511,42 @@ func joinAnd(list []string) string {
 		}
 	}
 	return out
+}
+
+// DeleteIn deletes w in tx, as Delete does: CONFLICT while another
+// workflow nests it or a run of it is RUNNING or PAUSED.
+func DeleteIn(ctx context.Context, tx *db.Store, w *db.Workflow) error {
+	id := w.ID
+	if err := tx.AppLock(ctx, w.AppID); err != nil {
+		return err
+	}
+	all, err := tx.WorkflowListByApp(ctx, w.AppID)
+	if err != nil {
+		return err
+	}
+	var nesting []string
+	for _, o := range all {
+		if o.ID == id {
+			continue
+		}
+		for _, n := range o.Graph.Nodes {
+			if n.Type == db.NodeNested && n.WorkflowID == id {
+				nesting = append(nesting, fmt.Sprintf("%q (node %q)", o.Name, n.Key))
+			}
+		}
+	}
+	if len(nesting) > 0 {
+		return fault.Conflict("workflow %q is nested by %s; remove those nodes first", w.Name, joinAnd(nesting))
+	}
+	deleted, err := tx.WorkflowDeleteIdle(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !deleted {
+		if _, err := tx.WorkflowGet(ctx, id); err != nil {
+			return notFound(err, fmt.Sprintf("workflow %d", id))
+		}
+		return fault.Conflict("workflow %q has runs that are RUNNING or PAUSED; stop them first (stopWorkflowInstance)", w.Name)
+	}
+	return nil
 }

@@ -52,10 +52,23 @@ type Store interface {
 	LogList(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
 }
 
+// Tx is what storing lines does inside its transaction: find which
+// instances a worker may write into, which of its lines are stored
+// already, number the new ones and insert them.
+type Tx interface {
+	LogListTargets(ctx context.Context, workerID string, ids []int64) ([]db.LogTarget, error)
+	LogListExisting(ctx context.Context, workerID string, instanceIDs []int64, minSeq, maxSeq int64) ([]db.LogKnown, error)
+	LogReserveSeq(ctx context.Context, appID, instanceID int64, n int) (int64, error)
+	LogInsertMany(ctx context.Context, lines []db.InstanceLog) error
+}
+
+var _ Tx = (*db.Store)(nil)
+
 // Service stores and serves log lines.
 type Service struct {
 	lifecycle.Base
 	db     Store
+	inTx   db.TxFunc[Tx] // the database's transactions; a test may fake them
 	log    *slog.Logger
 	clock  clock.Clock
 	notify Notifier
@@ -93,7 +106,7 @@ var errStopped = errors.New("logs: this server is shutting down")
 
 // New returns a Service; Start starts its writer.
 func New(store Store, notify Notifier, clk clock.Clock, log *slog.Logger) *Service {
-	return &Service{db: store, notify: notify, clock: clock.OrSystem(clk), log: log, in: make(chan batch, 1024), given: map[givenKey]bool{}}
+	return &Service{db: store, inTx: db.InTxAs[Tx](store), notify: notify, clock: clock.OrSystem(clk), log: log, in: make(chan batch, 1024), given: map[givenKey]bool{}}
 }
 
 // Start runs the writer until Stop, which stores what is queued first.
@@ -133,7 +146,7 @@ func (s *Service) Logs(appID int64, workerID string, l *protocol.Logs, done func
 // lines"), outside any worker's numbering.
 func (s *Service) Append(ctx context.Context, appID, instanceID int64, level, text string) error {
 	var seq int64
-	err := s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		if seq, err = tx.LogReserveSeq(ctx, appID, instanceID, 1); err != nil {
 			return err
@@ -237,7 +250,7 @@ func (s *Service) failed(b batch, err error) error {
 func (s *Service) store(ctx context.Context, batches []batch) ([]error, error) {
 	last := map[int64]int64{}
 	results := make([]error, len(batches))
-	err := s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		clear(last)
 		clear(results)
 		var rows []db.InstanceLog
@@ -308,7 +321,7 @@ func (s *Service) store(ctx context.Context, batches []batch) ([]error, error) {
 // worker's app and given to the worker; instances that no longer exist
 // are skipped (their lines have nowhere to go). refusal is set when the
 // batch must be refused as a whole.
-func (s *Service) targets(ctx context.Context, tx *db.Store, b batch) (skip map[int64]bool, refusal error, err error) {
+func (s *Service) targets(ctx context.Context, tx Tx, b batch) (skip map[int64]bool, refusal error, err error) {
 	var unknown []int64
 	seen := map[int64]bool{}
 	note := func(id int64) {
@@ -374,7 +387,7 @@ func newRef() string {
 }
 
 // fresh drops the lines of b already stored.
-func (s *Service) fresh(ctx context.Context, tx *db.Store, b batch) ([]protocol.LogLine, error) {
+func (s *Service) fresh(ctx context.Context, tx Tx, b batch) ([]protocol.LogLine, error) {
 	lines := b.logs.Lines
 	if len(lines) == 0 {
 		return nil, nil

@@ -456,7 +456,7 @@ func (a *Actor) refill(ctx context.Context) {
 		if !st.needsRefill(it) {
 			continue
 		}
-		asked := st.window() - it.queue.len()
+		asked := st.window() - it.queue.Len()
 		rows, err := a.deps.Store.TaskListWaitingAfter(ctx, it.ID, it.Attempt, it.cursor, asked)
 		if err != nil {
 			a.log.Warn("execution: loading an instance's next tasks; trying again shortly", "instance", it.ID, "err", err)

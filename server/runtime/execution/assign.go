@@ -36,13 +36,13 @@ func (s *state) assign(c *changes) {
 	for _, it := range ready {
 		if s.instances[it.ID] != it {
 			it.inReady = false // ended meanwhile
-			it.queue.clear()
+			it.queue.Clear()
 			continue
 		}
 		if free > 0 {
 			free -= s.assignInstance(c, it, connected, now, free)
 		}
-		if it.queue.len() > 0 {
+		if it.queue.Len() > 0 {
 			s.ready = append(s.ready, it)
 		} else {
 			it.inReady = false
@@ -70,10 +70,10 @@ func prioritize(ready []*inst) {
 func (s *state) assignInstance(c *changes, it *inst, connected []*dispatch.Worker, now time.Time, free int) int {
 	assigned := 0
 	var passed []*task // pinned tasks whose worker is busy
-	for it.queue.len() > 0 && assigned < free {
-		t := it.queue.peek()
+	for it.queue.Len() > 0 && assigned < free {
+		t := it.queue.Front()
 		if t.Status != db.StatusWaiting || t.inst != it {
-			it.queue.pop() // stopped meanwhile
+			it.queue.PopFront() // stopped meanwhile
 			continue
 		}
 		w, why := s.pick(t, connected)
@@ -82,7 +82,7 @@ func (s *state) assignInstance(c *changes, it *inst, connected []*dispatch.Worke
 				if t.pinned == "" {
 					s.noWorker(c, it.ID, dispatch.FromJob(it.job), now)
 				}
-				it.queue.pop()
+				it.queue.PopFront()
 				t.reason = db.ReasonNoWorker
 				s.taskFinished(c, t, db.StatusFailed, why, nil)
 				if s.instances[it.ID] != it {
@@ -91,12 +91,12 @@ func (s *state) assignInstance(c *changes, it *inst, connected []*dispatch.Worke
 				continue
 			}
 			if t.pinned != "" {
-				passed = append(passed, it.queue.pop())
+				passed = append(passed, it.queue.PopFront())
 				continue
 			}
 			break // busy: the instance's other unpinned tasks wait too
 		}
-		it.queue.pop()
+		it.queue.PopFront()
 		wid := w.ID
 		from := t.Status
 		t.Status = db.StatusDispatched
@@ -111,7 +111,9 @@ func (s *state) assignInstance(c *changes, it *inst, connected []*dispatch.Worke
 		c.dispatch[wid] = append(c.dispatch[wid], t)
 		assigned++
 	}
-	it.queue.pushFront(passed...)
+	for i := len(passed) - 1; i >= 0; i-- {
+		it.queue.PushFront(passed[i])
+	}
 	return assigned
 }
 

@@ -204,7 +204,7 @@ func (s *state) unfire(c *changes, lost map[int64]bool) {
 	c.newTasks = slices.DeleteFunc(c.newTasks, func(t *task) bool { return lost[t.inst.ID] })
 	for id := range lost {
 		if it := s.instances[id]; it != nil {
-			it.queue.clear()
+			it.queue.Clear()
 			delete(s.instances, id)
 		}
 	}

@@ -276,7 +276,8 @@ func (s *state) dropInstance(c *changes, it *inst, why string) {
 // forgotten, those on workers are stopped there.
 func (s *state) stopTasks(c *changes, it *inst, why string) {
 	var dropped map[*task]bool
-	for _, t := range it.queue.all() {
+	for i := range it.queue.Len() {
+		t := it.queue.At(i)
 		if t.Status != db.StatusWaiting {
 			continue
 		}
@@ -292,7 +293,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 		}
 		dropped[t] = true
 	}
-	it.queue.clear()
+	it.queue.Clear()
 	c.dropNew(dropped)
 	s.stopDelayed(c, it)
 	if it.backlog > 0 {

@@ -146,7 +146,7 @@ func (s *state) mapped(c *changes, workerID string, m *protocol.Map, storedBefor
 	// rest are only stored, for refill to load as the window drains.
 	room := 0
 	if it.backlog == 0 {
-		room = max(s.window()-it.queue.len(), 0)
+		room = max(s.window()-it.queue.Len(), 0)
 	}
 	for i, p := range m.Payloads {
 		if i < room {
@@ -165,7 +165,7 @@ func (s *state) mapped(c *changes, workerID string, m *protocol.Map, storedBefor
 // needsRefill says whether an instance's window should load more of its
 // backlog: it is less than half full.
 func (s *state) needsRefill(it *inst) bool {
-	return it.backlog > 0 && it.queue.len() < s.window()/2 && s.instances[it.ID] == it
+	return it.backlog > 0 && it.queue.Len() < s.window()/2 && s.instances[it.ID] == it
 }
 
 // refilled queues the tasks refill loaded for an instance, in id order.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/gammazero/deque"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -109,7 +110,7 @@ type inst struct {
 	// DISPATCHED and RUNNING ones. Per instance, so that what one batch
 	// does to an instance costs what that instance holds, not what the app
 	// holds.
-	queue     deque[*task]
+	queue     deque.Deque[*task]
 	onWorkers map[int64]*task
 	inReady   bool // in state.ready
 	// mapKeys are the map messages this actor stored for the instance (the
@@ -171,7 +172,7 @@ func (s *state) enqueue(t *task) {
 		return
 	}
 	it := t.inst
-	it.queue.push(t)
+	it.queue.PushBack(t)
 	if !it.inReady {
 		it.inReady = true
 		s.ready = append(s.ready, it)
@@ -182,7 +183,7 @@ func (s *state) enqueue(t *task) {
 func (s *state) queued() int {
 	n := 0
 	for _, it := range s.instances {
-		n += it.queue.len()
+		n += it.queue.Len()
 	}
 	return n
 }
@@ -250,54 +251,4 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// deque is a slice-backed double-ended queue.
-type deque[T any] struct {
-	items []T
-	head  int
-}
-
-func (q *deque[T]) len() int { return len(q.items) - q.head }
-func (q *deque[T]) push(v T) { q.items = append(q.items, v) }
-func (q *deque[T]) peek() T  { return q.items[q.head] }
-
-func (q *deque[T]) pop() T {
-	v := q.items[q.head]
-	var zero T
-	q.items[q.head] = zero
-	q.head++
-	switch {
-	case q.head == len(q.items):
-		q.items, q.head = q.items[:0], 0
-	case q.head >= 1024 && 2*q.head >= len(q.items):
-		// Compact so the array does not grow behind a moving head.
-		n := copy(q.items, q.items[q.head:])
-		clear(q.items[n:])
-		q.items, q.head = q.items[:n], 0
-	}
-	return v
-}
-
-// pushFront puts vs, in order, before the queued items.
-func (q *deque[T]) pushFront(vs ...T) {
-	if len(vs) == 0 {
-		return
-	}
-	if q.head >= len(vs) {
-		q.head -= len(vs)
-		copy(q.items[q.head:], vs)
-		return
-	}
-	items := make([]T, 0, len(vs)+q.len())
-	items = append(append(items, vs...), q.items[q.head:]...)
-	q.items, q.head = items, 0
-}
-
-// all returns the queued items, oldest first (a view: do not keep it).
-func (q *deque[T]) all() []T { return q.items[q.head:] }
-
-func (q *deque[T]) clear() {
-	clear(q.items)
-	q.items, q.head = q.items[:0], 0
 }

@@ -38,6 +38,12 @@ type view struct {
 	jobs map[int64]*db.Job
 	// targets are the workflows NESTED nodes start (current versions).
 	targets map[int64]*db.Workflow
+	// evals are the outcomes of expressions evaluated for RUNNING DECISION
+	// and FOREACH nodes, by node row id, not yet applied; pending are the
+	// node rows whose evaluation is under way (the engine's memory: after
+	// a restart neither holds anything, and the nodes are evaluated again).
+	evals   map[int64]evalOutcome
+	pending map[int64]bool
 }
 
 type childInstance struct {
@@ -60,9 +66,28 @@ type plan struct {
 	// stop are job instances to stop (failFast); stopWorkflowInstances nested instances.
 	stop                  []int64
 	stopWorkflowInstances []int64
+	// evaluate are the expressions to evaluate once the plan is committed;
+	// consumed the evaluation outcomes the plan applied.
+	evaluate []evalRequest
+	consumed []int64
 	// ended says the instance ended in this decision.
 	ended bool
 }
+
+// evalRequest asks for a node's expression to be evaluated.
+type evalRequest struct {
+	wi       int64
+	node     int64
+	gen      int
+	key      string
+	nodeType string
+	text     string
+	env      map[string]any
+}
+
+// maxEvalAttempts bounds the evaluations begun for one node generation
+// that never finish (the server stopping during each): then the node fails.
+const maxEvalAttempts = 3
 
 type create struct {
 	node     string
@@ -173,7 +198,13 @@ func (d *decider) settle(key string, n *db.WorkflowNodeRun) {
 		default:
 			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job instance %d ended %s: %s", in.ID, in.Status, firstLine(in.Result)))
 		}
+	case db.NodeDecision:
+		d.settleEval(key, n)
 	case db.NodeForeach:
+		if n.Items == 0 {
+			d.settleEval(key, n) // evaluating its expression
+			return
+		}
 		d.settleForeach(key, n)
 	case db.NodeNested:
 		c := d.v.children[key]
@@ -424,39 +455,13 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: len(d.p.moves)})
 		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
 	case db.NodeDecision:
-		label, err := evalDecision(node.Expression, ctx, up)
-		if err != nil {
-			d.fail(key, n, db.NodeReasonExpression, "expression "+err.Error())
-			return
-		}
-		d.succeed(key, n, label, nil)
+		d.beginEval(key, n, node)
 	case db.NodeForeach:
 		if d.v.jobs[node.JobID] == nil {
 			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
 			return
 		}
-		items, err := evalList(node.Expression, ctx, up)
-		if err != nil {
-			d.fail(key, n, db.NodeReasonExpression, "expression "+err.Error())
-			return
-		}
-		if len(items) == 0 {
-			d.succeed(key, n, "[]", nil)
-			return
-		}
-		par := max(node.Parallelism, 1)
-		for i, el := range items {
-			in := d.instance(key, n, node, ctx, up)
-			in.WorkflowItem = new(i)
-			in.WorkflowInput.Element = el
-			in.Params = elementParams(el)
-			held := i >= par
-			if held {
-				in.TriggerAt = holdUntil
-			}
-			d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
-		}
-		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now), Items: new(len(items))})
+		d.beginEval(key, n, node)
 	case db.NodeNested:
 		target := d.v.targets[node.WorkflowID]
 		if target == nil {
@@ -480,6 +485,77 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 		}
 		d.move(n, t)
 	}
+}
+
+// beginEval starts a DECISION or FOREACH: it is RUNNING while its
+// expression is evaluated, after the plan commits (never inside the
+// transaction); the outcome comes back to a later decision (settleEval).
+func (d *decider) beginEval(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now), Attempts: new(1)})
+	d.request(key, n, node)
+}
+
+func (d *decider) request(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
+	d.p.evaluate = append(d.p.evaluate, evalRequest{wi: d.v.wi.ID, node: n.ID, gen: n.Generation, key: key, nodeType: node.Type,
+		text: node.Expression, env: exprEnv(d.contextNow(), d.upstream(key))})
+}
+
+// settleEval applies the outcome of a RUNNING DECISION's or FOREACH's
+// evaluation once it is there. A node RUNNING with no evaluation under way
+// lost it (a restart, a new owner): it is begun again, counted, up to
+// maxEvalAttempts.
+func (d *decider) settleEval(key string, n *db.WorkflowNodeRun) {
+	node := d.byKey[key]
+	if o, ok := d.v.evals[n.ID]; ok && o.gen == n.Generation {
+		d.p.consumed = append(d.p.consumed, n.ID)
+		d.applyEval(key, n, node, o)
+		return
+	}
+	if d.v.pending[n.ID] {
+		return
+	}
+	if n.Attempts >= maxEvalAttempts {
+		d.fail(key, n, db.NodeReasonExpressionTimeout, fmt.Sprintf(
+			"expression evaluation was begun %d times and never finished (the server stopped during each)", n.Attempts))
+		return
+	}
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Attempts: new(n.Attempts + 1)})
+	d.request(key, n, node)
+}
+
+// applyEval ends a DECISION with its label, or starts a FOREACH's elements.
+func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, o evalOutcome) {
+	if o.reason != "" {
+		d.fail(key, n, o.reason, o.msg)
+		return
+	}
+	if node.Type == db.NodeDecision {
+		d.succeed(key, n, o.label, nil)
+		return
+	}
+	if d.v.jobs[node.JobID] == nil {
+		d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
+		return
+	}
+	items := o.items
+	if len(items) == 0 {
+		d.succeed(key, n, "[]", nil)
+		return
+	}
+	ctx, up := d.contextNow(), d.upstream(key)
+	par := max(node.Parallelism, 1)
+	for i, el := range items {
+		in := d.instance(key, n, node, ctx, up)
+		in.WorkflowItem = new(i)
+		in.WorkflowInput.Element = el
+		in.Params = elementParams(el)
+		held := i >= par
+		if held {
+			in.TriggerAt = holdUntil
+		}
+		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
+	}
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: new(len(items))})
 }
 
 func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {
@@ -573,6 +649,9 @@ func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
 	}
 	if t.Items != nil {
 		n.Items = *t.Items
+	}
+	if t.Attempts != nil {
+		n.Attempts = *t.Attempts
 	}
 	if t.Result != nil {
 		n.Result = *t.Result

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -32,8 +33,34 @@ func newSim(t *testing.T, g db.WorkflowGraph, ctx map[string]any) *sim {
 }
 
 // step decides and applies the plan to the rows, as the engine's
-// transaction would.
+// transaction would; the expressions it asks for are evaluated at once and
+// their outcomes applied by the next decision, as the engine does, and
+// the plans of both are returned as one.
 func (m *sim) step() *plan {
+	p := m.once()
+	for len(p.evaluate) > 0 {
+		if m.v.evals == nil {
+			m.v.evals = map[int64]evalOutcome{}
+		}
+		for _, r := range p.evaluate {
+			v, err := wfexpr.Eval(context.Background(), r.text, r.env, wfexpr.Limits{})
+			o := outcomeOf(r.nodeType, v, err)
+			o.gen = r.gen
+			m.v.evals[r.node] = o
+		}
+		next := m.once()
+		for _, id := range next.consumed {
+			delete(m.v.evals, id)
+		}
+		next.moves = append(p.moves, next.moves...)
+		next.creates = append(p.creates, next.creates...)
+		next.stop = append(p.stop, next.stop...)
+		p = next
+	}
+	return p
+}
+
+func (m *sim) once() *plan {
 	p := decide(m.v, t0, 3)
 	for _, c := range p.creates {
 		m.nextID++

@@ -14,6 +14,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/testsignal"
 	"github.com/jobwheel/jobwheel/internal/tracing"
+	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
 )
 
 // Store is what the engine needs from the database outside transactions;
@@ -58,6 +59,10 @@ type Deps struct {
 	// ReconcileEvery is how often every active instance is looked at again, in
 	// case a notification was lost. Default 10s.
 	ReconcileEvery time.Duration
+	// Evaluator evaluates DECISION and FOREACH expressions, for every
+	// engine of the server; nil gives each engine one of its own, started
+	// and stopped with it (tests).
+	Evaluator *Evaluator
 	// Tracer traces workflow instances and their nodes' transitions
 	// (traces.go); its zero value is off.
 	Tracer tracing.Tracer
@@ -78,9 +83,29 @@ type Engine struct {
 	mu      sync.Mutex
 	stopped <-chan struct{}
 
-	// deadlines are approvals' deadlines by run; only the engine's
-	// goroutine touches it.
+	eval    *Evaluator
+	ownEval bool // started and stopped with the engine
+
+	// Only the engine's goroutine touches what follows.
+	//
+	// deadlines are approvals' deadlines by instance; soon are instances to
+	// look at again at once (a compare-and-set lost, a parent whose child
+	// ended), retry those to look at again after a failure, at a time.
 	deadlines map[int64]time.Time
+	soon      map[int64]bool
+	retry     map[int64]time.Time
+	// evals are evaluation outcomes not applied yet, by instance and node
+	// row; pending the evaluations under way, likewise; unsent those the
+	// evaluator could not take yet (full), sent again each second.
+	evals   map[int64]map[int64]evalOutcome
+	pending map[int64]map[int64]*pendingEval
+	unsent  []evalRequest
+
+	// evalMu guards evalDone, the finished evaluations the evaluator's
+	// workers hand to the engine's goroutine; evalWake tells it.
+	evalMu   sync.Mutex
+	evalDone []finishedEval
+	evalWake chan struct{}
 
 	// Decided, if Init'ed by a test, signals each instance decided and written.
 	Decided testsignal.Signal[int64]
@@ -92,9 +117,25 @@ func New(deps Deps, appID, epoch int64, exec Executor) *Engine {
 	if deps.ReconcileEvery == 0 {
 		deps.ReconcileEvery = 10 * time.Second
 	}
-	return &Engine{deps: deps, log: deps.Log.With("app", appID), clock: clock.OrSystem(deps.Clock), app: appID, epoch: epoch,
+	e := &Engine{deps: deps, log: deps.Log.With("app", appID), clock: clock.OrSystem(deps.Clock), app: appID, epoch: epoch,
 		exec: exec, fence: &db.Fence{AppID: appID, ServerID: deps.ServerID, Epoch: epoch},
-		mailbox: make(chan []int64, 4096), deadlines: map[int64]time.Time{}}
+		mailbox: make(chan []int64, 4096), evalWake: make(chan struct{}, 1), eval: deps.Evaluator}
+	if e.eval == nil {
+		e.eval, e.ownEval = NewEvaluator(EvaluatorConfig{Workers: 1}), true
+	}
+	return e
+}
+
+type pendingEval struct {
+	gen    int
+	key    string
+	cancel context.CancelFunc
+}
+
+type finishedEval struct {
+	req      evalRequest
+	outcome  evalOutcome
+	canceled bool
 }
 
 // Start looks at every active instance of the app (a new owner resumes them),
@@ -104,13 +145,36 @@ func (e *Engine) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	if e.ownEval {
+		if err := e.eval.Start(ctx); err != nil {
+			stopped()
+			return err
+		}
+	}
 	e.mu.Lock()
 	e.stopped = ctx.Done()
 	e.mu.Unlock()
+	// What the last run kept in memory is not carried over: the database
+	// says what is under way, and evaluations lost are begun again.
+	e.deadlines, e.soon, e.retry = map[int64]time.Time{}, map[int64]bool{}, map[int64]time.Time{}
+	e.evals, e.pending, e.unsent = map[int64]map[int64]evalOutcome{}, map[int64]map[int64]*pendingEval{}, nil
+	e.evalMu.Lock()
+	e.evalDone = nil
+	e.evalMu.Unlock()
 	go func() {
 		started()
 		defer stopped()
+		if e.ownEval {
+			defer e.eval.Stop()
+		}
 		e.loop(ctx)
+		for _, m := range e.pending {
+			for _, p := range m {
+				if p.cancel != nil {
+					p.cancel()
+				}
+			}
+		}
 	}()
 	return nil
 }
@@ -146,27 +210,43 @@ func (e *Engine) loop(ctx context.Context) {
 	lastReconcile := e.clock.Now()
 	for {
 		ids := map[int64]bool{}
-		select {
-		case <-ctx.Done():
-			return
-		case list := <-e.mailbox:
-			for _, id := range list {
-				ids[id] = true
-			}
-		case <-tick.C():
-			tick.Reset(time.Second)
-			now := e.clock.Now()
-			if now.Sub(lastReconcile) >= e.deps.ReconcileEvery {
-				lastReconcile = now
-				e.reconcile(ctx)
-				continue
-			}
-			for id, at := range e.deadlines {
-				if !now.Before(at) {
+		if len(e.soon) > 0 {
+			ids, e.soon = e.soon, map[int64]bool{}
+		} else {
+			select {
+			case <-ctx.Done():
+				return
+			case list := <-e.mailbox:
+				for _, id := range list {
 					ids[id] = true
-					delete(e.deadlines, id)
 				}
+			case <-e.evalWake:
+				e.evaluated(ids)
+			case <-tick.C():
+				tick.Reset(time.Second)
+				now := e.clock.Now()
+				if now.Sub(lastReconcile) >= e.deps.ReconcileEvery {
+					lastReconcile = now
+					e.reconcile(ctx)
+					continue
+				}
+				for id, at := range e.deadlines {
+					if !now.Before(at) {
+						ids[id] = true
+						delete(e.deadlines, id)
+					}
+				}
+				for id, at := range e.retry {
+					if !now.Before(at) {
+						ids[id] = true
+						delete(e.retry, id)
+					}
+				}
+				e.resend(ctx)
 			}
+		}
+		if ctx.Err() != nil {
+			return
 		}
 	more:
 		for len(ids) < 500 {
@@ -231,6 +311,8 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 			next, err = e.start(ctx, r)
 		case db.WorkflowRunning, db.WorkflowPaused:
 			next, err = e.advance(ctx, r.ID)
+		default:
+			e.forget(r.ID) // ended: its evaluations are of no use
 		}
 		switch {
 		case errors.Is(err, errLost):
@@ -246,18 +328,17 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 		follow = append(follow, next...)
 		e.Decided.Signal(r.ID)
 	}
-	if len(follow) > 0 {
-		go e.WorkflowInstancesChanged(follow) // not from this goroutine: the mailbox may be full
+	for _, id := range follow {
+		e.soon[id] = true
 	}
 }
 
-// again looks at runs once more a second later.
-func (e *Engine) again(ctx context.Context, ids []int64) {
-	go func() {
-		if clock.Sleep(e.clock, time.Second, ctx.Done()) {
-			e.WorkflowInstancesChanged(ids)
-		}
-	}()
+// again looks at instances once more a second later.
+func (e *Engine) again(_ context.Context, ids []int64) {
+	at := e.clock.Now().Add(time.Second)
+	for _, id := range ids {
+		e.retry[id] = at
+	}
 }
 
 // errLost says a compare-and-set lost: something else moved the instance or a
@@ -411,7 +492,8 @@ func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
 // load reads what a decision on r needs.
 func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) (*view, error) {
 	v := &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
-		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{}}
+		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{},
+		evals: e.evals[r.ID], pending: e.pendingOf(r.ID)}
 	rows, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{r.ID})
 	if err != nil {
 		return nil, err
@@ -456,7 +538,9 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 	}
 	var jobIDs, targetIDs []int64
 	for _, n := range r.Graph.Nodes {
-		if row := v.nodes[n.Key]; row == nil || row.Status != db.NodeWaiting {
+		row := v.nodes[n.Key]
+		evaluating := row != nil && row.Status == db.NodeRunning && n.Type == db.NodeForeach && row.Items == 0
+		if row == nil || (row.Status != db.NodeWaiting && !evaluating) {
 			continue
 		}
 		switch n.Type {
@@ -577,6 +661,25 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 	if len(p.stop) > 0 {
 		e.exec.Kick()
 	}
+	for _, id := range p.consumed {
+		delete(e.evals[v.wi.ID], id)
+	}
+	// An evaluation under way for a node that no longer runs (stopped,
+	// failed fast, reset) is of no use.
+	for id, pe := range e.pending[v.wi.ID] {
+		if n := v.nodes[pe.key]; n == nil || n.ID != id || n.Status != db.NodeRunning || n.Generation != pe.gen {
+			if pe.cancel != nil {
+				pe.cancel()
+			}
+			delete(e.pending[v.wi.ID], id)
+		}
+	}
+	for _, r := range p.evaluate {
+		e.submit(ctx, r)
+	}
+	if p.ended {
+		e.forget(v.wi.ID)
+	}
 	var follow []int64
 	changed := []int64{v.wi.ID}
 	for _, c := range p.children {
@@ -615,6 +718,104 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 	}
 	e.notify(changed...)
 	return follow
+}
+
+// submit hands an evaluation to the evaluator; one it cannot take yet
+// waits in unsent.
+func (e *Engine) submit(ctx context.Context, r evalRequest) {
+	pe := &pendingEval{gen: r.gen, key: r.key}
+	if e.pending[r.wi] == nil {
+		e.pending[r.wi] = map[int64]*pendingEval{}
+	}
+	if old := e.pending[r.wi][r.node]; old != nil && old.cancel != nil {
+		old.cancel()
+	}
+	e.pending[r.wi][r.node] = pe
+	e.send(ctx, r, pe)
+}
+
+func (e *Engine) send(ctx context.Context, r evalRequest, pe *pendingEval) {
+	ectx, cancel := context.WithCancel(ctx)
+	ok := e.eval.Submit(ectx, e.app, r.text, r.env, func(v any, err error) {
+		var le *wfexpr.LimitError
+		canceled := errors.Is(err, errEvaluatorStopped) || (errors.As(err, &le) && le.Reason == wfexpr.ReasonCanceled)
+		o := outcomeOf(r.nodeType, v, err)
+		o.gen = r.gen
+		e.evalMu.Lock()
+		e.evalDone = append(e.evalDone, finishedEval{req: r, outcome: o, canceled: canceled})
+		e.evalMu.Unlock()
+		select {
+		case e.evalWake <- struct{}{}:
+		default:
+		}
+	})
+	if !ok {
+		cancel()
+		e.unsent = append(e.unsent, r)
+		return
+	}
+	pe.cancel = cancel
+}
+
+// resend offers the evaluator again what it could not take.
+func (e *Engine) resend(ctx context.Context) {
+	list := e.unsent
+	e.unsent = nil
+	for _, r := range list {
+		if pe := e.pending[r.wi][r.node]; pe != nil && pe.gen == r.gen && pe.cancel == nil {
+			e.send(ctx, r, pe)
+		}
+	}
+}
+
+// evaluated takes the evaluations that finished: their instances are looked
+// at, and their next decision applies the outcomes.
+func (e *Engine) evaluated(ids map[int64]bool) {
+	e.evalMu.Lock()
+	list := e.evalDone
+	e.evalDone = nil
+	e.evalMu.Unlock()
+	for _, f := range list {
+		pe := e.pending[f.req.wi][f.req.node]
+		if pe == nil || pe.gen != f.req.gen {
+			continue // given up meanwhile
+		}
+		delete(e.pending[f.req.wi], f.req.node)
+		if len(e.pending[f.req.wi]) == 0 {
+			delete(e.pending, f.req.wi)
+		}
+		if f.canceled {
+			// Not an outcome: if the node still runs, the next decision
+			// begins the evaluation again (counted).
+			ids[f.req.wi] = true
+			continue
+		}
+		if e.evals[f.req.wi] == nil {
+			e.evals[f.req.wi] = map[int64]evalOutcome{}
+		}
+		e.evals[f.req.wi][f.req.node] = f.outcome
+		ids[f.req.wi] = true
+	}
+}
+
+// forget drops what the engine keeps for an instance that ended.
+func (e *Engine) forget(wiID int64) {
+	for _, pe := range e.pending[wiID] {
+		if pe.cancel != nil {
+			pe.cancel()
+		}
+	}
+	delete(e.pending, wiID)
+	delete(e.evals, wiID)
+}
+
+// pendingOf are the node rows of an instance whose evaluation is under way.
+func (e *Engine) pendingOf(wiID int64) map[int64]bool {
+	out := map[int64]bool{}
+	for id := range e.pending[wiID] {
+		out[id] = true
+	}
+	return out
 }
 
 func (e *Engine) notify(wiIDs ...int64) {

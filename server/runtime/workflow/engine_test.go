@@ -42,9 +42,13 @@ type bundle struct {
 	app    int64
 	job    int64
 	engine *Engine
+	// eval, if set before startEngine, is the evaluator the engines
+	// share (the test starts it); nil gives each its own.
+	eval   *Evaluator
 	exec   *executor
 	ops    *Ops
 	epoch  int64
+	server string
 }
 
 func setup(t *testing.T, d *db.DB) *bundle {
@@ -75,9 +79,9 @@ func (b *bundle) startEngine(server string) {
 	if err != nil || !ok {
 		b.t.Fatalf("taking the lease for %s: %v %v", server, ok, err)
 	}
-	b.epoch = l.Epoch
+	b.epoch, b.server = l.Epoch, server
 	b.exec = &executor{}
-	b.engine = New(Deps{Store: b.d, ServerID: server, Log: slog.New(slog.DiscardHandler), ReconcileEvery: time.Hour},
+	b.engine = New(Deps{Store: b.d, ServerID: server, Log: slog.New(slog.DiscardHandler), ReconcileEvery: time.Hour, Evaluator: b.eval},
 		b.app, l.Epoch, b.exec)
 	b.engine.Decided.Init()
 	if err := b.engine.Start(ctx); err != nil {
@@ -91,7 +95,7 @@ func (b *bundle) startEngine(server string) {
 func (b *bundle) crash(next string) {
 	b.t.Helper()
 	b.engine.Stop()
-	if err := b.d.LeaseRelease(context.Background(), "s1", []int64{b.app}); err != nil {
+	if err := b.d.LeaseRelease(context.Background(), b.server, []int64{b.app}); err != nil {
 		b.t.Fatal(err)
 	}
 	b.startEngine(next)
@@ -239,8 +243,9 @@ func TestRunWithEveryNodeType(t *testing.T) {
 		if n := b.waitNode(wi, "too-few", db.NodeSkipped); n.Reason != db.NodeReasonBranchNotTaken {
 			t.Fatalf("too-few skipped for %s", n.Reason)
 		}
-		// FOREACH: three elements, two at a time.
-		b.waitNode(wi, "each", db.NodeRunning)
+		// FOREACH: three elements, two at a time (RUNNING while its
+		// expression is evaluated, then with its elements).
+		testkit.Eventually(t, "each to run its elements", func() bool { return b.node(wi, "each").Items == 3 })
 		if got := len(b.instances(wi, "each")); got != 3 {
 			t.Fatalf("%d element instances; want 3", got)
 		}

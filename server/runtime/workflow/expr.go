@@ -1,13 +1,16 @@
 package workflow
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
-	"github.com/expr-lang/expr"
-
+	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
+	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
 // Expressions of DECISION and FOREACH nodes are expr-lang, evaluated on the
@@ -16,53 +19,96 @@ import (
 // string; fromJSON(upstream.x) reads a JSON result). They compile with the
 // options saving checked them with (package wfexpr), so what was accepted
 // runs. expr-lang has no I/O and no access to the server: an expression
-// reads what it is given. Its size is bounded at compile time and its
-// memory at run time (expr's budget), so a hostile expression cannot take
-// the server down.
+// reads what it is given. It is evaluated by the Evaluator, off the
+// engine's goroutine and outside any transaction, within a CPU and a byte
+// budget (wfexpr.Limits); what it returns is bounded too: a DECISION's
+// label as a node result (protocol.MaxResultBytes), a FOREACH's list to
+// maxForeachItems elements and MaxContextBytes as JSON.
 
 // exprEnv is what an expression sees.
-func exprEnv(context map[string]any, upstream map[string]string) map[string]any {
+func exprEnv(vars map[string]any, upstream map[string]string) map[string]any {
 	up := make(map[string]any, len(upstream))
 	for k, v := range upstream {
 		up[k] = v
 	}
-	return wfexpr.Env(context, up)
+	return wfexpr.Env(vars, up)
 }
 
-// evalDecision evaluates a DECISION's expression to the label of the
-// branch it takes: a boolean is "true" or "false", a string itself, a
-// number its decimal form.
-func evalDecision(src string, context map[string]any, upstream map[string]string) (string, error) {
-	v, err := wi(src, context, upstream)
-	if err != nil {
-		return "", err
+// evalOutcome is what evaluating a node's expression gave: a DECISION's
+// label or a FOREACH's elements, or why the node fails.
+type evalOutcome struct {
+	gen    int // the node's generation it was evaluated for
+	label  string
+	items  []any
+	reason string // a node reason if it failed
+	msg    string
+}
+
+// outcomeOf turns an evaluation's value or error into a node's outcome.
+func outcomeOf(nodeType string, v any, err error) evalOutcome {
+	var le *wfexpr.LimitError
+	switch {
+	case errors.As(err, &le):
+		return evalOutcome{reason: le.Reason, msg: "expression " + le.Msg}
+	case err != nil:
+		return evalOutcome{reason: db.NodeReasonExpression, msg: "expression " + err.Error()}
 	}
+	if nodeType == db.NodeForeach {
+		items, err := listOf(v)
+		if err != nil {
+			return evalOutcome{reason: reasonOf(err), msg: "expression " + err.Error()}
+		}
+		return evalOutcome{items: items}
+	}
+	label, err := labelOf(v)
+	if err != nil {
+		return evalOutcome{reason: reasonOf(err), msg: "expression " + err.Error()}
+	}
+	return evalOutcome{label: label}
+}
+
+// errTooLarge marks a value over what a node may keep.
+var errTooLarge = errors.New("too large")
+
+func reasonOf(err error) string {
+	if errors.Is(err, errTooLarge) {
+		return db.NodeReasonExpressionTooLarge
+	}
+	return db.NodeReasonExpression
+}
+
+// labelOf is a DECISION's value as the label of the branch it takes: a
+// boolean is "true" or "false", a string itself, a number its decimal
+// form. It is the node's result, so it is bounded like one.
+func labelOf(v any) (string, error) {
+	var label string
 	switch x := v.(type) {
 	case bool:
-		return strconv.FormatBool(x), nil
+		label = strconv.FormatBool(x)
 	case string:
-		return x, nil
+		label = x
 	case int:
-		return strconv.Itoa(x), nil
+		label = strconv.Itoa(x)
 	case int64:
-		return strconv.FormatInt(x, 10), nil
+		label = strconv.FormatInt(x, 10)
 	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), nil
+		label = strconv.FormatFloat(x, 'f', -1, 64)
 	case nil:
 		return "", errors.New("evaluated to nil; a decision needs a boolean, a string or a number")
+	default:
+		return "", fmt.Errorf("evaluated to a %T; a decision needs a boolean, a string or a number", v)
 	}
-	return "", fmt.Errorf("evaluated to a %T; a decision needs a boolean, a string or a number", v)
+	if len(label) > protocol.MaxResultBytes {
+		return "", fmt.Errorf("evaluated to a value of %d bytes; a node's result holds at most %d: %w", len(label), protocol.MaxResultBytes, errTooLarge)
+	}
+	return label, nil
 }
 
 // maxForeachItems bounds the elements one FOREACH runs.
 const maxForeachItems = 10000
 
-// evalList evaluates a FOREACH's expression to its elements.
-func evalList(src string, context map[string]any, upstream map[string]string) ([]any, error) {
-	v, err := wi(src, context, upstream)
-	if err != nil {
-		return nil, err
-	}
+// listOf is a FOREACH's value as its elements.
+func listOf(v any) ([]any, error) {
 	var out []any
 	switch x := v.(type) {
 	case []any:
@@ -85,20 +131,33 @@ func evalList(src string, context map[string]any, upstream map[string]string) ([
 	if len(out) > maxForeachItems {
 		return nil, fmt.Errorf("gave %d elements; at most %d", len(out), maxForeachItems)
 	}
+	if b, err := json.Marshal(out); err != nil {
+		return nil, fmt.Errorf("gave a list that is not JSON: %w", err)
+	} else if len(b) > MaxContextBytes {
+		return nil, fmt.Errorf("gave a list of %d bytes as JSON; at most %d: %w", len(b), MaxContextBytes, errTooLarge)
+	}
 	return out, nil
 }
 
-func wi(src string, context map[string]any, upstream map[string]string) (v any, err error) {
-	prog, err := wfexpr.Compile(src)
-	if err != nil {
-		return nil, err
+// evalDecision and evalList evaluate at once, on the caller's goroutine,
+// within the default limits (tests and the fuzzer).
+func evalDecision(src string, vars map[string]any, upstream map[string]string) (string, error) {
+	o := evalNow(db.NodeDecision, src, vars, upstream)
+	if o.reason != "" {
+		return "", errors.New(strings.TrimPrefix(o.msg, "expression "))
 	}
-	defer func() {
-		// expr recovers its own panics; this is a last guard, since an
-		// expression is user input evaluated on the server.
-		if r := recover(); r != nil {
-			v, err = nil, fmt.Errorf("failed: %v", r)
-		}
-	}()
-	return expr.Run(prog, exprEnv(context, upstream))
+	return o.label, nil
+}
+
+func evalList(src string, vars map[string]any, upstream map[string]string) ([]any, error) {
+	o := evalNow(db.NodeForeach, src, vars, upstream)
+	if o.reason != "" {
+		return nil, errors.New(strings.TrimPrefix(o.msg, "expression "))
+	}
+	return o.items, nil
+}
+
+func evalNow(nodeType, src string, vars map[string]any, upstream map[string]string) evalOutcome {
+	v, err := wfexpr.Eval(context.Background(), src, exprEnv(vars, upstream), wfexpr.Limits{})
+	return outcomeOf(nodeType, v, err)
 }

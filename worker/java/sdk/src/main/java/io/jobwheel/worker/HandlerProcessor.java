@@ -1,0 +1,143 @@
+package io.jobwheel.worker;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A {@link JobHandler} method as a processor. */
+final class HandlerProcessor implements BasicProcessor {
+    final String name;
+    private final Object bean;
+    private final Method method;
+    private final Method init;
+    private final Method destroy;
+    private boolean initialized;
+
+    private HandlerProcessor(String name, Object bean, Method method, Method init, Method destroy) {
+        this.name = name;
+        this.bean = bean;
+        this.method = method;
+        this.init = init;
+        this.destroy = destroy;
+    }
+
+    /**
+     * The handlers of bean's class (and its superclasses); throws
+     * IllegalArgumentException naming a method that cannot be one.
+     */
+    static List<HandlerProcessor> scan(Object bean) {
+        if (bean == null) {
+            throw new IllegalArgumentException("registerHandlers: the object is null");
+        }
+        List<HandlerProcessor> out = new ArrayList<>();
+        for (Class<?> c = bean.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                JobHandler h = m.getAnnotation(JobHandler.class);
+                if (h == null || m.isBridge()) {
+                    continue;
+                }
+                String where = c.getName() + "." + m.getName();
+                if (h.value().isBlank()) {
+                    throw new IllegalArgumentException("@JobHandler on " + where + ": the name is empty");
+                }
+                if (Modifier.isStatic(m.getModifiers())) {
+                    throw new IllegalArgumentException("@JobHandler on " + where + ": the method is static; handlers are instance methods");
+                }
+                Class<?>[] p = m.getParameterTypes();
+                if (p.length > 1 || p.length == 1 && p[0] != String.class && p[0] != TaskContext.class) {
+                    throw new IllegalArgumentException("@JobHandler on " + where
+                            + ": a handler takes no argument, a String (the parameters) or a TaskContext");
+                }
+                m.setAccessible(true);
+                out.add(new HandlerProcessor(h.value(), bean, m, lifecycle(c, where, "init", h.init()),
+                        lifecycle(c, where, "destroy", h.destroy())));
+            }
+        }
+        return out;
+    }
+
+    private static Method lifecycle(Class<?> c, String where, String what, String name) {
+        if (name.isEmpty()) {
+            return null;
+        }
+        for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+            try {
+                Method m = k.getDeclaredMethod(name);
+                m.setAccessible(true);
+                return m;
+            } catch (NoSuchMethodException e) {
+                // look further up
+            }
+        }
+        throw new IllegalArgumentException("@JobHandler on " + where + ": " + what + " method " + name
+                + "() not found on " + c.getName() + " (it takes no argument)");
+    }
+
+    @Override
+    public ProcessResult process(TaskContext ctx) throws Exception {
+        synchronized (this) {
+            if (!initialized && init != null) {
+                call(init);
+            }
+            initialized = true;
+        }
+        ctx.handledSuccess = null;
+        ctx.handledMsg = null;
+        ctx.handledTimeout = false;
+        Object ret;
+        if (method.getParameterCount() == 0) {
+            ret = call(method);
+        } else if (method.getParameterTypes()[0] == String.class) {
+            ret = call(method, ctx.getParams());
+        } else {
+            ret = call(method, ctx);
+        }
+        if (ret instanceof ProcessResult && ctx.handledSuccess == null) {
+            return (ProcessResult) ret;
+        }
+        String msg = ctx.handledMsg;
+        if (Boolean.FALSE.equals(ctx.handledSuccess)) {
+            if (msg == null || msg.isEmpty()) {
+                msg = ctx.handledTimeout ? "the handler said it timed out" : "the handler said it failed";
+            } else if (ctx.handledTimeout) {
+                msg = "timed out: " + msg;
+            }
+            return new ProcessResult(false, msg);
+        }
+        if (msg == null) {
+            msg = ret == null ? "" : LogFormat.toText(ret instanceof ProcessResult ? ((ProcessResult) ret).getMsg() : ret);
+        }
+        return new ProcessResult(true, msg);
+    }
+
+    private Object call(Method m, Object... args) throws Exception {
+        try {
+            return m.invoke(bean, args);
+        } catch (InvocationTargetException e) {
+            Throwable t = e.getCause();
+            if (t instanceof Exception) {
+                throw (Exception) t;
+            }
+            if (t instanceof Error) {
+                throw (Error) t;
+            }
+            throw e;
+        }
+    }
+
+    /** Runs the destroy method if the handler was initialized; says what went wrong, or null. */
+    synchronized String destroy() {
+        if (!initialized || destroy == null) {
+            return null;
+        }
+        initialized = false;
+        try {
+            call(destroy);
+            return null;
+        } catch (Exception | Error e) {
+            return "handler " + name + ": " + destroy.getName() + "() failed: " + e;
+        }
+    }
+}

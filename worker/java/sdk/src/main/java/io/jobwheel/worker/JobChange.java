@@ -1,0 +1,42 @@
+package io.jobwheel.worker;
+
+import java.util.List;
+
+/**
+ * What the server did with one declared job at a connect (or, in a dry run,
+ * would do): action CREATE, UPDATE (fields: the definition's fields it
+ * changed), UNCHANGED or DISABLE (a job of the set no longer declared).
+ */
+public final class JobChange {
+    public static final String CREATE = "CREATE";
+    public static final String UPDATE = "UPDATE";
+    public static final String UNCHANGED = "UNCHANGED";
+    public static final String DISABLE = "DISABLE";
+
+    private final String name;
+    private final String action;
+    private final List<String> fields;
+
+    JobChange(String name, String action, List<String> fields) {
+        this.name = name;
+        this.action = action;
+        this.fields = List.copyOf(fields);
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public String getAction() {
+        return action;
+    }
+
+    public List<String> getFields() {
+        return fields;
+    }
+
+    @Override
+    public String toString() {
+        return name + " " + action + (fields.isEmpty() ? "" : " " + String.join(",", fields));
+    }
+}
