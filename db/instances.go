@@ -93,9 +93,14 @@ type Instance struct {
 	JobVersion *int `bun:"job_version"`
 	// NoWorker is why no connected worker could take it, as last found
 	// (nil if it never waited for a worker; noworker.go).
-	NoWorker  *NoWorker `bun:"no_worker,type:json,nullzero"`
-	CreatedAt time.Time `bun:"created_at,notnull"`
-	UpdatedAt time.Time `bun:"updated_at,notnull"`
+	NoWorker *NoWorker `bun:"no_worker,type:json,nullzero"`
+	// TraceParent is the W3C traceparent of the span the instance is
+	// traced under: until it fires, the API call or workflow instance that
+	// created it (if traced); from its fire on, its dispatch span, the
+	// parent of its tasks' spans. "" when it is not traced.
+	TraceParent string    `bun:"trace_parent,notnull"`
+	CreatedAt   time.Time `bun:"created_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.
@@ -316,7 +321,10 @@ type InstanceTransition struct {
 	Reason          *string    `bun:"reason"`
 	WorkerID        *string    `bun:"worker_id"`
 	Epoch           *int64     `bun:"epoch"`
-	UpdatedAt       time.Time  `bun:"updated_at"`
+	// TraceParent, when set, records the traceparent of the instance's
+	// dispatch span (a traced fire).
+	TraceParent *string   `bun:"trace_parent"`
+	UpdatedAt   time.Time `bun:"updated_at"`
 }
 
 // InstanceTransitionMany applies the transitions whose instance is still in
@@ -345,6 +353,7 @@ func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTrans
 		Set("reason = COALESCE(_data.reason, i.reason)").
 		Set("worker_id = COALESCE(_data.worker_id, i.worker_id)").
 		Set("epoch = COALESCE(_data.epoch, i.epoch)").
+		Set("trace_parent = COALESCE(_data.trace_parent, i.trace_parent)").
 		Set("updated_at = _data.updated_at").
 		Where("i.id = _data.instance_id AND i.status = _data.from_status").
 		Returning("id").
