@@ -70,7 +70,6 @@ type Store interface {
 	InstanceTimings(ctx context.Context, appID int64, since time.Time, limit int) ([]db.FinishedInstance, error)
 	JobListNextFires(ctx context.Context, appID int64, limit int) ([]db.Job, error)
 	WorkerListAlive(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)
-	TaskCountsBusy(ctx context.Context, workerIDs []string) (map[string]int, error)
 }
 
 // Auth checks the caller's rights on an app (package auth).

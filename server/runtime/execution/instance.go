@@ -266,7 +266,7 @@ func (s *state) endInstance(c *changes, it *inst, now time.Time) {
 func (s *state) dropInstance(c *changes, it *inst, why string) {
 	s.stopTasks(c, it, why)
 	delete(s.instances, it.ID)
-	c.stoppedInDB = append(c.stoppedInDB, it.ID)
+	c.stoppedInDB = append(c.stoppedInDB, attemptRef{it.ID, it.Attempt})
 	c.changed(it.ID)
 	c.ended(&it.Instance)
 	s.rearm(c, it.job, &it.Instance, db.Stamp(s.now))
@@ -296,7 +296,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 	c.dropNew(dropped)
 	s.stopDelayed(c, it)
 	if it.backlog > 0 {
-		c.stopWaiting = append(c.stopWaiting, it.ID)
+		c.stopWaiting = append(c.stopWaiting, attemptRef{it.ID, it.Attempt})
 		c.backlog = slices.DeleteFunc(c.backlog, func(t db.Task) bool { return t.InstanceID == it.ID })
 		it.backlog = 0
 		delete(s.backlogged, it.ID)

@@ -28,7 +28,17 @@ type Loop struct {
 	// WAITING (for a worker, or in the actor's queue) is in hand, not stale.
 	inHand map[int64]time.Time
 	cache  map[int64]cachedSchedule
+	// passes counts passes: the first, and every fullLoadEvery-th, load
+	// every WAITING instance of the window; the others skip the fires
+	// this loop recorded ahead itself (load).
+	passes int
 }
+
+// fullLoadEvery is how often a pass reads back the window's scheduled
+// fires too: the first pass after the app was taken over finds its
+// predecessor's, and every so often one makes sure nothing recorded ahead
+// is missing from the wheel.
+const fullLoadEvery = 30
 
 type cachedSchedule struct {
 	updated time.Time
@@ -178,10 +188,11 @@ func (l *Loop) pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var until time.Time
 	for {
-		until = l.now().Add(l.s.cfg.Lookahead)
-		jobs, err := l.s.store.JobListDue(ctx, l.app, until, l.s.cfg.JobsPerPass)
+		// Jobs whose next fire comes within Refill; their fires are then
+		// recorded up to Lookahead, so a job is read and advanced once for
+		// several of its fires.
+		jobs, err := l.s.store.JobListDue(ctx, l.app, l.now().Add(l.s.cfg.Refill), l.s.cfg.JobsPerPass)
 		if err != nil {
 			return err
 		}
@@ -204,7 +215,9 @@ func (l *Loop) pass(ctx context.Context) error {
 			return err
 		}
 	}
-	return l.load(ctx, l.now().Add(l.s.cfg.Lookahead))
+	full := l.passes%fullLoadEvery == 0
+	l.passes++
+	return l.load(ctx, l.now().Add(l.s.cfg.Lookahead), full)
 }
 
 // staleFires are scheduled fires recorded ahead that nobody ran in time,
@@ -373,10 +386,18 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 // takes it to be the actor's: its commit comes within milliseconds.
 const inHandHold = time.Second
 
-// load puts the app's due WAITING instances on the wheel.
-func (l *Loop) load(ctx context.Context, until time.Time) error {
+// load puts the app's due WAITING instances on the wheel: all of them
+// when full, else all but the scheduled fires recorded ahead, which the
+// pass that recorded them put there (trigger).
+func (l *Loop) load(ctx context.Context, until time.Time, full bool) error {
 	const limit = 20000
-	due, err := l.s.store.InstanceListWaitingDue(ctx, l.app, until, limit)
+	var due []db.Due
+	var err error
+	if full {
+		due, err = l.s.store.InstanceListWaitingDue(ctx, l.app, until, limit)
+	} else {
+		due, err = l.s.store.InstanceListWaitingDueNotAhead(ctx, l.app, l.now(), until, limit)
+	}
 	if err != nil {
 		return err
 	}

@@ -166,6 +166,52 @@ func TestPassRecordsTheWindowAndTheWheelFiresIt(t *testing.T) {
 	})
 }
 
+// A job is read and advanced only when its next fire comes within
+// Refill, and then its fires are recorded up to the look-ahead: an
+// every-second job costs one job write per several fires, and still every
+// fire is recorded once, in time, without a gap.
+func TestPassAdvancesAJobOnceForSeveralFires(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		j := b.everySecond(t)
+		l := b.loop(t, &firer{})
+		b.svc.Passed.Wait(t)
+		advances := 0
+		last := start
+		for sec := 1; sec <= 12; sec++ {
+			b.clk.Set(start.Add(time.Duration(sec) * time.Second))
+			l.Wake()
+			b.svc.Passed.Wait(t)
+			got, err := d.JobGet(context.Background(), j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.NextTriggerAt.Equal(last) {
+				advances++
+				last = *got.NextTriggerAt
+			}
+			// Whatever the pass did, the next Refill seconds' fires
+			// are recorded.
+			if now := b.clk.Now(); got.NextTriggerAt.Before(now.Add(2 * time.Second)) {
+				t.Fatalf("at %s the next unrecorded fire is %s: less than Refill ahead", now.Format(time.TimeOnly), got.NextTriggerAt.Format(time.TimeOnly))
+			}
+		}
+		if advances > 4 {
+			t.Fatalf("the job was advanced %d times in 12 passes; want one advance per several fires", advances)
+		}
+		list := b.instances(t, j)
+		for i, in := range list {
+			if want := start.Add(time.Duration(i) * time.Second); !in.ExpectedTriggerAt.Equal(want) {
+				t.Fatalf("fire %d expected at %s; want %s (each second once, no gap)", i, in.ExpectedTriggerAt.Format(time.TimeOnly), want.Format(time.TimeOnly))
+			}
+		}
+		if len(list) < 12+2 {
+			t.Fatalf("%d fires recorded by 12 s; want at least the 14 up to Refill ahead", len(list))
+		}
+	})
+}
+
 // Two owners at once (a lease changing hands while the old owner still
 // runs a pass) never record a fire twice: the CAS on next_trigger_at and
 // UNIQUE(job_id, expected_trigger_at) let one of them win each fire.
@@ -353,5 +399,45 @@ func TestAFireLeftWaitingIsFiredAgain(t *testing.T) {
 		b.svc.Passed.Wait(t)
 		b.svc.wheel.Advance(context.Background(), b.clk.Now())
 		testkit.Eventually(t, "the fire left WAITING fired again", func() bool { return f.count(first) == 2 })
+	})
+}
+
+// A pass puts on the wheel what others made WAITING — a predecessor's
+// fires recorded ahead (found by the first pass after a take-over), an
+// API run or a retry (found by any pass) — without reading back, at every
+// pass, the window's fires it recorded itself.
+func TestPassLoadsWhatOthersMadeWaiting(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		ctx := context.Background()
+		j := b.everySecond(t)
+		// The predecessor recorded start+3s and advanced the job past it;
+		// the job fires again at start+10s.
+		later := start.Add(10 * time.Second)
+		if _, err := d.JobAdvanceMany(ctx, []db.JobAdvance{{ID: j.ID, Old: start, New: &later}}); err != nil {
+			t.Fatal(err)
+		}
+		ahead := start.Add(3 * time.Second)
+		old, err := d.InstanceCreateFired(ctx, []db.Instance{{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting,
+			TriggerType: db.TriggerSchedule, ExpectedTriggerAt: &ahead, TriggerAt: ahead}})
+		if err != nil || len(old) != 1 {
+			t.Fatalf("recording the predecessor's fire: %v, %v", old, err)
+		}
+		f := &firer{}
+		l := b.loop(t, f)
+		b.svc.Passed.Wait(t)
+		// An API run due at start+4s, recorded after the first pass.
+		run := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: start.Add(4 * time.Second)}
+		if err := d.InstanceCreate(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		b.clk.Set(start.Add(time.Second))
+		l.Wake()
+		b.svc.Passed.Wait(t)
+		b.clk.Set(start.Add(5 * time.Second))
+		testkit.Eventually(t, "the predecessor's fire and the API run fired", func() bool {
+			return slices.Equal(f.got(), []int64{old[0].ID, run.ID})
+		})
 	})
 }
