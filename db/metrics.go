@@ -75,7 +75,6 @@ func (s *Store) AppQueueDepth(ctx context.Context, appID int64) (QueueDepth, err
 	return q, wrap(err, "counting waiting tasks")
 }
 
-
 // InstanceListFailedRecent returns an app's instances that ended FAILED since
 // `since`, the latest first, at most limit.
 func (s *Store) InstanceListFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]Instance, error) {

@@ -292,7 +292,7 @@ func (s *Store) TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (
 		return out, nil
 	}
 	var rows []TaskCounts
-	err := s.idb.NewSelect().TableExpr("(" + s.taskCountRows("i.id IN (?)", bun.List(instanceIDs)) + ") AS c").
+	err := s.idb.NewSelect().TableExpr("("+s.taskCountRows("i.id IN (?)", bun.List(instanceIDs))+") AS c").
 		ColumnExpr("c.instance_id, SUM(c.n) AS total").
 		ColumnExpr("SUM(CASE WHEN c.status = 'WAITING' THEN c.n ELSE 0 END) AS waiting").
 		ColumnExpr("SUM(CASE WHEN c.status IN ('DISPATCHED', 'RUNNING') THEN c.n ELSE 0 END) AS running").
