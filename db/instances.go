@@ -113,6 +113,30 @@ type InstanceAttempt struct {
 	FinishedAt *time.Time `bun:"finished_at"`
 }
 
+// AttemptsWithCurrent is an instance's attempts as the API shows them:
+// the rows stored, which record attempts that ended without succeeding,
+// and the current attempt from the instance row itself (its worker,
+// start, end and outcome) once it started, unless a row records it. The
+// execution actor writes no row for an attempt that runs or succeeds —
+// the instance row holds the same facts — which saves every run two
+// writes (docs/design.md §6.5).
+func AttemptsWithCurrent(stored []InstanceAttempt, in *Instance) []InstanceAttempt {
+	if in.StartedAt == nil || (in.Status != StatusRunning && !IsFinal(in.Status)) {
+		return stored
+	}
+	for _, a := range stored {
+		if a.Attempt == in.Attempt {
+			return stored
+		}
+	}
+	cur := InstanceAttempt{InstanceID: in.ID, Attempt: in.Attempt, Status: in.Status, WorkerID: in.WorkerID,
+		StartedAt: in.StartedAt, FinishedAt: in.FinishedAt}
+	if in.Status != StatusRunning {
+		cur.Result, cur.Reason = in.Result, in.Reason
+	}
+	return append(stored[:len(stored):len(stored)], cur)
+}
+
 // ActiveStatuses are the states of an instance that is not finished.
 var ActiveStatuses = []string{StatusWaiting, StatusDispatched, StatusRunning}
 

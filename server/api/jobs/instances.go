@@ -95,8 +95,10 @@ func (s *Service) Stop(ctx context.Context, id int64) (*db.Instance, error) {
 		}
 		return nil, err
 	}
+	// The attempt's own row (the instance row told its story so far: its
+	// worker and start, which a retry would clear).
 	if err := s.db.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: id, Attempt: in.Attempt, Status: db.StatusStopped,
-		Reason: "STOPPED", Result: "stopped by a user", FinishedAt: ptr(s.now())}}); err != nil {
+		Reason: "STOPPED", Result: "stopped by a user", WorkerID: in.WorkerID, StartedAt: in.StartedAt, FinishedAt: ptr(s.now())}}); err != nil {
 		return nil, err
 	}
 	s.notify.InstancesChanged(in.AppID)
@@ -144,11 +146,6 @@ func (s *Service) CountInstances(ctx context.Context, appName string, f db.Insta
 	}
 	f.AppID = app.ID
 	return s.db.InstanceCount(ctx, f)
-}
-
-// Attempts returns an instance's attempts (the caller already read it).
-func (s *Service) Attempts(ctx context.Context, instanceID int64) ([]db.InstanceAttempt, error) {
-	return s.db.AttemptList(ctx, instanceID)
 }
 
 // TaskCounts summarises an instance's current attempt's tasks.

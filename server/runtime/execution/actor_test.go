@@ -206,9 +206,13 @@ func TestStandaloneLifecycle(t *testing.T) {
 		if in.Result != "r-SUCCEEDED" || in.StartedAt == nil || in.FinishedAt == nil || in.WorkerID == nil || *in.WorkerID != "w1" || in.Epoch != 3 {
 			t.Fatalf("finished instance = %+v", in)
 		}
-		atts, _ := b.d.AttemptList(context.Background(), id)
-		if len(atts) != 1 || atts[0].Status != db.StatusSucceeded || atts[0].WorkerID == nil {
-			t.Fatalf("attempts = %+v", atts)
+		// A succeeded attempt has no row of its own: the instance row
+		// tells it, and the API shows it from there.
+		stored, _ := b.d.AttemptList(context.Background(), id)
+		atts := db.AttemptsWithCurrent(stored, in)
+		if len(stored) != 0 || len(atts) != 1 || atts[0].Status != db.StatusSucceeded || atts[0].WorkerID == nil || *atts[0].WorkerID != "w1" ||
+			atts[0].StartedAt == nil || atts[0].FinishedAt == nil || atts[0].Result != "r-SUCCEEDED" {
+			t.Fatalf("attempt rows %+v; shown %+v", stored, atts)
 		}
 		// A re-sent report for a finished task changes nothing.
 		b.report(w, task, protocol.TaskFailed)
@@ -240,6 +244,7 @@ func TestRetries(t *testing.T) {
 		j = b.job(func(j *db.Job) { j.InstanceRetries = 1 })
 		id = b.fire(j)
 		w, task = b.dispatched()
+		first := w
 		b.report(w, task, protocol.TaskFailed)
 		in := b.waitStatus(id, db.StatusWaiting)
 		if in.Attempt != 2 {
@@ -251,9 +256,11 @@ func TestRetries(t *testing.T) {
 			t.Fatalf("second attempt's task attempt = %d", task.Attempt)
 		}
 		b.report(w, task, protocol.TaskSucceeded)
-		b.waitStatus(id, db.StatusSucceeded)
-		atts, _ := b.d.AttemptList(context.Background(), id)
-		if len(atts) != 2 || atts[0].Status != db.StatusFailed || atts[1].Status != db.StatusSucceeded {
+		in = b.waitStatus(id, db.StatusSucceeded)
+		stored, _ := b.d.AttemptList(context.Background(), id)
+		atts := db.AttemptsWithCurrent(stored, in)
+		if len(atts) != 2 || atts[0].Status != db.StatusFailed || atts[0].WorkerID == nil || *atts[0].WorkerID != first ||
+			atts[0].StartedAt == nil || atts[1].Status != db.StatusSucceeded || atts[1].Attempt != 2 {
 			t.Fatalf("attempts = %+v", atts)
 		}
 	})
