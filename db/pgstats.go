@@ -21,6 +21,9 @@ type DatabaseStats struct {
 	// Commits and Rollbacks are transactions ended in the database (every
 	// statement outside a transaction is one, reads included).
 	Commits, Rollbacks int64
+	// WALRecords and WALBytes are the write-ahead log the whole cluster
+	// wrote (pg_stat_wal: other databases' work too, if any runs).
+	WALRecords, WALBytes int64
 	// Tables are the current schema's tables by name.
 	Tables map[string]TableStats
 	// Backends are the backends connected to the database now (the
@@ -58,6 +61,10 @@ func (d *DB) DatabaseStatsRead(ctx context.Context) (*DatabaseStats, error) {
 		Scan(ctx, &out.Commits, &out.Rollbacks)
 	if err != nil {
 		return nil, wrap(err, "reading pg_stat_database")
+	}
+	err = d.bun.NewRaw("SELECT wal_records, wal_bytes::bigint FROM pg_stat_wal").Scan(ctx, &out.WALRecords, &out.WALBytes)
+	if err != nil {
+		return nil, wrap(err, "reading pg_stat_wal")
 	}
 	var tables []struct {
 		Name string `bun:"relname"`

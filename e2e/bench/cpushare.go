@@ -120,9 +120,11 @@ func (c *cpuShare) perJob(units map[string]int) map[string]any {
 		ins, upd, hot, del = ins+float64(d.Inserted), upd+float64(d.Updated), hot+float64(d.HOTUpdated), del+float64(d.Deleted)
 		byTable[name] = map[string]int64{"inserted": d.Inserted, "updated": d.Updated, "hotUpdated": d.HOTUpdated, "deleted": d.Deleted}
 	}
+	walRecords, walBytes := float64(c.db1.WALRecords-c.db0.WALRecords), float64(c.db1.WALBytes-c.db0.WALBytes)
 	out := map[string]any{
 		"wallSec": round(c.wall), "commits": commits, "rowsInserted": ins, "rowsUpdated": upd, "rowsHotUpdated": hot,
 		"rowsDeleted": del, "postgresBackendsCpuSec": round(pgCPU), "byTable": byTable,
+		"walRecords": walRecords, "walBytes": walBytes,
 	}
 	for unit, n := range units {
 		if n <= 0 {
@@ -134,7 +136,7 @@ func (c *cpuShare) perJob(units map[string]int) map[string]any {
 			"n": n, "postgresCpuUs": us(pgCPU), "serverCpuUs": us(c.t1["server"] - c.t0["server"]),
 			"agentsCpuUs": us(c.t1["agents"] - c.t0["agents"]),
 			"commits":     per(commits), "rowsInserted": per(ins), "rowsUpdated": per(upd), "rowsHotUpdated": per(hot),
-			"rowsDeleted": per(del),
+			"rowsDeleted": per(del), "walRecords": per(walRecords), "walKB": round(walBytes / 1024 / float64(n)),
 		}
 	}
 	return out

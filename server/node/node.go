@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -30,6 +31,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/logs"
 	"github.com/jobwheel/jobwheel/server/platform/metrics"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
+	"github.com/jobwheel/jobwheel/server/platform/readcache"
 	"github.com/jobwheel/jobwheel/server/platform/retention"
 	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	"github.com/jobwheel/jobwheel/server/runtime/execution"
@@ -73,12 +75,17 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	stats := metrics.New()
 	n.db.Bun().AddQueryHook(stats.QueryHook())
 
-	authSvc := auth.New(auth.Config{}, n.db, log)
+	// The API's services read callers, roles, apps and jobs through the
+	// read cache (it serves from memory once started; until then it reads
+	// the database).
+	reads := readcache.New(readcache.Config{}, n.db, log)
+	apiDB := reads.Store(n.db)
+	authSvc := auth.New(auth.Config{}, apiDB, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
 		return nil, err
 	}
-	appSvc := apps.New(n.db, authSvc, nil)
+	appSvc := apps.New(apiDB, authSvc, nil)
 	if cfg.Demo {
 		dir, _ := os.Getwd()
 		if err = ensureDemo(ctx, n.db, appSvc, dir); err != nil {
@@ -112,8 +119,16 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		log.Info("database reached through a pooler in transaction pooling mode (pool_mode=transaction): no LISTEN/NOTIFY; hints between servers are replaced by polling the database")
 	}
 	hints := bus.New(serverID, n.db.Namespace(), busDB, log)
+	// What the read cache keeps is dropped when a hint says it changed (here
+	// at once, elsewhere within milliseconds); the change counters it reads
+	// every 100 ms catch a lost hint (server/platform/readcache).
+	hints.Subscribe(live.TopicAuth, func(string, string) { reads.Invalidate(db.VersionAuth) })
+	hints.Subscribe(live.TopicApps, func(string, string) { reads.Invalidate(db.VersionApps) })
+	hints.Subscribe(live.TopicJobs, func(string, string) { reads.Invalidate(db.VersionJobs) })
+	hints.OnReconnect(reads.InvalidateAll)
+	appSvc.OnChanged(func(appID int64) { hints.Publish(live.TopicApps, strconv.FormatInt(appID, 10)) })
 	// API subscriptions: woken by bus hints, re-reading the database.
-	feeds := live.New(live.Config{}, n.db, hints, authSvc, appSvc, log)
+	feeds := live.New(live.Config{}, apiDB, hints, authSvc, appSvc, log)
 	logSvc := logs.New(n.db, feeds, nil, log)
 	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, n.db, log)
 	if err != nil {
@@ -122,7 +137,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
-		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
+		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Versions: reads, Log: log},
 		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
@@ -136,7 +151,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// A deleted app's lease row went with it: the owner finds that at the
 	// renewal a pass does, and stops scheduling the app then.
 	appSvc.OnDeleted(func(int64) { hints.Publish(lease.HintTopic, "app deleted") })
-	jobSvc := jobs.New(jobs.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+	jobSvc := jobs.New(jobs.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	// Workers declaring jobs in code have them applied by the job API.
 	workers := hub.New(hub.Config{}, hub.Deps{Apps: appSvc, Owner: leases, Registries: ownedApps, Directory: members,
@@ -144,11 +159,11 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
-	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+	workflowSvc := workflows.New(workflows.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	api := graph.NewHandler(graph.HandlerConfig{
 		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: audit.New(n.db, authSvc, appSvc, log, nil), Log: log}),
+			Workflows: workflowSvc, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: audit.New(apiDB, authSvc, appSvc, log, nil), Log: log}),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,
@@ -195,6 +210,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// alarms, the log writer (storing what is queued), the subscriptions
 	// (ended with UNAVAILABLE) and the bus (sending what is pending).
 	n.services.Add("bus", hints)
+	n.services.Add("read cache", reads)
 	n.services.Add("subscriptions", feeds)
 	n.services.Add("log writer", logSvc)
 	n.services.Add("alarms", alarms)

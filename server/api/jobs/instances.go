@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/text"
@@ -51,10 +52,16 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 		if !created {
 			return got, nil
 		}
-	} else if err := s.runs.Do(ctx, in); err != nil {
-		return nil, err
+	} else {
+		rec := audit.RecordFrom(ctx)
+		if err := s.runs.Do(ctx, &run{in: in, rec: rec}); err != nil {
+			return nil, err
+		}
+		if rec != nil {
+			rec.Written()
+		}
 	}
-	s.notify.InstancesChanged(j.AppID)
+	s.notify.InstanceCreated(in)
 	return in, nil
 }
 

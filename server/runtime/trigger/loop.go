@@ -97,6 +97,30 @@ func (l *Loop) Unfired(instanceIDs []int64) {
 	}
 }
 
+// FireCreated takes an instance just recorded WAITING by someone else on
+// this server (runJob): due now, it goes to the actor at once, as
+// recorded, and is in hand like a fire from the wheel; due within the
+// look-ahead, it goes on the wheel; due later, a pass loads it when its
+// time comes. No pass has to read it back to start it.
+func (l *Loop) FireCreated(in db.Instance) {
+	now := l.s.cfg.Clock.Now()
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
+	}
+	if in.TriggerAt.After(now) {
+		if _, ok := l.onWheel[in.ID]; !ok && !in.TriggerAt.After(now.Add(l.s.cfg.Lookahead)) {
+			l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID, recorded: &in})
+		}
+		l.mu.Unlock()
+		return
+	}
+	l.inHand[in.ID] = db.Stamp(now)
+	l.mu.Unlock()
+	l.firer.FireRecorded([]db.Instance{in}, now)
+}
+
 // fired hands fires from the wheel to the actor.
 func (l *Loop) fired(refs []fireRef, at time.Time) {
 	l.mu.Lock()

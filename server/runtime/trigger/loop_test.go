@@ -36,8 +36,8 @@ func (f *firer) Fire(ids []int64, _ time.Time) {
 func (f *firer) FireRecorded(recorded []db.Instance, at time.Time) {
 	ids := make([]int64, len(recorded))
 	for i, in := range recorded {
-		if in.Status != db.StatusWaiting || in.ID == 0 || in.ExpectedTriggerAt == nil {
-			panic(fmt.Sprintf("recorded fire %+v is not a WAITING scheduled instance", in))
+		if in.Status != db.StatusWaiting || in.ID == 0 {
+			panic(fmt.Sprintf("recorded fire %+v is not a WAITING instance", in))
 		}
 		ids[i] = in.ID
 	}
@@ -439,5 +439,49 @@ func TestPassLoadsWhatOthersMadeWaiting(t *testing.T) {
 		testkit.Eventually(t, "the predecessor's fire and the API run fired", func() bool {
 			return slices.Equal(f.got(), []int64{old[0].ID, run.ID})
 		})
+	})
+}
+
+// An instance runJob recorded on this server reaches the actor at once if
+// it is due, as recorded (the actor need not read it back), and is in
+// hand, so the next pass does not fire it again; one due within the
+// look-ahead fires at its time; one due later waits for a pass to load it.
+func TestFireCreated(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		ctx := context.Background()
+		j := b.everySecond(t)
+		later := start.Add(time.Hour)
+		if _, err := d.JobAdvanceMany(ctx, []db.JobAdvance{{ID: j.ID, Old: start, New: &later}}); err != nil {
+			t.Fatal(err)
+		}
+		f := &firer{}
+		l := b.loop(t, f)
+		b.svc.Passed.Wait(t)
+		runs := make([]*db.Instance, 3)
+		for i, at := range []time.Time{start, start.Add(2 * time.Second), start.Add(time.Minute)} {
+			runs[i] = &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: at}
+			if err := d.InstanceCreate(ctx, runs[i]); err != nil {
+				t.Fatal(err)
+			}
+			l.FireCreated(*runs[i])
+		}
+		f.mu.Lock()
+		now, recorded := slices.Clone(f.fired), f.recorded
+		f.mu.Unlock()
+		if !slices.Equal(now, []int64{runs[0].ID}) || recorded != 1 {
+			t.Fatalf("fired at once %v (%d as recorded); want the due run, as recorded", now, recorded)
+		}
+		l.Wake()
+		b.svc.Passed.Wait(t)
+		b.clk.Set(start.Add(2 * time.Second))
+		testkit.Eventually(t, "the run due in 2 s fired", func() bool { return f.count(runs[1].ID) == 1 })
+		if n := f.count(runs[0].ID); n != 1 {
+			t.Fatalf("the due run fired %d times; want once (it was in hand at the pass)", n)
+		}
+		if f.count(runs[2].ID) != 0 {
+			t.Fatal("the run due in a minute fired already")
+		}
 	})
 }

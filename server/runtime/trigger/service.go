@@ -86,9 +86,10 @@ type Firer interface {
 // Jobs runs the job instances the wheel fires: the app's execution actor.
 type Jobs interface {
 	Firer
-	// FireRecorded is Fire for instances the loop recorded itself, handed
-	// over as recorded so that the actor need not read them back. The
-	// actor's compare-and-set from WAITING still decides whether they run.
+	// FireRecorded is Fire for instances the loop recorded itself, or
+	// runJob recorded on this server (FireCreated), handed over as
+	// recorded so that the actor need not read them back. The actor's
+	// compare-and-set from WAITING still decides whether they run.
 	FireRecorded(recorded []db.Instance, at time.Time)
 }
 
