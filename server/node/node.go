@@ -78,7 +78,15 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// The API's services read callers, roles, apps and jobs through the
 	// read cache (it serves from memory once started; until then it reads
 	// the database).
-	reads := readcache.New(readcache.Config{}, n.db, log)
+	// A change waits for other servers to drop what they keep (Changed)
+	// only when there are others: the server registry, made below, says.
+	var members *cluster.Registry
+	reads := readcache.New(readcache.Config{Servers: func(ctx context.Context) (int, error) {
+		if members == nil {
+			return 1, nil // starting: nothing served yet, here or through this server
+		}
+		return members.AliveCount(ctx)
+	}}, n.db, log)
 	apiDB := reads.Store(n.db)
 	authSvc := auth.New(auth.Config{}, apiDB, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
@@ -134,7 +142,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
+	members = cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
 		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Versions: reads, Log: log},

@@ -33,7 +33,7 @@
 // every server at once in the sense that matters: by the time the call
 // that made it returns, no server answers from what it kept before —
 // which costs such calls (revoking a token, logging out, changing a role,
-// saving a job) 300 ms. Changes made some other way (by hand in the
+// saving a job) 300 ms when other servers run, nothing on a server alone. Changes made some other way (by hand in the
 // database, by retention) reach every server within FreshFor. A call
 // already past its checks when a change lands completes, as it would
 // without the cache.
@@ -68,6 +68,10 @@ type Config struct {
 	// MaxEntries bounds each scope's values; past it the scope starts
 	// afresh. Default 20,000.
 	MaxEntries int
+	// Servers counts the live servers of the cluster (the server
+	// registry). Changed waits only when another one may serve from
+	// memory; nil: always wait.
+	Servers func(ctx context.Context) (int, error)
 	// Clock defaults to the system clock.
 	Clock clock.Clock
 }
@@ -219,6 +223,13 @@ func (c *Cache) known() map[string]int64 {
 func (c *Cache) Changed(ctx context.Context, scopeNames ...string) error {
 	for _, s := range scopeNames {
 		c.Invalidate(s)
+	}
+	if c.cfg.Servers != nil {
+		// Alone in the cluster, this server has just dropped all there
+		// is to drop (a server joining later starts with nothing).
+		if n, err := c.cfg.Servers(ctx); err == nil && n <= 1 {
+			return nil
+		}
 	}
 	t := c.cfg.Clock.NewTimer(c.cfg.freshFor())
 	defer t.Stop()

@@ -265,3 +265,17 @@ func TestAChangeHasTakenEffectEverywhereWhenItsCallReturns(t *testing.T) {
 		t.Fatal("the other server still answered the revoked token from memory after the revoke returned")
 	}
 }
+
+// A server alone in its cluster has dropped all there is to drop: its
+// changes do not wait.
+func TestAChangeOnAServerAloneDoesNotWait(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t, db.SQLite)
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := readcache.New(readcache.Config{Clock: clk, Servers: func(context.Context) (int, error) { return 1, nil }}, d,
+		slog.New(slog.DiscardHandler))
+	// The fake clock never moves: a wait would never end.
+	if err := c.Changed(context.Background(), db.VersionJobs); err != nil {
+		t.Fatal(err)
+	}
+}
