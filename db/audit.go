@@ -60,6 +60,9 @@ func (s *Store) AuditCreateMany(ctx context.Context, list []*AuditEntry) error {
 			e.Changes = []AuditChange{}
 		}
 	}
+	if s.dialect == Postgres {
+		return wrap(s.insertRecordset(ctx, "audit_log", list, []string{"id"}, ""), "recording audit entries")
+	}
 	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").Exec(ctx)
 	return wrap(err, "recording audit entries")
 }

@@ -100,6 +100,25 @@ func (s *Store) SessionGetUser(ctx context.Context, tokenHash string, now time.T
 	return u, wrap(err, "reading session")
 }
 
+// SessionGetUserUntil returns the user of a session and when the session
+// expires, expired or not (ErrNotFound: there is no such session): what
+// a server keeps in memory to answer SessionGetUser without the database
+// until the session expires or ends (server/platform/readcache).
+func (s *Store) SessionGetUserUntil(ctx context.Context, tokenHash string) (*User, time.Time, error) {
+	var row struct {
+		User
+		ExpiresAt time.Time `bun:"expires_at"`
+	}
+	err := s.idb.NewSelect().Model((*User)(nil)).ColumnExpr("u.*, s.expires_at").
+		Join("JOIN sessions AS s ON s.user_id = u.id").
+		Where("s.token_hash = ?", tokenHash).
+		Scan(ctx, &row)
+	if err != nil {
+		return nil, time.Time{}, wrap(err, "reading session")
+	}
+	return &row.User, row.ExpiresAt, nil
+}
+
 // SessionDelete ends a session (logout).
 func (s *Store) SessionDelete(ctx context.Context, tokenHash string) error {
 	_, err := s.idb.NewDelete().Model((*Session)(nil)).Where("token_hash = ?", tokenHash).Exec(ctx)

@@ -36,7 +36,7 @@ func (r *instanceResolver) Attempts(ctx context.Context, obj *db.Instance) ([]*d
 	if err != nil {
 		return nil, err
 	}
-	return pointers(list), nil
+	return pointers(db.AttemptsWithCurrent(list, obj)), nil
 }
 
 func (r *instanceResolver) Tasks(ctx context.Context, obj *db.Instance) (*db.TaskCounts, error) {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -33,6 +34,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/logs"
 	"github.com/jobwheel/jobwheel/server/platform/metrics"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
+	"github.com/jobwheel/jobwheel/server/platform/readcache"
 	"github.com/jobwheel/jobwheel/server/platform/retention"
 	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	"github.com/jobwheel/jobwheel/server/runtime/execution"
@@ -88,12 +90,25 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		}
 	}()
 	tracer := traces.Tracer("github.com/jobwheel/jobwheel/server")
-	authSvc := auth.New(auth.Config{NoPasswords: cfg.NoPasswords}, n.db, log)
+	// The API's services read callers, roles, apps and jobs through the
+	// read cache (it serves from memory once started; until then it reads
+	// the database).
+	// A change waits for other servers to drop what they keep (Changed)
+	// only when there are others: the server registry, made below, says.
+	var members *cluster.Registry
+	reads := readcache.New(readcache.Config{Servers: func(ctx context.Context) (int, error) {
+		if members == nil {
+			return 1, nil // starting: nothing served yet, here or through this server
+		}
+		return members.AliveCount(ctx)
+	}}, n.db, log)
+	apiDB := reads.Store(n.db)
+	authSvc := auth.New(auth.Config{NoPasswords: cfg.NoPasswords}, apiDB, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
 		return nil, err
 	}
-	appSvc := apps.New(n.db, authSvc, nil)
+	appSvc := apps.New(apiDB, authSvc, nil)
 	if cfg.Demo {
 		dir, _ := os.Getwd()
 		if err = ensureDemo(ctx, n.db, appSvc, dir); err != nil {
@@ -127,20 +142,28 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		log.Info("database reached through a pooler in transaction pooling mode (pool_mode=transaction): no LISTEN/NOTIFY; hints between servers are replaced by polling the database")
 	}
 	hints := bus.New(serverID, n.db.Namespace(), busDB, log)
+	// What the read cache keeps is dropped when a hint says it changed (here
+	// at once, elsewhere within milliseconds); the change counters it reads
+	// every 100 ms catch a lost hint (server/platform/readcache).
+	hints.Subscribe(live.TopicAuth, func(string, string) { reads.Invalidate(db.VersionAuth) })
+	hints.Subscribe(live.TopicApps, func(string, string) { reads.Invalidate(db.VersionApps) })
+	hints.Subscribe(live.TopicJobs, func(string, string) { reads.Invalidate(db.VersionJobs) })
+	hints.OnReconnect(reads.InvalidateAll)
+	appSvc.OnChanged(func(appID int64) { hints.Publish(live.TopicApps, strconv.FormatInt(appID, 10)) })
 	// API subscriptions: woken by bus hints, re-reading the database.
-	feeds := live.New(live.Config{}, n.db, hints, authSvc, appSvc, log)
+	feeds := live.New(live.Config{}, apiDB, hints, authSvc, appSvc, log)
 	logSvc := logs.New(n.db, feeds, nil, log)
 	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, n.db, log)
 	if err != nil {
 		return nil, err
 	}
-	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
+	members = cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	// DECISION and FOREACH expressions of every owned app are evaluated by
 	// one bounded pool, off the engines' goroutines (issue 25).
 	evaluator := workflow.NewEvaluator(workflow.EvaluatorConfig{Limits: wfexpr.Limits{CPU: cfg.ExpressionCPU}})
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
-		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log, Tracer: tracer},
+		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Versions: reads, Log: log, Tracer: tracer},
 		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator, Tracer: tracer}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
@@ -154,7 +177,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// A deleted app's lease row went with it: the owner finds that at the
 	// renewal a pass does, and stops scheduling the app then.
 	appSvc.OnDeleted(func(int64) { hints.Publish(lease.HintTopic, "app deleted") })
-	jobSvc := jobs.New(jobs.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+	jobSvc := jobs.New(jobs.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	// Workers declaring jobs in code have them applied by the job API.
 	workers := hub.New(hub.Config{}, hub.Deps{Apps: appSvc, Owner: leases, Registries: ownedApps, Directory: members,
@@ -162,12 +185,12 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
-	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+	workflowSvc := workflows.New(workflows.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	// Configuration as code: managed sets of files applied in one
 	// transaction through the job and workflow APIs' validation.
 	applier := apply.New(apply.Deps{Store: n.db, Apps: appSvc, Jobs: jobSvc, Workflows: workflowSvc, Notifier: feeds.Jobs(ownedApps)})
-	auditSvc := audit.New(n.db, authSvc, appSvc, log, nil)
+	auditSvc := audit.New(apiDB, authSvc, appSvc, log, nil)
 	var signOn *sso.Service
 	if cfg.SSO.Issuer != "" {
 		ssoCfg := cfg.SSO
@@ -238,6 +261,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		n.services.Add("tracing", traces)
 	}
 	n.services.Add("bus", hints)
+	n.services.Add("read cache", reads)
 	n.services.Add("subscriptions", feeds)
 	n.services.Add("log writer", logSvc)
 	n.services.Add("alarms", alarms)

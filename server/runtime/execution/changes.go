@@ -16,13 +16,13 @@ type changes struct {
 	newTasks []*task
 	// backlog are tasks stored without being held in memory (inst.backlog).
 	backlog []db.Task
-	// stopWaiting are instances whose stored WAITING tasks stop (an
-	// attempt ended with a backlog).
-	stopWaiting []int64
+	// stopWaiting are instance attempts whose stored WAITING tasks stop
+	// (an attempt ended with a backlog).
+	stopWaiting []attemptRef
 	attempts    []db.InstanceAttempt
 	retries     []retry
 	rearms      []rearm
-	stoppedInDB []int64 // instances finished elsewhere whose tasks must be stopped in the database
+	stoppedInDB []attemptRef // instances finished elsewhere whose tasks must be stopped in the database
 	mapRequests []db.MapRequest
 	wfContext   map[int64]map[string]any
 	// noWorker are why no worker could take instances (noworker.go).
@@ -58,6 +58,12 @@ func (c *changes) empty() bool {
 type failure struct {
 	job *db.Job
 	in  db.Instance
+}
+
+// attemptRef names an instance's attempt.
+type attemptRef struct {
+	id      int64
+	attempt int
 }
 
 type retry struct {

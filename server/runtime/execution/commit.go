@@ -240,7 +240,7 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 			return err
 		}
 		for _, id := range c.stopWaiting {
-			if err := tx.TaskStopWaiting(ctx, id, db.Stamp(a.st.now)); err != nil {
+			if err := tx.TaskStopWaiting(ctx, id.id, id.attempt, db.Stamp(a.st.now)); err != nil {
 				return err
 			}
 		}
@@ -269,7 +269,7 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 			return err
 		}
 		for _, id := range c.stoppedInDB {
-			if _, err := tx.TaskStopByInstance(ctx, id, db.StatusStopped); err != nil {
+			if _, err := tx.TaskStopByInstance(ctx, id.id, id.attempt, db.StatusStopped); err != nil {
 				return err
 			}
 		}
