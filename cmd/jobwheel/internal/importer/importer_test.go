@@ -58,11 +58,11 @@ func TestDecision(t *testing.T) {
 	}
 	for _, groovy := range []string{
 		"def n = Integer.parseInt(context.count); return n > 100",
-		`context.flag`,                  // Groovy's truth of a string
-		`context.n > 5`,                 // a string compared with a number
-		`context.a == "${context.b}"`,   // a GString
-		`context.a == 'x'; context.b`,   // two statements
-		`!context.flag`,                 // Groovy's truth again
+		`context.flag`,                // Groovy's truth of a string
+		`context.n > 5`,               // a string compared with a number
+		`context.a == "${context.b}"`, // a GString
+		`context.a == 'x'; context.b`, // two statements
+		`!context.flag`,               // Groovy's truth again
 		"context.a == '*/ nil //'\n" + strings.Repeat("// long\n", 400), // over 2 KiB, with comment marks
 	} {
 		expr, _, ok := decision(groovy)
