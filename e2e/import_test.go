@@ -377,7 +377,7 @@ func TestImport(t *testing.T) {
 	if keysOf["order-executor"] == "" || keysOf["legacy-executor"] == "" {
 		t.Fatalf("the import printed no secrets for its new apps:\n%s", r.Stderr)
 	}
-	jobs, wfs, xxlBefore := imported(t, admin, "order-executor")
+	jobs, wfs, _ = imported(t, admin, "order-executor")
 	if len(jobs) != 12 || len(wfs) != 2 {
 		t.Fatalf("order-executor has %d jobs and %d workflows; want 12 and 2: %v %v", len(jobs), len(wfs), keys(jobs), keys(wfs))
 	}
@@ -468,7 +468,7 @@ func TestImport(t *testing.T) {
 	if r := cli.Run("", "disable", "py-stats", "--app", "order-executor"); r.Code != 0 {
 		t.Fatalf("disable: %+v", r)
 	}
-	_, _, xxlBefore = imported(t, admin, "order-executor")
+	_, _, xxlBefore := imported(t, admin, "order-executor")
 	r = cli.Run("", "import", xxl, "--all", "--time-zone", zone)
 	if r.Code != 0 || !strings.Contains(r.Stdout, "2 app(s): 15 object(s) imported (0 created, 0 updated, 15 unchanged)") ||
 		!strings.Contains(r.Stdout, "job shell-cleanup (from xxl_job_info 5): unchanged, enabled") || strings.Contains(r.Stdout, "earlier version") {

@@ -156,7 +156,7 @@ func (c *cli) runImport(ctx context.Context, f *importFlags) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	f.dsnName = name
 	system := f.from
 	if system == "" {

@@ -66,7 +66,7 @@ func ping(cfg *mysql.Config) error {
 		return err
 	}
 	db := sql.OpenDB(conn)
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return db.PingContext(ctx)
@@ -86,7 +86,7 @@ func MariaDBDatabase(tb TB, script string) string {
 		tb.Fatalf("mariadb: %v", err)
 	}
 	admin := sql.OpenDB(conn)
-	tb.Cleanup(func() { admin.Close() })
+	tb.Cleanup(func() { _ = admin.Close() })
 	ctx := context.Background()
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4"); err != nil {
 		tb.Fatalf("mariadb: creating database %s: %v", name, err)
@@ -103,7 +103,7 @@ func MariaDBDatabase(tb TB, script string) string {
 		tb.Fatalf("mariadb: %v", err)
 	}
 	db := sql.OpenDB(conn)
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	if _, err := db.ExecContext(ctx, script); err != nil {
 		tb.Fatalf("mariadb: loading database %s: %v", name, err)
 	}

@@ -126,10 +126,6 @@ func (a *App) approx(format string, args ...any) {
 	a.Notes = append(a.Notes, Note{Approx, fmt.Sprintf(format, args...)})
 }
 
-func (a *App) person(format string, args ...any) {
-	a.Notes = append(a.Notes, Note{Person, fmt.Sprintf(format, args...)})
-}
-
 // NeedsPerson says whether any note asks for a person.
 func NeedsPerson(notes []Note) bool {
 	return slices.ContainsFunc(notes, func(n Note) bool { return n.Level == Person })
@@ -256,7 +252,7 @@ func tableNames(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing the database's tables: %w", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	out := map[string]bool{}
 	for rows.Next() {
 		var name string

@@ -33,7 +33,7 @@ func Open(ctx context.Context, dsn string) (*sql.DB, string, error) {
 	db.SetMaxOpenConns(2)
 	name := fmt.Sprintf("%s@%s/%s", cfg.User, cfg.Addr, cfg.DBName)
 	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+		_ = db.Close()
 		return nil, "", fmt.Errorf("connecting to %s: %w", name, err)
 	}
 	return db, name, nil
@@ -100,7 +100,7 @@ func (s *source) columns(ctx context.Context, table string) (map[string]bool, er
 	if err != nil {
 		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	out := map[string]bool{}
 	for rows.Next() {
 		var c string
@@ -152,7 +152,7 @@ func (s *source) query(ctx context.Context, table string, want []string, where, 
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", table, err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var out []row
 	for rows.Next() {
 		vals := make([]sql.RawBytes, len(want))
