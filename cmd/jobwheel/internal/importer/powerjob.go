@@ -82,7 +82,7 @@ func (s *source) powerJob(ctx context.Context, want []string) ([]*App, error) {
 		}
 		a.approx("PowerJob's app password is not carried over: workers authenticate with the app's secret (shown when the import creates the app)")
 		if r.has("namespace_id") || r.has("tags") {
-			a.approx("PowerJob's namespace and tags of the app (%s) have no counterpart: jobwheel's apps are not grouped", strings.Trim(r.str("namespace_id")+" "+r.str("tags"), " "))
+			a.approx("PowerJob's namespace (%s) and tags (%s) of the app have no counterpart: jobwheel's apps are not grouped", r.str("namespace_id"), r.str("tags"))
 		}
 		if err := s.pjApp(ctx, a, id, users); err != nil {
 			return nil, err
@@ -706,10 +706,18 @@ func (s *source) pjWorkflow(o *Object, r row, nodes map[int64]row, jobObj map[in
 		enabled, skip := n.Enable == nil || *n.Enable, n.SkipWhenFailed != nil && *n.SkipWhenFailed
 		if info != nil {
 			name = info.str("node_name")
-			if info.has("node_params") {
+			switch {
+			case info.has("node_params"):
 				params = new(info.raw("node_params"))
-			} else {
+			case t == pjNodeDecision && info.has("extra"):
+				// PowerJob keeps a decision's script in node_params; some
+				// versions' consoles left it in extra.
+				params = new(info.raw("extra"))
+			default:
 				params = nil
+			}
+			if target == 0 && t == pjNodeNested {
+				target, _ = info.int64("extra")
 			}
 			enabled, skip = info.bool("enable"), info.bool("skip_when_failed")
 		}
