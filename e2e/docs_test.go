@@ -142,7 +142,7 @@ func loadSchema(t *testing.T, root string) *ast.Schema {
 }
 
 func validateGraphQL(schema *ast.Schema, text string) error {
-	if _, errs := gqlparser.LoadQuery(schema, text); len(errs) > 0 {
+	if _, errs := gqlparser.LoadQueryWithRules(schema, text, nil); len(errs) > 0 {
 		return errs
 	}
 	return nil
@@ -179,7 +179,7 @@ func run(cmd *exec.Cmd, stdin string) error {
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+		return fmt.Errorf("%w: %s", err, bytes.TrimSpace(out))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"testing"
@@ -85,10 +86,7 @@ func TestStoreDecisions(t *testing.T) {
 		t.Fatalf("the first batch: %v; want it stored", results[0])
 	}
 	var refused *protocol.Error
-	if e, ok := results[1].(*protocol.Error); ok {
-		refused = e
-	}
-	if refused == nil || refused.Code != protocol.CodeRefused {
+	if !errors.As(results[1], &refused) || refused.Code != protocol.CodeRefused {
 		t.Fatalf("the batch into another worker's instance: %v; want REFUSED", results[1])
 	}
 	if len(m.stored) != 3 {
