@@ -192,7 +192,7 @@ func TestImport(t *testing.T) {
 
 	// PowerJob, dry run: every object reported, nothing created.
 	r := cli.Run("", "import", pj, "--all", "--time-zone", zone, "--dry-run")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "1 object(s) would not be imported") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "2 object(s) would not be imported") {
 		t.Fatalf("dry run: %+v", r)
 	}
 	mustContain(t, "the dry run's report", r.Stdout,
@@ -207,7 +207,10 @@ func TestImport(t *testing.T) {
 		`! needs a person: PowerJob's containers (EXTERNAL processors loaded at run time) have no counterpart`,
 		`~ 1 job(s) deleted in PowerJob (status 99) are not imported`,
 		"workflow uses-gone (from workflow_info 4): NOT IMPORTED: node 401 runs job 8, which is not among the app's imported jobs",
-		"2 app(s): 17 object(s) would be imported (17 created, 0 updated, 0 unchanged); 1 not imported; 6 need a person (!)")
+		// The app is new, so the server reads only the schedules, and
+		// refuses one.
+		"job broken-cron (from job_info 21): NOT IMPORTED: the server refuses it: scheduleExpression: expected 6 or 7 fields",
+		"2 app(s): 16 object(s) would be imported (16 created, 0 updated, 0 unchanged); 2 not imported; 6 need a person (!)")
 	if apps := appNames(t, admin); len(apps) != 0 {
 		t.Fatalf("a dry run created apps: %v", apps)
 	}
@@ -259,6 +262,13 @@ func TestImport(t *testing.T) {
 		j.WorkerFilter.MinCPUCores != 2 || j.WorkerFilter.MinMemoryMB != 2048 || j.WorkerFilter.MinDiskMB != 10240 || j.WorkerFilter.MaxWorkers != 3 {
 		t.Errorf("refresh-cache: %+v", j)
 	}
+	// Its alarm user's webhook is on a private network, where the
+	// server does not send: that channel is left out, the job imported.
+	if a := j.Alarm; len(a.Channels) != 1 || a.Channels[0].Target != "intern@example.com" {
+		t.Errorf("refresh-cache's alarm channels: %+v", a.Channels)
+	}
+	mustContain(t, "the import's report", r.Stdout, "job refresh-cache (from job_info 2): created, disabled",
+		"! needs a person: an alarm channel is left out: the server refused it (")
 	j = jobs["settle"]
 	if j.ScheduleType != "FIXED_DELAY" || j.ScheduleExpression != "1m0s" || j.ExecutionMode != "MAP_REDUCE" || j.TaskConcurrency != 20 ||
 		j.TaskRetries != 3 || !slices.Equal(j.WorkerFilter.Designated, []string{"10.0.0.5", "10.0.0.6"}) {
@@ -372,7 +382,7 @@ func TestImport(t *testing.T) {
 		"! needs a person: child job 20 belongs to another executor (legacy-executor)",
 		`~ its schedule (CRON 0 0/10 * * * ?) moved to workflow "order-sync (chain)"`,
 		"~ route LEAST_FREQUENTLY_USED has no counterpart",
-		"2 app(s): 15 object(s) imported (15 created, 0 updated, 0 unchanged); 0 not imported; 2 need a person (!)")
+		"2 app(s): 15 object(s) imported (15 created, 0 updated, 0 unchanged); 0 not imported; 3 need a person (!)")
 	keysOf := secrets(r.Stderr)
 	if keysOf["order-executor"] == "" || keysOf["legacy-executor"] == "" {
 		t.Fatalf("the import printed no secrets for its new apps:\n%s", r.Stderr)
@@ -392,6 +402,10 @@ func TestImport(t *testing.T) {
 		len(j.Alarm.Channels) != 2 || j.Alarm.Channels[0].Type != "EMAIL" || j.Alarm.Rules[0].Type != "FAILURE" {
 		t.Errorf("order-sync: %+v", j)
 	}
+	if a := jobs["order-archive"].Alarm; len(a.Channels) != 1 || a.Channels[0].Target != "archive@example.com" {
+		t.Errorf("order-archive's alarm: %+v", a)
+	}
+	mustContain(t, "the xxl-job import's report", r.Stdout, `! needs a person: alarm_email "not-an-address" is not an email address: not carried over`)
 	for name, want := range map[string][2]string{"order-archive": {"HEALTH_FIRST", "CANCEL"}, "order-report": {"ROUND_ROBIN", "QUEUE"},
 		"order-notify": {"RANDOM", "QUEUE"}, "shell-cleanup": {"CONSISTENT_HASH", "REPLACE"}, "py-stats": {"LEAST_RECENTLY_USED", "QUEUE"},
 		"node-task": {"LEAST_RECENTLY_USED", "QUEUE"}, "ps-task": {"HEALTH_FIRST", "QUEUE"}, "php-task": {"HEALTH_FIRST", "QUEUE"}} {

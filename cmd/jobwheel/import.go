@@ -277,6 +277,11 @@ func (c *cli) importApp(ctx context.Context, cl *client.Client, f *importFlags, 
 
 	if !exists {
 		if f.dry {
+			// applyConfig needs the app: the server reads the schedules
+			// alone, which is what it refuses most.
+			if err := c.checkSchedules(ctx, cl, out); err != nil {
+				return out, err
+			}
 			for _, it := range out.Items {
 				if it.Action == "" {
 					it.Action = "CREATE"
@@ -342,16 +347,50 @@ func (c *cli) importApp(ctx context.Context, cl *client.Client, f *importFlags, 
 		if it == nil {
 			return out, err
 		}
-		it.Action = actionRefused
-		it.Reason = strings.TrimPrefix(strings.TrimPrefix(m[3], "."), "spec.")
-		if it.Reason != "" {
-			it.Reason += ": "
+		// An alarm channel the server will not send to (an address it
+		// cannot read, a webhook its network policy forbids) is left out
+		// of the object rather than the object.
+		if ch := refusedChannel.FindStringSubmatch(m[3]); ch != nil {
+			k, _ := strconv.Atoi(ch[1])
+			if dropChannel(it.obj.Spec, k) {
+				it.Notes = append(it.Notes, importer.Note{Level: importer.Person,
+					Text: fmt.Sprintf("an alarm channel is left out: the server refused it (%s); add whom to alarm by hand", reason)})
+				continue
+			}
 		}
-		it.Reason += reason
+		refuse(it, strings.TrimPrefix(m[3], "."), reason)
 	}
 }
 
-var refusedEntry = regexp.MustCompile(`^(jobs|workflows|jobVersions)\[(\d+)\](.*)$`)
+var (
+	refusedEntry   = regexp.MustCompile(`^(jobs|workflows|jobVersions)\[(\d+)\](.*)$`)
+	refusedChannel = regexp.MustCompile(`^\.alarm\.channels\[(\d+)\]`)
+)
+
+// refuse marks an object as left out, with the field the server named and
+// its reason.
+func refuse(it *importedObject, field, reason string) {
+	it.Action, it.Reason = actionRefused, reason
+	if field != "" {
+		it.Reason = field + ": " + reason
+	}
+}
+
+// dropChannel removes alarm channel k of a job's or workflow's spec.
+func dropChannel(spec any, k int) bool {
+	var a *manifest.Alarm
+	switch s := spec.(type) {
+	case *manifest.JobSpec:
+		a = s.Alarm
+	case *manifest.WorkflowSpec:
+		a = s.Alarm
+	}
+	if a == nil || k >= len(a.Channels) {
+		return false
+	}
+	a.Channels = append(a.Channels[:k:k], a.Channels[k+1:]...)
+	return true
+}
 
 // refusal is the field and reason of a BAD_INPUT error.
 func refusal(err error) (field, reason string, ok bool) {
@@ -426,6 +465,102 @@ func (c *cli) applyImport(ctx context.Context, cl *client.Client, out *importedA
 		}
 	}
 	return &res.ApplyConfig, err
+}
+
+// checkSchedules asks the server to read each object's schedule as it
+// would on import (previewSchedule, many to a request), for a dry run of
+// an app the import would create, which applyConfig cannot check. An
+// object whose schedule it refuses is marked refused, and so is a
+// workflow running one.
+func (c *cli) checkSchedules(ctx context.Context, cl *client.Client, out *importedApp) error {
+	type check struct {
+		it   *importedObject
+		vars map[string]any
+	}
+	var list []check
+	for _, it := range out.Items {
+		if it.Action != "" {
+			continue
+		}
+		var typ string
+		var expr, zone *string
+		var window *manifest.ScheduleWindow
+		switch s := it.obj.Spec.(type) {
+		case *manifest.JobSpec:
+			typ, expr, zone, window = s.ScheduleType, s.ScheduleExpression, s.TimeZone, s.ScheduleWindow
+		case *manifest.WorkflowSpec:
+			typ, expr, zone = s.ScheduleType, s.ScheduleExpression, s.TimeZone
+		}
+		if typ != "CRON" && typ != "FIXED_RATE" && typ != "FIXED_DELAY" {
+			continue
+		}
+		list = append(list, check{it, map[string]any{"t": typ, "e": deref(expr), "z": zone, "w": window}})
+	}
+	const perRequest = 25
+	for start := 0; start < len(list); start += perRequest {
+		chunk := list[start:min(start+perRequest, len(list))]
+		var decl, fields []string
+		vars := map[string]any{}
+		for i, ch := range chunk {
+			decl = append(decl, fmt.Sprintf("$t%d: ScheduleType!, $e%d: String!, $z%d: String, $w%d: ScheduleWindowInput", i, i, i, i))
+			fields = append(fields, fmt.Sprintf("p%d: previewSchedule(type: $t%d, expression: $e%d, timeZone: $z%d, window: $w%d, count: 1)", i, i, i, i, i))
+			for k, v := range ch.vars {
+				vars[fmt.Sprintf("%s%d", k, i)] = v
+			}
+		}
+		err := c.do(ctx, cl, "query("+strings.Join(decl, ", ")+") { "+strings.Join(fields, " ")+" }", vars, nil)
+		var gqlErrs client.Errors
+		switch {
+		case err == nil:
+			continue
+		case !errors.As(err, &gqlErrs):
+			return err
+		}
+		for _, e := range gqlErrs {
+			alias := ""
+			if len(e.Path) > 0 {
+				alias, _ = e.Path[0].(string)
+			}
+			i, perr := strconv.Atoi(strings.TrimPrefix(alias, "p"))
+			if e.Code() != "BAD_INPUT" || perr != nil || i < 0 || i >= len(chunk) {
+				return err
+			}
+			field := map[string]string{"expression": "scheduleExpression", "type": "scheduleType"}[e.Field()]
+			if w, ok := strings.CutPrefix(e.Field(), "window"); ok {
+				field = "scheduleWindow" + w
+			}
+			refuse(chunk[i].it, field, strings.TrimPrefix(e.Message, e.Field()+": "))
+		}
+	}
+	// A workflow running a job (or nesting a workflow) left out would be
+	// refused for it.
+	left := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, it := range out.Items {
+			if it.Action == actionRefused || it.Action == actionSkipped {
+				left[it.Kind+"\x00"+it.Name] = true
+				continue
+			}
+			w, ok := it.obj.Spec.(*manifest.WorkflowSpec)
+			if !ok {
+				continue
+			}
+			for _, n := range w.Nodes {
+				switch {
+				case n.Job != nil && left[manifest.KindJob+"\x00"+*n.Job]:
+					refuse(it, "nodes", fmt.Sprintf("node %s runs job %q, which would not be imported", n.Key, *n.Job))
+				case n.Workflow != nil && left[manifest.KindWorkflow+"\x00"+*n.Workflow]:
+					refuse(it, "nodes", fmt.Sprintf("node %s nests workflow %q, which would not be imported", n.Key, *n.Workflow))
+				default:
+					continue
+				}
+				changed = true
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // enabledStates are whether an app's jobs and workflows are enabled, by

@@ -102,7 +102,8 @@ INSERT INTO app_info (id, app_name, password, title, namespace_id, tags) VALUES
 
 INSERT INTO user_info (id, username, email, phone, web_hook) VALUES
   (1, 'ops', 'ops@example.com', '13800000000', 'https://oapi.dingtalk.com/robot/send?access_token=abc'),
-  (2, 'dev', 'dev@example.com', NULL, NULL);
+  (2, 'dev', 'dev@example.com', NULL, NULL),
+  (3, 'intern', 'intern@example.com', NULL, 'http://10.0.0.8:8080/alarm');
 
 -- time_expression_type: 1 API, 2 CRON, 3 FIXED_RATE, 4 FIXED_DELAY, 5 WORKFLOW, 11 DAILY_TIME_INTERVAL
 -- execute_type: 1 STANDALONE, 2 BROADCAST, 3 MAP_REDUCE, 4 MAP
@@ -118,7 +119,7 @@ INSERT INTO job_info (id, app_id, job_name, job_description, job_params, time_ex
     '{"alertThreshold":3,"statisticWindowLen":600,"silenceWindowLen":1800}', '1,2', NULL, NULL, 1, NULL),
   (2, 1, 'refresh-cache', 'Every worker drops its cache', NULL, 3, '30000', 2,
     1, 'com.acme.cache.RefreshProcessor', 5, 1, 0, 0, 0,
-    2, NULL, '', 3, 1.5, 2, 10, NULL, NULL, NULL, NULL, '{"type":2,"level":2}', NULL, 1, NULL),
+    2, NULL, '', 3, 1.5, 2, 10, NULL, NULL, NULL, '3', '{"type":2,"level":2}', NULL, 1, NULL),
   (3, 1, 'settle', 'Month-end settlement, map-reduce', NULL, 4, '60000', 3,
     1, 'com.acme.settle.SettleMapReduce', 20, 1, 0, 3, 0,
     11, 'tagEquals:settle', '10.0.0.5:27777,10.0.0.6:27777', 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL,

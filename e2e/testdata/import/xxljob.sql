@@ -62,7 +62,7 @@ INSERT INTO xxl_job_info (id, job_group, name, author, alarm_email, schedule_typ
     executor_fail_retry_count, glue_type, glue_source, glue_remark, child_jobid, trigger_status, add_time) VALUES
   (1, 1, 'order-sync', 'alice', 'ops@example.com,dev@example.com', 'CRON', '0 0/10 * * * ?', 'DO_NOTHING',
     'FIRST', 'orderSyncHandler', NULL, 'SERIAL_EXECUTION', 300, 2, 'BEAN', NULL, NULL, '2,3', 1, '2024-03-01 10:00:00'),
-  (2, 1, 'order-archive', 'alice', NULL, 'NONE', NULL, 'DO_NOTHING',
+  (2, 1, 'order-archive', 'alice', 'archive@example.com, not-an-address', 'NONE', NULL, 'DO_NOTHING',
     'LAST', 'orderArchiveHandler', NULL, 'DISCARD_LATER', 0, 0, 'BEAN', NULL, NULL, NULL, 0, '2024-03-01 10:00:00'),
   (3, 1, 'order-report', 'bob', NULL, 'NONE', NULL, 'DO_NOTHING',
     'ROUND', NULL, NULL, 'SERIAL_EXECUTION', 0, 0, 'GLUE_SHELL', 'echo "report for $1"', 'first', '4', 0, '2024-03-01 10:00:00'),

@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"math"
+	"net/mail"
 	"net/url"
 	"strings"
 	"time"
@@ -91,6 +92,17 @@ func channelOf(hook string) (manifest.AlarmChannel, bool) {
 		typ = "SLACK"
 	}
 	return manifest.AlarmChannel{Type: typ, Target: strings.TrimSpace(hook)}, true
+}
+
+// emailChannel is an EMAIL alarm channel, or a note on an address
+// jobwheel would refuse (it reads addresses as net/mail does).
+func emailChannel(o *Object, addr, what string) (manifest.AlarmChannel, bool) {
+	a, err := mail.ParseAddress(addr)
+	if err != nil {
+		o.person("%s %q is not an email address: not carried over", what, addr)
+		return manifest.AlarmChannel{}, false
+	}
+	return manifest.AlarmChannel{Type: "EMAIL", Target: a.Address}, true
 }
 
 // lifecycle is a [start, end] window of epoch milliseconds as RFC 3339.

@@ -565,7 +565,9 @@ func pjAlarm(o *Object, ids, config string, users map[int64]row) *manifest.Alarm
 		who := u.str("username")
 		before := len(a.Channels)
 		if e := u.str("email"); e != "" {
-			a.Channels = append(a.Channels, manifest.AlarmChannel{Type: "EMAIL", Target: e})
+			if ch, ok := emailChannel(o, e, "alarm user "+who+"'s email"); ok {
+				a.Channels = append(a.Channels, ch)
+			}
 		}
 		if h := u.str("web_hook"); h != "" {
 			if ch, ok := channelOf(h); ok {

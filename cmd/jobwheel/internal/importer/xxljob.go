@@ -326,9 +326,13 @@ func (s *source) xxlJobObject(r row, history []row) *Object {
 	if emails := splitList(r.str("alarm_email")); len(emails) > 0 {
 		a := &manifest.Alarm{Rules: []manifest.AlarmRule{{Type: "FAILURE"}}}
 		for _, e := range emails {
-			a.Channels = append(a.Channels, manifest.AlarmChannel{Type: "EMAIL", Target: e})
+			if ch, ok := emailChannel(o, e, "alarm_email"); ok && !slices.Contains(a.Channels, ch) {
+				a.Channels = append(a.Channels, ch)
+			}
 		}
-		spec.Alarm = a
+		if len(a.Channels) > 0 {
+			spec.Alarm = a
+		}
 	}
 
 	// What runs.
