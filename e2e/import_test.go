@@ -482,9 +482,20 @@ func TestImport(t *testing.T) {
 	if r := cli.Run("", "disable", "py-stats", "--app", "order-executor"); r.Code != 0 {
 		t.Fatalf("disable: %+v", r)
 	}
+	// Another takes one job over, as a file of its own: the import
+	// leaves it alone from then on, and says so.
+	ours := filepath.Join(t.TempDir(), "ours.yaml")
+	if err := os.WriteFile(ours, []byte("apiVersion: jobwheel.io/v1\nkind: Job\nmetadata: {app: order-executor, name: ps-task}\n"+
+		"spec: {scheduleType: API, processorType: SHELL, processor: \"echo ported\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli.Run("", "apply", "-f", ours, "--set", "ours", "--adopt"); r.Code != 0 {
+		t.Fatalf("adopting ps-task: %+v", r)
+	}
 	_, _, xxlBefore := imported(t, admin, "order-executor")
 	r = cli.Run("", "import", xxl, "--all", "--time-zone", zone)
-	if r.Code != 0 || !strings.Contains(r.Stdout, "2 app(s): 15 object(s) imported (0 created, 0 updated, 15 unchanged)") ||
+	if r.Code != 0 || !strings.Contains(r.Stdout, "2 app(s): 14 object(s) imported (0 created, 0 updated, 14 unchanged); 1 left to the set that manages it now") ||
+		!strings.Contains(r.Stdout, `job ps-task (from xxl_job_info 8): left as it is: job "ps-task" is managed by the file set "ours"`) ||
 		!strings.Contains(r.Stdout, "job shell-cleanup (from xxl_job_info 5): unchanged, enabled") || strings.Contains(r.Stdout, "earlier version") {
 		t.Fatalf("importing xxl-job again: %+v", r)
 	}

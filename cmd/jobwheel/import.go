@@ -109,6 +109,9 @@ func (c *cli) checkImportFlags(f *importFlags) error {
 const (
 	actionRefused = "REFUSED"
 	actionSkipped = "SKIPPED"
+	// actionKept: another set manages the object now (a team took it
+	// over, or a worker's code declares it); the import leaves it alone.
+	actionKept = "KEPT"
 )
 
 // importedObject is one object's outcome, for the report.
@@ -258,10 +261,10 @@ func (c *cli) importApp(ctx context.Context, cl *client.Client, f *importFlags, 
 		if known {
 			it.Versions = 0
 		}
+		// What cannot run as imported is never turned on; what a person
+		// turned on in jobwheel is never turned off for it.
 		switch {
-		case it.obj.Blocked:
-			on = false
-		case f.enable:
+		case f.enable && !it.obj.Blocked:
 			on = it.obj.SourceEnabled
 		case !known:
 			on = false
@@ -358,6 +361,10 @@ func (c *cli) importApp(ctx context.Context, cl *client.Client, f *importFlags, 
 				continue
 			}
 		}
+		if m[3] == ".name" && (strings.Contains(reason, "is managed by the file set") || strings.Contains(reason, "is declared in the code of workers")) {
+			it.Action, it.Reason = actionKept, reason
+			continue
+		}
 		refuse(it, strings.TrimPrefix(m[3], "."), reason)
 	}
 }
@@ -416,7 +423,7 @@ func importInput(out *importedApp) (map[string]any, map[string]*importedObject, 
 	index := map[string]*importedObject{}
 	var sent []sentVersion
 	for _, it := range out.Items {
-		if it.Action == actionRefused || it.Action == actionSkipped {
+		if it.Action == actionRefused || it.Action == actionSkipped || it.Action == actionKept {
 			continue
 		}
 		docs, err := manifest.ToInput([]*manifest.Document{{APIVersion: manifest.APIVersion, Kind: it.Kind,
@@ -629,7 +636,7 @@ func writeImportReport(w io.Writer, rep *importReport) {
 		}
 		for _, o := range a.Items {
 			counts[o.Action]++
-			if importer.NeedsPerson(o.Notes) {
+			if importer.NeedsPerson(o.Notes) && o.Action != actionKept {
 				people++
 			}
 			fmt.Fprintf(w, "  %s %s (from %s): ", strings.ToLower(o.Kind), o.Name, o.Source)
@@ -638,6 +645,9 @@ func writeImportReport(w io.Writer, rep *importReport) {
 				fmt.Fprintf(w, "NOT IMPORTED: the server refuses it: %s\n", o.Reason)
 			case actionSkipped:
 				fmt.Fprintf(w, "NOT IMPORTED: %s\n", o.Reason)
+			case actionKept:
+				fmt.Fprintf(w, "left as it is: %s\n", o.Reason)
+				continue
 			case "":
 				fmt.Fprintln(w, "not applied (the app's import failed)")
 			default:
@@ -672,9 +682,13 @@ func writeImportReport(w io.Writer, rep *importReport) {
 	if rep.DryRun {
 		verb = "would be imported"
 	}
-	fmt.Fprintf(w, "%d app(s): %d object(s) %s (%d created, %d updated, %d unchanged); %d not imported; %d need a person (!)\n",
+	kept := ""
+	if counts[actionKept] > 0 {
+		kept = fmt.Sprintf("; %d left to the set that manages it now", counts[actionKept])
+	}
+	fmt.Fprintf(w, "%d app(s): %d object(s) %s (%d created, %d updated, %d unchanged)%s; %d not imported; %d need a person (!)\n",
 		len(rep.Apps), counts["CREATE"]+counts["UPDATE"]+counts["UNCHANGED"], verb, counts["CREATE"], counts["UPDATE"], counts["UNCHANGED"],
-		counts[actionRefused]+counts[actionSkipped], people)
+		kept, counts[actionRefused]+counts[actionSkipped], people)
 }
 
 func writeNotes(w io.Writer, indent string, notes []importer.Note) {
