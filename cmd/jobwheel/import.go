@@ -232,14 +232,15 @@ func (c *cli) runImport(ctx context.Context, f *importFlags) error {
 // importApp imports one app: creates it if need be, then applies its
 // objects as a managed set, leaving out what the server refuses.
 func (c *cli) importApp(ctx context.Context, cl *client.Client, f *importFlags, system string, a *importer.App, exists bool) (*importedApp, error) {
-	out := &importedApp{Name: a.Name, Source: a.Source, Set: "import-" + system + "-" + a.Name, Notes: a.Notes}
+	out := &importedApp{Name: a.Name, Source: a.Source, Set: "import-" + system + "-" + a.Name, Notes: append([]importer.Note{}, a.Notes...)}
 	if exists {
 		out.Action = "UNCHANGED"
 	} else {
 		out.Action = "CREATE"
 	}
 	for _, o := range a.Objects {
-		item := &importedObject{Kind: o.Kind, Name: o.Name, Source: o.Source, Summary: o.Summary, Notes: o.Notes, obj: o, Versions: len(o.Versions)}
+		item := &importedObject{Kind: o.Kind, Name: o.Name, Source: o.Source, Summary: o.Summary, Notes: append([]importer.Note{}, o.Notes...),
+			obj: o, Versions: len(o.Versions)}
 		if o.Skip != "" {
 			item.Action, item.Reason = actionSkipped, o.Skip
 		}
@@ -337,6 +338,9 @@ func (c *cli) importApp(ctx context.Context, cl *client.Client, f *importFlags, 
 		var it *importedObject
 		switch m[1] {
 		case "jobVersions":
+			if i >= len(versions) {
+				return out, err
+			}
 			v := versions[i]
 			it = v.item
 			it.obj.Versions = append(it.obj.Versions[:v.index:v.index], it.obj.Versions[v.index+1:]...)
