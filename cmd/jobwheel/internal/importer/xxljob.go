@@ -169,7 +169,11 @@ func chain(root int64, byID map[int64]*Object, children map[int64][]int64) *Obje
 	w := &Object{Kind: manifest.KindWorkflow, Name: truncate(p.Name, maxObjectName-len(suffix)) + suffix,
 		Source: fmt.Sprintf("xxl_job_info %d's child jobs", root), SourceEnabled: p.SourceEnabled}
 	spec := &manifest.WorkflowSpec{ScheduleType: ps.ScheduleType, ScheduleExpression: ps.ScheduleExpression, TimeZone: ps.TimeZone,
-		MisfirePolicy: ps.MisfirePolicy, Alarm: ps.Alarm}
+		MisfirePolicy: ps.MisfirePolicy}
+	if ps.Alarm != nil {
+		// Its own copy: the import may leave a channel out of one of them.
+		spec.Alarm = &manifest.Alarm{Rules: slices.Clone(ps.Alarm.Rules), Channels: slices.Clone(ps.Alarm.Channels)}
+	}
 	w.Spec = spec
 	if ps.ScheduleType == "FIXED_DELAY" {
 		spec.ScheduleType = "FIXED_RATE"
