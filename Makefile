@@ -112,6 +112,16 @@ system-deps:
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-wheel >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
+	@# The importer's test (e2e TestImport) loads PowerJob's and xxl-job's tables into the MariaDB
+	@# server on 127.0.0.1:3306 (root, no password), and starts it if it is not up. A server already
+	@# answering there, or installed, is left as it is; a fresh install is started and lets root in
+	@# over TCP without a password, as the machines' own server does.
+	@mariadb-admin -h 127.0.0.1 -u root ping >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || { \
+		echo "installing Debian's mariadb-server for the importer's test (e2e TestImport)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server >/dev/null && \
+		$(SUDO) start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd && \
+		for i in $$(seq 60); do $(SUDO) mariadb-admin ping >/dev/null 2>&1 && break; sleep 1; done && \
+		$(SUDO) mariadb -e "ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket OR mysql_native_password USING PASSWORD('')"; }
 	@missing=; for p in $(JAVA_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 		[ -z "$$missing" ] || { echo "installing Debian's JDK, Maven and the jars the Java worker builds against:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing >/dev/null; }

@@ -199,9 +199,12 @@ func (s *Store) JobSaveVersion(ctx context.Context, j *Job, fromVersion int, pre
 	return wrap(err, "recording job version")
 }
 
-// JobVersionCreate records a version of a job.
+// JobVersionCreate records a version of a job, made now unless its
+// CreatedAt says when (an imported version).
 func (s *Store) JobVersionCreate(ctx context.Context, v *JobVersion) error {
-	v.CreatedAt = Now()
+	if v.CreatedAt.IsZero() {
+		v.CreatedAt = Now()
+	}
 	_, err := s.idb.NewInsert().Model(v).Exec(ctx)
 	return wrap(err, "recording job version")
 }

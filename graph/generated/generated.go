@@ -4231,6 +4231,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAlarmRuleInput,
 		ec.unmarshalInputCalendarInput,
 		ec.unmarshalInputConfigInput,
+		ec.unmarshalInputConfigJobVersionInput,
 		ec.unmarshalInputJobInput,
 		ec.unmarshalInputLifecycleInput,
 		ec.unmarshalInputScheduleWindowInput,
@@ -4812,6 +4813,35 @@ input ConfigInput {
   prune: Boolean = false
   "Take over objects of these names that another file set manages (objects declared in code are never taken over)."
   adopt: Boolean = false
+  """
+  Earlier versions of jobs in ` + "`" + `jobs` + "`" + `, oldest first for each job: when the
+  apply creates a job, they become its versions 1, 2, … (change IMPORT) and
+  its definition in ` + "`" + `jobs` + "`" + ` the version after them; for a job that already
+  exists they are ignored, as it has a history of its own. Each is
+  validated as the job would be (a bad one is a BAD_INPUT naming
+  ` + "`" + `jobVersions[i]` + "`" + `). ` + "`" + `jobwheel import` + "`" + ` brings the script history of an
+  xxl-job GLUE job this way.
+  """
+  jobVersions: [ConfigJobVersionInput!]
+}
+
+"""
+An earlier version of a job of the set: the job as ` + "`" + `jobs` + "`" + ` declares it, with
+the processor it had then.
+"""
+input ConfigJobVersionInput {
+  "The job's app, as in ` + "`" + `jobs` + "`" + `."
+  app: String!
+  "The job's name, as in ` + "`" + `jobs` + "`" + `."
+  name: String!
+  "Its processor type then."
+  processorType: ProcessorType!
+  "Its processor then: the script, the GO processor's name, or the HTTP request as JSON."
+  processor: String!
+  "Who made it: at most 64 characters, one line; omitted: the caller."
+  author: String
+  "When it was made; omitted: the time of the apply."
+  createdAt: Time
 }
 
 "A kind of object a managed set holds."
@@ -5434,7 +5464,7 @@ extend type Task {
 type JobVersion {
   "The version's number, from 1; the job's current one is Job.version."
   version: Int!
-  "What made it: CREATE, UPDATE, ENABLE, DISABLE, RESTORE n (version n restored), or CODE (a declaration in a worker's code)."
+  "What made it: CREATE, UPDATE, ENABLE, DISABLE, RESTORE n (version n restored), CODE (a declaration in a worker's code), APPLY (a managed set of files, applyConfig) or IMPORT (an earlier version brought in with a set: ConfigInput.jobVersions)."
   change: String!
   "Who made it: a username, or the worker that declared the job; empty when unknown (the version a job had before versions were kept)."
   author: String!
@@ -23627,7 +23657,7 @@ func (ec *executionContext) unmarshalInputConfigInput(ctx context.Context, obj a
 		asMap["adopt"] = false
 	}
 
-	fieldsInOrder := [...]string{"set", "apps", "calendars", "jobs", "workflows", "prune", "adopt"}
+	fieldsInOrder := [...]string{"set", "apps", "calendars", "jobs", "workflows", "prune", "adopt", "jobVersions"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23683,6 +23713,78 @@ func (ec *executionContext) unmarshalInputConfigInput(ctx context.Context, obj a
 				return it, err
 			}
 			it.Adopt = data
+		case "jobVersions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobVersions"))
+			data, err := ec.unmarshalOConfigJobVersionInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigJobVersionInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JobVersions = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputConfigJobVersionInput(ctx context.Context, obj any) (model.ConfigJobVersionInput, error) {
+	var it model.ConfigJobVersionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"app", "name", "processorType", "processor", "author", "createdAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "app":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("app"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.App = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "processorType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("processorType"))
+			data, err := ec.unmarshalNProcessorType2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProcessorType = data
+		case "processor":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("processor"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Processor = data
+		case "author":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("author"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Author = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
 		}
 	}
 	return it, nil
@@ -33070,6 +33172,11 @@ func (ec *executionContext) unmarshalNConfigInput2githubᚗcomᚋjobwheelᚋjobw
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNConfigJobVersionInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigJobVersionInput(ctx context.Context, v any) (*model.ConfigJobVersionInput, error) {
+	res, err := ec.unmarshalInputConfigJobVersionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNConfigKind2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -34640,6 +34747,23 @@ func (ec *executionContext) unmarshalOCalendarInput2ᚕᚖgithubᚗcomᚋjobwhee
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNCalendarInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐCalendarInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOConfigJobVersionInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigJobVersionInputᚄ(ctx context.Context, v any) ([]*model.ConfigJobVersionInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ConfigJobVersionInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNConfigJobVersionInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigJobVersionInput(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
