@@ -22,6 +22,7 @@ func jobInput(in model.JobInput) jobs.Input {
 		ScheduleWindow: in.ScheduleWindow, Calendar: in.Calendar,
 		OverlapPolicy: in.OverlapPolicy, MaxQueued: in.MaxQueued, Priority: in.Priority,
 		RetryDelayMs: in.RetryDelayMs, RetryBackoff: in.RetryBackoff, RetryDelayMaxMs: in.RetryDelayMaxMs,
+		Pool: in.Pool, PoolSlots: in.PoolSlots,
 	}
 	if l := in.Lifecycle; l != nil {
 		out.LifecycleStart, out.LifecycleEnd = l.Start, l.End
