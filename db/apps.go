@@ -30,12 +30,15 @@ func (s *Store) AppLock(ctx context.Context, appID int64) error {
 type App struct {
 	bun.BaseModel `bun:"table:apps,alias:a"`
 
-	ID          int64     `bun:"id,pk,autoincrement"`
-	Name        string    `bun:"name,notnull"`
-	Description string    `bun:"description,notnull"`
-	SecretHash  string    `bun:"secret_hash,notnull"`
-	CreatedAt   time.Time `bun:"created_at,notnull"`
-	UpdatedAt   time.Time `bun:"updated_at,notnull"`
+	ID          int64  `bun:"id,pk,autoincrement"`
+	Name        string `bun:"name,notnull"`
+	Description string `bun:"description,notnull"`
+	SecretHash  string `bun:"secret_hash,notnull"`
+	// WorkflowBudget bounds what one workflow instance may create across
+	// its nested instances: node rows plus FOREACH elements.
+	WorkflowBudget int       `bun:"workflow_budget,notnull"`
+	CreatedAt      time.Time `bun:"created_at,notnull"`
+	UpdatedAt      time.Time `bun:"updated_at,notnull"`
 }
 
 // Role is a user's or token's right on one app.
@@ -61,8 +64,23 @@ type AppMember struct {
 func (s *Store) AppCreate(ctx context.Context, a *App) error {
 	now := Now()
 	a.CreatedAt, a.UpdatedAt = now, now
+	if a.WorkflowBudget == 0 {
+		a.WorkflowBudget = DefaultWorkflowBudget
+	}
 	_, err := s.idb.NewInsert().Model(a).Returning("id").Exec(ctx)
 	return wrap(err, "creating app "+a.Name)
+}
+
+// DefaultWorkflowBudget is an app's budget per workflow instance unless
+// set.
+const DefaultWorkflowBudget = 100000
+
+// AppSetWorkflowBudget sets an app's budget per workflow instance;
+// instances already started keep theirs.
+func (s *Store) AppSetWorkflowBudget(ctx context.Context, id int64, budget int) error {
+	res, err := s.idb.NewUpdate().Model((*App)(nil)).Set("workflow_budget = ?", budget).Set("updated_at = ?", Now()).
+		Where("id = ?", id).Exec(ctx)
+	return expectOne(res, err, "setting the app's workflow budget")
 }
 
 // AppGet returns the app with the id.

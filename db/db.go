@@ -419,6 +419,18 @@ func isUniqueViolation(err error) bool {
 	return false
 }
 
+// IsRetryable reports whether err is PostgreSQL ending a transaction
+// because of another (a deadlock, 40P01, or a serialization failure,
+// 40001): the transaction did nothing and may simply be run again.
+func IsRetryable(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		c := pgErr.Field('C')
+		return c == "40P01" || c == "40001"
+	}
+	return false
+}
+
 // wrap turns driver errors into the package's sentinels and says what was
 // being done.
 func wrap(err error, what string) error {

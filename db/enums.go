@@ -138,10 +138,16 @@ const (
 	RuleOneSucceeded = "ONE_SUCCEEDED" // at least one upstream succeeded
 	RuleOneFailed    = "ONE_FAILED"    // at least one upstream failed
 	RuleNoneFailed   = "NONE_FAILED"   // every upstream ended and none failed (skipped is fine)
+	// The four below are Airflow's of the same names (lower case there).
+	RuleAllFailed               = "ALL_FAILED"                  // every upstream failed
+	RuleNoneFailedMinOneSuccess = "NONE_FAILED_MIN_ONE_SUCCESS" // none failed and at least one succeeded
+	RuleNoneSkipped             = "NONE_SKIPPED"                // every upstream ended and none was skipped (failed is fine)
+	RuleAllSkipped              = "ALL_SKIPPED"                 // every upstream was skipped
 )
 
 // TriggerRules lists the trigger rules.
-var TriggerRules = []string{RuleAllSucceeded, RuleAllDone, RuleOneSucceeded, RuleOneFailed, RuleNoneFailed}
+var TriggerRules = []string{RuleAllSucceeded, RuleAllDone, RuleOneSucceeded, RuleOneFailed, RuleNoneFailed,
+	RuleAllFailed, RuleNoneFailedMinOneSuccess, RuleNoneSkipped, RuleAllSkipped}
 
 // Overlap policies: what a fire of a workflow (or job) over maxInstances
 // does.
@@ -199,9 +205,13 @@ const (
 	// NodeReasonExpressionTooLarge: its expression would allocate more than
 	// its byte budget, or returned more than a node may keep.
 	NodeReasonExpressionTooLarge = "EXPRESSION_TOO_LARGE"
-	NodeReasonJobFailed          = "JOB_FAILED"    // its job instance (or one FOREACH element) failed
-	NodeReasonNestedFailed       = "NESTED_FAILED" // its nested run did not succeed
-	NodeReasonStopped            = "STOPPED"       // stopped by a person or the API
+	// NodeReasonBudget: what it would create (a nested instance's nodes, a
+	// FOREACH's elements) would take its top instance over the app's
+	// workflow budget; also the reason of an instance that cannot start.
+	NodeReasonBudget       = "BUDGET_EXCEEDED"
+	NodeReasonJobFailed    = "JOB_FAILED"    // its job instance (or one FOREACH element) failed
+	NodeReasonNestedFailed = "NESTED_FAILED" // its nested run did not succeed
+	NodeReasonStopped      = "STOPPED"       // stopped by a person or the API
 )
 
 // Where a managed object's definition lives (jobs, workflows and calendars

@@ -99,9 +99,14 @@ type Instance struct {
 	PoolSlots *int    `bun:"pool_slots"`
 	// NoWorker is why no connected worker could take it, as last found
 	// (nil if it never waited for a worker; noworker.go).
-	NoWorker  *NoWorker `bun:"no_worker,type:json,nullzero"`
-	CreatedAt time.Time `bun:"created_at,notnull"`
-	UpdatedAt time.Time `bun:"updated_at,notnull"`
+	NoWorker *NoWorker `bun:"no_worker,type:json,nullzero"`
+	// TraceParent is the W3C traceparent of the span the instance is
+	// traced under: until it fires, the API call or workflow instance that
+	// created it (if traced); from its fire on, its dispatch span, the
+	// parent of its tasks' spans. "" when it is not traced.
+	TraceParent string    `bun:"trace_parent,notnull"`
+	CreatedAt   time.Time `bun:"created_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.
@@ -322,7 +327,10 @@ type InstanceTransition struct {
 	Reason          *string    `bun:"reason"`
 	WorkerID        *string    `bun:"worker_id"`
 	Epoch           *int64     `bun:"epoch"`
-	UpdatedAt       time.Time  `bun:"updated_at"`
+	// TraceParent, when set, records the traceparent of the instance's
+	// dispatch span (a traced fire).
+	TraceParent *string   `bun:"trace_parent"`
+	UpdatedAt   time.Time `bun:"updated_at"`
 }
 
 // InstanceTransitionMany applies the transitions whose instance is still in
@@ -351,6 +359,7 @@ func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTrans
 		Set("reason = COALESCE(_data.reason, i.reason)").
 		Set("worker_id = COALESCE(_data.worker_id, i.worker_id)").
 		Set("epoch = COALESCE(_data.epoch, i.epoch)").
+		Set("trace_parent = COALESCE(_data.trace_parent, i.trace_parent)").
 		Set("updated_at = _data.updated_at").
 		Where("i.id = _data.instance_id AND i.status = _data.from_status").
 		Returning("id").
@@ -376,6 +385,41 @@ func (s *Store) InstanceRetry(ctx context.Context, id int64, from string, attemp
 	n, _ := res.RowsAffected()
 	return n == 1, nil
 }
+
+// InstanceStopByWorkflowInstances stops every unfinished job instance of
+// workflow instances in one statement and returns their ids. On PostgreSQL
+// the rows are locked in id order first. (The execution actor's batch
+// updates may take the same rows in another order: a deadlock between the
+// two is answered by retrying the stop, see IsRetryable.)
+func (s *Store) InstanceStopByWorkflowInstances(ctx context.Context, wiIDs []int64, reason string) ([]int64, error) {
+	var ids []int64
+	if len(wiIDs) == 0 {
+		return ids, nil
+	}
+	now := Now()
+	sel := s.idb.NewSelect().Model((*Instance)(nil)).Column("id").
+		Where("workflow_instance_id IN (?) AND status IN (?)", bun.List(wiIDs), bun.List(unfinished)).OrderExpr("id")
+	if s.dialect == Postgres {
+		sel = sel.For("UPDATE")
+	}
+	err := s.idb.NewUpdate().Model((*Instance)(nil)).
+		Set("status = ?", StatusStopped).Set("finished_at = ?", now).Set("reason = ?", reason).Set("updated_at = ?", now).
+		Where("id IN (?) AND status IN (?)", sel, bun.List(unfinished)).Returning("id").Scan(ctx, &ids)
+	return ids, wrap(err, "stopping workflow instances' job instances")
+}
+
+// InstanceAdoptSucceeded moves a FOREACH node's succeeded job instances
+// from one generation to the next: a retry keeps them and runs the others
+// again.
+func (s *Store) InstanceAdoptSucceeded(ctx context.Context, wiID int64, node string, from, to int) error {
+	_, err := s.idb.NewUpdate().Model((*Instance)(nil)).Set("workflow_generation = ?", to).
+		Where("workflow_instance_id = ? AND workflow_node_id = ? AND workflow_generation = ? AND status = ?", wiID, node, from, StatusSucceeded).
+		Exec(ctx)
+	return wrap(err, "keeping a FOREACH's succeeded elements")
+}
+
+// unfinished are the statuses of an instance not ended.
+var unfinished = []string{StatusWaiting, StatusDispatched, StatusRunning}
 
 // InstanceStop moves an unfinished instance to STOPPED and returns it as
 // it was before, or ErrNotFound if it was already finished.

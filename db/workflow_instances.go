@@ -16,12 +16,20 @@ import (
 type WorkflowInstance struct {
 	bun.BaseModel `bun:"table:workflow_instances,alias:wi"`
 
-	ID                int64          `bun:"id,pk,autoincrement"`
-	AppID             int64          `bun:"app_id,notnull"`
-	WorkflowID        int64          `bun:"workflow_id,notnull"`
-	Version           int            `bun:"version,notnull"`
-	ParentInstanceID  *int64         `bun:"parent_instance_id"`
-	ParentNodeKey     *string        `bun:"parent_node_key"`
+	ID               int64   `bun:"id,pk,autoincrement"`
+	AppID            int64   `bun:"app_id,notnull"`
+	WorkflowID       int64   `bun:"workflow_id,notnull"`
+	Version          int     `bun:"version,notnull"`
+	ParentInstanceID *int64  `bun:"parent_instance_id"`
+	ParentNodeKey    *string `bun:"parent_node_key"`
+	// RootInstanceID is the top of a nested instance's tree; nil for a top
+	// instance (and for nested ones started before it was recorded).
+	RootInstanceID *int64 `bun:"root_instance_id"`
+	// Budget and BudgetUsed (a top instance's): the node rows and FOREACH
+	// elements its whole tree may create, and has; 0 is no bound (an
+	// instance started before budgets).
+	Budget            int            `bun:"budget,notnull"`
+	BudgetUsed        int            `bun:"budget_used,notnull"`
 	Status            string         `bun:"status,notnull"`
 	Reason            string         `bun:"reason,notnull"`
 	TriggerType       string         `bun:"trigger_type,notnull"`
@@ -37,6 +45,16 @@ type WorkflowInstance struct {
 	StartedAt         *time.Time     `bun:"started_at"`
 	FinishedAt        *time.Time     `bun:"finished_at"`
 	UpdatedAt         time.Time      `bun:"updated_at,notnull"`
+	// TraceParent is the W3C traceparent of the instance's span when it is
+	// traced (docs/tracing.md); "" otherwise.
+	TraceParent string `bun:"trace_parent,notnull"`
+}
+
+// WorkflowInstanceSetTraceParent records the span a workflow instance is
+// traced under.
+func (s *Store) WorkflowInstanceSetTraceParent(ctx context.Context, id int64, traceParent string) error {
+	_, err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("trace_parent = ?", traceParent).Where("id = ?", id).Exec(ctx)
+	return wrap(err, "recording a workflow instance's trace")
 }
 
 // IsWorkflowInstanceFinal says whether a workflow instance status is terminal.
@@ -83,6 +101,108 @@ func (s *Store) WorkflowInstanceGet(ctx context.Context, id int64) (*WorkflowIns
 	r := new(WorkflowInstance)
 	err := s.idb.NewSelect().Model(r).Where("id = ?", id).Scan(ctx)
 	return r, wrap(err, "reading workflow run")
+}
+
+// WorkflowInstanceLock reads an instance for a change of its tree: on
+// PostgreSQL it locks the tree's top instance first, then the instance
+// (FOR UPDATE), so the engine's decisions and the run operations on one
+// tree take their locks in one order and never deadlock on each other
+// (SQLite has one writer at a time). It returns the instance and its top
+// (the same row for a top instance).
+func (s *Store) WorkflowInstanceLock(ctx context.Context, id int64) (wi, root *WorkflowInstance, err error) {
+	q := s.idb.NewSelect().Model((*WorkflowInstance)(nil))
+	wi = new(WorkflowInstance)
+	if s.dialect != Postgres {
+		if err := q.Model(wi).Where("id = ?", id).Scan(ctx); err != nil {
+			return nil, nil, wrap(err, "reading workflow run")
+		}
+		if wi.RootInstanceID == nil {
+			return wi, wi, nil
+		}
+		root = new(WorkflowInstance)
+		err := s.idb.NewSelect().Model(root).Where("id = ?", *wi.RootInstanceID).Scan(ctx)
+		return wi, root, wrap(err, "reading workflow run")
+	}
+	// The top instance is older than the instances under it: locking in id
+	// order locks it first.
+	var list []WorkflowInstance
+	err = s.idb.NewSelect().Model(&list).
+		Where("id = ? OR id = (SELECT root_instance_id FROM workflow_instances WHERE id = ?)", id, id).
+		OrderExpr("id").For("UPDATE").Scan(ctx)
+	if err != nil {
+		return nil, nil, wrap(err, "locking workflow run")
+	}
+	for i := range list {
+		if list[i].ID == id {
+			wi = &list[i]
+		}
+	}
+	if len(list) == 0 || wi.ID != id {
+		return nil, nil, ErrNotFound
+	}
+	root = wi
+	if wi.RootInstanceID != nil && list[0].ID == *wi.RootInstanceID {
+		root = &list[0]
+	}
+	return wi, root, nil
+}
+
+// WorkflowInstanceListSubtree returns the ids of an instance and every
+// unfinished instance nested under it, at any depth, parents first.
+func (s *Store) WorkflowInstanceListSubtree(ctx context.Context, id int64) ([]int64, error) {
+	out := []int64{id}
+	frontier := []int64{id}
+	for depth := 0; len(frontier) > 0 && depth < 64; depth++ {
+		var next []int64
+		err := s.idb.NewSelect().Model((*WorkflowInstance)(nil)).Column("id").
+			Where("parent_instance_id IN (?) AND status IN (?)", bun.List(frontier),
+				bun.List([]string{WorkflowWaiting, WorkflowRunning, WorkflowPaused})).OrderExpr("id").Scan(ctx, &next)
+		if err != nil {
+			return nil, wrap(err, "reading nested workflow runs")
+		}
+		out = append(out, next...)
+		frontier = next
+	}
+	return out, nil
+}
+
+// WorkflowInstanceStopMany ends unfinished instances STOPPED in one
+// statement; it returns the ids that moved.
+func (s *Store) WorkflowInstanceStopMany(ctx context.Context, ids []int64, why string, now time.Time) ([]int64, error) {
+	var moved []int64
+	if len(ids) == 0 {
+		return moved, nil
+	}
+	err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).
+		Set("status = ?", WorkflowStopped).Set("result = ?", why).Set("finished_at = ?", now).Set("updated_at = ?", Now()).
+		Where("id IN (?) AND status IN (?)", bun.List(ids), bun.List([]string{WorkflowWaiting, WorkflowRunning, WorkflowPaused})).
+		Returning("id").Scan(ctx, &moved)
+	return moved, wrap(err, "stopping workflow runs")
+}
+
+// WorkflowInstanceMoveMany moves those of instances in from to to, in one
+// statement; it returns the ids that moved.
+func (s *Store) WorkflowInstanceMoveMany(ctx context.Context, ids []int64, from, to string) ([]int64, error) {
+	var moved []int64
+	if len(ids) == 0 {
+		return moved, nil
+	}
+	err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("status = ?", to).Set("updated_at = ?", Now()).
+		Where("id IN (?) AND status = ?", bun.List(ids), from).Returning("id").Scan(ctx, &moved)
+	return moved, wrap(err, "moving workflow runs")
+}
+
+// WorkflowInstanceUseBudget adds n to a top instance's budget used, if it
+// stays within its budget (0: no bound); false otherwise. The caller holds
+// the top instance's lock (WorkflowInstanceLock).
+func (s *Store) WorkflowInstanceUseBudget(ctx context.Context, rootID int64, n int) (bool, error) {
+	res, err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("budget_used = budget_used + ?", n).
+		Where("id = ? AND (budget = 0 OR budget_used + ? <= budget)", rootID, n).Exec(ctx)
+	if err != nil {
+		return false, wrap(err, "using the run's budget")
+	}
+	k, _ := res.RowsAffected()
+	return k == 1, nil
 }
 
 // WorkflowInstanceGetByIdempotencyKey returns the instance an earlier call with the
@@ -171,6 +291,9 @@ type WorkflowInstanceTransition struct {
 	StartedAt  *time.Time
 	FinishedAt *time.Time
 	Epoch      *int64
+	// BudgetFromApp sets a top instance's budget, as it starts, to its
+	// app's workflow budget.
+	BudgetFromApp bool
 	// Reopen clears finished_at (a finished instance made to run again).
 	Reopen bool
 }
@@ -197,6 +320,9 @@ func (s *Store) WorkflowInstanceTransition(ctx context.Context, t WorkflowInstan
 	}
 	if t.Epoch != nil {
 		q = q.Set("epoch = ?", *t.Epoch)
+	}
+	if t.BudgetFromApp {
+		q = q.Set("budget = (SELECT workflow_budget FROM apps WHERE apps.id = app_id)").Set("budget_used = 0")
 	}
 	res, err := q.Where("id = ? AND status IN (?)", t.ID, bun.List(t.From)).Exec(ctx)
 	if err != nil {

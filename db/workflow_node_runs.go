@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -113,6 +114,10 @@ type WorkflowNodeRunTransition struct {
 	FinishedAt     *time.Time
 	// Reset clears the times, result, output and links (a retry or rerun).
 	Reset bool
+	// Resume clears how the node ended (result, output, reason, finish)
+	// and keeps what it started (its instance, nested instance, elements):
+	// a retry in place.
+	Resume bool
 }
 
 // WorkflowNodeRunTransition applies a node transition; false if the node was not in
@@ -126,6 +131,10 @@ func (s *Store) WorkflowNodeRunTransition(ctx context.Context, t WorkflowNodeRun
 			Set("instance_id = NULL").Set("child_instance_id = NULL").Set("items = 0").Set("attempts = 0").Set("failure_ignored = ?", false).
 			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").
 			Set("started_at = NULL").Set("finished_at = NULL")
+	}
+	if t.Resume {
+		q = q.Set("result = ''").Set("output = NULL").Set("message = ''").Set("reason = ''").Set("failure_ignored = ?", false).
+			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").Set("finished_at = NULL")
 	}
 	if t.NextGeneration != nil {
 		q = q.Set("generation = ?", *t.NextGeneration)
@@ -209,4 +218,76 @@ func (s *Store) WorkflowNodeRunNextFinishSeq(ctx context.Context, wiID int64) (i
 	err := s.idb.NewSelect().Model((*WorkflowNodeRun)(nil)).ColumnExpr("MAX(finish_seq)").
 		Where("workflow_instance_id = ?", wiID).Scan(ctx, &seq)
 	return seq.Int64 + 1, wrap(err, "reading the run's finish order")
+}
+
+// WorkflowElement is one element of a FOREACH's list, stored once when its
+// expression is evaluated; the node's job instances are made from them in
+// batches as places free.
+type WorkflowElement struct {
+	bun.BaseModel `bun:"table:workflow_foreach_elements,alias:we"`
+
+	NodeRunID  int64 `bun:"node_run_id,pk"`
+	Generation int   `bun:"generation,pk"`
+	Item       int   `bun:"item,pk"`
+	Element    any   `bun:"element,type:json"`
+}
+
+// WorkflowElementCreateMany stores a FOREACH generation's elements, in
+// order, in one statement.
+func (s *Store) WorkflowElementCreateMany(ctx context.Context, nodeRunID int64, generation int, items []any) error {
+	if len(items) == 0 {
+		return nil
+	}
+	rows := make([]WorkflowElement, len(items))
+	for i, el := range items {
+		rows[i] = WorkflowElement{NodeRunID: nodeRunID, Generation: generation, Item: i, Element: jsonNull(el)}
+	}
+	_, err := s.idb.NewInsert().Model(&rows).Exec(ctx)
+	return wrap(err, "storing FOREACH elements")
+}
+
+// jsonNull keeps a null element a JSON null (bun would write SQL NULL).
+func jsonNull(v any) any {
+	if v == nil {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+// WorkflowElementListUnmade returns up to limit elements of a FOREACH
+// generation that have no job instance of that generation yet, in order.
+func (s *Store) WorkflowElementListUnmade(ctx context.Context, n *WorkflowNodeRun, limit int) ([]WorkflowElement, error) {
+	var out []WorkflowElement
+	made := s.idb.NewSelect().Model((*Instance)(nil)).ColumnExpr("1").
+		Where("i.workflow_instance_id = ? AND i.workflow_node_id = ? AND i.workflow_generation = ? AND i.workflow_item = we.item",
+			n.WorkflowInstanceID, n.NodeKey, n.Generation)
+	err := s.idb.NewSelect().Model(&out).Where("we.node_run_id = ? AND we.generation = ?", n.ID, n.Generation).
+		Where("NOT EXISTS (?)", made).OrderExpr("we.item").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading FOREACH elements")
+}
+
+// WorkflowElementCopy copies a FOREACH generation's elements to the next
+// (a retry that keeps what succeeded); it returns how many it copied.
+func (s *Store) WorkflowElementCopy(ctx context.Context, nodeRunID int64, from, to int) (int, error) {
+	res, err := s.idb.NewRaw(`INSERT INTO workflow_foreach_elements (node_run_id, generation, item, element)
+		SELECT node_run_id, ?, item, element FROM workflow_foreach_elements WHERE node_run_id = ? AND generation = ?`, to, nodeRunID, from).Exec(ctx)
+	if err != nil {
+		return 0, wrap(err, "copying FOREACH elements")
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// WorkflowNodeRunStopMany ends every unfinished node of instances STOPPED
+// in one statement.
+func (s *Store) WorkflowNodeRunStopMany(ctx context.Context, wiIDs []int64, why string, now time.Time) error {
+	if len(wiIDs) == 0 {
+		return nil
+	}
+	_, err := s.idb.NewUpdate().Model((*WorkflowNodeRun)(nil)).
+		Set("status = ?", NodeStopped).Set("reason = ?", NodeReasonStopped).Set("message = ?", why).
+		Set("finished_at = ?", now).Set("deadline = NULL").Set("updated_at = ?", Now()).
+		Where("workflow_instance_id IN (?) AND status IN (?)", bun.List(wiIDs),
+			bun.List([]string{NodeWaiting, NodeRunning, NodeAwaitingApproval})).Exec(ctx)
+	return wrap(err, "stopping workflow nodes")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/e2e/harness"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 )
 
 // wf is a workflow test's fixture: a server on PostgreSQL, an app and its
@@ -294,4 +295,49 @@ func TestWorkflowSurvivesOwnerKill(t *testing.T) {
 			t.Errorf("node %s ran %d times: %s", n.Key, len(n.Instances), b)
 		}
 	}
+}
+
+// unfinished counts an app's job instances not ended.
+func (w *wf) unfinished(jobID string) int {
+	w.t.Helper()
+	var out struct{ Instances struct{ TotalCount int } }
+	if err := w.c.Do(`query($app: String!, $job: ID) { instances(app: $app, jobId: $job, status: [WAITING, DISPATCHED, RUNNING], first: 1) { totalCount } }`,
+		map[string]any{"app": w.app, "job": jobID}, &out); err != nil {
+		w.t.Fatalf("counting unfinished instances: %v", err)
+	}
+	return out.Instances.TotalCount
+}
+
+// TestStopLargeWorkflowInstance (issue 25, item 3): five FOREACH nodes over
+// 10,000 short elements each, their elements running and ending on the
+// agents, stop at once and entirely. Before, the 50,000 element instances
+// were made in one transaction and stopping the run one instance at a time
+// met the execution actor's batch updates: run against the binaries of
+// 032ff0c this test saw "deadlock detected (SQLSTATE=40P01)" in the server's
+// log and stopWorkflowInstance did not answer within the client's timeout.
+// Now a FOREACH makes only what its parallelism runs, a stop is a few
+// statements taking the tree's locks in one order, and it is run again
+// should the database still end it for a deadlock.
+func TestStopLargeWorkflowInstance(t *testing.T) {
+	t.Parallel()
+	w := &wf{cluster: newCluster(t, dbtest.NewSchema(t), 2), t: t}
+	sleep := w.job(t, map[string]any{"name": "sleep", "processorType": "GO", "processor": "example.sleep"})
+	var nodes []map[string]any
+	for i := range 5 {
+		nodes = append(nodes, map[string]any{"key": fmt.Sprintf("each%d", i), "type": "FOREACH", "jobId": sleep,
+			"expression": `map(1..10000, "50ms")`, "parallelism": 40})
+	}
+	run := w.run(w.workflow("large", nodes, []map[string]any{}), nil)
+	for i := range 5 {
+		w.waitNode(run, fmt.Sprintf("each%d", i), "RUNNING")
+	}
+	testkit.Eventually(t, "elements to run on the agents", func() bool { return w.unfinished(sleep) >= 100 })
+	w.op(`mutation($id: ID!) { stopWorkflowInstance(id: $id) { id } }`, map[string]any{"id": run})
+	r := w.waitWorkflowInstance(run, "STOPPED")
+	for _, n := range r.Nodes {
+		if n.Status != "STOPPED" {
+			t.Errorf("node %s is %s; want STOPPED", n.Key, n.Status)
+		}
+	}
+	testkit.Eventually(t, "every element instance to end", func() bool { return w.unfinished(sleep) == 0 })
 }

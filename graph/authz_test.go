@@ -167,6 +167,8 @@ func matrixRows() []matrixRow {
 	return []matrixRow{
 		// Queries.
 		{op: "me", query: `{ me { username } }`, need: needCaller, vars: noVars},
+		{op: "signInOptions", query: `{ signInOptions { password sso { name } } }`, need: needPublic, vars: noVars},
+		{op: "traceUrlTemplate", query: `{ traceUrlTemplate }`, need: needCaller, vars: noVars},
 		{op: "apps", query: `{ apps { name myRole } }`, need: needCaller, vars: noVars},
 		{op: "servers", query: `{ servers { id apps { name } } }`, need: needCaller, vars: noVars},
 		{op: "users", query: `{ users { username } }`, need: needAdmin, vars: noVars},
@@ -234,6 +236,7 @@ func matrixRows() []matrixRow {
 		{op: "setAppRole", query: `mutation { setAppRole(app: "alpha", username: "target", role: VIEWER) { name } }`, need: needOwner, vars: noVars,
 			after: func(t *testing.T, w *matrixWorld, _ *matrixCaller) { w.api.setRole(t, w.admin, "alpha", "target", nil) }},
 		{op: "rotateAppSecret", query: `mutation { rotateAppSecret(app: "alpha") { secret } }`, need: needOwner, vars: noVars},
+		{op: "setAppWorkflowBudget", query: `mutation { setAppWorkflowBudget(app: "alpha", budget: 100000) { workflowBudget } }`, need: needOwner, vars: noVars},
 
 		// Jobs and instances.
 		{op: "createJob", query: `mutation($n: String!) { createJob(input: {app: "alpha", name: $n, scheduleType: API, processorType: SHELL, processor: "true"}) { id } }`,

@@ -74,3 +74,8 @@ func asArgument(err error) error {
 func calendarInput(in model.CalendarInput) jobs.CalendarInput {
 	return jobs.CalendarInput{App: in.App, Name: in.Name, Description: deref(in.Description), Dates: in.Dates}
 }
+
+// poolInput converts the API's PoolInput to the job service's.
+func poolInput(in model.PoolInput) jobs.PoolInput {
+	return jobs.PoolInput{App: in.App, Name: in.Name, Description: deref(in.Description), Slots: in.Slots}
+}

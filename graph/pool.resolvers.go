@@ -11,7 +11,6 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
-	"github.com/jobwheel/jobwheel/server/api/jobs"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
@@ -129,8 +128,3 @@ func (r *workflowNodeResolver) PoolSlots(ctx context.Context, obj *db.WorkflowNo
 func (r *Resolver) Pool() generated.PoolResolver { return &poolResolver{r} }
 
 type poolResolver struct{ *Resolver }
-
-// poolInput converts the API's PoolInput to the job service's.
-func poolInput(in model.PoolInput) jobs.PoolInput {
-	return jobs.PoolInput{App: in.App, Name: in.Name, Description: deref(in.Description), Slots: in.Slots}
-}

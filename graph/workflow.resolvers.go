@@ -25,6 +25,10 @@ func (r *instanceResolver) WorkflowInput(ctx context.Context, obj *db.Instance) 
 	return obj.WorkflowInput, nil
 }
 
+func (r *mutationResolver) SetAppWorkflowBudget(ctx context.Context, app string, budget int) (*db.App, error) {
+	return r.workflows.SetBudget(ctx, app, budget)
+}
+
 func (r *mutationResolver) CreateWorkflow(ctx context.Context, input model.WorkflowInput) (*db.Workflow, error) {
 	in, err := workflowInput(input)
 	if err != nil {

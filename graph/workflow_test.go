@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -163,6 +164,12 @@ func TestWorkflowLifecycle(t *testing.T) {
 		if up.UpdateWorkflow.Version != 2 || up.UpdateWorkflow.NextTriggerTime == nil || up.UpdateWorkflow.Description != "v2" {
 			t.Fatalf("updated: %+v", up.UpdateWorkflow)
 		}
+		// Issue 26, item 5: saving it unchanged makes no new version.
+		api.must(t, admin, `mutation($id: ID!, $in: WorkflowInput!, $v: Int) { updateWorkflow(id: $id, input: $in, expectedVersion: $v) { `+workflowFields+` } }`,
+			map[string]any{"id": w.ID, "in": in, "v": 2}, &up)
+		if up.UpdateWorkflow.Version != 2 {
+			t.Fatalf("an unchanged save made version %d; want 2 kept", up.UpdateWorkflow.Version)
+		}
 		// Someone saving over version 1 again is told it moved on.
 		r := api.do(t, admin, `mutation($id: ID!, $in: WorkflowInput!, $v: Int) { updateWorkflow(id: $id, input: $in, expectedVersion: $v) { id } }`,
 			map[string]any{"id": w.ID, "in": in, "v": 1}, nil)
@@ -250,7 +257,15 @@ func TestWorkflowLifecycle(t *testing.T) {
 		if r.code() != CodeBadInput || r.Errors[0].field() != "definition.name" {
 			t.Fatalf("importing over an existing name without replace: %+v", r.Errors)
 		}
+		// Replacing it with the same definition is no change: no version
+		// (issue 26, item 5); with a change, the next version.
 		api.must(t, admin, importQ, map[string]any{"app": "staging", "def": def, "replace": true}, &im)
+		if im.ImportWorkflow.Version != 1 {
+			t.Fatalf("import with replace, unchanged: version %d; want 1", im.ImportWorkflow.Version)
+		}
+		changed := maps.Clone(def)
+		changed["description"] = "changed"
+		api.must(t, admin, importQ, map[string]any{"app": "staging", "def": changed, "replace": true}, &im)
 		if im.ImportWorkflow.Version != 2 {
 			t.Fatalf("import with replace: version %d; want 2", im.ImportWorkflow.Version)
 		}
@@ -756,5 +771,35 @@ func TestInstanceWorkflowInputNull(t *testing.T) {
 		if v, ok := out.Instance["workflowInput"]; !ok || v != nil {
 			t.Fatalf("workflowInput = %#v (present %v); want null", v, ok)
 		}
+	})
+}
+
+// Issue 25, item 3: an app's workflow budget is set by its OWNER and read
+// on the app; a workflow over it whatever happens is refused at save,
+// naming the budget.
+func TestAppWorkflowBudget(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		api := newAPI(t, d, apiOptions{})
+		admin := api.admin(t)
+		api.createApp(t, admin, "orders")
+		job := api.createJob(t, admin, "orders", "each")
+		var app struct{ SetAppWorkflowBudget struct{ WorkflowBudget int } }
+		api.must(t, admin, `mutation { setAppWorkflowBudget(app: "orders", budget: 50) { workflowBudget } }`, nil, &app)
+		if app.SetAppWorkflowBudget.WorkflowBudget != 50 {
+			t.Fatalf("budget %d; want 50", app.SetAppWorkflowBudget.WorkflowBudget)
+		}
+		if r := api.do(t, admin, `mutation { setAppWorkflowBudget(app: "orders", budget: 0) { workflowBudget } }`, nil, nil); r.code() != CodeBadInput || r.Errors[0].field() != "budget" {
+			t.Fatalf("budget 0: %+v; want BAD_INPUT on budget", r.Errors)
+		}
+		in := func(expr string) map[string]any {
+			return map[string]any{"app": "orders", "name": "each", "scheduleType": "API", "edges": []any{},
+				"nodes": []any{map[string]any{"key": "each", "type": "FOREACH", "jobId": job, "expression": expr}}}
+		}
+		r := api.do(t, admin, `mutation($in: WorkflowInput!) { createWorkflow(input: $in) { id } }`, map[string]any{"in": in("1..60")}, nil)
+		if r.code() != CodeBadInput || r.Errors[0].field() != "nodes" || !strings.Contains(r.Errors[0].Message, "budget per instance is 50") {
+			t.Fatalf("a FOREACH over 60 with a budget of 50: %+v; want BAD_INPUT on nodes naming the budget", r.Errors)
+		}
+		api.createWorkflow(t, admin, in("1..40"))
 	})
 }

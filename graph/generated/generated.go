@@ -147,13 +147,14 @@ type ComplexityRoot struct {
 	}
 
 	App struct {
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Members     func(childComplexity int) int
-		MyRole      func(childComplexity int) int
-		Name        func(childComplexity int) int
-		Owner       func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Description    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Members        func(childComplexity int) int
+		MyRole         func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Owner          func(childComplexity int) int
+		WorkflowBudget func(childComplexity int) int
 	}
 
 	AppMember struct {
@@ -191,6 +192,7 @@ type ComplexityRoot struct {
 	AuditEntry struct {
 		Action        func(childComplexity int) int
 		Actor         func(childComplexity int) int
+		ActorSubject  func(childComplexity int) int
 		App           func(childComplexity int) int
 		At            func(childComplexity int) int
 		Changes       func(childComplexity int) int
@@ -263,6 +265,7 @@ type ComplexityRoot struct {
 		Task               func(childComplexity int, id string) int
 		TaskList           func(childComplexity int, status []string, first *int, after *string) int
 		Tasks              func(childComplexity int) int
+		TraceID            func(childComplexity int) int
 		TriggerType        func(childComplexity int) int
 		UnqualifiedAt      func(childComplexity int) int
 		UnqualifiedWorkers func(childComplexity int) int
@@ -436,6 +439,7 @@ type ComplexityRoot struct {
 		RunWorkflow               func(childComplexity int, id string, context any, delayMs *int, idempotencyKey *string) int
 		SendTestAlarm             func(childComplexity int, jobID *string, workflowID *string) int
 		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
+		SetAppWorkflowBudget      func(childComplexity int, app string, budget int) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
 		StopInstance              func(childComplexity int, id string) int
@@ -495,6 +499,8 @@ type ComplexityRoot struct {
 		Pools             func(childComplexity int, app string) int
 		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) int
 		Servers           func(childComplexity int) int
+		SignInOptions     func(childComplexity int) int
+		TraceURLTemplate  func(childComplexity int) int
 		Users             func(childComplexity int) int
 		Workers           func(childComplexity int, app string) int
 		Workflow          func(childComplexity int, id string) int
@@ -523,6 +529,16 @@ type ComplexityRoot struct {
 		ExpiresAt func(childComplexity int) int
 		Token     func(childComplexity int) int
 		User      func(childComplexity int) int
+	}
+
+	SignInOptions struct {
+		Password func(childComplexity int) int
+		Sso      func(childComplexity int) int
+	}
+
+	SsoOption struct {
+		LoginURL func(childComplexity int) int
+		Name     func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -581,10 +597,11 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		Admin     func(childComplexity int) int
-		CreatedAt func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Username  func(childComplexity int) int
+		Admin      func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		SSOSubject func(childComplexity int) int
+		Username   func(childComplexity int) int
 	}
 
 	Worker struct {
@@ -667,6 +684,8 @@ type ComplexityRoot struct {
 	}
 
 	WorkflowInstance struct {
+		Budget            func(childComplexity int) int
+		BudgetUsed        func(childComplexity int) int
 		Context           func(childComplexity int) int
 		CreatedAt         func(childComplexity int) int
 		Edges             func(childComplexity int) int
@@ -795,6 +814,7 @@ type AppStatsResolver interface {
 type AuditEntryResolver interface {
 	App(ctx context.Context, obj *db.AuditEntry) (*string, error)
 
+	ActorSubject(ctx context.Context, obj *db.AuditEntry) (*string, error)
 	TokenName(ctx context.Context, obj *db.AuditEntry) (*string, error)
 	ClientAddress(ctx context.Context, obj *db.AuditEntry) (*string, error)
 }
@@ -808,6 +828,8 @@ type CalendarResolver interface {
 }
 type InstanceResolver interface {
 	Job(ctx context.Context, obj *db.Instance) (*db.Job, error)
+
+	TraceID(ctx context.Context, obj *db.Instance) (*string, error)
 
 	Worker(ctx context.Context, obj *db.Instance) (*db.Worker, error)
 	Attempts(ctx context.Context, obj *db.Instance) ([]*db.InstanceAttempt, error)
@@ -878,6 +900,7 @@ type MutationResolver interface {
 	ChangePassword(ctx context.Context, oldPassword string, newPassword string) (bool, error)
 	CreateAPIToken(ctx context.Context, name string, app *string, role *model.AppRole) (*model.APITokenWithSecret, error)
 	RevokeAPIToken(ctx context.Context, id string) (bool, error)
+	SetAppWorkflowBudget(ctx context.Context, app string, budget int) (*db.App, error)
 	CreateWorkflow(ctx context.Context, input model.WorkflowInput) (*db.Workflow, error)
 	UpdateWorkflow(ctx context.Context, id string, input model.WorkflowInput, expectedVersion *int) (*db.Workflow, error)
 	DeleteWorkflow(ctx context.Context, id string) (bool, error)
@@ -903,6 +926,8 @@ type PoolResolver interface {
 }
 type QueryResolver interface {
 	Me(ctx context.Context) (*db.User, error)
+	SignInOptions(ctx context.Context) (*model.SignInOptions, error)
+	TraceURLTemplate(ctx context.Context) (*string, error)
 	Apps(ctx context.Context) ([]*db.App, error)
 	AuditLog(ctx context.Context, app *string, objectType *string, objectID *string, first *int, after *string) (*model.AuditEntryConnection, error)
 	Calendars(ctx context.Context, app string) ([]*db.Calendar, error)
@@ -1342,6 +1367,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.App.Owner(childComplexity), true
+	case "App.workflowBudget":
+		if e.ComplexityRoot.App.WorkflowBudget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.App.WorkflowBudget(childComplexity), true
 
 	case "AppMember.role":
 		if e.ComplexityRoot.AppMember.Role == nil {
@@ -1489,6 +1520,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEntry.Actor(childComplexity), true
+	case "AuditEntry.actorSubject":
+		if e.ComplexityRoot.AuditEntry.ActorSubject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ActorSubject(childComplexity), true
 	case "AuditEntry.app":
 		if e.ComplexityRoot.AuditEntry.App == nil {
 			break
@@ -1834,6 +1871,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.Tasks(childComplexity), true
+	case "Instance.traceId":
+		if e.ComplexityRoot.Instance.TraceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.TraceID(childComplexity), true
 	case "Instance.triggerType":
 		if e.ComplexityRoot.Instance.TriggerType == nil {
 			break
@@ -2792,6 +2835,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetAppRole(childComplexity, args["app"].(string), args["username"].(string), args["role"].(*model.AppRole)), true
+	case "Mutation.setAppWorkflowBudget":
+		if e.ComplexityRoot.Mutation.SetAppWorkflowBudget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setAppWorkflowBudget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetAppWorkflowBudget(childComplexity, args["app"].(string), args["budget"].(int)), true
 	case "Mutation.setJobEnabled":
 		if e.ComplexityRoot.Mutation.SetJobEnabled == nil {
 			break
@@ -3162,6 +3216,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Servers(childComplexity), true
+	case "Query.signInOptions":
+		if e.ComplexityRoot.Query.SignInOptions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SignInOptions(childComplexity), true
+	case "Query.traceUrlTemplate":
+		if e.ComplexityRoot.Query.TraceURLTemplate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.TraceURLTemplate(childComplexity), true
 	case "Query.users":
 		if e.ComplexityRoot.Query.Users == nil {
 			break
@@ -3304,6 +3370,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.User(childComplexity), true
+
+	case "SignInOptions.password":
+		if e.ComplexityRoot.SignInOptions.Password == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SignInOptions.Password(childComplexity), true
+	case "SignInOptions.sso":
+		if e.ComplexityRoot.SignInOptions.Sso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SignInOptions.Sso(childComplexity), true
+
+	case "SsoOption.loginUrl":
+		if e.ComplexityRoot.SsoOption.LoginURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SsoOption.LoginURL(childComplexity), true
+	case "SsoOption.name":
+		if e.ComplexityRoot.SsoOption.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SsoOption.Name(childComplexity), true
 
 	case "Subscription.instanceLogs":
 		if e.ComplexityRoot.Subscription.InstanceLogs == nil {
@@ -3571,6 +3663,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.ID(childComplexity), true
+	case "User.ssoSubject":
+		if e.ComplexityRoot.User.SSOSubject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.SSOSubject(childComplexity), true
 	case "User.username":
 		if e.ComplexityRoot.User.Username == nil {
 			break
@@ -3921,6 +4019,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WorkflowEdge.To(childComplexity), true
 
+	case "WorkflowInstance.budget":
+		if e.ComplexityRoot.WorkflowInstance.Budget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Budget(childComplexity), true
+	case "WorkflowInstance.budgetUsed":
+		if e.ComplexityRoot.WorkflowInstance.BudgetUsed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.BudgetUsed(childComplexity), true
 	case "WorkflowInstance.context":
 		if e.ComplexityRoot.WorkflowInstance.Context == nil {
 			break
@@ -4700,6 +4810,8 @@ type AuditEntry {
   app: String
   "The user who made it (for a failed login, the username tried); empty when anonymous."
   actor: String!
+  "The identity provider's subject (issuer#subject) of the actor, when they signed in with single sign-on."
+  actorSubject: String
   "The API token used, by name; null for a console login."
   tokenName: String
   "The client's address, as the server saw it (JOBWHEEL_TRUSTED_PROXIES)."
@@ -4997,6 +5109,8 @@ type Instance {
   job: Job
   "Where it is in its life."
   status: InstanceStatus!
+  "The id of the instance's trace (docs/tracing.md); null when it was not traced."
+  traceId: String
   "SCHEDULE (on time), MISFIRE (a missed fire caught up by the misfire policy), API or WORKFLOW."
   triggerType: String!
   "For scheduled fires: the time the schedule named."
@@ -5798,6 +5912,26 @@ Reads. Every root field but those marked @public needs a login or API token
 type Query {
   "The caller."
   me: User
+  "How people log in on this server (for the console's login page)."
+  signInOptions: SignInOptions! @public
+  "The console's link from an instance to its trace; null when tracing links are not configured."
+  traceUrlTemplate: String
+}
+
+"How people log in on this server."
+type SignInOptions {
+  "Whether local users may log in with a password (JOBWHEEL_PASSWORD_LOGIN)."
+  password: Boolean!
+  "Single sign-on, when configured (JOBWHEEL_SSO_ISSUER)."
+  sso: SsoOption
+}
+
+"Single sign-on with an OpenID Connect provider (docs/sso.md)."
+type SsoOption {
+  "The provider's name for the button: \"Sign in with <name>\" (JOBWHEEL_SSO_NAME)."
+  name: String!
+  "Where the browser goes to sign in; add ?next=<path> to land on a page of the console after."
+  loginUrl: String!
 }
 
 """
@@ -6019,6 +6153,8 @@ type User {
   username: String!
   "Global administrators may do anything, on every app."
   admin: Boolean!
+  "The identity provider's issuer and subject (issuer#subject) of a user who signs in with single sign-on; null for local users."
+  ssoSubject: String
   "When the user was created."
   createdAt: Time!
 }
@@ -6162,6 +6298,14 @@ enum TriggerRule {
   ONE_FAILED
   "Every upstream node ended and none failed (skipped is fine)."
   NONE_FAILED
+  "Every upstream node failed (or was skipped because its own upstream failed); skipped with reason TRIGGER_RULE as soon as one succeeds or is skipped. Airflow's all_failed."
+  ALL_FAILED
+  "Every upstream node ended, none failed, and at least one succeeded; skipped if one failed (UPSTREAM_FAILED) or all were skipped. Airflow's none_failed_min_one_success."
+  NONE_FAILED_MIN_ONE_SUCCESS
+  "Every upstream node ended and none was skipped (failed is fine). Airflow's none_skipped."
+  NONE_SKIPPED
+  "Every upstream node was skipped; skipped with reason TRIGGER_RULE as soon as one succeeds or fails. Airflow's all_skipped."
+  ALL_SKIPPED
 }
 
 "What a run over maxInstances does."
@@ -6440,6 +6584,10 @@ type WorkflowInstance {
   edges: [WorkflowEdge!]!
   "When it was recorded."
   createdAt: Time!
+  "For a top-level run: the node rows and FOREACH elements it and its nested runs may create (its app's workflowBudget when it started); 0 for a nested run, or a run started before budgets (no bound)."
+  budget: Int!
+  "For a top-level run: the node rows and FOREACH elements it and its nested runs have created; a node that would go past budget fails with reason BUDGET_EXCEEDED."
+  budgetUsed: Int!
 }
 
 "One node of one run."
@@ -6537,6 +6685,14 @@ extend type Query {
 }
 
 extend type Mutation {
+  """
+  Sets the app's workflow budget (OWNER): the node rows and FOREACH elements
+  one workflow run may create across its nested runs, 1 to 10,000,000
+  (default 100,000). Saving a workflow that would make more whatever happens
+  is refused; a run that would go past it fails the node with reason
+  BUDGET_EXCEEDED. Runs already started keep the budget they started with.
+  """
+  setAppWorkflowBudget(app: String!, budget: Int!): App!
   "Creates a workflow (EDITOR on its app) as its version 1."
   createWorkflow(input: WorkflowInput!): Workflow!
   """
@@ -6595,6 +6751,11 @@ extend type Subscription {
   makes it run again); it ends with NOT_FOUND if the run is deleted.
   """
   workflowInstanceUpdated(id: ID!): WorkflowInstance!
+}
+
+extend type App {
+  "The node rows and FOREACH elements one workflow run of the app may create across its nested runs (setAppWorkflowBudget)."
+  workflowBudget: Int!
 }
 
 extend type Instance {
@@ -6769,6 +6930,8 @@ func (ec *executionContext) childFields_App(ctx context.Context, field graphql.C
 		return ec.fieldContext_App_myRole(ctx, field)
 	case "members":
 		return ec.fieldContext_App_members(ctx, field)
+	case "workflowBudget":
+		return ec.fieldContext_App_workflowBudget(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type App", field.Name)
 }
@@ -6847,6 +7010,8 @@ func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field gr
 		return ec.fieldContext_AuditEntry_app(ctx, field)
 	case "actor":
 		return ec.fieldContext_AuditEntry_actor(ctx, field)
+	case "actorSubject":
+		return ec.fieldContext_AuditEntry_actorSubject(ctx, field)
 	case "tokenName":
 		return ec.fieldContext_AuditEntry_tokenName(ctx, field)
 	case "clientAddress":
@@ -6949,6 +7114,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_job(ctx, field)
 	case "status":
 		return ec.fieldContext_Instance_status(ctx, field)
+	case "traceId":
+		return ec.fieldContext_Instance_traceId(ctx, field)
 	case "triggerType":
 		return ec.fieldContext_Instance_triggerType(ctx, field)
 	case "expectedTriggerTime":
@@ -7375,6 +7542,26 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
 
+func (ec *executionContext) childFields_SignInOptions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "password":
+		return ec.fieldContext_SignInOptions_password(ctx, field)
+	case "sso":
+		return ec.fieldContext_SignInOptions_sso(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SignInOptions", field.Name)
+}
+
+func (ec *executionContext) childFields_SsoOption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_SsoOption_name(ctx, field)
+	case "loginUrl":
+		return ec.fieldContext_SsoOption_loginUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SsoOption", field.Name)
+}
+
 func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7479,6 +7666,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_username(ctx, field)
 	case "admin":
 		return ec.fieldContext_User_admin(ctx, field)
+	case "ssoSubject":
+		return ec.fieldContext_User_ssoSubject(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_User_createdAt(ctx, field)
 	}
@@ -7681,6 +7870,10 @@ func (ec *executionContext) childFields_WorkflowInstance(ctx context.Context, fi
 		return ec.fieldContext_WorkflowInstance_edges(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_WorkflowInstance_createdAt(ctx, field)
+	case "budget":
+		return ec.fieldContext_WorkflowInstance_budget(ctx, field)
+	case "budgetUsed":
+		return ec.fieldContext_WorkflowInstance_budgetUsed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowInstance", field.Name)
 }
@@ -8736,6 +8929,28 @@ func (ec *executionContext) field_Mutation_setAppRole_args(ctx context.Context, 
 		return nil, err
 	}
 	args["role"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setAppWorkflowBudget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "budget",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["budget"] = arg1
 	return args, nil
 }
 
@@ -10823,6 +11038,29 @@ func (ec *executionContext) fieldContext_App_members(_ context.Context, field gr
 	return fc, nil
 }
 
+func (ec *executionContext) _App_workflowBudget(ctx context.Context, field graphql.CollectedField, obj *db.App) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_App_workflowBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkflowBudget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_App_workflowBudget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("App", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _AppMember_userId(ctx context.Context, field graphql.CollectedField, obj *db.AppMemberUser) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11451,6 +11689,29 @@ func (ec *executionContext) _AuditEntry_actor(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_AuditEntry_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_actorSubject(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_actorSubject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEntry().ActorSubject(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_actorSubject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AuditEntry_tokenName(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
@@ -12282,6 +12543,29 @@ func (ec *executionContext) _Instance_status(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Instance_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type InstanceStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Instance_traceId(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_traceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Instance().TraceID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_traceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Instance_triggerType(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
@@ -16424,6 +16708,50 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setAppWorkflowBudget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setAppWorkflowBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetAppWorkflowBudget(ctx, fc.Args["app"].(string), fc.Args["budget"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setAppWorkflowBudget(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setAppWorkflowBudget_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17587,6 +17915,61 @@ func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graph
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Query_signInOptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_signInOptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SignInOptions(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SignInOptions) graphql.Marshaler {
+			return ec.marshalNSignInOptions2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐSignInOptions(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_signInOptions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SignInOptions(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_traceUrlTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_traceUrlTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().TraceURLTemplate(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_traceUrlTemplate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Query_apps(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -18858,6 +19241,107 @@ func (ec *executionContext) fieldContext_Session_user(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _SignInOptions_password(ctx context.Context, field graphql.CollectedField, obj *model.SignInOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignInOptions_password(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Password, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SignInOptions_password(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SignInOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SignInOptions_sso(ctx context.Context, field graphql.CollectedField, obj *model.SignInOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignInOptions_sso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sso, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SsoOption) graphql.Marshaler {
+			return ec.marshalOSsoOption2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐSsoOption(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SignInOptions_sso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SignInOptions",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SsoOption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SsoOption_name(ctx context.Context, field graphql.CollectedField, obj *model.SsoOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SsoOption_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SsoOption_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SsoOption", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SsoOption_loginUrl(ctx context.Context, field graphql.CollectedField, obj *model.SsoOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SsoOption_loginUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LoginURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SsoOption_loginUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SsoOption", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Subscription_instanceLogs(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -19896,6 +20380,29 @@ func (ec *executionContext) _User_admin(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_User_admin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _User_ssoSubject(ctx context.Context, field graphql.CollectedField, obj *db.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_ssoSubject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SSOSubject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_ssoSubject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.User) (ret graphql.Marshaler) {
@@ -21745,6 +22252,52 @@ func (ec *executionContext) _WorkflowInstance_createdAt(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_WorkflowInstance_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_budget(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_budget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Budget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_budget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_budgetUsed(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_budgetUsed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BudgetUsed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_budgetUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _WorkflowInstanceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnection) (ret graphql.Marshaler) {
@@ -26105,6 +26658,11 @@ func (ec *executionContext) _App(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "workflowBudget":
+			out.Values[i] = ec._App_workflowBudget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26588,6 +27146,44 @@ func (ec *executionContext) _AuditEntry(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "actorSubject":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEntry_actorSubject(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tokenName":
 			field := field
 
@@ -27149,6 +27745,44 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "traceId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Instance_traceId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "triggerType":
 			out.Values[i] = ec._Instance_triggerType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29234,6 +29868,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setAppWorkflowBudget":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setAppWorkflowBudget(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createWorkflow":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createWorkflow(ctx, field)
@@ -29780,6 +30421,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_me(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "signInOptions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_signInOptions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "traceUrlTemplate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_traceUrlTemplate(ctx, field)
 				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -30486,6 +31171,92 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var signInOptionsImplementors = []string{"SignInOptions"}
+
+func (ec *executionContext) _SignInOptions(ctx context.Context, sel ast.SelectionSet, obj *model.SignInOptions) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, signInOptionsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SignInOptions")
+		case "password":
+			out.Values[i] = ec._SignInOptions_password(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sso":
+			out.Values[i] = ec._SignInOptions_sso(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ssoOptionImplementors = []string{"SsoOption"}
+
+func (ec *executionContext) _SsoOption(ctx context.Context, sel ast.SelectionSet, obj *model.SsoOption) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ssoOptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SsoOption")
+		case "name":
+			out.Values[i] = ec._SsoOption_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "loginUrl":
+			out.Values[i] = ec._SsoOption_loginUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -31032,6 +31803,11 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		case "admin":
 			out.Values[i] = ec._User_admin(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ssoSubject":
+			out.Values[i] = ec._User_ssoSubject(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createdAt":
@@ -32226,6 +33002,16 @@ func (ec *executionContext) _WorkflowInstance(ctx context.Context, sel ast.Selec
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "createdAt":
 			out.Values[i] = ec._WorkflowInstance_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "budget":
+			out.Values[i] = ec._WorkflowInstance_budget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "budgetUsed":
+			out.Values[i] = ec._WorkflowInstance_budgetUsed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -34622,6 +35408,16 @@ func (ec *executionContext) marshalNSession2ᚖgithubᚗcomᚋjobwheelᚋjobwhee
 	return ec._Session(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSignInOptions2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐSignInOptions(ctx context.Context, sel ast.SelectionSet, v *model.SignInOptions) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SignInOptions(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -35882,6 +36678,13 @@ func (ec *executionContext) marshalOServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheel
 		return graphql.Null
 	}
 	return ec._Server(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSsoOption2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐSsoOption(ctx context.Context, sel ast.SelectionSet, v *model.SsoOption) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SsoOption(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -251,6 +251,22 @@ type PoolInput struct {
 type Query struct {
 }
 
+// How people log in on this server.
+type SignInOptions struct {
+	// Whether local users may log in with a password (JOBWHEEL_PASSWORD_LOGIN).
+	Password bool `json:"password"`
+	// Single sign-on, when configured (JOBWHEEL_SSO_ISSUER).
+	Sso *SsoOption `json:"sso,omitempty"`
+}
+
+// Single sign-on with an OpenID Connect provider (docs/sso.md).
+type SsoOption struct {
+	// The provider's name for the button: "Sign in with <name>" (JOBWHEEL_SSO_NAME).
+	Name string `json:"name"`
+	// Where the browser goes to sign in; add ?next=<path> to land on a page of the console after.
+	LoginURL string `json:"loginUrl"`
+}
+
 // Live streams, over a websocket to /graphql speaking graphql-transport-ws
 // (the `graphql-ws` npm client's protocol). Authenticate in connection_init
 // with the payload {"Authorization": "Bearer <token>"} (browsers may rely on

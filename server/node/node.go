@@ -18,12 +18,14 @@ import (
 	"github.com/jobwheel/jobwheel/frontend"
 	"github.com/jobwheel/jobwheel/graph"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
 	"github.com/jobwheel/jobwheel/server/api/apply"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/server/api/workflows"
 	"github.com/jobwheel/jobwheel/server/platform/bus"
 	"github.com/jobwheel/jobwheel/server/platform/httpsec"
@@ -75,7 +77,18 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	stats := metrics.New()
 	n.db.Bun().AddQueryHook(stats.QueryHook())
 
-	authSvc := auth.New(auth.Config{}, n.db, log)
+	traces, err := tracing.New(tracing.Config{Endpoint: cfg.Tracing.Endpoint, Sample: cfg.Tracing.Sample,
+		Service: "jobwheel-server", Version: cfg.Version})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			traces.Stop()
+		}
+	}()
+	tracer := traces.Tracer("github.com/jobwheel/jobwheel/server")
+	authSvc := auth.New(auth.Config{NoPasswords: cfg.NoPasswords}, n.db, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
 		return nil, err
@@ -127,8 +140,8 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// one bounded pool, off the engines' goroutines (issue 25).
 	evaluator := workflow.NewEvaluator(workflow.EvaluatorConfig{Limits: wfexpr.Limits{CPU: cfg.ExpressionCPU}})
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
-		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
-		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator}})
+		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log, Tracer: tracer},
+		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator, Tracer: tracer}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	// The collector reads the owned apps' figures from the database; it
@@ -154,15 +167,30 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// Configuration as code: managed sets of files applied in one
 	// transaction through the job and workflow APIs' validation.
 	applier := apply.New(apply.Deps{Store: n.db, Apps: appSvc, Jobs: jobSvc, Workflows: workflowSvc, Notifier: feeds.Jobs(ownedApps)})
+	auditSvc := audit.New(n.db, authSvc, appSvc, log, nil)
+	var signOn *sso.Service
+	if cfg.SSO.Issuer != "" {
+		ssoCfg := cfg.SSO
+		ssoCfg.SessionCookie, ssoCfg.Proxies = graph.SessionCookie, cfg.TrustedProxies
+		if signOn, err = sso.New(ssoCfg, n.db, authSvc, auditSvc, log); err != nil {
+			return nil, err
+		}
+		authSvc.UseSSO(signOn)
+	}
+	services := graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
+		Workflows: workflowSvc, Apply: applier, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: auditSvc, Log: log, TraceURL: cfg.TraceURL}
+	if signOn != nil {
+		services.SSOName = signOn.Name()
+	}
 	api := graph.NewHandler(graph.HandlerConfig{
-		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-			Workflows: workflowSvc, Apply: applier, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: audit.New(n.db, authSvc, appSvc, log, nil), Log: log}),
+		Resolver:       graph.NewResolver(services),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,
 		// Rights changed on any server: open websockets re-check at once.
 		AuthChanges: func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 		Observer:    stats,
+		Tracer:      tracer,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
@@ -182,6 +210,9 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		_, _ = io.WriteString(w, "ready\n")
 	})
 	mux.Handle("GET /metrics", stats.Handler())
+	if signOn != nil {
+		signOn.Routes(mux)
+	}
 	mux.Handle("/", frontend.Handler())
 	n.http = newHTTPService(listener, httpsec.Headers(mux), log)
 	if cfg.DebugAddr != "" {
@@ -202,6 +233,10 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// release), the wheel, the worker connections left, the registry,
 	// alarms, the log writer (storing what is queued), the subscriptions
 	// (ended with UNAVAILABLE) and the bus (sending what is pending).
+	if traces != nil {
+		// Stopped last: spans of the shutdown are exported too.
+		n.services.Add("tracing", traces)
+	}
 	n.services.Add("bus", hints)
 	n.services.Add("subscriptions", feeds)
 	n.services.Add("log writer", logSvc)

@@ -116,6 +116,7 @@ var targets = map[string]target{
 	"rotateAppSecret":           {KindApp, "app"},
 	"deleteApp":                 {KindApp, "app"},
 	"setAppRole":                {KindAppMember, "app"},
+	"setAppWorkflowBudget":      {KindApp, "app"},
 	"stopInstance":              {KindInstance, "id"},
 	"retryInstance":             {KindInstance, "id"},
 	"createJob":                 {KindJob, ""},
@@ -124,6 +125,7 @@ var targets = map[string]target{
 	"deleteJob":                 {KindJob, "id"},
 	"runJob":                    {KindJob, "id"},
 	"login":                     {KindSession, ""},
+	"ssoLogin":                  {KindSession, ""},
 	"logout":                    {KindSession, ""},
 	"createUser":                {KindUser, ""},
 	"changePassword":            {KindUser, ""},
@@ -174,6 +176,9 @@ func (s *Service) Begin(ctx context.Context, action string, args map[string]any)
 	if p := auth.FromContext(ctx); p != nil {
 		uid := p.User.ID
 		r.entry.UserID, r.entry.Actor = &uid, p.User.Username
+		if p.User.SSOSubject != nil {
+			r.entry.ActorSubject = *p.User.SSOSubject
+		}
 		if p.Token != nil {
 			r.entry.TokenName = p.Token.Name
 		}

@@ -9,7 +9,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/text"
@@ -43,6 +46,10 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 	now := s.now()
 	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",
 		TriggerAt: now.Add(delay), Params: params, IdempotencyKey: key, JobVersion: &j.Version}
+	if trace.SpanContextFromContext(ctx).IsSampled() {
+		// A traced API call: the fire's span will be its child.
+		in.TraceParent = tracing.Traceparent(ctx)
+	}
 	if key != nil {
 		got, created, err := s.db.InstanceCreateIdempotent(ctx, in, now.Add(-IdempotencyWindow))
 		if err != nil {

@@ -19,15 +19,17 @@ import (
 
 // Limits on workflow definitions.
 const (
-	MaxNodes          = 500
-	MaxEdges          = 2000
-	MaxNameChars      = 128
-	MaxDescription    = 2000
-	MaxParamsBytes    = 64 << 10
-	MaxRetries        = 100
-	MaxParallelism    = 1000
-	MaxInstances      = 10000
-	MaxTimeoutMs      = int64(365 * 24 * 3600 * 1000)
+	MaxNodes       = 500
+	MaxEdges       = 2000
+	MaxNameChars   = 128
+	MaxDescription = 2000
+	MaxParamsBytes = 64 << 10
+	MaxRetries     = 100
+	MaxParallelism = 1000
+	MaxInstances   = 10000
+	MaxTimeoutMs   = int64(365 * 24 * 3600 * 1000)
+	// MaxBudget bounds an app's workflow budget.
+	MaxBudget         = 10_000_000
 	maxPositionCoords = 1e7
 )
 
@@ -106,6 +108,8 @@ type catalog struct {
 	workflows map[int64]*db.Workflow
 	// pools are the app's pools, by name.
 	pools map[string]*db.Pool
+	// budget is the app's workflow budget (0: none).
+	budget int
 }
 
 // validate checks in against cat and returns the spec it defines, or a
@@ -204,13 +208,97 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 		}
 		spec.Graph.Edges[j] = db.WorkflowEdge{From: e.From, To: e.To, Label: label}
 	}
+	if err := checkUpstreamRefs(spec.Graph); err != nil {
+		return nil, nil, err
+	}
 	if j, cycle := findCycle(spec.Graph); j >= 0 {
 		return nil, nil, fault.BadInput(fmt.Sprintf("edges[%d]", j), "closes a cycle: %s; a workflow is acyclic", strings.Join(cycle, " → "))
 	}
 	if err := checkNesting(spec.Graph, cat); err != nil {
 		return nil, nil, err
 	}
+	if cost := staticCost(spec.Graph, cat); cat.budget > 0 && cost > cat.budget {
+		return nil, nil, fault.BadInput("nodes", "an instance of it would make at least %d node rows and FOREACH elements across its nested workflows; the app's budget per instance is %d (setAppWorkflowBudget)",
+			cost, cat.budget)
+	}
 	return spec, sch, nil
+}
+
+// checkUpstreamRefs refuses an expression that reads upstream.X where X is
+// neither the key nor the name of one of the node's direct upstream nodes
+// (issue 26, item 3): it would read nothing and silently take the false
+// branch.
+func checkUpstreamRefs(g db.WorkflowGraph) error {
+	preds := map[string][]*db.WorkflowNode{}
+	for _, e := range g.Edges {
+		preds[e.To] = append(preds[e.To], g.Node(e.From))
+	}
+	for i, n := range g.Nodes {
+		if n.Expression == "" {
+			continue
+		}
+		for _, ref := range wfexpr.UpstreamRefs(n.Expression) {
+			found := false
+			var names []string
+			for _, p := range preds[n.Key] {
+				if p.Key == ref || (p.Name != "" && p.Name == ref) {
+					found = true
+				}
+				if p.Name != "" && p.Name != p.Key {
+					names = append(names, fmt.Sprintf("%s (%q)", p.Key, p.Name))
+				} else {
+					names = append(names, p.Key)
+				}
+			}
+			if found {
+				continue
+			}
+			if len(names) == 0 {
+				return fault.BadInput(fmt.Sprintf("nodes[%d].expression", i), "reads upstream.%s, but node %q has no upstream node", ref, n.Key)
+			}
+			return fault.BadInput(fmt.Sprintf("nodes[%d].expression", i), "reads upstream.%s, which is none of node %q's direct upstream nodes: %s (by key, or by name)",
+				ref, n.Key, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// staticCost is what an instance of g makes whatever happens: its node rows,
+// its nested workflows' (at every depth, as they are saved now) and the
+// elements of FOREACH lists known before running (a constant range or
+// list). It stops counting past the budget (nesting multiplies).
+func staticCost(g db.WorkflowGraph, cat *catalog) int {
+	limit := cat.budget + 1
+	if cat.budget <= 0 {
+		limit = math.MaxInt32
+	}
+	memo := map[int64]int{}
+	var cost func(g db.WorkflowGraph, depth int) int
+	cost = func(g db.WorkflowGraph, depth int) int {
+		total := len(g.Nodes)
+		for _, n := range g.Nodes {
+			switch {
+			case n.Type == db.NodeForeach:
+				if k, ok := wfexpr.StaticLen(n.Expression); ok {
+					total += k
+				}
+			case n.Type == db.NodeNested && depth < 32:
+				c, ok := memo[n.WorkflowID]
+				if !ok {
+					if w := cat.workflows[n.WorkflowID]; w != nil && w.ID != cat.self {
+						c = cost(w.Graph, depth+1)
+					}
+					memo[n.WorkflowID] = c
+				}
+				total += c
+			}
+			if total >= limit {
+				return limit
+			}
+		}
+		return total
+	}
+	return cost(g, 0)
 }
 
 // validateNode checks one node (all but its edges and nesting cycles).

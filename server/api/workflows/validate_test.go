@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -197,6 +198,81 @@ func TestNamesAreOneLine(t *testing.T) {
 			if !errors.As(err, &fi) || fi.Field != field {
 				t.Errorf("%s = %q: %v, want BAD_INPUT on %s", field, bad, err, field)
 			}
+		}
+	}
+}
+
+// Issue 25, item 3: a workflow whose instance would make more node rows
+// and FOREACH elements than the app's budget, whatever happens (its
+// nesting, constant lists), is refused at save naming the budget.
+func TestSaveRefusesWhatIsOverTheBudget(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog()
+	cat.budget = 100
+	var leafNodes []db.WorkflowNode
+	for i := range 30 {
+		leafNodes = append(leafNodes, db.WorkflowNode{Key: fmt.Sprintf("n%d", i), Type: db.NodeJob, JobID: 1})
+	}
+	cat.workflows[20] = &db.Workflow{ID: 20, AppID: 1, Name: "leaf", Graph: db.WorkflowGraph{Nodes: leafNodes}}
+	nested := func(key string) NodeInput {
+		id := int64(20)
+		return NodeInput{Key: key, Type: db.NodeNested, WorkflowID: &id}
+	}
+	foreach := func(expr string) NodeInput {
+		job := int64(1)
+		return NodeInput{Key: "each", Type: db.NodeForeach, JobID: &job, Expression: &expr}
+	}
+	for _, tc := range []struct {
+		nodes  []NodeInput
+		refuse bool
+	}{
+		{nodes: []NodeInput{nested("a"), nested("b")}},                                         // 2 + 60
+		{nodes: []NodeInput{nested("a"), nested("b"), nested("c"), nested("d")}, refuse: true}, // 4 + 120
+		{nodes: []NodeInput{foreach(`1..99`)}},                                                 // 1 + 99
+		{nodes: []NodeInput{foreach(`1..100`)}, refuse: true},                                  // 1 + 100
+		{nodes: []NodeInput{foreach(`context.items`)}},                                         // unknown until it runs
+	} {
+		_, _, err := validate(Input{Name: "self", ScheduleType: db.ScheduleAPI, Nodes: tc.nodes}, cat)
+		var bad *fault.Input
+		switch {
+		case !tc.refuse && err != nil:
+			t.Errorf("%d nodes: %v", len(tc.nodes), err)
+		case tc.refuse && (!errors.As(err, &bad) || bad.Field != "nodes" || !strings.Contains(bad.Reason, "budget per instance is 100")):
+			t.Errorf("%d nodes: %v; want BAD_INPUT on nodes naming the budget", len(tc.nodes), err)
+		}
+	}
+}
+
+// Issue 26, item 3: a DECISION reading upstream.X where X is not one of
+// its direct upstream nodes is refused at save, naming them; a node's name
+// is accepted as well as its key.
+func TestUpstreamRefsAreDirectPredecessors(t *testing.T) {
+	t.Parallel()
+	job := int64(1)
+	in := func(expr string) Input {
+		return Input{Name: "self", ScheduleType: db.ScheduleAPI,
+			Nodes: []NodeInput{{Key: "job_1", Name: new("extract"), Type: db.NodeJob, JobID: &job}, {Key: "other", Type: db.NodeJob, JobID: &job},
+				{Key: "check", Type: db.NodeDecision, Expression: &expr}, {Key: "done", Type: db.NodeJob, JobID: &job}},
+			Edges: []EdgeInput{{From: "job_1", To: "check"}, {From: "other", To: "done"}, {From: "check", To: "done", Label: new("true")}}}
+	}
+	for _, tc := range []struct {
+		expr   string
+		refuse bool
+	}{
+		{expr: `upstream.job_1 contains "done"`},
+		{expr: `upstream.extract contains "done"`},
+		{expr: `upstream["extract"] != ""`},
+		{expr: `upstream.other == ""`, refuse: true},
+		{expr: `upstream.nothing == ""`, refuse: true},
+		{expr: `upstream[context.k] == ""`},
+	} {
+		_, _, err := validate(in(tc.expr), testCatalog())
+		var bad *fault.Input
+		switch {
+		case !tc.refuse && err != nil:
+			t.Errorf("%s: %v", tc.expr, err)
+		case tc.refuse && (!errors.As(err, &bad) || bad.Field != "nodes[2].expression" || !strings.Contains(bad.Reason, `job_1 ("extract")`)):
+			t.Errorf("%s: %v; want BAD_INPUT on nodes[2].expression naming job_1 (\"extract\")", tc.expr, err)
 		}
 	}
 }

@@ -13,7 +13,9 @@
 package workflows
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -220,6 +222,11 @@ func (s *Service) save(ctx context.Context, tx *db.Store, cur *db.Workflow, in I
 	if err != nil {
 		return nil, err
 	}
+	if sameSpec(cur.Spec(), *spec) {
+		// No change, no version (issue 26, item 5): the current one stands,
+		// with its schedule.
+		return cur, nil
+	}
 	w := *cur
 	w.Apply(*spec)
 	return &w, s.UpdateIn(ctx, tx, cur, &w, sch)
@@ -255,13 +262,24 @@ func (s *Service) CreateIn(ctx context.Context, tx *db.Store, w *db.Workflow, sc
 	return tx.WorkflowCreate(ctx, w, by(ctx))
 }
 
+// sameSpec says whether two definitions are the same, as saved.
+func sameSpec(a, b db.WorkflowSpec) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
 // check takes the app's lock in tx and validates in for the workflow self
 // (0: a new one) against the app's jobs and workflows as they are now.
 func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in Input) (*db.WorkflowSpec, *schedule.Schedule, error) {
 	if err := tx.AppLock(ctx, appID); err != nil {
 		return nil, nil, err
 	}
-	cat := &catalog{appID: appID, self: self, jobs: map[int64]*db.Job{}, workflows: map[int64]*db.Workflow{}}
+	app, err := tx.AppGet(ctx, appID)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat := &catalog{appID: appID, self: self, jobs: map[int64]*db.Job{}, workflows: map[int64]*db.Workflow{}, budget: app.WorkflowBudget}
 	all, err := tx.WorkflowListByApp(ctx, appID)
 	if err != nil {
 		return nil, nil, err
@@ -312,6 +330,27 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 		}
 	}
 	return spec, sch, nil
+}
+
+// SetBudget sets the app's workflow budget: what one instance may create
+// across its nested instances, node rows and FOREACH elements (OWNER).
+// Instances already started keep the budget they started with.
+func (s *Service) SetBudget(ctx context.Context, appName string, budget int) (*db.App, error) {
+	app, err := s.apps.ByName(ctx, appName, db.RoleOwner)
+	if err != nil {
+		return nil, err
+	}
+	if budget < 1 || budget > MaxBudget {
+		return nil, fault.BadInput("budget", "%d is out of range 1 to %d (node rows and FOREACH elements one instance may create)", budget, MaxBudget)
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		return tx.AppSetWorkflowBudget(ctx, app.ID, budget)
+	})
+	if err != nil {
+		return nil, err
+	}
+	app.WorkflowBudget = budget
+	return app, nil
 }
 
 // firstTrigger is a workflow's first scheduled run from now, or nil.

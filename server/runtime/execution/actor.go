@@ -12,6 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/testsignal"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
@@ -125,6 +126,9 @@ type Deps struct {
 	Notifier Notifier // may be nil
 	Alarmer  Alarmer  // may be nil
 	Log      *slog.Logger
+	// Tracer traces fires, dispatches and tasks (traces.go); its zero
+	// value is off.
+	Tracer tracing.Tracer
 }
 
 // mailboxSize bounds an app's queued events. A full mailbox blocks the

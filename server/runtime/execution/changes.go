@@ -43,6 +43,8 @@ type changes struct {
 	successes []failure
 	started   []failure
 	fired     []firing // the fires this batch processed
+	// spans are the trace spans of tasks this batch ended (traces.go).
+	spans []endedSpan
 	// runs are the workflow runs one of whose node instances ended.
 	runs []int64
 }
@@ -139,6 +141,10 @@ func (c *changes) taskMove(t *task, to string, set func(*db.TaskTransition)) {
 	}
 	if tt.FinishedAt != nil {
 		t.FinishedAt = tt.FinishedAt
+	}
+	if t.span != nil && db.IsFinal(to) {
+		c.spans = append(c.spans, endedSpan{span: t.span, status: to, result: t.Result})
+		t.span = nil
 	}
 	if !t.new {
 		c.task = append(c.task, tt)

@@ -21,8 +21,15 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		ctx = context.WithoutCancel(ctx)
 	}
 	c.coalesce()
+	var fires *fireSpans
+	if a.deps.Tracer.On() {
+		fires = a.startFires(c, db.Stamp(a.st.now))
+	}
+	// Tasks ended by this batch end their spans, written or not.
+	defer endTaskSpans(c.spans)
 	var lost lostRaces
 	err := a.write(ctx, c, &lost)
+	fires.endFires(err, lost.fires)
 	if err != nil {
 		a.log.Error("execution: writing a batch failed; re-reading the app", "err", err)
 		for _, ack := range c.acks {
@@ -39,6 +46,7 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		}
 		return
 	}
+	defer fires.endDispatches(err, lost.fires)
 	a.st.unfire(c, lost.fires)
 	a.st.unqueue(lost.ids) // held fires someone else moved first
 	a.st.unpool(lost.ids)
@@ -110,6 +118,9 @@ func (a *Actor) sendDispatch(ctx context.Context, wid string, list []*task) {
 	var refused []protocol.Rejection
 	for _, t := range list {
 		spec := a.st.taskSpec(t)
+		if a.deps.Tracer.On() {
+			a.startTask(t, wid, &spec)
+		}
 		if t.Kind == protocol.KindPost || t.Kind == protocol.KindReduce {
 			if w := a.st.workers[wid]; w != nil && w.pagedResults {
 				spec.ResultsPaged, spec.ResultCount = true, t.inst.succeeded+t.inst.failed

@@ -44,6 +44,13 @@ type view struct {
 	// a restart neither holds anything, and the nodes are evaluated again).
 	evals   map[int64]evalOutcome
 	pending map[int64]bool
+	// elements are, for each RUNNING FOREACH with elements still to make,
+	// the next ones (as many as its parallelism).
+	elements map[string][]db.WorkflowElement
+	// rootID is the top instance of the tree, budget and budgetUsed its
+	// budget (0: none) and what the tree has used of it.
+	rootID             int64
+	budget, budgetUsed int
 }
 
 type childInstance struct {
@@ -70,8 +77,18 @@ type plan struct {
 	// consumed the evaluation outcomes the plan applied.
 	evaluate []evalRequest
 	consumed []int64
+	// budgetUse is what the plan adds to the top instance's budget used;
+	// elements the FOREACH lists to store.
+	budgetUse int
+	elements  []newElements
 	// ended says the instance ended in this decision.
 	ended bool
+}
+
+type newElements struct {
+	node  int64
+	gen   int
+	items []any
 }
 
 // evalRequest asks for a node's expression to be evaluated.
@@ -162,7 +179,12 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 		for changed := true; changed && !d.failFast(); {
 			changed = false
 			for _, key := range d.order {
-				if n := v.nodes[key]; n != nil && n.Status == db.NodeWaiting && d.consider(key, n) {
+				n := v.nodes[key]
+				switch {
+				case n == nil:
+				case n.Status == db.NodeWaiting && d.consider(key, n):
+					changed = true
+				case n.Status == db.NodeSkipped && d.reconsider(key, n):
 					changed = true
 				}
 			}
@@ -176,6 +198,23 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 }
 
 func (d *decider) failFast() bool { return d.v.wi.FailFast && d.failedNow }
+
+// use takes n of the tree's budget; false (and nothing taken) if that would
+// take it over.
+func (d *decider) use(n int) bool {
+	if d.v.budget > 0 && d.v.budgetUsed+d.p.budgetUse+n > d.v.budget {
+		return false
+	}
+	d.p.budgetUse += n
+	return true
+}
+
+// overBudget fails a node whose creations would take the tree over its
+// budget.
+func (d *decider) overBudget(key string, n *db.WorkflowNodeRun, want int, what string) {
+	d.fail(key, n, db.NodeReasonBudget, fmt.Sprintf("%s would make %d more; the instance has used %d of its budget of %d (nodes and FOREACH elements across nested instances; the app's workflowBudget)",
+		what, want, d.v.budgetUsed+d.p.budgetUse, d.v.budget))
+}
 
 // ---- settling running nodes ----
 
@@ -274,10 +313,16 @@ func (d *decider) settleForeach(key string, n *db.WorkflowNodeRun) {
 		d.succeed(key, n, string(b), out)
 		return
 	}
+	// Elements held by a server before batches (all made at once, those
+	// past the parallelism held) are released as places free.
 	slices.SortFunc(held, func(a, b db.Instance) int { return deref(a.WorkflowItem) - deref(b.WorkflowItem) })
 	for i := 0; i < len(held) && running < par; i++ {
 		d.p.release = append(d.p.release, held[i].ID)
 		running++
+	}
+	if free := par - running; free > 0 && len(list) < n.Items {
+		els := d.v.elements[key]
+		d.makeElements(key, n, node, els[:min(free, len(els))])
 	}
 }
 
@@ -300,6 +345,26 @@ func (d *decider) consider(key string, n *db.WorkflowNodeRun) bool {
 		return true
 	}
 	d.start(key, n, node)
+	return true
+}
+
+// reconsider re-decides a node its trigger rule skipped: a repair upstream
+// (a node rerun alone or marked succeeded, issue 26 item 1) may have
+// changed what it was skipped for. Under an instance's own progress a
+// skip never turns back (inputs only settle), so this moves a node only
+// after a repair: back to WAITING, under its next generation, to be
+// decided with the rest. Skips that are not its rule's (disabled, fail
+// fast) stay.
+func (d *decider) reconsider(key string, n *db.WorkflowNodeRun) bool {
+	switch n.Reason {
+	case db.NodeReasonUpstreamFailed, db.NodeReasonUpstreamSkipped, db.NodeReasonBranchNotTaken, db.NodeReasonTriggerRule:
+	default:
+		return false
+	}
+	if act, _ := evalRule(d.byKey[key].Rule(), d.inputs(key)); act == skip {
+		return false
+	}
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeWaiting, NextGeneration: new(n.Generation + 1), Reset: true})
 	return true
 }
 
@@ -411,6 +476,41 @@ func evalRule(rule string, ins []outcome) (action, string) {
 			return wait, ""
 		}
 		return start, ""
+	case db.RuleAllFailed:
+		if succ+skips+notTakens > 0 {
+			return skip, db.NodeReasonTriggerRule
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		return start, ""
+	case db.RuleNoneFailedMinOneSuccess:
+		if fail > 0 {
+			return skip, db.NodeReasonUpstreamFailed
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		if succ > 0 {
+			return start, ""
+		}
+		return skip, skippedReason
+	case db.RuleNoneSkipped:
+		if skips+notTakens > 0 {
+			return skip, skippedReason
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		return start, ""
+	case db.RuleAllSkipped:
+		if succ+fail > 0 {
+			return skip, db.NodeReasonTriggerRule
+		}
+		if pend > 0 {
+			return wait, ""
+		}
+		return start, ""
 	default: // ALL_SUCCEEDED
 		if fail > 0 {
 			return skip, db.NodeReasonUpstreamFailed
@@ -472,9 +572,14 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("nested more than %d levels deep", maxDepth))
 			return
 		}
+		if !d.use(len(target.Graph.Nodes)) {
+			d.overBudget(key, n, len(target.Graph.Nodes), fmt.Sprintf("its nested instance of %q", target.Name))
+			return
+		}
 		wi := d.v.wi
 		child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
-			ParentNodeKey: new(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
+			RootInstanceID: new(d.v.rootID),
+			ParentNodeKey:  new(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
 			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: new(d.now)}
 		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
 		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
@@ -496,8 +601,18 @@ func (d *decider) beginEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 }
 
 func (d *decider) request(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
+	// An expression may name an upstream node by its name as well as its
+	// key (issue 26, item 3); a key wins over another node's name.
+	up := d.upstream(key)
+	for _, e := range d.in[key] {
+		if from := d.byKey[e.From]; from != nil && from.Name != "" {
+			if _, taken := up[from.Name]; !taken {
+				up[from.Name] = up[e.From]
+			}
+		}
+	}
 	d.p.evaluate = append(d.p.evaluate, evalRequest{wi: d.v.wi.ID, node: n.ID, gen: n.Generation, key: key, nodeType: node.Type,
-		text: node.Expression, env: exprEnv(d.contextNow(), d.upstream(key))})
+		text: node.Expression, env: exprEnv(d.contextNow(), up)})
 }
 
 // settleEval applies the outcome of a RUNNING DECISION's or FOREACH's
@@ -542,20 +657,34 @@ func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 		d.succeed(key, n, "[]", nil)
 		return
 	}
-	ctx, up := d.contextNow(), d.upstream(key)
-	par := max(node.Parallelism, 1)
-	for i, el := range items {
-		in := d.instance(key, n, node, ctx, up)
-		in.WorkflowItem = new(i)
-		in.WorkflowInput.Element = el
-		in.Params = elementParams(el)
-		held := i >= par
-		if held {
-			in.TriggerAt = holdUntil
-		}
-		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1, held: held})
+	if !d.use(len(items)) {
+		d.overBudget(key, n, len(items), "its list's elements")
+		return
 	}
+	// The elements are stored once; their instances are made as places
+	// free, the first ones now.
+	d.p.elements = append(d.p.elements, newElements{node: n.ID, gen: n.Generation, items: items})
+	first := make([]db.WorkflowElement, min(max(node.Parallelism, 1), len(items)))
+	for i := range first {
+		first[i] = db.WorkflowElement{Item: i, Element: items[i]}
+	}
+	d.makeElements(key, n, node, first)
 	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: new(len(items))})
+}
+
+// makeElements creates the job instances of FOREACH elements.
+func (d *decider) makeElements(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, els []db.WorkflowElement) {
+	if len(els) == 0 {
+		return
+	}
+	ctx, up := d.contextNow(), d.upstream(key)
+	for _, el := range els {
+		in := d.instance(key, n, node, ctx, up)
+		in.WorkflowItem = new(el.Item)
+		in.WorkflowInput.Element = el.Element
+		in.Params = elementParams(el.Element)
+		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1})
+	}
 }
 
 func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {
@@ -647,6 +776,13 @@ func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
 	t.ID, t.From, t.Generation = n.ID, []string{n.Status}, n.Generation
 	d.p.moves = append(d.p.moves, t)
 	n.Status = t.To
+	if t.NextGeneration != nil {
+		n.Generation = *t.NextGeneration
+	}
+	if t.Reset {
+		n.Reason, n.Message, n.Result, n.Output, n.Items, n.Attempts, n.FinishSeq = "", "", "", nil, 0, 0, 0
+		n.FailureIgnored, n.InstanceID, n.ChildInstanceID, n.StartedAt, n.FinishedAt, n.Deadline = false, nil, nil, nil, nil, nil
+	}
 	if t.Reason != nil {
 		n.Reason = *t.Reason
 	}

@@ -18,6 +18,8 @@ type sim struct {
 	t      *testing.T
 	v      *view
 	nextID int64
+	// elements are the FOREACH lists stored, by node row.
+	elements map[int64][]any
 }
 
 // newSim makes a RUNNING run of the graph with every node WAITING.
@@ -29,7 +31,7 @@ func newSim(t *testing.T, g db.WorkflowGraph, ctx map[string]any) *sim {
 		v.nodes[n.Key] = &db.WorkflowNodeRun{ID: int64(i + 1), WorkflowInstanceID: 1, NodeKey: n.Key, NodeType: n.Type,
 			Status: db.NodeWaiting, Generation: 1}
 	}
-	return &sim{t: t, v: v, nextID: 100}
+	return &sim{t: t, v: v, nextID: 100, elements: map[int64][]any{}}
 }
 
 // step decides and applies the plan to the rows, as the engine's
@@ -61,7 +63,21 @@ func (m *sim) step() *plan {
 }
 
 func (m *sim) once() *plan {
+	// The FOREACH elements still to make, as the engine reads them.
+	m.v.elements = map[string][]db.WorkflowElement{}
+	for key, n := range m.v.nodes {
+		node := m.v.wi.Graph.Node(key)
+		if n.NodeType != db.NodeForeach || n.Status != db.NodeRunning {
+			continue
+		}
+		for i := len(m.v.instances[key]); i < len(m.elements[n.ID]) && i < len(m.v.instances[key])+max(node.Parallelism, 1); i++ {
+			m.v.elements[key] = append(m.v.elements[key], db.WorkflowElement{Item: i, Element: m.elements[n.ID][i]})
+		}
+	}
 	p := decide(m.v, t0, 3)
+	for _, el := range p.elements {
+		m.elements[el.node] = el.items
+	}
 	for _, c := range p.creates {
 		m.nextID++
 		c.instance.ID = m.nextID
@@ -233,22 +249,17 @@ func TestForeachRespectsParallelismAndKeepsOrder(t *testing.T) {
 		n.Parallelism = 2
 	})}}, map[string]any{"list": `["x","y","z"]`})
 	p := m.step()
-	held := 0
-	for _, c := range p.creates {
-		if c.held {
-			held++
-		}
-	}
-	if len(p.creates) != 3 || held != 1 || m.v.nodes["each"].Items != 3 {
-		t.Fatalf("%d elements created, %d held; want 3 with 1 held (parallelism 2)", len(p.creates), held)
-	}
-	if in := m.v.instances["each"][2]; in.Params != "z" || in.WorkflowInput.Element != "z" {
-		t.Fatalf("third element's instance: params %q element %v", in.Params, in.WorkflowInput.Element)
+	if len(p.creates) != 2 || m.v.nodes["each"].Items != 3 || len(p.elements) != 1 || len(p.elements[0].items) != 3 {
+		t.Fatalf("%d element instances made, items %d, elements stored %+v; want the 3 elements stored and 2 made (parallelism 2)",
+			len(p.creates), m.v.nodes["each"].Items, p.elements)
 	}
 	m.end("each", 1, db.StatusSucceeded, "Y", nil)
 	p = m.step()
-	if len(p.release) != 1 {
-		t.Fatalf("released %v; want the held element once a place freed", p.release)
+	if len(p.creates) != 1 {
+		t.Fatalf("made %d; want the third element made once a place freed", len(p.creates))
+	}
+	if in := m.v.instances["each"][2]; in.Params != "z" || in.WorkflowInput.Element != "z" {
+		t.Fatalf("third element's instance: params %q element %v", in.Params, in.WorkflowInput.Element)
 	}
 	m.end("each", 0, db.StatusSucceeded, "X", nil)
 	m.end("each", 2, db.StatusSucceeded, `{"n":3}`, nil)
@@ -290,6 +301,21 @@ func TestTriggerRules(t *testing.T) {
 		{db.RuleNoneFailed, []outcome{success, skipped}, start},
 		{db.RuleNoneFailed, []outcome{success, failed}, skip},
 		{db.RuleNoneFailed, []outcome{success, pending}, wait},
+		// Issue 26, item 6: Airflow's four.
+		{db.RuleAllFailed, []outcome{failed, failed}, start},
+		{db.RuleAllFailed, []outcome{failed, pending}, wait},
+		{db.RuleAllFailed, []outcome{failed, success}, skip},
+		{db.RuleAllFailed, []outcome{pending, skipped}, skip},
+		{db.RuleNoneFailedMinOneSuccess, []outcome{success, skipped}, start},
+		{db.RuleNoneFailedMinOneSuccess, []outcome{skipped, notTaken}, skip},
+		{db.RuleNoneFailedMinOneSuccess, []outcome{success, failed}, skip},
+		{db.RuleNoneFailedMinOneSuccess, []outcome{success, pending}, wait},
+		{db.RuleNoneSkipped, []outcome{success, failed}, start},
+		{db.RuleNoneSkipped, []outcome{success, notTaken}, skip},
+		{db.RuleNoneSkipped, []outcome{pending, success}, wait},
+		{db.RuleAllSkipped, []outcome{skipped, notTaken}, start},
+		{db.RuleAllSkipped, []outcome{skipped, pending}, wait},
+		{db.RuleAllSkipped, []outcome{skipped, failed}, skip},
 	} {
 		if got, _ := evalRule(c.rule, c.ins); got != c.want {
 			t.Errorf("%s over %v = %v; want %v", c.rule, c.ins, got, c.want)

@@ -9,7 +9,8 @@
 // says a node's job instance ended (WorkflowInstancesChanged), an API
 // operation on any server sends a bus hint (HintTopic), and a reconcile pass
 // every ReconcileEvery looks at every active instance in case a hint was
-// lost. Each look is one transaction: read the instance with its node rows
+// lost. Each look is one transaction: lock the instance's tree (its top
+// instance first) and read the instance with its node rows
 // and node instances (load), decide in memory (decide, pure), write every
 // change fenced by the lease epoch (apply), then fire the new node
 // instances through the execution actor and tell subscribers (after). A
@@ -25,7 +26,12 @@
 //	            DECISION branches, NESTED children, failFast, and the
 //	            instance's end — pure functions of a view, no I/O
 //	expr.go     DECISION and FOREACH expressions evaluated over the context
-//	            and upstream results (compiled by wfexpr)
+//	            and upstream results (compiled by wfexpr), and what their
+//	            values become (a label, a list)
+//	evaluator.go  the server's expression evaluator: a few workers of their
+//	            own, one queue per app; a node whose expression is evaluated
+//	            is RUNNING meanwhile, and the outcome comes back through the
+//	            engine's loop to the next decision
 //	ops.go      the API's operations, on any server: stop, pause, resume,
 //	            retry, mark a node succeeded, rerun, approve; each writes the
 //	            rows and hints the owner, whose engine carries on

@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/testsignal"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
 )
 
@@ -62,6 +63,9 @@ type Deps struct {
 	// engine of the server; nil gives each engine one of its own, started
 	// and stopped with it (tests).
 	Evaluator *Evaluator
+	// Tracer traces workflow instances and their nodes' transitions
+	// (traces.go); its zero value is off.
+	Tracer tracing.Tracer
 }
 
 // Engine runs the workflows of one owned app.
@@ -314,6 +318,11 @@ func (e *Engine) process(ctx context.Context, set map[int64]bool) {
 		case errors.Is(err, errLost):
 			// Moved meanwhile (an API call, a report): look again.
 			follow = append(follow, r.ID)
+		case db.IsRetryable(err):
+			// PostgreSQL ended the transaction for a deadlock with another
+			// (an operation, the execution actor): decide again at once.
+			e.log.Debug("workflow: decision ended by the database for a conflict; deciding again", "workflowInstance", r.ID, "err", err)
+			follow = append(follow, r.ID)
 		case errors.Is(err, db.ErrFenced):
 			e.log.Warn("workflow: the app's lease moved on; leaving the instance to its new owner", "workflowInstance", r.ID)
 			return
@@ -413,7 +422,7 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 			return errors.Join(err, db.ErrFenced)
 		}
 		moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
-			StartedAt: &now, Epoch: &e.epoch})
+			StartedAt: &now, Epoch: &e.epoch, BudgetFromApp: true})
 		if err != nil || !moved {
 			return err // started by someone else meanwhile: nothing to do
 		}
@@ -421,10 +430,28 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 		if err != nil {
 			return err
 		}
+		// Its own node rows are the first of its budget.
+		if ok, err := tx.WorkflowInstanceUseBudget(ctx, r.ID, len(r.Graph.Nodes)); err != nil {
+			return err
+		} else if !ok {
+			why := fmt.Sprintf("the workflow has %d nodes; the app's budget per instance is %d (nodes and FOREACH elements across nested instances)",
+				len(r.Graph.Nodes), r.Budget)
+			p = &plan{ended: true, runMove: &db.WorkflowInstanceTransition{ID: r.ID, From: []string{db.WorkflowRunning}, To: db.WorkflowFailed,
+				Reason: new(db.NodeReasonBudget), Result: &why, FinishedAt: &now}}
+			v = &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}}
+			_, err := tx.WorkflowInstanceTransition(ctx, *p.runMove)
+			return err
+		}
+		r.BudgetUsed = len(r.Graph.Nodes)
 		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(r)); err != nil {
 			return err
 		}
-		if v, err = e.load(ctx, tx, r); err != nil {
+		if e.deps.Tracer.On() {
+			if err := e.traceStart(ctx, tx, r, now); err != nil {
+				return err
+			}
+		}
+		if v, err = e.load(ctx, tx, r, r); err != nil {
 			return err
 		}
 		p = decide(v, now, e.epoch)
@@ -448,14 +475,14 @@ func (e *Engine) advance(ctx context.Context, wiID int64) ([]int64, error) {
 		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
 			return errors.Join(err, db.ErrFenced)
 		}
-		r, err := tx.WorkflowInstanceGet(ctx, wiID)
+		r, root, err := tx.WorkflowInstanceLock(ctx, wiID)
 		if err != nil {
 			return err
 		}
 		if r.Status != db.WorkflowRunning && r.Status != db.WorkflowPaused {
 			return nil
 		}
-		if v, err = e.load(ctx, tx, r); err != nil {
+		if v, err = e.load(ctx, tx, r, root); err != nil {
 			return err
 		}
 		p = decide(v, now, e.epoch)
@@ -481,10 +508,11 @@ func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
 }
 
 // load reads what a decision on r needs.
-func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) (*view, error) {
+func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowInstance) (*view, error) {
 	v := &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
 		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{},
-		evals: e.evals[r.ID], pending: e.pendingOf(r.ID)}
+		evals: e.evals[r.ID], pending: e.pendingOf(r.ID), elements: map[string][]db.WorkflowElement{},
+		rootID: root.ID, budget: root.Budget, budgetUsed: root.BudgetUsed}
 	rows, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{r.ID})
 	if err != nil {
 		return nil, err
@@ -501,6 +529,19 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 		if n != nil && deref(in.WorkflowGeneration) == n.Generation {
 			v.instances[n.NodeKey] = append(v.instances[n.NodeKey], in)
 		}
+	}
+	// A FOREACH with elements still to make: the next ones, as many as its
+	// parallelism may run.
+	for _, n := range r.Graph.Nodes {
+		row := v.nodes[n.Key]
+		if n.Type != db.NodeForeach || row == nil || row.Status != db.NodeRunning || row.Items <= len(v.instances[n.Key]) {
+			continue
+		}
+		els, err := tx.WorkflowElementListUnmade(ctx, row, max(n.Parallelism, 1))
+		if err != nil {
+			return nil, err
+		}
+		v.elements[n.Key] = els
 	}
 	var childIDs []int64
 	for _, n := range v.nodes {
@@ -577,8 +618,22 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r *db.WorkflowInstance)
 // committed. A compare-and-set that loses returns errLost.
 func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now time.Time) ([]int64, error) {
 	var fire []int64
+	if p.budgetUse > 0 {
+		// The decision counted within the budget read under the top
+		// instance's lock: this cannot fail.
+		if ok, err := tx.WorkflowInstanceUseBudget(ctx, v.rootID, p.budgetUse); err != nil || !ok {
+			return nil, errors.Join(err, errLost)
+		}
+	}
+	for _, el := range p.elements {
+		if err := tx.WorkflowElementCreateMany(ctx, el.node, el.gen, el.items); err != nil {
+			return nil, err
+		}
+	}
 	for i := range p.creates {
 		c := &p.creates[i]
+		// A traced run's job instances are traced under it.
+		c.instance.TraceParent = v.wi.TraceParent
 		if err := tx.InstanceCreate(ctx, &c.instance); err != nil {
 			return nil, err
 		}
@@ -591,6 +646,7 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 	}
 	for i := range p.children {
 		c := &p.children[i]
+		c.wi.TraceParent = v.wi.TraceParent
 		if _, err := tx.WorkflowInstanceCreate(ctx, &c.wi); err != nil {
 			return nil, err
 		}
@@ -640,6 +696,9 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 // instances, and returns the instances to look at next (new nested instances, a
 // parent whose child ended, the next queued instance).
 func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now time.Time) []int64 {
+	if e.deps.Tracer.On() {
+		e.traceMoves(v, p, now)
+	}
 	if len(fire) > 0 {
 		e.exec.Fire(fire, now)
 	}
@@ -809,42 +868,24 @@ func (e *Engine) notify(wiIDs ...int64) {
 	}
 }
 
-// stopWorkflowInstance ends an instance STOPPED with everything in it: its running and waiting
-// nodes stop, their job instances are stopped, its nested instances too.
+// stopWorkflowInstance ends an instance STOPPED with everything in it, in a
+// few statements however large it is: its nested instances at any depth,
+// their unfinished nodes and their job instances.
 func stopWorkflowInstance(ctx context.Context, tx *db.Store, wiID int64, why string, now time.Time) error {
 	moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID,
 		From: []string{db.WorkflowWaiting, db.WorkflowRunning, db.WorkflowPaused}, To: db.WorkflowStopped, Result: &why, FinishedAt: &now})
 	if err != nil || !moved {
 		return err
 	}
-	nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
+	tree, err := tx.WorkflowInstanceListSubtree(ctx, wiID)
 	if err != nil {
 		return err
 	}
-	ins, err := tx.InstanceListByWorkflowInstances(ctx, []int64{wiID})
-	if err != nil {
+	if _, err := tx.WorkflowInstanceStopMany(ctx, tree[1:], why, now); err != nil {
 		return err
 	}
-	for _, in := range ins {
-		if !db.IsFinal(in.Status) {
-			if _, err := tx.InstanceStop(ctx, in.ID, db.ReasonStopped); err != nil && !errors.Is(err, db.ErrNotFound) {
-				return err
-			}
-		}
+	if _, err := tx.InstanceStopByWorkflowInstances(ctx, tree, db.ReasonStopped); err != nil {
+		return err
 	}
-	for _, n := range nodes {
-		if db.IsNodeFinal(n.Status) {
-			continue
-		}
-		if n.ChildInstanceID != nil {
-			if err := stopWorkflowInstance(ctx, tx, *n.ChildInstanceID, why, now); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
-			To: db.NodeStopped, Reason: new(db.NodeReasonStopped), Message: &why, FinishedAt: &now, ClearDeadline: true}, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tx.WorkflowNodeRunStopMany(ctx, tree, why, now)
 }

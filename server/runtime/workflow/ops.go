@@ -54,31 +54,59 @@ func NewOps(store Store, hints Hints, owners Owners, notify Notifier, clk clock.
 	return &Ops{store: store, hints: hints, owners: owners, notify: notify, clock: clock.OrSystem(clk)}
 }
 
-// do runs op on the instance in a transaction, then tells the owner.
-func (o *Ops) do(ctx context.Context, wiID int64, op func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error) error {
-	now := db.Stamp(o.clock.Now())
+// do runs op on the instance in a transaction, then tells the owner. The
+// transaction locks the instance's tree first, as the engine's decisions
+// do (db.WorkflowInstanceLock); should PostgreSQL still end it for a
+// deadlock with another transaction (the execution actor moving the same
+// job instances), it is run again.
+func (o *Ops) do(ctx context.Context, wiID int64, op func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error) error {
 	var app int64
-	err := o.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
-		r, err := tx.WorkflowInstanceGet(ctx, wiID)
-		if errors.Is(err, db.ErrNotFound) {
-			return fault.NotFound("workflow instance " + strconv.FormatInt(wiID, 10))
+	var err error
+	var also []int64
+	for attempt := 1; ; attempt++ {
+		now := db.Stamp(o.clock.Now())
+		also = nil
+		err = o.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+			r, _, err := tx.WorkflowInstanceLock(ctx, wiID)
+			if errors.Is(err, db.ErrNotFound) {
+				return fault.NotFound("workflow instance " + strconv.FormatInt(wiID, 10))
+			}
+			if err != nil {
+				return err
+			}
+			app = r.AppID
+			nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
+			if err != nil {
+				return err
+			}
+			return op(ctx, &opTx{Store: tx, touched: &also}, r, nodes, now)
+		})
+		if !db.IsRetryable(err) || attempt == maxOpAttempts {
+			break
 		}
-		if err != nil {
-			return err
-		}
-		app = r.AppID
-		nodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{wiID})
-		if err != nil {
-			return err
-		}
-		return op(ctx, tx, r, nodes, now)
-	})
+	}
 	if err != nil {
 		return err
 	}
 	o.tell(app, wiID)
+	for _, id := range also {
+		o.tell(app, id)
+	}
 	return nil
 }
+
+// opTx is an operation's transaction, with the other instances it changed
+// (nested ones), which their owner is told of too.
+type opTx struct {
+	*db.Store
+	touched *[]int64
+}
+
+func (tx *opTx) touch(ids ...int64) { *tx.touched = append(*tx.touched, ids...) }
+
+// maxOpAttempts bounds the runs of an operation's transaction that
+// PostgreSQL ends for a deadlock.
+const maxOpAttempts = 5
 
 func (o *Ops) tell(appID, wiID int64) {
 	if o.owners != nil {
@@ -92,32 +120,75 @@ func (o *Ops) tell(appID, wiID int64) {
 	}
 }
 
+// topLevel refuses an operation on a nested instance (issue 26, item 2):
+// it would leave its parent out of step (a child retried alone ended
+// SUCCEEDED under a parent still FAILED). Its parent's operations reach
+// it: stop, pause and resume the whole tree, retry retries failed nested
+// instances in place.
+func topLevel(r *db.WorkflowInstance, what string) error {
+	if r.ParentInstanceID == nil {
+		return nil
+	}
+	return fault.Conflict("run %d is nested in run %d (its node %q); %s run %d instead, whose operations reach its nested runs",
+		r.ID, *r.ParentInstanceID, deref(r.ParentNodeKey), what, *r.ParentInstanceID)
+}
+
 // Stop ends an instance STOPPED: its running nodes' instances and nested instances
 // stop, and no node starts any more.
 func (o *Ops) Stop(ctx context.Context, wiID int64, by string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, now time.Time) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, now time.Time) error {
+		if err := topLevel(r, "stop"); err != nil {
+			return err
+		}
 		if db.IsWorkflowInstanceFinal(r.Status) {
 			return fault.Conflict("run %d has ended (%s); there is nothing to stop", r.ID, r.Status)
 		}
-		return stopWorkflowInstance(ctx, tx, r.ID, "stopped by "+by, now)
+		return stopWorkflowInstance(ctx, tx.Store, r.ID, "stopped by "+by, now)
 	})
 }
 
-// Pause keeps any new node from starting; running ones go on.
+// Pause keeps any new node from starting, in the instance and every
+// instance nested in it (issue 26, item 11: Argo's suspend holds the whole
+// tree); running ones go on.
 func (o *Ops) Pause(ctx context.Context, wiID int64, _ string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, _ time.Time) error {
-		return o.moveWorkflowInstance(ctx, tx, r, []string{db.WorkflowRunning}, db.WorkflowPaused, "pause it: only a RUNNING run pauses")
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, _ time.Time) error {
+		if err := topLevel(r, "pause"); err != nil {
+			return err
+		}
+		return o.moveTree(ctx, tx, r, db.WorkflowRunning, db.WorkflowPaused, "pause it: only a RUNNING run pauses")
 	})
 }
 
-// Resume lets a paused instance start nodes again.
+// Resume lets a paused instance, and the instances nested in it, start
+// nodes again.
 func (o *Ops) Resume(ctx context.Context, wiID int64, _ string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, _ time.Time) error {
-		return o.moveWorkflowInstance(ctx, tx, r, []string{db.WorkflowPaused}, db.WorkflowRunning, "resume it: only a PAUSED run resumes")
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, _ []db.WorkflowNodeRun, _ time.Time) error {
+		if err := topLevel(r, "resume"); err != nil {
+			return err
+		}
+		return o.moveTree(ctx, tx, r, db.WorkflowPaused, db.WorkflowRunning, "resume it: only a PAUSED run resumes")
 	})
 }
 
-func (o *Ops) moveWorkflowInstance(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, from []string, to, what string) error {
+// moveTree moves an instance from one status to another, and the
+// instances nested in it that are in from.
+func (o *Ops) moveTree(ctx context.Context, tx *opTx, r *db.WorkflowInstance, from, to, what string) error {
+	if err := o.moveWorkflowInstance(ctx, tx, r, []string{from}, to, what); err != nil {
+		return err
+	}
+	tree, err := tx.WorkflowInstanceListSubtree(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	moved, err := tx.WorkflowInstanceMoveMany(ctx, tree[1:], from, to)
+	if err != nil {
+		return err
+	}
+	tx.touch(moved...)
+	return nil
+}
+
+func (o *Ops) moveWorkflowInstance(ctx context.Context, tx *opTx, r *db.WorkflowInstance, from []string, to, what string) error {
 	ok, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: from, To: to})
 	if err != nil {
 		return err
@@ -144,32 +215,148 @@ func retryable(n *db.WorkflowNodeRun) bool {
 }
 
 // Retry runs an instance's failed and stopped nodes again, with the nodes their
-// failures kept from running; succeeded nodes keep their results.
+// failures kept from running; succeeded nodes keep their results. It
+// repairs at the right grain (issue 26, item 10): a FOREACH runs again only
+// its elements that did not succeed, a NESTED node's instance is retried in
+// place (its succeeded nodes are not run again).
 func (o *Ops) Retry(ctx context.Context, wiID int64, _ string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
+		if err := topLevel(r, "retry"); err != nil {
+			return err
+		}
 		if r.Status != db.WorkflowFailed && r.Status != db.WorkflowStopped {
 			return fault.Conflict("run %d is %s; only a FAILED or STOPPED run is retried", r.ID, r.Status)
 		}
-		var reset []*db.WorkflowNodeRun
-		for i := range nodes {
-			if retryable(&nodes[i]) {
-				reset = append(reset, &nodes[i])
-			}
-		}
-		if len(reset) == 0 {
-			return fault.Conflict("run %d has no failed or stopped node to retry", r.ID)
-		}
-		if err := resetNodes(ctx, tx, reset); err != nil {
+		n, err := retryTree(ctx, tx, r, nodes)
+		if err != nil {
 			return err
 		}
-		return reopen(ctx, tx, r)
+		if n == 0 {
+			return fault.Conflict("run %d has no failed or stopped node to retry", r.ID)
+		}
+		return nil
 	})
 }
 
+// retryTree retries an ended instance's retryable nodes, and reopens it; it
+// returns how many nodes it retried.
+func retryTree(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun) (int, error) {
+	var reset []*db.WorkflowNodeRun
+	count := 0
+	for i := range nodes {
+		n := &nodes[i]
+		if !retryable(n) {
+			continue
+		}
+		count++
+		done, err := retryInPlace(ctx, tx, r, n)
+		if err != nil {
+			return 0, err
+		}
+		if !done {
+			reset = append(reset, n)
+		}
+	}
+	if count == 0 {
+		return 0, nil
+	}
+	if err := resetNodes(ctx, tx.Store, reset); err != nil {
+		return 0, err
+	}
+	return count, reopen(ctx, tx.Store, r)
+}
+
+// retryInPlace retries a failed or stopped FOREACH or NESTED node without
+// undoing what succeeded in it; false if the node has nothing to keep (it
+// is then reset as any node).
+func retryInPlace(ctx context.Context, tx *opTx, r *db.WorkflowInstance, n *db.WorkflowNodeRun) (bool, error) {
+	if n.Status != db.NodeFailed && n.Status != db.NodeStopped {
+		return false, nil
+	}
+	switch {
+	case n.NodeType == db.NodeNested && n.ChildInstanceID != nil:
+		child, _, err := tx.WorkflowInstanceLock(ctx, *n.ChildInstanceID)
+		if errors.Is(err, db.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if child.Status != db.WorkflowFailed && child.Status != db.WorkflowStopped {
+			return false, nil
+		}
+		childNodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{child.ID})
+		if err != nil {
+			return false, err
+		}
+		if k, err := retryTree(ctx, tx, child, childNodes); err != nil || k == 0 {
+			return false, err
+		}
+		tx.touch(child.ID)
+		return true, resumeNode(ctx, tx.Store, n, n.Generation)
+	case n.NodeType == db.NodeForeach && n.Items > 0:
+		// Its succeeded elements' instances move to the next generation
+		// with the elements; the engine makes the others again.
+		next := n.Generation + 1
+		copied, err := tx.WorkflowElementCopy(ctx, n.ID, n.Generation, next)
+		if err != nil || copied == 0 {
+			return false, err // elements made before they were stored: run it all again
+		}
+		if err := tx.InstanceAdoptSucceeded(ctx, r.ID, n.NodeKey, n.Generation, next); err != nil {
+			return false, err
+		}
+		return true, resumeNode(ctx, tx.Store, n, next)
+	}
+	return false, nil
+}
+
+// resumeNode makes a failed or stopped node RUNNING again under generation
+// gen, keeping what it started (its nested instance, its elements).
+func resumeNode(ctx context.Context, tx *db.Store, n *db.WorkflowNodeRun, gen int) error {
+	ok, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
+		To: db.NodeRunning, NextGeneration: &gen, Resume: true}, nil)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fault.Conflict("node %q changed meanwhile; look again", n.NodeKey)
+	}
+	return nil
+}
+
+// failureDependents are the nodes after key whose run depended on key's
+// failure (a ONE_FAILED or ALL_FAILED node that ran, and every node after
+// such a node): when key is repaired alone they are decided again (issue
+// 26, item 1). Nodes its failure skipped are decided again by the engine
+// itself once key succeeds (decide.go, reconsider).
+func failureDependents(r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, key string) []*db.WorkflowNodeRun {
+	desc := descendants(&r.Graph, key)
+	stale := map[string]bool{}
+	for k := range desc {
+		if n := r.Graph.Node(k); n != nil && (n.Rule() == db.RuleOneFailed || n.Rule() == db.RuleAllFailed) {
+			stale[k] = true
+			for d := range descendants(&r.Graph, k) {
+				stale[d] = true
+			}
+		}
+	}
+	var out []*db.WorkflowNodeRun
+	for i := range nodes {
+		if d := &nodes[i]; stale[d.NodeKey] && d.Status != db.NodeWaiting {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // MarkSucceeded makes a failed, stopped or blocked node count as succeeded
-// (its result and additions stay as they were), so its successors run.
+// (its result and additions stay as they were), so its successors run, and
+// what ran because it failed is decided again.
 func (o *Ops) MarkSucceeded(ctx context.Context, wiID int64, key, by string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
+		if err := topLevel(r, "mark nodes of"); err != nil {
+			return err
+		}
 		n, err := nodeOf(r, nodes, key)
 		if err != nil {
 			return err
@@ -179,6 +366,10 @@ func (o *Ops) MarkSucceeded(ctx context.Context, wiID int64, key, by string) err
 		}
 		if r.Status == db.WorkflowCanceled || r.Status == db.WorkflowWaiting {
 			return fault.Conflict("run %d is %s", r.ID, r.Status)
+		}
+		dependents := failureDependents(r, nodes, key)
+		if err := mustHaveEnded(dependents); err != nil {
+			return err
 		}
 		seq, err := tx.WorkflowNodeRunNextFinishSeq(ctx, r.ID)
 		if err != nil {
@@ -194,27 +385,33 @@ func (o *Ops) MarkSucceeded(ctx context.Context, wiID int64, key, by string) err
 			return fault.Conflict("node %q changed meanwhile; look again", key)
 		}
 		// What its failure blocked may run now.
-		var blocked []*db.WorkflowNodeRun
+		blocked := dependents
 		desc := descendants(&r.Graph, key)
 		for i := range nodes {
 			d := &nodes[i]
-			if d.Status == db.NodeSkipped && desc[d.NodeKey] && retryable(d) {
+			if d.Status == db.NodeSkipped && desc[d.NodeKey] && retryable(d) && !slices.Contains(blocked, d) {
 				blocked = append(blocked, d)
 			}
 		}
-		if err := resetNodes(ctx, tx, blocked); err != nil {
+		if err := resetNodes(ctx, tx.Store, blocked); err != nil {
 			return err
 		}
 		if db.IsWorkflowInstanceFinal(r.Status) {
-			return reopen(ctx, tx, r)
+			return reopen(ctx, tx.Store, r)
 		}
 		return nil
 	})
 }
 
 // Rerun runs a finished node again, alone or with every node after it.
+// Alone, what ran because it failed is decided again, and what its failure
+// skipped is decided once it ends (issue 26, item 1): a run never ends
+// SUCCEEDED with a node skipped for a failure since repaired.
 func (o *Ops) Rerun(ctx context.Context, wiID int64, key string, downstream bool, _ string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
+		if err := topLevel(r, "rerun nodes of"); err != nil {
+			return err
+		}
 		n, err := nodeOf(r, nodes, key)
 		if err != nil {
 			return err
@@ -230,26 +427,35 @@ func (o *Ops) Rerun(ctx context.Context, wiID int64, key string, downstream bool
 					reset = append(reset, d)
 				}
 			}
+		} else {
+			reset = append(reset, failureDependents(r, nodes, key)...)
 		}
-		for _, x := range reset {
-			if !db.IsNodeFinal(x.Status) {
-				return fault.Conflict("node %q is %s; a node reruns only once it has ended", x.NodeKey, x.Status)
-			}
+		if err := mustHaveEnded(reset); err != nil {
+			return err
 		}
-		if err := resetNodes(ctx, tx, reset); err != nil {
+		if err := resetNodes(ctx, tx.Store, reset); err != nil {
 			return err
 		}
 		if db.IsWorkflowInstanceFinal(r.Status) {
-			return reopen(ctx, tx, r)
+			return reopen(ctx, tx.Store, r)
 		}
 		return nil
 	})
 }
 
+func mustHaveEnded(list []*db.WorkflowNodeRun) error {
+	for _, x := range list {
+		if !db.IsNodeFinal(x.Status) {
+			return fault.Conflict("node %q is %s; a node reruns only once it has ended", x.NodeKey, x.Status)
+		}
+	}
+	return nil
+}
+
 // Approve decides a node awaiting approval: approved, it succeeds and its
 // successors run; rejected, it fails with REJECTED.
 func (o *Ops) Approve(ctx context.Context, wiID int64, key string, approve bool, comment, by string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
 		n, err := nodeOf(r, nodes, key)
 		if err != nil {
 			return err

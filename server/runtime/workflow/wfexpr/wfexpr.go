@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -161,6 +163,60 @@ func Eval(ctx context.Context, text string, env map[string]any, lim Limits) (v a
 		}
 	}
 	return v, err
+}
+
+// StaticLen is the length of the list an expression yields if it is known
+// without running it: a constant range (a..b) or a list literal.
+func StaticLen(text string) (int, bool) {
+	tree, err := parser.Parse(text)
+	if err != nil {
+		return 0, false
+	}
+	switch n := tree.Node.(type) {
+	case *ast.BinaryNode:
+		a, okA := n.Left.(*ast.IntegerNode)
+		b, okB := n.Right.(*ast.IntegerNode)
+		if n.Operator == ".." && okA && okB {
+			return max(b.Value-a.Value+1, 0), true
+		}
+	case *ast.ArrayNode:
+		return len(n.Nodes), true
+	}
+	return 0, false
+}
+
+// UpstreamRefs are the names an expression reads from upstream by a
+// constant member (upstream.x, upstream["x"]), in the order they appear;
+// what it reads by a computed name (upstream[context.k]) is not known before
+// it runs.
+func UpstreamRefs(text string) []string {
+	tree, err := parser.Parse(text)
+	if err != nil {
+		return nil
+	}
+	v := &upstreamRefs{seen: map[string]bool{}}
+	ast.Walk(&tree.Node, v)
+	return v.refs
+}
+
+type upstreamRefs struct {
+	refs []string
+	seen map[string]bool
+}
+
+func (v *upstreamRefs) Visit(node *ast.Node) {
+	m, ok := (*node).(*ast.MemberNode)
+	if !ok {
+		return
+	}
+	id, ok := m.Node.(*ast.IdentifierNode)
+	if !ok || id.Value != "upstream" {
+		return
+	}
+	if p, ok := m.Property.(*ast.StringNode); ok && !v.seen[p.Value] {
+		v.seen[p.Value] = true
+		v.refs = append(v.refs, p.Value)
+	}
 }
 
 // Env is the value an expression runs over.
