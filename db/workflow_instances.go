@@ -28,8 +28,12 @@ type WorkflowInstance struct {
 	// Budget and BudgetUsed (a top instance's): the node rows and FOREACH
 	// elements its whole tree may create, and has; 0 is no bound (an
 	// instance started before budgets).
-	Budget            int            `bun:"budget,notnull"`
-	BudgetUsed        int            `bun:"budget_used,notnull"`
+	Budget     int `bun:"budget,notnull"`
+	BudgetUsed int `bun:"budget_used,notnull"`
+	// TimeoutMs is its workflow's timeout as it started, Deadline when it
+	// runs out (nil: no bound).
+	TimeoutMs         *int64         `bun:"timeout_ms"`
+	Deadline          *time.Time     `bun:"deadline"`
 	Status            string         `bun:"status,notnull"`
 	Reason            string         `bun:"reason,notnull"`
 	TriggerType       string         `bun:"trigger_type,notnull"`
@@ -250,6 +254,16 @@ func (s *Store) WorkflowCountActive(ctx context.Context, workflowID int64) (int,
 	return n, wrap(err, "counting active workflow runs")
 }
 
+// WorkflowInstanceListActiveByWorkflow returns a workflow's top-level
+// RUNNING and PAUSED runs, oldest first (the ones a REPLACE policy stops).
+func (s *Store) WorkflowInstanceListActiveByWorkflow(ctx context.Context, workflowID int64) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	err := s.idb.NewSelect().Model(&out).
+		Where("workflow_id = ? AND parent_instance_id IS NULL AND status IN (?)", workflowID, bun.List([]string{WorkflowRunning, WorkflowPaused})).
+		OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading active workflow runs")
+}
+
 // WorkflowInstanceListQueued returns a workflow's top-level WAITING runs due
 // by now, oldest first: the ones a QUEUE policy holds.
 func (s *Store) WorkflowInstanceListQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]WorkflowInstance, error) {
@@ -284,6 +298,11 @@ type WorkflowInstanceTransition struct {
 	// BudgetFromApp sets a top instance's budget, as it starts, to its
 	// app's workflow budget.
 	BudgetFromApp bool
+	// TimeoutMs and Deadline set its timeout and deadline; ClearDeadline
+	// removes the deadline.
+	TimeoutMs     *int64
+	Deadline      *time.Time
+	ClearDeadline bool
 	// Reopen clears finished_at (a finished instance made to run again).
 	Reopen bool
 }
@@ -310,6 +329,14 @@ func (s *Store) WorkflowInstanceTransition(ctx context.Context, t WorkflowInstan
 	}
 	if t.Epoch != nil {
 		q = q.Set("epoch = ?", *t.Epoch)
+	}
+	if t.TimeoutMs != nil {
+		q = q.Set("timeout_ms = ?", *t.TimeoutMs)
+	}
+	if t.Deadline != nil {
+		q = q.Set("deadline = ?", *t.Deadline)
+	} else if t.ClearDeadline {
+		q = q.Set("deadline = NULL")
 	}
 	if t.BudgetFromApp {
 		q = q.Set("budget = (SELECT workflow_budget FROM apps WHERE apps.id = app_id)").Set("budget_used = 0")

@@ -134,7 +134,10 @@ func (s *Store) WorkflowNodeRunTransition(ctx context.Context, t WorkflowNodeRun
 	}
 	if t.Resume {
 		q = q.Set("result = ''").Set("output = NULL").Set("message = ''").Set("reason = ''").Set("failure_ignored = ?", false).
-			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").Set("finished_at = NULL")
+			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("finished_at = NULL")
+		if t.Deadline == nil {
+			q = q.Set("deadline = NULL")
+		}
 	}
 	if t.NextGeneration != nil {
 		q = q.Set("generation = ?", *t.NextGeneration)

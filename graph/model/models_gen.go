@@ -278,6 +278,14 @@ type WorkflowConnectionEdge struct {
 	Node *db.Workflow `json:"node"`
 }
 
+// A context key written by nodes of a run that do not follow one another.
+type WorkflowContextClash struct {
+	// The key.
+	Key string `json:"key"`
+	// The nodes that wrote it, by key, in the order they finished: the last one's value is in the context.
+	Nodes []string `json:"nodes"`
+}
+
 // An edge of a workflow definition, by node keys.
 type WorkflowEdgeInput struct {
 	// The upstream node's key.
@@ -314,6 +322,8 @@ type WorkflowInput struct {
 	MisfirePolicy *string `json:"misfirePolicy,omitempty"`
 	// End the run FAILED at the first failed node (skipping what has not started) instead of letting independent branches finish.
 	FailFast *bool `json:"failFast,omitempty"`
+	// Bounds a whole run, in ms, from its start (Airflow's dagrun_timeout, Argo's activeDeadlineSeconds): past it its running nodes stop and it fails with reason TIMEOUT. Null or 0: no bound; at most a year.
+	TimeoutMs *int `json:"timeoutMs,omitempty"`
 	// Its nodes: 1 to 500.
 	Nodes []*WorkflowNodeInput `json:"nodes"`
 	// Its edges: at most 2000, and no cycle.

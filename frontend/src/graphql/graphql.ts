@@ -280,7 +280,9 @@ export type OverlapPolicy =
   /** It is recorded CANCELED (the default). */
   | 'CANCEL'
   /** It waits, and starts when an earlier run ends, in the order they were due. */
-  | 'QUEUE';
+  | 'QUEUE'
+  /** The oldest running run is stopped (with its nested runs; result `replaced by run N`) and the new one starts. */
+  | 'REPLACE';
 
 /** What runs a task. */
 export type ProcessorType =
@@ -469,6 +471,8 @@ export type WorkflowInput = {
   scheduleType: ScheduleType;
   /** IANA time zone the cron expression is evaluated in. */
   timeZone?: string | null | undefined;
+  /** Bounds a whole run, in ms, from its start (Airflow's dagrun_timeout, Argo's activeDeadlineSeconds): past it its running nodes stop and it fails with reason TIMEOUT. Null or 0: no bound; at most a year. */
+  timeoutMs?: number | null | undefined;
 };
 
 /** Where a workflow run is in its life. */

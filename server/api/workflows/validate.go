@@ -53,6 +53,8 @@ type Input struct {
 	OverlapPolicy      *string
 	MisfirePolicy      *string
 	FailFast           *bool
+	// TimeoutMs bounds a whole run; nil or 0: no bound.
+	TimeoutMs *int64
 	// Alarm is whom to tell when runs fail or recover; nil keeps the
 	// workflow's (none for a new one).
 	Alarm *db.Alarm
@@ -135,6 +137,12 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 	sch, err := schedule.Parse(schedule.Spec{Type: spec.ScheduleType, Expression: spec.ScheduleExpression, TimeZone: spec.TimeZone})
 	if err != nil {
 		return nil, nil, err
+	}
+	if t := in.TimeoutMs; t != nil && *t != 0 {
+		if *t < 0 || *t > MaxTimeoutMs {
+			return nil, nil, fault.BadInput("timeoutMs", "%d is out of range 0 (no bound) to %d", *t, MaxTimeoutMs)
+		}
+		spec.TimeoutMs = t
 	}
 	if spec.MaxInstances < 1 || spec.MaxInstances > MaxInstances {
 		return nil, nil, fault.BadInput("maxInstances", "%d is out of range 1 to %d (runs of the workflow at once)", spec.MaxInstances, MaxInstances)
@@ -325,7 +333,7 @@ func validateNode(f string, n NodeInput, cat *catalog) (db.WorkflowNode, error) 
 		{"expression", node.Expression != "", n.Type == db.NodeDecision || n.Type == db.NodeForeach, "DECISION and FOREACH nodes"},
 		{"params", n.Params != nil, n.Type == db.NodeJob, "JOB nodes (a FOREACH gives each instance its element)"},
 		{"parallelism", n.Parallelism != nil, n.Type == db.NodeForeach, "FOREACH nodes"},
-		{"timeoutMs", n.TimeoutMs != nil, runsJob || n.Type == db.NodeApproval, "JOB, FOREACH and APPROVAL nodes"},
+		{"timeoutMs", n.TimeoutMs != nil, runsJob || n.Type == db.NodeApproval || n.Type == db.NodeNested, "JOB, FOREACH, NESTED and APPROVAL nodes"},
 		{"retries", n.Retries != nil, runsJob, "JOB and FOREACH nodes"},
 	} {
 		if err := only(c.field, c.set, c.ok, c.types); err != nil {

@@ -173,6 +173,10 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 			d.settle(key, n)
 		}
 	}
+	if dl := v.wi.Deadline; dl != nil && !d.now.Before(*dl) {
+		d.timeout()
+		return d.p
+	}
 	if v.wi.Status == db.WorkflowRunning {
 		// A decision settles at once and may let more nodes start: go
 		// round until nothing changes.
@@ -247,6 +251,14 @@ func (d *decider) settle(key string, n *db.WorkflowNodeRun) {
 		d.settleForeach(key, n)
 	case db.NodeNested:
 		c := d.v.children[key]
+		if (c == nil || !db.IsWorkflowInstanceFinal(c.wi.Status)) && n.Deadline != nil && !d.now.Before(*n.Deadline) {
+			// Its timeout passed (issue 26, item 7): the nested run stops.
+			if c != nil {
+				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
+			}
+			d.fail(key, n, db.NodeReasonTimeout, fmt.Sprintf("its nested run did not end within its timeout of %v", msDuration(d.byKey[key].TimeoutMs)))
+			return
+		}
 		if c == nil || !db.IsWorkflowInstanceFinal(c.wi.Status) {
 			return
 		}
@@ -581,8 +593,15 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			RootInstanceID: new(d.v.rootID),
 			ParentNodeKey:  new(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
 			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: new(d.now)}
+		if t := target.TimeoutMs; t != nil && *t > 0 {
+			child.TimeoutMs, child.Deadline = t, new(d.now.Add(time.Duration(*t)*time.Millisecond))
+		}
 		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
-		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
+		t := db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)}
+		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
+			t.Deadline = new(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
+		}
+		d.move(n, t)
 	case db.NodeApproval:
 		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: new(d.now)}
 		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
@@ -804,6 +823,11 @@ func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
 	if t.StartedAt != nil {
 		n.StartedAt = t.StartedAt
 	}
+	if t.Deadline != nil {
+		n.Deadline = t.Deadline
+	} else if t.ClearDeadline {
+		n.Deadline = nil
+	}
 }
 
 // abort ends a failFast run at its first failure: running nodes stop,
@@ -827,6 +851,45 @@ func (d *decider) abort() {
 			d.skip(n, db.NodeReasonFailFast, "not run: another node failed and the workflow fails fast")
 		}
 	}
+}
+
+// timeout ends an instance past its deadline (issue 26, item 7): its
+// running nodes stop (their job instances and nested instances too), those
+// not started are skipped, and it fails with reason TIMEOUT.
+func (d *decider) timeout() {
+	limit := msDuration(d.v.wi.TimeoutMs)
+	for _, key := range d.order {
+		n := d.v.nodes[key]
+		switch n.Status {
+		case db.NodeRunning, db.NodeAwaitingApproval:
+			for _, in := range d.v.instances[key] {
+				if !db.IsFinal(in.Status) {
+					d.p.stop = append(d.p.stop, in.ID)
+				}
+			}
+			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
+				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
+			}
+			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonTimeout),
+				Message: new(fmt.Sprintf("stopped: the run's timeout of %v passed", limit)), FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true})
+			d.seq++
+		case db.NodeWaiting:
+			d.skip(n, db.NodeReasonTimeout, fmt.Sprintf("not run: the run's timeout of %v passed", limit))
+		}
+	}
+	d.complete()
+	if d.p.runMove != nil {
+		d.p.runMove.To, d.p.runMove.Reason = db.WorkflowFailed, new(db.NodeReasonTimeout)
+		d.p.runMove.Result = new(fmt.Sprintf("timed out: still running when its timeout of %v passed; %s", limit, *d.p.runMove.Result))
+	}
+}
+
+// msDuration is a timeout in ms as a duration, for messages.
+func msDuration(ms *int64) time.Duration {
+	if ms == nil {
+		return 0
+	}
+	return time.Duration(*ms) * time.Millisecond
 }
 
 // complete ends the instance once every node has ended: SUCCEEDED, or FAILED if

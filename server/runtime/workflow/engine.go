@@ -25,6 +25,7 @@ type Store interface {
 	WorkflowListByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
 	WorkflowCountActive(ctx context.Context, workflowID int64) (int, error)
 	WorkflowInstanceListQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]db.WorkflowInstance, error)
+	WorkflowInstanceListActiveByWorkflow(ctx context.Context, workflowID int64) ([]db.WorkflowInstance, error)
 	WorkflowInstanceTransition(ctx context.Context, t db.WorkflowInstanceTransition) (bool, error)
 }
 
@@ -355,6 +356,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 		return nil, nil // not due yet: the trigger loop fires it when it is
 	}
 	toStart := []int64{r.ID}
+	var timeout *int64
 	if r.ParentInstanceID == nil {
 		wfs, err := e.deps.Store.WorkflowListByIDs(ctx, []int64{r.WorkflowID})
 		if err != nil {
@@ -364,16 +366,24 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 			return nil, nil // deleted; its instances went with it
 		}
 		wf := &wfs[0]
+		timeout = wf.TimeoutMs
 		active, err := e.deps.Store.WorkflowCountActive(ctx, wf.ID)
 		if err != nil {
 			return nil, err
 		}
 		free := wf.MaxInstances - active
 		if free <= 0 {
-			if wf.OverlapPolicy == db.OverlapQueue {
+			switch wf.OverlapPolicy {
+			case db.OverlapQueue:
 				return nil, nil // queued: an earlier instance's end starts it
+			case db.OverlapReplace:
+				if err := e.replace(ctx, wf, r, 1-free); err != nil {
+					return nil, err
+				}
+				free = 1
+			default:
+				return nil, e.cancel(ctx, r, fmt.Sprintf("%d run(s) of the workflow already running (maxInstances %d)", active, wf.MaxInstances))
 			}
-			return nil, e.cancel(ctx, r, fmt.Sprintf("%d run(s) of the workflow already running (maxInstances %d)", active, wf.MaxInstances))
 		}
 		// The oldest waiting instances go first, so a queue keeps fire order.
 		queued, err := e.deps.Store.WorkflowInstanceListQueued(ctx, wf.ID, db.Stamp(now), free)
@@ -387,13 +397,51 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 	}
 	var follow []int64
 	for _, id := range toStart {
-		next, err := e.startOne(ctx, id)
+		next, err := e.startOne(ctx, id, timeout)
 		if err != nil {
 			return follow, err
 		}
 		follow = append(follow, next...)
 	}
 	return follow, nil
+}
+
+// replace stops the oldest n running top-level instances of wf, each with
+// everything in it, for r to start (overlap policy REPLACE).
+func (e *Engine) replace(ctx context.Context, wf *db.Workflow, r *db.WorkflowInstance, n int) error {
+	active, err := e.deps.Store.WorkflowInstanceListActiveByWorkflow(ctx, wf.ID)
+	if err != nil {
+		return err
+	}
+	now := db.Stamp(e.clock.Now())
+	why := fmt.Sprintf("replaced by run %d (overlap policy REPLACE)", r.ID)
+	var stopped []int64
+	for i := 0; i < n && i < len(active); i++ {
+		id := active[i].ID
+		err := e.deps.Store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+			if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
+				return errors.Join(err, db.ErrFenced)
+			}
+			if _, _, err := tx.WorkflowInstanceLock(ctx, id); err != nil {
+				return err
+			}
+			return stopWorkflowInstance(ctx, tx, id, why, now)
+		})
+		if err != nil {
+			return err
+		}
+		stopped = append(stopped, id)
+		e.log.Info("workflow: run replaced", "workflowInstance", id, "by", r.ID)
+	}
+	if len(stopped) > 0 {
+		e.exec.Kick() // their job instances stop on their workers
+		e.notify(stopped...)
+		for _, id := range stopped {
+			e.forget(id)
+			e.soon[id] = true // tells the alarms and a parent, as any end
+		}
+	}
+	return nil
 }
 
 func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string) error {
@@ -408,7 +456,7 @@ func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string)
 
 // startOne moves an instance WAITING → RUNNING, creates its node rows and makes
 // its first decision, in one transaction.
-func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
+func (e *Engine) startOne(ctx context.Context, wiID int64, timeout *int64) ([]int64, error) {
 	var p *plan
 	var v *view
 	var fire []int64
@@ -417,8 +465,12 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
 			return errors.Join(err, db.ErrFenced)
 		}
-		moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
-			StartedAt: &now, Epoch: &e.epoch, BudgetFromApp: true})
+		t := db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
+			StartedAt: &now, Epoch: &e.epoch, BudgetFromApp: true}
+		if timeout != nil && *timeout > 0 {
+			t.TimeoutMs, t.Deadline = timeout, new(now.Add(time.Duration(*timeout)*time.Millisecond))
+		}
+		moved, err := tx.WorkflowInstanceTransition(ctx, t)
 		if err != nil || !moved {
 			return err // started by someone else meanwhile: nothing to do
 		}
@@ -716,17 +768,24 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 		changed = append(changed, c.wi.ID)
 	}
 	follow = append(follow, p.stopWorkflowInstances...)
+	// The instance is looked at again when its next deadline passes: its
+	// own, an approval's, a NESTED node's.
 	delete(e.deadlines, v.wi.ID)
-	for _, n := range v.nodes {
-		if n.Status == db.NodeAwaitingApproval {
-			for _, m := range p.moves {
-				if m.ID == n.ID && m.Deadline != nil {
-					e.deadlines[v.wi.ID] = *m.Deadline
-				}
+	if !p.ended {
+		var next *time.Time
+		earliest := func(t *time.Time) {
+			if t != nil && (next == nil || t.Before(*next)) {
+				next = t
 			}
-			if n.Deadline != nil {
-				e.deadlines[v.wi.ID] = *n.Deadline
+		}
+		earliest(v.wi.Deadline)
+		for _, n := range v.nodes {
+			if n.Status == db.NodeAwaitingApproval || n.Status == db.NodeRunning {
+				earliest(n.Deadline)
 			}
+		}
+		if next != nil {
+			e.deadlines[v.wi.ID] = *next
 		}
 	}
 	if p.ended {
