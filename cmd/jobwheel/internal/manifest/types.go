@@ -146,6 +146,7 @@ type WorkflowSpec struct {
 	OverlapPolicy      *string        `yaml:"overlapPolicy,omitempty" json:"overlapPolicy,omitempty"`
 	MisfirePolicy      *string        `yaml:"misfirePolicy,omitempty" json:"misfirePolicy,omitempty"`
 	FailFast           *bool          `yaml:"failFast,omitempty" json:"failFast,omitempty"`
+	TimeoutMs          *int           `yaml:"timeoutMs,omitempty" json:"timeoutMs,omitempty"`
 	Nodes              []WorkflowNode `yaml:"nodes" json:"nodes"`
 	Edges              []WorkflowEdge `yaml:"edges,omitempty" json:"edges"`
 	Alarm              *Alarm         `yaml:"alarm,omitempty" json:"alarm,omitempty"`
@@ -197,12 +198,13 @@ var enums = map[string][]string{
 	"DispatchStrategy": {"HEALTH_FIRST", "RANDOM", "ROUND_ROBIN", "CONSISTENT_HASH", "LEAST_RECENTLY_USED"},
 	"MisfirePolicy":    {"FIRE_ONCE", "SKIP", "FIRE_ALL"},
 	"JobOverlapPolicy": {"CANCEL", "QUEUE", "REPLACE"},
-	"OverlapPolicy":    {"CANCEL", "QUEUE"},
+	"OverlapPolicy":    {"CANCEL", "QUEUE", "REPLACE"},
 	"Weekday":          {"MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"},
 	"AlarmRuleType":    {"FAILURE", "CONSECUTIVE_FAILURES", "TIMEOUT", "START_LATE", "RECOVERY"},
 	"AlarmChannelType": {"WEBHOOK", "EMAIL", "SLACK", "FEISHU", "DINGTALK", "WECOM"},
 	"WorkflowNodeType": {"JOB", "DECISION", "NESTED", "FOREACH", "APPROVAL"},
-	"TriggerRule":      {"ALL_SUCCEEDED", "ALL_DONE", "ONE_SUCCEEDED", "ONE_FAILED", "NONE_FAILED"},
+	"TriggerRule": {"ALL_SUCCEEDED", "ALL_DONE", "ONE_SUCCEEDED", "ONE_FAILED", "NONE_FAILED",
+		"ALL_FAILED", "NONE_FAILED_MIN_ONE_SUCCESS", "NONE_SKIPPED", "ALL_SKIPPED"},
 }
 
 // enumOf names the enum a field holds, by the field's path with indexes
