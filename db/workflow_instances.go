@@ -67,6 +67,10 @@ type WorkflowTaskInput struct {
 	Upstream map[string]string `json:"upstream"`
 	// Element is the FOREACH element the instance runs, if any.
 	Element any `json:"element,omitempty"`
+	// FromNode marks a FOREACH element's input as stored: its context and
+	// upstream are its node's (WorkflowNodeRun.Input), filled in when the
+	// instance is read (InstanceHydrate).
+	FromNode bool `json:"fromNode,omitempty"`
 }
 
 // ---- workflows ----

@@ -290,4 +290,18 @@ func TestWorkflowRepairsAndRules(t *testing.T) {
 			t.Errorf("clashes %+v; want region, written by a and b", c)
 		}
 	})
+
+	t.Run("FOREACH elements are given the context stored once (item 12)", func(t *testing.T) {
+		w.t = t
+		each := w.shell("each-11", `python3 -c '
+import json, os
+c = json.load(open(os.environ["JOBWHEEL_WORKFLOW_CONTEXT"]))
+print("%s-%s-%d" % (c["context"]["region"], os.environ["JOBWHEEL_INSTANCE_PARAMS"], len(c["context"]["blob"])))'`)
+		id := w.workflow("each-11", []map[string]any{{"key": "each", "type": "FOREACH", "jobId": each, "expression": `["a", "b", "c"]`, "parallelism": 2}},
+			[]map[string]any{})
+		r := w.waitWorkflowInstance(w.run(id, map[string]any{"region": "eu", "blob": strings.Repeat("x", 200<<10)}), "SUCCEEDED")
+		if n := r.Node("each"); n.Result != `["eu-a-204800","eu-b-204800","eu-c-204800"]` {
+			t.Errorf("each: %s; want every element to have read the whole context", n.Result)
+		}
+	})
 }

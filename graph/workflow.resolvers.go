@@ -23,7 +23,7 @@ func (r *instanceResolver) WorkflowInput(ctx context.Context, obj *db.Instance) 
 	if obj.WorkflowInput == nil {
 		return nil, nil
 	}
-	return obj.WorkflowInput, nil
+	return r.workflows.InstanceInput(ctx, obj)
 }
 
 func (r *mutationResolver) SetAppWorkflowBudget(ctx context.Context, app string, budget int) (*db.App, error) {

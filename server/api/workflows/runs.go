@@ -392,3 +392,20 @@ func ClashesOf(r *db.WorkflowInstance, rows []db.WorkflowNodeRun) []Clash {
 	slices.SortFunc(out, func(a, b Clash) int { return cmp.Compare(a.Key, b.Key) })
 	return out
 }
+
+// InstanceInput is what a workflow node's job instance was given, whole: a
+// FOREACH element's context and upstream results are stored once on its
+// node and filled in here. Nil for an instance no workflow ran.
+func (s *Service) InstanceInput(ctx context.Context, in *db.Instance) (*db.WorkflowTaskInput, error) {
+	if in.WorkflowInput == nil || !in.WorkflowInput.FromNode {
+		return in.WorkflowInput, nil
+	}
+	one := []db.Instance{*in}
+	v := *in.WorkflowInput
+	one[0].WorkflowInput = &v
+	if err := s.store.InstanceHydrate(ctx, one); err != nil {
+		return nil, err
+	}
+	v.FromNode = false
+	return &v, nil
+}

@@ -688,19 +688,20 @@ func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 		first[i] = db.WorkflowElement{Item: i, Element: items[i]}
 	}
 	d.makeElements(key, n, node, first)
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: new(len(items))})
+	// What every element is given — the context and upstream results as
+	// the FOREACH starts them — is stored once, on the node (issue 26,
+	// item 12); an element's instance keeps only its element.
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: new(len(items)),
+		Input: &db.WorkflowTaskInput{Context: d.contextNow(), Upstream: d.upstream(key)}})
 }
 
-// makeElements creates the job instances of FOREACH elements.
+// makeElements creates the job instances of FOREACH elements; their
+// input is their node's (WorkflowTaskInput.FromNode).
 func (d *decider) makeElements(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, els []db.WorkflowElement) {
-	if len(els) == 0 {
-		return
-	}
-	ctx, up := d.contextNow(), d.upstream(key)
 	for _, el := range els {
-		in := d.instance(key, n, node, ctx, up)
+		in := d.instance(key, n, node, nil, nil)
 		in.WorkflowItem = new(el.Item)
-		in.WorkflowInput.Element = el.Element
+		in.WorkflowInput = &db.WorkflowTaskInput{Element: el.Element, FromNode: true}
 		in.Params = elementParams(el.Element)
 		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1})
 	}
