@@ -22,6 +22,10 @@ type WorkflowInstance struct {
 	Version          int     `bun:"version,notnull"`
 	ParentInstanceID *int64  `bun:"parent_instance_id"`
 	ParentNodeKey    *string `bun:"parent_node_key"`
+	// ParentItem and ParentGeneration: for a run of a FOREACH over a
+	// nested workflow, the element it runs and the FOREACH's generation.
+	ParentItem       *int `bun:"parent_item"`
+	ParentGeneration *int `bun:"parent_generation"`
 	// RootInstanceID is the top of a nested instance's tree; nil for a top
 	// instance (and for nested ones started before it was recorded).
 	RootInstanceID *int64 `bun:"root_instance_id"`
@@ -256,6 +260,25 @@ func (s *Store) WorkflowCountActive(ctx context.Context, workflowID int64) (int,
 		Where("workflow_id = ? AND parent_instance_id IS NULL AND status IN (?)", workflowID, bun.List([]string{WorkflowRunning, WorkflowPaused})).
 		Count(ctx)
 	return n, wrap(err, "counting active workflow runs")
+}
+
+// WorkflowInstanceListElements returns the nested runs of a FOREACH over a
+// workflow, of one generation, by element.
+func (s *Store) WorkflowInstanceListElements(ctx context.Context, parentID int64, key string, generation int) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	err := s.idb.NewSelect().Model(&out).
+		Where("parent_instance_id = ? AND parent_node_key = ? AND parent_generation = ?", parentID, key, generation).
+		OrderExpr("parent_item, id").Scan(ctx)
+	return out, wrap(err, "reading a FOREACH's nested runs")
+}
+
+// WorkflowInstanceAdoptElements moves a FOREACH's nested runs from one
+// generation to the next (a retry keeps them: those that failed are
+// retried in place).
+func (s *Store) WorkflowInstanceAdoptElements(ctx context.Context, parentID int64, key string, from, to int) error {
+	_, err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("parent_generation = ?", to).
+		Where("parent_instance_id = ? AND parent_node_key = ? AND parent_generation = ?", parentID, key, from).Exec(ctx)
+	return wrap(err, "keeping a FOREACH's nested runs")
 }
 
 // WorkflowInstanceListActiveByWorkflow returns a workflow's top-level

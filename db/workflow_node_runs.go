@@ -278,6 +278,18 @@ func (s *Store) WorkflowElementListUnmade(ctx context.Context, n *WorkflowNodeRu
 	return out, wrap(err, "reading FOREACH elements")
 }
 
+// WorkflowElementListUnrun returns up to limit elements of a FOREACH over
+// a nested workflow, of its generation, that have no nested run yet.
+func (s *Store) WorkflowElementListUnrun(ctx context.Context, n *WorkflowNodeRun, limit int) ([]WorkflowElement, error) {
+	var out []WorkflowElement
+	run := s.idb.NewSelect().Model((*WorkflowInstance)(nil)).ColumnExpr("1").
+		Where("wi.parent_instance_id = ? AND wi.parent_node_key = ? AND wi.parent_generation = ? AND wi.parent_item = we.item",
+			n.WorkflowInstanceID, n.NodeKey, n.Generation)
+	err := s.idb.NewSelect().Model(&out).Where("we.node_run_id = ? AND we.generation = ?", n.ID, n.Generation).
+		Where("NOT EXISTS (?)", run).OrderExpr("we.item").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading FOREACH elements")
+}
+
 // WorkflowElementCopy copies a FOREACH generation's elements to the next
 // (a retry that keeps what succeeded); it returns how many it copied.
 func (s *Store) WorkflowElementCopy(ctx context.Context, nodeRunID int64, from, to int) (int, error) {

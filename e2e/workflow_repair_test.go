@@ -304,4 +304,22 @@ print("%s-%s-%d" % (c["context"]["region"], os.environ["JOBWHEEL_INSTANCE_PARAMS
 			t.Errorf("each: %s; want every element to have read the whole context", n.Result)
 		}
 	})
+
+	t.Run("FOREACH over a nested workflow (item 9)", func(t *testing.T) {
+		w.t = t
+		step := w.shell("step-12", `python3 -c '
+import json, os
+c = json.load(open(os.environ["JOBWHEEL_WORKFLOW_CONTEXT"]))["context"]
+json.dump({"seen_" + c["element"]: c["region"]}, open(os.environ["JOBWHEEL_WORKFLOW_OUTPUT"], "w"))'`)
+		inner := w.workflow("inner-12", []map[string]any{jobNode("step", step)}, []map[string]any{})
+		id := w.workflow("each-12", []map[string]any{{"key": "each", "type": "FOREACH", "workflowId": inner, "expression": `["a", "b", "c"]`, "parallelism": 2}},
+			[]map[string]any{})
+		r := w.waitWorkflowInstance(w.run(id, map[string]any{"region": "eu"}), "SUCCEEDED")
+		if n := r.Node("each"); n.Result != `[{"seen_a":"eu"},{"seen_b":"eu"},{"seen_c":"eu"}]` {
+			t.Errorf("each: %s; want what each nested run added, in element order", n.Result)
+		}
+		if r.Context["seen_c"] != "eu" {
+			t.Errorf("the run's context %v lacks what the nested runs added", r.Context)
+		}
+	})
 }

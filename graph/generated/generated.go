@@ -5911,7 +5911,7 @@ enum WorkflowNodeType {
   DECISION
   "Runs another workflow of the app as a nested run; the context flows in and what the nested run appends flows back out."
   NESTED
-  "Runs its job once per element of the list its expression yields, at most ` + "`" + `parallelism` + "`" + ` at once; its result is the list of results in order."
+  "Runs its job (jobId) once per element of the list its expression yields — or a nested run of its workflow (workflowId) per element, the element as context.element — at most ` + "`" + `parallelism` + "`" + ` at once; its result is the list of results (of a nested run: what it added to its context) in order."
   FOREACH
   "Waits until approveWorkflowNode approves or rejects it, or its timeoutMs passes."
   APPROVAL
@@ -6013,7 +6013,7 @@ type WorkflowNode {
   jobId: ID
   "That job; null for other types, or if it was deleted since."
   job: Job
-  "The workflow a NESTED node runs; null for other types."
+  "The workflow a NESTED node runs, or a FOREACH runs per element; null otherwise."
   workflowId: ID
   "That workflow; null for other types."
   workflow: Workflow
@@ -6055,9 +6055,9 @@ input WorkflowNodeInput {
   type: WorkflowNodeType!
   "A name for people; at most 128 characters, one line."
   name: String
-  "JOB and FOREACH (required): a job of the workflow's app, whatever its own schedule."
+  "JOB (required) and FOREACH (this or workflowId): a job of the workflow's app, whatever its own schedule."
   jobId: ID
-  "NESTED (required): another workflow of the app; nesting may go any depth, but never back to this workflow."
+  "NESTED (required) and FOREACH (this or jobId): another workflow of the app, run nested (per element for a FOREACH); nesting may go any depth, but never back to this workflow."
   workflowId: ID
   "DECISION and FOREACH (required): an expr-lang expression over ` + "`" + `context` + "`" + ` and ` + "`" + `upstream` + "`" + `, at most 2 KiB. A FOREACH's must yield a list."
   expression: String

@@ -348,9 +348,9 @@ type WorkflowNodeInput struct {
 	Type string `json:"type"`
 	// A name for people; at most 128 characters, one line.
 	Name *string `json:"name,omitempty"`
-	// JOB and FOREACH (required): a job of the workflow's app, whatever its own schedule.
+	// JOB (required) and FOREACH (this or workflowId): a job of the workflow's app, whatever its own schedule.
 	JobID *string `json:"jobId,omitempty"`
-	// NESTED (required): another workflow of the app; nesting may go any depth, but never back to this workflow.
+	// NESTED (required) and FOREACH (this or jobId): another workflow of the app, run nested (per element for a FOREACH); nesting may go any depth, but never back to this workflow.
 	WorkflowID *string `json:"workflowId,omitempty"`
 	// DECISION and FOREACH (required): an expr-lang expression over `context` and `upstream`, at most 2 KiB. A FOREACH's must yield a list.
 	Expression *string `json:"expression,omitempty"`

@@ -500,7 +500,7 @@ export type WorkflowNodeInput = {
   expression?: string | null | undefined;
   /** JOB and FOREACH: the job by name, in place of jobId (names mean the same in every environment). */
   job?: string | null | undefined;
-  /** JOB and FOREACH (required): a job of the workflow's app, whatever its own schedule. */
+  /** JOB (required) and FOREACH (this or workflowId): a job of the workflow's app, whatever its own schedule. */
   jobId?: string | number | null | undefined;
   /** Unique within the workflow: 1 to 64 letters, digits, '_' or '-'. Keep it stable: runs, retries and imports name nodes by key. */
   key: string;
@@ -524,7 +524,7 @@ export type WorkflowNodeInput = {
   type: WorkflowNodeType;
   /** NESTED: the workflow by name, in place of workflowId. */
   workflow?: string | null | undefined;
-  /** NESTED (required): another workflow of the app; nesting may go any depth, but never back to this workflow. */
+  /** NESTED (required) and FOREACH (this or jobId): another workflow of the app, run nested (per element for a FOREACH); nesting may go any depth, but never back to this workflow. */
   workflowId?: string | number | null | undefined;
 };
 
@@ -559,7 +559,7 @@ export type WorkflowNodeType =
   | 'APPROVAL'
   /** Evaluates its expression over `context` and `upstream`; the outgoing edges whose label equals the value (as a string: "true"/"false" for a boolean) are taken, the others' branches are SKIPPED. */
   | 'DECISION'
-  /** Runs its job once per element of the list its expression yields, at most `parallelism` at once; its result is the list of results in order. */
+  /** Runs its job (jobId) once per element of the list its expression yields — or a nested run of its workflow (workflowId) per element, the element as context.element — at most `parallelism` at once; its result is the list of results (of a nested run: what it added to its context) in order. */
   | 'FOREACH'
   /** Runs a job of the app (as an instance with trigger type WORKFLOW), with optional overrides of its params, timeout and retries. */
   | 'JOB'

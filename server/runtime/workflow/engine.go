@@ -529,7 +529,7 @@ func (e *Engine) advance(ctx context.Context, wiID int64) ([]int64, error) {
 			return err
 		}
 		p = decide(v, now, e.epoch)
-		if len(p.moves) == 0 && len(p.creates) == 0 && len(p.release) == 0 && p.runMove == nil {
+		if p.empty() {
 			return nil
 		}
 		fire, err = e.apply(ctx, tx, v, p, now)
@@ -554,7 +554,7 @@ func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
 func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowInstance) (*view, error) {
 	v := &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
 		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{},
-		evals: e.evals[r.ID], pending: e.pendingOf(r.ID), elements: map[string][]db.WorkflowElement{},
+		evals: e.evals[r.ID], pending: e.pendingOf(r.ID), elements: map[string][]db.WorkflowElement{}, runs: map[string][]*childInstance{},
 		rootID: root.ID, budget: root.Budget, budgetUsed: root.BudgetUsed}
 	rows, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{r.ID})
 	if err != nil {
@@ -577,7 +577,7 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowIns
 	// parallelism may run.
 	for _, n := range r.Graph.Nodes {
 		row := v.nodes[n.Key]
-		if n.Type != db.NodeForeach || row == nil || row.Status != db.NodeRunning || row.Items <= len(v.instances[n.Key]) {
+		if n.Type != db.NodeForeach || n.WorkflowID != 0 || row == nil || row.Status != db.NodeRunning || row.Items <= len(v.instances[n.Key]) {
 			continue
 		}
 		els, err := tx.WorkflowElementListUnmade(ctx, row, max(n.Parallelism, 1))
@@ -585,6 +585,49 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowIns
 			return nil, err
 		}
 		v.elements[n.Key] = els
+	}
+	// A FOREACH over a workflow: its element runs, the next elements to run,
+	// and once every run has ended, their node rows (what they added).
+	for _, n := range r.Graph.Nodes {
+		row := v.nodes[n.Key]
+		if n.Type != db.NodeForeach || n.WorkflowID == 0 || row == nil || row.Status != db.NodeRunning || row.Items == 0 {
+			continue
+		}
+		runs, err := tx.WorkflowInstanceListElements(ctx, r.ID, n.Key, row.Generation)
+		if err != nil {
+			return nil, err
+		}
+		ended := 0
+		for i := range runs {
+			v.runs[n.Key] = append(v.runs[n.Key], &childInstance{wi: &runs[i]})
+			if db.IsWorkflowInstanceFinal(runs[i].Status) {
+				ended++
+			}
+		}
+		switch {
+		case len(runs) < row.Items:
+			els, err := tx.WorkflowElementListUnrun(ctx, row, max(n.Parallelism, 1))
+			if err != nil {
+				return nil, err
+			}
+			v.elements[n.Key] = els
+		case ended == len(runs):
+			ids := make([]int64, len(runs))
+			for i := range runs {
+				ids[i] = runs[i].ID
+			}
+			rows, err := tx.WorkflowNodeRunListByInstances(ctx, ids)
+			if err != nil {
+				return nil, err
+			}
+			byRun := map[int64]*childInstance{}
+			for _, c := range v.runs[n.Key] {
+				byRun[c.wi.ID] = c
+			}
+			for _, cn := range rows {
+				byRun[cn.WorkflowInstanceID].nodes = append(byRun[cn.WorkflowInstanceID].nodes, cn)
+			}
+		}
 	}
 	var childIDs []int64
 	for _, n := range v.nodes {
@@ -614,6 +657,10 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowIns
 	var jobIDs, targetIDs []int64
 	for _, n := range r.Graph.Nodes {
 		row := v.nodes[n.Key]
+		if row != nil && n.Type == db.NodeForeach && n.WorkflowID != 0 && !db.IsNodeFinal(row.Status) {
+			targetIDs = append(targetIDs, n.WorkflowID) // its element runs are made as places free
+			continue
+		}
 		evaluating := row != nil && row.Status == db.NodeRunning && n.Type == db.NodeForeach && row.Items == 0
 		if row == nil || (row.Status != db.NodeWaiting && !evaluating) {
 			continue
@@ -693,7 +740,9 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(&c.wi)); err != nil {
 			return nil, err
 		}
-		p.moves[c.link].ChildID = &c.wi.ID
+		if c.link >= 0 {
+			p.moves[c.link].ChildID = &c.wi.ID
+		}
 	}
 	for _, m := range p.moves {
 		ok, err := tx.WorkflowNodeRunTransition(ctx, m, e.fence)

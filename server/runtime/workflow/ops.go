@@ -300,13 +300,37 @@ func retryInPlace(ctx context.Context, tx *opTx, r *db.WorkflowInstance, n *db.W
 		return true, resumeNode(ctx, tx.Store, n, n.Generation, deadline)
 	case n.NodeType == db.NodeForeach && n.Items > 0:
 		// Its succeeded elements' instances move to the next generation
-		// with the elements; the engine makes the others again.
+		// with the elements; the engine makes the others again. Over a
+		// workflow, its element runs that failed are retried in place and
+		// every run moves to the next generation.
 		next := n.Generation + 1
 		copied, err := tx.WorkflowElementCopy(ctx, n.ID, n.Generation, next)
 		if err != nil || copied == 0 {
 			return false, err // elements made before they were stored: run it all again
 		}
-		if err := tx.InstanceAdoptSucceeded(ctx, r.ID, n.NodeKey, n.Generation, next); err != nil {
+		if node := r.Graph.Node(n.NodeKey); node != nil && node.WorkflowID != 0 {
+			runs, err := tx.WorkflowInstanceListElements(ctx, r.ID, n.NodeKey, n.Generation)
+			if err != nil {
+				return false, err
+			}
+			for i := range runs {
+				run := &runs[i]
+				if run.Status != db.WorkflowFailed && run.Status != db.WorkflowStopped {
+					continue
+				}
+				runNodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{run.ID})
+				if err != nil {
+					return false, err
+				}
+				if _, err := retryTree(ctx, tx, run, runNodes, now); err != nil {
+					return false, err
+				}
+				tx.touch(run.ID)
+			}
+			if err := tx.WorkflowInstanceAdoptElements(ctx, r.ID, n.NodeKey, n.Generation, next); err != nil {
+				return false, err
+			}
+		} else if err := tx.InstanceAdoptSucceeded(ctx, r.ID, n.NodeKey, n.Generation, next); err != nil {
 			return false, err
 		}
 		return true, resumeNode(ctx, tx.Store, n, next, nil)
