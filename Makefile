@@ -18,7 +18,7 @@ RACE_PKGS = $$($(GO) list ./... | grep -v /node_modules/ | grep -v /e2e | grep -
 # Root or sudo for installing system packages on a fresh machine.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run build console generate check deps system-deps tools test test-deps test-deploy deploy-schemas test-go test-python test-java test-frontend test-e2e check-generated check-tracked bench bench-bin fuzz soak lint clean
+.PHONY: all run build console generate check deps system-deps tools test test-deps test-deploy deploy-schemas test-go test-python test-java test-frontend test-e2e check-generated check-tracked e2e-tools bench bench-bin fuzz soak lint clean
 
 all: build
 
@@ -86,9 +86,20 @@ deps: deps-base tools
 deps-base: system-deps frontend/node_modules e2e/browser/node_modules
 	$(GO) mod download
 
-## tools: golangci-lint, helm and kubeconform, built from the Go module proxy at the versions pinned in tools/ (in parallel)
+## tools: golangci-lint, helm and kubeconform, and the e2e tests' Dex and Jaeger (e2e-tools), built from the Go module proxy at the versions pinned in tools/ (in parallel; test-e2e waits for them through the same lock)
 tools:
-	$(MAKE) --no-print-directory -j3 $(BIN)/golangci-lint $(BIN)/helm $(BIN)/kubeconform
+	@mkdir -p $(BIN)
+	flock $(BIN)/.tools.lock $(MAKE) --no-print-directory -j3 $(BIN)/golangci-lint $(BIN)/helm $(BIN)/kubeconform $(E2E_TOOLS)
+
+## e2e-tools: the real services the end-to-end tests start: Dex (an OpenID Connect provider) and Jaeger (a trace collector), pinned in tools/dex/go.mod and tools/jaeger/go.mod and built into bin/ (never committed)
+E2E_TOOLS := $(BIN)/dex $(BIN)/jaeger
+e2e-tools: $(E2E_TOOLS)
+
+$(BIN)/dex: tools/dex/go.mod tools/dex/go.sum
+	$(GO) build -C tools/dex -o ../../$(BIN)/dex github.com/dexidp/dex/cmd/dex
+
+$(BIN)/jaeger: tools/jaeger/go.mod tools/jaeger/go.sum
+	$(GO) build -C tools/jaeger -o ../../$(BIN)/jaeger github.com/jaegertracing/jaeger/cmd/jaeger
 
 system-deps:
 	@command -v chromium >/dev/null || { echo "installing Debian's chromium for the browser tests"; \
@@ -101,6 +112,16 @@ system-deps:
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-wheel >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
+	@# The importer's test (e2e TestImport) loads PowerJob's and xxl-job's tables into the MariaDB
+	@# server on 127.0.0.1:3306 (root, no password), and starts it if it is not up. A server already
+	@# answering there, or installed, is left as it is; a fresh install is started and lets root in
+	@# over TCP without a password, as the machines' own server does.
+	@mariadb-admin -h 127.0.0.1 -u root ping >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || { \
+		echo "installing Debian's mariadb-server for the importer's test (e2e TestImport)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server >/dev/null && \
+		$(SUDO) start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd && \
+		for i in $$(seq 60); do $(SUDO) mariadb-admin ping >/dev/null 2>&1 && break; sleep 1; done && \
+		$(SUDO) mariadb -e "ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket OR mysql_native_password USING PASSWORD('')"; }
 	@missing=; for p in $(JAVA_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 		[ -z "$$missing" ] || { echo "installing Debian's JDK, Maven and the jars the Java worker builds against:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing >/dev/null; }
@@ -188,8 +209,11 @@ test-java:
 test-frontend: frontend/node_modules
 	cd frontend && npm run codegen:check && npm run typecheck && npm run lint && npm test
 
-## test-e2e: real server and worker processes, PostgreSQL, and Chromium; needs the console built
+## test-e2e: real server and worker processes, PostgreSQL, and Chromium, and Dex and Jaeger (e2e-tools); needs the console built
 test-e2e: console e2e/browser/node_modules
+	@mkdir -p $(BIN)
+	@# make test's other lane builds Dex and Jaeger (tools): wait for that, or build them.
+	flock $(BIN)/.tools.lock $(MAKE) --no-print-directory e2e-tools
 	./scripts/gotest-summary.sh test-output/e2e.log -count=1 -timeout 15m ./e2e/...
 
 ## bench: the benchmark harness (real server, agents and PostgreSQL; one JSON object per scenario), then the Go micro-benchmarks

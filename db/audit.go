@@ -13,20 +13,23 @@ import (
 type AuditEntry struct {
 	bun.BaseModel `bun:"table:audit_log,alias:al"`
 
-	ID         int64         `bun:"id,pk,autoincrement"`
-	At         time.Time     `bun:"at,notnull"`
-	AppID      *int64        `bun:"app_id"`
-	App        string        `bun:"app,notnull"`
-	UserID     *int64        `bun:"user_id"`
-	Actor      string        `bun:"actor,notnull"`
-	TokenName  string        `bun:"token_name,notnull"`
-	ClientAddr string        `bun:"client_addr,notnull"`
-	Action     string        `bun:"action,notnull"`
-	ObjectType string        `bun:"object_type,notnull"`
-	ObjectID   string        `bun:"object_id,notnull"`
-	ObjectName string        `bun:"object_name,notnull"`
-	Outcome    string        `bun:"outcome,notnull"`
-	Changes    []AuditChange `bun:"changes,type:json,notnull"`
+	ID     int64     `bun:"id,pk,autoincrement"`
+	At     time.Time `bun:"at,notnull"`
+	AppID  *int64    `bun:"app_id"`
+	App    string    `bun:"app,notnull"`
+	UserID *int64    `bun:"user_id"`
+	Actor  string    `bun:"actor,notnull"`
+	// ActorSubject is the identity provider's subject of the actor, for a
+	// user who signed in with single sign-on.
+	ActorSubject string        `bun:"actor_subject,notnull"`
+	TokenName    string        `bun:"token_name,notnull"`
+	ClientAddr   string        `bun:"client_addr,notnull"`
+	Action       string        `bun:"action,notnull"`
+	ObjectType   string        `bun:"object_type,notnull"`
+	ObjectID     string        `bun:"object_id,notnull"`
+	ObjectName   string        `bun:"object_name,notnull"`
+	Outcome      string        `bun:"outcome,notnull"`
+	Changes      []AuditChange `bun:"changes,type:json,notnull"`
 }
 
 // AuditChange is one field's value before and after a mutation (nil: it
@@ -56,6 +59,9 @@ func (s *Store) AuditCreateMany(ctx context.Context, list []*AuditEntry) error {
 		if e.Changes == nil {
 			e.Changes = []AuditChange{}
 		}
+	}
+	if s.dialect == Postgres {
+		return wrap(s.insertRecordset(ctx, "audit_log", list, []string{"id"}, ""), "recording audit entries")
 	}
 	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").Exec(ctx)
 	return wrap(err, "recording audit entries")

@@ -169,7 +169,7 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 		if err != nil || counts[a.ID].Total != 2 || counts[a.ID].Waiting != 2 {
 			t.Fatalf("TaskCountsByInstance = %+v, %v", counts, err)
 		}
-		if _, err := d.TaskStopByInstance(ctx, a.ID, db.StatusStopped); err != nil {
+		if _, err := d.TaskStopByInstance(ctx, a.ID, 2, db.StatusStopped); err != nil {
 			t.Fatal(err)
 		}
 		if un, _ := d.TaskListUnfinished(ctx, []int64{a.ID}); len(un) != 0 {

@@ -93,9 +93,14 @@ type Instance struct {
 	JobVersion *int `bun:"job_version"`
 	// NoWorker is why no connected worker could take it, as last found
 	// (nil if it never waited for a worker; noworker.go).
-	NoWorker  *NoWorker `bun:"no_worker,type:json,nullzero"`
-	CreatedAt time.Time `bun:"created_at,notnull"`
-	UpdatedAt time.Time `bun:"updated_at,notnull"`
+	NoWorker *NoWorker `bun:"no_worker,type:json,nullzero"`
+	// TraceParent is the W3C traceparent of the span the instance is
+	// traced under: until it fires, the API call or workflow instance that
+	// created it (if traced); from its fire on, its dispatch span, the
+	// parent of its tasks' spans. "" when it is not traced.
+	TraceParent string    `bun:"trace_parent,notnull"`
+	CreatedAt   time.Time `bun:"created_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.
@@ -111,6 +116,30 @@ type InstanceAttempt struct {
 	Reason     string     `bun:"reason,notnull"`
 	StartedAt  *time.Time `bun:"started_at"`
 	FinishedAt *time.Time `bun:"finished_at"`
+}
+
+// AttemptsWithCurrent is an instance's attempts as the API shows them:
+// the rows stored, which record attempts that ended without succeeding,
+// and the current attempt from the instance row itself (its worker,
+// start, end and outcome) once it started, unless a row records it. The
+// execution actor writes no row for an attempt that runs or succeeds —
+// the instance row holds the same facts — which saves every run two
+// writes (docs/design.md §6.5).
+func AttemptsWithCurrent(stored []InstanceAttempt, in *Instance) []InstanceAttempt {
+	if in.StartedAt == nil || (in.Status != StatusRunning && !IsFinal(in.Status)) {
+		return stored
+	}
+	for _, a := range stored {
+		if a.Attempt == in.Attempt {
+			return stored
+		}
+	}
+	cur := InstanceAttempt{InstanceID: in.ID, Attempt: in.Attempt, Status: in.Status, WorkerID: in.WorkerID,
+		StartedAt: in.StartedAt, FinishedAt: in.FinishedAt}
+	if in.Status != StatusRunning {
+		cur.Result, cur.Reason = in.Result, in.Reason
+	}
+	return append(stored[:len(stored):len(stored)], cur)
 }
 
 // ActiveStatuses are the states of an instance that is not finished.
@@ -138,6 +167,16 @@ func (s *Store) InstanceCreateMany(ctx context.Context, list []*Instance) error 
 			in.Attempt = 1
 		}
 	}
+	if s.dialect == Postgres {
+		var ids []int64
+		if err := s.insertRecordset(ctx, "instances", list, []string{"id"}, "RETURNING id", &ids); err != nil {
+			return wrap(err, "creating instances")
+		}
+		for i, in := range list {
+			in.ID = ids[i]
+		}
+		return nil
+	}
 	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").Returning("id").Exec(ctx)
 	return wrap(err, "creating instances")
 }
@@ -161,7 +200,7 @@ func (s *Store) InstanceCreateIdempotent(ctx context.Context, in *Instance, sinc
 		now := Now()
 		in.CreatedAt, in.UpdatedAt = now, now
 		res, err := s.idb.NewInsert().Model(in).ExcludeColumn("id").
-			On("CONFLICT (job_id, idempotency_key) DO NOTHING").
+			On("CONFLICT (job_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING").
 			Returning("id").Exec(ctx)
 		if err != nil {
 			return nil, false, wrap(err, "creating instance")
@@ -209,10 +248,16 @@ func (s *Store) InstanceCreateFired(ctx context.Context, list []Instance) ([]Ins
 		JobID             int64      `bun:"job_id"`
 		ExpectedTriggerAt *time.Time `bun:"expected_trigger_at"`
 	}
-	err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").
-		On("CONFLICT (job_id, expected_trigger_at) DO NOTHING").
-		Returning("id, job_id, expected_trigger_at").
-		Scan(ctx, &rows)
+	var err error
+	if s.dialect == Postgres {
+		err = s.insertRecordset(ctx, "instances", list, []string{"id"},
+			"ON CONFLICT (job_id, expected_trigger_at) DO NOTHING RETURNING id, job_id, expected_trigger_at", &rows)
+	} else {
+		err = s.idb.NewInsert().Model(&list).ExcludeColumn("id").
+			On("CONFLICT (job_id, expected_trigger_at) DO NOTHING").
+			Returning("id, job_id, expected_trigger_at").
+			Scan(ctx, &rows)
+	}
 	if err != nil {
 		return nil, wrap(err, "creating instances")
 	}
@@ -315,6 +360,24 @@ func (s *Store) InstanceListWaitingDue(ctx context.Context, appID int64, until t
 	return out, wrap(err, "reading due instances")
 }
 
+// InstanceListWaitingDueNotAhead is InstanceListWaitingDue without the
+// scheduled fires recorded ahead (SCHEDULE, due after now): the trigger
+// loop puts the fires it records on its wheel itself, and reads them back
+// only after a take-over. What is left is what others made WAITING (API
+// runs, retries, catch-ups, workflow nodes) and whatever is due already:
+// two index ranges, instances_active up to now and
+// instances_waiting_unscheduled up to until, however many fires the
+// window holds.
+func (s *Store) InstanceListWaitingDueNotAhead(ctx context.Context, appID int64, now, until time.Time, limit int) ([]Due, error) {
+	var out []Due
+	err := s.idb.NewRaw(`SELECT id, trigger_at FROM (
+		SELECT id, trigger_at FROM instances WHERE app_id = ? AND status = ? AND trigger_at <= ? AND reason <> ?
+		UNION
+		SELECT id, trigger_at FROM instances WHERE app_id = ? AND status = ? AND trigger_type <> 'SCHEDULE' AND trigger_at <= ? AND reason <> ?
+	) AS due ORDER BY trigger_at, id LIMIT ?`, appID, StatusWaiting, now, ReasonQueued, appID, StatusWaiting, until, ReasonQueued, limit).Scan(ctx, &out)
+	return out, wrap(err, "reading due instances")
+}
+
 // InstanceListActive returns an app's DISPATCHED and RUNNING instances.
 func (s *Store) InstanceListActive(ctx context.Context, appID int64) ([]Instance, error) {
 	var out []Instance
@@ -360,7 +423,10 @@ type InstanceTransition struct {
 	Reason          *string    `bun:"reason"`
 	WorkerID        *string    `bun:"worker_id"`
 	Epoch           *int64     `bun:"epoch"`
-	UpdatedAt       time.Time  `bun:"updated_at"`
+	// TraceParent, when set, records the traceparent of the instance's
+	// dispatch span (a traced fire).
+	TraceParent *string   `bun:"trace_parent"`
+	UpdatedAt   time.Time `bun:"updated_at"`
 }
 
 // InstanceTransitionMany applies the transitions whose instance is still in
@@ -376,6 +442,16 @@ func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTrans
 	for i := range list {
 		list[i].UpdatedAt = now
 	}
+	if s.dialect == Postgres {
+		from, arg, _ := s.recordset(list)
+		err := s.idb.NewRaw(`UPDATE instances AS i SET status = d.to_status,
+			actual_trigger_at = COALESCE(d.actual_trigger_at, i.actual_trigger_at),
+			started_at = COALESCE(d.started_at, i.started_at), finished_at = COALESCE(d.finished_at, i.finished_at),
+			result = COALESCE(d.result, i.result), reason = COALESCE(d.reason, i.reason),
+			worker_id = COALESCE(d.worker_id, i.worker_id), epoch = COALESCE(d.epoch, i.epoch), updated_at = d.updated_at
+			FROM `+from+` WHERE i.id = d.instance_id AND i.status = d.from_status RETURNING i.id`, arg).Scan(ctx, &ids)
+		return ids, wrap(err, "moving instances")
+	}
 	values := s.idb.NewValues(&list)
 	err := s.idb.NewUpdate().
 		With("_data", values).
@@ -389,6 +465,7 @@ func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTrans
 		Set("reason = COALESCE(_data.reason, i.reason)").
 		Set("worker_id = COALESCE(_data.worker_id, i.worker_id)").
 		Set("epoch = COALESCE(_data.epoch, i.epoch)").
+		Set("trace_parent = COALESCE(_data.trace_parent, i.trace_parent)").
 		Set("updated_at = _data.updated_at").
 		Where("i.id = _data.instance_id AND i.status = _data.from_status").
 		Returning("id").
@@ -561,6 +638,14 @@ func (s *Store) InstanceListByJobSince(ctx context.Context, jobID int64, since t
 func (s *Store) AttemptUpsertMany(ctx context.Context, list []InstanceAttempt) error {
 	if len(list) == 0 {
 		return nil
+	}
+	if s.dialect == Postgres {
+		err := s.insertRecordset(ctx, "instance_attempts AS ia", list, []string{"id"}, `ON CONFLICT (instance_id, attempt) DO UPDATE SET
+			status = EXCLUDED.status, worker_id = COALESCE(EXCLUDED.worker_id, ia.worker_id),
+			result = CASE WHEN EXCLUDED.result <> '' THEN EXCLUDED.result ELSE ia.result END,
+			reason = CASE WHEN EXCLUDED.reason <> '' THEN EXCLUDED.reason ELSE ia.reason END,
+			started_at = COALESCE(ia.started_at, EXCLUDED.started_at), finished_at = COALESCE(EXCLUDED.finished_at, ia.finished_at)`)
+		return wrap(err, "recording attempts")
 	}
 	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").
 		On("CONFLICT (instance_id, attempt) DO UPDATE").

@@ -199,9 +199,12 @@ func (s *Store) JobSaveVersion(ctx context.Context, j *Job, fromVersion int, pre
 	return wrap(err, "recording job version")
 }
 
-// JobVersionCreate records a version of a job.
+// JobVersionCreate records a version of a job, made now unless its
+// CreatedAt says when (an imported version).
 func (s *Store) JobVersionCreate(ctx context.Context, v *JobVersion) error {
-	v.CreatedAt = Now()
+	if v.CreatedAt.IsZero() {
+		v.CreatedAt = Now()
+	}
 	_, err := s.idb.NewInsert().Model(v).Exec(ctx)
 	return wrap(err, "recording job version")
 }
@@ -317,6 +320,12 @@ func (s *Store) JobAdvanceMany(ctx context.Context, advances []JobAdvance) ([]in
 	var ids []int64
 	if len(advances) == 0 {
 		return ids, nil
+	}
+	if s.dialect == Postgres {
+		from, arg, _ := s.recordset(advances)
+		err := s.idb.NewRaw(`UPDATE jobs AS j SET next_trigger_at = d.new FROM `+from+`
+			WHERE j.id = d.job_id AND j.next_trigger_at = d.old RETURNING j.id`, arg).Scan(ctx, &ids)
+		return ids, wrap(err, "advancing jobs")
 	}
 	values := s.idb.NewValues(&advances)
 	err := s.idb.NewUpdate().

@@ -68,32 +68,11 @@ func (s *Store) AppQueueDepth(ctx context.Context, appID int64) (QueueDepth, err
 		return q, wrap(err, "counting waiting instances")
 	}
 	q.Instances = n
-	n, err = s.idb.NewSelect().Model((*Task)(nil)).
-		Join("JOIN instances AS i ON i.id = tk.instance_id").
-		Where("i.app_id = ? AND i.status IN (?) AND tk.status = ?", appID, bun.List(ActiveStatuses), StatusWaiting).
-		Count(ctx)
+	// From the counts (tasks.go): a few rows per instance, not one per task.
+	err = s.idb.NewSelect().TableExpr("("+s.taskCountRows("i.app_id = ? AND i.status IN (?)", appID, bun.List(ActiveStatuses))+") AS c").
+		ColumnExpr("COALESCE(SUM(c.n), 0)").Where("c.status = ?", StatusWaiting).Scan(ctx, &n)
 	q.Tasks = n
 	return q, wrap(err, "counting waiting tasks")
-}
-
-// TaskCountsBusy counts, per worker, the tasks handed to it and not yet
-// finished (DISPATCHED or RUNNING): the slots it has in use.
-func (s *Store) TaskCountsBusy(ctx context.Context, workerIDs []string) (map[string]int, error) {
-	out := map[string]int{}
-	if len(workerIDs) == 0 {
-		return out, nil
-	}
-	var rows []struct {
-		WorkerID string `bun:"worker_id"`
-		N        int    `bun:"n"`
-	}
-	err := s.idb.NewSelect().Model((*Task)(nil)).ColumnExpr("worker_id, COUNT(*) AS n").
-		Where("worker_id IN (?) AND status IN (?, ?)", bun.List(workerIDs), StatusDispatched, StatusRunning).
-		Group("worker_id").Scan(ctx, &rows)
-	for _, r := range rows {
-		out[r.WorkerID] = r.N
-	}
-	return out, wrap(err, "counting busy slots")
 }
 
 // InstanceListFailedRecent returns an app's instances that ended FAILED since

@@ -137,12 +137,15 @@ func (s *Store) TaskViewList(ctx context.Context, q TaskQuery) ([]TaskView, bool
 }
 
 // TaskCount counts an instance attempt's tasks of the query's statuses
-// (AfterID and Limit are ignored), from task_counts: one row per status.
+// (AfterID and Limit are ignored): from task_counts, one row per status,
+// and the few tasks of the kinds it does not count (tasks.go).
 func (s *Store) TaskCount(ctx context.Context, q TaskQuery) (int, error) {
 	var n int
-	err := s.idb.NewSelect().TableExpr("task_counts").ColumnExpr("COALESCE(SUM(n), 0)").
-		Where("instance_id = ? AND instance_attempt = ? AND status IN (?)", q.InstanceID, q.Attempt, bun.List(q.statuses())).
-		Scan(ctx, &n)
+	err := s.idb.NewRaw(`SELECT COALESCE(SUM(n), 0) FROM (
+		SELECT n FROM task_counts WHERE instance_id = ? AND instance_attempt = ? AND status IN (?)
+		UNION ALL
+		SELECT COUNT(*) AS n FROM tasks WHERE instance_id = ? AND instance_attempt = ? AND status IN (?) AND kind IN (`+singleKinds+`)
+	) AS c`, q.InstanceID, q.Attempt, bun.List(q.statuses()), q.InstanceID, q.Attempt, bun.List(q.statuses())).Scan(ctx, &n)
 	return n, wrap(err, "counting tasks")
 }
 

@@ -42,6 +42,16 @@ func (s *Store) TaskCreateMany(ctx context.Context, list []Task) error {
 	for i := range list {
 		list[i].CreatedAt, list[i].UpdatedAt = now, now
 	}
+	if s.dialect == Postgres {
+		var ids []int64
+		if err := s.insertRecordset(ctx, "tasks", list, []string{"id"}, "RETURNING id", &ids); err != nil {
+			return wrap(err, "creating tasks")
+		}
+		for i := range list {
+			list[i].ID = ids[i]
+		}
+		return nil
+	}
 	_, err := s.idb.NewInsert().Model(&list).ExcludeColumn("id").Returning("id").Exec(ctx)
 	return wrap(err, "creating tasks")
 }
@@ -74,6 +84,16 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 	for i := range list {
 		list[i].UpdatedAt = now
 	}
+	if s.dialect == Postgres {
+		from, arg, _ := s.recordset(list)
+		err := s.idb.NewRaw(`UPDATE tasks AS tk SET status = d.to_status,
+			worker_id = CASE WHEN d.to_status = 'WAITING' THEN NULL ELSE COALESCE(d.worker_id, tk.worker_id) END,
+			result = COALESCE(d.result, tk.result), dispatched_at = COALESCE(d.dispatched_at, tk.dispatched_at),
+			finished_at = COALESCE(d.finished_at, tk.finished_at), retries = COALESCE(d.retries, tk.retries),
+			not_before = d.not_before, updated_at = d.updated_at
+			FROM `+from+` WHERE tk.id = d.task_id AND tk.status = d.from_status RETURNING tk.id`, arg).Scan(ctx, &ids)
+		return ids, wrap(err, "moving tasks")
+	}
 	values := s.idb.NewValues(&list)
 	err := s.idb.NewUpdate().
 		With("_data", values).
@@ -93,12 +113,14 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 	return ids, wrap(err, "moving tasks")
 }
 
-// TaskStopByInstance stops every unfinished task of an instance and returns
-// the ones that were on a worker (to tell the worker).
-func (s *Store) TaskStopByInstance(ctx context.Context, instanceID int64, status string) ([]Task, error) {
+// TaskStopByInstance stops every unfinished task of an instance attempt
+// and returns the ones that were on a worker (to tell the worker). An
+// attempt's tasks are stopped when it ends, so only the current attempt
+// can have any.
+func (s *Store) TaskStopByInstance(ctx context.Context, instanceID int64, attempt int, status string) ([]Task, error) {
 	var onWorkers []Task
 	err := s.idb.NewSelect().Model(&onWorkers).
-		Where("instance_id = ? AND status IN (?)", instanceID, bun.List([]string{StatusDispatched, StatusRunning})).
+		Where("instance_id = ? AND instance_attempt = ? AND status IN (?)", instanceID, attempt, bun.List([]string{StatusDispatched, StatusRunning})).
 		Scan(ctx)
 	if err != nil {
 		return nil, wrap(err, "reading tasks to stop")
@@ -106,7 +128,7 @@ func (s *Store) TaskStopByInstance(ctx context.Context, instanceID int64, status
 	now := Now()
 	_, err = s.idb.NewUpdate().Model((*Task)(nil)).
 		Set("status = ?", status).Set("finished_at = ?", now).Set("updated_at = ?", now).
-		Where("instance_id = ? AND status IN (?)", instanceID, bun.List(ActiveStatuses)).Exec(ctx)
+		Where("instance_id = ? AND instance_attempt = ? AND status IN (?)", instanceID, attempt, bun.List(ActiveStatuses)).Exec(ctx)
 	return onWorkers, wrap(err, "stopping tasks")
 }
 
@@ -123,7 +145,13 @@ func (s *Store) TaskCreateManyChunked(ctx context.Context, list []Task) error {
 	}
 	for from := 0; from < len(list); from += taskInsertChunk {
 		chunk := list[from:min(from+taskInsertChunk, len(list))]
-		if _, err := s.idb.NewInsert().Model(&chunk).ExcludeColumn("id").Exec(ctx); err != nil {
+		var err error
+		if s.dialect == Postgres {
+			err = s.insertRecordset(ctx, "tasks", chunk, []string{"id"}, "")
+		} else {
+			_, err = s.idb.NewInsert().Model(&chunk).ExcludeColumn("id").Exec(ctx)
+		}
+		if err != nil {
 			return wrap(err, "creating tasks")
 		}
 	}
@@ -137,8 +165,8 @@ const taskInsertChunk = 2000
 // TaskListWaitingAfter returns up to limit WAITING tasks of an instance
 // attempt with ids above afterID, in id order: the owner's next window
 // of an instance with more tasks than it holds in memory. The index
-// tasks_by_instance (instance_id, status, id) serves it whatever the
-// instance's size.
+// tasks_by_attempt (instance_id, instance_attempt, status, id) serves it
+// whatever the instance's size.
 func (s *Store) TaskListWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]Task, error) {
 	var out []Task
 	err := s.idb.NewSelect().Model(&out).
@@ -147,37 +175,40 @@ func (s *Store) TaskListWaitingAfter(ctx context.Context, instanceID int64, atte
 	return out, wrap(err, "reading waiting tasks")
 }
 
-// TaskListOnWorkers returns the DISPATCHED and RUNNING tasks of the instances.
+// TaskListOnWorkers returns the DISPATCHED and RUNNING tasks of the
+// instances' current attempts (an attempt's tasks are stopped when it
+// ends).
 func (s *Store) TaskListOnWorkers(ctx context.Context, instanceIDs []int64) ([]Task, error) {
+	return s.taskListOfCurrentAttempts(ctx, instanceIDs, []string{StatusDispatched, StatusRunning}, "reading tasks on workers")
+}
+
+// taskListOfCurrentAttempts reads the tasks of some statuses of the
+// instances' current attempts: per instance one range of tasks_by_attempt.
+func (s *Store) taskListOfCurrentAttempts(ctx context.Context, instanceIDs []int64, statuses []string, what string) ([]Task, error) {
 	var out []Task
 	if len(instanceIDs) == 0 {
 		return out, nil
 	}
 	err := s.idb.NewSelect().Model(&out).
-		Where("instance_id IN (?) AND status IN (?)", bun.List(instanceIDs), bun.List([]string{StatusDispatched, StatusRunning})).
-		OrderExpr("id").Scan(ctx)
-	return out, wrap(err, "reading tasks on workers")
+		Join("JOIN instances AS i ON i.id = tk.instance_id AND i.attempt = tk.instance_attempt").
+		Where("i.id IN (?) AND tk.status IN (?)", bun.List(instanceIDs), bun.List(statuses)).
+		OrderExpr("tk.id").Scan(ctx)
+	return out, wrap(err, what)
 }
 
-// TaskStopWaiting stops an instance's WAITING tasks (those its owner does
-// not hold in memory when an attempt ends).
-func (s *Store) TaskStopWaiting(ctx context.Context, instanceID int64, at time.Time) error {
+// TaskStopWaiting stops an instance attempt's WAITING tasks (those its
+// owner does not hold in memory when the attempt ends).
+func (s *Store) TaskStopWaiting(ctx context.Context, instanceID int64, attempt int, at time.Time) error {
 	_, err := s.idb.NewUpdate().Model((*Task)(nil)).
 		Set("status = ?", StatusStopped).Set("finished_at = ?", at).Set("updated_at = ?", Now()).
-		Where("instance_id = ? AND status = ?", instanceID, StatusWaiting).Exec(ctx)
+		Where("instance_id = ? AND instance_attempt = ? AND status = ?", instanceID, attempt, StatusWaiting).Exec(ctx)
 	return wrap(err, "stopping waiting tasks")
 }
 
-// TaskListUnfinished returns the unfinished tasks of the instances.
+// TaskListUnfinished returns the unfinished tasks of the instances'
+// current attempts.
 func (s *Store) TaskListUnfinished(ctx context.Context, instanceIDs []int64) ([]Task, error) {
-	var out []Task
-	if len(instanceIDs) == 0 {
-		return out, nil
-	}
-	err := s.idb.NewSelect().Model(&out).
-		Where("instance_id IN (?) AND status IN (?)", bun.List(instanceIDs), bun.List(ActiveStatuses)).
-		OrderExpr("id").Scan(ctx)
-	return out, wrap(err, "reading unfinished tasks")
+	return s.taskListOfCurrentAttempts(ctx, instanceIDs, ActiveStatuses, "reading unfinished tasks")
 }
 
 // TaskListResults returns the finished tasks of an instance attempt of the
@@ -230,25 +261,45 @@ type TaskCounts struct {
 	Stopped int `bun:"stopped"`
 }
 
+// Counting an attempt's tasks by status costs a few rows per instance,
+// whatever its size: the kinds an instance has many of (MAP, BROADCAST)
+// are counted in task_counts, which triggers keep in step with the tasks
+// (migrations 20261127000100, 20261128100000), and the kinds an attempt
+// has one of each (ROOT, PRE, POST, REDUCE) are counted from their rows
+// through the index tasks_singles. A STANDALONE instance's one task thus
+// costs no task_counts write.
+
+// singleKinds are the task kinds of which an attempt has at most one.
+const singleKinds = "'ROOT', 'PRE', 'POST', 'REDUCE'"
+
+// taskCountRows are the counts (instance_id, status, n) of the current
+// attempts of the instances a where clause on instances AS i picks.
+func (s *Store) taskCountRows(where string, args ...any) string {
+	return s.idb.NewRaw(`SELECT tc.instance_id, tc.status, tc.n FROM task_counts AS tc
+		JOIN instances AS i ON i.id = tc.instance_id AND i.attempt = tc.instance_attempt WHERE `+where+`
+		UNION ALL
+		SELECT tk.instance_id, tk.status, COUNT(*) AS n FROM tasks AS tk
+		JOIN instances AS i ON i.id = tk.instance_id AND i.attempt = tk.instance_attempt
+		WHERE tk.kind IN (`+singleKinds+`) AND `+where+`
+		GROUP BY tk.instance_id, tk.status`, append(append([]any{}, args...), args...)...).String()
+}
+
 // TaskCountsByInstance summarises the tasks of each instance's current
-// attempt, from task_counts, which triggers keep in step with the tasks
-// (migration 20261127000100): a few rows per instance, whatever its size.
+// attempt.
 func (s *Store) TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]TaskCounts, error) {
 	out := make(map[int64]TaskCounts, len(instanceIDs))
 	if len(instanceIDs) == 0 {
 		return out, nil
 	}
 	var rows []TaskCounts
-	err := s.idb.NewSelect().TableExpr("task_counts AS tc").
-		ColumnExpr("tc.instance_id, SUM(tc.n) AS total").
-		ColumnExpr("SUM(CASE WHEN tc.status = 'WAITING' THEN tc.n ELSE 0 END) AS waiting").
-		ColumnExpr("SUM(CASE WHEN tc.status IN ('DISPATCHED', 'RUNNING') THEN tc.n ELSE 0 END) AS running").
-		ColumnExpr("SUM(CASE WHEN tc.status = 'SUCCEEDED' THEN tc.n ELSE 0 END) AS succeeded").
-		ColumnExpr("SUM(CASE WHEN tc.status IN ('FAILED', 'STOPPED', 'CANCELED') THEN tc.n ELSE 0 END) AS failed").
-		ColumnExpr("SUM(CASE WHEN tc.status IN ('STOPPED', 'CANCELED') THEN tc.n ELSE 0 END) AS stopped").
-		Join("JOIN instances AS i ON i.id = tc.instance_id AND i.attempt = tc.instance_attempt").
-		Where("tc.instance_id IN (?)", bun.List(instanceIDs)).
-		Group("tc.instance_id").Scan(ctx, &rows)
+	err := s.idb.NewSelect().TableExpr("("+s.taskCountRows("i.id IN (?)", bun.List(instanceIDs))+") AS c").
+		ColumnExpr("c.instance_id, SUM(c.n) AS total").
+		ColumnExpr("SUM(CASE WHEN c.status = 'WAITING' THEN c.n ELSE 0 END) AS waiting").
+		ColumnExpr("SUM(CASE WHEN c.status IN ('DISPATCHED', 'RUNNING') THEN c.n ELSE 0 END) AS running").
+		ColumnExpr("SUM(CASE WHEN c.status = 'SUCCEEDED' THEN c.n ELSE 0 END) AS succeeded").
+		ColumnExpr("SUM(CASE WHEN c.status IN ('FAILED', 'STOPPED', 'CANCELED') THEN c.n ELSE 0 END) AS failed").
+		ColumnExpr("SUM(CASE WHEN c.status IN ('STOPPED', 'CANCELED') THEN c.n ELSE 0 END) AS stopped").
+		Group("c.instance_id").Scan(ctx, &rows)
 	for _, r := range rows {
 		if r.Total > 0 {
 			out[r.InstanceID] = r

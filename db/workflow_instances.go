@@ -53,6 +53,16 @@ type WorkflowInstance struct {
 	StartedAt         *time.Time     `bun:"started_at"`
 	FinishedAt        *time.Time     `bun:"finished_at"`
 	UpdatedAt         time.Time      `bun:"updated_at,notnull"`
+	// TraceParent is the W3C traceparent of the instance's span when it is
+	// traced (docs/tracing.md); "" otherwise.
+	TraceParent string `bun:"trace_parent,notnull"`
+}
+
+// WorkflowInstanceSetTraceParent records the span a workflow instance is
+// traced under.
+func (s *Store) WorkflowInstanceSetTraceParent(ctx context.Context, id int64, traceParent string) error {
+	_, err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("trace_parent = ?", traceParent).Where("id = ?", id).Exec(ctx)
+	return wrap(err, "recording a workflow instance's trace")
 }
 
 // IsWorkflowInstanceFinal says whether a workflow instance status is terminal.

@@ -394,13 +394,14 @@ func TestMakeRebuildsOnlyWhatChanged(t *testing.T) {
 		npmBuild = "npm run build"
 		goServer = "go build -o bin/jobwheel-server ./cmd/jobwheel-server"
 		goAgent  = "go build -o bin/jobwheel-agent ./cmd/jobwheel-agent"
+		goCLI    = "go build -o bin/jobwheel ./cmd/jobwheel"
 	)
-	build("first build", npmCI, npmBuild, goServer, goAgent)
+	build("first build", npmCI, npmBuild, goServer, goAgent, goCLI)
 	build("nothing changed")
 	touch("frontend/src/main.tsx")
 	build("a console source changed", npmBuild, goServer)
 	touch("cmd/jobwheel-server/main.go")
-	build("a Go source changed", goServer, goAgent)
+	build("a Go source changed", goServer, goAgent, goCLI)
 	touch("frontend/package-lock.json")
 	build("the console's packages changed", npmCI, npmBuild, goServer)
 	build("nothing changed since")

@@ -21,7 +21,8 @@ func auditMutations(log *audit.Service) graphql.FieldMiddleware {
 			return next(ctx)
 		}
 		rec := log.Begin(ctx, fc.Field.Name, fc.Args)
-		res, err := next(ctx)
+		// A service may write the entry with its change (runJob).
+		res, err := next(audit.WithRecord(ctx, rec))
 		rec.End(ctx, res, outcomeCode(ctx, err))
 		return res, err
 	}

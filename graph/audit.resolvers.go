@@ -19,6 +19,10 @@ func (r *auditEntryResolver) App(ctx context.Context, obj *db.AuditEntry) (*stri
 	return nonEmpty(obj.App), nil
 }
 
+func (r *auditEntryResolver) ActorSubject(ctx context.Context, obj *db.AuditEntry) (*string, error) {
+	return nonEmpty(obj.ActorSubject), nil
+}
+
 func (r *auditEntryResolver) TokenName(ctx context.Context, obj *db.AuditEntry) (*string, error) {
 	return nonEmpty(obj.TokenName), nil
 }

@@ -98,8 +98,12 @@ func TestAuditLog(t *testing.T) {
 		var run struct{ RunJob struct{ ID string } }
 		api.must(t, admin, `mutation($id: ID!) { runJob(id: $id) { id } }`, map[string]any{"id": job}, &run)
 		var after auditPage
-		api.must(t, admin, auditQuery, map[string]any{"app": "orders", "t": "job", "o": job, "first": 1}, &after)
+		api.must(t, admin, auditQuery, map[string]any{"app": "orders", "t": "job", "o": job, "first": 2}, &after)
 		ran := after.AuditLog.Edges[0].Node
+		// Written once, in the run's transaction, not again after it.
+		if prev := after.AuditLog.Edges[1].Node; prev.Action == "runJob" {
+			t.Errorf("runJob recorded twice: %+v and %+v", ran, prev)
+		}
 		var jobFields []string
 		for _, c := range ran.Changes {
 			if c.Field != "instance" && !strings.HasPrefix(c.Field, "arg.") {

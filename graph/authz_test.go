@@ -158,6 +158,8 @@ func matrixRows() []matrixRow {
 	return []matrixRow{
 		// Queries.
 		{op: "me", query: `{ me { username } }`, need: needCaller, vars: noVars},
+		{op: "signInOptions", query: `{ signInOptions { password sso { name } } }`, need: needPublic, vars: noVars},
+		{op: "traceUrlTemplate", query: `{ traceUrlTemplate }`, need: needCaller, vars: noVars},
 		{op: "apps", query: `{ apps { name myRole } }`, need: needCaller, vars: noVars},
 		{op: "servers", query: `{ servers { id apps { name } } }`, need: needCaller, vars: noVars},
 		{op: "users", query: `{ users { username } }`, need: needAdmin, vars: noVars},

@@ -23,6 +23,10 @@ func (r *mutationResolver) ApplyConfig(ctx context.Context, input model.ConfigIn
 	for _, j := range input.Jobs {
 		in.Jobs = append(in.Jobs, jobInput(*j))
 	}
+	for _, v := range input.JobVersions {
+		in.JobVersions = append(in.JobVersions, apply.JobVersion{App: v.App, Name: v.Name, ProcessorType: v.ProcessorType,
+			Processor: v.Processor, Author: deref(v.Author), CreatedAt: v.CreatedAt})
+	}
 	for i, w := range input.Workflows {
 		wi, err := workflowInput(*w)
 		if err != nil {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -256,4 +257,92 @@ func mustAppID(t *testing.T, d *db.DB, name string) int64 {
 		t.Fatal(err)
 	}
 	return app.ID
+}
+
+// TestApplyConfigJobVersions: earlier versions given with a set become a
+// new job's first versions, with their authors and times, and the set's
+// definition the version after them (what an import of an xxl-job GLUE
+// job's history relies on); applying again leaves the history alone; a
+// bad version changes nothing and is named by its field.
+func TestApplyConfigJobVersions(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		api := newAPI(t, d, apiOptions{})
+		admin := api.admin(t)
+		api.createApp(t, admin, "orders")
+		job := map[string]any{"app": "orders", "name": "glue", "scheduleType": "API", "processorType": "SHELL", "processor": "echo three"}
+		set := map[string]any{"set": "import", "apps": []string{"orders"}, "jobs": []any{job}, "jobVersions": []any{
+			map[string]any{"app": "orders", "name": "glue", "processorType": "PYTHON", "processor": "print('one')",
+				"author": "xxl-job: first", "createdAt": "2024-01-02T03:04:05Z"},
+			map[string]any{"app": "orders", "name": "glue", "processorType": "SHELL", "processor": "echo two", "createdAt": "2024-02-03T04:05:06Z"},
+		}}
+		type version struct {
+			Version        int
+			Change, Author string
+			CreatedAt      string
+			Processor      string
+			Definition     map[string]any
+		}
+		var out struct {
+			Jobs struct {
+				Edges []struct {
+					Node struct {
+						Version  int
+						Versions []version
+					}
+				}
+			}
+		}
+		read := func() []version {
+			api.must(t, admin, `{ jobs(app: "orders") { edges { node { version versions { version change author createdAt processor definition } } } } }`, nil, &out)
+			if n := len(out.Jobs.Edges); n != 1 {
+				t.Fatalf("%d jobs; want 1", n)
+			}
+			return out.Jobs.Edges[0].Node.Versions
+		}
+
+		// A bad version: nothing is created.
+		bad := maps.Clone(set)
+		bad["jobVersions"] = []any{map[string]any{"app": "orders", "name": "glue", "processorType": "SHELL", "processor": " "}}
+		if r := api.do(t, admin, applyQ, map[string]any{"in": bad}, nil); r.code() != CodeBadInput || r.Errors[0].field() != "jobVersions[0].processor" {
+			t.Fatalf("an empty script: %+v; want BAD_INPUT on jobVersions[0].processor", r.Errors)
+		}
+		bad["jobVersions"] = []any{map[string]any{"app": "orders", "name": "other", "processorType": "SHELL", "processor": "true"}}
+		if r := api.do(t, admin, applyQ, map[string]any{"in": bad}, nil); r.code() != CodeBadInput || r.Errors[0].field() != "jobVersions[0].name" {
+			t.Fatalf("a version of a job outside the set: %+v; want BAD_INPUT on jobVersions[0].name", r.Errors)
+		}
+		if _, err := d.JobGetByName(context.Background(), mustAppID(t, d, "orders"), "glue"); err == nil {
+			t.Fatal("a refused apply created the job")
+		}
+
+		var res applyResult
+		api.must(t, admin, applyQ, map[string]any{"in": set}, &res)
+		if got := actions(res); !slices.Equal(got, []string{"JOB glue CREATE"}) {
+			t.Fatalf("apply: %q", got)
+		}
+		vs := read()
+		if out.Jobs.Edges[0].Node.Version != 3 || len(vs) != 3 {
+			t.Fatalf("version %d with %d kept; want 3 and 3", out.Jobs.Edges[0].Node.Version, len(vs))
+		}
+		// Newest first.
+		if v := vs[2]; v.Version != 1 || v.Change != "IMPORT" || v.Author != "xxl-job: first" || v.CreatedAt != "2024-01-02T03:04:05Z" ||
+			v.Processor != "print('one')" || v.Definition["processorType"] != "PYTHON" {
+			t.Errorf("version 1: %+v", v)
+		}
+		if v := vs[1]; v.Version != 2 || v.Change != "IMPORT" || v.Author != "admin" || v.CreatedAt != "2024-02-03T04:05:06Z" || v.Processor != "echo two" {
+			t.Errorf("version 2: %+v", v)
+		}
+		if v := vs[0]; v.Version != 3 || v.Change != "APPLY" || v.Processor != "echo three" {
+			t.Errorf("version 3: %+v", v)
+		}
+
+		// Again: the job exists, its history is its own.
+		api.must(t, admin, applyQ, map[string]any{"in": set}, &res)
+		if got := actions(res); !slices.Equal(got, []string{"JOB glue UNCHANGED"}) {
+			t.Fatalf("again: %q", got)
+		}
+		if vs := read(); len(vs) != 3 {
+			t.Fatalf("again: %d versions; want 3", len(vs))
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/jobwheel/jobwheel/graph/generated"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/httpsec"
@@ -68,6 +69,9 @@ type HandlerConfig struct {
 	// Observer hears of each answered operation and each websocket (the
 	// server's metrics); nil: nobody.
 	Observer Observer
+	// Tracer traces each operation (a span per query, mutation or
+	// subscription); its zero value is off, and then nothing is added.
+	Tracer tracing.Tracer
 }
 
 // Observer hears what the endpoint answers (package metrics).
@@ -147,6 +151,9 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 
 	if cfg.Observer != nil {
 		observe(srv, cfg.Observer)
+	}
+	if cfg.Tracer.On() {
+		traceOperations(srv, cfg.Tracer)
 	}
 
 	api := authenticate(cfg.Resolver.auth, cfg.TrustedProxies, log, srv)

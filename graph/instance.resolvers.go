@@ -12,11 +12,16 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
 
 func (r *instanceResolver) Job(ctx context.Context, obj *db.Instance) (*db.Job, error) {
 	return loadersFor(ctx).job(ctx, obj.JobID)
+}
+
+func (r *instanceResolver) TraceID(ctx context.Context, obj *db.Instance) (*string, error) {
+	return nonEmpty(tracing.TraceID(obj.TraceParent)), nil
 }
 
 func (r *instanceResolver) Worker(ctx context.Context, obj *db.Instance) (*db.Worker, error) {
@@ -31,7 +36,7 @@ func (r *instanceResolver) Attempts(ctx context.Context, obj *db.Instance) ([]*d
 	if err != nil {
 		return nil, err
 	}
-	return pointers(list), nil
+	return pointers(db.AttemptsWithCurrent(list, obj)), nil
 }
 
 func (r *instanceResolver) Tasks(ctx context.Context, obj *db.Instance) (*db.TaskCounts, error) {

@@ -49,17 +49,9 @@ func TestOnCallFigures(t *testing.T) {
 				t.Fatal(i, err)
 			}
 		}
+		// A worker with 4 slots whose last heartbeat listed one task.
 		if err := d.WorkerUpsert(ctx, &db.Worker{AppID: appID, ID: "w1", ServerID: "s", Host: "h", Slots: 4,
-			Tags: []string{}, Processors: []string{}, ConnectedAt: now, LastHeartbeat: now}); err != nil {
-			t.Fatal(err)
-		}
-		busy := &db.Instance{AppID: appID, JobID: job, Status: db.StatusRunning, TriggerType: "API", TriggerAt: now}
-		if err := d.InstanceCreate(ctx, busy); err != nil {
-			t.Fatal(err)
-		}
-		w := "w1"
-		if err := d.TaskCreateMany(ctx, []db.Task{{InstanceID: busy.ID, Name: "ROOT", Kind: "ROOT", Status: db.StatusRunning,
-			WorkerID: &w, InstanceAttempt: 1, CreatedAt: now, UpdatedAt: now}}); err != nil {
+			Tags: []string{}, Processors: []string{}, Metrics: db.WorkerMetrics{Running: 1}, ConnectedAt: now, LastHeartbeat: now}); err != nil {
 			t.Fatal(err)
 		}
 

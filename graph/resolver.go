@@ -42,6 +42,11 @@ type Services struct {
 	Log    *slog.Logger
 	// Clock defaults to the system clock.
 	Clock clock.Clock
+	// SSOName is the single sign-on provider's name; "" without single
+	// sign-on.
+	SSOName string
+	// TraceURL links an instance to its trace ({traceId}); "": no link.
+	TraceURL string
 }
 
 // Resolver is the root of the resolvers.
@@ -61,12 +66,14 @@ type Resolver struct {
 	// errors raised after the stream started need it by hand.
 	present graphql.ErrorPresenterFunc
 	clock   clock.Clock
+	// ssoName and traceURL are Services.SSOName and Services.TraceURL.
+	ssoName, traceURL string
 }
 
 // NewResolver returns the root resolver over s.
 func NewResolver(s Services) *Resolver {
 	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, applier: s.Apply, logs: s.Logs, live: s.Live, audit: s.Audit, alarms: s.Alarms, log: s.Log,
-		clock: clock.OrSystem(s.Clock)}
+		clock: clock.OrSystem(s.Clock), ssoName: s.SSOName, traceURL: s.TraceURL}
 }
 
 // now is the time as the database keeps it.

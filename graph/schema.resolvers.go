@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/sso"
 )
 
 func (r *mutationResolver) Login(ctx context.Context, username string, password string) (*model.Session, error) {
@@ -44,6 +45,18 @@ func (r *queryResolver) Me(ctx context.Context) (*db.User, error) {
 		return nil, err
 	}
 	return &p.User, nil
+}
+
+func (r *queryResolver) SignInOptions(ctx context.Context) (*model.SignInOptions, error) {
+	opts := &model.SignInOptions{Password: r.auth.PasswordsAllowed()}
+	if r.ssoName != "" {
+		opts.Sso = &model.SsoOption{Name: r.ssoName, LoginURL: sso.LoginPath}
+	}
+	return opts, nil
+}
+
+func (r *queryResolver) TraceURLTemplate(ctx context.Context) (*string, error) {
+	return nonEmpty(r.traceURL), nil
 }
 
 func (r *subscriptionResolver) InstanceLogs(ctx context.Context, instanceID string, afterSeq *int) (<-chan *db.InstanceLog, error) {

@@ -50,8 +50,9 @@ type testAPI struct {
 
 type nopOwner struct{}
 
-func (nopOwner) JobsChanged(int64)      {}
-func (nopOwner) InstancesChanged(int64) {}
+func (nopOwner) JobsChanged(int64)            {}
+func (nopOwner) InstancesChanged(int64)       {}
+func (nopOwner) InstanceCreated(*db.Instance) {}
 
 type apiOptions struct {
 	live         live.Config

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -87,6 +89,13 @@ type TaskContext interface {
 	// WorkflowNode is the workflow run and node the instance runs for;
 	// node is "" outside workflows.
 	WorkflowNode() (runID int64, node string)
+
+	// Traceparent is the W3C traceparent of the processor's span when the
+	// run is traced (docs/tracing.md), for passing on to what the
+	// processor calls; "" otherwise. As a context.Context the TaskContext
+	// carries that span too (trace.SpanFromContext), so OpenTelemetry
+	// instrumentation given it starts child spans.
+	Traceparent() string
 }
 
 // runningTask is a task between dispatch and the end of its processor.
@@ -170,7 +179,8 @@ func (w *Worker) startLocked(t protocol.Task, p Processor) {
 	rt := &runningTask{task: t, cancel: cancel}
 	w.running[t.TaskID] = rt
 	w.busy++
-	tc := &taskContext{Context: ctx, w: w, task: t}
+	ctx, span := w.startSpan(ctx, &t)
+	tc := &taskContext{Context: ctx, w: w, task: t, span: span}
 	tc.logger = slog.New(newTaskHandler(w, t.InstanceID, t.TaskID))
 	w.unreported.Add(1)
 	go func() {
@@ -245,6 +255,7 @@ func (w *Worker) execute(rt *runningTask, p Processor, tc *taskContext, start ti
 		w.busy--
 		w.mu.Unlock()
 	}
+	endSpan(tc.span, status, result)
 	w.report(protocol.TaskReport{
 		TaskID: t.TaskID, InstanceID: t.InstanceID, Status: status, Reason: reason,
 		Result: protocol.Truncate(result, protocol.MaxResultBytes), At: time.Now(), WorkflowContext: wf,
@@ -384,6 +395,8 @@ type taskContext struct {
 	w      *Worker
 	task   protocol.Task
 	logger *slog.Logger
+	// span is the processor's span; nil when the task is not traced.
+	span trace.Span
 
 	mu  sync.Mutex
 	add map[string]any // SetWorkflowValue additions
@@ -411,6 +424,7 @@ func (c *taskContext) IsRoot() bool                { return c.task.Kind == proto
 func (c *taskContext) Shard() (int, int)           { return c.task.ShardIndex, c.task.ShardTotal }
 func (c *taskContext) WorkDir() string             { return c.w.cfg.WorkDir }
 func (c *taskContext) Upstream() map[string]string { return maps.Clone(c.task.Upstream) }
+func (c *taskContext) Traceparent() string         { return traceparentOf(c) }
 
 func (c *taskContext) DecodePayload(v any) error {
 	if err := json.Unmarshal([]byte(c.task.Payload), v); err != nil {

@@ -38,6 +38,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
@@ -120,6 +122,12 @@ type Config struct {
 
 	// HTTPClient is used for discovery (default: a client with a 10s timeout).
 	HTTPClient *http.Client
+
+	// TracerProvider records a span per traced task, the child of the
+	// server's span for it (protocol.Task.Traceparent); nil records none,
+	// but a traced task's context still carries the server's span, so
+	// what the processor calls is traced under it (docs/tracing.md).
+	TracerProvider trace.TracerProvider
 
 	// JobSet names the jobs this service declares in code (Jobs), next to
 	// the processors that run them; empty: it declares none. On every

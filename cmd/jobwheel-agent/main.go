@@ -23,6 +23,7 @@ import (
 	"syscall"
 
 	"github.com/jobwheel/jobwheel/internal/envflag"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/worker"
 	"github.com/jobwheel/jobwheel/worker/processors"
 )
@@ -44,7 +45,7 @@ func main() {
 type settings struct {
 	set                                                               *envflag.Set
 	servers, app, secret, tags, slots, name, workDir, logLevel, drain *envflag.Setting
-	jobsFile                                                          *envflag.Setting
+	jobsFile, otlp                                                    *envflag.Setting
 }
 
 // options parses args, then fills what the command line did not set from
@@ -63,6 +64,8 @@ func options(args []string, getenv func(string) string, stderr io.Writer) (*sett
 		workDir:  set.String("work-dir", "JOBWHEEL_WORKER_WORK_DIR", "", "directory for scripts' temporary directories, whose free space is reported (default: the system temp dir)"),
 		logLevel: set.String("log-level", "JOBWHEEL_LOG_LEVEL", "info", "debug, info, warn or error: the agent's own log only (what tasks write is always shipped whole to the server)"),
 		drain:    set.String("drain-timeout", "JOBWHEEL_DRAIN_TIMEOUT", "10s", "on SIGTERM, how long running tasks may finish (the agent takes no new ones); those still running then are handed back to run elsewhere"),
+		otlp: set.String("otlp-endpoint", "JOBWHEEL_OTLP_ENDPOINT", "",
+			"OTLP/HTTP collector to send traces to, e.g. http://127.0.0.1:4318: a span per traced task and per HTTP job request, under the server's (docs/tracing.md); empty: none"),
 		jobsFile: set.String("jobs-file", "JOBWHEEL_JOBS_FILE", "", `a JSON file of jobs the agent declares, run by its GO processors: {"set": "…", "dryRun": false, "jobs": [{"name": …, "scheduleType": …, "processor": …}]}`),
 	}
 	set.SetUsage(func() {
@@ -148,10 +151,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		fmt.Fprintf(stderr, "jobwheel-agent: %v\n", err)
 		return 2
 	}
+	if e := o.otlp.Value(); e != "" {
+		if err := tracing.CheckEndpoint(e); err != nil {
+			fmt.Fprintf(stderr, "jobwheel-agent: %v\n", o.otlp.Errorf("%q: %v", e, err))
+			return 2
+		}
+	}
+	// Sampling is the server's: a task is traced when its fire was.
+	traces, err := tracing.New(tracing.Config{Endpoint: o.otlp.Value(), Sample: 1, Service: "jobwheel-agent", Version: worker.SDKVersion})
+	if err != nil {
+		fmt.Fprintf(stderr, "jobwheel-agent: %v\n", err)
+		return 2
+	}
+	defer traces.Stop() // exports the spans still buffered
+	cfg.TracerProvider = traces.TracerProvider()
 	w := worker.New(cfg)
 	w.RegisterType("SHELL", processors.Shell())
 	w.RegisterType("PYTHON", processors.Python())
-	w.RegisterType("HTTP", &processors.HTTP{})
+	w.RegisterType("HTTP", &processors.HTTP{TracerProvider: cfg.TracerProvider})
 	registerExamples(w)
 	cfg.Logger.Info("jobwheel agent starting", "app", cfg.App, "servers", cfg.Servers, "worker", w.ID())
 	err = w.Run(ctx)

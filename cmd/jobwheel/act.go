@@ -502,7 +502,7 @@ func (c *cli) enableCmd(enable bool) *cobra.Command {
 		Long: verb + ` a job's schedule (or, with --workflow, a workflow's), by name. A
 disabled job does not fire on schedule; jobwheel run still runs it. A job
 managed by a file set is enabled again by the next apply unless its file
-says enabled: false.`,
+says enabled: false; jobwheel import keeps the state it finds.`,
 		Example: fmt.Sprintf("  jobwheel %s nightly-report --app billing\n  jobwheel %s nightly --workflow", use, use),
 		Args:    cobra.ExactArgs(1),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, s string) ([]string, cobra.ShellCompDirective) {

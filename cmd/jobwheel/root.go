@@ -83,7 +83,7 @@ func (c *cli) root() *cobra.Command {
 		cmd.GroupID = "act"
 		root.AddCommand(cmd)
 	}
-	for _, cmd := range []*cobra.Command{c.applyCmd(), c.diffCmd(), c.exportCmd()} {
+	for _, cmd := range []*cobra.Command{c.applyCmd(), c.diffCmd(), c.exportCmd(), c.importCmd()} {
 		cmd.GroupID = "config"
 		root.AddCommand(cmd)
 	}

@@ -118,7 +118,9 @@ func (p *schemaPool) init(base string) error {
 		if p.conn, p.err = p.admin.Bun().Conn(ctx); p.err != nil {
 			return
 		}
-		p.prefix = "jwtest_" + db.MigrationsDigest()[:12] + "_"
+		// The layout version (2: seed copies kept) and the migrations digest
+		// name the pool: a change to either starts a new one.
+		p.prefix = "jwtest_2" + db.MigrationsDigest()[:11] + "_"
 		p.held = map[int]bool{}
 		p.dropStale(ctx)
 	})
@@ -207,7 +209,13 @@ func (p *schemaPool) take(tb testing.TB) string {
 	return url
 }
 
-// prepare creates and migrates the schema if it is new, and empties it.
+// seedPrefix names the copies of the rows the migrations seed (counters,
+// say), kept beside the tables so an emptied schema gets them back.
+const seedPrefix = "dbtest_seed__"
+
+// prepare creates and migrates the schema if it is new, and empties it:
+// every table back to what the migrations left in it, every sequence
+// restarted.
 func (p *schemaPool) prepare(ctx context.Context, schema, url string) error {
 	var exists bool
 	if err := p.admin.Bun().NewSelect().ColumnExpr("EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ?)", schema).Scan(ctx, &exists); err != nil {
@@ -222,27 +230,21 @@ func (p *schemaPool) prepare(ctx context.Context, schema, url string) error {
 		if err := p.admin.SchemaCreate(ctx, schema); err != nil {
 			return err
 		}
-		if err := d.Migrate(ctx); err != nil {
-			// A half-migrated schema must not be handed out later.
-			_ = p.admin.SchemaDrop(ctx, schema)
-			return err
+		err := d.Migrate(ctx)
+		if err == nil {
+			err = keepSeeds(ctx, d, schema)
 		}
-		return nil
-	}
-	// Empty only the tables the last test wrote to (most tests touch a
-	// few of the 25), and restart every sequence: ids start at 1 again.
-	var tables []string
-	err = d.Bun().NewSelect().ColumnExpr("quote_ident(tablename)").TableExpr("pg_tables").
-		Where("schemaname = ? AND tablename NOT LIKE 'jobwheel\\_migration%'", schema).Scan(ctx, &tables)
-	if err != nil || len(tables) == 0 {
+		if err != nil {
+			// A half-made schema must not be handed out later.
+			_ = p.admin.SchemaDrop(ctx, schema)
+		}
 		return err
 	}
-	probes := make([]string, len(tables))
-	for i, t := range tables {
-		probes[i] = fmt.Sprintf("SELECT '%s' WHERE EXISTS (SELECT 1 FROM %s)", strings.ReplaceAll(t, "'", "''"), t)
-	}
-	var used []string
-	if err := d.Bun().NewRaw(strings.Join(probes, " UNION ALL ")).Scan(ctx, &used); err != nil {
+	// Empty only the tables the last test wrote to (most tests touch a few
+	// of them), put back what the migrations seeded, and restart every
+	// sequence: ids start at 1 again.
+	used, err := nonEmptyTables(ctx, d, schema)
+	if err != nil {
 		return err
 	}
 	if len(used) > 0 {
@@ -250,9 +252,56 @@ func (p *schemaPool) prepare(ctx context.Context, schema, url string) error {
 			return err
 		}
 	}
+	var seeds []string
+	if err := d.Bun().NewSelect().ColumnExpr("tablename").TableExpr("pg_tables").
+		Where("schemaname = ? AND tablename LIKE ?", schema, seedPrefix+"%").Scan(ctx, &seeds); err != nil {
+		return err
+	}
+	for _, seed := range seeds {
+		table := strings.TrimPrefix(seed, seedPrefix)
+		if _, err := d.Bun().ExecContext(ctx, "DELETE FROM ?; INSERT INTO ? SELECT * FROM ?",
+			bun.Ident(table), bun.Ident(table), bun.Ident(seed)); err != nil {
+			return fmt.Errorf("restoring the rows the migrations seeded in %s: %w", table, err)
+		}
+	}
 	_, err = d.Bun().ExecContext(ctx, `DO $$ DECLARE s record; BEGIN
 		FOR s IN SELECT sequence_schema, sequence_name FROM information_schema.sequences WHERE sequence_schema = current_schema() LOOP
 			EXECUTE format('ALTER SEQUENCE %I.%I RESTART', s.sequence_schema, s.sequence_name);
 		END LOOP; END $$`)
 	return err
+}
+
+// nonEmptyTables lists the schema's tables (not the migrator's, not the
+// seed copies) that hold a row, in one statement.
+func nonEmptyTables(ctx context.Context, d *db.DB, schema string) ([]string, error) {
+	var tables []string
+	err := d.Bun().NewSelect().ColumnExpr("quote_ident(tablename)").TableExpr("pg_tables").
+		Where("schemaname = ? AND tablename NOT LIKE 'jobwheel\\_migration%' AND tablename NOT LIKE ?", schema, seedPrefix+"%").
+		Scan(ctx, &tables)
+	if err != nil || len(tables) == 0 {
+		return nil, err
+	}
+	probes := make([]string, len(tables))
+	for i, t := range tables {
+		probes[i] = fmt.Sprintf("SELECT '%s' WHERE EXISTS (SELECT 1 FROM %s)", strings.ReplaceAll(t, "'", "''"), t)
+	}
+	var used []string
+	err = d.Bun().NewRaw(strings.Join(probes, " UNION ALL ")).Scan(ctx, &used)
+	return used, err
+}
+
+// keepSeeds copies the rows a freshly migrated schema holds (what the
+// migrations seed) beside their tables.
+func keepSeeds(ctx context.Context, d *db.DB, schema string) error {
+	seeded, err := nonEmptyTables(ctx, d, schema)
+	if err != nil {
+		return err
+	}
+	for _, t := range seeded {
+		name := strings.Trim(t, `"`)
+		if _, err := d.Bun().ExecContext(ctx, "CREATE TABLE ? AS TABLE ?", bun.Ident(seedPrefix+name), bun.Ident(name)); err != nil {
+			return fmt.Errorf("keeping the rows the migrations seeded in %s: %w", name, err)
+		}
+	}
+	return nil
 }

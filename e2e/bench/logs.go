@@ -55,7 +55,7 @@ func (b *bench) logs(rate, instances, seconds int) map[string]any {
 	defer cancel()
 	var ids []int64
 	prof := b.profile(e, "logs")
-	share := newCPUShare(e)
+	share := newCPUShare(e, false)
 	started := time.Now()
 	for i := 0; i < instances; i++ {
 		id, err := e.c.RunJob(jobID, "")
@@ -141,6 +141,7 @@ func (b *bench) logs(rate, instances, seconds int) map[string]any {
 		b.Fatalf("counting stored lines: %v", err)
 	}
 	counts, _ := e.db.InstanceStatusCounts(ctx, e.appID)
+	perJob := share.perJob(map[string]int{"line": stored, "instance": instances})
 	sort.Float64s(latencies)
 	expected := int(perInstance*float64(seconds)) * instances
 	var errText []string
@@ -160,5 +161,6 @@ func (b *bench) logs(rate, instances, seconds int) map[string]any {
 		"serverPeakRssMB":    peakRSSMB(e.srv.Pid()),
 		"profiles":           profiles,
 		"cpuSec":             cpuShare,
+		"perJob":             perJob,
 	}
 }

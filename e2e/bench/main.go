@@ -46,7 +46,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
@@ -177,10 +180,36 @@ type env struct {
 	agents []*harness.Process
 	// debugAddr is the server's pprof listener, when profiling.
 	debugAddr string
+	// stmts counts the statements the bench sent through db (its own
+	// commits, which perJob leaves out).
+	stmts *atomic.Int64
 }
 
+// benchApplication is the application_name of the bench's own database
+// connections, whose backends perJob leaves out.
+const benchApplication = "jobwheel-bench"
+
+// openCounted opens the scenario's database for the bench's own reads,
+// counting its statements.
+func (b *bench) openCounted(url string) (*db.DB, *atomic.Int64) {
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	d := dbtest.OpenURL(b, url+sep+"application_name="+benchApplication)
+	n := new(atomic.Int64)
+	d.Bun().AddQueryHook(stmtCounter{n})
+	return d, n
+}
+
+// stmtCounter is a bun query hook counting statements.
+type stmtCounter struct{ n *atomic.Int64 }
+
+func (c stmtCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (c stmtCounter) AfterQuery(context.Context, *bun.QueryEvent)                        { c.n.Add(1) }
+
 func (b *bench) start(workers, slots int) *env {
-	url := dbtest.NewSchema(b)
+	url := dbtest.NewDatabase(b)
 	srvEnv := []string{"JOBWHEEL_LOG_LEVEL=warn"}
 	var debugAddr string
 	if b.profileDir != "" {
@@ -193,7 +222,8 @@ func (b *bench) start(workers, slots int) *env {
 		return harness.AgentOptions{Servers: []string{srv.URL}, Name: fmt.Sprintf("bench%d", i+1), Slots: slots,
 			Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}}
 	})
-	return &env{srv: srv, c: c, db: dbtest.OpenURL(b, url), appID: app.ID, secret: app.Secret, agents: app.Agents, debugAddr: debugAddr}
+	d, stmts := b.openCounted(url)
+	return &env{srv: srv, c: c, db: d, stmts: stmts, appID: app.ID, secret: app.Secret, agents: app.Agents, debugAddr: debugAddr}
 }
 
 // fires: N every-second jobs for T seconds.
@@ -216,7 +246,7 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 	to := from.Add(time.Duration(seconds) * time.Second)
 	time.Sleep(time.Until(from))
 	prof := b.profile(e, fmt.Sprintf("fires-%d", n))
-	share := newCPUShare(e)
+	share := newCPUShare(e, false)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	// The server's own figures over the same window, as Prometheus sees
 	// them: set beside the bench's, they show how far a dashboard can be
@@ -247,6 +277,8 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 	if err != nil {
 		b.Fatalf("%v", err)
 	}
+	// The window's fires, at the rate they were fired at throughout.
+	perJob := share.perJob(map[string]int{"instance": len(records)})
 	type key struct {
 		job int64
 		at  int64
@@ -305,6 +337,7 @@ func (b *bench) fires(n, seconds, workers int) map[string]any {
 		"createJobsSec":   round(createdIn.Seconds()),
 		"profiles":        profiles,
 		"cpuSec":          cpuShare,
+		"perJob":          perJob,
 	}
 }
 
@@ -318,7 +351,7 @@ func (b *bench) api(n, workers int) map[string]any {
 		b.Fatalf("%v", err)
 	}
 	prof := b.profile(e, "api")
-	share := newCPUShare(e)
+	share := newCPUShare(e, true)
 	start := time.Now()
 	const clients = 16
 	var wg sync.WaitGroup
@@ -358,6 +391,7 @@ func (b *bench) api(n, workers int) map[string]any {
 	return map[string]any{
 		"profiles":  profiles,
 		"cpuSec":    cpuShare,
+		"perJob":    share.perJob(map[string]int{"instance": n}),
 		"instances": n, "workers": workers, "clients": clients,
 		"triggerPerSec":     round(float64(n) / triggered.Seconds()),
 		"endToEndPerSec":    round(float64(n) / total.Seconds()),
@@ -395,7 +429,7 @@ func (b *bench) tasks(n, concurrency, workers int) map[string]any {
 		b.Fatalf("%v", err)
 	}
 	prof := b.profile(e, fmt.Sprintf("tasks-%d", n))
-	share := newCPUShare(e)
+	share := newCPUShare(e, true)
 	start := time.Now()
 	id, err := e.c.RunJob(jobID, "")
 	if err != nil {
@@ -453,6 +487,7 @@ func (b *bench) tasks(n, concurrency, workers int) map[string]any {
 		"tasksTableMB": round(float64(bytes) / (1 << 20)),
 		"profiles":     profiles,
 		"cpuSec":       cpuShare,
+		"perJob":       share.perJob(map[string]int{"task": total}),
 	}
 }
 
@@ -691,7 +726,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	sort.Float64s(gaps)
 	// All at once.
 	prof := b.profile(e, "workflow")
-	share := newCPUShare(e)
+	share := newCPUShare(e, true)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	start := time.Now()
 	var parallel []string
@@ -710,6 +745,7 @@ func (b *bench) workflow(runs, workers int) map[string]any {
 	return map[string]any{
 		"profiles": profiles,
 		"cpuSec":   cpuShare,
+		"perJob":   share.perJob(map[string]int{"instance": runs * chain, "workflowRun": runs}),
 		"nodes":    chain, "runs": runs, "workers": workers,
 		// From a node's instance ending (its final report stored) to the
 		// next node's instance starting on a worker.

@@ -127,7 +127,7 @@ func (b *bench) scale(total, firing, readers, seconds, workers int) map[string]a
 	to := from.Add(time.Duration(seconds) * time.Second)
 	time.Sleep(time.Until(from))
 	prof := b.profile(e, "scale")
-	share := newCPUShare(e)
+	share := newCPUShare(e, false)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	var (
 		mu              sync.Mutex
@@ -237,5 +237,6 @@ func (b *bench) scale(total, firing, readers, seconds, workers int) map[string]a
 		"serverPeakRssMB": rss,
 		"profiles":        profiles,
 		"cpuSec":          cpuShare,
+		"perJob":          share.perJob(map[string]int{"instance": len(records)}),
 	}
 }

@@ -48,7 +48,7 @@ func (b *bench) shell(n, seconds int) map[string]any {
 	to := from.Add(time.Duration(seconds) * time.Second)
 	time.Sleep(time.Until(from))
 	prof := b.profile(e, fmt.Sprintf("shell-%d", n))
-	share := newCPUShare(e)
+	share := newCPUShare(e, false)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	agentCPU0 := cpuSeconds(e.agents[0].Pid())
 	time.Sleep(time.Until(to))
@@ -75,6 +75,7 @@ func (b *bench) shell(n, seconds int) map[string]any {
 		time.Sleep(200 * time.Millisecond)
 	}
 	agentRSS := peakRSSMB(e.agents[0].Pid())
+	perJob := share.perJob(map[string]int{"instance": len(rows)})
 	type key struct {
 		job int64
 		at  int64
@@ -118,6 +119,7 @@ func (b *bench) shell(n, seconds int) map[string]any {
 		"serverPeakRssMB": peakRSSMB(e.srv.Pid()),
 		"profiles":        profiles,
 		"cpuSec":          cpuShare,
+		"perJob":          perJob,
 	}
 }
 

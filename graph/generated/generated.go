@@ -191,6 +191,7 @@ type ComplexityRoot struct {
 	AuditEntry struct {
 		Action        func(childComplexity int) int
 		Actor         func(childComplexity int) int
+		ActorSubject  func(childComplexity int) int
 		App           func(childComplexity int) int
 		At            func(childComplexity int) int
 		Changes       func(childComplexity int) int
@@ -260,6 +261,7 @@ type ComplexityRoot struct {
 		Task               func(childComplexity int, id string) int
 		TaskList           func(childComplexity int, status []string, first *int, after *string) int
 		Tasks              func(childComplexity int) int
+		TraceID            func(childComplexity int) int
 		TriggerType        func(childComplexity int) int
 		UnqualifiedAt      func(childComplexity int) int
 		UnqualifiedWorkers func(childComplexity int) int
@@ -472,6 +474,8 @@ type ComplexityRoot struct {
 		Me                func(childComplexity int) int
 		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) int
 		Servers           func(childComplexity int) int
+		SignInOptions     func(childComplexity int) int
+		TraceURLTemplate  func(childComplexity int) int
 		Users             func(childComplexity int) int
 		Workers           func(childComplexity int, app string) int
 		Workflow          func(childComplexity int, id string) int
@@ -500,6 +504,16 @@ type ComplexityRoot struct {
 		ExpiresAt func(childComplexity int) int
 		Token     func(childComplexity int) int
 		User      func(childComplexity int) int
+	}
+
+	SignInOptions struct {
+		Password func(childComplexity int) int
+		Sso      func(childComplexity int) int
+	}
+
+	SsoOption struct {
+		LoginURL func(childComplexity int) int
+		Name     func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -558,10 +572,11 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		Admin     func(childComplexity int) int
-		CreatedAt func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Username  func(childComplexity int) int
+		Admin      func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		SSOSubject func(childComplexity int) int
+		Username   func(childComplexity int) int
 	}
 
 	Worker struct {
@@ -781,6 +796,7 @@ type AppStatsResolver interface {
 type AuditEntryResolver interface {
 	App(ctx context.Context, obj *db.AuditEntry) (*string, error)
 
+	ActorSubject(ctx context.Context, obj *db.AuditEntry) (*string, error)
 	TokenName(ctx context.Context, obj *db.AuditEntry) (*string, error)
 	ClientAddress(ctx context.Context, obj *db.AuditEntry) (*string, error)
 }
@@ -794,6 +810,8 @@ type CalendarResolver interface {
 }
 type InstanceResolver interface {
 	Job(ctx context.Context, obj *db.Instance) (*db.Job, error)
+
+	TraceID(ctx context.Context, obj *db.Instance) (*string, error)
 
 	Worker(ctx context.Context, obj *db.Instance) (*db.Worker, error)
 	Attempts(ctx context.Context, obj *db.Instance) ([]*db.InstanceAttempt, error)
@@ -876,6 +894,8 @@ type MutationResolver interface {
 }
 type QueryResolver interface {
 	Me(ctx context.Context) (*db.User, error)
+	SignInOptions(ctx context.Context) (*model.SignInOptions, error)
+	TraceURLTemplate(ctx context.Context) (*string, error)
 	Apps(ctx context.Context) ([]*db.App, error)
 	AuditLog(ctx context.Context, app *string, objectType *string, objectID *string, first *int, after *string) (*model.AuditEntryConnection, error)
 	Calendars(ctx context.Context, app string) ([]*db.Calendar, error)
@@ -1466,6 +1486,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEntry.Actor(childComplexity), true
+	case "AuditEntry.actorSubject":
+		if e.ComplexityRoot.AuditEntry.ActorSubject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ActorSubject(childComplexity), true
 	case "AuditEntry.app":
 		if e.ComplexityRoot.AuditEntry.App == nil {
 			break
@@ -1793,6 +1819,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.Tasks(childComplexity), true
+	case "Instance.traceId":
+		if e.ComplexityRoot.Instance.TraceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.TraceID(childComplexity), true
 	case "Instance.triggerType":
 		if e.ComplexityRoot.Instance.TriggerType == nil {
 			break
@@ -2998,6 +3030,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Servers(childComplexity), true
+	case "Query.signInOptions":
+		if e.ComplexityRoot.Query.SignInOptions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SignInOptions(childComplexity), true
+	case "Query.traceUrlTemplate":
+		if e.ComplexityRoot.Query.TraceURLTemplate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.TraceURLTemplate(childComplexity), true
 	case "Query.users":
 		if e.ComplexityRoot.Query.Users == nil {
 			break
@@ -3140,6 +3184,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.User(childComplexity), true
+
+	case "SignInOptions.password":
+		if e.ComplexityRoot.SignInOptions.Password == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SignInOptions.Password(childComplexity), true
+	case "SignInOptions.sso":
+		if e.ComplexityRoot.SignInOptions.Sso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SignInOptions.Sso(childComplexity), true
+
+	case "SsoOption.loginUrl":
+		if e.ComplexityRoot.SsoOption.LoginURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SsoOption.LoginURL(childComplexity), true
+	case "SsoOption.name":
+		if e.ComplexityRoot.SsoOption.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SsoOption.Name(childComplexity), true
 
 	case "Subscription.instanceLogs":
 		if e.ComplexityRoot.Subscription.InstanceLogs == nil {
@@ -3407,6 +3477,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.ID(childComplexity), true
+	case "User.ssoSubject":
+		if e.ComplexityRoot.User.SSOSubject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.SSOSubject(childComplexity), true
 	case "User.username":
 		if e.ComplexityRoot.User.Username == nil {
 			break
@@ -4204,6 +4280,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAlarmRuleInput,
 		ec.unmarshalInputCalendarInput,
 		ec.unmarshalInputConfigInput,
+		ec.unmarshalInputConfigJobVersionInput,
 		ec.unmarshalInputJobInput,
 		ec.unmarshalInputLifecycleInput,
 		ec.unmarshalInputScheduleWindowInput,
@@ -4572,6 +4649,8 @@ type AuditEntry {
   app: String
   "The user who made it (for a failed login, the username tried); empty when anonymous."
   actor: String!
+  "The identity provider's subject (issuer#subject) of the actor, when they signed in with single sign-on."
+  actorSubject: String
   "The API token used, by name; null for a console login."
   tokenName: String
   "The client's address, as the server saw it (JOBWHEEL_TRUSTED_PROXIES)."
@@ -4783,6 +4862,35 @@ input ConfigInput {
   prune: Boolean = false
   "Take over objects of these names that another file set manages (objects declared in code are never taken over)."
   adopt: Boolean = false
+  """
+  Earlier versions of jobs in ` + "`" + `jobs` + "`" + `, oldest first for each job: when the
+  apply creates a job, they become its versions 1, 2, … (change IMPORT) and
+  its definition in ` + "`" + `jobs` + "`" + ` the version after them; for a job that already
+  exists they are ignored, as it has a history of its own. Each is
+  validated as the job would be (a bad one is a BAD_INPUT naming
+  ` + "`" + `jobVersions[i]` + "`" + `). ` + "`" + `jobwheel import` + "`" + ` brings the script history of an
+  xxl-job GLUE job this way.
+  """
+  jobVersions: [ConfigJobVersionInput!]
+}
+
+"""
+An earlier version of a job of the set: the job as ` + "`" + `jobs` + "`" + ` declares it, with
+the processor it had then.
+"""
+input ConfigJobVersionInput {
+  "The job's app, as in ` + "`" + `jobs` + "`" + `."
+  app: String!
+  "The job's name, as in ` + "`" + `jobs` + "`" + `."
+  name: String!
+  "Its processor type then."
+  processorType: ProcessorType!
+  "Its processor then: the script, the GO processor's name, or the HTTP request as JSON."
+  processor: String!
+  "Who made it: at most 64 characters, one line; omitted: the caller."
+  author: String
+  "When it was made; omitted: the time of the apply."
+  createdAt: Time
 }
 
 "A kind of object a managed set holds."
@@ -4869,6 +4977,8 @@ type Instance {
   job: Job
   "Where it is in its life."
   status: InstanceStatus!
+  "The id of the instance's trace (docs/tracing.md); null when it was not traced."
+  traceId: String
   "SCHEDULE (on time), MISFIRE (a missed fire caught up by the misfire policy), API or WORKFLOW."
   triggerType: String!
   "For scheduled fires: the time the schedule named."
@@ -5403,7 +5513,7 @@ extend type Task {
 type JobVersion {
   "The version's number, from 1; the job's current one is Job.version."
   version: Int!
-  "What made it: CREATE, UPDATE, ENABLE, DISABLE, RESTORE n (version n restored), or CODE (a declaration in a worker's code)."
+  "What made it: CREATE, UPDATE, ENABLE, DISABLE, RESTORE n (version n restored), CODE (a declaration in a worker's code), APPLY (a managed set of files, applyConfig) or IMPORT (an earlier version brought in with a set: ConfigInput.jobVersions)."
   change: String!
   "Who made it: a username, or the worker that declared the job; empty when unknown (the version a job had before versions were kept)."
   author: String!
@@ -5565,6 +5675,26 @@ Reads. Every root field but those marked @public needs a login or API token
 type Query {
   "The caller."
   me: User
+  "How people log in on this server (for the console's login page)."
+  signInOptions: SignInOptions! @public
+  "The console's link from an instance to its trace; null when tracing links are not configured."
+  traceUrlTemplate: String
+}
+
+"How people log in on this server."
+type SignInOptions {
+  "Whether local users may log in with a password (JOBWHEEL_PASSWORD_LOGIN)."
+  password: Boolean!
+  "Single sign-on, when configured (JOBWHEEL_SSO_ISSUER)."
+  sso: SsoOption
+}
+
+"Single sign-on with an OpenID Connect provider (docs/sso.md)."
+type SsoOption {
+  "The provider's name for the button: \"Sign in with <name>\" (JOBWHEEL_SSO_NAME)."
+  name: String!
+  "Where the browser goes to sign in; add ?next=<path> to land on a page of the console after."
+  loginUrl: String!
 }
 
 """
@@ -5786,6 +5916,8 @@ type User {
   username: String!
   "Global administrators may do anything, on every app."
   admin: Boolean!
+  "The identity provider's issuer and subject (issuer#subject) of a user who signs in with single sign-on; null for local users."
+  ssoSubject: String
   "When the user was created."
   createdAt: Time!
 }
@@ -6661,6 +6793,8 @@ func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field gr
 		return ec.fieldContext_AuditEntry_app(ctx, field)
 	case "actor":
 		return ec.fieldContext_AuditEntry_actor(ctx, field)
+	case "actorSubject":
+		return ec.fieldContext_AuditEntry_actorSubject(ctx, field)
 	case "tokenName":
 		return ec.fieldContext_AuditEntry_tokenName(ctx, field)
 	case "clientAddress":
@@ -6763,6 +6897,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_job(ctx, field)
 	case "status":
 		return ec.fieldContext_Instance_status(ctx, field)
+	case "traceId":
+		return ec.fieldContext_Instance_traceId(ctx, field)
 	case "triggerType":
 		return ec.fieldContext_Instance_triggerType(ctx, field)
 	case "expectedTriggerTime":
@@ -7151,6 +7287,26 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
 
+func (ec *executionContext) childFields_SignInOptions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "password":
+		return ec.fieldContext_SignInOptions_password(ctx, field)
+	case "sso":
+		return ec.fieldContext_SignInOptions_sso(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SignInOptions", field.Name)
+}
+
+func (ec *executionContext) childFields_SsoOption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_SsoOption_name(ctx, field)
+	case "loginUrl":
+		return ec.fieldContext_SsoOption_loginUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SsoOption", field.Name)
+}
+
 func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7255,6 +7411,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_username(ctx, field)
 	case "admin":
 		return ec.fieldContext_User_admin(ctx, field)
+	case "ssoSubject":
+		return ec.fieldContext_User_ssoSubject(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_User_createdAt(ctx, field)
 	}
@@ -11214,6 +11372,29 @@ func (ec *executionContext) fieldContext_AuditEntry_actor(_ context.Context, fie
 	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _AuditEntry_actorSubject(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_actorSubject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEntry().ActorSubject(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_actorSubject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _AuditEntry_tokenName(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12043,6 +12224,29 @@ func (ec *executionContext) _Instance_status(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Instance_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type InstanceStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Instance_traceId(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_traceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Instance().TraceID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_traceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Instance_triggerType(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
@@ -16849,6 +17053,61 @@ func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graph
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_signInOptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_signInOptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SignInOptions(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SignInOptions) graphql.Marshaler {
+			return ec.marshalNSignInOptions2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐSignInOptions(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_signInOptions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SignInOptions(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_traceUrlTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_traceUrlTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().TraceURLTemplate(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_traceUrlTemplate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Query_apps(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18030,6 +18289,107 @@ func (ec *executionContext) fieldContext_Session_user(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _SignInOptions_password(ctx context.Context, field graphql.CollectedField, obj *model.SignInOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignInOptions_password(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Password, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SignInOptions_password(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SignInOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SignInOptions_sso(ctx context.Context, field graphql.CollectedField, obj *model.SignInOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignInOptions_sso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sso, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SsoOption) graphql.Marshaler {
+			return ec.marshalOSsoOption2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐSsoOption(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SignInOptions_sso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SignInOptions",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SsoOption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SsoOption_name(ctx context.Context, field graphql.CollectedField, obj *model.SsoOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SsoOption_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SsoOption_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SsoOption", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SsoOption_loginUrl(ctx context.Context, field graphql.CollectedField, obj *model.SsoOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SsoOption_loginUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LoginURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SsoOption_loginUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SsoOption", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Subscription_instanceLogs(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -19068,6 +19428,29 @@ func (ec *executionContext) _User_admin(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_User_admin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _User_ssoSubject(ctx context.Context, field graphql.CollectedField, obj *db.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_ssoSubject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SSOSubject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_ssoSubject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.User) (ret graphql.Marshaler) {
@@ -23508,7 +23891,7 @@ func (ec *executionContext) unmarshalInputConfigInput(ctx context.Context, obj a
 		asMap["adopt"] = false
 	}
 
-	fieldsInOrder := [...]string{"set", "apps", "calendars", "jobs", "workflows", "prune", "adopt"}
+	fieldsInOrder := [...]string{"set", "apps", "calendars", "jobs", "workflows", "prune", "adopt", "jobVersions"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23564,6 +23947,78 @@ func (ec *executionContext) unmarshalInputConfigInput(ctx context.Context, obj a
 				return it, err
 			}
 			it.Adopt = data
+		case "jobVersions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobVersions"))
+			data, err := ec.unmarshalOConfigJobVersionInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigJobVersionInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JobVersions = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputConfigJobVersionInput(ctx context.Context, obj any) (model.ConfigJobVersionInput, error) {
+	var it model.ConfigJobVersionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"app", "name", "processorType", "processor", "author", "createdAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "app":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("app"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.App = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "processorType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("processorType"))
+			data, err := ec.unmarshalNProcessorType2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProcessorType = data
+		case "processor":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("processor"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Processor = data
+		case "author":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("author"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Author = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
 		}
 	}
 	return it, nil
@@ -25836,6 +26291,44 @@ func (ec *executionContext) _AuditEntry(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "actorSubject":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEntry_actorSubject(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tokenName":
 			field := field
 
@@ -26397,6 +26890,44 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "traceId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Instance_traceId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "triggerType":
 			out.Values[i] = ec._Instance_triggerType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28682,6 +29213,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "signInOptions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_signInOptions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "traceUrlTemplate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_traceUrlTemplate(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "apps":
 			field := field
 
@@ -29332,6 +29907,92 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var signInOptionsImplementors = []string{"SignInOptions"}
+
+func (ec *executionContext) _SignInOptions(ctx context.Context, sel ast.SelectionSet, obj *model.SignInOptions) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, signInOptionsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SignInOptions")
+		case "password":
+			out.Values[i] = ec._SignInOptions_password(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sso":
+			out.Values[i] = ec._SignInOptions_sso(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ssoOptionImplementors = []string{"SsoOption"}
+
+func (ec *executionContext) _SsoOption(ctx context.Context, sel ast.SelectionSet, obj *model.SsoOption) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ssoOptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SsoOption")
+		case "name":
+			out.Values[i] = ec._SsoOption_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "loginUrl":
+			out.Values[i] = ec._SsoOption_loginUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -29878,6 +30539,11 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		case "admin":
 			out.Values[i] = ec._User_admin(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ssoSubject":
+			out.Values[i] = ec._User_ssoSubject(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createdAt":
@@ -32876,6 +33542,11 @@ func (ec *executionContext) unmarshalNConfigInput2githubᚗcomᚋjobwheelᚋjobw
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNConfigJobVersionInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigJobVersionInput(ctx context.Context, v any) (*model.ConfigJobVersionInput, error) {
+	res, err := ec.unmarshalInputConfigJobVersionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNConfigKind2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -33498,6 +34169,16 @@ func (ec *executionContext) marshalNSession2ᚖgithubᚗcomᚋjobwheelᚋjobwhee
 		return graphql.Null
 	}
 	return ec._Session(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSignInOptions2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐSignInOptions(ctx context.Context, sel ast.SelectionSet, v *model.SignInOptions) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SignInOptions(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -34469,6 +35150,23 @@ func (ec *executionContext) unmarshalOCalendarInput2ᚕᚖgithubᚗcomᚋjobwhee
 	return res, nil
 }
 
+func (ec *executionContext) unmarshalOConfigJobVersionInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigJobVersionInputᚄ(ctx context.Context, v any) ([]*model.ConfigJobVersionInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ConfigJobVersionInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNConfigJobVersionInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐConfigJobVersionInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalODispatchStrategy2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -34779,6 +35477,13 @@ func (ec *executionContext) marshalOServer2ᚖgithubᚗcomᚋjobwheelᚋjobwheel
 		return graphql.Null
 	}
 	return ec._Server(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSsoOption2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐSsoOption(ctx context.Context, sel ast.SelectionSet, v *model.SsoOption) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SsoOption(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -111,6 +111,31 @@ type ConfigInput struct {
 	Prune *bool `json:"prune,omitempty"`
 	// Take over objects of these names that another file set manages (objects declared in code are never taken over).
 	Adopt *bool `json:"adopt,omitempty"`
+	// Earlier versions of jobs in `jobs`, oldest first for each job: when the
+	// apply creates a job, they become its versions 1, 2, … (change IMPORT) and
+	// its definition in `jobs` the version after them; for a job that already
+	// exists they are ignored, as it has a history of its own. Each is
+	// validated as the job would be (a bad one is a BAD_INPUT naming
+	// `jobVersions[i]`). `jobwheel import` brings the script history of an
+	// xxl-job GLUE job this way.
+	JobVersions []*ConfigJobVersionInput `json:"jobVersions,omitempty"`
+}
+
+// An earlier version of a job of the set: the job as `jobs` declares it, with
+// the processor it had then.
+type ConfigJobVersionInput struct {
+	// The job's app, as in `jobs`.
+	App string `json:"app"`
+	// The job's name, as in `jobs`.
+	Name string `json:"name"`
+	// Its processor type then.
+	ProcessorType string `json:"processorType"`
+	// Its processor then: the script, the GO processor's name, or the HTTP request as JSON.
+	Processor string `json:"processor"`
+	// Who made it: at most 64 characters, one line; omitted: the caller.
+	Author *string `json:"author,omitempty"`
+	// When it was made; omitted: the time of the apply.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
 }
 
 // An instance in a list.
@@ -233,6 +258,22 @@ type PageInfo struct {
 // Reads. Every root field but those marked @public needs a login or API token
 // (`Authorization: Bearer <token>`, or the console's session cookie).
 type Query struct {
+}
+
+// How people log in on this server.
+type SignInOptions struct {
+	// Whether local users may log in with a password (JOBWHEEL_PASSWORD_LOGIN).
+	Password bool `json:"password"`
+	// Single sign-on, when configured (JOBWHEEL_SSO_ISSUER).
+	Sso *SsoOption `json:"sso,omitempty"`
+}
+
+// Single sign-on with an OpenID Connect provider (docs/sso.md).
+type SsoOption struct {
+	// The provider's name for the button: "Sign in with <name>" (JOBWHEEL_SSO_NAME).
+	Name string `json:"name"`
+	// Where the browser goes to sign in; add ?next=<path> to land on a page of the console after.
+	LoginURL string `json:"loginUrl"`
 }
 
 // Live streams, over a websocket to /graphql speaking graphql-transport-ws

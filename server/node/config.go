@@ -16,8 +16,10 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/envflag"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
 )
 
@@ -58,6 +60,16 @@ type Config struct {
 	ExpressionCPU time.Duration
 	// Version is the binary's version, set by the command (at build time).
 	Version string
+	// SSO is single sign-on (docs/sso.md); off when SSO.Issuer is "".
+	SSO sso.Config
+	// NoPasswords turns password logins off (single sign-on only).
+	NoPasswords bool
+	// Tracing exports traces over OTLP (docs/tracing.md); off when
+	// Tracing.Endpoint is "".
+	Tracing tracing.Config
+	// TraceURL is the console's link from an instance to its trace, with
+	// {traceId} where the trace id goes; "" shows no link.
+	TraceURL string
 }
 
 // ParseConfig reads the configuration from the command line and the
@@ -95,6 +107,31 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"CPU time one evaluation of a workflow DECISION's or FOREACH's expression may use; past it the node fails with EXPRESSION_TIMEOUT (1ms to 10s)")
 		proxies = set.String("trusted-proxies", "JOBWHEEL_TRUSTED_PROXIES", "",
 			"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count")
+		passwordLogin = set.Bool("password-login", "JOBWHEEL_PASSWORD_LOGIN", "true",
+			"whether local users may log in with a password; false leaves single sign-on (and API tokens) only")
+		ssoIssuer = set.String("sso-issuer", "JOBWHEEL_SSO_ISSUER", "",
+			"OpenID Connect provider's issuer URL for single sign-on (docs/sso.md); empty: off")
+		ssoClientID     = set.String("sso-client-id", "JOBWHEEL_SSO_CLIENT_ID", "", "single sign-on: the client id registered with the provider")
+		ssoClientSecret = set.String("sso-client-secret", "JOBWHEEL_SSO_CLIENT_SECRET", "", "single sign-on: the client secret")
+		ssoRedirect     = set.String("sso-redirect-url", "JOBWHEEL_SSO_REDIRECT_URL", "",
+			"single sign-on: the callback URL registered with the provider, exactly; default <advertise-url>/auth/sso/callback")
+		ssoName    = set.String("sso-name", "JOBWHEEL_SSO_NAME", "SSO", "single sign-on: the provider's name on the console's \"Sign in with …\" button")
+		ssoScopes  = set.String("sso-scopes", "JOBWHEEL_SSO_SCOPES", "", "single sign-on: comma-separated scopes asked for besides openid, email, profile and offline_access (e.g. groups)")
+		ssoDomains = set.String("sso-allowed-domains", "JOBWHEEL_SSO_ALLOWED_DOMAINS", "",
+			"single sign-on: comma-separated email domains allowed to sign in; empty: any")
+		ssoGroups = set.String("sso-allowed-groups", "JOBWHEEL_SSO_ALLOWED_GROUPS", "",
+			"single sign-on: comma-separated provider groups allowed to sign in; empty: any")
+		ssoClaim = set.String("sso-groups-claim", "JOBWHEEL_SSO_GROUPS_CLAIM", "groups", "single sign-on: the ID token claim listing the user's groups")
+		ssoRoles = set.String("sso-group-roles", "JOBWHEEL_SSO_GROUP_ROLES", "",
+			`single sign-on: what groups give, as JSON {"group": ["admin", "APP:OWNER|EDITOR|VIEWER", …]}, or @file holding it`)
+		ssoRecheck = set.String("sso-recheck", "JOBWHEEL_SSO_RECHECK", "1m",
+			"single sign-on: how often a session's groups are checked with the provider again (at the next request after); 0: at every request")
+		otlpEndpoint = set.String("otlp-endpoint", "JOBWHEEL_OTLP_ENDPOINT", "",
+			"OTLP/HTTP collector to send traces to, e.g. http://127.0.0.1:4318 (docs/tracing.md); empty: no tracing")
+		traceSample = set.String("trace-sample", "JOBWHEEL_TRACE_SAMPLE", "1",
+			"fraction of fires and API calls traced, from 0 to 1")
+		traceURL = set.String("trace-url", "JOBWHEEL_TRACE_URL", "",
+			"link from an instance to its trace in the console, with {traceId} for the trace id, e.g. https://jaeger.example.com/trace/{traceId}")
 	)
 	if err := set.Parse(args); err != nil {
 		return nil, err
@@ -195,7 +232,76 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		}
 		cfg.DebugAddr = a
 	}
+	if err := cfg.parseSSO(readFile, ssoSettings{passwordLogin, ssoIssuer, ssoClientID, ssoClientSecret, ssoRedirect, ssoName,
+		ssoScopes, ssoDomains, ssoGroups, ssoClaim, ssoRoles, ssoRecheck}); err != nil {
+		return nil, err
+	}
+	if e := otlpEndpoint.Value(); e != "" {
+		if err := tracing.CheckEndpoint(e); err != nil {
+			return nil, otlpEndpoint.Errorf("%q: %v", e, err)
+		}
+		cfg.Tracing = tracing.Config{Endpoint: e, Service: "jobwheel-server"}
+	}
+	if cfg.Tracing.Sample, err = strconv.ParseFloat(traceSample.Value(), 64); err != nil || cfg.Tracing.Sample < 0 || cfg.Tracing.Sample > 1 {
+		return nil, traceSample.Errorf("%q is not a number from 0 to 1", traceSample.Value())
+	}
+	if t := traceURL.Value(); t != "" {
+		u, err := url.Parse(strings.ReplaceAll(t, "{traceId}", "0"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.Contains(t, "{traceId}") {
+			return nil, traceURL.Errorf("%q is not an http:// or https:// URL with {traceId} in it", t)
+		}
+		cfg.TraceURL = t
+	}
 	return &cfg, nil
+}
+
+// readFile reads the file a setting names with @file.
+var readFile = os.ReadFile
+
+type ssoSettings struct {
+	passwordLogin, issuer, clientID, clientSecret, redirect, name, scopes, domains, groups, claim, roles, recheck *envflag.Setting
+}
+
+// parseSSO reads the single sign-on settings.
+func (c *Config) parseSSO(read func(string) ([]byte, error), s ssoSettings) error {
+	allowed, err := s.passwordLogin.Bool()
+	if err != nil {
+		return err
+	}
+	c.NoPasswords = !allowed
+	if s.issuer.Value() == "" {
+		if c.NoPasswords {
+			return s.passwordLogin.Errorf("is false, but single sign-on is not configured (%s): nobody could log in", s.issuer.Name())
+		}
+		return nil
+	}
+	roles := s.roles.Value()
+	if file, ok := strings.CutPrefix(roles, "@"); ok {
+		b, err := read(file)
+		if err != nil {
+			return s.roles.Errorf("reading %s: %v", file, err)
+		}
+		roles = string(b)
+	}
+	grants, err := sso.ParseGrants(s.roles.Name(), roles)
+	if err != nil {
+		return err
+	}
+	recheck, err := s.recheck.Duration()
+	if err != nil {
+		return err
+	}
+	redirect := s.redirect.Value()
+	if redirect == "" {
+		if c.AdvertiseURL == "" {
+			return s.redirect.Errorf("must be set (or JOBWHEEL_ADVERTISE_URL, for <advertise-url>/auth/sso/callback)")
+		}
+		redirect = c.AdvertiseURL + "/auth/sso/callback"
+	}
+	c.SSO = sso.Config{Issuer: s.issuer.Value(), ClientID: s.clientID.Value(), ClientSecret: s.clientSecret.Value(),
+		RedirectURL: redirect, Name: s.name.Value(), Scopes: s.scopes.List(), AllowedDomains: s.domains.List(),
+		AllowedGroups: s.groups.List(), GroupsClaim: s.claim.Value(), Grants: grants, Recheck: recheck}
+	return sso.CheckConfig(&c.SSO)
 }
 
 // checkListenAddr says why addr is not a host:port to listen on, or nil.

@@ -2,6 +2,7 @@ package node
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +116,65 @@ func TestConfigHelp(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "topsecret") {
 		t.Errorf("-h prints a secret:\n%s", out.String())
+	}
+}
+
+// Single sign-on and tracing settings: read as documented (docs/sso.md,
+// docs/tracing.md), and each mistake named by its variable.
+func TestConfigSSOAndTraces(t *testing.T) {
+	dir := t.TempDir()
+	roles := dir + "/roles.json"
+	if err := os.WriteFile(roles, []byte(`{"ops": ["admin"], "dev": ["payments:EDITOR"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]string{
+		"JOBWHEEL_ADVERTISE_URL":     "https://jw.example.com",
+		"JOBWHEEL_SSO_ISSUER":        "https://idp.example.com/realms/acme",
+		"JOBWHEEL_SSO_CLIENT_ID":     "jobwheel",
+		"JOBWHEEL_SSO_CLIENT_SECRET": "s3cret",
+		"JOBWHEEL_SSO_GROUP_ROLES":   "@" + roles,
+		"JOBWHEEL_SSO_SCOPES":        "groups",
+		"JOBWHEEL_PASSWORD_LOGIN":    "false",
+		"JOBWHEEL_OTLP_ENDPOINT":     "http://127.0.0.1:4318",
+		"JOBWHEEL_TRACE_SAMPLE":      "0.25",
+		"JOBWHEEL_TRACE_URL":         "https://jaeger.example.com/trace/{traceId}",
+	}
+	cfg, err := ParseConfig(nil, env(base), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.SSO
+	if s.RedirectURL != "https://jw.example.com/auth/sso/callback" || s.GroupsClaim != "groups" || s.Recheck != time.Minute ||
+		!cfg.NoPasswords || len(s.Grants["dev"]) != 1 || s.Grants["dev"][0].App != "payments" || s.Scopes[0] != "groups" {
+		t.Errorf("sso config %+v (no passwords %v)", s, cfg.NoPasswords)
+	}
+	if cfg.Tracing.Endpoint != "http://127.0.0.1:4318" || cfg.Tracing.Sample != 0.25 || cfg.TraceURL == "" {
+		t.Errorf("tracing %+v, url %q", cfg.Tracing, cfg.TraceURL)
+	}
+	if cfg, err := ParseConfig(nil, env(nil), io.Discard); err != nil || cfg.SSO.Issuer != "" || cfg.NoPasswords || cfg.Tracing.Endpoint != "" {
+		t.Errorf("defaults: %+v, %v; want single sign-on and tracing off, passwords on", cfg, err)
+	}
+	for change, want := range map[string]string{
+		"JOBWHEEL_SSO_GROUP_ROLES=[1]":                        "JOBWHEEL_SSO_GROUP_ROLES: not a JSON object",
+		"JOBWHEEL_SSO_GROUP_ROLES=@/nonexistent.json":         "JOBWHEEL_SSO_GROUP_ROLES: reading /nonexistent.json",
+		`JOBWHEEL_SSO_GROUP_ROLES={"dev": ["payments"]}`:      `JOBWHEEL_SSO_GROUP_ROLES: group "dev": "payments" is neither`,
+		"JOBWHEEL_SSO_CLIENT_SECRET=":                         "JOBWHEEL_SSO_CLIENT_SECRET: must be set",
+		"JOBWHEEL_SSO_RECHECK=often":                          `JOBWHEEL_SSO_RECHECK: "often" is not a duration`,
+		"JOBWHEEL_SSO_REDIRECT_URL=https://jw.example.com/cb": "JOBWHEEL_SSO_REDIRECT_URL: the path \"/cb\" must be under /auth/",
+		"JOBWHEEL_SSO_ISSUER=":                                "JOBWHEEL_PASSWORD_LOGIN: is false, but single sign-on is not configured",
+		"JOBWHEEL_OTLP_ENDPOINT=collector:4318":               `JOBWHEEL_OTLP_ENDPOINT: "collector:4318": not an http:// or https:// URL`,
+		"JOBWHEEL_TRACE_SAMPLE=2":                             `JOBWHEEL_TRACE_SAMPLE: "2" is not a number from 0 to 1`,
+		"JOBWHEEL_TRACE_URL=https://jaeger.example.com":       "JOBWHEEL_TRACE_URL: \"https://jaeger.example.com\" is not an http:// or https:// URL with {traceId}",
+	} {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		name, value, _ := strings.Cut(change, "=")
+		m[name] = value
+		_, err := ParseConfig(nil, env(m), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", change, err, want)
+		}
 	}
 }

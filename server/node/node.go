@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -18,12 +19,14 @@ import (
 	"github.com/jobwheel/jobwheel/frontend"
 	"github.com/jobwheel/jobwheel/graph"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
 	"github.com/jobwheel/jobwheel/server/api/apply"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/server/api/workflows"
 	"github.com/jobwheel/jobwheel/server/platform/bus"
 	"github.com/jobwheel/jobwheel/server/platform/httpsec"
@@ -31,6 +34,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/logs"
 	"github.com/jobwheel/jobwheel/server/platform/metrics"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
+	"github.com/jobwheel/jobwheel/server/platform/readcache"
 	"github.com/jobwheel/jobwheel/server/platform/retention"
 	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	"github.com/jobwheel/jobwheel/server/runtime/execution"
@@ -75,12 +79,36 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	stats := metrics.New()
 	n.db.Bun().AddQueryHook(stats.QueryHook())
 
-	authSvc := auth.New(auth.Config{}, n.db, log)
+	traces, err := tracing.New(tracing.Config{Endpoint: cfg.Tracing.Endpoint, Sample: cfg.Tracing.Sample,
+		Service: "jobwheel-server", Version: cfg.Version})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			traces.Stop()
+		}
+	}()
+	tracer := traces.Tracer("github.com/jobwheel/jobwheel/server")
+	// The API's services read callers, roles, apps and jobs through the
+	// read cache (it serves from memory once started; until then it reads
+	// the database).
+	// A change waits for other servers to drop what they keep (Changed)
+	// only when there are others: the server registry, made below, says.
+	var members *cluster.Registry
+	reads := readcache.New(readcache.Config{Servers: func(ctx context.Context) (int, error) {
+		if members == nil {
+			return 1, nil // starting: nothing served yet, here or through this server
+		}
+		return members.AliveCount(ctx)
+	}}, n.db, log)
+	apiDB := reads.Store(n.db)
+	authSvc := auth.New(auth.Config{NoPasswords: cfg.NoPasswords}, apiDB, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
 		return nil, err
 	}
-	appSvc := apps.New(n.db, authSvc, nil)
+	appSvc := apps.New(apiDB, authSvc, nil)
 	if cfg.Demo {
 		dir, _ := os.Getwd()
 		if err = ensureDemo(ctx, n.db, appSvc, dir); err != nil {
@@ -114,21 +142,29 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		log.Info("database reached through a pooler in transaction pooling mode (pool_mode=transaction): no LISTEN/NOTIFY; hints between servers are replaced by polling the database")
 	}
 	hints := bus.New(serverID, n.db.Namespace(), busDB, log)
+	// What the read cache keeps is dropped when a hint says it changed (here
+	// at once, elsewhere within milliseconds); the change counters it reads
+	// every 100 ms catch a lost hint (server/platform/readcache).
+	hints.Subscribe(live.TopicAuth, func(string, string) { reads.Invalidate(db.VersionAuth) })
+	hints.Subscribe(live.TopicApps, func(string, string) { reads.Invalidate(db.VersionApps) })
+	hints.Subscribe(live.TopicJobs, func(string, string) { reads.Invalidate(db.VersionJobs) })
+	hints.OnReconnect(reads.InvalidateAll)
+	appSvc.OnChanged(func(appID int64) { hints.Publish(live.TopicApps, strconv.FormatInt(appID, 10)) })
 	// API subscriptions: woken by bus hints, re-reading the database.
-	feeds := live.New(live.Config{}, n.db, hints, authSvc, appSvc, log)
+	feeds := live.New(live.Config{}, apiDB, hints, authSvc, appSvc, log)
 	logSvc := logs.New(n.db, feeds, nil, log)
 	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, n.db, log)
 	if err != nil {
 		return nil, err
 	}
-	members := cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
+	members = cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	// DECISION and FOREACH expressions of every owned app are evaluated by
 	// one bounded pool, off the engines' goroutines (issue 25).
 	evaluator := workflow.NewEvaluator(workflow.EvaluatorConfig{Limits: wfexpr.Limits{CPU: cfg.ExpressionCPU}})
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
-		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Log: log},
-		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator}})
+		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Versions: reads, Log: log, Tracer: tracer},
+		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator, Tracer: tracer}})
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	// The collector reads the owned apps' figures from the database; it
@@ -141,7 +177,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// A deleted app's lease row went with it: the owner finds that at the
 	// renewal a pass does, and stops scheduling the app then.
 	appSvc.OnDeleted(func(int64) { hints.Publish(lease.HintTopic, "app deleted") })
-	jobSvc := jobs.New(jobs.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+	jobSvc := jobs.New(jobs.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	// Workers declaring jobs in code have them applied by the job API.
 	workers := hub.New(hub.Config{}, hub.Deps{Apps: appSvc, Owner: leases, Registries: ownedApps, Directory: members,
@@ -149,20 +185,35 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
-	workflowSvc := workflows.New(workflows.Deps{Store: n.db, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
+	workflowSvc := workflows.New(workflows.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	// Configuration as code: managed sets of files applied in one
 	// transaction through the job and workflow APIs' validation.
 	applier := apply.New(apply.Deps{Store: n.db, Apps: appSvc, Jobs: jobSvc, Workflows: workflowSvc, Notifier: feeds.Jobs(ownedApps)})
+	auditSvc := audit.New(apiDB, authSvc, appSvc, log, nil)
+	var signOn *sso.Service
+	if cfg.SSO.Issuer != "" {
+		ssoCfg := cfg.SSO
+		ssoCfg.SessionCookie, ssoCfg.Proxies = graph.SessionCookie, cfg.TrustedProxies
+		if signOn, err = sso.New(ssoCfg, n.db, authSvc, auditSvc, log); err != nil {
+			return nil, err
+		}
+		authSvc.UseSSO(signOn)
+	}
+	services := graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
+		Workflows: workflowSvc, Apply: applier, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: auditSvc, Log: log, TraceURL: cfg.TraceURL}
+	if signOn != nil {
+		services.SSOName = signOn.Name()
+	}
 	api := graph.NewHandler(graph.HandlerConfig{
-		Resolver: graph.NewResolver(graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-			Workflows: workflowSvc, Apply: applier, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: audit.New(n.db, authSvc, appSvc, log, nil), Log: log}),
+		Resolver:       graph.NewResolver(services),
 		Log:            log,
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,
 		// Rights changed on any server: open websockets re-check at once.
 		AuthChanges: func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
 		Observer:    stats,
+		Tracer:      tracer,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
@@ -182,6 +233,9 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		_, _ = io.WriteString(w, "ready\n")
 	})
 	mux.Handle("GET /metrics", stats.Handler())
+	if signOn != nil {
+		signOn.Routes(mux)
+	}
 	mux.Handle("/", frontend.Handler())
 	n.http = newHTTPService(listener, httpsec.Headers(mux), log)
 	if cfg.DebugAddr != "" {
@@ -202,7 +256,12 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// release), the wheel, the worker connections left, the registry,
 	// alarms, the log writer (storing what is queued), the subscriptions
 	// (ended with UNAVAILABLE) and the bus (sending what is pending).
+	if traces != nil {
+		// Stopped last: spans of the shutdown are exported too.
+		n.services.Add("tracing", traces)
+	}
 	n.services.Add("bus", hints)
+	n.services.Add("read cache", reads)
 	n.services.Add("subscriptions", feeds)
 	n.services.Add("log writer", logSvc)
 	n.services.Add("alarms", alarms)

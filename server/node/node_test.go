@@ -17,6 +17,8 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/internal/testkit"
+	"github.com/jobwheel/jobwheel/internal/tracing"
+	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/worker"
 )
 
@@ -45,6 +47,13 @@ func runOnce(t *testing.T, dbURL string, round int) {
 	ctx := context.Background()
 	cfg := &Config{DatabaseURL: dbURL, HTTPAddr: "127.0.0.1:0", AdminPassword: "admin-password",
 		ServerID: fmt.Sprintf("leak-%d", round), LeaseTTL: 3 * time.Second, DebugAddr: "127.0.0.1:0"}
+	if round == 2 {
+		// Tracing (its exporter's goroutines) and single sign-on on: they
+		// stop with the server too. Nothing listens at either address.
+		cfg.Tracing = tracing.Config{Endpoint: "http://127.0.0.1:9", Sample: 1}
+		cfg.SSO = sso.Config{Issuer: "http://127.0.0.1:9/idp", ClientID: "c", ClientSecret: "s",
+			RedirectURL: "http://127.0.0.1:7700/auth/sso/callback"}
+	}
 	n, err := Start(ctx, cfg, io.Discard, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("round %d: starting: %v", round, err)

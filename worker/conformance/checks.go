@@ -37,6 +37,7 @@ var checks = []check{
 	{"dispatch.twice", "§6.4 §8.3", "accepts a task dispatched again, without running it twice", checkTwice},
 	{"epoch", "§8.2", "rejects dispatches of an epoch older than the newest seen, and raises it on a newer one", checkEpoch},
 	{"report.succeeded", "§8.4 §9 §12", "RUNNING, then SUCCEEDED with the result; the task's log lines with instance, task, increasing seq, level and time", checkSucceeded},
+	{"traceparent", "§8.1 §8.5", "runs a task whatever its traceparent: a valid one, and a malformed one (ignored), both SUCCEEDED", checkTraceparent},
 	{"report.failed", "§9", "a processor's error: RUNNING, then FAILED with the error as the result", checkFailed},
 	{"deadline", "§8.4", "at its deadline a task is cancelled and reported FAILED with reason TIMEOUT", checkDeadline},
 	{"logs.before-final", "§6.5 rule 3", "a task's final report waits until its log lines are acknowledged", checkLogsBeforeFinal},
@@ -599,6 +600,24 @@ func checkSucceeded(k *kit) error {
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("task %d: %s", t.TaskID, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func checkTraceparent(k *kit) error {
+	c, err := k.connected()
+	if err != nil {
+		return err
+	}
+	for _, tp := range []string{"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "00-not-a-trace-context"} {
+		t := k.newTask(procSucceed, jobParams(`{"lines":1}`), func(t *protocol.Task) { t.Traceparent = tp })
+		from := k.rec.mark()
+		if err := k.run(c, t); err != nil {
+			return fmt.Errorf("traceparent %q: %w", tp, err)
+		}
+		if _, err := k.finalIs(from, t.TaskID, protocol.TaskSucceeded); err != nil {
+			return fmt.Errorf("traceparent %q: %w", tp, err)
+		}
 	}
 	return nil
 }

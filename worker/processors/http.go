@@ -12,9 +12,25 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/jobwheel/jobwheel/worker"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
+
+// redactURL drops a URL's user information and query (which may hold
+// keys) for span attributes.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
 
 // HTTPRequest is the processor field of an HTTP job, as JSON:
 //
@@ -42,6 +58,10 @@ type HTTP struct {
 	// MaxBody bounds how much of the response body goes into the result
 	// (default 16 KiB).
 	MaxBody int
+	// TracerProvider records a client span for the request of a traced
+	// run; nil records none. Either way a traced run's request carries a
+	// `traceparent` header (the client span's, else the processor's).
+	TracerProvider trace.TracerProvider
 }
 
 var errRequestTimeout = errors.New("request timeout")
@@ -62,9 +82,21 @@ func (h *HTTP) Process(ctx worker.TaskContext) (worker.Result, error) {
 	if spec.Body != "" {
 		body = strings.NewReader(spec.Body)
 	}
+	traced := trace.SpanContextFromContext(rctx).IsValid()
+	var span trace.Span
+	if traced && h.TracerProvider != nil {
+		rctx, span = h.TracerProvider.Tracer("github.com/jobwheel/jobwheel/worker/processors").Start(rctx, "HTTP "+spec.Method,
+			trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+				attribute.String("http.request.method", spec.Method), attribute.String("url.full", redactURL(spec.URL))))
+		defer span.End()
+	}
 	req, err := http.NewRequestWithContext(rctx, spec.Method, spec.URL, body)
 	if err != nil {
 		return worker.Result{}, fmt.Errorf("building the request: %w", err)
+	}
+	if traced {
+		// Before the job's own headers, which may set their own.
+		propagation.TraceContext{}.Inject(rctx, propagation.HeaderCarrier(req.Header))
 	}
 	for k, v := range spec.Headers {
 		if strings.EqualFold(k, "Host") {
@@ -97,7 +129,14 @@ func (h *HTTP) Process(ctx worker.TaskContext) (worker.Result, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return worker.Result{}, failed("request failed", err)
+		err = failed("request failed", err)
+		if span != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		return worker.Result{}, err
+	}
+	if span != nil {
+		span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode))
 	}
 	defer resp.Body.Close()
 	maxBody := h.MaxBody
@@ -117,6 +156,9 @@ func (h *HTTP) Process(ctx worker.TaskContext) (worker.Result, error) {
 		want = strconv.Itoa(spec.ExpectStatus)
 	}
 	if !ok {
+		if span != nil {
+			span.SetStatus(codes.Error, "HTTP "+resp.Status)
+		}
 		log.Error("HTTP "+resp.Status, "took", took, "expected", want)
 		return worker.Result{}, fmt.Errorf("%s: HTTP %d, expected %s: %s", line, resp.StatusCode, want, text)
 	}

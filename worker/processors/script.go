@@ -34,7 +34,8 @@ import (
 //     (the app secret must not leak into jobs), plus JOBWHEEL_INSTANCE_ID,
 //     JOBWHEEL_TASK_ID, JOBWHEEL_JOB_ID, JOBWHEEL_TASK_NAME, JOBWHEEL_ATTEMPT,
 //     JOBWHEEL_WORKER_ID, JOBWHEEL_JOB_PARAMS, JOBWHEEL_INSTANCE_PARAMS,
-//     JOBWHEEL_PAYLOAD, JOBWHEEL_SHARD_INDEX and JOBWHEEL_SHARD_TOTAL;
+//     JOBWHEEL_PAYLOAD, JOBWHEEL_SHARD_INDEX and JOBWHEEL_SHARD_TOTAL, and
+//     TRACEPARENT (the run's W3C trace context, empty when not traced);
 //   - each line of standard output is logged at INFO, of standard error at
 //     ERROR, as it comes; lines of one stream keep their order, and a
 //     stdout line written before a stderr line is logged before it (the
@@ -303,6 +304,9 @@ func (s *Script) env(ctx worker.TaskContext) []string {
 		"JOBWHEEL_PAYLOAD="+ctx.Payload(),
 		"JOBWHEEL_SHARD_INDEX="+strconv.Itoa(index),
 		"JOBWHEEL_SHARD_TOTAL="+strconv.Itoa(total),
+		// The W3C trace context of the run, for what the script calls
+		// (docs/tracing.md); empty when the run is not traced.
+		"TRACEPARENT="+ctx.Traceparent(),
 	)
 }
 

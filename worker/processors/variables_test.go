@@ -31,7 +31,7 @@ func TestScriptVariablesDocumented(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	given := names(regexp.MustCompile(`"((?:JOBWHEEL_[A-Z_]+)|PYTHONUNBUFFERED)=`), read("script.go"))
+	given := names(regexp.MustCompile(`"((?:JOBWHEEL_[A-Z_]+)|PYTHONUNBUFFERED|TRACEPARENT)=`), read("script.go"))
 
 	readme := read("../../docs/jobs.md")
 	_, section, ok := strings.Cut(readme, "\n## What a script sees\n")

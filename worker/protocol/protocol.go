@@ -306,6 +306,12 @@ type Task struct {
 	WorkflowContext map[string]any `json:"workflowContext,omitempty"`
 	// Upstream are the results of the node's upstream workflow nodes.
 	Upstream map[string]string `json:"upstream,omitempty"`
+	// Traceparent is the W3C trace context (https://www.w3.org/TR/trace-context/)
+	// of the server's span for this task, when the fire is traced: the
+	// worker starts the processor's span as its child. Empty when not
+	// traced; a worker ignores a value that is not a valid traceparent
+	// (ValidTraceparent).
+	Traceparent string `json:"traceparent,omitempty"`
 }
 
 // TaskResult is a finished task's outcome, as given to post and reduce.

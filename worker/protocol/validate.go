@@ -359,3 +359,26 @@ func sane(field string, t time.Time) error {
 	}
 	return nil
 }
+
+// ValidTraceparent reports whether s is a W3C traceparent a worker may
+// start its processor's span under: version 00's four fields
+// (00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>, lower case,
+// neither id all zeros), or a later version's first four fields followed
+// by nothing or by "-" (the specification's rule for versions it does not
+// know yet); version ff is invalid.
+func ValidTraceparent(s string) bool {
+	if len(s) < 55 || (len(s) > 55 && (s[:2] == "00" || s[55] != '-')) {
+		return false
+	}
+	if s[2] != '-' || s[35] != '-' || s[52] != '-' || s[:2] == "ff" {
+		return false
+	}
+	for _, f := range []string{s[:2], s[3:35], s[36:52], s[53:55]} {
+		for i := 0; i < len(f); i++ {
+			if c := f[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return strings.Trim(s[3:35], "0") != "" && strings.Trim(s[36:52], "0") != ""
+}

@@ -104,6 +104,10 @@ func (c *Context) Shard() (int, int)           { return c.Task.ShardIndex, c.Tas
 func (c *Context) WorkDir() string             { return c.Dir }
 func (c *Context) Upstream() map[string]string { return maps.Clone(c.Task.Upstream) }
 
+// Traceparent is Task.Traceparent (the server's span: tests run no
+// processor span of their own).
+func (c *Context) Traceparent() string { return c.Task.Traceparent }
+
 func (c *Context) DecodePayload(v any) error { return json.Unmarshal([]byte(c.Task.Payload), v) }
 
 func (c *Context) WorkflowNode() (int64, string) { return c.Task.WorkflowRunID, c.Task.WorkflowNode }

@@ -78,4 +78,27 @@ describe("LoginPage", () => {
     expect(dispose).toHaveBeenCalledOnce();
     expect(create).toHaveBeenCalledTimes(2);
   });
+
+  it("offers single sign-on, keeping where to land, and hides the password form when passwords are off", () => {
+    const { asClient } = mockClient({
+      query: (r) =>
+        r.name === "SignInOptions"
+          ? { data: { signInOptions: { password: false, sso: { name: "Okta", loginUrl: "/auth/sso/login" } } }, error: undefined }
+          : undefined,
+    });
+    renderRoutes(routes, "/login?next=%2Fservers", asClient);
+    expect(screen.getByRole("link", { name: "Sign in with Okta" })).toHaveAttribute(
+      "href",
+      "/auth/sso/login?next=%2Fservers",
+    );
+    expect(screen.queryByLabelText("Password")).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Log in" })).not.toBeInTheDocument();
+  });
+
+  it("says why single sign-on sent the browser back", () => {
+    renderRoutes(routes, "/login?sso_error=denied", mockClient({}).asClient);
+    expect(screen.getByRole("alert")).toHaveTextContent("not allowed here");
+    // Without single sign-on configured, the password form stays.
+    expect(screen.getByRole("button", { name: "Log in" })).toBeEnabled();
+  });
 });

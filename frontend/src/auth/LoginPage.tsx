@@ -1,12 +1,24 @@
 import { useState, type SubmitEvent } from "react";
-import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput, Title } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { useNavigate, useSearchParams } from "react-router";
-import { useMutation, type CombinedError } from "urql";
+import { useMutation, useQuery, type CombinedError } from "urql";
 import { useResetApi } from "../api/ApiProvider";
 import { errorMessage } from "../api/errors";
 import { afterLogin } from "./loginPath";
-import { LoginMutation } from "./operations";
+import { LoginMutation, SignInOptionsQuery } from "./operations";
+
+/**
+ * Why single sign-on sent the browser back here (?sso_error=, set by the
+ * server's callback; docs/sso.md).
+ */
+const ssoErrors: Record<string, string> = {
+  denied: "The identity provider refused, or your account is not allowed here (domain or group). Ask your administrator.",
+  expired: "The sign-in took too long or was started in another tab. Try again.",
+  conflict: "A local user already has your name; an administrator must rename or remove it before you can sign in.",
+  unavailable: "The identity provider cannot be reached right now. Try again later.",
+  failed: "Signing in failed. Try again; if it keeps failing, the server's log says why.",
+};
 
 export function LoginPage() {
   useDocumentTitle("Log in · jobwheel");
@@ -14,6 +26,11 @@ export function LoginPage() {
   const navigate = useNavigate();
   const resetApi = useResetApi();
   const [{ fetching }, login] = useMutation(LoginMutation);
+  const [{ data: options }] = useQuery({ query: SignInOptionsQuery });
+  const sso = options?.signInOptions.sso;
+  // Until the server said, offer the form: it is what every server had.
+  const passwords = options?.signInOptions.password ?? true;
+  const ssoError = params.get("sso_error");
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
   // The last attempt's error, until the next attempt starts: editing a
@@ -44,35 +61,55 @@ export function LoginPage() {
                 {errorMessage(error)}
               </Alert>
             )}
-            {/* Every field is required; asterisks would only add noise here. */}
-            <TextInput
-              label="Username"
-              name="username"
-              autoComplete="username"
-              required
-              withAsterisk={false}
-              autoFocus
-              value={username}
-              onChange={(e) => {
-                setUsername(e.currentTarget.value);
-                setError(undefined);
-              }}
-            />
-            <PasswordInput
-              label="Password"
-              name="password"
-              autoComplete="current-password"
-              required
-              withAsterisk={false}
-              value={password}
-              onChange={(e) => {
-                setPassword(e.currentTarget.value);
-                setError(undefined);
-              }}
-            />
-            <Button type="submit" loading={fetching} fullWidth>
-              Log in
-            </Button>
+            {ssoError && !error && (
+              <Alert color="red" title="Could not sign in" role="alert">
+                {ssoErrors[ssoError] ?? ssoErrors.failed}
+              </Alert>
+            )}
+            {sso && (
+              <Button
+                component="a"
+                href={`${sso.loginUrl}?next=${encodeURIComponent(afterLogin(params.get("next")))}`}
+                variant={passwords ? "default" : "filled"}
+                fullWidth
+              >
+                Sign in with {sso.name}
+              </Button>
+            )}
+            {sso && passwords && <Divider label="or with a password" labelPosition="center" />}
+            {passwords && (
+              <>
+                {/* Every field is required; asterisks would only add noise here. */}
+                <TextInput
+                  label="Username"
+                  name="username"
+                  autoComplete="username"
+                  required
+                  withAsterisk={false}
+                  autoFocus
+                  value={username}
+                  onChange={(e) => {
+                    setUsername(e.currentTarget.value);
+                    setError(undefined);
+                  }}
+                />
+                <PasswordInput
+                  label="Password"
+                  name="password"
+                  autoComplete="current-password"
+                  required
+                  withAsterisk={false}
+                  value={password}
+                  onChange={(e) => {
+                    setPassword(e.currentTarget.value);
+                    setError(undefined);
+                  }}
+                />
+                <Button type="submit" loading={fetching} fullWidth>
+                  Log in
+                </Button>
+              </>
+            )}
           </Stack>
         </form>
       </Paper>

@@ -6,6 +6,20 @@ export const MeQuery = graphql(`
       id
       username
       admin
+      ssoSubject
+    }
+  }
+`);
+
+/** How people log in here; public, for the login page and the user menu. */
+export const SignInOptionsQuery = graphql(`
+  query SignInOptions {
+    signInOptions {
+      password
+      sso {
+        name
+        loginUrl
+      }
     }
   }
 `);

@@ -12,6 +12,7 @@ function instance(status: InstanceStatus): InstanceFieldsFragment {
   return {
     id: "42",
     status,
+    traceId: null,
     triggerType: "API",
     expectedTriggerTime: null,
     actualTriggerTime: "2026-11-21T12:00:00Z",
@@ -44,13 +45,19 @@ type Pushed = { data?: unknown };
  * A server with instance 42 in `status()` and an empty stored log; the
  * subscriptions it is asked for are kept, to push values through.
  */
-function setup(status: () => InstanceStatus, role: AppRole = "OWNER", change: Partial<InstanceFieldsFragment> = {}) {
+function setup(
+  status: () => InstanceStatus,
+  role: AppRole = "OWNER",
+  change: Partial<InstanceFieldsFragment> = {},
+  traceUrlTemplate: string | null = null,
+) {
   const logs: Subject<Pushed>[] = [];
   const changes: { variables: Record<string, unknown>; subject: Subject<Pushed> }[] = [];
   const mock = mockClient({
     role,
     query: ({ name }: MockRequest) => {
-      if (name === "Instance") return { data: { instance: { ...instance(status()), ...change } }, error: undefined };
+      if (name === "Instance")
+        return { data: { instance: { ...instance(status()), ...change }, traceUrlTemplate }, error: undefined };
       if (name === "InstanceLogs")
         return { data: { instance: { id: "42", logs: { lines: [], hasMore: false } } }, error: undefined };
       return undefined;
@@ -74,6 +81,19 @@ function logLine(seq: number, text: string) {
 }
 
 describe("the instance page", () => {
+  it("links a traced instance to its trace when the server has a trace URL", async () => {
+    setup(() => "SUCCEEDED", "VIEWER", { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" }, "https://jaeger.example.com/trace/{traceId}");
+    const link = await screen.findByRole("link", { name: /Open trace 4bf92f35/ });
+    expect(link).toHaveAttribute("href", "https://jaeger.example.com/trace/4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(link).toHaveAttribute("target", "_blank");
+  });
+
+  it("shows no trace link without a trace URL template", async () => {
+    setup(() => "SUCCEEDED", "VIEWER", { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
+    await screen.findByText("Details");
+    expect(screen.queryByRole("link", { name: /Open trace/ })).not.toBeInTheDocument();
+  });
+
   it("says when a retried instance's next attempt is due", async () => {
     setup(() => "WAITING", "OWNER", {
       attempt: 2,

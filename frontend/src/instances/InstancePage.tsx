@@ -74,7 +74,16 @@ function InstanceView({ app, instanceId }: { app: string; instanceId: string }) 
         isEmpty={(data) => !data.instance}
         empty={<>There is no instance {instanceId}.</>}
       >
-        {(data) => data.instance && <InstanceDetails app={app} instance={data.instance} live={live} />}
+        {(data) =>
+          data.instance && (
+            <InstanceDetails
+              app={app}
+              instance={data.instance}
+              live={live}
+              traceUrl={traceUrl(data.traceUrlTemplate, data.instance.traceId)}
+            />
+          )
+        }
       </QueryView>
     </Stack>
   );
@@ -93,7 +102,26 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   );
 }
 
-function InstanceDetails({ app, instance, live }: { app: string; instance: InstanceFieldsFragment; live: boolean }) {
+/**
+ * The instance's trace in the tracing system (JOBWHEEL_TRACE_URL with its
+ * {traceId}); undefined when either is missing.
+ */
+export function traceUrl(template: string | null | undefined, traceId: string | null | undefined): string | undefined {
+  if (!template || !traceId) return undefined;
+  return template.replaceAll("{traceId}", encodeURIComponent(traceId));
+}
+
+function InstanceDetails({
+  app,
+  instance,
+  live,
+  traceUrl,
+}: {
+  app: string;
+  instance: InstanceFieldsFragment;
+  live: boolean;
+  traceUrl?: string;
+}) {
   const logs = useInstanceLogs(instance.id, live);
   const canEdit = useCanEdit();
   const worker = instance.worker;
@@ -154,6 +182,13 @@ function InstanceDetails({ app, instance, live }: { app: string; instance: Insta
               <Field label="Trigger">{instance.triggerType}</Field>
               <Field label="Attempt">{instance.attempt}</Field>
               <Field label="Reason">{instance.reason || "—"}</Field>
+              {traceUrl && (
+                <Field label="Trace">
+                  <Anchor href={traceUrl} target="_blank" rel="noreferrer">
+                    Open trace {instance.traceId?.slice(0, 8)}… ↗
+                  </Anchor>
+                </Field>
+              )}
               {instance.nextAttemptAt && (
                 <Field label="Next attempt due">
                   <Timestamp value={instance.nextAttemptAt} />

@@ -14,6 +14,7 @@ function instance(status: InstanceStatus): InstanceFieldsFragment {
   return {
     id: "42",
     status,
+    traceId: null,
     triggerType: "API",
     expectedTriggerTime: null,
     actualTriggerTime: "2026-11-21T12:00:00Z",

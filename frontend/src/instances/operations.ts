@@ -66,6 +66,7 @@ export const JobChoicesQuery = graphql(`
 export const InstanceFields = graphql(`
   fragment InstanceFields on Instance {
     ...InstanceRow
+    traceId
     params
     result
     reason
@@ -113,6 +114,7 @@ export const InstanceQuery = graphql(`
     instance(id: $id) {
       ...InstanceFields
     }
+    traceUrlTemplate
   }
 `);
 

@@ -17,6 +17,7 @@ export const scriptVariables: [name: string, value: string][] = [
   ["JOBWHEEL_WORKFLOW_CONTEXT", "in a workflow node only: a JSON file with the run's context and the upstream nodes' results"],
   ["JOBWHEEL_WORKFLOW_OUTPUT", "in a workflow node only: where to write a JSON object to add to the run's context"],
   ["JOBWHEEL_WORKFLOW_RUN_ID, JOBWHEEL_WORKFLOW_NODE", "in a workflow node only: the run's id and the node's key"],
+  ["TRACEPARENT", "the run's W3C trace context when it is traced, to pass on to what the script calls; empty otherwise"],
 ];
 
 /**

@@ -4,7 +4,7 @@ import type { AppsQuery, JobsQuery, MeQuery } from "../graphql/graphql";
 import { routes } from "../routes";
 import { mockClient, renderRoutes, type MockRequest } from "../test/render";
 
-const me: MeQuery = { me: { id: "1", username: "admin", admin: true } };
+const me: MeQuery = { me: { id: "1", username: "admin", admin: true, ssoSubject: null } };
 const apps: AppsQuery = {
   apps: [
     { id: "1", name: "billing", description: "", createdAt: "2026-01-01T00:00:00Z", myRole: "OWNER" },
@@ -93,7 +93,7 @@ describe("per-app screens", () => {
   });
 
   it("leaves Users out of a non-administrator's navbar", async () => {
-    const user: MeQuery = { me: { id: "2", username: "vic", admin: false } };
+    const user: MeQuery = { me: { id: "2", username: "vic", admin: false, ssoSubject: null } };
     const query = (r: MockRequest) => (r.name === "Me" ? { data: user, error: undefined } : answer(r));
     renderRoutes(routes, "/apps/orders/jobs", mockClient({ query }).asClient);
     await screen.findByRole("heading", { name: "Jobs" });

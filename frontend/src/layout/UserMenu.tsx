@@ -14,7 +14,7 @@ import { Link, useNavigate } from "react-router";
 import { useMutation, useQuery } from "urql";
 import { useResetApi } from "../api/ApiProvider";
 import { errorMessage, hasErrorCode } from "../api/errors";
-import { LogoutMutation, MeQuery } from "../auth/operations";
+import { LogoutMutation, MeQuery, SignInOptionsQuery } from "../auth/operations";
 import { ChangePasswordDialog } from "../account/ChangePasswordDialog";
 import classes from "./UserMenu.module.css";
 
@@ -36,6 +36,11 @@ export function UserMenu() {
   const navigate = useNavigate();
   const [changingPassword, passwordDialog] = useDisclosure(false);
   const username = data?.me?.username ?? "";
+  // A user of single sign-on has no password here; the menu says who
+  // vouched for them instead.
+  const sso = Boolean(data?.me?.ssoSubject);
+  const [{ data: options }] = useQuery({ query: SignInOptionsQuery, pause: !sso });
+  const provider = options?.signInOptions.sso?.name ?? "single sign-on";
   // Mantine keeps the choice in localStorage; "auto" follows the OS.
   const { colorScheme, setColorScheme } = useMantineColorScheme();
   const schemeLabelId = useId();
@@ -67,13 +72,14 @@ export function UserMenu() {
         </Menu.Target>
         <Menu.Dropdown>
           <Menu.Label>{data?.me?.admin ? "Administrator" : "User"}</Menu.Label>
+          {sso && <Menu.Label title={data?.me?.ssoSubject ?? undefined}>Signed in with {provider}</Menu.Label>}
           <Menu.Item component={Link} to="/tokens">
             API tokens
           </Menu.Item>
           <Menu.Item component={Link} to="/graphiql">
             GraphQL explorer
           </Menu.Item>
-          <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>
+          {!sso && <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>}
           <Menu.Divider />
           <Menu.Label id={schemeLabelId}>Colour scheme</Menu.Label>
           <Box px="xs" pb={6} role="radiogroup" aria-labelledby={schemeLabelId}>

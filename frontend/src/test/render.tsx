@@ -49,7 +49,7 @@ export function appsWithRole(role: AppRole | null, names = ["orders", "billing",
   };
 }
 
-export const adminMe: MeQuery = { me: { id: "1", username: "admin", admin: true } };
+export const adminMe: MeQuery = { me: { id: "1", username: "admin", admin: true, ssoSubject: null } };
 
 interface Request {
   query: DocumentNode;

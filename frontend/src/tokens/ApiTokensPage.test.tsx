@@ -58,7 +58,7 @@ describe("the API tokens screen", () => {
   });
 
   it("does not show a user their own name on every row", async () => {
-    setup({ me: { id: "2", username: "vic", admin: false } });
+    setup({ me: { id: "2", username: "vic", admin: false, ssoSubject: null } });
     await screen.findByRole("row", { name: /deploy pipeline/ });
     expect(screen.queryByRole("columnheader", { name: "User" })).not.toBeInTheDocument();
   });

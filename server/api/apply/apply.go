@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -64,7 +65,7 @@ type Apps interface {
 // jobs).
 type Jobs interface {
 	BuildIn(ctx context.Context, tx *db.Store, app *db.App, in jobs.Input) (*db.Job, string, error)
-	CreateIn(ctx context.Context, tx *db.Store, j *db.Job, calendar, change string) error
+	CreateIn(ctx context.Context, tx *db.Store, j *db.Job, calendar, change string, earlier ...db.JobVersion) error
 	UpdateIn(ctx context.Context, tx *db.Store, old, j *db.Job, calendar, change string) error
 	Differences(ctx context.Context, tx *db.Store, old, j *db.Job, calendar string) ([]string, error)
 	CreateCalendarIn(ctx context.Context, tx *db.Store, c *db.Calendar) error
@@ -124,7 +125,23 @@ type Input struct {
 	// manages.
 	Prune bool
 	Adopt bool
+	// JobVersions are earlier versions of jobs among Jobs, oldest first
+	// for each: a job the apply creates gets them as its first versions.
+	JobVersions []JobVersion
 }
+
+// JobVersion is an earlier version of a job of the set: the job as Jobs
+// declares it with the processor it had then, who made it (empty: the
+// caller) and when (nil: now). An import brings a script's history so.
+type JobVersion struct {
+	App, Name                string
+	ProcessorType, Processor string
+	Author                   string
+	CreatedAt                *time.Time
+}
+
+// maxAuthorChars bounds a version's author (job_versions.created_by).
+const maxAuthorChars = 64
 
 // Change is what applying does to one object. Fields name what an UPDATE
 // changes (the input's field names, and managedBy when the object joins
@@ -258,6 +275,18 @@ func checkInput(in Input, apps map[string]*db.App) error {
 			return err
 		}
 	}
+	for i, v := range in.JobVersions {
+		field := fmt.Sprintf("jobVersions[%d]", i)
+		if _, ok := seen[KindJob+"\x00"+v.App+"\x00"+strings.TrimSpace(v.Name)]; !ok {
+			return fault.BadInput(field+".name", "job %q of app %q is not among the set's jobs: a version belongs to a job the set declares", v.Name, v.App)
+		}
+		if utf8.RuneCountInString(v.Author) > maxAuthorChars {
+			return fault.BadInput(field+".author", "must be at most %d characters", maxAuthorChars)
+		}
+		if err := text.Line(field+".author", v.Author); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -272,6 +301,9 @@ type applier struct {
 	declared map[string]bool
 	// deleted marks the apps prune deleted something in.
 	deleted map[int64]bool
+	// earlier are the checked JobVersions, by job key: the versions a job
+	// the apply creates starts with.
+	earlier map[string][]db.JobVersion
 }
 
 func key(kind string, appID int64, name string) string {
@@ -287,6 +319,10 @@ func (a *applier) run(ctx context.Context, tx *db.Store, order []*db.App) error 
 			return prefixed(f, err)
 		}
 		a.changes = append(a.changes, c)
+	}
+	// After the calendars, which the versions may name as the jobs do.
+	if err := a.checkVersions(ctx, tx); err != nil {
+		return err
 	}
 	for i, in := range a.in.Jobs {
 		f := fmt.Sprintf("jobs[%d]", i)
@@ -404,7 +440,7 @@ func (a *applier) job(ctx context.Context, tx *db.Store, in jobs.Input) (Change,
 	switch {
 	case errors.Is(err, db.ErrNotFound):
 		ch.Action = ActionCreate
-		return ch, a.s.jobs.CreateIn(ctx, tx, j, cal, jobs.ChangeApply)
+		return ch, a.s.jobs.CreateIn(ctx, tx, j, cal, jobs.ChangeApply, a.earlier[key(KindJob, app.ID, j.Name)]...)
 	case err != nil:
 		return ch, err
 	}
@@ -424,6 +460,36 @@ func (a *applier) job(ctx context.Context, tx *db.Store, in jobs.Input) (Change,
 	}
 	ch.Action = ActionUpdate
 	return ch, a.s.jobs.UpdateIn(ctx, tx, old, j, cal, jobs.ChangeApply)
+}
+
+// checkVersions validates the input's earlier job versions, each as its
+// job with the processor it had then, and keeps their definitions for the
+// jobs the apply creates. An error names jobVersions[i].
+func (a *applier) checkVersions(ctx context.Context, tx *db.Store) error {
+	a.earlier = map[string][]db.JobVersion{}
+	if len(a.in.JobVersions) == 0 {
+		return nil
+	}
+	declared := map[string]jobs.Input{}
+	for _, in := range a.in.Jobs {
+		declared[in.App+"\x00"+strings.TrimSpace(in.Name)] = in
+	}
+	for i, v := range a.in.JobVersions {
+		in := declared[v.App+"\x00"+strings.TrimSpace(v.Name)]
+		in.ProcessorType, in.Processor = v.ProcessorType, v.Processor
+		app := a.apps[in.App]
+		j, cal, err := a.s.jobs.BuildIn(ctx, tx, app, in)
+		if err != nil {
+			return prefixed(fmt.Sprintf("jobVersions[%d]", i), err)
+		}
+		ver := db.JobVersion{Definition: j.Definition(cal), Change: jobs.ChangeImport, CreatedBy: v.Author}
+		if v.CreatedAt != nil {
+			ver.CreatedAt = db.Stamp(*v.CreatedAt)
+		}
+		k := key(KindJob, app.ID, j.Name)
+		a.earlier[k] = append(a.earlier[k], ver)
+	}
+	return nil
 }
 
 func (a *applier) workflow(ctx context.Context, tx *db.Store, in workflows.Input) (Change, error) {

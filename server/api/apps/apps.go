@@ -49,12 +49,23 @@ type Service struct {
 	store     Store
 	auth      *auth.Service
 	onDeleted []func(appID int64)
+	onChanged []func(appID int64)
 	clock     clock.Clock
 }
 
 // OnDeleted registers fn to hear of deleted apps, so the server holding
 // one's lease lets it go at once rather than at its next renewal.
 func (s *Service) OnDeleted(fn func(appID int64)) { s.onDeleted = append(s.onDeleted, fn) }
+
+// OnChanged registers fn to hear of an app changed or deleted (its secret
+// rotated), so what servers remember of it is dropped at once.
+func (s *Service) OnChanged(fn func(appID int64)) { s.onChanged = append(s.onChanged, fn) }
+
+func (s *Service) changed(appID int64) {
+	for _, fn := range s.onChanged {
+		fn(appID)
+	}
+}
 
 // New returns a Service; clk nil is the system clock.
 func New(store Store, authz *auth.Service, clk clock.Clock) *Service {
@@ -133,6 +144,7 @@ func (s *Service) RotateSecret(ctx context.Context, appID int64) (string, error)
 	if err := s.store.AppSetSecret(ctx, appID, auth.HashToken(secret)); err != nil {
 		return "", err
 	}
+	s.changed(appID)
 	return secret, nil
 }
 
@@ -169,6 +181,7 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 		}
 		return fmt.Errorf("deleting app %q: %w", name, err)
 	}
+	s.changed(a.ID)
 	for _, fn := range s.onDeleted {
 		fn(a.ID)
 	}

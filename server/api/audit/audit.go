@@ -125,6 +125,7 @@ var targets = map[string]target{
 	"deleteJob":                 {KindJob, "id"},
 	"runJob":                    {KindJob, "id"},
 	"login":                     {KindSession, ""},
+	"ssoLogin":                  {KindSession, ""},
 	"logout":                    {KindSession, ""},
 	"createUser":                {KindUser, ""},
 	"changePassword":            {KindUser, ""},
@@ -165,6 +166,8 @@ type Record struct {
 	target target
 	args   map[string]any
 	before map[string]any
+	// written: the entry was stored with the change (Written).
+	written bool
 }
 
 // Begin notes who is calling action with args and reads the object as it
@@ -175,6 +178,9 @@ func (s *Service) Begin(ctx context.Context, action string, args map[string]any)
 	if p := auth.FromContext(ctx); p != nil {
 		uid := p.User.ID
 		r.entry.UserID, r.entry.Actor = &uid, p.User.Username
+		if p.User.SSOSubject != nil {
+			r.entry.ActorSubject = *p.User.SSOSubject
+		}
 		if p.Token != nil {
 			r.entry.TokenName = p.Token.Name
 		}
@@ -195,20 +201,66 @@ func (s *Service) Begin(ctx context.Context, action string, args map[string]any)
 		// A failed read leaves before empty: the mutation will likely fail
 		// the same way and say why.
 		r.before = r.load(ctx, r.target.kind, key)
+		// An acting mutation's entry may be written with its change, in
+		// its transaction (Entry): its app is named now.
+		if acting[action] && r.entry.AppID != nil && r.entry.App == "" {
+			if app, err := s.store.AppGet(ctx, *r.entry.AppID); err == nil {
+				r.entry.App = app.Name
+			}
+		}
 	}
 	return r
 }
 
 // End records the mutation's outcome: the error code it failed with, or
 // "OK" (empty) with the changes from before to result (re-read when result
-// does not show the object).
+// does not show the object). A successful mutation whose entry was written
+// with its change (Entry, Written) is not recorded again.
 func (r *Record) End(ctx context.Context, result any, failed string) {
 	ctx = context.WithoutCancel(ctx)
 	if r.target.kind == KindConfigSet {
 		r.endConfig(ctx, result, failed)
 		return
 	}
-	e := &r.entry
+	if r.written && failed == "" {
+		return
+	}
+	r.s.insert(ctx, r.complete(ctx, result, failed, true))
+}
+
+// Entry is the entry End would record for the mutation succeeding with
+// result: a service that writes it in the transaction of its change
+// (runJob, which then costs one commit, not two) calls Written once that
+// committed. It reads nothing (it runs inside that transaction, and SQLite
+// has one connection): an acting mutation's app is named at Begin.
+func (r *Record) Entry(ctx context.Context, result any) *db.AuditEntry {
+	return r.complete(context.WithoutCancel(ctx), result, "", false)
+}
+
+// Written says the mutation's entry was stored with its change.
+func (r *Record) Written() { r.written = true }
+
+type recordKey struct{}
+
+// WithRecord returns ctx carrying the mutation's record, for a service
+// that writes its entry itself (Entry).
+func WithRecord(ctx context.Context, r *Record) context.Context {
+	return context.WithValue(ctx, recordKey{}, r)
+}
+
+// RecordFrom returns the record of the mutation under way, or nil.
+func RecordFrom(ctx context.Context) *Record {
+	r, _ := ctx.Value(recordKey{}).(*Record)
+	return r
+}
+
+// complete builds the entry of the mutation's outcome, leaving the record
+// as it was (a batch written again item by item builds it again); with
+// read false it reads nothing more from the database.
+func (r *Record) complete(ctx context.Context, result any, failed string, read bool) *db.AuditEntry {
+	e := new(db.AuditEntry)
+	*e = r.entry
+	e.Changes = append([]db.AuditChange(nil), r.entry.Changes...)
 	e.Outcome = "OK"
 	if failed != "" {
 		e.Outcome = failed
@@ -225,7 +277,7 @@ func (r *Record) End(ctx context.Context, result any, failed string) {
 			e.Changes = append(e.Changes, db.AuditChange{Field: "secret", After: "rotated"})
 		case isDelete(e.Action):
 			after = nil
-		case r.target.kind == KindAppMember:
+		case r.target.kind == KindAppMember && read:
 			after = r.load(ctx, KindAppMember, fmt.Sprint(r.args["app"]))
 		default:
 			kind, id, snap, appID := describe(result)
@@ -235,16 +287,29 @@ func (r *Record) End(ctx context.Context, result any, failed string) {
 				if e.ObjectID == "" {
 					e.ObjectID = id
 				}
-				r.setApp(appID)
+				if appID != 0 && e.AppID == nil {
+					e.AppID = &appID
+				}
 			case kind != "" && r.target.kind != "":
 				// The mutation made something else (runJob an instance,
 				// runWorkflow a run): name it among the changes.
 				e.Changes = append(e.Changes, db.AuditChange{Field: kind, After: id})
 				after = r.before
-			case r.target.arg != "":
+			case r.target.arg != "" && read:
 				after = r.load(ctx, r.target.kind, e.ObjectID)
 			}
 		}
+	}
+	// What reading the object after told of its app and name (load notes
+	// them on the record).
+	if e.AppID == nil {
+		e.AppID = r.entry.AppID
+	}
+	if e.App == "" {
+		e.App = r.entry.App
+	}
+	if e.ObjectName == "" {
+		e.ObjectName = r.entry.ObjectName
 	}
 	if failed == "" && (r.before != nil || after != nil) {
 		e.Changes = append(Diff(r.before, after), e.Changes...)
@@ -267,55 +332,12 @@ func (r *Record) End(ctx context.Context, result any, failed string) {
 			}
 		}
 	}
-	if e.AppID != nil && e.App == "" {
+	if e.AppID != nil && e.App == "" && read {
 		if app, err := r.s.store.AppGet(ctx, *e.AppID); err == nil {
 			e.App = app.Name
 		}
 	}
-	r.s.insert(ctx, e)
-}
-
-func (s *Service) insert(ctx context.Context, e *db.AuditEntry) {
-	if err := s.inserts.Do(ctx, e); err != nil {
-		// The change is made; only its record is missing. Say so loudly.
-		s.log.Error("audit: recording a mutation failed; it is missing from the audit log",
-			"action", e.Action, "actor", e.Actor, "object", e.ObjectType+" "+e.ObjectID, "err", err)
-	}
-}
-
-// endConfig records an apply of a managed set: a dry run changed nothing
-// and is not recorded; a failed apply changed nothing either, and is
-// recorded once with its outcome; a done one once per app, with what it
-// did there.
-func (r *Record) endConfig(ctx context.Context, result any, failed string) {
-	if dry, ok := normalize(r.args["dryRun"]).(bool); ok && dry {
-		return
-	}
-	e := r.entry
-	// The input is the API's typed ConfigInput; its set names the entry.
-	if in := reflect.Indirect(reflect.ValueOf(r.args["input"])); in.Kind() == reflect.Struct {
-		if set := in.FieldByName("Set"); set.IsValid() && set.Kind() == reflect.String {
-			e.ObjectID, e.ObjectName = set.String(), set.String()
-		}
-	}
-	lister, ok := result.(ChangeLister)
-	if failed != "" || !ok {
-		e.Outcome = "OK"
-		if failed != "" {
-			e.Outcome = failed
-		}
-		r.s.insert(ctx, &e)
-		return
-	}
-	e.Outcome = "OK"
-	for app, changes := range lister.AuditChanges() {
-		one := e
-		one.App, one.Changes = app, changes
-		if a, err := r.s.store.AppGetByName(ctx, app); err == nil {
-			one.AppID = &a.ID
-		}
-		r.s.insert(ctx, &one)
-	}
+	return e
 }
 
 func isDelete(action string) bool {
@@ -498,4 +520,47 @@ func (s *Service) filter(ctx context.Context, f Filter) (db.AuditFilter, error) 
 	}
 	df.AppID = &app.ID
 	return df, nil
+}
+
+func (s *Service) insert(ctx context.Context, e *db.AuditEntry) {
+	if err := s.inserts.Do(ctx, e); err != nil {
+		// The change is made; only its record is missing. Say so loudly.
+		s.log.Error("audit: recording a mutation failed; it is missing from the audit log",
+			"action", e.Action, "actor", e.Actor, "object", e.ObjectType+" "+e.ObjectID, "err", err)
+	}
+}
+
+// endConfig records an apply of a managed set: a dry run changed nothing
+// and is not recorded; a failed apply changed nothing either, and is
+// recorded once with its outcome; a done one once per app, with what it
+// did there.
+func (r *Record) endConfig(ctx context.Context, result any, failed string) {
+	if dry, ok := normalize(r.args["dryRun"]).(bool); ok && dry {
+		return
+	}
+	e := r.entry
+	// The input is the API's typed ConfigInput; its set names the entry.
+	if in := reflect.Indirect(reflect.ValueOf(r.args["input"])); in.Kind() == reflect.Struct {
+		if set := in.FieldByName("Set"); set.IsValid() && set.Kind() == reflect.String {
+			e.ObjectID, e.ObjectName = set.String(), set.String()
+		}
+	}
+	lister, ok := result.(ChangeLister)
+	if failed != "" || !ok {
+		e.Outcome = "OK"
+		if failed != "" {
+			e.Outcome = failed
+		}
+		r.s.insert(ctx, &e)
+		return
+	}
+	e.Outcome = "OK"
+	for app, changes := range lister.AuditChanges() {
+		one := e
+		one.App, one.Changes = app, changes
+		if a, err := r.s.store.AppGetByName(ctx, app); err == nil {
+			one.AppID = &a.ID
+		}
+		r.s.insert(ctx, &one)
+	}
 }

@@ -67,6 +67,14 @@ type Store interface {
 	APITokenRevoke(ctx context.Context, id int64, at time.Time) error
 	APITokenTouch(ctx context.Context, id int64, at time.Time) error
 	SessionDeleteUser(ctx context.Context, userID int64, keepHash string) error
+	SessionGet(ctx context.Context, tokenHash string, now time.Time) (*db.Session, *db.User, error)
+}
+
+// SessionChecker checks a session with the identity provider it came from
+// (package sso) and returns its user with their rights as they are now,
+// or an UNAUTHENTICATED error when the provider no longer vouches for it.
+type SessionChecker interface {
+	Check(ctx context.Context, sess *db.Session, u *db.User) (*db.User, error)
 }
 
 // Service authenticates callers and answers authorization questions.
@@ -76,6 +84,10 @@ type Service struct {
 	now   func() time.Time
 
 	limits *limiter
+	// noPasswords refuses password logins and their sessions.
+	noPasswords bool
+	// sso checks single sign-on sessions; nil without single sign-on.
+	sso SessionChecker
 
 	mu       sync.Mutex
 	onChange []func()
@@ -87,14 +99,75 @@ type Config struct {
 	LoginLimits LoginLimits
 	// Clock defaults to the system clock.
 	Clock clock.Clock
+	// NoPasswords turns local users' password logins off (single sign-on
+	// only): login refuses, and sessions from passwords are refused. API
+	// tokens keep working.
+	NoPasswords bool
 }
 
 // New returns a Service over store.
 func New(cfg Config, store Store, log *slog.Logger) *Service {
 	clk := clock.OrSystem(cfg.Clock)
 	now := func() time.Time { return db.Stamp(clk.Now()) }
-	return &Service{store: store, log: log, now: now, limits: newLimiter(cfg.LoginLimits, now)}
+	return &Service{store: store, log: log, now: now, limits: newLimiter(cfg.LoginLimits, now), noPasswords: cfg.NoPasswords}
 }
+
+// UseSSO has sessions from single sign-on checked by c (before the
+// service serves requests).
+func (s *Service) UseSSO(c SessionChecker) { s.sso = c }
+
+// PasswordsAllowed reports whether local users may log in with passwords.
+func (s *Service) PasswordsAllowed() bool { return !s.noPasswords }
+
+// errNoPasswords refuses password logins when they are turned off.
+var errNoPasswords = fault.Forbidden("password logins are turned off on this server; sign in with single sign-on")
+
+// StartSession starts a session of the user lasting until expires (at
+// most SessionTTL), for a sign-in made elsewhere (single sign-on, whose
+// sealed refresh token it keeps), and returns its token.
+func (s *Service) StartSession(ctx context.Context, userID int64, ssoRefresh string, expires time.Time) (string, time.Time, error) {
+	if max := s.now().Add(SessionTTL); expires.IsZero() || expires.After(max) {
+		expires = max
+	}
+	expires = db.Stamp(expires)
+	token := randomToken(sessionPrefix)
+	if err := s.store.SessionCreate(ctx, &db.Session{TokenHash: HashToken(token), UserID: userID, ExpiresAt: expires, SSORefresh: ssoRefresh}); err != nil {
+		return "", time.Time{}, err
+	}
+	return token, expires, nil
+}
+
+// sessionUser returns the user of a live session: with single sign-on or
+// without passwords, the session is looked at too (its origin, and its
+// check with the provider when due).
+func (s *Service) sessionUser(ctx context.Context, token string) (*db.User, error) {
+	if s.sso == nil && !s.noPasswords {
+		u, err := s.store.SessionGetUser(ctx, HashToken(token), s.now())
+		if errors.Is(err, db.ErrNotFound) {
+			return nil, errSessionEnded
+		}
+		return u, err
+	}
+	sess, u, err := s.store.SessionGet(ctx, HashToken(token), s.now())
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, errSessionEnded
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u.SSOSubject == nil {
+		if s.noPasswords {
+			return nil, errNoPasswords
+		}
+		return u, nil
+	}
+	if s.sso == nil {
+		return u, nil
+	}
+	return s.sso.Check(ctx, sess, u)
+}
+
+var errSessionEnded = fault.Unauthenticated("the session has expired or ended; log in again")
 
 // Principal is an authenticated caller.
 type Principal struct {
@@ -207,6 +280,9 @@ func (s *Service) EnsureAdmin(ctx context.Context, password string) (generated s
 // over the limit, Login answers a RATE_LIMITED error without checking the
 // password at all.
 func (s *Service) Login(ctx context.Context, username, password string) (token string, user *db.User, expires time.Time, err error) {
+	if s.noPasswords {
+		return "", nil, time.Time{}, errNoPasswords
+	}
 	addr := ClientAddr(ctx)
 	if err := s.limits.begin(username, addr); err != nil {
 		s.log.InfoContext(ctx, "auth: login refused by the rate limit", "username", username, "client", addr)
@@ -254,10 +330,7 @@ func (s *Service) Logout(ctx context.Context, sessionToken string) error {
 func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
 	switch {
 	case strings.HasPrefix(token, sessionPrefix):
-		u, err := s.store.SessionGetUser(ctx, HashToken(token), s.now())
-		if errors.Is(err, db.ErrNotFound) {
-			return nil, fault.Unauthenticated("the session has expired or ended; log in again")
-		}
+		u, err := s.sessionUser(ctx, token)
 		if err != nil {
 			return nil, err
 		}

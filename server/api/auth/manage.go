@@ -131,6 +131,9 @@ func (s *Service) ChangePassword(ctx context.Context, oldPassword, newPassword s
 	if err != nil {
 		return err
 	}
+	if u.SSOSubject != nil {
+		return fault.Forbidden("you sign in with single sign-on: your password is the identity provider's to change")
+	}
 	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(oldPassword)) != nil {
 		return fault.BadInput("oldPassword", "is not your current password")
 	}
@@ -316,10 +319,7 @@ func (s *Service) Refresh(ctx context.Context) (context.Context, error) {
 		}
 		fresh = &Principal{User: *u, Token: t}
 	case p.SessionToken != "":
-		u, err := s.store.SessionGetUser(ctx, HashToken(p.SessionToken), s.now())
-		if errors.Is(err, db.ErrNotFound) {
-			return ctx, fault.Unauthenticated("the session has expired or ended; log in again")
-		}
+		u, err := s.sessionUser(ctx, p.SessionToken)
 		if err != nil {
 			return ctx, err
 		}

@@ -63,7 +63,9 @@ func (s *Service) LastRunsMany(ctx context.Context, jobIDs []int64) (map[int64]*
 	return out, nil
 }
 
-// AttemptsMany returns the attempts of instances the caller already read.
+// AttemptsMany returns the attempt rows of instances the caller already
+// read; db.AttemptsWithCurrent adds the current attempt from the
+// instance row.
 func (s *Service) AttemptsMany(ctx context.Context, instanceIDs []int64) (map[int64][]db.InstanceAttempt, error) {
 	return s.db.AttemptListByInstances(ctx, instanceIDs)
 }

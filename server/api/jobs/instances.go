@@ -9,7 +9,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/tracing"
+	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/text"
@@ -43,6 +47,10 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 	now := s.now()
 	in := &db.Instance{AppID: j.AppID, JobID: j.ID, Status: db.StatusWaiting, TriggerType: "API",
 		TriggerAt: now.Add(delay), Params: params, IdempotencyKey: key, JobVersion: &j.Version}
+	if trace.SpanContextFromContext(ctx).IsSampled() {
+		// A traced API call: the fire's span will be its child.
+		in.TraceParent = tracing.Traceparent(ctx)
+	}
 	if key != nil {
 		got, created, err := s.db.InstanceCreateIdempotent(ctx, in, now.Add(-IdempotencyWindow))
 		if err != nil {
@@ -51,10 +59,16 @@ func (s *Service) Run(ctx context.Context, id int64, params string, delay time.D
 		if !created {
 			return got, nil
 		}
-	} else if err := s.runs.Do(ctx, in); err != nil {
-		return nil, err
+	} else {
+		rec := audit.RecordFrom(ctx)
+		if err := s.runs.Do(ctx, &run{in: in, rec: rec}); err != nil {
+			return nil, err
+		}
+		if rec != nil {
+			rec.Written()
+		}
 	}
-	s.notify.InstancesChanged(j.AppID)
+	s.notify.InstanceCreated(in)
 	return in, nil
 }
 
@@ -95,8 +109,10 @@ func (s *Service) Stop(ctx context.Context, id int64) (*db.Instance, error) {
 		}
 		return nil, err
 	}
+	// The attempt's own row (the instance row told its story so far: its
+	// worker and start, which a retry would clear).
 	if err := s.db.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: id, Attempt: in.Attempt, Status: db.StatusStopped,
-		Reason: "STOPPED", Result: "stopped by a user", FinishedAt: new(s.now())}}); err != nil {
+		Reason: "STOPPED", Result: "stopped by a user", WorkerID: in.WorkerID, StartedAt: in.StartedAt, FinishedAt: new(s.now())}}); err != nil {
 		return nil, err
 	}
 	s.notify.InstancesChanged(in.AppID)
@@ -144,11 +160,6 @@ func (s *Service) CountInstances(ctx context.Context, appName string, f db.Insta
 	}
 	f.AppID = app.ID
 	return s.db.InstanceCount(ctx, f)
-}
-
-// Attempts returns an instance's attempts (the caller already read it).
-func (s *Service) Attempts(ctx context.Context, instanceID int64) ([]db.InstanceAttempt, error) {
-	return s.db.AttemptList(ctx, instanceID)
 }
 
 // TaskCounts summarises an instance's current attempt's tasks.

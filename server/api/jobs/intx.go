@@ -12,8 +12,12 @@ import (
 )
 
 // ChangeApply is the change of a version an apply of configuration files
-// made (package apply).
-const ChangeApply = "APPLY"
+// made (package apply); ChangeImport that of an earlier version an apply
+// brought with a job it created (an import's history).
+const (
+	ChangeApply  = "APPLY"
+	ChangeImport = "IMPORT"
+)
 
 // The steps of a change inside a caller's transaction, for package apply,
 // which applies many jobs and calendars (and workflows) in one: each reads
@@ -44,16 +48,28 @@ func (s *Service) BuildIn(ctx context.Context, tx *db.Store, app *db.App, in Inp
 	return j, calendarName(cal), nil
 }
 
-// CreateIn stores a job BuildIn returned as its version 1.
-func (s *Service) CreateIn(ctx context.Context, tx *db.Store, j *db.Job, calendar, change string) error {
-	j.Version = 1
+// CreateIn stores a job BuildIn returned as its version 1 or, given
+// earlier versions (oldest first), as the version after them: they are
+// recorded as versions 1, 2, … as given, an empty author being the
+// caller's and a zero time now.
+func (s *Service) CreateIn(ctx context.Context, tx *db.Store, j *db.Job, calendar, change string, earlier ...db.JobVersion) error {
+	j.Version = len(earlier) + 1
 	if err := tx.JobCreate(ctx, j); err != nil {
 		if errors.Is(err, db.ErrConflict) {
 			return fault.BadInput("name", "the app already has a job named %q", j.Name)
 		}
 		return err
 	}
-	return tx.JobVersionCreate(ctx, &db.JobVersion{JobID: j.ID, Version: 1, Definition: j.Definition(calendar),
+	for i, v := range earlier {
+		v.JobID, v.Version = j.ID, i+1
+		if v.CreatedBy == "" {
+			v.CreatedBy = by(ctx)
+		}
+		if err := tx.JobVersionCreate(ctx, &v); err != nil {
+			return err
+		}
+	}
+	return tx.JobVersionCreate(ctx, &db.JobVersion{JobID: j.ID, Version: j.Version, Definition: j.Definition(calendar),
 		Change: change, CreatedBy: by(ctx)})
 }
 

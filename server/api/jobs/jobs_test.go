@@ -41,6 +41,8 @@ func (n *notifier) InstancesChanged(int64) {
 	n.mu.Unlock()
 }
 
+func (n *notifier) InstanceCreated(*db.Instance) { n.InstancesChanged(0) }
+
 type world struct {
 	d             *db.DB
 	svc           *jobs.Service

@@ -134,24 +134,16 @@ type Capacity struct {
 }
 
 // Capacity counts the app's live workers' slots and those not running a
-// task (slots minus their DISPATCHED and RUNNING tasks).
+// task: slots minus the tasks each held at its last recorded heartbeat.
 func (s *Service) Capacity(ctx context.Context, st *Stats) (*Capacity, error) {
 	workers, err := s.db.WorkerListAlive(ctx, st.AppID, s.now().Add(-db.WorkerAliveWindow))
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(workers))
-	for i, w := range workers {
-		ids[i] = w.ID
-	}
-	busy, err := s.db.TaskCountsBusy(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	c := &Capacity{Workers: len(workers)}
 	for _, w := range workers {
 		c.Slots += w.Slots
-		c.FreeSlots += max(0, w.Slots-busy[w.ID])
+		c.FreeSlots += max(0, w.Slots-w.Metrics.Running)
 	}
 	return c, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/clock"
+	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/groupcommit"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
@@ -24,6 +25,10 @@ import (
 type Notifier interface {
 	JobsChanged(appID int64)
 	InstancesChanged(appID int64)
+	// InstanceCreated says runJob recorded a WAITING instance: if the app
+	// runs on this server, its actor takes it at once, as recorded,
+	// rather than when the trigger loop next reads it back.
+	InstanceCreated(in *db.Instance)
 }
 
 // Store is what the job API reads and writes.
@@ -70,7 +75,6 @@ type Store interface {
 	InstanceTimings(ctx context.Context, appID int64, since time.Time, limit int) ([]db.FinishedInstance, error)
 	JobListNextFires(ctx context.Context, appID int64, limit int) ([]db.Job, error)
 	WorkerListAlive(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)
-	TaskCountsBusy(ctx context.Context, workerIDs []string) (map[string]int, error)
 }
 
 // Auth checks the caller's rights on an app (package auth).
@@ -106,18 +110,45 @@ type Service struct {
 	notify   Notifier
 	clock    clock.Clock
 	webhooks netguard.Policy
-	// runs group-commits runJob's instances: concurrent calls share one
-	// INSERT and one commit instead of queueing on a commit each.
-	runs *groupcommit.Batcher[*db.Instance]
+	// runs group-commits runJob's instances, with their audit entries:
+	// concurrent calls share one transaction of two INSERTs instead of
+	// queueing on two commits each.
+	runs *groupcommit.Batcher[*run]
+}
+
+// run is one runJob's instance, with its audit record when the call came
+// through the API (nil in a test or a workflow).
+type run struct {
+	in  *db.Instance
+	rec *audit.Record
 }
 
 // New returns a Service.
 func New(d Deps) *Service {
 	s := &Service{db: d.Store, auth: d.Auth, apps: d.Apps, notify: d.Notifier, clock: clock.OrSystem(d.Clock), webhooks: d.Webhooks}
-	s.runs = groupcommit.New(maxInstanceBatch, func(ctx context.Context, list []*db.Instance) error {
-		return s.db.InstanceCreateMany(ctx, list)
-	})
+	s.runs = groupcommit.New(maxInstanceBatch, s.writeRuns)
 	return s
+}
+
+// writeRuns records runJob calls' instances and their audit entries in one
+// transaction: the run and its record are made together or not at all.
+func (s *Service) writeRuns(ctx context.Context, list []*run) error {
+	instances := make([]*db.Instance, len(list))
+	for i, r := range list {
+		instances[i] = r.in
+	}
+	return s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if err := tx.InstanceCreateMany(ctx, instances); err != nil {
+			return err
+		}
+		var entries []*db.AuditEntry
+		for _, r := range list {
+			if r.rec != nil {
+				entries = append(entries, r.rec.Entry(ctx, r.in))
+			}
+		}
+		return tx.AuditCreateMany(ctx, entries)
+	})
 }
 
 // now is the time as the database keeps it.

@@ -11,7 +11,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 )
@@ -68,6 +71,10 @@ func (s *Service) Run(ctx context.Context, id int64, context any, delay time.Dur
 	r := &db.WorkflowInstance{AppID: w.AppID, WorkflowID: w.ID, Version: w.Version, Status: db.WorkflowWaiting,
 		TriggerType: db.TriggerAPI, TriggerAt: now.Add(delay), Graph: w.Graph, FailFast: w.FailFast, Context: runCtx,
 		IdempotencyKey: key}
+	if trace.SpanContextFromContext(ctx).IsSampled() {
+		// A traced API call: the instance's span will be its child.
+		r.TraceParent = tracing.Traceparent(ctx)
+	}
 	if key != nil {
 		got, created, err := s.store.WorkflowInstanceCreateIdempotent(ctx, r, now.Add(-IdempotencyWindow))
 		if err != nil {

@@ -58,6 +58,8 @@ const (
 	TopicAuth      = "live.auth"      // data: empty
 	TopicWorkers   = "live.workers"   // data: app id
 	TopicWorkflows = "live.workflows" // data: "r<run id>", or "a<app id>" for every run of an app
+	TopicJobs      = "live.jobs"      // data: app id; an app's job definitions changed
+	TopicApps      = "live.apps"      // data: app id; an app changed (its secret) or was deleted
 )
 
 // Error is an error of a subscription that is not the caller's input: it
@@ -259,6 +261,7 @@ func (h *Feeds) InstancesChanged(appID int64, _ []int64) {
 type JobsNotifier interface {
 	JobsChanged(appID int64)
 	InstancesChanged(appID int64)
+	InstanceCreated(in *db.Instance)
 }
 
 // Jobs returns a jobs.Notifier that tells next and publishes instance
@@ -270,11 +273,21 @@ type jobsNotifier struct {
 	h    *Feeds
 }
 
-func (n jobsNotifier) JobsChanged(appID int64) { n.next.JobsChanged(appID) }
+// JobsChanged tells the app's owner here, and every server (the job
+// definitions they keep in memory).
+func (n jobsNotifier) JobsChanged(appID int64) {
+	n.next.JobsChanged(appID)
+	n.h.bus.Publish(TopicJobs, strconv.FormatInt(appID, 10))
+}
 
 func (n jobsNotifier) InstancesChanged(appID int64) {
 	n.next.InstancesChanged(appID)
 	n.h.InstancesChanged(appID, nil)
+}
+
+func (n jobsNotifier) InstanceCreated(in *db.Instance) {
+	n.next.InstanceCreated(in)
+	n.h.InstancesChanged(in.AppID, nil)
 }
 
 func (h *Feeds) onLogs(_, data string) {

@@ -40,7 +40,6 @@ type Store interface {
 	InstanceListFinishedBetween(ctx context.Context, appID int64, from, to time.Time, limit int) ([]db.FinishedInstance, error)
 	AttemptReasonCounts(ctx context.Context, instanceIDs []int64, reasons []string) (map[string]int, error)
 	AppQueueDepth(ctx context.Context, appID int64) (db.QueueDepth, error)
-	TaskCountsBusy(ctx context.Context, workerIDs []string) (map[string]int, error)
 }
 
 // Registries gives the worker registry of an app this server owns
@@ -212,19 +211,10 @@ func (c *Collector) collectApp(ctx context.Context, appID int64) error {
 	if reg, ok := c.regs.Registry(appID); ok {
 		workers = reg.Workers()
 	}
-	wids := make([]string, len(workers))
-	total := 0
-	for i, w := range workers {
-		wids[i] = w.ID
-		total += w.Slots
-	}
-	busy, err := c.store.TaskCountsBusy(ctx, wids)
-	if err != nil {
-		return err
-	}
-	free := 0
+	total, free := 0, 0
 	for _, w := range workers {
-		free += max(0, w.Slots-busy[w.ID])
+		total += w.Slots
+		free += max(0, w.Slots-w.Busy)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

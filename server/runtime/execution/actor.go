@@ -12,6 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/testsignal"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
@@ -117,12 +118,25 @@ type Alarmer interface {
 	InstanceStarted(app string, job *db.Job, in db.Instance)
 }
 
+// Versions says when job definitions changed anywhere (the read cache's
+// jobs generation), and whether that is known now.
+type Versions interface {
+	Generation(scope string) (gen uint64, serving bool)
+}
+
 // Deps are the server-wide parts every actor uses.
 type Deps struct {
 	Store    Store
 	Notifier Notifier // may be nil
 	Alarmer  Alarmer  // may be nil
+	// Versions, if set, keeps the actor's job definitions as fresh as the
+	// API's: dropped as soon as any server changed a job (see package
+	// readcache); without it they live jobCacheTTL.
+	Versions Versions
 	Log      *slog.Logger
+	// Tracer traces fires, dispatches and tasks (traces.go); its zero
+	// value is off.
+	Tracer tracing.Tracer
 }
 
 // mailboxSize bounds an app's queued events. A full mailbox blocks the
@@ -186,6 +200,8 @@ type Actor struct {
 	// Only the actor's goroutine touches these.
 	st   *state
 	jobs map[int64]cachedJob
+	// jobsGen is the jobs generation the cached jobs were read under.
+	jobsGen uint64
 
 	// Committed, if Init'ed by a test, signals each batch committed.
 	Committed testsignal.Signal[struct{}]
@@ -607,6 +623,12 @@ func (a *Actor) loadJobs(ctx context.Context, ids []int64) (map[int64]*db.Job, e
 	out := map[int64]*db.Job{}
 	var missing []int64
 	now := a.cfg.Clock.Now()
+	if a.deps.Versions != nil {
+		if gen, serving := a.deps.Versions.Generation(db.VersionJobs); !serving || gen != a.jobsGen {
+			clear(a.jobs)
+			a.jobsGen = gen
+		}
+	}
 	for _, id := range ids {
 		if c, ok := a.jobs[id]; ok && now.Sub(c.loaded) < jobCacheTTL {
 			out[id] = c.job

@@ -12,6 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
 	"github.com/jobwheel/jobwheel/internal/testkit"
+	"github.com/jobwheel/jobwheel/server/platform/readcache"
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
@@ -206,9 +207,13 @@ func TestStandaloneLifecycle(t *testing.T) {
 		if in.Result != "r-SUCCEEDED" || in.StartedAt == nil || in.FinishedAt == nil || in.WorkerID == nil || *in.WorkerID != "w1" || in.Epoch != 3 {
 			t.Fatalf("finished instance = %+v", in)
 		}
-		atts, _ := b.d.AttemptList(context.Background(), id)
-		if len(atts) != 1 || atts[0].Status != db.StatusSucceeded || atts[0].WorkerID == nil {
-			t.Fatalf("attempts = %+v", atts)
+		// A succeeded attempt has no row of its own: the instance row
+		// tells it, and the API shows it from there.
+		stored, _ := b.d.AttemptList(context.Background(), id)
+		atts := db.AttemptsWithCurrent(stored, in)
+		if len(stored) != 0 || len(atts) != 1 || atts[0].Status != db.StatusSucceeded || atts[0].WorkerID == nil || *atts[0].WorkerID != "w1" ||
+			atts[0].StartedAt == nil || atts[0].FinishedAt == nil || atts[0].Result != "r-SUCCEEDED" {
+			t.Fatalf("attempt rows %+v; shown %+v", stored, atts)
 		}
 		// A re-sent report for a finished task changes nothing.
 		b.report(w, task, protocol.TaskFailed)
@@ -240,6 +245,7 @@ func TestRetries(t *testing.T) {
 		j = b.job(func(j *db.Job) { j.InstanceRetries = 1 })
 		id = b.fire(j)
 		w, task = b.dispatched()
+		first := w
 		b.report(w, task, protocol.TaskFailed)
 		in := b.waitStatus(id, db.StatusWaiting)
 		if in.Attempt != 2 {
@@ -251,9 +257,11 @@ func TestRetries(t *testing.T) {
 			t.Fatalf("second attempt's task attempt = %d", task.Attempt)
 		}
 		b.report(w, task, protocol.TaskSucceeded)
-		b.waitStatus(id, db.StatusSucceeded)
-		atts, _ := b.d.AttemptList(context.Background(), id)
-		if len(atts) != 2 || atts[0].Status != db.StatusFailed || atts[1].Status != db.StatusSucceeded {
+		in = b.waitStatus(id, db.StatusSucceeded)
+		stored, _ := b.d.AttemptList(context.Background(), id)
+		atts := db.AttemptsWithCurrent(stored, in)
+		if len(atts) != 2 || atts[0].Status != db.StatusFailed || atts[0].WorkerID == nil || *atts[0].WorkerID != first ||
+			atts[0].StartedAt == nil || atts[1].Status != db.StatusSucceeded || atts[1].Attempt != 2 {
 			t.Fatalf("attempts = %+v", atts)
 		}
 	})
@@ -610,4 +618,53 @@ func TestMapBeyondTheWindowAndATakeOver(t *testing.T) {
 			t.Fatalf("%d subtasks ran; want %d", len(ran), n)
 		}
 	})
+}
+
+// A job changed anywhere (here: in the database, with no word to this
+// actor) is dispatched as changed once the read cache's jobs generation
+// moves, not when the actor's own copy would have expired.
+func TestJobChangedElsewhereIsDispatchedAsChanged(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t, db.SQLite)
+	ctx := context.Background()
+	reads := readcache.New(readcache.Config{}, d, slog.New(slog.DiscardHandler))
+	reads.Polled.Init()
+	if err := reads.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reads.Stop)
+	reads.Polled.Wait(t)
+	rec := &recorder{frames: make(chan frame, 100)}
+	app := &db.App{Name: "orders", SecretHash: "x"}
+	if err := d.AppCreate(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Config{CheckInterval: 20 * time.Millisecond}, Deps{Store: d, Versions: reads, Log: slog.New(slog.DiscardHandler)},
+		app.ID, 3, Links{Sender: rec, Waker: noWaker{}})
+	e.Committed.Init()
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Stop)
+	e.Committed.Wait(t)
+	b := &bundle{t: t, e: e, d: d, rec: rec, app: app.ID}
+	b.join("w1", 4)
+	j := b.job(nil)
+	b.fire(j)
+	w, task := b.dispatched()
+	b.report(w, task, protocol.TaskSucceeded)
+	before, _ := reads.Generation(db.VersionJobs)
+	j.Processor = "echo changed"
+	j.UpdatedAt = db.Now()
+	if err := d.JobUpdate(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "the read cache to see the change", func() bool {
+		gen, _ := reads.Generation(db.VersionJobs)
+		return gen != before
+	})
+	b.fire(j)
+	if _, task := b.dispatched(); task.Processor != "echo changed" {
+		t.Fatalf("dispatched %q; want the changed script", task.Processor)
+	}
 }

@@ -16,13 +16,13 @@ type changes struct {
 	newTasks []*task
 	// backlog are tasks stored without being held in memory (inst.backlog).
 	backlog []db.Task
-	// stopWaiting are instances whose stored WAITING tasks stop (an
-	// attempt ended with a backlog).
-	stopWaiting []int64
+	// stopWaiting are instance attempts whose stored WAITING tasks stop
+	// (an attempt ended with a backlog).
+	stopWaiting []attemptRef
 	attempts    []db.InstanceAttempt
 	retries     []retry
 	rearms      []rearm
-	stoppedInDB []int64 // instances finished elsewhere whose tasks must be stopped in the database
+	stoppedInDB []attemptRef // instances finished elsewhere whose tasks must be stopped in the database
 	mapRequests []db.MapRequest
 	wfContext   map[int64]map[string]any
 	// noWorker are why no worker could take instances (noworker.go).
@@ -41,6 +41,8 @@ type changes struct {
 	successes []failure
 	started   []failure
 	fired     []firing // the fires this batch processed
+	// spans are the trace spans of tasks this batch ended (traces.go).
+	spans []endedSpan
 	// runs are the workflow runs one of whose node instances ended.
 	runs []int64
 }
@@ -56,6 +58,12 @@ func (c *changes) empty() bool {
 type failure struct {
 	job *db.Job
 	in  db.Instance
+}
+
+// attemptRef names an instance's attempt.
+type attemptRef struct {
+	id      int64
+	attempt int
 }
 
 type retry struct {
@@ -136,6 +144,10 @@ func (c *changes) taskMove(t *task, to string, set func(*db.TaskTransition)) {
 	}
 	if tt.FinishedAt != nil {
 		t.FinishedAt = tt.FinishedAt
+	}
+	if t.span != nil && db.IsFinal(to) {
+		c.spans = append(c.spans, endedSpan{span: t.span, status: to, result: t.Result})
+		t.span = nil
 	}
 	if !t.new {
 		c.task = append(c.task, tt)

@@ -21,8 +21,15 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		ctx = context.WithoutCancel(ctx)
 	}
 	c.coalesce()
+	var fires *fireSpans
+	if a.deps.Tracer.On() {
+		fires = a.startFires(c, db.Stamp(a.st.now))
+	}
+	// Tasks ended by this batch end their spans, written or not.
+	defer endTaskSpans(c.spans)
 	var lost lostRaces
 	err := a.write(ctx, c, &lost)
+	fires.endFires(err, lost.fires)
 	if err != nil {
 		a.log.Error("execution: writing a batch failed; re-reading the app", "err", err)
 		for _, ack := range c.acks {
@@ -39,6 +46,7 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		}
 		return
 	}
+	defer fires.endDispatches(err, lost.fires)
 	a.st.unfire(c, lost.fires)
 	a.st.unqueue(lost.ids) // held fires someone else moved first
 	a.st.committed(c)
@@ -109,6 +117,9 @@ func (a *Actor) sendDispatch(ctx context.Context, wid string, list []*task) {
 	var refused []protocol.Rejection
 	for _, t := range list {
 		spec := a.st.taskSpec(t)
+		if a.deps.Tracer.On() {
+			a.startTask(t, wid, &spec)
+		}
 		if t.Kind == protocol.KindPost || t.Kind == protocol.KindReduce {
 			if w := a.st.workers[wid]; w != nil && w.pagedResults {
 				spec.ResultsPaged, spec.ResultCount = true, t.inst.succeeded+t.inst.failed
@@ -229,7 +240,7 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 			return err
 		}
 		for _, id := range c.stopWaiting {
-			if err := tx.TaskStopWaiting(ctx, id, db.Stamp(a.st.now)); err != nil {
+			if err := tx.TaskStopWaiting(ctx, id.id, id.attempt, db.Stamp(a.st.now)); err != nil {
 				return err
 			}
 		}
@@ -258,7 +269,7 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 			return err
 		}
 		for _, id := range c.stoppedInDB {
-			if _, err := tx.TaskStopByInstance(ctx, id, db.StatusStopped); err != nil {
+			if _, err := tx.TaskStopByInstance(ctx, id.id, id.attempt, db.StatusStopped); err != nil {
 				return err
 			}
 		}

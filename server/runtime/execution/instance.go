@@ -18,16 +18,30 @@ import (
 // what they hold.
 
 // instanceRunning moves a DISPATCHED instance to RUNNING when its first
-// task starts.
+// task starts. The attempt's worker and start are the instance row's
+// (worker_id, started_at): an attempt gets a row of its own only when it
+// ends without succeeding (attemptEnded), since the instance row tells a
+// running or succeeded attempt's story (db.AttemptsWithCurrent).
 func (s *state) instanceRunning(c *changes, it *inst, workerID string, at time.Time) {
 	if it.Status != db.StatusDispatched {
 		return
 	}
 	it.Status = db.StatusRunning
 	it.StartedAt = &at
+	it.WorkerID = &workerID
 	c.inst = append(c.inst, db.InstanceTransition{ID: it.ID, From: db.StatusDispatched, To: db.StatusRunning, StartedAt: &at, WorkerID: &workerID})
-	c.attempt(it.ID, it.Attempt, db.StatusRunning, &workerID, "", "", &at, nil)
 	c.changed(it.ID)
+}
+
+// attemptEnded records an attempt that ended without succeeding, with the
+// worker and start the instance row holds for it if it started (a retry
+// clears the start, not the worker).
+func (c *changes) attemptEnded(in *db.Instance, status, result, reason string, now time.Time) {
+	var worker *string
+	if in.StartedAt != nil {
+		worker = in.WorkerID
+	}
+	c.attempt(in.ID, in.Attempt, status, worker, result, reason, in.StartedAt, &now)
 }
 
 // taskFinished records a task's end and moves its instance on.
@@ -218,7 +232,6 @@ func (s *state) progress(c *changes, it *inst) {
 func (s *state) succeed(c *changes, it *inst, result string) {
 	now := db.Stamp(s.now)
 	c.finish(&it.Instance, it.Status, db.StatusSucceeded, "", result, now)
-	c.attempt(it.ID, it.Attempt, db.StatusSucceeded, nil, result, "", nil, &now)
 	if a := &it.job.Alarm; a.Watches(db.AlarmRecovery) || a.Watches(db.AlarmConsecutive) {
 		c.successes = append(c.successes, failure{job: it.job, in: it.Instance})
 	}
@@ -228,7 +241,7 @@ func (s *state) succeed(c *changes, it *inst, result string) {
 // attemptFailed retries the instance if attempts remain, else fails it.
 func (s *state) attemptFailed(c *changes, it *inst, reason, result string) {
 	now := db.Stamp(s.now)
-	c.attempt(it.ID, it.Attempt, db.StatusFailed, nil, result, reason, nil, &now)
+	c.attemptEnded(&it.Instance, db.StatusFailed, result, reason, now)
 	s.stopTasks(c, it, "the instance attempt ended: "+reason)
 	if it.Attempt <= retriesOf(it.Instance, it.job) {
 		// Due after the retry back-off: the row's trigger time, which the
@@ -266,7 +279,7 @@ func (s *state) endInstance(c *changes, it *inst, now time.Time) {
 func (s *state) dropInstance(c *changes, it *inst, why string) {
 	s.stopTasks(c, it, why)
 	delete(s.instances, it.ID)
-	c.stoppedInDB = append(c.stoppedInDB, it.ID)
+	c.stoppedInDB = append(c.stoppedInDB, attemptRef{it.ID, it.Attempt})
 	c.changed(it.ID)
 	c.ended(&it.Instance)
 	s.rearm(c, it.job, &it.Instance, db.Stamp(s.now))
@@ -297,7 +310,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 	c.dropNew(dropped)
 	s.stopDelayed(c, it)
 	if it.backlog > 0 {
-		c.stopWaiting = append(c.stopWaiting, it.ID)
+		c.stopWaiting = append(c.stopWaiting, attemptRef{it.ID, it.Attempt})
 		c.backlog = slices.DeleteFunc(c.backlog, func(t db.Task) bool { return t.InstanceID == it.ID })
 		it.backlog = 0
 		delete(s.backlogged, it.ID)

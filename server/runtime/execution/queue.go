@@ -238,7 +238,7 @@ func (s *state) replace(c *changes, job *db.Job, newID int64, now time.Time) boo
 	}
 	why := fmt.Sprintf("replaced by instance %d (overlap policy REPLACE, maxInstances %d)", newID, job.MaxInstances)
 	s.stopTasks(c, oldest, why)
-	c.attempt(oldest.ID, oldest.Attempt, db.StatusStopped, nil, why, db.ReasonReplaced, nil, &now)
+	c.attemptEnded(&oldest.Instance, db.StatusStopped, why, db.ReasonReplaced, now)
 	c.finish(&oldest.Instance, oldest.Status, db.StatusStopped, db.ReasonReplaced, why, now)
 	s.endInstance(c, oldest, now)
 	s.log.Info("execution: replaced the oldest running instance (overlap policy REPLACE)", "job", job.ID, "stopped", oldest.ID, "by", newID)

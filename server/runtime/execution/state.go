@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gammazero/deque"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/runtime/dispatch"
@@ -152,6 +153,9 @@ type task struct {
 	pinned string // a broadcast task runs on this worker only
 	acked  bool
 	new    bool // not inserted yet
+	// span is the task's trace span while it is on a worker (traces.go);
+	// nil when tracing is off.
+	span trace.Span
 }
 
 // firing is an instance the wheel fired, and when.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -36,6 +37,8 @@ type conn struct {
 	reg    *Registry // the app's, once the handshake succeeded
 	remote string
 	info   WorkerInfo
+	// busy is how many tasks the worker held at its last heartbeat.
+	busy atomic.Int64
 
 	out       chan []byte
 	closing   chan struct{}
@@ -85,7 +88,7 @@ func (c *conn) run(ctx context.Context) {
 	store, serverID := c.hub.deps.Store, c.hub.deps.Directory.ID()
 	record := &db.Worker{AppID: c.info.AppID, ID: c.info.ID, ServerID: serverID, Host: c.info.Host,
 		Version: "", Tags: nonNil(c.info.Tags), Processors: nonNil(append(append([]string{}, c.info.Processors...), c.info.Types...)),
-		Slots: c.info.Slots, Metrics: toDBMetrics(c.info.Metrics), ConnectedAt: c.info.ConnectedAt, LastHeartbeat: c.info.ConnectedAt}
+		Slots: c.info.Slots, Metrics: toDBMetrics(c.info.Metrics, len(c.info.Running)), ConnectedAt: c.info.ConnectedAt, LastHeartbeat: c.info.ConnectedAt}
 	if err := store.WorkerUpsert(ctx, record); err != nil {
 		// A worker the API cannot list must not run work unseen.
 		log.Warn("hub: recording worker failed; refusing it", "err", err)
@@ -175,6 +178,7 @@ func (c *conn) handshake(ctx context.Context) error {
 	c.info = WorkerInfo{AppID: app.ID, ID: hello.WorkerID, Host: hello.Host, Tags: hello.Tags, Processors: hello.Processors,
 		Types: hello.Types, Slots: hello.Slots, Metrics: hello.Metrics, Running: hello.Running, ConnectedAt: db.Stamp(c.hub.clock.Now()),
 		Features: hello.Features}
+	c.busy.Store(int64(len(hello.Running)))
 	welcome := &protocol.Welcome{ServerID: deps.Directory.ID(), Epoch: reg.Epoch(), Servers: servers, HeartbeatMs: int(c.hub.cfg.Heartbeat / time.Millisecond)}
 	if hello.JobSet != "" {
 		if welcome.JobChanges, err = c.declare(ctx, app.ID, hello); err != nil {
@@ -226,6 +230,7 @@ func (c *conn) readLoop() error {
 		}
 		switch b := body.(type) {
 		case *protocol.Heartbeat:
+			c.busy.Store(int64(len(b.Running)))
 			c.hub.noteBeat(c.info.AppID, c.info.ID, b)
 			c.reg.handler.WorkerHeartbeat(c.info.ID, b)
 		case *protocol.Report:

@@ -89,6 +89,9 @@ type WorkerInfo struct {
 	ConnectedAt time.Time
 	// Features are the optional parts of the protocol the worker speaks.
 	Features []string
+	// Busy is how many tasks it held at its last heartbeat (its busy
+	// slots as it counts them), as Registry.Workers reports it.
+	Busy int
 }
 
 // LogSink stores log lines; done is called once they are durable.
@@ -304,7 +307,7 @@ func (h *Hub) ServeConnect(w http.ResponseWriter, r *http.Request) {
 
 func (h *Hub) noteBeat(appID int64, id string, hb *protocol.Heartbeat) {
 	h.mu.Lock()
-	h.beats[beatKey{appID, id}] = db.WorkerBeat{AppID: appID, ID: id, Metrics: toDBMetrics(hb.Metrics), At: db.Stamp(h.clock.Now()),
+	h.beats[beatKey{appID, id}] = db.WorkerBeat{AppID: appID, ID: id, Metrics: toDBMetrics(hb.Metrics, len(hb.Running)), At: db.Stamp(h.clock.Now()),
 		Draining: hb.Draining}
 	h.mu.Unlock()
 }
@@ -335,8 +338,10 @@ func (h *Hub) flushLoop(ctx context.Context) {
 	}
 }
 
-func toDBMetrics(m protocol.Metrics) db.WorkerMetrics {
-	return db.WorkerMetrics{CPUCores: m.CPUCores, Load1: m.Load1, FreeMemoryMB: m.FreeMemoryMB, FreeDiskMB: m.FreeDiskMB}
+// toDBMetrics is what is recorded of a worker's metrics, with how many
+// tasks it holds (its busy slots, as the dashboard shows them).
+func toDBMetrics(m protocol.Metrics, running int) db.WorkerMetrics {
+	return db.WorkerMetrics{CPUCores: m.CPUCores, Load1: m.Load1, FreeMemoryMB: m.FreeMemoryMB, FreeDiskMB: m.FreeDiskMB, Running: running}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/db/dbtest"
+	"github.com/jobwheel/jobwheel/internal/testkit"
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/worker/protocol"
@@ -85,6 +86,8 @@ type bundle struct {
 	h      *handler
 	url    string
 	secret string
+	d      *db.DB
+	app    int64
 }
 
 func setup(t *testing.T) *bundle {
@@ -123,7 +126,7 @@ func setupWith(t *testing.T, store func(*db.DB) Store) *bundle {
 		hb.Stop()
 		srv.Close()
 	})
-	return &bundle{hub: hb, reg: reg, h: h, url: srv.URL, secret: secret}
+	return &bundle{hub: hb, reg: reg, h: h, url: srv.URL, secret: secret, d: d, app: app.ID}
 }
 
 func (b *bundle) dial(t *testing.T) *websocket.Conn {
@@ -242,6 +245,30 @@ func TestWelcomeRoutingAndAcks(t *testing.T) {
 	if id := <-b.h.left; id != "w-1" {
 		t.Fatalf("left = %s", id)
 	}
+}
+
+// A worker's busy slots, as the dashboard and the metrics show them, are
+// the tasks its hello and then each heartbeat list: in the registry at
+// once, in the workers table with the heartbeats recorded.
+func TestBusySlotsFromHeartbeats(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.dial(t)
+	send(t, c, 1, protocol.TypeHello, hello(b.secret))
+	read(t, c)
+	<-b.h.joined
+	if ws := b.reg.Workers(); len(ws) != 1 || ws[0].Busy != 1 {
+		t.Fatalf("after hello listing one task: %+v", ws)
+	}
+	send(t, c, 0, protocol.TypeHeartbeat, &protocol.Heartbeat{Running: []int64{42, 43, 44}})
+	testkit.Eventually(t, "the registry counts the heartbeat's 3 tasks", func() bool {
+		ws := b.reg.Workers()
+		return len(ws) == 1 && ws[0].Busy == 3
+	})
+	testkit.Eventually(t, "the recorded worker holds 3 tasks", func() bool {
+		w, err := b.d.WorkerGet(context.Background(), b.app, "w-1")
+		return err == nil && w.Metrics.Running == 3
+	})
 }
 
 func TestRefusals(t *testing.T) {

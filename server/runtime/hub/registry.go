@@ -131,7 +131,9 @@ func (r *Registry) Workers() []WorkerInfo {
 	defer r.mu.Unlock()
 	out := make([]WorkerInfo, 0, len(r.conns))
 	for _, c := range r.conns {
-		out = append(out, c.info)
+		info := c.info
+		info.Busy = int(c.busy.Load())
+		out = append(out, info)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

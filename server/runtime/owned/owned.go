@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/server/runtime/execution"
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
@@ -137,6 +138,16 @@ func (s *Apps) InstancesChanged(appID int64) {
 	if a := s.get(appID); a != nil {
 		a.trigger.Wake()
 		a.exec.Kick()
+	}
+}
+
+// InstanceCreated hands a WAITING instance recorded through the API (runJob)
+// to the app's actor, if the app runs here: at once if it is due, through
+// the trigger loop's wheel if it is delayed. An app owned elsewhere finds
+// it at its trigger loop's next pass.
+func (s *Apps) InstanceCreated(in *db.Instance) {
+	if a := s.get(in.AppID); a != nil {
+		a.trigger.FireCreated(*in)
 	}
 }
 

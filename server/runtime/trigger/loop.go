@@ -28,7 +28,17 @@ type Loop struct {
 	// WAITING (for a worker, or in the actor's queue) is in hand, not stale.
 	inHand map[int64]time.Time
 	cache  map[int64]cachedSchedule
+	// passes counts passes: the first, and every fullLoadEvery-th, load
+	// every WAITING instance of the window; the others skip the fires
+	// this loop recorded ahead itself (load).
+	passes int
 }
+
+// fullLoadEvery is how often a pass reads back the window's scheduled
+// fires too: the first pass after the app was taken over finds its
+// predecessor's, and every so often one makes sure nothing recorded ahead
+// is missing from the wheel.
+const fullLoadEvery = 30
 
 type cachedSchedule struct {
 	updated time.Time
@@ -85,6 +95,30 @@ func (l *Loop) Unfired(instanceIDs []int64) {
 	for _, id := range instanceIDs {
 		delete(l.inHand, id)
 	}
+}
+
+// FireCreated takes an instance just recorded WAITING by someone else on
+// this server (runJob): due now, it goes to the actor at once, as
+// recorded, and is in hand like a fire from the wheel; due within the
+// look-ahead, it goes on the wheel; due later, a pass loads it when its
+// time comes. No pass has to read it back to start it.
+func (l *Loop) FireCreated(in db.Instance) {
+	now := l.s.cfg.Clock.Now()
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
+	}
+	if in.TriggerAt.After(now) {
+		if _, ok := l.onWheel[in.ID]; !ok && !in.TriggerAt.After(now.Add(l.s.cfg.Lookahead)) {
+			l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID, recorded: &in})
+		}
+		l.mu.Unlock()
+		return
+	}
+	l.inHand[in.ID] = db.Stamp(now)
+	l.mu.Unlock()
+	l.firer.FireRecorded([]db.Instance{in}, now)
 }
 
 // fired hands fires from the wheel to the actor.
@@ -178,10 +212,11 @@ func (l *Loop) pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var until time.Time
 	for {
-		until = l.now().Add(l.s.cfg.Lookahead)
-		jobs, err := l.s.store.JobListDue(ctx, l.app, until, l.s.cfg.JobsPerPass)
+		// Jobs whose next fire comes within Refill; their fires are then
+		// recorded up to Lookahead, so a job is read and advanced once for
+		// several of its fires.
+		jobs, err := l.s.store.JobListDue(ctx, l.app, l.now().Add(l.s.cfg.Refill), l.s.cfg.JobsPerPass)
 		if err != nil {
 			return err
 		}
@@ -204,7 +239,9 @@ func (l *Loop) pass(ctx context.Context) error {
 			return err
 		}
 	}
-	return l.load(ctx, l.now().Add(l.s.cfg.Lookahead))
+	full := l.passes%fullLoadEvery == 0
+	l.passes++
+	return l.load(ctx, l.now().Add(l.s.cfg.Lookahead), full)
 }
 
 // staleFires are scheduled fires recorded ahead that nobody ran in time,
@@ -373,10 +410,18 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 // takes it to be the actor's: its commit comes within milliseconds.
 const inHandHold = time.Second
 
-// load puts the app's due WAITING instances on the wheel.
-func (l *Loop) load(ctx context.Context, until time.Time) error {
+// load puts the app's due WAITING instances on the wheel: all of them
+// when full, else all but the scheduled fires recorded ahead, which the
+// pass that recorded them put there (trigger).
+func (l *Loop) load(ctx context.Context, until time.Time, full bool) error {
 	const limit = 20000
-	due, err := l.s.store.InstanceListWaitingDue(ctx, l.app, until, limit)
+	var due []db.Due
+	var err error
+	if full {
+		due, err = l.s.store.InstanceListWaitingDue(ctx, l.app, until, limit)
+	} else {
+		due, err = l.s.store.InstanceListWaitingDueNotAhead(ctx, l.app, l.now(), until, limit)
+	}
 	if err != nil {
 		return err
 	}

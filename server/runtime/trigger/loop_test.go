@@ -37,8 +37,8 @@ func (f *firer) Fire(ids []int64, _ time.Time) {
 func (f *firer) FireRecorded(recorded []db.Instance, at time.Time) {
 	ids := make([]int64, len(recorded))
 	for i, in := range recorded {
-		if in.Status != db.StatusWaiting || in.ID == 0 || in.ExpectedTriggerAt == nil {
-			panic(fmt.Sprintf("recorded fire %+v is not a WAITING scheduled instance", in))
+		if in.Status != db.StatusWaiting || in.ID == 0 {
+			panic(fmt.Sprintf("recorded fire %+v is not a WAITING instance", in))
 		}
 		ids[i] = in.ID
 	}
@@ -155,6 +155,52 @@ func TestPassRecordsTheWindowAndTheWheelFiresIt(t *testing.T) {
 		f.mu.Unlock()
 		if recorded != 3 {
 			t.Fatalf("%d of the 3 fires were handed over as recorded; want all", recorded)
+		}
+	})
+}
+
+// A job is read and advanced only when its next fire comes within
+// Refill, and then its fires are recorded up to the look-ahead: an
+// every-second job costs one job write per several fires, and still every
+// fire is recorded once, in time, without a gap.
+func TestPassAdvancesAJobOnceForSeveralFires(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		j := b.everySecond(t)
+		l := b.loop(t, &firer{})
+		b.svc.Passed.Wait(t)
+		advances := 0
+		last := start
+		for sec := 1; sec <= 12; sec++ {
+			b.clk.Set(start.Add(time.Duration(sec) * time.Second))
+			l.Wake()
+			b.svc.Passed.Wait(t)
+			got, err := d.JobGet(context.Background(), j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.NextTriggerAt.Equal(last) {
+				advances++
+				last = *got.NextTriggerAt
+			}
+			// Whatever the pass did, the next Refill seconds' fires
+			// are recorded.
+			if now := b.clk.Now(); got.NextTriggerAt.Before(now.Add(2 * time.Second)) {
+				t.Fatalf("at %s the next unrecorded fire is %s: less than Refill ahead", now.Format(time.TimeOnly), got.NextTriggerAt.Format(time.TimeOnly))
+			}
+		}
+		if advances > 4 {
+			t.Fatalf("the job was advanced %d times in 12 passes; want one advance per several fires", advances)
+		}
+		list := b.instances(t, j)
+		for i, in := range list {
+			if want := start.Add(time.Duration(i) * time.Second); !in.ExpectedTriggerAt.Equal(want) {
+				t.Fatalf("fire %d expected at %s; want %s (each second once, no gap)", i, in.ExpectedTriggerAt.Format(time.TimeOnly), want.Format(time.TimeOnly))
+			}
+		}
+		if len(list) < 12+2 {
+			t.Fatalf("%d fires recorded by 12 s; want at least the 14 up to Refill ahead", len(list))
 		}
 	})
 }
@@ -346,5 +392,89 @@ func TestAFireLeftWaitingIsFiredAgain(t *testing.T) {
 		b.svc.Passed.Wait(t)
 		b.svc.wheel.Advance(context.Background(), b.clk.Now())
 		testkit.Eventually(t, "the fire left WAITING fired again", func() bool { return f.count(first) == 2 })
+	})
+}
+
+// A pass puts on the wheel what others made WAITING — a predecessor's
+// fires recorded ahead (found by the first pass after a take-over), an
+// API run or a retry (found by any pass) — without reading back, at every
+// pass, the window's fires it recorded itself.
+func TestPassLoadsWhatOthersMadeWaiting(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		ctx := context.Background()
+		j := b.everySecond(t)
+		// The predecessor recorded start+3s and advanced the job past it;
+		// the job fires again at start+10s.
+		later := start.Add(10 * time.Second)
+		if _, err := d.JobAdvanceMany(ctx, []db.JobAdvance{{ID: j.ID, Old: start, New: &later}}); err != nil {
+			t.Fatal(err)
+		}
+		ahead := start.Add(3 * time.Second)
+		old, err := d.InstanceCreateFired(ctx, []db.Instance{{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting,
+			TriggerType: db.TriggerSchedule, ExpectedTriggerAt: &ahead, TriggerAt: ahead}})
+		if err != nil || len(old) != 1 {
+			t.Fatalf("recording the predecessor's fire: %v, %v", old, err)
+		}
+		f := &firer{}
+		l := b.loop(t, f)
+		b.svc.Passed.Wait(t)
+		// An API run due at start+4s, recorded after the first pass.
+		run := &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: start.Add(4 * time.Second)}
+		if err := d.InstanceCreate(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		b.clk.Set(start.Add(time.Second))
+		l.Wake()
+		b.svc.Passed.Wait(t)
+		b.clk.Set(start.Add(5 * time.Second))
+		testkit.Eventually(t, "the predecessor's fire and the API run fired", func() bool {
+			return slices.Equal(f.got(), []int64{old[0].ID, run.ID})
+		})
+	})
+}
+
+// An instance runJob recorded on this server reaches the actor at once if
+// it is due, as recorded (the actor need not read it back), and is in
+// hand, so the next pass does not fire it again; one due within the
+// look-ahead fires at its time; one due later waits for a pass to load it.
+func TestFireCreated(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		ctx := context.Background()
+		j := b.everySecond(t)
+		later := start.Add(time.Hour)
+		if _, err := d.JobAdvanceMany(ctx, []db.JobAdvance{{ID: j.ID, Old: start, New: &later}}); err != nil {
+			t.Fatal(err)
+		}
+		f := &firer{}
+		l := b.loop(t, f)
+		b.svc.Passed.Wait(t)
+		runs := make([]*db.Instance, 3)
+		for i, at := range []time.Time{start, start.Add(2 * time.Second), start.Add(time.Minute)} {
+			runs[i] = &db.Instance{AppID: b.app, JobID: j.ID, Status: db.StatusWaiting, TriggerType: db.TriggerAPI, TriggerAt: at}
+			if err := d.InstanceCreate(ctx, runs[i]); err != nil {
+				t.Fatal(err)
+			}
+			l.FireCreated(*runs[i])
+		}
+		f.mu.Lock()
+		now, recorded := slices.Clone(f.fired), f.recorded
+		f.mu.Unlock()
+		if !slices.Equal(now, []int64{runs[0].ID}) || recorded != 1 {
+			t.Fatalf("fired at once %v (%d as recorded); want the due run, as recorded", now, recorded)
+		}
+		l.Wake()
+		b.svc.Passed.Wait(t)
+		b.clk.Set(start.Add(2 * time.Second))
+		testkit.Eventually(t, "the run due in 2 s fired", func() bool { return f.count(runs[1].ID) == 1 })
+		if n := f.count(runs[0].ID); n != 1 {
+			t.Fatalf("the due run fired %d times; want once (it was in hand at the pass)", n)
+		}
+		if f.count(runs[2].ID) != 0 {
+			t.Fatal("the run due in a minute fired already")
+		}
 	})
 }

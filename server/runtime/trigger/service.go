@@ -14,8 +14,14 @@ import (
 
 // Config tunes the loops.
 type Config struct {
-	// Lookahead is how far ahead fires are loaded. Default 5s.
+	// Lookahead is how far ahead fires are recorded and loaded. Default 5s.
 	Lookahead time.Duration
+	// Refill is how soon a job's next fire must be for a pass to read the
+	// job and record its fires up to Lookahead: a job that fires every
+	// second is read and advanced once every Lookahead − Refill seconds,
+	// for that many fires, not at every pass. At most Lookahead; default
+	// 2s (a pass late by up to Refill still finds the fire recorded).
+	Refill time.Duration
 	// Interval is the time between passes. Default 1s.
 	Interval time.Duration
 	// MisfireThreshold is how late a fire may be first seen before it
@@ -39,6 +45,10 @@ func (c *Config) defaults() {
 	if c.Interval == 0 {
 		c.Interval = time.Second
 	}
+	if c.Refill == 0 {
+		c.Refill = 2 * time.Second
+	}
+	c.Refill = min(c.Refill, c.Lookahead)
 	if c.MisfireThreshold == 0 {
 		c.MisfireThreshold = 2 * time.Second
 	}
@@ -60,6 +70,7 @@ type Store interface {
 	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 	InstanceListStaleScheduled(ctx context.Context, appID int64, before time.Time, limit int) ([]db.Instance, error)
 	InstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Due, error)
+	InstanceListWaitingDueNotAhead(ctx context.Context, appID int64, now, until time.Time, limit int) ([]db.Due, error)
 	WorkflowListDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Workflow, error)
 	WorkflowInstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.WorkflowInstance, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
@@ -75,9 +86,10 @@ type Firer interface {
 // Jobs runs the job instances the wheel fires: the app's execution actor.
 type Jobs interface {
 	Firer
-	// FireRecorded is Fire for instances the loop recorded itself, handed
-	// over as recorded so that the actor need not read them back. The
-	// actor's compare-and-set from WAITING still decides whether they run.
+	// FireRecorded is Fire for instances the loop recorded itself, or
+	// runJob recorded on this server (FireCreated), handed over as
+	// recorded so that the actor need not read them back. The actor's
+	// compare-and-set from WAITING still decides whether they run.
 	FireRecorded(recorded []db.Instance, at time.Time)
 }
 

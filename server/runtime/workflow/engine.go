@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
 	"github.com/jobwheel/jobwheel/internal/testsignal"
+	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
 )
 
@@ -63,6 +64,9 @@ type Deps struct {
 	// engine of the server; nil gives each engine one of its own, started
 	// and stopped with it (tests).
 	Evaluator *Evaluator
+	// Tracer traces workflow instances and their nodes' transitions
+	// (traces.go); its zero value is off.
+	Tracer tracing.Tracer
 }
 
 // Engine runs the workflows of one owned app.
@@ -494,6 +498,11 @@ func (e *Engine) startOne(ctx context.Context, wiID int64, timeout *int64) ([]in
 		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(r)); err != nil {
 			return err
 		}
+		if e.deps.Tracer.On() {
+			if err := e.traceStart(ctx, tx, r, now); err != nil {
+				return err
+			}
+		}
 		if v, err = e.load(ctx, tx, r, r); err != nil {
 			return err
 		}
@@ -722,6 +731,8 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 	}
 	for i := range p.creates {
 		c := &p.creates[i]
+		// A traced run's job instances are traced under it.
+		c.instance.TraceParent = v.wi.TraceParent
 		if err := tx.InstanceCreate(ctx, &c.instance); err != nil {
 			return nil, err
 		}
@@ -734,6 +745,7 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 	}
 	for i := range p.children {
 		c := &p.children[i]
+		c.wi.TraceParent = v.wi.TraceParent
 		if _, err := tx.WorkflowInstanceCreate(ctx, &c.wi); err != nil {
 			return nil, err
 		}
@@ -785,6 +797,9 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 // instances, and returns the instances to look at next (new nested instances, a
 // parent whose child ended, the next queued instance).
 func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now time.Time) []int64 {
+	if e.deps.Tracer.On() {
+		e.traceMoves(v, p, now)
+	}
 	if len(fire) > 0 {
 		e.exec.Fire(fire, now)
 	}

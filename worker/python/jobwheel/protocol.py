@@ -142,12 +142,28 @@ def _id_list(body, name):
     _check(v is None or isinstance(v, list) and all(_int(x) for x in v), "%s must be a list of integers" % name)
 
 
+_TRACEPARENT = re.compile(r"^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-.*)?$")
+
+
+def valid_traceparent(s):
+    """Whether s is a W3C traceparent to start the processor's span under
+    (docs/protocol.md §8.5): version 00's four fields exactly, or a later
+    version's (not ff) followed by nothing or "-…"; neither id all zeros."""
+    m = _TRACEPARENT.match(s or "")
+    if not m:
+        return False
+    version, trace_id, parent_id, rest = m.groups()
+    if version == "ff" or (version == "00" and rest is not None):
+        return False
+    return trace_id.strip("0") != "" and parent_id.strip("0") != ""
+
+
 def _validate_task(t):
     _check(isinstance(t, dict), "a task must be an object")
     _ints(t, "taskId", "instanceId", "jobId", "attempt", "workflowRunId", "resultCount")
     _check(t.get("resultsPaged") is None or isinstance(t["resultsPaged"], bool), "resultsPaged must be a boolean")
     _strs(t, "kind", "name", "executionMode", "processorType", "processor", "jobParams", "params", "payload",
-          "deadline", "workflowNode")
+          "deadline", "workflowNode", "traceparent")
     if t.get("deadline"):
         try:
             parse_time(t["deadline"])

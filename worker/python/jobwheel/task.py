@@ -231,7 +231,12 @@ class TaskContext:
     subtask's payload, JSON text), ``results`` (POST and REDUCE: the other
     tasks' TaskResults, a Results: iterate it; see there), ``deadline`` (an aware datetime or None),
     ``workflow_run_id`` and ``workflow_node`` (0 and "" outside workflows),
-    ``upstream`` (node → result), ``work_dir`` and ``log`` (a TaskLogger).
+    ``upstream`` (node → result), ``work_dir``, ``log`` (a TaskLogger) and
+    ``traceparent``: the W3C trace context of a traced run (docs/tracing.md)
+    for what the processor calls, "" when not traced. With the
+    ``opentelemetry-api`` package installed (and an SDK configured by the
+    program), the processor runs in a span of its own under the server's,
+    current while it runs, and ``traceparent`` is that span's.
 
     A processor should return soon after ``cancelled`` becomes true: the
     server stopped the task, its deadline passed, or the worker is shutting
@@ -261,6 +266,10 @@ class TaskContext:
         self.deadline = protocol.parse_time(t["deadline"]) if t.get("deadline") else None
         self.workflow_run_id = t.get("workflowRunId") or 0
         self.workflow_node = t.get("workflowNode") or ""
+        # The server's span for this task; the processor's own replaces it
+        # when OpenTelemetry is there (worker._traced).
+        tp = t.get("traceparent") or ""
+        self.traceparent = tp if protocol.valid_traceparent(tp) else ""
         self.upstream = dict(t.get("upstream") or {})
         self.work_dir = worker.work_dir
         self.log = TaskLogger(worker, self.instance_id, self.task_id)

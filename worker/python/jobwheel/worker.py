@@ -15,6 +15,7 @@ exponential back-off (0.2 s doubling up to 3 s), reset by each welcome.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import logging
@@ -662,7 +663,8 @@ class Worker:
 
         def call():
             try:
-                out["result"] = self._call(p, ctx)
+                with _traced(ctx):
+                    out["result"] = self._call(p, ctx)
             except BaseException as e:  # noqa: BLE001 - a processor's failure fails its task
                 out["error"] = e
                 out["trace"] = traceback.format_exc()
@@ -752,6 +754,43 @@ class Worker:
                                    % ctx.processor)
             return p.reduce(ctx, ctx.results)
         return p.fn(ctx)
+
+
+def _traced(ctx):
+    """The processor's span, under the server's (docs/protocol.md §8.5),
+    when the run is traced and the opentelemetry-api package is installed;
+    otherwise nothing (ctx.traceparent still passes the server's span on).
+    An exception the processor raises ends the span with an error."""
+    if not ctx.traceparent:
+        return contextlib.nullcontext()
+    try:
+        from opentelemetry import trace
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+    except ImportError:
+        return contextlib.nullcontext()
+    return _Span(trace, TraceContextTextMapPropagator(), ctx)
+
+
+class _Span:
+    def __init__(self, trace, propagator, ctx):
+        self._trace, self._propagator, self._ctx = trace, propagator, ctx
+        self._cm = None
+
+    def __enter__(self):
+        ctx, trace = self._ctx, self._trace
+        parent = self._propagator.extract({"traceparent": ctx.traceparent})
+        self._cm = trace.get_tracer("jobwheel").start_as_current_span(
+            "process " + ctx.task_name, context=parent, kind=trace.SpanKind.CONSUMER,
+            attributes={"jobwheel.instance.id": ctx.instance_id, "jobwheel.task.id": ctx.task_id,
+                        "jobwheel.job.id": ctx.job_id, "jobwheel.task.kind": ctx.kind})
+        span = self._cm.__enter__()
+        carrier = {}
+        self._propagator.inject(carrier)
+        ctx.traceparent = carrier.get("traceparent", ctx.traceparent)
+        return span
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
 
 
 def _text(v):

@@ -21,6 +21,22 @@ class TruncateTest(unittest.TestCase):
         self.assertTrue(s.startswith("é"))
 
 
+class TraceparentTest(unittest.TestCase):
+    def test_valid_traceparents(self):
+        cases = {
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01": True,
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra": True,
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra": False,
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01": False,
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01": False,
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01": False,
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01": False,
+            "": False,
+        }
+        for s, want in cases.items():
+            self.assertEqual(protocol.valid_traceparent(s), want, s)
+
+
 class TimeTest(unittest.TestCase):
     def test_parses_rfc3339_with_any_fraction_and_offset(self):
         utc = datetime.timezone.utc

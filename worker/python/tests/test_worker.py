@@ -221,6 +221,21 @@ class ExecuteTest(unittest.TestCase):
                          [("INFO", 'hello p-1 n=1 who="a b"'), ("WARN", "careful")])
         self.assertEqual(self.w._running_ids(), [])
 
+    def test_processor_sees_the_runs_trace_context(self):
+        # docs/protocol.md §8.5: a traced run's processor gets the trace
+        # context to pass on; a malformed one is ignored, and the task runs
+        # all the same.
+        tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        seen = []
+        t, final = self.run_task(lambda ctx: seen.append(ctx.traceparent) or "ok", traceparent=tp)
+        self.assertEqual(final["status"], protocol.SUCCEEDED)
+        t, final = self.run_task(lambda ctx: seen.append(ctx.traceparent) or "ok", traceparent="00-nonsense")
+        self.assertEqual(final["status"], protocol.SUCCEEDED)
+        t, final = self.run_task(lambda ctx: seen.append(ctx.traceparent) or "ok")
+        # Without OpenTelemetry installed, the server's span is passed on
+        # as it came.
+        self.assertEqual(seen, [tp, "", ""])
+
     def test_a_heartbeat_never_misses_an_ending_task(self):
         # Nothing is acked, so every task accepted stays listed: as running,
         # then as a final report the server has not acknowledged. A list

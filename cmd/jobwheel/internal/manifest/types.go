@@ -203,8 +203,8 @@ var enums = map[string][]string{
 	"AlarmRuleType":    {"FAILURE", "CONSECUTIVE_FAILURES", "TIMEOUT", "START_LATE", "RECOVERY"},
 	"AlarmChannelType": {"WEBHOOK", "EMAIL", "SLACK", "FEISHU", "DINGTALK", "WECOM"},
 	"WorkflowNodeType": {"JOB", "DECISION", "NESTED", "FOREACH", "APPROVAL"},
-	"TriggerRule": {"ALL_SUCCEEDED", "ALL_DONE", "ONE_SUCCEEDED", "ONE_FAILED", "NONE_FAILED",
-		"ALL_FAILED", "NONE_FAILED_MIN_ONE_SUCCESS", "NONE_SKIPPED", "ALL_SKIPPED"},
+	"TriggerRule": {"ALL_SUCCEEDED", "ALL_DONE", "ONE_SUCCEEDED", "ONE_FAILED", "NONE_FAILED", "ALL_FAILED", "NONE_FAILED_MIN_ONE_SUCCESS",
+		"NONE_SKIPPED", "ALL_SKIPPED"},
 }
 
 // enumOf names the enum a field holds, by the field's path with indexes

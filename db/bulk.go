@@ -1,0 +1,208 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/uptrace/bun/schema"
+)
+
+// Bulk statements on PostgreSQL take their rows as ONE parameter, a JSON
+// array read by json_to_recordset, instead of a VALUES list of literals.
+// PostgreSQL parses and plans every literal of a VALUES list, and plans a
+// join against it without knowing its size: an UPDATE … FROM (VALUES …)
+// of 1,000 rows cost 50 µs of CPU per row and was planned as a hash join
+// over a sequential scan of the whole table; the same statement over
+// json_to_recordset costs 17 µs per row and walks the primary key (its
+// row estimate is a constant, so the planner picks the index). Inserts of
+// 1,000 rows went from 50 to 25 µs per row. SQLite keeps the VALUES
+// statements: it has no such planner and no json_to_recordset.
+
+// recordset renders list (a slice of structs, or of pointers to structs,
+// with bun tags) as `ROWS FROM (json_to_recordset(?::json) AS (col type,
+// …)) WITH ORDINALITY AS d(col, …, ord)` and its one argument, with every
+// field of the struct but those named in skip. It returns the columns in
+// order, quoted. ord numbers the rows from 1 in the order of list.
+func (s *Store) recordset(list any, skip ...string) (from string, arg string, cols []string) {
+	v := reflect.ValueOf(list)
+	typ := v.Type().Elem()
+	if typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	table := s.idb.Dialect().Tables().Get(typ)
+	var fields []*schema.Field
+	for _, f := range table.Fields {
+		if !contains(skip, f.Name) {
+			fields = append(fields, f)
+		}
+	}
+	var defs []string
+	for _, f := range fields {
+		cols = append(cols, string(f.SQLName))
+		defs = append(defs, string(f.SQLName)+" "+sqlType(f))
+	}
+	b := make([]byte, 0, 256*v.Len())
+	b = append(b, '[')
+	for i := 0; i < v.Len(); i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		row := v.Index(i)
+		if row.Kind() == reflect.Pointer {
+			row = row.Elem()
+		}
+		b = append(b, '{')
+		for j, f := range fields {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, f.Name)
+			b = append(b, ':')
+			b = appendJSONValue(b, f.Value(row))
+		}
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = string(f.SQLName)
+	}
+	from = "ROWS FROM (json_to_recordset(?::json) AS (" + strings.Join(defs, ", ") + ")) WITH ORDINALITY AS d(" +
+		strings.Join(names, ", ") + ", ord)"
+	return from, string(b), cols
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sqlType is the PostgreSQL type a field's value is read as.
+func sqlType(f *schema.Field) string {
+	if f.UserSQLType != "" {
+		switch strings.ToLower(f.UserSQLType) {
+		case "json", "jsonb":
+			return "jsonb"
+		}
+		return f.UserSQLType
+	}
+	switch t := f.IndirectType; {
+	case t == reflect.TypeOf(time.Time{}):
+		return "timestamptz"
+	case t.Kind() == reflect.String:
+		return "text"
+	case t.Kind() == reflect.Bool:
+		return "boolean"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		return "bigint"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return "double precision"
+	}
+	return "jsonb"
+}
+
+// appendJSONValue appends a field's value as JSON: null for a nil pointer,
+// times in RFC 3339 with their fraction, anything else through
+// encoding/json (JSON columns).
+func appendJSONValue(b []byte, v reflect.Value) []byte {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return append(b, "null"...)
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return appendJSONString(b, v.String())
+	case reflect.Bool:
+		return strconv.AppendBool(b, v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(b, v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.AppendUint(b, v.Uint(), 10)
+	}
+	if t, ok := v.Interface().(time.Time); ok {
+		b = append(b, '"')
+		b = t.AppendFormat(b, time.RFC3339Nano)
+		return append(b, '"')
+	}
+	if (v.Kind() == reflect.Map || v.Kind() == reflect.Slice) && v.IsNil() {
+		return append(b, "null"...)
+	}
+	enc, err := json.Marshal(v.Interface())
+	if err != nil {
+		panic(fmt.Sprintf("db: encoding a %s for a bulk statement: %v", v.Type(), err))
+	}
+	return append(b, enc...)
+}
+
+// appendJSONString appends s as a JSON string. PostgreSQL's json refuses
+// \u0000 in text, as it refuses NUL in text columns anyway.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// quoted joins SQL names with commas, each prefixed (e.g. "d.").
+func quoted(prefix string, cols []string) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = prefix + c
+	}
+	return strings.Join(out, ", ")
+}
+
+// insertRecordset inserts list (a slice of model structs or of pointers to
+// them) into table in one statement, without the columns in skip (the
+// serial id), in list's order. tail follows the SELECT (ON CONFLICT …,
+// RETURNING …); with a RETURNING, dest receives its rows (Scan's
+// destinations), else dest is nil.
+func (s *Store) insertRecordset(ctx context.Context, table string, list any, skip []string, tail string, dest ...any) error {
+	from, arg, cols := s.recordset(list, skip...)
+	q := s.idb.NewRaw(`INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) SELECT `+quoted("d.", cols)+` FROM `+from+
+		` ORDER BY d.ord `+tail, arg)
+	if len(dest) == 0 {
+		_, err := q.Exec(ctx)
+		return err
+	}
+	return q.Scan(ctx, dest...)
+}
