@@ -154,13 +154,14 @@ var TriggerRules = []string{RuleAllSucceeded, RuleAllDone, RuleOneSucceeded, Rul
 const (
 	OverlapCancel = "CANCEL" // it is recorded as CANCELED (the default)
 	OverlapQueue  = "QUEUE"  // it waits, and starts when an earlier run ends, in fire order
-	// OverlapReplace (jobs only) stops the oldest running instance and
-	// starts the new fire.
+	// OverlapReplace stops the oldest running instance (for a workflow,
+	// its oldest top-level run with everything in it) and starts the new
+	// fire.
 	OverlapReplace = "REPLACE"
 )
 
 // OverlapPolicies lists the overlap policies of workflows.
-var OverlapPolicies = []string{OverlapCancel, OverlapQueue}
+var OverlapPolicies = []string{OverlapCancel, OverlapQueue, OverlapReplace}
 
 // JobOverlapPolicies lists the overlap policies of jobs.
 var JobOverlapPolicies = []string{OverlapCancel, OverlapQueue, OverlapReplace}

@@ -302,8 +302,49 @@ func (s *Store) InstanceListByIDs(ctx context.Context, ids []int64) ([]Instance,
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.List(ids)).Scan(ctx)
-	return out, wrap(err, "reading instances")
+	if err := s.idb.NewSelect().Model(&out).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+		return out, wrap(err, "reading instances")
+	}
+	return out, s.InstanceHydrate(ctx, out)
+}
+
+// InstanceHydrate gives FOREACH elements' instances their node's stored
+// input (WorkflowTaskInput.FromNode): the context and upstream results,
+// kept once on the node row rather than in each element.
+func (s *Store) InstanceHydrate(ctx context.Context, list []Instance) error {
+	type ref struct {
+		wi  int64
+		key string
+	}
+	need := map[ref][]*WorkflowTaskInput{}
+	var wis []int64
+	var keys []string
+	for i := range list {
+		in := list[i].WorkflowInput
+		if in == nil || !in.FromNode || list[i].WorkflowInstanceID == nil || list[i].WorkflowNodeID == nil {
+			continue
+		}
+		r := ref{*list[i].WorkflowInstanceID, *list[i].WorkflowNodeID}
+		if need[r] == nil {
+			wis, keys = append(wis, r.wi), append(keys, r.key)
+		}
+		need[r] = append(need[r], in)
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	var rows []WorkflowNodeRun
+	err := s.idb.NewSelect().Model(&rows).Column("workflow_instance_id", "node_key", "input").
+		Where("workflow_instance_id IN (?) AND node_key IN (?) AND input IS NOT NULL", bun.List(wis), bun.List(keys)).Scan(ctx)
+	if err != nil {
+		return wrap(err, "reading FOREACH inputs")
+	}
+	for _, n := range rows {
+		for _, in := range need[ref{n.WorkflowInstanceID, n.NodeKey}] {
+			in.Context, in.Upstream = n.Input.Context, n.Input.Upstream
+		}
+	}
+	return nil
 }
 
 // Due is a WAITING instance's id and trigger time: what the trigger loop
@@ -349,7 +390,10 @@ func (s *Store) InstanceListActive(ctx context.Context, appID int64) ([]Instance
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND status IN (?)", appID, bun.List([]string{StatusDispatched, StatusRunning})).
 		OrderExpr("id").Scan(ctx)
-	return out, wrap(err, "reading active instances")
+	if err != nil {
+		return out, wrap(err, "reading active instances")
+	}
+	return out, s.InstanceHydrate(ctx, out)
 }
 
 // InstanceCountActive counts, per job, the DISPATCHED and RUNNING instances.
@@ -648,7 +692,10 @@ func (s *Store) InstanceListQueued(ctx context.Context, appID int64) ([]Instance
 	err := s.idb.NewSelect().Model(&out).
 		Where("app_id = ? AND status = ? AND reason = ?", appID, StatusWaiting, ReasonQueued).
 		OrderExpr("trigger_at, id").Scan(ctx)
-	return out, wrap(err, "reading queued instances")
+	if err != nil {
+		return out, wrap(err, "reading queued instances")
+	}
+	return out, s.InstanceHydrate(ctx, out)
 }
 
 // InstanceRelabelMany sets the trigger type of WAITING instances.

@@ -22,14 +22,22 @@ type WorkflowInstance struct {
 	Version          int     `bun:"version,notnull"`
 	ParentInstanceID *int64  `bun:"parent_instance_id"`
 	ParentNodeKey    *string `bun:"parent_node_key"`
+	// ParentItem and ParentGeneration: for a run of a FOREACH over a
+	// nested workflow, the element it runs and the FOREACH's generation.
+	ParentItem       *int `bun:"parent_item"`
+	ParentGeneration *int `bun:"parent_generation"`
 	// RootInstanceID is the top of a nested instance's tree; nil for a top
 	// instance (and for nested ones started before it was recorded).
 	RootInstanceID *int64 `bun:"root_instance_id"`
 	// Budget and BudgetUsed (a top instance's): the node rows and FOREACH
 	// elements its whole tree may create, and has; 0 is no bound (an
 	// instance started before budgets).
-	Budget            int            `bun:"budget,notnull"`
-	BudgetUsed        int            `bun:"budget_used,notnull"`
+	Budget     int `bun:"budget,notnull"`
+	BudgetUsed int `bun:"budget_used,notnull"`
+	// TimeoutMs is its workflow's timeout as it started, Deadline when it
+	// runs out (nil: no bound).
+	TimeoutMs         *int64         `bun:"timeout_ms"`
+	Deadline          *time.Time     `bun:"deadline"`
 	Status            string         `bun:"status,notnull"`
 	Reason            string         `bun:"reason,notnull"`
 	TriggerType       string         `bun:"trigger_type,notnull"`
@@ -73,6 +81,10 @@ type WorkflowTaskInput struct {
 	Upstream map[string]string `json:"upstream"`
 	// Element is the FOREACH element the instance runs, if any.
 	Element any `json:"element,omitempty"`
+	// FromNode marks a FOREACH element's input as stored: its context and
+	// upstream are its node's (WorkflowNodeRun.Input), filled in when the
+	// instance is read (InstanceHydrate).
+	FromNode bool `json:"fromNode,omitempty"`
 }
 
 // ---- workflows ----
@@ -260,6 +272,35 @@ func (s *Store) WorkflowCountActive(ctx context.Context, workflowID int64) (int,
 	return n, wrap(err, "counting active workflow runs")
 }
 
+// WorkflowInstanceListElements returns the nested runs of a FOREACH over a
+// workflow, of one generation, by element.
+func (s *Store) WorkflowInstanceListElements(ctx context.Context, parentID int64, key string, generation int) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	err := s.idb.NewSelect().Model(&out).
+		Where("parent_instance_id = ? AND parent_node_key = ? AND parent_generation = ?", parentID, key, generation).
+		OrderExpr("parent_item, id").Scan(ctx)
+	return out, wrap(err, "reading a FOREACH's nested runs")
+}
+
+// WorkflowInstanceAdoptElements moves a FOREACH's nested runs from one
+// generation to the next (a retry keeps them: those that failed are
+// retried in place).
+func (s *Store) WorkflowInstanceAdoptElements(ctx context.Context, parentID int64, key string, from, to int) error {
+	_, err := s.idb.NewUpdate().Model((*WorkflowInstance)(nil)).Set("parent_generation = ?", to).
+		Where("parent_instance_id = ? AND parent_node_key = ? AND parent_generation = ?", parentID, key, from).Exec(ctx)
+	return wrap(err, "keeping a FOREACH's nested runs")
+}
+
+// WorkflowInstanceListActiveByWorkflow returns a workflow's top-level
+// RUNNING and PAUSED runs, oldest first (the ones a REPLACE policy stops).
+func (s *Store) WorkflowInstanceListActiveByWorkflow(ctx context.Context, workflowID int64) ([]WorkflowInstance, error) {
+	var out []WorkflowInstance
+	err := s.idb.NewSelect().Model(&out).
+		Where("workflow_id = ? AND parent_instance_id IS NULL AND status IN (?)", workflowID, bun.List([]string{WorkflowRunning, WorkflowPaused})).
+		OrderExpr("id").Scan(ctx)
+	return out, wrap(err, "reading active workflow runs")
+}
+
 // WorkflowInstanceListQueued returns a workflow's top-level WAITING runs due
 // by now, oldest first: the ones a QUEUE policy holds.
 func (s *Store) WorkflowInstanceListQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]WorkflowInstance, error) {
@@ -294,6 +335,11 @@ type WorkflowInstanceTransition struct {
 	// BudgetFromApp sets a top instance's budget, as it starts, to its
 	// app's workflow budget.
 	BudgetFromApp bool
+	// TimeoutMs and Deadline set its timeout and deadline; ClearDeadline
+	// removes the deadline.
+	TimeoutMs     *int64
+	Deadline      *time.Time
+	ClearDeadline bool
 	// Reopen clears finished_at (a finished instance made to run again).
 	Reopen bool
 }
@@ -320,6 +366,14 @@ func (s *Store) WorkflowInstanceTransition(ctx context.Context, t WorkflowInstan
 	}
 	if t.Epoch != nil {
 		q = q.Set("epoch = ?", *t.Epoch)
+	}
+	if t.TimeoutMs != nil {
+		q = q.Set("timeout_ms = ?", *t.TimeoutMs)
+	}
+	if t.Deadline != nil {
+		q = q.Set("deadline = ?", *t.Deadline)
+	} else if t.ClearDeadline {
+		q = q.Set("deadline = NULL")
 	}
 	if t.BudgetFromApp {
 		q = q.Set("budget = (SELECT workflow_budget FROM apps WHERE apps.id = app_id)").Set("budget_used = 0")

@@ -40,14 +40,18 @@ type WorkflowNodeRun struct {
 	// expression begun for this generation: one is recorded before each,
 	// so an evaluation that never finishes (the server stops during it)
 	// is not begun again without end.
-	Attempts   int        `bun:"attempts,notnull"`
-	FinishSeq  int64      `bun:"finish_seq,notnull"`
-	DecidedBy  *string    `bun:"decided_by"`
-	Comment    string     `bun:"comment,notnull"`
-	Deadline   *time.Time `bun:"deadline"`
-	StartedAt  *time.Time `bun:"started_at"`
-	FinishedAt *time.Time `bun:"finished_at"`
-	UpdatedAt  time.Time  `bun:"updated_at,notnull"`
+	Attempts int `bun:"attempts,notnull"`
+	// Input is what a FOREACH's elements are given (the context and
+	// upstream results as it started them), stored once; it is read only
+	// by InstanceHydrate (the node lists leave it out).
+	Input      *WorkflowTaskInput `bun:"input,type:json,nullzero"`
+	FinishSeq  int64              `bun:"finish_seq,notnull"`
+	DecidedBy  *string            `bun:"decided_by"`
+	Comment    string             `bun:"comment,notnull"`
+	Deadline   *time.Time         `bun:"deadline"`
+	StartedAt  *time.Time         `bun:"started_at"`
+	FinishedAt *time.Time         `bun:"finished_at"`
+	UpdatedAt  time.Time          `bun:"updated_at,notnull"`
 }
 
 // WorkflowNodeRunCreateMany inserts an instance's node rows.
@@ -72,7 +76,7 @@ func (s *Store) WorkflowNodeRunListByInstances(ctx context.Context, wiIDs []int6
 	if len(wiIDs) == 0 {
 		return out, nil
 	}
-	err := s.idb.NewSelect().Model(&out).Where("workflow_instance_id IN (?)", bun.List(wiIDs)).
+	err := s.idb.NewSelect().Model(&out).ExcludeColumn("input").Where("workflow_instance_id IN (?)", bun.List(wiIDs)).
 		OrderExpr("workflow_instance_id, id").Scan(ctx)
 	return out, wrap(err, "reading workflow node runs")
 }
@@ -80,7 +84,7 @@ func (s *Store) WorkflowNodeRunListByInstances(ctx context.Context, wiIDs []int6
 // WorkflowNodeRunGet returns one node of one instance.
 func (s *Store) WorkflowNodeRunGet(ctx context.Context, wiID int64, key string) (*WorkflowNodeRun, error) {
 	n := new(WorkflowNodeRun)
-	err := s.idb.NewSelect().Model(n).Where("workflow_instance_id = ? AND node_key = ?", wiID, key).Scan(ctx)
+	err := s.idb.NewSelect().Model(n).ExcludeColumn("input").Where("workflow_instance_id = ? AND node_key = ?", wiID, key).Scan(ctx)
 	return n, wrap(err, "reading workflow node run")
 }
 
@@ -104,6 +108,8 @@ type WorkflowNodeRunTransition struct {
 	ChildID        *int64
 	Items          *int
 	Attempts       *int
+	// Input stores what a FOREACH's elements are given.
+	Input          *WorkflowTaskInput
 	FailureIgnored *bool
 	FinishSeq      *int64
 	DecidedBy      *string
@@ -128,13 +134,16 @@ func (s *Store) WorkflowNodeRunTransition(ctx context.Context, t WorkflowNodeRun
 		Set("status = ?", t.To).Set("updated_at = ?", Now())
 	if t.Reset {
 		q = q.Set("result = ''").Set("output = NULL").Set("message = ''").Set("reason = ''").
-			Set("instance_id = NULL").Set("child_instance_id = NULL").Set("items = 0").Set("attempts = 0").Set("failure_ignored = ?", false).
+			Set("instance_id = NULL").Set("child_instance_id = NULL").Set("items = 0").Set("attempts = 0").Set("input = NULL").Set("failure_ignored = ?", false).
 			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").
 			Set("started_at = NULL").Set("finished_at = NULL")
 	}
 	if t.Resume {
 		q = q.Set("result = ''").Set("output = NULL").Set("message = ''").Set("reason = ''").Set("failure_ignored = ?", false).
-			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("deadline = NULL").Set("finished_at = NULL")
+			Set("finish_seq = 0").Set("decided_by = NULL").Set("comment = ''").Set("finished_at = NULL")
+		if t.Deadline == nil {
+			q = q.Set("deadline = NULL")
+		}
 	}
 	if t.NextGeneration != nil {
 		q = q.Set("generation = ?", *t.NextGeneration)
@@ -165,6 +174,9 @@ func (s *Store) WorkflowNodeRunTransition(ctx context.Context, t WorkflowNodeRun
 	}
 	if t.Attempts != nil {
 		set("attempts", *t.Attempts)
+	}
+	if t.Input != nil {
+		q = q.Set("input = ?", t.Input)
 	}
 	if t.FailureIgnored != nil {
 		set("failure_ignored", *t.FailureIgnored)
@@ -263,6 +275,18 @@ func (s *Store) WorkflowElementListUnmade(ctx context.Context, n *WorkflowNodeRu
 			n.WorkflowInstanceID, n.NodeKey, n.Generation)
 	err := s.idb.NewSelect().Model(&out).Where("we.node_run_id = ? AND we.generation = ?", n.ID, n.Generation).
 		Where("NOT EXISTS (?)", made).OrderExpr("we.item").Limit(limit).Scan(ctx)
+	return out, wrap(err, "reading FOREACH elements")
+}
+
+// WorkflowElementListUnrun returns up to limit elements of a FOREACH over
+// a nested workflow, of its generation, that have no nested run yet.
+func (s *Store) WorkflowElementListUnrun(ctx context.Context, n *WorkflowNodeRun, limit int) ([]WorkflowElement, error) {
+	var out []WorkflowElement
+	run := s.idb.NewSelect().Model((*WorkflowInstance)(nil)).ColumnExpr("1").
+		Where("wi.parent_instance_id = ? AND wi.parent_node_key = ? AND wi.parent_generation = ? AND wi.parent_item = we.item",
+			n.WorkflowInstanceID, n.NodeKey, n.Generation)
+	err := s.idb.NewSelect().Model(&out).Where("we.node_run_id = ? AND we.generation = ?", n.ID, n.Generation).
+		Where("NOT EXISTS (?)", run).OrderExpr("we.item").Limit(limit).Scan(ctx)
 	return out, wrap(err, "reading FOREACH elements")
 }
 

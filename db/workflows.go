@@ -14,19 +14,21 @@ import (
 type Workflow struct {
 	bun.BaseModel `bun:"table:workflows,alias:wf"`
 
-	ID                 int64         `bun:"id,pk,autoincrement"`
-	AppID              int64         `bun:"app_id,notnull"`
-	Name               string        `bun:"name,notnull"`
-	Description        string        `bun:"description,notnull"`
-	Enabled            bool          `bun:"enabled,notnull"`
-	ScheduleType       string        `bun:"schedule_type,notnull"`
-	ScheduleExpression string        `bun:"schedule_expression,notnull"`
-	TimeZone           string        `bun:"time_zone,notnull"`
-	MaxInstances       int           `bun:"max_instances,notnull"`
-	OverlapPolicy      string        `bun:"overlap_policy,notnull"`
-	MisfirePolicy      string        `bun:"misfire_policy,notnull"`
-	FailFast           bool          `bun:"fail_fast,notnull"`
-	Graph              WorkflowGraph `bun:"graph,notnull,type:json"`
+	ID                 int64  `bun:"id,pk,autoincrement"`
+	AppID              int64  `bun:"app_id,notnull"`
+	Name               string `bun:"name,notnull"`
+	Description        string `bun:"description,notnull"`
+	Enabled            bool   `bun:"enabled,notnull"`
+	ScheduleType       string `bun:"schedule_type,notnull"`
+	ScheduleExpression string `bun:"schedule_expression,notnull"`
+	TimeZone           string `bun:"time_zone,notnull"`
+	MaxInstances       int    `bun:"max_instances,notnull"`
+	OverlapPolicy      string `bun:"overlap_policy,notnull"`
+	MisfirePolicy      string `bun:"misfire_policy,notnull"`
+	FailFast           bool   `bun:"fail_fast,notnull"`
+	// TimeoutMs bounds a whole run (nil: no bound).
+	TimeoutMs *int64        `bun:"timeout_ms"`
+	Graph     WorkflowGraph `bun:"graph,notnull,type:json"`
 	// Alarm is whom to tell when its instances fail, and when they recover.
 	Alarm         Alarm      `bun:"alarm,notnull,type:json"`
 	Version       int        `bun:"version,notnull"`
@@ -124,6 +126,7 @@ type WorkflowSpec struct {
 	OverlapPolicy      string        `json:"overlapPolicy"`
 	MisfirePolicy      string        `json:"misfirePolicy"`
 	FailFast           bool          `json:"failFast,omitempty"`
+	TimeoutMs          *int64        `json:"timeoutMs,omitempty"`
 	Graph              WorkflowGraph `json:"graph"`
 	Alarm              Alarm         `json:"alarm"`
 }
@@ -132,7 +135,7 @@ type WorkflowSpec struct {
 func (w *Workflow) Spec() WorkflowSpec {
 	return WorkflowSpec{Name: w.Name, Description: w.Description, Enabled: w.Enabled, ScheduleType: w.ScheduleType,
 		ScheduleExpression: w.ScheduleExpression, TimeZone: w.TimeZone, MaxInstances: w.MaxInstances,
-		OverlapPolicy: w.OverlapPolicy, MisfirePolicy: w.MisfirePolicy, FailFast: w.FailFast, Graph: w.Graph, Alarm: w.Alarm}
+		OverlapPolicy: w.OverlapPolicy, MisfirePolicy: w.MisfirePolicy, FailFast: w.FailFast, TimeoutMs: w.TimeoutMs, Graph: w.Graph, Alarm: w.Alarm}
 }
 
 // Apply sets the workflow's fields from a spec.
@@ -140,7 +143,7 @@ func (w *Workflow) Apply(s WorkflowSpec) {
 	w.Name, w.Description, w.Enabled = s.Name, s.Description, s.Enabled
 	w.ScheduleType, w.ScheduleExpression, w.TimeZone = s.ScheduleType, s.ScheduleExpression, s.TimeZone
 	w.MaxInstances, w.OverlapPolicy, w.MisfirePolicy, w.FailFast = s.MaxInstances, s.OverlapPolicy, s.MisfirePolicy, s.FailFast
-	w.Graph, w.Alarm = s.Graph, s.Alarm
+	w.Graph, w.Alarm, w.TimeoutMs = s.Graph, s.Alarm, s.TimeoutMs
 }
 
 // WorkflowVersion is one saved version of a workflow.

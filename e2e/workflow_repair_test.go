@@ -201,4 +201,125 @@ func TestWorkflowRepairsAndRules(t *testing.T) {
 		w.op(`mutation($id: ID!) { resumeWorkflowInstance(id: $id) { id } }`, map[string]any{"id": run})
 		w.waitWorkflowInstance(run, "SUCCEEDED")
 	})
+
+	t.Run("a run's timeout and a NESTED node's timeout (item 7)", func(t *testing.T) {
+		w.t = t
+		long := w.shell("long-8", "sleep 60")
+		ok := w.shell("ok-8", "echo ok")
+		run := w.run(w.workflow("timed", []map[string]any{jobNode("long", long), jobNode("after", ok)}, []map[string]any{edge("long", "after")},
+			map[string]any{"timeoutMs": 1500}), nil)
+		r := w.waitWorkflowInstance(run, "FAILED")
+		if r.Reason != "TIMEOUT" || r.Node("long").Status != "STOPPED" || r.Node("long").Reason != "TIMEOUT" || r.Node("after").Status != "SKIPPED" {
+			t.Errorf("run %s %s, long %s %s, after %s; want the run FAILED TIMEOUT, long STOPPED, after skipped",
+				r.Status, r.Reason, r.Node("long").Status, r.Node("long").Reason, r.Node("after").Status)
+		}
+		if ins := r.Node("long").Instances; len(ins) != 1 || ins[0].Status != "STOPPED" {
+			t.Errorf("long's instances %+v; want its one instance STOPPED", ins)
+		}
+		inner := w.workflow("inner-8", []map[string]any{jobNode("long", long)}, []map[string]any{})
+		run = w.run(w.workflow("outer-8", []map[string]any{{"key": "nested", "type": "NESTED", "workflowId": inner, "timeoutMs": 1500},
+			jobNode("cleanup", ok, map[string]any{"triggerRule": "ALL_DONE"})}, []map[string]any{edge("nested", "cleanup")}), nil)
+		r = w.waitWorkflowInstance(run, "FAILED")
+		n := r.Node("nested")
+		if n.Status != "FAILED" || n.Reason != "TIMEOUT" || r.Node("cleanup").Status != "SUCCEEDED" {
+			t.Errorf("nested %s %s, cleanup %s; want nested FAILED TIMEOUT, cleanup run", n.Status, n.Reason, r.Node("cleanup").Status)
+		}
+		w.waitWorkflowInstance(n.Child.ID, "STOPPED")
+	})
+
+	t.Run("REPLACE stops the oldest run for the new one (item 8)", func(t *testing.T) {
+		w.t = t
+		quick := w.shell("quick-9", `test "$JOBWHEEL_INSTANCE_PARAMS" = quick || sleep 60`)
+		id := w.workflow("replace", []map[string]any{jobNode("work", quick)}, []map[string]any{},
+			map[string]any{"maxInstances": 1, "overlapPolicy": "REPLACE"})
+		first := w.run(id, nil)
+		w.waitNode(first, "work", "RUNNING")
+		second := w.run(id, nil)
+		r := w.waitWorkflowInstance(first, "STOPPED")
+		if !strings.Contains(r.Result, "replaced by run "+second) {
+			t.Errorf("the first run stopped with %q; want it replaced by %s", r.Result, second)
+		}
+		w.waitNode(second, "work", "RUNNING")
+		w.op(`mutation($id: ID!) { stopWorkflowInstance(id: $id) { id } }`, map[string]any{"id": second})
+	})
+
+	t.Run("a cut result is marked, and clashing context keys are named (items 4, 13)", func(t *testing.T) {
+		w.t = t
+		big := w.shell("big-10", `i=0; while [ $i -lt 500 ]; do echo "line $i of a long output"; i=$((i+1)); done`)
+		writeA := w.shell("write-a-10", `echo '{"region": "a"}' > "$JOBWHEEL_WORKFLOW_OUTPUT"`)
+		writeB := w.shell("write-b-10", `echo '{"region": "b"}' > "$JOBWHEEL_WORKFLOW_OUTPUT"`)
+		id := w.workflow("cut-and-clash", []map[string]any{jobNode("big", big),
+			{"key": "saw", "type": "DECISION", "expression": `upstream.big startsWith "[cut:"`},
+			jobNode("a", writeA), jobNode("b", writeB)}, []map[string]any{edge("big", "saw")})
+		run := w.run(id, nil)
+		w.waitWorkflowInstance(run, "SUCCEEDED")
+		var out struct {
+			WorkflowInstance struct {
+				ContextClashes []struct {
+					Key   string
+					Nodes []string
+				}
+				Nodes []struct {
+					Key       string
+					Result    string
+					ResultCut bool
+				}
+			}
+		}
+		if err := w.c.Do(`query($id: ID!) { workflowInstance(id: $id) { contextClashes { key nodes } nodes { key result resultCut } } }`,
+			map[string]any{"id": run}, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range out.WorkflowInstance.Nodes {
+			switch n.Key {
+			case "big":
+				if !n.ResultCut || !strings.HasPrefix(n.Result, "[cut:") || !strings.HasSuffix(n.Result, "line 499 of a long output") {
+					t.Errorf("big: cut=%v result %.80q…; want the end of its output, marked as cut", n.ResultCut, n.Result)
+				}
+			case "saw":
+				if n.Result != "true" {
+					t.Errorf("the DECISION after big saw %q; want the mark downstream (true)", n.Result)
+				}
+			case "a":
+				if n.ResultCut {
+					t.Errorf("a's result is marked cut")
+				}
+			}
+		}
+		if c := out.WorkflowInstance.ContextClashes; len(c) != 1 || c[0].Key != "region" || len(c[0].Nodes) != 2 {
+			t.Errorf("clashes %+v; want region, written by a and b", c)
+		}
+	})
+
+	t.Run("FOREACH elements are given the context stored once (item 12)", func(t *testing.T) {
+		w.t = t
+		each := w.shell("each-11", `python3 -c '
+import json, os
+c = json.load(open(os.environ["JOBWHEEL_WORKFLOW_CONTEXT"]))
+print("%s-%s-%d" % (c["context"]["region"], os.environ["JOBWHEEL_INSTANCE_PARAMS"], len(c["context"]["blob"])))'`)
+		id := w.workflow("each-11", []map[string]any{{"key": "each", "type": "FOREACH", "jobId": each, "expression": `["a", "b", "c"]`, "parallelism": 2}},
+			[]map[string]any{})
+		r := w.waitWorkflowInstance(w.run(id, map[string]any{"region": "eu", "blob": strings.Repeat("x", 200<<10)}), "SUCCEEDED")
+		if n := r.Node("each"); n.Result != `["eu-a-204800","eu-b-204800","eu-c-204800"]` {
+			t.Errorf("each: %s; want every element to have read the whole context", n.Result)
+		}
+	})
+
+	t.Run("FOREACH over a nested workflow (item 9)", func(t *testing.T) {
+		w.t = t
+		step := w.shell("step-12", `python3 -c '
+import json, os
+c = json.load(open(os.environ["JOBWHEEL_WORKFLOW_CONTEXT"]))["context"]
+json.dump({"seen_" + c["element"]: c["region"]}, open(os.environ["JOBWHEEL_WORKFLOW_OUTPUT"], "w"))'`)
+		inner := w.workflow("inner-12", []map[string]any{jobNode("step", step)}, []map[string]any{})
+		id := w.workflow("each-12", []map[string]any{{"key": "each", "type": "FOREACH", "workflowId": inner, "expression": `["a", "b", "c"]`, "parallelism": 2}},
+			[]map[string]any{})
+		r := w.waitWorkflowInstance(w.run(id, map[string]any{"region": "eu"}), "SUCCEEDED")
+		if n := r.Node("each"); n.Result != `[{"seen_a":"eu"},{"seen_b":"eu"},{"seen_c":"eu"}]` {
+			t.Errorf("each: %s; want what each nested run added, in element order", n.Result)
+		}
+		if r.Context["seen_c"] != "eu" {
+			t.Errorf("the run's context %v lacks what the nested runs added", r.Context)
+		}
+	})
 }

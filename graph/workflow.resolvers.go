@@ -15,6 +15,7 @@ import (
 	"github.com/jobwheel/jobwheel/graph/model"
 	"github.com/jobwheel/jobwheel/server/api/workflows"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
 func (r *instanceResolver) WorkflowInput(ctx context.Context, obj *db.Instance) (any, error) {
@@ -22,7 +23,7 @@ func (r *instanceResolver) WorkflowInput(ctx context.Context, obj *db.Instance) 
 	if obj.WorkflowInput == nil {
 		return nil, nil
 	}
-	return obj.WorkflowInput, nil
+	return r.workflows.InstanceInput(ctx, obj)
 }
 
 func (r *mutationResolver) SetAppWorkflowBudget(ctx context.Context, app string, budget int) (*db.App, error) {
@@ -323,6 +324,19 @@ func (r *workflowInstanceResolver) Edges(ctx context.Context, obj *db.WorkflowIn
 	return pointers(obj.Graph.Edges), nil
 }
 
+func (r *workflowInstanceResolver) ContextClashes(ctx context.Context, obj *db.WorkflowInstance) ([]*model.WorkflowContextClash, error) {
+	rows, err := loadersFor(ctx).nodeRows(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	clashes := workflows.ClashesOf(obj, rows)
+	out := make([]*model.WorkflowContextClash, len(clashes))
+	for i, c := range clashes {
+		out[i] = &model.WorkflowContextClash{Key: c.Key, Nodes: c.Nodes}
+	}
+	return out, nil
+}
+
 func (r *workflowInstanceConnectionResolver) TotalCount(ctx context.Context, obj *model.WorkflowInstanceConnection) (int, error) {
 	return r.workflows.CountRuns(ctx, obj.App, obj.Filter)
 }
@@ -358,6 +372,10 @@ func (r *workflowNodeResolver) Parallelism(ctx context.Context, obj *db.Workflow
 		return nil, nil
 	}
 	return &obj.Parallelism, nil
+}
+
+func (r *workflowNodeRunResolver) ResultCut(ctx context.Context, obj *model.WorkflowNodeRun) (bool, error) {
+	return protocol.IsCut(obj.Result), nil
 }
 
 func (r *workflowNodeRunResolver) Output(ctx context.Context, obj *model.WorkflowNodeRun) (any, error) {

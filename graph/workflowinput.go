@@ -16,6 +16,10 @@ func workflowInput(in model.WorkflowInput) (workflows.Input, error) {
 		ScheduleType: in.ScheduleType, ScheduleExpression: in.ScheduleExpression, TimeZone: in.TimeZone,
 		MaxInstances: in.MaxInstances, OverlapPolicy: in.OverlapPolicy, MisfirePolicy: in.MisfirePolicy, FailFast: in.FailFast,
 		Nodes: make([]workflows.NodeInput, len(in.Nodes)), Edges: make([]workflows.EdgeInput, len(in.Edges))}
+	if in.TimeoutMs != nil {
+		t := int64(*in.TimeoutMs)
+		out.TimeoutMs = &t
+	}
 	if in.Alarm != nil {
 		a := alarmInput(in.Alarm)
 		out.Alarm = &a
@@ -64,6 +68,7 @@ type versionDefinition struct {
 	OverlapPolicy      string            `json:"overlapPolicy"`
 	MisfirePolicy      string            `json:"misfirePolicy"`
 	FailFast           bool              `json:"failFast"`
+	TimeoutMs          *int64            `json:"timeoutMs,omitempty"`
 	Nodes              []versionNode     `json:"nodes"`
 	Edges              []db.WorkflowEdge `json:"edges"`
 }
@@ -88,7 +93,7 @@ type versionNode struct {
 func definitionOf(s db.WorkflowSpec) versionDefinition {
 	d := versionDefinition{Name: s.Name, Description: s.Description, Enabled: s.Enabled, ScheduleType: s.ScheduleType,
 		ScheduleExpression: s.ScheduleExpression, TimeZone: s.TimeZone, MaxInstances: s.MaxInstances,
-		OverlapPolicy: s.OverlapPolicy, MisfirePolicy: s.MisfirePolicy, FailFast: s.FailFast,
+		OverlapPolicy: s.OverlapPolicy, MisfirePolicy: s.MisfirePolicy, FailFast: s.FailFast, TimeoutMs: s.TimeoutMs,
 		Nodes: make([]versionNode, len(s.Graph.Nodes)), Edges: s.Graph.Edges}
 	if d.Edges == nil {
 		d.Edges = []db.WorkflowEdge{}

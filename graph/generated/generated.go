@@ -661,6 +661,7 @@ type ComplexityRoot struct {
 		ScheduleExpression func(childComplexity int) int
 		ScheduleType       func(childComplexity int) int
 		TimeZone           func(childComplexity int) int
+		TimeoutMs          func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
 		Version            func(childComplexity int) int
 		Versions           func(childComplexity int) int
@@ -677,6 +678,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	WorkflowContextClash struct {
+		Key   func(childComplexity int) int
+		Nodes func(childComplexity int) int
+	}
+
 	WorkflowEdge struct {
 		From  func(childComplexity int) int
 		Label func(childComplexity int) int
@@ -687,7 +693,9 @@ type ComplexityRoot struct {
 		Budget            func(childComplexity int) int
 		BudgetUsed        func(childComplexity int) int
 		Context           func(childComplexity int) int
+		ContextClashes    func(childComplexity int) int
 		CreatedAt         func(childComplexity int) int
+		Deadline          func(childComplexity int) int
 		Edges             func(childComplexity int) int
 		ExpectedTriggerAt func(childComplexity int) int
 		FinishedAt        func(childComplexity int) int
@@ -760,6 +768,7 @@ type ComplexityRoot struct {
 		Output         func(childComplexity int) int
 		Reason         func(childComplexity int) int
 		Result         func(childComplexity int) int
+		ResultCut      func(childComplexity int) int
 		StartedAt      func(childComplexity int) int
 		Status         func(childComplexity int) int
 	}
@@ -1002,6 +1011,8 @@ type WorkflowInstanceResolver interface {
 
 	Nodes(ctx context.Context, obj *db.WorkflowInstance) ([]*model.WorkflowNodeRun, error)
 	Edges(ctx context.Context, obj *db.WorkflowInstance) ([]*db.WorkflowEdge, error)
+
+	ContextClashes(ctx context.Context, obj *db.WorkflowInstance) ([]*model.WorkflowContextClash, error)
 }
 type WorkflowInstanceConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.WorkflowInstanceConnection) (int, error)
@@ -1019,6 +1030,7 @@ type WorkflowNodeResolver interface {
 	PoolSlots(ctx context.Context, obj *db.WorkflowNode) (*int, error)
 }
 type WorkflowNodeRunResolver interface {
+	ResultCut(ctx context.Context, obj *model.WorkflowNodeRun) (bool, error)
 	Output(ctx context.Context, obj *model.WorkflowNodeRun) (any, error)
 
 	Instances(ctx context.Context, obj *model.WorkflowNodeRun) ([]*db.Instance, error)
@@ -3949,6 +3961,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Workflow.TimeZone(childComplexity), true
+	case "Workflow.timeoutMs":
+		if e.ComplexityRoot.Workflow.TimeoutMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.TimeoutMs(childComplexity), true
 	case "Workflow.updatedAt":
 		if e.ComplexityRoot.Workflow.UpdatedAt == nil {
 			break
@@ -4000,6 +4018,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WorkflowConnectionEdge.Node(childComplexity), true
 
+	case "WorkflowContextClash.key":
+		if e.ComplexityRoot.WorkflowContextClash.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowContextClash.Key(childComplexity), true
+	case "WorkflowContextClash.nodes":
+		if e.ComplexityRoot.WorkflowContextClash.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowContextClash.Nodes(childComplexity), true
+
 	case "WorkflowEdge.from":
 		if e.ComplexityRoot.WorkflowEdge.From == nil {
 			break
@@ -4037,12 +4068,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkflowInstance.Context(childComplexity), true
+	case "WorkflowInstance.contextClashes":
+		if e.ComplexityRoot.WorkflowInstance.ContextClashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.ContextClashes(childComplexity), true
 	case "WorkflowInstance.createdAt":
 		if e.ComplexityRoot.WorkflowInstance.CreatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.WorkflowInstance.CreatedAt(childComplexity), true
+	case "WorkflowInstance.deadline":
+		if e.ComplexityRoot.WorkflowInstance.Deadline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.Deadline(childComplexity), true
 	case "WorkflowInstance.edges":
 		if e.ComplexityRoot.WorkflowInstance.Edges == nil {
 			break
@@ -4390,6 +4433,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkflowNodeRun.Result(childComplexity), true
+	case "WorkflowNodeRun.resultCut":
+		if e.ComplexityRoot.WorkflowNodeRun.ResultCut == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNodeRun.ResultCut(childComplexity), true
 	case "WorkflowNodeRun.startedTime":
 		if e.ComplexityRoot.WorkflowNodeRun.StartedAt == nil {
 			break
@@ -6310,7 +6359,7 @@ enum WorkflowNodeType {
   DECISION
   "Runs another workflow of the app as a nested run; the context flows in and what the nested run appends flows back out."
   NESTED
-  "Runs its job once per element of the list its expression yields, at most ` + "`" + `parallelism` + "`" + ` at once; its result is the list of results in order."
+  "Runs its job (jobId) once per element of the list its expression yields — or a nested run of its workflow (workflowId) per element, the element as context.element — at most ` + "`" + `parallelism` + "`" + ` at once; its result is the list of results (of a nested run: what it added to its context) in order."
   FOREACH
   "Waits until approveWorkflowNode approves or rejects it, or its timeoutMs passes."
   APPROVAL
@@ -6344,6 +6393,8 @@ enum OverlapPolicy {
   CANCEL
   "It waits, and starts when an earlier run ends, in the order they were due."
   QUEUE
+  "The oldest running run is stopped (with its nested runs; result ` + "`" + `replaced by run N` + "`" + `) and the new one starts."
+  REPLACE
 }
 
 "Where a workflow run is in its life."
@@ -6410,7 +6461,7 @@ type WorkflowNode {
   jobId: ID
   "That job; null for other types, or if it was deleted since."
   job: Job
-  "The workflow a NESTED node runs; null for other types."
+  "The workflow a NESTED node runs, or a FOREACH runs per element; null otherwise."
   workflowId: ID
   "That workflow; null for other types."
   workflow: Workflow
@@ -6426,7 +6477,7 @@ type WorkflowNode {
   triggerRule: TriggerRule!
   "A FOREACH's cap on elements running at once; null for other types."
   parallelism: Int
-  "JOB and FOREACH: the instances' timeout in ms in place of the job's; APPROVAL: how long to wait before it fails with reason TIMEOUT. Null: the job's, or no bound."
+  "JOB and FOREACH: the instances' timeout in ms in place of the job's; NESTED: how long its nested run may take before it is stopped and the node fails with reason TIMEOUT; APPROVAL: how long to wait before it fails with reason TIMEOUT. Null: the job's, or no bound."
   timeoutMs: Int
   "JOB and FOREACH: the instances' retries in place of the job's instanceRetries; null keeps the job's."
   retries: Int
@@ -6452,9 +6503,9 @@ input WorkflowNodeInput {
   type: WorkflowNodeType!
   "A name for people; at most 128 characters, one line."
   name: String
-  "JOB and FOREACH (required): a job of the workflow's app, whatever its own schedule."
+  "JOB (required) and FOREACH (this or workflowId): a job of the workflow's app, whatever its own schedule."
   jobId: ID
-  "NESTED (required): another workflow of the app; nesting may go any depth, but never back to this workflow."
+  "NESTED (required) and FOREACH (this or jobId): another workflow of the app, run nested (per element for a FOREACH); nesting may go any depth, but never back to this workflow."
   workflowId: ID
   "DECISION and FOREACH (required): an expr-lang expression over ` + "`" + `context` + "`" + ` and ` + "`" + `upstream` + "`" + `, at most 2 KiB. A FOREACH's must yield a list."
   expression: String
@@ -6514,6 +6565,8 @@ input WorkflowInput {
   misfirePolicy: MisfirePolicy = FIRE_ONCE
   "End the run FAILED at the first failed node (skipping what has not started) instead of letting independent branches finish."
   failFast: Boolean = false
+  "Bounds a whole run, in ms, from its start (Airflow's dagrun_timeout, Argo's activeDeadlineSeconds): past it its running nodes stop and it fails with reason TIMEOUT. Null or 0: no bound; at most a year."
+  timeoutMs: Int
   "Its nodes: 1 to 500."
   nodes: [WorkflowNodeInput!]!
   "Its edges: at most 2000, and no cycle."
@@ -6546,7 +6599,9 @@ type Workflow {
   misfirePolicy: MisfirePolicy!
   "Whether a run ends FAILED at its first failed node."
   failFast: Boolean!
-  "The current version: 1 when created, one more with each save (update, restore, import)."
+  "How long a whole run may take, in ms, from its start; null: no bound."
+  timeoutMs: Int
+  "The current version: 1 when created, one more with each save (update, restore, import); saving it unchanged makes no version."
   version: Int!
   "The current version's nodes, in the order they were given."
   nodes: [WorkflowNode!]!
@@ -6614,10 +6669,22 @@ type WorkflowInstance {
   edges: [WorkflowEdge!]!
   "When it was recorded."
   createdAt: Time!
+  "Context keys two of its nodes both wrote without one following the other (parallel branches): the context holds the value of the one that finished last. Empty when there is none."
+  contextClashes: [WorkflowContextClash!]!
+  "When the run times out (its workflow's timeoutMs from its start, again from a retry); null: no bound."
+  deadline: Time
   "For a top-level run: the node rows and FOREACH elements it and its nested runs may create (its app's workflowBudget when it started); 0 for a nested run, or a run started before budgets (no bound)."
   budget: Int!
   "For a top-level run: the node rows and FOREACH elements it and its nested runs have created; a node that would go past budget fails with reason BUDGET_EXCEEDED."
   budgetUsed: Int!
+}
+
+"A context key written by nodes of a run that do not follow one another."
+type WorkflowContextClash {
+  "The key."
+  key: String!
+  "The nodes that wrote it, by key, in the order they finished: the last one's value is in the context."
+  nodes: [String!]!
 }
 
 "One node of one run."
@@ -6630,12 +6697,14 @@ type WorkflowNodeRun {
   name: String!
   "Where it is."
   status: WorkflowNodeStatus!
-  "Why it was SKIPPED or FAILED: DISABLED, BRANCH_NOT_TAKEN, UPSTREAM_FAILED, UPSTREAM_SKIPPED, TRIGGER_RULE, FAIL_FAST, REJECTED, TIMEOUT, CONTEXT_TOO_LARGE, EXPRESSION, JOB_FAILED, NESTED_FAILED, STOPPED; empty otherwise."
+  "Why it was SKIPPED, FAILED or STOPPED: DISABLED, BRANCH_NOT_TAKEN, UPSTREAM_FAILED, UPSTREAM_SKIPPED, TRIGGER_RULE, FAIL_FAST, REJECTED, TIMEOUT, CONTEXT_TOO_LARGE, EXPRESSION, EXPRESSION_TIMEOUT, EXPRESSION_TOO_LARGE, BUDGET_EXCEEDED, JOB_FAILED, NESTED_FAILED, STOPPED; empty otherwise."
   reason: String!
   "More about the reason, for people."
   message: String!
   "Its result: the job's result, a DECISION's value, a FOREACH's list of results as JSON, a nested run's result."
   result: String!
+  "Whether its result is not whole: a script's result is the end of its output and then begins with a line saying the beginning was left out; a result over 64 KiB ends with …[cut]. What follows the node reads it as it is."
+  resultCut: Boolean!
   "What it appended to the run's context; null if nothing."
   output: JSON
   "Whether it failed and its failure was ignored (skipWhenFailed)."
@@ -7800,6 +7869,8 @@ func (ec *executionContext) childFields_Workflow(ctx context.Context, field grap
 		return ec.fieldContext_Workflow_misfirePolicy(ctx, field)
 	case "failFast":
 		return ec.fieldContext_Workflow_failFast(ctx, field)
+	case "timeoutMs":
+		return ec.fieldContext_Workflow_timeoutMs(ctx, field)
 	case "version":
 		return ec.fieldContext_Workflow_version(ctx, field)
 	case "nodes":
@@ -7848,6 +7919,16 @@ func (ec *executionContext) childFields_WorkflowConnectionEdge(ctx context.Conte
 		return ec.fieldContext_WorkflowConnectionEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowConnectionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowContextClash(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_WorkflowContextClash_key(ctx, field)
+	case "nodes":
+		return ec.fieldContext_WorkflowContextClash_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowContextClash", field.Name)
 }
 
 func (ec *executionContext) childFields_WorkflowEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7900,6 +7981,10 @@ func (ec *executionContext) childFields_WorkflowInstance(ctx context.Context, fi
 		return ec.fieldContext_WorkflowInstance_edges(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_WorkflowInstance_createdAt(ctx, field)
+	case "contextClashes":
+		return ec.fieldContext_WorkflowInstance_contextClashes(ctx, field)
+	case "deadline":
+		return ec.fieldContext_WorkflowInstance_deadline(ctx, field)
 	case "budget":
 		return ec.fieldContext_WorkflowInstance_budget(ctx, field)
 	case "budgetUsed":
@@ -7998,6 +8083,8 @@ func (ec *executionContext) childFields_WorkflowNodeRun(ctx context.Context, fie
 		return ec.fieldContext_WorkflowNodeRun_message(ctx, field)
 	case "result":
 		return ec.fieldContext_WorkflowNodeRun_result(ctx, field)
+	case "resultCut":
+		return ec.fieldContext_WorkflowNodeRun_resultCut(ctx, field)
 	case "output":
 		return ec.fieldContext_WorkflowNodeRun_output(ctx, field)
 	case "failureIgnored":
@@ -21281,6 +21368,29 @@ func (ec *executionContext) fieldContext_Workflow_failFast(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Workflow_timeoutMs(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_timeoutMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeoutMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_timeoutMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Workflow_version(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21763,6 +21873,52 @@ func (ec *executionContext) fieldContext_WorkflowConnectionEdge_node(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowContextClash_key(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowContextClash) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowContextClash_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowContextClash_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowContextClash", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowContextClash_nodes(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowContextClash) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowContextClash_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowContextClash_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowContextClash", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _WorkflowEdge_from(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowEdge) (ret graphql.Marshaler) {
@@ -22281,6 +22437,61 @@ func (ec *executionContext) _WorkflowInstance_createdAt(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_WorkflowInstance_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_contextClashes(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_contextClashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowInstance().ContextClashes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WorkflowContextClash) graphql.Marshaler {
+			return ec.marshalNWorkflowContextClash2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowContextClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_contextClashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowInstance",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowContextClash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowInstance_deadline(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_deadline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deadline, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_deadline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
@@ -23118,6 +23329,29 @@ func (ec *executionContext) _WorkflowNodeRun_result(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_WorkflowNodeRun_result(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNodeRun_resultCut(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNodeRun_resultCut(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNodeRun().ResultCut(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNodeRun_resultCut(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNodeRun", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _WorkflowNodeRun_output(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNodeRun) (ret graphql.Marshaler) {
@@ -25484,7 +25718,7 @@ func (ec *executionContext) unmarshalInputWorkflowInput(ctx context.Context, obj
 		asMap["failFast"] = false
 	}
 
-	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "maxInstances", "overlapPolicy", "misfirePolicy", "failFast", "nodes", "edges", "alarm"}
+	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "maxInstances", "overlapPolicy", "misfirePolicy", "failFast", "timeoutMs", "nodes", "edges", "alarm"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -25568,6 +25802,13 @@ func (ec *executionContext) unmarshalInputWorkflowInput(ctx context.Context, obj
 				return it, err
 			}
 			it.FailFast = data
+		case "timeoutMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeoutMs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeoutMs = data
 		case "nodes":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nodes"))
 			data, err := ec.unmarshalNWorkflowNodeInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowNodeInputᚄ(ctx, v)
@@ -32356,6 +32597,11 @@ func (ec *executionContext) _Workflow(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "timeoutMs":
+			out.Values[i] = ec._Workflow_timeoutMs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "version":
 			out.Values[i] = ec._Workflow_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32702,6 +32948,49 @@ func (ec *executionContext) _WorkflowConnectionEdge(ctx context.Context, sel ast
 			}
 		case "node":
 			out.Values[i] = ec._WorkflowConnectionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowContextClashImplementors = []string{"WorkflowContextClash"}
+
+func (ec *executionContext) _WorkflowContextClash(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowContextClash) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowContextClashImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowContextClash")
+		case "key":
+			out.Values[i] = ec._WorkflowContextClash_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._WorkflowContextClash_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -33105,6 +33394,49 @@ func (ec *executionContext) _WorkflowInstance(ctx context.Context, sel ast.Selec
 		case "createdAt":
 			out.Values[i] = ec._WorkflowInstance_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "contextClashes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowInstance_contextClashes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "deadline":
+			out.Values[i] = ec._WorkflowInstance_deadline(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "budget":
@@ -33739,6 +34071,44 @@ func (ec *executionContext) _WorkflowNodeRun(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "resultCut":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNodeRun_resultCut(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "output":
 			field := field
 
@@ -35943,6 +36313,32 @@ func (ec *executionContext) marshalNWorkflowConnectionEdge2ᚖgithubᚗcomᚋjob
 		return graphql.Null
 	}
 	return ec._WorkflowConnectionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkflowContextClash2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowContextClashᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WorkflowContextClash) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowContextClash2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowContextClash(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkflowContextClash2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowContextClash(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowContextClash) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowContextClash(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNWorkflowEdge2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.WorkflowEdge) graphql.Marshaler {

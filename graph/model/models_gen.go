@@ -335,6 +335,14 @@ type WorkflowConnectionEdge struct {
 	Node *db.Workflow `json:"node"`
 }
 
+// A context key written by nodes of a run that do not follow one another.
+type WorkflowContextClash struct {
+	// The key.
+	Key string `json:"key"`
+	// The nodes that wrote it, by key, in the order they finished: the last one's value is in the context.
+	Nodes []string `json:"nodes"`
+}
+
 // An edge of a workflow definition, by node keys.
 type WorkflowEdgeInput struct {
 	// The upstream node's key.
@@ -371,6 +379,8 @@ type WorkflowInput struct {
 	MisfirePolicy *string `json:"misfirePolicy,omitempty"`
 	// End the run FAILED at the first failed node (skipping what has not started) instead of letting independent branches finish.
 	FailFast *bool `json:"failFast,omitempty"`
+	// Bounds a whole run, in ms, from its start (Airflow's dagrun_timeout, Argo's activeDeadlineSeconds): past it its running nodes stop and it fails with reason TIMEOUT. Null or 0: no bound; at most a year.
+	TimeoutMs *int `json:"timeoutMs,omitempty"`
 	// Its nodes: 1 to 500.
 	Nodes []*WorkflowNodeInput `json:"nodes"`
 	// Its edges: at most 2000, and no cycle.
@@ -395,9 +405,9 @@ type WorkflowNodeInput struct {
 	Type string `json:"type"`
 	// A name for people; at most 128 characters, one line.
 	Name *string `json:"name,omitempty"`
-	// JOB and FOREACH (required): a job of the workflow's app, whatever its own schedule.
+	// JOB (required) and FOREACH (this or workflowId): a job of the workflow's app, whatever its own schedule.
 	JobID *string `json:"jobId,omitempty"`
-	// NESTED (required): another workflow of the app; nesting may go any depth, but never back to this workflow.
+	// NESTED (required) and FOREACH (this or jobId): another workflow of the app, run nested (per element for a FOREACH); nesting may go any depth, but never back to this workflow.
 	WorkflowID *string `json:"workflowId,omitempty"`
 	// DECISION and FOREACH (required): an expr-lang expression over `context` and `upstream`, at most 2 KiB. A FOREACH's must yield a list.
 	Expression *string `json:"expression,omitempty"`

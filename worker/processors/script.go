@@ -43,7 +43,8 @@ import (
 //     instant: two pipes carry no common order);
 //   - the result is a summary, the log holds the whole output: exit
 //     status 0 succeeds with the end of standard output as the result (its
-//     last ResultBytes, in whole lines; blank lines left out); any other
+//     last ResultBytes, in whole lines; blank lines left out; after
+//     protocol.CutHeadMark when earlier lines were left out); any other
 //     status fails with "exit status N" followed by the end of the output,
 //     both streams in the order logged. A stopped or timed-out script's
 //     result is likewise the reason followed by the end of its output
@@ -310,12 +311,15 @@ func (s *Script) env(ctx worker.TaskContext) []string {
 }
 
 // tail keeps the last non-empty lines written to it, at most max bytes
-// joined (a last line longer than that alone is cut).
+// joined (a last line longer than that alone is cut). Once lines were left
+// out it begins with protocol.CutHeadMark (beyond max), so a result that
+// is not the whole output says so (issue 26, item 4).
 type tail struct {
 	mu    sync.Mutex
 	max   int
 	lines []string
 	size  int // bytes of lines joined by newlines
+	cut   bool
 }
 
 func (t *tail) add(l string) {
@@ -332,11 +336,18 @@ func (t *tail) add(l string) {
 		t.size -= len(t.lines[drop]) + 1
 		drop++
 	}
+	if drop > 0 {
+		t.cut = true
+	}
 	t.lines = t.lines[drop:]
 }
 
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
+	s := strings.Join(t.lines, "\n")
+	if t.cut {
+		s = protocol.CutHeadMark + s
+	}
+	return s
 }

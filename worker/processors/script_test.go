@@ -91,8 +91,8 @@ func TestShellResultIsTheEndOfTheOutput(t *testing.T) {
 	s := Shell()
 	s.ResultBytes = 22 // "line 10\nline 11\nline 12" is 23
 	res, err = s.Process(newCtx(t, t.Context(), scriptTask(script, "")))
-	if err != nil || res.Message != "line 11\nline 12" {
-		t.Errorf("result %q, error %v; want the last whole lines within 22 bytes", res.Message, err)
+	if err != nil || res.Message != protocol.CutHeadMark+"line 11\nline 12" {
+		t.Errorf("result %q, error %v; want the last whole lines within 22 bytes, marked as cut (issue 26, item 4)", res.Message, err)
 	}
 }
 

@@ -60,6 +60,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -509,12 +510,24 @@ func Decode(data []byte) (Frame, any, error) {
 	return f, body, nil
 }
 
+// CutMark ends a text Truncate cut; CutHeadMark begins a result whose
+// beginning was left out (a script's result is the end of its output).
+// Whoever reads a result (a workflow's next node, the console) can tell it
+// is not whole (IsCut).
+const (
+	CutMark     = "…[cut]"
+	CutHeadMark = "[cut: earlier output left out; the task's log has it all]…\n"
+)
+
+// IsCut says whether a result was cut.
+func IsCut(s string) bool { return strings.HasSuffix(s, CutMark) || strings.HasPrefix(s, CutHeadMark) }
+
 // Truncate cuts s to at most n bytes on a rune boundary, saying so.
 func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	const mark = "…[cut]"
+	const mark = CutMark
 	cut := n - len(mark)
 	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
 		cut--

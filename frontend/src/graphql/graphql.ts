@@ -284,7 +284,9 @@ export type OverlapPolicy =
   /** It is recorded CANCELED (the default). */
   | 'CANCEL'
   /** It waits, and starts when an earlier run ends, in the order they were due. */
-  | 'QUEUE';
+  | 'QUEUE'
+  /** The oldest running run is stopped (with its nested runs; result `replaced by run N`) and the new one starts. */
+  | 'REPLACE';
 
 /** A pool's definition. */
 export type PoolInput = {
@@ -485,6 +487,8 @@ export type WorkflowInput = {
   scheduleType: ScheduleType;
   /** IANA time zone the cron expression is evaluated in. */
   timeZone?: string | null | undefined;
+  /** Bounds a whole run, in ms, from its start (Airflow's dagrun_timeout, Argo's activeDeadlineSeconds): past it its running nodes stop and it fails with reason TIMEOUT. Null or 0: no bound; at most a year. */
+  timeoutMs?: number | null | undefined;
 };
 
 /** Where a workflow run is in its life. */
@@ -512,7 +516,7 @@ export type WorkflowNodeInput = {
   expression?: string | null | undefined;
   /** JOB and FOREACH: the job by name, in place of jobId (names mean the same in every environment). */
   job?: string | null | undefined;
-  /** JOB and FOREACH (required): a job of the workflow's app, whatever its own schedule. */
+  /** JOB (required) and FOREACH (this or workflowId): a job of the workflow's app, whatever its own schedule. */
   jobId?: string | number | null | undefined;
   /** Unique within the workflow: 1 to 64 letters, digits, '_' or '-'. Keep it stable: runs, retries and imports name nodes by key. */
   key: string;
@@ -540,7 +544,7 @@ export type WorkflowNodeInput = {
   type: WorkflowNodeType;
   /** NESTED: the workflow by name, in place of workflowId. */
   workflow?: string | null | undefined;
-  /** NESTED (required): another workflow of the app; nesting may go any depth, but never back to this workflow. */
+  /** NESTED (required) and FOREACH (this or jobId): another workflow of the app, run nested (per element for a FOREACH); nesting may go any depth, but never back to this workflow. */
   workflowId?: string | number | null | undefined;
 };
 
@@ -575,7 +579,7 @@ export type WorkflowNodeType =
   | 'APPROVAL'
   /** Evaluates its expression over `context` and `upstream`; the outgoing edges whose label equals the value (as a string: "true"/"false" for a boolean) are taken, the others' branches are SKIPPED. */
   | 'DECISION'
-  /** Runs its job once per element of the list its expression yields, at most `parallelism` at once; its result is the list of results in order. */
+  /** Runs its job (jobId) once per element of the list its expression yields — or a nested run of its workflow (workflowId) per element, the element as context.element — at most `parallelism` at once; its result is the list of results (of a nested run: what it added to its context) in order. */
   | 'FOREACH'
   /** Runs a job of the app (as an instance with trigger type WORKFLOW), with optional overrides of its params, timeout and retries. */
   | 'JOB'

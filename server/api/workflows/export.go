@@ -35,6 +35,7 @@ type Definition struct {
 	OverlapPolicy      string           `json:"overlapPolicy,omitempty"`
 	MisfirePolicy      string           `json:"misfirePolicy,omitempty"`
 	FailFast           bool             `json:"failFast,omitempty"`
+	TimeoutMs          *int64           `json:"timeoutMs,omitempty"`
 	Nodes              []DefinitionNode `json:"nodes"`
 	Edges              []DefinitionEdge `json:"edges"`
 }
@@ -103,7 +104,7 @@ func (s *Service) Export(ctx context.Context, id int64) (*Definition, error) {
 	}
 	d := &Definition{Format: Format, Name: w.Name, Description: w.Description, Enabled: &w.Enabled, ScheduleType: w.ScheduleType,
 		ScheduleExpression: w.ScheduleExpression, TimeZone: w.TimeZone, MaxInstances: &w.MaxInstances,
-		OverlapPolicy: w.OverlapPolicy, MisfirePolicy: w.MisfirePolicy, FailFast: w.FailFast,
+		OverlapPolicy: w.OverlapPolicy, MisfirePolicy: w.MisfirePolicy, FailFast: w.FailFast, TimeoutMs: w.TimeoutMs,
 		Nodes: make([]DefinitionNode, len(w.Graph.Nodes)), Edges: make([]DefinitionEdge, len(w.Graph.Edges))}
 	for i, n := range w.Graph.Nodes {
 		dn := DefinitionNode{Key: n.Key, Type: n.Type, Name: n.Name, Expression: n.Expression, Params: n.Params,
@@ -231,7 +232,7 @@ func resolveNames(ctx context.Context, tx *db.Store, app *db.App, d *Definition)
 	}
 	in := Input{App: app.Name, Name: d.Name, Description: &d.Description, Enabled: d.Enabled, ScheduleType: d.ScheduleType,
 		ScheduleExpression: &d.ScheduleExpression, TimeZone: &d.TimeZone, MaxInstances: d.MaxInstances,
-		OverlapPolicy: nonEmpty(d.OverlapPolicy), MisfirePolicy: nonEmpty(d.MisfirePolicy), FailFast: &d.FailFast,
+		OverlapPolicy: nonEmpty(d.OverlapPolicy), MisfirePolicy: nonEmpty(d.MisfirePolicy), FailFast: &d.FailFast, TimeoutMs: d.TimeoutMs,
 		Nodes: make([]NodeInput, len(d.Nodes)), Edges: make([]EdgeInput, len(d.Edges))}
 	for i, n := range d.Nodes {
 		ni := NodeInput{Key: n.Key, Type: n.Type, Name: &n.Name, Expression: &n.Expression, Params: n.Params,
@@ -277,7 +278,7 @@ func inDefinition(err error) error {
 func inputOf(spec db.WorkflowSpec) Input {
 	in := Input{Name: spec.Name, Description: &spec.Description, Enabled: &spec.Enabled, ScheduleType: spec.ScheduleType,
 		ScheduleExpression: &spec.ScheduleExpression, TimeZone: &spec.TimeZone, MaxInstances: &spec.MaxInstances,
-		OverlapPolicy: &spec.OverlapPolicy, MisfirePolicy: &spec.MisfirePolicy, FailFast: &spec.FailFast, Alarm: &spec.Alarm,
+		OverlapPolicy: &spec.OverlapPolicy, MisfirePolicy: &spec.MisfirePolicy, FailFast: &spec.FailFast, TimeoutMs: spec.TimeoutMs, Alarm: &spec.Alarm,
 		Nodes: make([]NodeInput, len(spec.Graph.Nodes)), Edges: make([]EdgeInput, len(spec.Graph.Edges))}
 	for i, n := range spec.Graph.Nodes {
 		in.Nodes[i] = NodeInputOf(n)

@@ -324,3 +324,95 @@ func (s *Service) op(ctx context.Context, wiID int64, node *string, fn func(ops 
 	s.feed.WorkflowInstancesChanged(r.AppID, []int64{wiID})
 	return s.GetRun(ctx, wiID, db.RoleViewer)
 }
+
+// Clash is a context key two nodes of an instance both wrote without one
+// following the other: which value the context holds depends on which
+// finished last (issue 26, item 13). Nodes are the writers, in the order
+// they finished; the last one's value is in the context.
+type Clash struct {
+	Key   string
+	Nodes []string
+}
+
+// ClashesOf are an instance's context clashes, by key. Nodes that follow
+// one another (an ancestor and its descendant) writing a key is an
+// override, not a clash; a NESTED node writes what its nested instance
+// added.
+func ClashesOf(r *db.WorkflowInstance, rows []db.WorkflowNodeRun) []Clash {
+	next := map[string][]string{}
+	for _, e := range r.Graph.Edges {
+		next[e.From] = append(next[e.From], e.To)
+	}
+	reach := func(from, to string) bool {
+		seen := map[string]bool{}
+		queue := []string{from}
+		for len(queue) > 0 {
+			k := queue[0]
+			queue = queue[1:]
+			for _, m := range next[k] {
+				if m == to {
+					return true
+				}
+				if !seen[m] {
+					seen[m] = true
+					queue = append(queue, m)
+				}
+			}
+		}
+		return false
+	}
+	writers := map[string][]*db.WorkflowNodeRun{}
+	for i := range rows {
+		n := &rows[i]
+		if n.Status != db.NodeSucceeded {
+			continue
+		}
+		for k := range n.Output {
+			writers[k] = append(writers[k], n)
+		}
+	}
+	var out []Clash
+	for key, ws := range writers {
+		if len(ws) < 2 {
+			continue
+		}
+		slices.SortFunc(ws, func(a, b *db.WorkflowNodeRun) int { return cmp.Compare(a.FinishSeq, b.FinishSeq) })
+		clashing := map[string]bool{}
+		for i, a := range ws {
+			for _, b := range ws[i+1:] {
+				if !reach(a.NodeKey, b.NodeKey) && !reach(b.NodeKey, a.NodeKey) {
+					clashing[a.NodeKey], clashing[b.NodeKey] = true, true
+				}
+			}
+		}
+		if len(clashing) == 0 {
+			continue
+		}
+		c := Clash{Key: key}
+		for _, w := range ws {
+			if clashing[w.NodeKey] {
+				c.Nodes = append(c.Nodes, w.NodeKey)
+			}
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Clash) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}
+
+// InstanceInput is what a workflow node's job instance was given, whole: a
+// FOREACH element's context and upstream results are stored once on its
+// node and filled in here. Nil for an instance no workflow ran.
+func (s *Service) InstanceInput(ctx context.Context, in *db.Instance) (*db.WorkflowTaskInput, error) {
+	if in.WorkflowInput == nil || !in.WorkflowInput.FromNode {
+		return in.WorkflowInput, nil
+	}
+	one := []db.Instance{*in}
+	v := *in.WorkflowInput
+	one[0].WorkflowInput = &v
+	if err := s.store.InstanceHydrate(ctx, one); err != nil {
+		return nil, err
+	}
+	v.FromNode = false
+	return &v, nil
+}

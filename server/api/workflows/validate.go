@@ -54,6 +54,8 @@ type Input struct {
 	OverlapPolicy      *string
 	MisfirePolicy      *string
 	FailFast           *bool
+	// TimeoutMs bounds a whole run; nil or 0: no bound.
+	TimeoutMs *int64
 	// Alarm is whom to tell when runs fail or recover; nil keeps the
 	// workflow's (none for a new one).
 	Alarm *db.Alarm
@@ -142,6 +144,12 @@ func validate(in Input, cat *catalog) (*db.WorkflowSpec, *schedule.Schedule, err
 	sch, err := schedule.Parse(schedule.Spec{Type: spec.ScheduleType, Expression: spec.ScheduleExpression, TimeZone: spec.TimeZone})
 	if err != nil {
 		return nil, nil, err
+	}
+	if t := in.TimeoutMs; t != nil && *t != 0 {
+		if *t < 0 || *t > MaxTimeoutMs {
+			return nil, nil, fault.BadInput("timeoutMs", "%d is out of range 0 (no bound) to %d", *t, MaxTimeoutMs)
+		}
+		spec.TimeoutMs = t
 	}
 	if spec.MaxInstances < 1 || spec.MaxInstances > MaxInstances {
 		return nil, nil, fault.BadInput("maxInstances", "%d is out of range 1 to %d (runs of the workflow at once)", spec.MaxInstances, MaxInstances)
@@ -277,12 +285,8 @@ func staticCost(g db.WorkflowGraph, cat *catalog) int {
 	cost = func(g db.WorkflowGraph, depth int) int {
 		total := len(g.Nodes)
 		for _, n := range g.Nodes {
-			switch {
-			case n.Type == db.NodeForeach:
-				if k, ok := wfexpr.StaticLen(n.Expression); ok {
-					total += k
-				}
-			case n.Type == db.NodeNested && depth < 32:
+			nested := 0
+			if n.WorkflowID != 0 && depth < 32 {
 				c, ok := memo[n.WorkflowID]
 				if !ok {
 					if w := cat.workflows[n.WorkflowID]; w != nil && w.ID != cat.self {
@@ -290,7 +294,16 @@ func staticCost(g db.WorkflowGraph, cat *catalog) int {
 					}
 					memo[n.WorkflowID] = c
 				}
-				total += c
+				nested = c
+			}
+			switch n.Type {
+			case db.NodeForeach:
+				// Each element is one, and runs its nested workflow if any.
+				if k, ok := wfexpr.StaticLen(n.Expression); ok {
+					total += min(k, limit) * (1 + nested)
+				}
+			case db.NodeNested:
+				total += nested
 			}
 			if total >= limit {
 				return limit
@@ -313,7 +326,13 @@ func validateNode(f string, n NodeInput, cat *catalog) (db.WorkflowNode, error) 
 	if err := checkName(f+".name", node.Name, false); err != nil {
 		return node, err
 	}
-	runsJob := n.Type == db.NodeJob || n.Type == db.NodeForeach
+	// A FOREACH runs a job per element, or a nested workflow per element
+	// (issue 26, item 9).
+	nestsWorkflow := n.Type == db.NodeNested || (n.Type == db.NodeForeach && n.WorkflowID != nil)
+	runsJob := n.Type == db.NodeJob || (n.Type == db.NodeForeach && n.WorkflowID == nil)
+	if n.Type == db.NodeForeach && n.JobID != nil && n.WorkflowID != nil {
+		return node, fault.BadInput(f+".workflowId", "a FOREACH runs a job (jobId) or a nested workflow (workflowId) per element, not both")
+	}
 	// Fields that belong to other node types are refused rather than
 	// ignored: a value the engine would not use is a mistake worth naming.
 	only := func(field string, set bool, ok bool, types string) error {
@@ -328,20 +347,22 @@ func validateNode(f string, n NodeInput, cat *catalog) (db.WorkflowNode, error) 
 		types   string
 	}{
 		{"jobId", n.JobID != nil, runsJob, "JOB and FOREACH nodes"},
-		{"workflowId", n.WorkflowID != nil, n.Type == db.NodeNested, "NESTED nodes"},
+		{"workflowId", n.WorkflowID != nil, nestsWorkflow, "NESTED and FOREACH nodes"},
 		{"expression", node.Expression != "", n.Type == db.NodeDecision || n.Type == db.NodeForeach, "DECISION and FOREACH nodes"},
 		{"params", n.Params != nil, n.Type == db.NodeJob, "JOB nodes (a FOREACH gives each instance its element)"},
 		{"parallelism", n.Parallelism != nil, n.Type == db.NodeForeach, "FOREACH nodes"},
-		{"timeoutMs", n.TimeoutMs != nil, runsJob || n.Type == db.NodeApproval, "JOB, FOREACH and APPROVAL nodes"},
-		{"retries", n.Retries != nil, runsJob, "JOB and FOREACH nodes"},
-		{"pool", n.Pool != nil, runsJob, "JOB and FOREACH nodes"},
-		{"poolSlots", n.PoolSlots != nil, runsJob, "JOB and FOREACH nodes"},
+		{"timeoutMs", n.TimeoutMs != nil, runsJob || n.Type == db.NodeApproval || n.Type == db.NodeNested, "JOB, FOREACH over a job, NESTED and APPROVAL nodes"},
+		{"retries", n.Retries != nil, runsJob, "JOB and FOREACH-over-a-job nodes"},
+		{"pool", n.Pool != nil, runsJob, "JOB and FOREACH-over-a-job nodes"},
+		{"poolSlots", n.PoolSlots != nil, runsJob, "JOB and FOREACH-over-a-job nodes"},
 	} {
 		if err := only(c.field, c.set, c.ok, c.types); err != nil {
 			return node, err
 		}
 	}
 	switch {
+	case runsJob && n.JobID == nil && n.Type == db.NodeForeach:
+		return node, fault.BadInput(f+".jobId", "a FOREACH node needs the job (jobId) or the workflow (workflowId) it runs per element")
 	case runsJob && n.JobID == nil:
 		return node, fault.BadInput(f+".jobId", "a %s node needs the job it runs", n.Type)
 	case runsJob:
@@ -352,7 +373,7 @@ func validateNode(f string, n NodeInput, cat *catalog) (db.WorkflowNode, error) 
 		node.JobID = j.ID
 	case n.Type == db.NodeNested && n.WorkflowID == nil:
 		return node, fault.BadInput(f+".workflowId", "a NESTED node needs the workflow it runs")
-	case n.Type == db.NodeNested:
+	case nestsWorkflow:
 		w := cat.workflows[*n.WorkflowID]
 		if w == nil || w.AppID != cat.appID {
 			return node, fault.BadInput(f+".workflowId", "the app has no workflow %d", *n.WorkflowID)
@@ -502,14 +523,14 @@ func checkNesting(g db.WorkflowGraph, cat *catalog) error {
 	nests := func(w *db.Workflow) []int64 {
 		var ids []int64
 		for _, n := range w.Graph.Nodes {
-			if n.Type == db.NodeNested && n.WorkflowID != 0 {
+			if n.WorkflowID != 0 {
 				ids = append(ids, n.WorkflowID)
 			}
 		}
 		return ids
 	}
 	for i, n := range g.Nodes {
-		if n.Type != db.NodeNested {
+		if n.WorkflowID == 0 {
 			continue
 		}
 		// Depth-first from the nested workflow, looking for self.

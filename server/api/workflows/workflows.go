@@ -47,6 +47,7 @@ type Store interface {
 	WorkflowInstanceCount(ctx context.Context, f db.WorkflowInstanceFilter) (int, error)
 	WorkflowNodeRunListByInstances(ctx context.Context, wiIDs []int64) ([]db.WorkflowNodeRun, error)
 	InstanceListByWorkflowInstances(ctx context.Context, wiIDs []int64) ([]db.Instance, error)
+	InstanceHydrate(ctx context.Context, list []db.Instance) error
 	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 }
 

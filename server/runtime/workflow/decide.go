@@ -47,6 +47,10 @@ type view struct {
 	// elements are, for each RUNNING FOREACH with elements still to make,
 	// the next ones (as many as its parallelism).
 	elements map[string][]db.WorkflowElement
+	// runs are, for each RUNNING FOREACH over a nested workflow, its
+	// element runs of the current generation, by element; their node rows
+	// are read only once every one has ended (for what they added).
+	runs map[string][]*childInstance
 	// rootID is the top instance of the tree, budget and budgetUsed its
 	// budget (0: none) and what the tree has used of it.
 	rootID             int64
@@ -89,6 +93,12 @@ type newElements struct {
 	node  int64
 	gen   int
 	items []any
+}
+
+// empty says the plan changes nothing (no transaction needs to write it).
+func (p *plan) empty() bool {
+	return len(p.moves) == 0 && len(p.creates) == 0 && len(p.release) == 0 && len(p.children) == 0 &&
+		len(p.stop) == 0 && len(p.stopWorkflowInstances) == 0 && len(p.elements) == 0 && p.runMove == nil
 }
 
 // evalRequest asks for a node's expression to be evaluated.
@@ -173,6 +183,10 @@ func decide(v *view, now time.Time, epoch int64) *plan {
 			d.settle(key, n)
 		}
 	}
+	if dl := v.wi.Deadline; dl != nil && !d.now.Before(*dl) {
+		d.timeout()
+		return d.p
+	}
 	if v.wi.Status == db.WorkflowRunning {
 		// A decision settles at once and may let more nodes start: go
 		// round until nothing changes.
@@ -247,6 +261,14 @@ func (d *decider) settle(key string, n *db.WorkflowNodeRun) {
 		d.settleForeach(key, n)
 	case db.NodeNested:
 		c := d.v.children[key]
+		if (c == nil || !db.IsWorkflowInstanceFinal(c.wi.Status)) && n.Deadline != nil && !d.now.Before(*n.Deadline) {
+			// Its timeout passed (issue 26, item 7): the nested run stops.
+			if c != nil {
+				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
+			}
+			d.fail(key, n, db.NodeReasonTimeout, fmt.Sprintf("its nested run did not end within its timeout of %v", msDuration(d.byKey[key].TimeoutMs)))
+			return
+		}
 		if c == nil || !db.IsWorkflowInstanceFinal(c.wi.Status) {
 			return
 		}
@@ -268,8 +290,12 @@ func (d *decider) settle(key string, n *db.WorkflowNodeRun) {
 // settleForeach ends a FOREACH once every element ended, and releases held
 // elements while places are free and none failed.
 func (d *decider) settleForeach(key string, n *db.WorkflowNodeRun) {
-	list := d.v.instances[key]
 	node := d.byKey[key]
+	if node.WorkflowID != 0 {
+		d.settleForeachRuns(key, n, node)
+		return
+	}
+	list := d.v.instances[key]
 	par := max(node.Parallelism, 1)
 	running, done := 0, 0
 	var failedEl *db.Instance
@@ -324,6 +350,88 @@ func (d *decider) settleForeach(key string, n *db.WorkflowNodeRun) {
 		els := d.v.elements[key]
 		d.makeElements(key, n, node, els[:min(free, len(els))])
 	}
+}
+
+// settleForeachRuns is settleForeach for a FOREACH over a nested
+// workflow (issue 26, item 9): one nested run per element, at most its
+// parallelism at once; its result is the list of what each run added to
+// its context, in element order, and those additions flow into the
+// parent's context as the runs' of a NESTED node do.
+func (d *decider) settleForeachRuns(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) {
+	list := d.v.runs[key]
+	par := max(node.Parallelism, 1)
+	running, done := 0, 0
+	var failedRun *childInstance
+	for _, c := range list {
+		switch {
+		case db.IsWorkflowInstanceFinal(c.wi.Status):
+			done++
+			if c.wi.Status != db.WorkflowSucceeded && failedRun == nil {
+				failedRun = c
+			}
+		default:
+			running++
+		}
+	}
+	if failedRun != nil {
+		if running == 0 {
+			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("element %d (nested run %d) ended %s: %s",
+				deref(failedRun.wi.ParentItem), failedRun.wi.ID, failedRun.wi.Status, firstLine(failedRun.wi.Result)))
+		}
+		return
+	}
+	if done == n.Items && done == len(list) {
+		results := make([]any, len(list))
+		out := map[string]any{}
+		for i, c := range list {
+			add := additions(c)
+			results[i] = add
+			for k, v := range add {
+				out[k] = v
+			}
+		}
+		b, _ := json.Marshal(results)
+		d.succeed(key, n, string(b), out)
+		return
+	}
+	if free := par - running; free > 0 && len(list) < n.Items {
+		els := d.v.elements[key]
+		d.makeRuns(key, n, node, els[:min(free, len(els))])
+	}
+}
+
+// makeRuns creates the nested runs of a FOREACH over a workflow, one per
+// element; a run's context is the FOREACH's with the element as
+// context.element.
+func (d *decider) makeRuns(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, els []db.WorkflowElement) {
+	target := d.v.targets[node.WorkflowID]
+	if target == nil || len(els) == 0 {
+		return
+	}
+	base := d.contextNow()
+	for _, el := range els {
+		ctx := make(map[string]any, len(base)+1)
+		for k, v := range base {
+			ctx[k] = v
+		}
+		ctx["element"] = el.Element
+		child := d.nestedRun(target, key, ctx)
+		child.ParentItem, child.ParentGeneration = new(el.Item), new(n.Generation)
+		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: -1})
+	}
+}
+
+// nestedRun is a nested run of target for the node key, running, with ctx.
+func (d *decider) nestedRun(target *db.Workflow, key string, ctx map[string]any) db.WorkflowInstance {
+	wi := d.v.wi
+	child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
+		RootInstanceID: new(d.v.rootID),
+		ParentNodeKey:  new(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
+		FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: new(d.now)}
+	if t := target.TimeoutMs; t != nil && *t > 0 {
+		child.TimeoutMs, child.Deadline = t, new(d.now.Add(time.Duration(*t)*time.Millisecond))
+	}
+	return child
 }
 
 // ---- starting waiting nodes ----
@@ -557,8 +665,11 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 	case db.NodeDecision:
 		d.beginEval(key, n, node)
 	case db.NodeForeach:
-		if d.v.jobs[node.JobID] == nil {
-			d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
+		if !d.foreachTargetExists(key, n, node) {
+			return
+		}
+		if node.WorkflowID != 0 && d.v.depth >= maxDepth {
+			d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("nested more than %d levels deep", maxDepth))
 			return
 		}
 		d.beginEval(key, n, node)
@@ -576,13 +687,13 @@ func (d *decider) start(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode
 			d.overBudget(key, n, len(target.Graph.Nodes), fmt.Sprintf("its nested instance of %q", target.Name))
 			return
 		}
-		wi := d.v.wi
-		child := db.WorkflowInstance{AppID: wi.AppID, WorkflowID: target.ID, Version: target.Version, ParentInstanceID: &wi.ID,
-			RootInstanceID: new(d.v.rootID),
-			ParentNodeKey:  new(key), Status: db.WorkflowRunning, TriggerType: db.TriggerWorkflow, TriggerAt: d.now, Graph: target.Graph,
-			FailFast: target.FailFast, Context: ctx, Epoch: d.epoch, StartedAt: new(d.now)}
+		child := d.nestedRun(target, key, ctx)
 		d.p.children = append(d.p.children, newChild{node: key, wi: child, link: len(d.p.moves)})
-		d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)})
+		t := db.WorkflowNodeRunTransition{To: db.NodeRunning, StartedAt: new(d.now)}
+		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
+			t.Deadline = new(d.now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
+		}
+		d.move(n, t)
 	case db.NodeApproval:
 		t := db.WorkflowNodeRunTransition{To: db.NodeAwaitingApproval, StartedAt: new(d.now)}
 		if node.TimeoutMs != nil && *node.TimeoutMs > 0 {
@@ -648,8 +759,7 @@ func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 		d.succeed(key, n, o.label, nil)
 		return
 	}
-	if d.v.jobs[node.JobID] == nil {
-		d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
+	if !d.foreachTargetExists(key, n, node) {
 		return
 	}
 	items := o.items
@@ -657,8 +767,13 @@ func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 		d.succeed(key, n, "[]", nil)
 		return
 	}
-	if !d.use(len(items)) {
-		d.overBudget(key, n, len(items), "its list's elements")
+	// Each element counts, and over a workflow so do its run's nodes.
+	cost := len(items)
+	if t := d.v.targets[node.WorkflowID]; node.WorkflowID != 0 && t != nil {
+		cost = len(items) * (1 + len(t.Graph.Nodes))
+	}
+	if !d.use(cost) {
+		d.overBudget(key, n, cost, "its list's elements")
 		return
 	}
 	// The elements are stored once; their instances are made as places
@@ -668,20 +783,38 @@ func (d *decider) applyEval(key string, n *db.WorkflowNodeRun, node *db.Workflow
 	for i := range first {
 		first[i] = db.WorkflowElement{Item: i, Element: items[i]}
 	}
-	d.makeElements(key, n, node, first)
-	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: new(len(items))})
+	if node.WorkflowID != 0 {
+		d.makeRuns(key, n, node, first)
+	} else {
+		d.makeElements(key, n, node, first)
+	}
+	// What every element is given — the context and upstream results as
+	// the FOREACH starts them — is stored once, on the node (issue 26,
+	// item 12); an element's instance keeps only its element.
+	d.move(n, db.WorkflowNodeRunTransition{To: db.NodeRunning, Items: new(len(items)),
+		Input: &db.WorkflowTaskInput{Context: d.contextNow(), Upstream: d.upstream(key)}})
 }
 
-// makeElements creates the job instances of FOREACH elements.
-func (d *decider) makeElements(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, els []db.WorkflowElement) {
-	if len(els) == 0 {
-		return
+// foreachTargetExists fails a FOREACH whose job or workflow was deleted.
+func (d *decider) foreachTargetExists(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode) bool {
+	switch {
+	case node.WorkflowID != 0 && d.v.targets[node.WorkflowID] == nil:
+		d.fail(key, n, db.NodeReasonNestedFailed, fmt.Sprintf("workflow %d no longer exists", node.WorkflowID))
+		return false
+	case node.WorkflowID == 0 && d.v.jobs[node.JobID] == nil:
+		d.fail(key, n, db.NodeReasonJobFailed, fmt.Sprintf("job %d no longer exists", node.JobID))
+		return false
 	}
-	ctx, up := d.contextNow(), d.upstream(key)
+	return true
+}
+
+// makeElements creates the job instances of FOREACH elements; their
+// input is their node's (WorkflowTaskInput.FromNode).
+func (d *decider) makeElements(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, els []db.WorkflowElement) {
 	for _, el := range els {
-		in := d.instance(key, n, node, ctx, up)
+		in := d.instance(key, n, node, nil, nil)
 		in.WorkflowItem = new(el.Item)
-		in.WorkflowInput.Element = el.Element
+		in.WorkflowInput = &db.WorkflowTaskInput{Element: el.Element, FromNode: true}
 		in.Params = elementParams(el.Element)
 		d.p.creates = append(d.p.creates, create{node: key, instance: in, link: -1})
 	}
@@ -810,6 +943,11 @@ func (d *decider) move(n *db.WorkflowNodeRun, t db.WorkflowNodeRunTransition) {
 	if t.StartedAt != nil {
 		n.StartedAt = t.StartedAt
 	}
+	if t.Deadline != nil {
+		n.Deadline = t.Deadline
+	} else if t.ClearDeadline {
+		n.Deadline = nil
+	}
 }
 
 // abort ends a failFast run at its first failure: running nodes stop,
@@ -827,12 +965,61 @@ func (d *decider) abort() {
 			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
 				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
 			}
+			for _, c := range d.v.runs[key] {
+				if !db.IsWorkflowInstanceFinal(c.wi.Status) {
+					d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
+				}
+			}
 			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonFailFast),
 				Message: new("stopped: another node failed and the workflow fails fast"), FinishedAt: new(d.now), ClearDeadline: true})
 		case db.NodeWaiting:
 			d.skip(n, db.NodeReasonFailFast, "not run: another node failed and the workflow fails fast")
 		}
 	}
+}
+
+// timeout ends an instance past its deadline (issue 26, item 7): its
+// running nodes stop (their job instances and nested instances too), those
+// not started are skipped, and it fails with reason TIMEOUT.
+func (d *decider) timeout() {
+	limit := msDuration(d.v.wi.TimeoutMs)
+	for _, key := range d.order {
+		n := d.v.nodes[key]
+		switch n.Status {
+		case db.NodeRunning, db.NodeAwaitingApproval:
+			for _, in := range d.v.instances[key] {
+				if !db.IsFinal(in.Status) {
+					d.p.stop = append(d.p.stop, in.ID)
+				}
+			}
+			if c := d.v.children[key]; c != nil && !db.IsWorkflowInstanceFinal(c.wi.Status) {
+				d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
+			}
+			for _, c := range d.v.runs[key] {
+				if !db.IsWorkflowInstanceFinal(c.wi.Status) {
+					d.p.stopWorkflowInstances = append(d.p.stopWorkflowInstances, c.wi.ID)
+				}
+			}
+			d.move(n, db.WorkflowNodeRunTransition{To: db.NodeStopped, Reason: new(db.NodeReasonTimeout),
+				Message: new(fmt.Sprintf("stopped: the run's timeout of %v passed", limit)), FinishSeq: new(d.seq), FinishedAt: new(d.now), ClearDeadline: true})
+			d.seq++
+		case db.NodeWaiting:
+			d.skip(n, db.NodeReasonTimeout, fmt.Sprintf("not run: the run's timeout of %v passed", limit))
+		}
+	}
+	d.complete()
+	if d.p.runMove != nil {
+		d.p.runMove.To, d.p.runMove.Reason = db.WorkflowFailed, new(db.NodeReasonTimeout)
+		d.p.runMove.Result = new(fmt.Sprintf("timed out: still running when its timeout of %v passed; %s", limit, *d.p.runMove.Result))
+	}
+}
+
+// msDuration is a timeout in ms as a duration, for messages.
+func msDuration(ms *int64) time.Duration {
+	if ms == nil {
+		return 0
+	}
+	return time.Duration(*ms) * time.Millisecond
 }
 
 // complete ends the instance once every node has ended: SUCCEEDED, or FAILED if

@@ -26,6 +26,7 @@ type Store interface {
 	WorkflowListByIDs(ctx context.Context, ids []int64) ([]db.Workflow, error)
 	WorkflowCountActive(ctx context.Context, workflowID int64) (int, error)
 	WorkflowInstanceListQueued(ctx context.Context, workflowID int64, now time.Time, limit int) ([]db.WorkflowInstance, error)
+	WorkflowInstanceListActiveByWorkflow(ctx context.Context, workflowID int64) ([]db.WorkflowInstance, error)
 	WorkflowInstanceTransition(ctx context.Context, t db.WorkflowInstanceTransition) (bool, error)
 }
 
@@ -359,6 +360,7 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 		return nil, nil // not due yet: the trigger loop fires it when it is
 	}
 	toStart := []int64{r.ID}
+	var timeout *int64
 	if r.ParentInstanceID == nil {
 		wfs, err := e.deps.Store.WorkflowListByIDs(ctx, []int64{r.WorkflowID})
 		if err != nil {
@@ -368,16 +370,24 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 			return nil, nil // deleted; its instances went with it
 		}
 		wf := &wfs[0]
+		timeout = wf.TimeoutMs
 		active, err := e.deps.Store.WorkflowCountActive(ctx, wf.ID)
 		if err != nil {
 			return nil, err
 		}
 		free := wf.MaxInstances - active
 		if free <= 0 {
-			if wf.OverlapPolicy == db.OverlapQueue {
+			switch wf.OverlapPolicy {
+			case db.OverlapQueue:
 				return nil, nil // queued: an earlier instance's end starts it
+			case db.OverlapReplace:
+				if err := e.replace(ctx, wf, r, 1-free); err != nil {
+					return nil, err
+				}
+				free = 1
+			default:
+				return nil, e.cancel(ctx, r, fmt.Sprintf("%d run(s) of the workflow already running (maxInstances %d)", active, wf.MaxInstances))
 			}
-			return nil, e.cancel(ctx, r, fmt.Sprintf("%d run(s) of the workflow already running (maxInstances %d)", active, wf.MaxInstances))
 		}
 		// The oldest waiting instances go first, so a queue keeps fire order.
 		queued, err := e.deps.Store.WorkflowInstanceListQueued(ctx, wf.ID, db.Stamp(now), free)
@@ -391,13 +401,51 @@ func (e *Engine) start(ctx context.Context, r *db.WorkflowInstance) ([]int64, er
 	}
 	var follow []int64
 	for _, id := range toStart {
-		next, err := e.startOne(ctx, id)
+		next, err := e.startOne(ctx, id, timeout)
 		if err != nil {
 			return follow, err
 		}
 		follow = append(follow, next...)
 	}
 	return follow, nil
+}
+
+// replace stops the oldest n running top-level instances of wf, each with
+// everything in it, for r to start (overlap policy REPLACE).
+func (e *Engine) replace(ctx context.Context, wf *db.Workflow, r *db.WorkflowInstance, n int) error {
+	active, err := e.deps.Store.WorkflowInstanceListActiveByWorkflow(ctx, wf.ID)
+	if err != nil {
+		return err
+	}
+	now := db.Stamp(e.clock.Now())
+	why := fmt.Sprintf("replaced by run %d (overlap policy REPLACE)", r.ID)
+	var stopped []int64
+	for i := 0; i < n && i < len(active); i++ {
+		id := active[i].ID
+		err := e.deps.Store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+			if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
+				return errors.Join(err, db.ErrFenced)
+			}
+			if _, _, err := tx.WorkflowInstanceLock(ctx, id); err != nil {
+				return err
+			}
+			return stopWorkflowInstance(ctx, tx, id, why, now)
+		})
+		if err != nil {
+			return err
+		}
+		stopped = append(stopped, id)
+		e.log.Info("workflow: run replaced", "workflowInstance", id, "by", r.ID)
+	}
+	if len(stopped) > 0 {
+		e.exec.Kick() // their job instances stop on their workers
+		e.notify(stopped...)
+		for _, id := range stopped {
+			e.forget(id)
+			e.soon[id] = true // tells the alarms and a parent, as any end
+		}
+	}
+	return nil
 }
 
 func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string) error {
@@ -412,7 +460,7 @@ func (e *Engine) cancel(ctx context.Context, r *db.WorkflowInstance, why string)
 
 // startOne moves an instance WAITING → RUNNING, creates its node rows and makes
 // its first decision, in one transaction.
-func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
+func (e *Engine) startOne(ctx context.Context, wiID int64, timeout *int64) ([]int64, error) {
 	var p *plan
 	var v *view
 	var fire []int64
@@ -421,8 +469,12 @@ func (e *Engine) startOne(ctx context.Context, wiID int64) ([]int64, error) {
 		if ok, err := tx.FenceHolds(ctx, e.fence); err != nil || !ok {
 			return errors.Join(err, db.ErrFenced)
 		}
-		moved, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
-			StartedAt: &now, Epoch: &e.epoch, BudgetFromApp: true})
+		t := db.WorkflowInstanceTransition{ID: wiID, From: []string{db.WorkflowWaiting}, To: db.WorkflowRunning,
+			StartedAt: &now, Epoch: &e.epoch, BudgetFromApp: true}
+		if timeout != nil && *timeout > 0 {
+			t.TimeoutMs, t.Deadline = timeout, new(now.Add(time.Duration(*timeout)*time.Millisecond))
+		}
+		moved, err := tx.WorkflowInstanceTransition(ctx, t)
 		if err != nil || !moved {
 			return err // started by someone else meanwhile: nothing to do
 		}
@@ -486,7 +538,7 @@ func (e *Engine) advance(ctx context.Context, wiID int64) ([]int64, error) {
 			return err
 		}
 		p = decide(v, now, e.epoch)
-		if len(p.moves) == 0 && len(p.creates) == 0 && len(p.release) == 0 && p.runMove == nil {
+		if p.empty() {
 			return nil
 		}
 		fire, err = e.apply(ctx, tx, v, p, now)
@@ -511,7 +563,7 @@ func nodeRows(r *db.WorkflowInstance) []db.WorkflowNodeRun {
 func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowInstance) (*view, error) {
 	v := &view{wi: r, nodes: map[string]*db.WorkflowNodeRun{}, instances: map[string][]db.Instance{},
 		children: map[string]*childInstance{}, jobs: map[int64]*db.Job{}, targets: map[int64]*db.Workflow{},
-		evals: e.evals[r.ID], pending: e.pendingOf(r.ID), elements: map[string][]db.WorkflowElement{},
+		evals: e.evals[r.ID], pending: e.pendingOf(r.ID), elements: map[string][]db.WorkflowElement{}, runs: map[string][]*childInstance{},
 		rootID: root.ID, budget: root.Budget, budgetUsed: root.BudgetUsed}
 	rows, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{r.ID})
 	if err != nil {
@@ -534,7 +586,7 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowIns
 	// parallelism may run.
 	for _, n := range r.Graph.Nodes {
 		row := v.nodes[n.Key]
-		if n.Type != db.NodeForeach || row == nil || row.Status != db.NodeRunning || row.Items <= len(v.instances[n.Key]) {
+		if n.Type != db.NodeForeach || n.WorkflowID != 0 || row == nil || row.Status != db.NodeRunning || row.Items <= len(v.instances[n.Key]) {
 			continue
 		}
 		els, err := tx.WorkflowElementListUnmade(ctx, row, max(n.Parallelism, 1))
@@ -542,6 +594,49 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowIns
 			return nil, err
 		}
 		v.elements[n.Key] = els
+	}
+	// A FOREACH over a workflow: its element runs, the next elements to run,
+	// and once every run has ended, their node rows (what they added).
+	for _, n := range r.Graph.Nodes {
+		row := v.nodes[n.Key]
+		if n.Type != db.NodeForeach || n.WorkflowID == 0 || row == nil || row.Status != db.NodeRunning || row.Items == 0 {
+			continue
+		}
+		runs, err := tx.WorkflowInstanceListElements(ctx, r.ID, n.Key, row.Generation)
+		if err != nil {
+			return nil, err
+		}
+		ended := 0
+		for i := range runs {
+			v.runs[n.Key] = append(v.runs[n.Key], &childInstance{wi: &runs[i]})
+			if db.IsWorkflowInstanceFinal(runs[i].Status) {
+				ended++
+			}
+		}
+		switch {
+		case len(runs) < row.Items:
+			els, err := tx.WorkflowElementListUnrun(ctx, row, max(n.Parallelism, 1))
+			if err != nil {
+				return nil, err
+			}
+			v.elements[n.Key] = els
+		case ended == len(runs):
+			ids := make([]int64, len(runs))
+			for i := range runs {
+				ids[i] = runs[i].ID
+			}
+			rows, err := tx.WorkflowNodeRunListByInstances(ctx, ids)
+			if err != nil {
+				return nil, err
+			}
+			byRun := map[int64]*childInstance{}
+			for _, c := range v.runs[n.Key] {
+				byRun[c.wi.ID] = c
+			}
+			for _, cn := range rows {
+				byRun[cn.WorkflowInstanceID].nodes = append(byRun[cn.WorkflowInstanceID].nodes, cn)
+			}
+		}
 	}
 	var childIDs []int64
 	for _, n := range v.nodes {
@@ -571,6 +666,10 @@ func (e *Engine) load(ctx context.Context, tx *db.Store, r, root *db.WorkflowIns
 	var jobIDs, targetIDs []int64
 	for _, n := range r.Graph.Nodes {
 		row := v.nodes[n.Key]
+		if row != nil && n.Type == db.NodeForeach && n.WorkflowID != 0 && !db.IsNodeFinal(row.Status) {
+			targetIDs = append(targetIDs, n.WorkflowID) // its element runs are made as places free
+			continue
+		}
 		evaluating := row != nil && row.Status == db.NodeRunning && n.Type == db.NodeForeach && row.Items == 0
 		if row == nil || (row.Status != db.NodeWaiting && !evaluating) {
 			continue
@@ -653,7 +752,9 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 		if err := tx.WorkflowNodeRunCreateMany(ctx, nodeRows(&c.wi)); err != nil {
 			return nil, err
 		}
-		p.moves[c.link].ChildID = &c.wi.ID
+		if c.link >= 0 {
+			p.moves[c.link].ChildID = &c.wi.ID
+		}
 	}
 	for _, m := range p.moves {
 		ok, err := tx.WorkflowNodeRunTransition(ctx, m, e.fence)
@@ -731,17 +832,24 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 		changed = append(changed, c.wi.ID)
 	}
 	follow = append(follow, p.stopWorkflowInstances...)
+	// The instance is looked at again when its next deadline passes: its
+	// own, an approval's, a NESTED node's.
 	delete(e.deadlines, v.wi.ID)
-	for _, n := range v.nodes {
-		if n.Status == db.NodeAwaitingApproval {
-			for _, m := range p.moves {
-				if m.ID == n.ID && m.Deadline != nil {
-					e.deadlines[v.wi.ID] = *m.Deadline
-				}
+	if !p.ended {
+		var next *time.Time
+		earliest := func(t *time.Time) {
+			if t != nil && (next == nil || t.Before(*next)) {
+				next = t
 			}
-			if n.Deadline != nil {
-				e.deadlines[v.wi.ID] = *n.Deadline
+		}
+		earliest(v.wi.Deadline)
+		for _, n := range v.nodes {
+			if n.Status == db.NodeAwaitingApproval || n.Status == db.NodeRunning {
+				earliest(n.Deadline)
 			}
+		}
+		if next != nil {
+			e.deadlines[v.wi.ID] = *next
 		}
 	}
 	if p.ended {

@@ -144,3 +144,34 @@ func (b *bundle) finishAny(wi int64) {
 	})
 	b.finish(wi, key, db.StatusSucceeded, "", nil)
 }
+
+// Issue 26, item 12: a FOREACH stores what its elements are given once,
+// on its node, not a copy of the context in each element's instance; the
+// elements are still given it whole when read.
+func TestForeachStoresTheContextOnce(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		big := strings.Repeat("x", 100<<10)
+		w := b.workflow("each", db.WorkflowGraph{Nodes: []db.WorkflowNode{
+			{Key: "each", Type: db.NodeForeach, JobID: b.job, Expression: `1..20`, Parallelism: 20, Enabled: true}}})
+		wi := b.start(w, map[string]any{"big": big})
+		testkit.Eventually(t, "the elements to be made", func() bool { return len(b.instances(wi, "each")) == 20 })
+		var ids []int64
+		for _, in := range b.instances(wi, "each") {
+			if in.WorkflowInput == nil || in.WorkflowInput.Context != nil || !in.WorkflowInput.FromNode {
+				t.Fatalf("element %d stores %+v; want only its element", deref(in.WorkflowItem), in.WorkflowInput)
+			}
+			ids = append(ids, in.ID)
+		}
+		read, err := d.InstanceListByIDs(context.Background(), ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range read {
+			if in.WorkflowInput.Context["big"] != big || in.WorkflowInput.Element == nil {
+				t.Fatalf("element %d read back without the context or its element", deref(in.WorkflowItem))
+			}
+		}
+	})
+}

@@ -220,14 +220,14 @@ func retryable(n *db.WorkflowNodeRun) bool {
 // its elements that did not succeed, a NESTED node's instance is retried in
 // place (its succeeded nodes are not run again).
 func (o *Ops) Retry(ctx context.Context, wiID int64, _ string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
 		if err := topLevel(r, "retry"); err != nil {
 			return err
 		}
 		if r.Status != db.WorkflowFailed && r.Status != db.WorkflowStopped {
 			return fault.Conflict("run %d is %s; only a FAILED or STOPPED run is retried", r.ID, r.Status)
 		}
-		n, err := retryTree(ctx, tx, r, nodes)
+		n, err := retryTree(ctx, tx, r, nodes, now)
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (o *Ops) Retry(ctx context.Context, wiID int64, _ string) error {
 
 // retryTree retries an ended instance's retryable nodes, and reopens it; it
 // returns how many nodes it retried.
-func retryTree(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun) (int, error) {
+func retryTree(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) (int, error) {
 	var reset []*db.WorkflowNodeRun
 	count := 0
 	for i := range nodes {
@@ -249,7 +249,7 @@ func retryTree(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db
 			continue
 		}
 		count++
-		done, err := retryInPlace(ctx, tx, r, n)
+		done, err := retryInPlace(ctx, tx, r, n, now)
 		if err != nil {
 			return 0, err
 		}
@@ -263,13 +263,13 @@ func retryTree(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db
 	if err := resetNodes(ctx, tx.Store, reset); err != nil {
 		return 0, err
 	}
-	return count, reopen(ctx, tx.Store, r)
+	return count, reopen(ctx, tx.Store, r, now)
 }
 
 // retryInPlace retries a failed or stopped FOREACH or NESTED node without
 // undoing what succeeded in it; false if the node has nothing to keep (it
 // is then reset as any node).
-func retryInPlace(ctx context.Context, tx *opTx, r *db.WorkflowInstance, n *db.WorkflowNodeRun) (bool, error) {
+func retryInPlace(ctx context.Context, tx *opTx, r *db.WorkflowInstance, n *db.WorkflowNodeRun, now time.Time) (bool, error) {
 	if n.Status != db.NodeFailed && n.Status != db.NodeStopped {
 		return false, nil
 	}
@@ -289,32 +289,60 @@ func retryInPlace(ctx context.Context, tx *opTx, r *db.WorkflowInstance, n *db.W
 		if err != nil {
 			return false, err
 		}
-		if k, err := retryTree(ctx, tx, child, childNodes); err != nil || k == 0 {
+		if k, err := retryTree(ctx, tx, child, childNodes, now); err != nil || k == 0 {
 			return false, err
 		}
 		tx.touch(child.ID)
-		return true, resumeNode(ctx, tx.Store, n, n.Generation)
+		var deadline *time.Time
+		if node := r.Graph.Node(n.NodeKey); node != nil && node.TimeoutMs != nil && *node.TimeoutMs > 0 {
+			deadline = new(now.Add(time.Duration(*node.TimeoutMs) * time.Millisecond))
+		}
+		return true, resumeNode(ctx, tx.Store, n, n.Generation, deadline)
 	case n.NodeType == db.NodeForeach && n.Items > 0:
 		// Its succeeded elements' instances move to the next generation
-		// with the elements; the engine makes the others again.
+		// with the elements; the engine makes the others again. Over a
+		// workflow, its element runs that failed are retried in place and
+		// every run moves to the next generation.
 		next := n.Generation + 1
 		copied, err := tx.WorkflowElementCopy(ctx, n.ID, n.Generation, next)
 		if err != nil || copied == 0 {
 			return false, err // elements made before they were stored: run it all again
 		}
-		if err := tx.InstanceAdoptSucceeded(ctx, r.ID, n.NodeKey, n.Generation, next); err != nil {
+		if node := r.Graph.Node(n.NodeKey); node != nil && node.WorkflowID != 0 {
+			runs, err := tx.WorkflowInstanceListElements(ctx, r.ID, n.NodeKey, n.Generation)
+			if err != nil {
+				return false, err
+			}
+			for i := range runs {
+				run := &runs[i]
+				if run.Status != db.WorkflowFailed && run.Status != db.WorkflowStopped {
+					continue
+				}
+				runNodes, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{run.ID})
+				if err != nil {
+					return false, err
+				}
+				if _, err := retryTree(ctx, tx, run, runNodes, now); err != nil {
+					return false, err
+				}
+				tx.touch(run.ID)
+			}
+			if err := tx.WorkflowInstanceAdoptElements(ctx, r.ID, n.NodeKey, n.Generation, next); err != nil {
+				return false, err
+			}
+		} else if err := tx.InstanceAdoptSucceeded(ctx, r.ID, n.NodeKey, n.Generation, next); err != nil {
 			return false, err
 		}
-		return true, resumeNode(ctx, tx.Store, n, next)
+		return true, resumeNode(ctx, tx.Store, n, next, nil)
 	}
 	return false, nil
 }
 
 // resumeNode makes a failed or stopped node RUNNING again under generation
 // gen, keeping what it started (its nested instance, its elements).
-func resumeNode(ctx context.Context, tx *db.Store, n *db.WorkflowNodeRun, gen int) error {
+func resumeNode(ctx context.Context, tx *db.Store, n *db.WorkflowNodeRun, gen int, deadline *time.Time) error {
 	ok, err := tx.WorkflowNodeRunTransition(ctx, db.WorkflowNodeRunTransition{ID: n.ID, From: []string{n.Status}, Generation: n.Generation,
-		To: db.NodeRunning, NextGeneration: &gen, Resume: true}, nil)
+		To: db.NodeRunning, NextGeneration: &gen, Resume: true, Deadline: deadline}, nil)
 	if err != nil {
 		return err
 	}
@@ -397,7 +425,7 @@ func (o *Ops) MarkSucceeded(ctx context.Context, wiID int64, key, by string) err
 			return err
 		}
 		if db.IsWorkflowInstanceFinal(r.Status) {
-			return reopen(ctx, tx.Store, r)
+			return reopen(ctx, tx.Store, r, now)
 		}
 		return nil
 	})
@@ -408,7 +436,7 @@ func (o *Ops) MarkSucceeded(ctx context.Context, wiID int64, key, by string) err
 // skipped is decided once it ends (issue 26, item 1): a run never ends
 // SUCCEEDED with a node skipped for a failure since repaired.
 func (o *Ops) Rerun(ctx context.Context, wiID int64, key string, downstream bool, _ string) error {
-	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, _ time.Time) error {
+	return o.do(ctx, wiID, func(ctx context.Context, tx *opTx, r *db.WorkflowInstance, nodes []db.WorkflowNodeRun, now time.Time) error {
 		if err := topLevel(r, "rerun nodes of"); err != nil {
 			return err
 		}
@@ -437,7 +465,7 @@ func (o *Ops) Rerun(ctx context.Context, wiID int64, key string, downstream bool
 			return err
 		}
 		if db.IsWorkflowInstanceFinal(r.Status) {
-			return reopen(ctx, tx.Store, r)
+			return reopen(ctx, tx.Store, r, now)
 		}
 		return nil
 	})
@@ -513,10 +541,15 @@ func resetNodes(ctx context.Context, tx *db.Store, list []*db.WorkflowNodeRun) e
 	return nil
 }
 
-// reopen makes a finished instance RUNNING again.
-func reopen(ctx context.Context, tx *db.Store, r *db.WorkflowInstance) error {
-	ok, err := tx.WorkflowInstanceTransition(ctx, db.WorkflowInstanceTransition{ID: r.ID, From: []string{r.Status}, To: db.WorkflowRunning,
-		Reason: new(""), Result: new(""), Reopen: true})
+// reopen makes a finished instance RUNNING again; a timeout runs again
+// from now.
+func reopen(ctx context.Context, tx *db.Store, r *db.WorkflowInstance, now time.Time) error {
+	t := db.WorkflowInstanceTransition{ID: r.ID, From: []string{r.Status}, To: db.WorkflowRunning,
+		Reason: new(""), Result: new(""), Reopen: true}
+	if r.TimeoutMs != nil && *r.TimeoutMs > 0 {
+		t.Deadline = new(now.Add(time.Duration(*r.TimeoutMs) * time.Millisecond))
+	}
+	ok, err := tx.WorkflowInstanceTransition(ctx, t)
 	if err != nil {
 		return err
 	}

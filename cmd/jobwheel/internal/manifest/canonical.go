@@ -136,6 +136,7 @@ func canonicalWorkflow(s WorkflowSpec) *WorkflowSpec {
 	dropString(&s.OverlapPolicy, defOverlapPolicy)
 	dropString(&s.MisfirePolicy, defMisfirePolicy)
 	dropBool(&s.FailFast, false)
+	dropInt(&s.TimeoutMs, 0)
 	nodes := make([]WorkflowNode, len(s.Nodes))
 	for i, n := range s.Nodes {
 		if n.Name != nil {

@@ -11,7 +11,7 @@ const (
 		workerFilter { designated tags minCpuCores minMemoryMB minDiskMB maxWorkers }
 		dispatchStrategy misfirePolicy alarm { rules { type threshold silenceSec } channels { type target } }
 		overlapPolicy maxQueued priority retryDelayMs retryBackoff retryDelayMaxMs pool { name } poolSlots managedBy managedSource`
-	WorkflowFields = `name description enabled scheduleType scheduleExpression timeZone maxInstances overlapPolicy misfirePolicy failFast
+	WorkflowFields = `name description enabled scheduleType scheduleExpression timeZone maxInstances overlapPolicy misfirePolicy failFast timeoutMs
 		nodes { key type name jobId job { name } workflowId workflow { name } expression params enabled skipWhenFailed
 			triggerRule parallelism timeoutMs retries position { x y } pool poolSlots }
 		edges { from to label }
@@ -57,6 +57,7 @@ type APIWorkflow struct {
 	OverlapPolicy      *string `json:"overlapPolicy"`
 	MisfirePolicy      *string `json:"misfirePolicy"`
 	FailFast           *bool   `json:"failFast"`
+	TimeoutMs          *int    `json:"timeoutMs"`
 	Nodes              []struct {
 		WorkflowNode
 		JobID       *string                `json:"jobId"`
@@ -104,7 +105,7 @@ func FromJob(app string, j APIJob) *Document {
 func FromWorkflow(app string, w APIWorkflow) (*Document, error) {
 	spec := &WorkflowSpec{Description: w.Description, Enabled: w.Enabled, ScheduleType: w.ScheduleType,
 		ScheduleExpression: w.ScheduleExpression, TimeZone: w.TimeZone, MaxInstances: w.MaxInstances,
-		OverlapPolicy: w.OverlapPolicy, MisfirePolicy: w.MisfirePolicy, FailFast: w.FailFast, Edges: w.Edges, Alarm: w.Alarm}
+		OverlapPolicy: w.OverlapPolicy, MisfirePolicy: w.MisfirePolicy, FailFast: w.FailFast, TimeoutMs: w.TimeoutMs, Edges: w.Edges, Alarm: w.Alarm}
 	for _, n := range w.Nodes {
 		node := n.WorkflowNode
 		node.Job, node.Workflow = nil, nil

@@ -148,6 +148,7 @@ type WorkflowSpec struct {
 	OverlapPolicy      *string        `yaml:"overlapPolicy,omitempty" json:"overlapPolicy,omitempty"`
 	MisfirePolicy      *string        `yaml:"misfirePolicy,omitempty" json:"misfirePolicy,omitempty"`
 	FailFast           *bool          `yaml:"failFast,omitempty" json:"failFast,omitempty"`
+	TimeoutMs          *int           `yaml:"timeoutMs,omitempty" json:"timeoutMs,omitempty"`
 	Nodes              []WorkflowNode `yaml:"nodes" json:"nodes"`
 	Edges              []WorkflowEdge `yaml:"edges,omitempty" json:"edges"`
 	Alarm              *Alarm         `yaml:"alarm,omitempty" json:"alarm,omitempty"`
@@ -201,7 +202,7 @@ var enums = map[string][]string{
 	"DispatchStrategy": {"HEALTH_FIRST", "RANDOM", "ROUND_ROBIN", "CONSISTENT_HASH", "LEAST_RECENTLY_USED"},
 	"MisfirePolicy":    {"FIRE_ONCE", "SKIP", "FIRE_ALL"},
 	"JobOverlapPolicy": {"CANCEL", "QUEUE", "REPLACE"},
-	"OverlapPolicy":    {"CANCEL", "QUEUE"},
+	"OverlapPolicy":    {"CANCEL", "QUEUE", "REPLACE"},
 	"Weekday":          {"MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"},
 	"AlarmRuleType":    {"FAILURE", "CONSECUTIVE_FAILURES", "TIMEOUT", "START_LATE", "RECOVERY"},
 	"AlarmChannelType": {"WEBHOOK", "EMAIL", "SLACK", "FEISHU", "DINGTALK", "WECOM"},

@@ -1,0 +1,1 @@
+ALTER TABLE workflow_node_runs DROP COLUMN input;

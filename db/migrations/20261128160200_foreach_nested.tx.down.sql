@@ -1,0 +1,3 @@
+ALTER TABLE workflow_instances DROP COLUMN parent_generation;
+--bun:split
+ALTER TABLE workflow_instances DROP COLUMN parent_item;
