@@ -95,12 +95,28 @@ const (
 	// ReasonReplaced stops the oldest running instance of a REPLACE job
 	// for a new fire over maxInstances.
 	ReasonReplaced = "REPLACED"
+	// ReasonPoolFull marks a WAITING instance held in its pool's queue
+	// until the pool has the slots it takes: the trigger loop leaves it
+	// alone and the owner's actor starts it, by priority then fire time.
+	ReasonPoolFull = "POOL_FULL"
+	// ReasonPoolTooSmall fails an instance that takes more slots than its
+	// pool has (the pool shrank after the job was saved).
+	ReasonPoolTooSmall = "POOL_TOO_SMALL"
+	// ReasonNoPool fails an instance whose pool was deleted (a running
+	// workflow's node named it).
+	ReasonNoPool = "NO_POOL"
 )
+
+// HeldReasons mark WAITING instances the owner's actor holds in memory
+// (a job's queue, a pool's queue) and starts itself: the trigger loop
+// neither fires them nor counts them as missed.
+var HeldReasons = []string{ReasonQueued, ReasonPoolFull}
 
 // Reasons lists every reason an instance can carry (the API documents each
 // one on Instance.reason).
 var Reasons = []string{ReasonNoWorker, ReasonTimeout, ReasonMaxInstances, ReasonWorkerLost, ReasonFailed,
-	ReasonStopped, ReasonRejected, ReasonJobDisabled, ReasonMisfire, ReasonQueued, ReasonQueueFull, ReasonReplaced}
+	ReasonStopped, ReasonRejected, ReasonJobDisabled, ReasonMisfire, ReasonQueued, ReasonQueueFull, ReasonReplaced,
+	ReasonPoolFull, ReasonPoolTooSmall, ReasonNoPool}
 
 // Workflow node types.
 const (

@@ -91,6 +91,12 @@ type Instance struct {
 	// JobVersion is the version of the job the instance ran (nil for
 	// instances from before versions were kept, and workflow nodes).
 	JobVersion *int `bun:"job_version"`
+	// Pool is the pool the instance takes PoolSlots of while it runs (nil:
+	// none): its job's, set by the owner when it first decides the
+	// instance, or its workflow node's, set when the node creates it
+	// (pools.go).
+	Pool      *string `bun:"pool"`
+	PoolSlots *int    `bun:"pool_slots"`
 	// NoWorker is why no connected worker could take it, as last found
 	// (nil if it never waited for a worker; noworker.go).
 	NoWorker *NoWorker `bun:"no_worker,type:json,nullzero"`
@@ -308,13 +314,13 @@ type Due struct {
 }
 
 // InstanceListWaitingDue returns an app's WAITING instances due at or before
-// until, earliest first, except those held in their job's queue (the
-// actor starts them). It reads two columns only: the trigger loop calls
+// until, earliest first, except those held in their job's or pool's queue
+// (HeldReasons: the actor starts them). It reads two columns only: the trigger loop calls
 // it every pass over every fire of the look-ahead window.
 func (s *Store) InstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]Due, error) {
 	var out []Due
 	err := s.idb.NewSelect().Model((*Instance)(nil)).Column("id", "trigger_at").
-		Where("app_id = ? AND status = ? AND trigger_at <= ? AND reason <> ?", appID, StatusWaiting, until, ReasonQueued).
+		Where("app_id = ? AND status = ? AND trigger_at <= ? AND reason NOT IN (?)", appID, StatusWaiting, until, bun.List(HeldReasons)).
 		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx, &out)
 	return out, wrap(err, "reading due instances")
 }
@@ -625,11 +631,11 @@ func (s *Store) AttemptList(ctx context.Context, instanceID int64) ([]InstanceAt
 // InstanceListStaleScheduled returns an app's scheduled (SCHEDULE) instances
 // still WAITING although their time passed before cutoff: fires recorded
 // ahead that no server ran in time (downtime, fail-over). Fires held in
-// their job's queue are not stale: they wait by design.
+// their job's or pool's queue are not stale: they wait by design.
 func (s *Store) InstanceListStaleScheduled(ctx context.Context, appID int64, cutoff time.Time, limit int) ([]Instance, error) {
 	var out []Instance
 	err := s.idb.NewSelect().Model(&out).
-		Where("app_id = ? AND status = ? AND trigger_type = 'SCHEDULE' AND trigger_at < ? AND reason <> ?", appID, StatusWaiting, cutoff, ReasonQueued).
+		Where("app_id = ? AND status = ? AND trigger_type = 'SCHEDULE' AND trigger_at < ? AND reason NOT IN (?)", appID, StatusWaiting, cutoff, bun.List(HeldReasons)).
 		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx)
 	return out, wrap(err, "reading stale scheduled instances")
 }

@@ -53,6 +53,9 @@ type JobDefinition struct {
 	RetryDelayMs    int64   `json:"retryDelayMs,omitempty"`
 	RetryBackoff    float64 `json:"retryBackoff,omitempty"`
 	RetryDelayMaxMs int64   `json:"retryDelayMaxMs,omitempty"`
+	// Pool is the pool the job's instances take PoolSlots of ("" none).
+	Pool      string `json:"pool,omitempty"`
+	PoolSlots int    `json:"poolSlots,omitempty"`
 }
 
 // JobVersion is one kept version of a job.
@@ -79,7 +82,8 @@ func (j *Job) Definition(calendar string) JobDefinition {
 		TimeoutMs: j.TimeoutMs, InstanceRetries: j.InstanceRetries, TaskRetries: j.TaskRetries, WorkerFilter: j.WorkerFilter,
 		DispatchStrategy: j.DispatchStrategy, MisfirePolicy: j.MisfirePolicy, Alarm: j.Alarm,
 		OverlapPolicy: j.OverlapPolicy, MaxQueued: j.MaxQueued, Priority: j.Priority,
-		RetryDelayMs: j.RetryDelayMs, RetryBackoff: j.RetryBackoff, RetryDelayMaxMs: j.RetryDelayMaxMs}
+		RetryDelayMs: j.RetryDelayMs, RetryBackoff: j.RetryBackoff, RetryDelayMaxMs: j.RetryDelayMaxMs,
+		Pool: j.Pool, PoolSlots: j.PoolSlots}
 }
 
 // ScheduleWindow restricts a FIXED_RATE job to a daily window of wall-clock
@@ -146,11 +150,15 @@ type Job struct {
 	// Retry back-off: the n-th retry (of an instance or a task) waits
 	// RetryDelayMs × RetryBackoff^(n-1), at most RetryDelayMaxMs (0: no cap
 	// of the job's own), plus up to 10% jitter (docs/design.md §6.5).
-	RetryDelayMs    int64     `bun:"retry_delay_ms,notnull"`
-	RetryBackoff    float64   `bun:"retry_backoff,notnull"`
-	RetryDelayMaxMs int64     `bun:"retry_delay_max_ms,notnull"`
-	CreatedAt       time.Time `bun:"created_at,notnull"`
-	UpdatedAt       time.Time `bun:"updated_at,notnull"`
+	RetryDelayMs    int64   `bun:"retry_delay_ms,notnull"`
+	RetryBackoff    float64 `bun:"retry_backoff,notnull"`
+	RetryDelayMaxMs int64   `bun:"retry_delay_max_ms,notnull"`
+	// Pool names the app's pool its instances take PoolSlots of while
+	// they run ("" none; pools.go); a workflow node may name its own.
+	Pool      string    `bun:"pool,notnull"`
+	PoolSlots int       `bun:"pool_slots,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
 }
 
 // JobCreate inserts a job; ErrConflict if the app already has one of that name.

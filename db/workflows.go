@@ -81,6 +81,10 @@ type WorkflowNode struct {
 	TimeoutMs *int64 `json:"timeoutMs,omitempty"`
 	// Retries overrides the job's instanceRetries (JOB, FOREACH).
 	Retries *int `json:"retries,omitempty"`
+	// Pool names the app's pool the node's instances take PoolSlots of
+	// in place of their job's (JOB, FOREACH; "" keeps the job's).
+	Pool      string `json:"pool,omitempty"`
+	PoolSlots int    `json:"poolSlots,omitempty"`
 	// Position is where the console's editor draws the node.
 	Position *NodePosition `json:"position,omitempty"`
 }

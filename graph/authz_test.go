@@ -84,6 +84,14 @@ func (w *matrixWorld) newCalendar(t *testing.T) string {
 	return out.CreateCalendar.ID
 }
 
+// newPool makes a pool of app alpha.
+func (w *matrixWorld) newPool(t *testing.T) string {
+	var out struct{ CreatePool struct{ ID string } }
+	w.api.must(t, w.admin, `mutation($n: String!) { createPool(input: {app: "alpha", name: $n, slots: 2}) { id } }`,
+		map[string]any{"n": w.name("pool")}, &out)
+	return out.CreatePool.ID
+}
+
 func (w *matrixWorld) calendar(t *testing.T) string {
 	if w.cal == "" {
 		w.cal = w.newCalendar(t)
@@ -149,6 +157,7 @@ func matrixRows() []matrixRow {
 	freshJob := id(func(t *testing.T, w *matrixWorld) string { return w.newJob(t) })
 	calendar := id(func(t *testing.T, w *matrixWorld) string { return w.calendar(t) })
 	freshCalendar := id(func(t *testing.T, w *matrixWorld) string { return w.newCalendar(t) })
+	freshPool := id(func(t *testing.T, w *matrixWorld) string { return w.newPool(t) })
 	wf := id(func(t *testing.T, w *matrixWorld) string { return w.wf })
 	freshWF := id(func(t *testing.T, w *matrixWorld) string { return w.newWorkflow(t) })
 	run := id(func(t *testing.T, w *matrixWorld) string { return w.newWorkflowInstance(t) })
@@ -169,6 +178,8 @@ func matrixRows() []matrixRow {
 		{op: "job", query: `query($id: ID!) { job(id: $id) { name } }`, need: needViewer, vars: job},
 		{op: "calendars", query: `{ calendars(app: "alpha") { name } }`, need: needViewer, vars: noVars},
 		{op: "calendar", query: `query($id: ID!) { calendar(id: $id) { name } }`, need: needViewer, vars: calendar},
+		{op: "pools", query: `{ pools(app: "alpha") { name usedSlots holders { id } queue { id } } }`, need: needViewer, vars: noVars},
+		{op: "pool", query: `query($id: ID!) { pool(id: $id) { name usedSlots } }`, need: needViewer, vars: freshPool},
 		{op: "instances", query: `{ instances(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
 		{op: "instance", query: `query($id: ID!) { instance(id: $id) { status } }`, need: needViewer, vars: instance(db.StatusSucceeded)},
 		{op: "appStats", query: `{ appStats(app: "alpha") { jobs } }`, need: needViewer, vars: noVars},
@@ -249,6 +260,16 @@ func matrixRows() []matrixRow {
 				return map[string]any{"id": w.newCalendar(t), "n": w.name("cal")}
 			}},
 		{op: "deleteCalendar", query: `mutation($id: ID!) { deleteCalendar(id: $id) }`, need: needEditor, vars: freshCalendar},
+		{op: "createPool", query: `mutation($n: String!) { createPool(input: {app: "alpha", name: $n, slots: 1}) { id } }`,
+			need: needEditor, hidden: CodeBadInput, vars: func(t *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
+				return map[string]any{"n": w.name("pool")}
+			}},
+		{op: "updatePool", query: `mutation($id: ID!, $n: String!) { updatePool(id: $id, input: {app: "alpha", name: $n, slots: 3}) { id } }`,
+			need: needEditor, vars: func(t *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
+				id := w.newPool(t)
+				return map[string]any{"id": id, "n": fmt.Sprintf("pool-%d", w.n)}
+			}},
+		{op: "deletePool", query: `mutation($id: ID!) { deletePool(id: $id) }`, need: needEditor, vars: freshPool},
 		{op: "runJob", query: `mutation($id: ID!) { runJob(id: $id, delayMs: 3600000) { id } }`, need: needEditor, vars: job},
 		{op: "stopInstance", query: `mutation($id: ID!) { stopInstance(id: $id) { status } }`, need: needEditor, vars: instance(db.StatusWaiting)},
 		{op: "sendTestAlarm", query: `mutation($id: ID!) { sendTestAlarm(jobId: $id) { ok } }`, need: needEditor, vars: job},

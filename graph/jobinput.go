@@ -22,6 +22,7 @@ func jobInput(in model.JobInput) jobs.Input {
 		ScheduleWindow: in.ScheduleWindow, Calendar: in.Calendar,
 		OverlapPolicy: in.OverlapPolicy, MaxQueued: in.MaxQueued, Priority: in.Priority,
 		RetryDelayMs: in.RetryDelayMs, RetryBackoff: in.RetryBackoff, RetryDelayMaxMs: in.RetryDelayMaxMs,
+		Pool: in.Pool, PoolSlots: in.PoolSlots,
 	}
 	if l := in.Lifecycle; l != nil {
 		out.LifecycleStart, out.LifecycleEnd = l.Start, l.End
@@ -72,4 +73,9 @@ func asArgument(err error) error {
 // calendarInput converts the API's CalendarInput to the job service's.
 func calendarInput(in model.CalendarInput) jobs.CalendarInput {
 	return jobs.CalendarInput{App: in.App, Name: in.Name, Description: deref(in.Description), Dates: in.Dates}
+}
+
+// poolInput converts the API's PoolInput to the job service's.
+func poolInput(in model.PoolInput) jobs.PoolInput {
+	return jobs.PoolInput{App: in.App, Name: in.Name, Description: deref(in.Description), Slots: in.Slots}
 }

@@ -23,7 +23,8 @@ func workflowInput(in model.WorkflowInput) (workflows.Input, error) {
 	for i, n := range in.Nodes {
 		ni := workflows.NodeInput{Key: n.Key, Type: n.Type, Name: n.Name, Expression: n.Expression, Params: n.Params,
 			Enabled: n.Enabled, SkipWhenFailed: n.SkipWhenFailed, TriggerRule: n.TriggerRule, Parallelism: n.Parallelism,
-			Retries: n.Retries, Position: n.Position, JobName: n.Job, WorkflowName: n.Workflow}
+			Retries: n.Retries, Position: n.Position, JobName: n.Job, WorkflowName: n.Workflow,
+			Pool: n.Pool, PoolSlots: n.PoolSlots}
 		if n.JobID != nil {
 			id, err := parseID(fmt.Sprintf("nodes[%d].jobId", i), *n.JobID)
 			if err != nil {

@@ -136,6 +136,7 @@ test("the admin logs in and picks the app in the header, then Jobs", async () =>
     "Instances",
     "Workflows",
     "Calendars",
+    "Pools",
     "Workers",
     "Settings",
     "Audit",

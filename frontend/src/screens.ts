@@ -5,6 +5,7 @@ import { CalendarsPage } from "./calendars/CalendarsPage";
 import { DashboardPage } from "./dashboard/DashboardPage";
 import { InstancePage } from "./instances/InstancePage";
 import { InstancesPage } from "./instances/InstancesPage";
+import { PoolsPage } from "./pools/PoolsPage";
 import { EditJobPage, NewJobPage } from "./jobs/JobFormPage";
 import { JobPage } from "./jobs/JobPage";
 import { JobAlarmsPage } from "./jobs/JobAlarmsPage";
@@ -98,6 +99,7 @@ export const screens: readonly [Screen, ...Screen[]] = [
     pages: [{ path: ":runId", title: "Workflow run", Component: WorkflowRunPage }],
   },
   { path: "calendars", label: "Calendars", Component: CalendarsPage, perApp: true },
+  { path: "pools", label: "Pools", Component: PoolsPage, perApp: true },
   { path: "workers", label: "Workers", Component: WorkersPage, perApp: true },
   { path: "settings", label: "Settings", Component: AppSettingsPage, perApp: true },
   { path: "audit", label: "Audit", Component: AuditPage, perApp: true },

@@ -52,6 +52,7 @@ type ResolverRoot interface {
 	JobVersion() JobVersionResolver
 	LogLine() LogLineResolver
 	Mutation() MutationResolver
+	Pool() PoolResolver
 	Query() QueryResolver
 	Server() ServerResolver
 	Subscription() SubscriptionResolver
@@ -254,6 +255,9 @@ type ComplexityRoot struct {
 		Logs               func(childComplexity int, afterSeq *int, first *int) int
 		NextAttemptAt      func(childComplexity int) int
 		Params             func(childComplexity int) int
+		Pool               func(childComplexity int) int
+		PoolPosition       func(childComplexity int) int
+		PoolSlots          func(childComplexity int) int
 		Reason             func(childComplexity int) int
 		Result             func(childComplexity int) int
 		StartedAt          func(childComplexity int) int
@@ -313,6 +317,8 @@ type ComplexityRoot struct {
 		NextTriggerAt      func(childComplexity int) int
 		OverlapPolicy      func(childComplexity int) int
 		Params             func(childComplexity int) int
+		Pool               func(childComplexity int) int
+		PoolSlots          func(childComplexity int) int
 		Priority           func(childComplexity int) int
 		Processor          func(childComplexity int) int
 		ProcessorType      func(childComplexity int) int
@@ -408,11 +414,13 @@ type ComplexityRoot struct {
 		CreateApp                 func(childComplexity int, name string, description *string) int
 		CreateCalendar            func(childComplexity int, input model.CalendarInput) int
 		CreateJob                 func(childComplexity int, input model.JobInput) int
+		CreatePool                func(childComplexity int, input model.PoolInput) int
 		CreateUser                func(childComplexity int, username string, password string, admin *bool) int
 		CreateWorkflow            func(childComplexity int, input model.WorkflowInput) int
 		DeleteApp                 func(childComplexity int, app string) int
 		DeleteCalendar            func(childComplexity int, id string) int
 		DeleteJob                 func(childComplexity int, id string) int
+		DeletePool                func(childComplexity int, id string) int
 		DeleteWorkflow            func(childComplexity int, id string) int
 		ImportWorkflow            func(childComplexity int, app string, definition any, replace *bool) int
 		Login                     func(childComplexity int, username string, password string) int
@@ -438,6 +446,7 @@ type ComplexityRoot struct {
 		StopWorkflowInstance      func(childComplexity int, id string) int
 		UpdateCalendar            func(childComplexity int, id string, input model.CalendarInput) int
 		UpdateJob                 func(childComplexity int, id string, input model.JobInput) int
+		UpdatePool                func(childComplexity int, id string, input model.PoolInput) int
 		UpdateWorkflow            func(childComplexity int, id string, input model.WorkflowInput, expectedVersion *int) int
 	}
 
@@ -459,6 +468,20 @@ type ComplexityRoot struct {
 		HasNextPage func(childComplexity int) int
 	}
 
+	Pool struct {
+		App         func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Description func(childComplexity int) int
+		Holders     func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Jobs        func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Queue       func(childComplexity int) int
+		Slots       func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+		UsedSlots   func(childComplexity int) int
+	}
+
 	Query struct {
 		APITokens         func(childComplexity int) int
 		AppStats          func(childComplexity int, app string, hours *int) int
@@ -472,6 +495,8 @@ type ComplexityRoot struct {
 		Job               func(childComplexity int, id string) int
 		Jobs              func(childComplexity int, app string, first *int, after *string, search *string) int
 		Me                func(childComplexity int) int
+		Pool              func(childComplexity int, id string) int
+		Pools             func(childComplexity int, app string) int
 		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) int
 		Servers           func(childComplexity int) int
 		SignInOptions     func(childComplexity int) int
@@ -701,6 +726,8 @@ type ComplexityRoot struct {
 		Name           func(childComplexity int) int
 		Parallelism    func(childComplexity int) int
 		Params         func(childComplexity int) int
+		Pool           func(childComplexity int) int
+		PoolSlots      func(childComplexity int) int
 		Position       func(childComplexity int) int
 		Retries        func(childComplexity int) int
 		Rule           func(childComplexity int) int
@@ -812,6 +839,8 @@ type InstanceResolver interface {
 
 	UnqualifiedAt(ctx context.Context, obj *db.Instance) (*time.Time, error)
 	UnqualifiedWorkers(ctx context.Context, obj *db.Instance) ([]*db.WorkerVerdict, error)
+
+	PoolPosition(ctx context.Context, obj *db.Instance) (*int, error)
 	TaskList(ctx context.Context, obj *db.Instance, status []string, first *int, after *string) (*model.TaskConnection, error)
 	Task(ctx context.Context, obj *db.Instance, id string) (*db.TaskView, error)
 	WorkflowInput(ctx context.Context, obj *db.Instance) (any, error)
@@ -832,6 +861,7 @@ type JobResolver interface {
 	AlarmHistory(ctx context.Context, obj *db.Job, first *int, after *string) (*model.AlarmRecordConnection, error)
 
 	Versions(ctx context.Context, obj *db.Job, first *int) ([]*db.JobVersion, error)
+	Pool(ctx context.Context, obj *db.Job) (*db.Pool, error)
 }
 type JobConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.JobConnection) (int, error)
@@ -863,6 +893,9 @@ type MutationResolver interface {
 	DeleteJob(ctx context.Context, id string) (bool, error)
 	RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error)
 	RestoreJobVersion(ctx context.Context, id string, version int) (*db.Job, error)
+	CreatePool(ctx context.Context, input model.PoolInput) (*db.Pool, error)
+	UpdatePool(ctx context.Context, id string, input model.PoolInput) (*db.Pool, error)
+	DeletePool(ctx context.Context, id string) (bool, error)
 	CreateUser(ctx context.Context, username string, password string, admin *bool) (*db.User, error)
 	ChangePassword(ctx context.Context, oldPassword string, newPassword string) (bool, error)
 	CreateAPIToken(ctx context.Context, name string, app *string, role *model.AppRole) (*model.APITokenWithSecret, error)
@@ -883,6 +916,14 @@ type MutationResolver interface {
 	ResumeWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
 	ApproveWorkflowNode(ctx context.Context, workflowInstanceID string, node string, approve bool, comment *string) (*db.WorkflowInstance, error)
 }
+type PoolResolver interface {
+	App(ctx context.Context, obj *db.Pool) (*db.App, error)
+
+	UsedSlots(ctx context.Context, obj *db.Pool) (int, error)
+	Holders(ctx context.Context, obj *db.Pool) ([]*db.Instance, error)
+	Queue(ctx context.Context, obj *db.Pool) ([]*db.Instance, error)
+	Jobs(ctx context.Context, obj *db.Pool) ([]*db.Job, error)
+}
 type QueryResolver interface {
 	Me(ctx context.Context) (*db.User, error)
 	SignInOptions(ctx context.Context) (*model.SignInOptions, error)
@@ -896,6 +937,8 @@ type QueryResolver interface {
 	Jobs(ctx context.Context, app string, first *int, after *string, search *string) (*model.JobConnection, error)
 	Job(ctx context.Context, id string) (*db.Job, error)
 	PreviewSchedule(ctx context.Context, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) ([]*time.Time, error)
+	Pools(ctx context.Context, app string) ([]*db.Pool, error)
+	Pool(ctx context.Context, id string) (*db.Pool, error)
 	Servers(ctx context.Context) ([]*cluster.Member, error)
 	AppStats(ctx context.Context, app string, hours *int) (*jobs.Stats, error)
 	Users(ctx context.Context) ([]*db.User, error)
@@ -971,6 +1014,9 @@ type WorkflowNodeResolver interface {
 	Expression(ctx context.Context, obj *db.WorkflowNode) (*string, error)
 
 	Parallelism(ctx context.Context, obj *db.WorkflowNode) (*int, error)
+
+	Pool(ctx context.Context, obj *db.WorkflowNode) (*string, error)
+	PoolSlots(ctx context.Context, obj *db.WorkflowNode) (*int, error)
 }
 type WorkflowNodeRunResolver interface {
 	Output(ctx context.Context, obj *model.WorkflowNodeRun) (any, error)
@@ -1755,6 +1801,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.Params(childComplexity), true
+	case "Instance.pool":
+		if e.ComplexityRoot.Instance.Pool == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.Pool(childComplexity), true
+	case "Instance.poolPosition":
+		if e.ComplexityRoot.Instance.PoolPosition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.PoolPosition(childComplexity), true
+	case "Instance.poolSlots":
+		if e.ComplexityRoot.Instance.PoolSlots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.PoolSlots(childComplexity), true
 	case "Instance.reason":
 		if e.ComplexityRoot.Instance.Reason == nil {
 			break
@@ -2056,6 +2120,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.Params(childComplexity), true
+	case "Job.pool":
+		if e.ComplexityRoot.Job.Pool == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Pool(childComplexity), true
+	case "Job.poolSlots":
+		if e.ComplexityRoot.Job.PoolSlots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.PoolSlots(childComplexity), true
 	case "Job.priority":
 		if e.ComplexityRoot.Job.Priority == nil {
 			break
@@ -2489,6 +2565,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateJob(childComplexity, args["input"].(model.JobInput)), true
+	case "Mutation.createPool":
+		if e.ComplexityRoot.Mutation.CreatePool == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createPool_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreatePool(childComplexity, args["input"].(model.PoolInput)), true
 	case "Mutation.createUser":
 		if e.ComplexityRoot.Mutation.CreateUser == nil {
 			break
@@ -2544,6 +2631,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteJob(childComplexity, args["id"].(string)), true
+	case "Mutation.deletePool":
+		if e.ComplexityRoot.Mutation.DeletePool == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deletePool_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeletePool(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteWorkflow":
 		if e.ComplexityRoot.Mutation.DeleteWorkflow == nil {
 			break
@@ -2814,6 +2912,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateJob(childComplexity, args["id"].(string), args["input"].(model.JobInput)), true
+	case "Mutation.updatePool":
+		if e.ComplexityRoot.Mutation.UpdatePool == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updatePool_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdatePool(childComplexity, args["id"].(string), args["input"].(model.PoolInput)), true
 	case "Mutation.updateWorkflow":
 		if e.ComplexityRoot.Mutation.UpdateWorkflow == nil {
 			break
@@ -2882,6 +2991,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+
+	case "Pool.app":
+		if e.ComplexityRoot.Pool.App == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.App(childComplexity), true
+	case "Pool.createdAt":
+		if e.ComplexityRoot.Pool.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.CreatedAt(childComplexity), true
+	case "Pool.description":
+		if e.ComplexityRoot.Pool.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.Description(childComplexity), true
+	case "Pool.holders":
+		if e.ComplexityRoot.Pool.Holders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.Holders(childComplexity), true
+	case "Pool.id":
+		if e.ComplexityRoot.Pool.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.ID(childComplexity), true
+	case "Pool.jobs":
+		if e.ComplexityRoot.Pool.Jobs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.Jobs(childComplexity), true
+	case "Pool.name":
+		if e.ComplexityRoot.Pool.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.Name(childComplexity), true
+	case "Pool.queue":
+		if e.ComplexityRoot.Pool.Queue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.Queue(childComplexity), true
+	case "Pool.slots":
+		if e.ComplexityRoot.Pool.Slots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.Slots(childComplexity), true
+	case "Pool.updatedAt":
+		if e.ComplexityRoot.Pool.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.UpdatedAt(childComplexity), true
+	case "Pool.usedSlots":
+		if e.ComplexityRoot.Pool.UsedSlots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.UsedSlots(childComplexity), true
 
 	case "Query.apiTokens":
 		if e.ComplexityRoot.Query.APITokens == nil {
@@ -3001,6 +3177,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.pool":
+		if e.ComplexityRoot.Query.Pool == nil {
+			break
+		}
+
+		args, err := ec.field_Query_pool_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Pool(childComplexity, args["id"].(string)), true
+	case "Query.pools":
+		if e.ComplexityRoot.Query.Pools == nil {
+			break
+		}
+
+		args, err := ec.field_Query_pools_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Pools(childComplexity, args["app"].(string)), true
 	case "Query.previewSchedule":
 		if e.ComplexityRoot.Query.PreviewSchedule == nil {
 			break
@@ -4022,6 +4220,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkflowNode.Params(childComplexity), true
+	case "WorkflowNode.pool":
+		if e.ComplexityRoot.WorkflowNode.Pool == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.Pool(childComplexity), true
+	case "WorkflowNode.poolSlots":
+		if e.ComplexityRoot.WorkflowNode.PoolSlots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNode.PoolSlots(childComplexity), true
 	case "WorkflowNode.position":
 		if e.ComplexityRoot.WorkflowNode.Position == nil {
 			break
@@ -4234,6 +4444,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputConfigJobVersionInput,
 		ec.unmarshalInputJobInput,
 		ec.unmarshalInputLifecycleInput,
+		ec.unmarshalInputPoolInput,
 		ec.unmarshalInputScheduleWindowInput,
 		ec.unmarshalInputWorkerFilterInput,
 		ec.unmarshalInputWorkflowEdgeInput,
@@ -4957,7 +5168,9 @@ type Instance {
   started), MISFIRE (CANCELED: a late fire the misfire policy skipped),
   QUEUED (WAITING in the job's queue, overlap policy QUEUE), QUEUE_FULL
   (CANCELED: the queue held maxQueued fires), REPLACED (STOPPED for a newer
-  fire, overlap policy REPLACE).
+  fire, overlap policy REPLACE), POOL_FULL (WAITING in its pool's queue),
+  POOL_TOO_SMALL (FAILED: it takes more slots than its pool has), NO_POOL
+  (FAILED: its pool was deleted).
   """
   reason: String!
   "The worker that ran it (the first task's, for multi-task modes)."
@@ -5601,6 +5814,109 @@ type WorkerCapacity {
   slots: Int!
   "Slots not running a task."
   freeSlots: Int!
+}
+`, BuiltIn: false},
+	{Name: "../schema/pool.graphqls", Input: `"""
+A pool: a named number of slots per app that the instances of jobs and
+workflow nodes naming it take while they run (DISPATCHED or RUNNING) —
+Airflow's pools, Argo's semaphores; a pool of one slot is a mutex. An
+instance whose pool lacks the slots it takes waits, WAITING with reason
+POOL_FULL, in the pool's queue: by its job's priority, higher first, then
+fire time. Slots are released by whatever ends an instance, and by a
+failed attempt waiting for its retry.
+"""
+type Pool {
+  "The pool's id."
+  id: ID!
+  "The app it belongs to."
+  app: App!
+  "Unique within the app; jobs and workflow nodes name it."
+  name: String!
+  "What the pool guards."
+  description: String!
+  "How many slots it has."
+  slots: Int!
+  "Slots its holders take now."
+  usedSlots: Int!
+  "The instances holding slots (DISPATCHED or RUNNING), oldest first."
+  holders: [Instance!]!
+  "The instances waiting for slots (WAITING, reason POOL_FULL), in the order they get them."
+  queue: [Instance!]!
+  "The jobs that name it, by name."
+  jobs: [Job!]!
+  "When it was created."
+  createdAt: Time!
+  "When it last changed."
+  updatedAt: Time!
+}
+
+"A pool's definition."
+input PoolInput {
+  "The app's name."
+  app: String!
+  "Unique within the app, at most 128 characters; it cannot change once created."
+  name: String!
+  "What the pool guards; at most 2000 characters."
+  description: String = ""
+  "Slots, 1 to 10000 (1: a mutex)."
+  slots: Int!
+}
+
+extend type Query {
+  "An app's pools, by name."
+  pools(app: String!): [Pool!]!
+  "A pool by id; NOT_FOUND if it does not exist or the caller may not see its app."
+  pool(id: ID!): Pool
+}
+
+extend type Mutation {
+  "Creates a pool (EDITOR on its app)."
+  createPool(input: PoolInput!): Pool!
+  """
+  Changes a pool's slots and description (EDITOR). Fewer slots than a job
+  or workflow node takes are refused; fewer than are in use let the holders
+  run on and start nothing until enough have ended.
+  """
+  updatePool(id: ID!, input: PoolInput!): Pool!
+  "Deletes a pool; CONFLICT while jobs or workflow nodes name it, or instances hold or wait for it."
+  deletePool(id: ID!): Boolean!
+}
+
+extend input JobInput {
+  "The app's pool the job's instances take slots of while they run; omitted or empty: none."
+  pool: String
+  "The slots of the pool each instance takes, 1 to the pool's slots (default 1); only with a pool."
+  poolSlots: Int
+}
+
+extend type Job {
+  "The pool its instances take slots of; null: none."
+  pool: Pool
+  "The slots of its pool each instance takes."
+  poolSlots: Int!
+}
+
+extend type Instance {
+  "The pool it takes slots of (its job's, or its workflow node's); null: none, or not decided yet."
+  pool: String
+  "The slots of the pool it takes."
+  poolSlots: Int
+  "While it waits for its pool (reason POOL_FULL): its place in the pool's queue, from 1; null otherwise."
+  poolPosition: Int
+}
+
+extend type WorkflowNode {
+  "JOB and FOREACH: the pool the node's instances take slots of in place of their job's; null keeps the job's."
+  pool: String
+  "The slots of that pool each instance takes; null without a pool of the node's own."
+  poolSlots: Int
+}
+
+extend input WorkflowNodeInput {
+  "JOB and FOREACH: a pool of the app whose slots the node's instances take in place of their job's."
+  pool: String
+  "The slots of that pool each instance takes, 1 to the pool's slots (default 1); only with a pool."
+  poolSlots: Int
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `"""
@@ -6866,6 +7182,12 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_unqualifiedAt(ctx, field)
 	case "unqualifiedWorkers":
 		return ec.fieldContext_Instance_unqualifiedWorkers(ctx, field)
+	case "pool":
+		return ec.fieldContext_Instance_pool(ctx, field)
+	case "poolSlots":
+		return ec.fieldContext_Instance_poolSlots(ctx, field)
+	case "poolPosition":
+		return ec.fieldContext_Instance_poolPosition(ctx, field)
 	case "taskList":
 		return ec.fieldContext_Instance_taskList(ctx, field)
 	case "task":
@@ -7002,6 +7324,10 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_version(ctx, field)
 	case "versions":
 		return ec.fieldContext_Job_versions(ctx, field)
+	case "pool":
+		return ec.fieldContext_Job_pool(ctx, field)
+	case "poolSlots":
+		return ec.fieldContext_Job_poolSlots(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Job", field.Name)
 }
@@ -7172,6 +7498,34 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_Pool(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Pool_id(ctx, field)
+	case "app":
+		return ec.fieldContext_Pool_app(ctx, field)
+	case "name":
+		return ec.fieldContext_Pool_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Pool_description(ctx, field)
+	case "slots":
+		return ec.fieldContext_Pool_slots(ctx, field)
+	case "usedSlots":
+		return ec.fieldContext_Pool_usedSlots(ctx, field)
+	case "holders":
+		return ec.fieldContext_Pool_holders(ctx, field)
+	case "queue":
+		return ec.fieldContext_Pool_queue(ctx, field)
+	case "jobs":
+		return ec.fieldContext_Pool_jobs(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Pool_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Pool_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Pool", field.Name)
 }
 
 func (ec *executionContext) childFields_ScheduleWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7610,6 +7964,10 @@ func (ec *executionContext) childFields_WorkflowNode(ctx context.Context, field 
 		return ec.fieldContext_WorkflowNode_retries(ctx, field)
 	case "position":
 		return ec.fieldContext_WorkflowNode_position(ctx, field)
+	case "pool":
+		return ec.fieldContext_WorkflowNode_pool(ctx, field)
+	case "poolSlots":
+		return ec.fieldContext_WorkflowNode_poolSlots(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowNode", field.Name)
 }
@@ -8116,6 +8474,20 @@ func (ec *executionContext) field_Mutation_createJob_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createPool_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PoolInput, error) {
+			return ec.unmarshalNPoolInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐPoolInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8189,6 +8561,20 @@ func (ec *executionContext) field_Mutation_deleteCalendar_args(ctx context.Conte
 }
 
 func (ec *executionContext) field_Mutation_deleteJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deletePool_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -8714,6 +9100,28 @@ func (ec *executionContext) field_Mutation_updateJob_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updatePool_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PoolInput, error) {
+			return ec.unmarshalNPoolInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐPoolInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8993,6 +9401,34 @@ func (ec *executionContext) field_Query_jobs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["search"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_pool_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_pools_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
 	return args, nil
 }
 
@@ -12633,6 +13069,75 @@ func (ec *executionContext) fieldContext_Instance_unqualifiedWorkers(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Instance_pool(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_pool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pool, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Instance_poolSlots(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_poolSlots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PoolSlots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_poolSlots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Instance_poolPosition(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_poolPosition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Instance().PoolPosition(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_poolPosition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Instance_taskList(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14135,6 +14640,61 @@ func (ec *executionContext) fieldContext_Job_versions(ctx context.Context, field
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Job_pool(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_pool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().Pool(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Pool) graphql.Marshaler {
+			return ec.marshalOPool2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Pool(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_poolSlots(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_poolSlots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PoolSlots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_poolSlots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _JobConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
@@ -15870,6 +16430,138 @@ func (ec *executionContext) fieldContext_Mutation_restoreJobVersion(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createPool(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createPool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreatePool(ctx, fc.Args["input"].(model.PoolInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Pool) graphql.Marshaler {
+			return ec.marshalNPool2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createPool(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Pool(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createPool_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updatePool(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updatePool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdatePool(ctx, fc.Args["id"].(string), fc.Args["input"].(model.PoolInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Pool) graphql.Marshaler {
+			return ec.marshalNPool2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updatePool(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Pool(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updatePool_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deletePool(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deletePool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeletePool(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deletePool(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deletePool_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createUser(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16934,6 +17626,295 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Pool_id(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Pool_app(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_app(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Pool().App(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_app(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Pool",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Pool_name(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Pool_description(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Pool_slots(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_slots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_slots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Pool_usedSlots(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_usedSlots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Pool().UsedSlots(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_usedSlots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Pool_holders(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_holders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Pool().Holders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Instance) graphql.Marshaler {
+			return ec.marshalNInstance2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐInstanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_holders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Pool",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Instance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Pool_queue(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_queue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Pool().Queue(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Instance) graphql.Marshaler {
+			return ec.marshalNInstance2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐInstanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_queue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Pool",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Instance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Pool_jobs(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_jobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Pool().Jobs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_jobs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Pool",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Pool_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Pool_updatedAt(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _Query_me(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17399,6 +18380,94 @@ func (ec *executionContext) fieldContext_Query_previewSchedule(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_previewSchedule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_pools(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_pools(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Pools(ctx, fc.Args["app"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Pool) graphql.Marshaler {
+			return ec.marshalNPool2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPoolᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_pools(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Pool(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_pools_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_pool(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_pool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Pool(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Pool) graphql.Marshaler {
+			return ec.marshalOPool2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_pool(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Pool(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_pool_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21798,6 +22867,52 @@ func (ec *executionContext) fieldContext_WorkflowNode_position(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _WorkflowNode_pool(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_pool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNode().Pool(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNode_poolSlots(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNode_poolSlots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowNode().PoolSlots(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNode_poolSlots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNode", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _WorkflowNodePosition_x(ctx context.Context, field graphql.CollectedField, obj *db.NodePosition) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23859,7 +24974,7 @@ func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any)
 		asMap["retryDelayMaxMs"] = 0
 	}
 
-	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "scheduleWindow", "calendar", "lifecycle", "executionMode", "processorType", "processor", "params", "maxInstances", "taskConcurrency", "timeoutMs", "instanceRetries", "taskRetries", "workerFilter", "dispatchStrategy", "misfirePolicy", "alarm", "overlapPolicy", "maxQueued", "priority", "retryDelayMs", "retryBackoff", "retryDelayMaxMs"}
+	fieldsInOrder := [...]string{"app", "name", "description", "enabled", "scheduleType", "scheduleExpression", "timeZone", "scheduleWindow", "calendar", "lifecycle", "executionMode", "processorType", "processor", "params", "maxInstances", "taskConcurrency", "timeoutMs", "instanceRetries", "taskRetries", "workerFilter", "dispatchStrategy", "misfirePolicy", "alarm", "overlapPolicy", "maxQueued", "priority", "retryDelayMs", "retryBackoff", "retryDelayMaxMs", "pool", "poolSlots"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -24069,6 +25184,20 @@ func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.RetryDelayMaxMs = data
+		case "pool":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pool"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pool = data
+		case "poolSlots":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("poolSlots"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PoolSlots = data
 		}
 	}
 	return it, nil
@@ -24106,6 +25235,61 @@ func (ec *executionContext) unmarshalInputLifecycleInput(ctx context.Context, ob
 				return it, err
 			}
 			it.End = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputPoolInput(ctx context.Context, obj any) (model.PoolInput, error) {
+	var it model.PoolInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["description"]; !present {
+		asMap["description"] = ""
+	}
+
+	fieldsInOrder := [...]string{"app", "name", "description", "slots"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "app":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("app"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.App = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "slots":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slots"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slots = data
 		}
 	}
 	return it, nil
@@ -24428,7 +25612,7 @@ func (ec *executionContext) unmarshalInputWorkflowNodeInput(ctx context.Context,
 		asMap["skipWhenFailed"] = false
 	}
 
-	fieldsInOrder := [...]string{"key", "type", "name", "jobId", "workflowId", "expression", "params", "enabled", "skipWhenFailed", "triggerRule", "parallelism", "timeoutMs", "retries", "position", "job", "workflow"}
+	fieldsInOrder := [...]string{"key", "type", "name", "jobId", "workflowId", "expression", "params", "enabled", "skipWhenFailed", "triggerRule", "parallelism", "timeoutMs", "retries", "position", "job", "workflow", "pool", "poolSlots"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -24547,6 +25731,20 @@ func (ec *executionContext) unmarshalInputWorkflowNodeInput(ctx context.Context,
 				return it, err
 			}
 			it.Workflow = data
+		case "pool":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pool"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pool = data
+		case "poolSlots":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("poolSlots"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PoolSlots = data
 		}
 	}
 	return it, nil
@@ -27008,6 +28206,54 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "pool":
+			out.Values[i] = ec._Instance_pool(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "poolSlots":
+			out.Values[i] = ec._Instance_poolSlots(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "poolPosition":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Instance_poolPosition(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "taskList":
 			field := field
 
@@ -27816,6 +29062,49 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "pool":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_pool(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "poolSlots":
+			out.Values[i] = ec._Job_poolSlots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -28632,6 +29921,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createPool":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createPool(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatePool":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updatePool(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deletePool":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deletePool(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createUser":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createUser(ctx, field)
@@ -28930,6 +30240,259 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var poolImplementors = []string{"Pool"}
+
+func (ec *executionContext) _Pool(ctx context.Context, sel ast.SelectionSet, obj *db.Pool) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, poolImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Pool")
+		case "id":
+			out.Values[i] = ec._Pool_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "app":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Pool_app(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Pool_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Pool_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "slots":
+			out.Values[i] = ec._Pool_slots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "usedSlots":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Pool_usedSlots(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "holders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Pool_holders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "queue":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Pool_queue(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "jobs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Pool_jobs(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._Pool_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Pool_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -29203,6 +30766,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_previewSchedule(ctx, field)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "pools":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_pools(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "pool":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_pool(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -31945,6 +33552,82 @@ func (ec *executionContext) _WorkflowNode(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "pool":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNode_pool(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "poolSlots":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._WorkflowNode_poolSlots(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33733,6 +35416,37 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋjobwheelᚋjobwhe
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPool2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPoolᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Pool) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPool2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPool(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPool2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPool(ctx context.Context, sel ast.SelectionSet, v *db.Pool) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Pool(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPoolInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐPoolInput(ctx context.Context, v any) (model.PoolInput, error) {
+	res, err := ec.unmarshalInputPoolInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNProcessorType2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -35059,6 +36773,13 @@ func (ec *executionContext) marshalOOverlapPolicy2ᚖstring(ctx context.Context,
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOPool2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐPool(ctx context.Context, sel ast.SelectionSet, v *db.Pool) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Pool(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOScheduleWindow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐScheduleWindow(ctx context.Context, sel ast.SelectionSet, v *db.ScheduleWindow) graphql.Marshaler {

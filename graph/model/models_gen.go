@@ -216,6 +216,10 @@ type JobInput struct {
 	RetryBackoff *float64 `json:"retryBackoff,omitempty"`
 	// The longest a retry waits, in milliseconds (0 to 86400000, at least retryDelayMs); 0: no cap of the job's own (at most a day). Delays are lengthened by up to 10% at random, never past the cap.
 	RetryDelayMaxMs *int `json:"retryDelayMaxMs,omitempty"`
+	// The app's pool the job's instances take slots of while they run; omitted or empty: none.
+	Pool *string `json:"pool,omitempty"`
+	// The slots of the pool each instance takes, 1 to the pool's slots (default 1); only with a pool.
+	PoolSlots *int `json:"poolSlots,omitempty"`
 }
 
 // When a job may fire: outside [start, end] it does not.
@@ -253,6 +257,18 @@ type PageInfo struct {
 	HasNextPage bool `json:"hasNextPage"`
 	// The cursor of the page's last item: pass it as `after` for the next page.
 	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// A pool's definition.
+type PoolInput struct {
+	// The app's name.
+	App string `json:"app"`
+	// Unique within the app, at most 128 characters; it cannot change once created.
+	Name string `json:"name"`
+	// What the pool guards; at most 2000 characters.
+	Description *string `json:"description,omitempty"`
+	// Slots, 1 to 10000 (1: a mutex).
+	Slots int `json:"slots"`
 }
 
 // Reads. Every root field but those marked @public needs a login or API token
@@ -405,6 +421,10 @@ type WorkflowNodeInput struct {
 	Job *string `json:"job,omitempty"`
 	// NESTED: the workflow by name, in place of workflowId.
 	Workflow *string `json:"workflow,omitempty"`
+	// JOB and FOREACH: a pool of the app whose slots the node's instances take in place of their job's.
+	Pool *string `json:"pool,omitempty"`
+	// The slots of that pool each instance takes, 1 to the pool's slots (default 1); only with a pool.
+	PoolSlots *int `json:"poolSlots,omitempty"`
 }
 
 // What a user or token may do on an app.

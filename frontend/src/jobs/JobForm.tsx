@@ -99,7 +99,7 @@ export function JobForm({ app, initialValues, submitLabel, onSave, onCancel, rea
       <ScheduleFields form={form} app={app} />
       <ExecutionFields form={form} />
       <LimitsFields form={form} />
-      <OverlapFields form={form} />
+      <OverlapFields form={form} app={app} />
       <WorkerFilterFields form={form} />
       <MisfireFields form={form} />
       <AlarmFields form={form} />

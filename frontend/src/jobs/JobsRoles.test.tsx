@@ -61,6 +61,8 @@ const job: JobFieldsFragment & { app: { id: string; name: string } } = {
   retryDelayMs: 0,
   retryBackoff: 1,
   retryDelayMaxMs: 0,
+  pool: null,
+  poolSlots: 1,
   workerFilter: { designated: [], tags: [], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
   dispatchStrategy: "HEALTH_FIRST",
   misfirePolicy: "SKIP",

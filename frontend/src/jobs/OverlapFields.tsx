@@ -1,13 +1,14 @@
 import { Fieldset, NumberInput, Radio, SimpleGrid, Stack } from "@mantine/core";
 import { useWatch, type JobFormApi } from "./formApi";
 import { overlapPolicies } from "./labels";
+import { PoolField } from "./PoolField";
 
-/** What a fire over max instances does, how many fires a queue holds, and the job's dispatch priority. */
-export function OverlapFields({ form }: { form: JobFormApi }) {
+/** What a fire over max instances does, how many fires a queue holds, the job's dispatch priority, and its pool. */
+export function OverlapFields({ form, app }: { form: JobFormApi; app: string }) {
   // Max queued matters to QUEUE alone; it shows only then.
   const queue = useWatch(form, "overlapPolicy", (v) => v.overlapPolicy === "QUEUE");
   return (
-    <Fieldset legend="Overlap and priority">
+    <Fieldset legend="Overlap, priority and pool">
       <Stack gap="md">
         <Radio.Group
           label="Overlap policy"
@@ -42,6 +43,7 @@ export function OverlapFields({ form }: { form: JobFormApi }) {
             {...form.getInputProps("priority")}
           />
         </SimpleGrid>
+        <PoolField form={form} app={app} />
       </Stack>
     </Fieldset>
   );

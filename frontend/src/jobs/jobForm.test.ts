@@ -31,6 +31,8 @@ const job: JobFieldsFragment = {
   retryDelayMs: 2000,
   retryBackoff: 2,
   retryDelayMaxMs: 60000,
+  pool: null,
+  poolSlots: 1,
   workerFilter: { designated: [], tags: ["gpu"], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
   dispatchStrategy: "RANDOM",
   misfirePolicy: "SKIP",

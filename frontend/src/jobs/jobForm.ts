@@ -75,6 +75,9 @@ export interface JobFormValues {
   retryDelayMs: NumberValue;
   retryBackoff: NumberValue;
   retryDelayMaxMs: NumberValue;
+  /** The app's pool the instances take poolSlots of while they run; "" for none. */
+  pool: string;
+  poolSlots: NumberValue;
   workerFilter: {
     designated: string[];
     tags: string[];
@@ -130,6 +133,8 @@ export function newJobValues(): JobFormValues {
     retryDelayMs: 0,
     retryBackoff: 1,
     retryDelayMaxMs: 0,
+    pool: "",
+    poolSlots: 1,
     workerFilter: { designated: [], tags: [], minCpuCores: 0, minMemoryMB: 0, minDiskMB: 0, maxWorkers: 0 },
     dispatchStrategy: "HEALTH_FIRST",
     misfirePolicy: "FIRE_ONCE",
@@ -236,6 +241,8 @@ export function jobValues(job: JobFieldsFragment): JobFormValues {
     retryDelayMs: job.retryDelayMs,
     retryBackoff: job.retryBackoff,
     retryDelayMaxMs: job.retryDelayMaxMs,
+    pool: job.pool?.name ?? "",
+    poolSlots: job.poolSlots,
     workerFilter: { ...job.workerFilter },
     dispatchStrategy: job.dispatchStrategy,
     misfirePolicy: job.misfirePolicy,
@@ -303,6 +310,8 @@ export function toJobInput(app: string, v: JobFormValues): JobInput {
     retryDelayMs: toNumber(v.retryDelayMs),
     retryBackoff: toNumber(v.retryBackoff),
     retryDelayMaxMs: toNumber(v.retryDelayMaxMs),
+    pool: v.pool || null,
+    poolSlots: v.pool ? toNumber(v.poolSlots) : null,
     workerFilter: {
       designated: v.workerFilter.designated,
       tags: v.workerFilter.tags,
@@ -339,6 +348,8 @@ const samePath = new Set([
   "retryDelayMs",
   "retryBackoff",
   "retryDelayMaxMs",
+  "pool",
+  "poolSlots",
   "workerFilter.designated",
   "workerFilter.tags",
   "workerFilter.minCpuCores",

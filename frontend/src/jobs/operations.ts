@@ -79,6 +79,11 @@ export const JobFields = graphql(`
     retryDelayMs
     retryBackoff
     retryDelayMaxMs
+    pool {
+      id
+      name
+    }
+    poolSlots
     workerFilter {
       designated
       tags

@@ -46,6 +46,7 @@ describe("per-app screens", () => {
       "Instances",
       "Workflows",
       "Calendars",
+      "Pools",
       "Workers",
       "Settings",
       "Audit",

@@ -25,8 +25,18 @@ interface PanelProps {
   problems: Problem[];
   jobs: { value: string; label: string }[];
   workflows: { value: string; label: string }[];
+  /** The app's pools, by name. */
+  pools?: { value: string; label: string }[];
   readOnly: boolean;
 }
+
+// The pool fields' texts, in one place for the console's translation.
+const poolText = {
+  pool: "Pool override",
+  poolHelp: "A pool whose slots the node's instances take in place of their job's; blank: the job's own.",
+  slots: "Pool slots",
+  slotsHelp: "Slots each instance takes (default 1).",
+} as const;
 
 /** The side panel: the selected node's or edge's options, or how to start. */
 export function NodePanel(props: PanelProps) {
@@ -68,7 +78,7 @@ function Problems({ problems }: { problems: Problem[] }) {
   );
 }
 
-function NodeOptions({ graph, dispatch, problems, jobs, workflows, readOnly, node }: PanelProps & { node: EditorNode }) {
+function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], readOnly, node }: PanelProps & { node: EditorNode }) {
   const set = (patch: Partial<EditorNode>, typing = false) => dispatch({ type: "updateNode", key: node.key, patch, typing });
   const mine = problems.filter((p) => isAt(p, { node: node.key }));
   const runsJob = node.type === "JOB" || node.type === "FOREACH";
@@ -224,6 +234,30 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, readOnly, nod
           value={node.retries ?? ""}
           disabled={readOnly}
           onChange={(v) => set({ retries: numberOrNull(v) })}
+        />
+      )}
+      {runsJob && (
+        <Select
+          label={poolText.pool}
+          description={poolText.poolHelp}
+          placeholder="—"
+          clearable
+          data={node.pool && !pools.some((p) => p.value === node.pool) ? [...pools, { value: node.pool, label: node.pool }] : pools}
+          value={node.pool || null}
+          disabled={readOnly}
+          onChange={(v) => set({ pool: v ?? "", poolSlots: v ? node.poolSlots : null })}
+        />
+      )}
+      {runsJob && node.pool !== "" && (
+        <NumberInput
+          label={poolText.slots}
+          description={poolText.slotsHelp}
+          min={1}
+          allowNegative={false}
+          allowDecimal={false}
+          value={node.poolSlots ?? ""}
+          disabled={readOnly}
+          onChange={(v) => set({ poolSlots: numberOrNull(v) })}
         />
       )}
       <Select

@@ -21,6 +21,8 @@ const graph: Graph = {
       parallelism: null,
       timeoutMs: null,
       retries: null,
+      pool: "",
+      poolSlots: null,
       position: { x: 0, y: 0 },
     },
     {
@@ -37,6 +39,8 @@ const graph: Graph = {
       parallelism: null,
       timeoutMs: null,
       retries: null,
+      pool: "",
+      poolSlots: null,
       position: { x: 260, y: 0 },
     },
   ],

@@ -65,6 +65,10 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
         .map((e) => ({ value: e.node.id, label: e.node.name })),
     [choices.data, workflowId],
   );
+  const pools = useMemo(
+    () => (choices.data?.pools ?? []).map((p) => ({ value: p.name, label: `${p.name} (${p.slots})` })),
+    [choices.data],
+  );
   const jobNames = useMemo(() => new Map(jobs.map((j) => [j.value, j.label])), [jobs]);
   const workflowNames = useMemo(() => new Map(workflows.map((w) => [w.value, w.label])), [workflows]);
 
@@ -222,6 +226,7 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
               problems={problems}
               jobs={jobs}
               workflows={workflows}
+              pools={pools}
               readOnly={readOnly}
             />
           </Paper>

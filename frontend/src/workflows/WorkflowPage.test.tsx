@@ -19,6 +19,8 @@ const nodeDefaults = {
   parallelism: null,
   timeoutMs: null,
   retries: null,
+  pool: null,
+  poolSlots: null,
 };
 
 const etl: WorkflowFieldsFragment = {

@@ -24,6 +24,9 @@ export interface EditorNode {
   parallelism: number | null;
   timeoutMs: number | null;
   retries: number | null;
+  /** JOB and FOREACH: a pool of the app in place of the job's; "" keeps the job's. */
+  pool: string;
+  poolSlots: number | null;
   position: { x: number; y: number };
 }
 
@@ -101,6 +104,8 @@ export function newNode(graph: Graph, type: WorkflowNodeType, position: { x: num
     parallelism: type === "FOREACH" ? 1 : null,
     timeoutMs: null,
     retries: null,
+    pool: "",
+    poolSlots: null,
     position,
   };
 }
@@ -144,6 +149,8 @@ export function graphOf(w: Pick<WorkflowFieldsFragment, "nodes" | "edges">): Gra
       parallelism: n.parallelism ?? null,
       timeoutMs: n.timeoutMs ?? null,
       retries: n.retries ?? null,
+      pool: n.pool ?? "",
+      poolSlots: n.poolSlots ?? null,
       // A workflow made through the API may have no positions: a row, for auto-layout to fix.
       position: n.position ? { x: n.position.x, y: n.position.y } : { x: i * 220, y: 0 },
     })),
@@ -188,6 +195,8 @@ export function definitionGraph(definition: unknown): Graph {
       parallelism: num(n["parallelism"]),
       timeoutMs: num(n["timeoutMs"]),
       retries: num(n["retries"]),
+      pool: str(n["pool"]) ?? "",
+      poolSlots: num(n["poolSlots"]),
       position: pos && typeof pos.x === "number" && typeof pos.y === "number" ? { x: pos.x, y: pos.y } : { x: i * 220, y: 0 },
     };
   });
@@ -229,6 +238,8 @@ export function toInput(app: string, settings: WorkflowSettings, graph: Graph): 
         parallelism: n.type === "FOREACH" ? n.parallelism : null,
         timeoutMs: runsJob || n.type === "APPROVAL" ? n.timeoutMs : null,
         retries: runsJob ? n.retries : null,
+        pool: runsJob && n.pool !== "" ? n.pool : null,
+        poolSlots: runsJob && n.pool !== "" ? n.poolSlots : null,
         position: { x: Math.round(n.position.x), y: Math.round(n.position.y) },
       };
     }),

@@ -71,6 +71,8 @@ export const WorkflowFields = graphql(`
       parallelism
       timeoutMs
       retries
+      pool
+      poolSlots
       position {
         x
         y
@@ -158,6 +160,11 @@ export const WorkflowChoicesQuery = graphql(`
           name
         }
       }
+    }
+    pools(app: $app) {
+      id
+      name
+      slots
     }
   }
 `);

@@ -44,6 +44,9 @@ func (s *Service) BuildIn(ctx context.Context, tx *db.Store, app *db.App, in Inp
 	if err != nil {
 		return nil, "", err
 	}
+	if err := CheckPoolNamed(ctx, tx, app.ID, "pool", j.Pool, "poolSlots", j.PoolSlots); err != nil {
+		return nil, "", err
+	}
 	j.NextTriggerAt = s.firstTrigger(j, sch)
 	return j, calendarName(cal), nil
 }

@@ -27,6 +27,9 @@ func (s *Service) Create(ctx context.Context, in Input) (*db.Job, error) {
 	}
 	j.NextTriggerAt = s.firstTrigger(j, sch)
 	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if err := CheckPoolNamed(ctx, tx, app.ID, "pool", j.Pool, "poolSlots", j.PoolSlots); err != nil {
+			return err
+		}
 		return s.CreateIn(ctx, tx, j, calendarName(cal), ChangeCreate)
 	})
 	var bad *fault.Input
@@ -64,6 +67,9 @@ func (s *Service) update(ctx context.Context, id int64, in Input, change string)
 	}
 	j, sch, err := s.build(in, app.ID, cal)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckPoolNamed(ctx, s.db, app.ID, "pool", j.Pool, "poolSlots", j.PoolSlots); err != nil {
 		return nil, err
 	}
 	// A managed job stays so: the next declaration in code or apply of its

@@ -60,6 +60,13 @@ type Store interface {
 	CalendarGet(ctx context.Context, id int64) (*db.Calendar, error)
 	CalendarList(ctx context.Context, appID int64) ([]db.Calendar, error)
 	JobListByCalendar(ctx context.Context, calendarID int64) ([]db.Job, error)
+	PoolCreate(ctx context.Context, p *db.Pool) error
+	PoolGet(ctx context.Context, id int64) (*db.Pool, error)
+	PoolGetByName(ctx context.Context, appID int64, name string) (*db.Pool, error)
+	PoolList(ctx context.Context, appID int64) ([]db.Pool, error)
+	JobListByPool(ctx context.Context, appID int64, pool string) ([]db.Job, error)
+	InstanceListPoolHolders(ctx context.Context, appID int64, pool string) ([]db.Instance, error)
+	InstanceListPoolWaiting(ctx context.Context, appID int64, pool string) ([]db.Instance, error)
 	JobDelete(ctx context.Context, id int64) error
 	JobGet(ctx context.Context, id int64) (*db.Job, error)
 	JobList(ctx context.Context, appID int64, search string, beforeID int64, limit int) (db.JobPage, error)

@@ -85,6 +85,10 @@ type Input struct {
 	RetryDelayMs    *int
 	RetryBackoff    *float64
 	RetryDelayMaxMs *int
+	// Pool names the app's pool the job's instances take PoolSlots of
+	// (default 1) while they run; nil or empty: none (pools.go).
+	Pool      *string
+	PoolSlots *int
 }
 
 // HTTPProcessor is the HTTP processor's definition (its processor field).
@@ -110,7 +114,14 @@ func (s *Service) build(in Input, appID int64, cal *db.Calendar) (*db.Job, *sche
 		MisfirePolicy: deref(in.MisfirePolicy, db.MisfireFireOnce), Alarm: in.Alarm, ScheduleWindow: in.ScheduleWindow,
 		OverlapPolicy: deref(in.OverlapPolicy, db.OverlapCancel), MaxQueued: deref(in.MaxQueued, DefaultMaxQueued),
 		Priority: deref(in.Priority, 0), RetryDelayMs: int64(deref(in.RetryDelayMs, 0)), RetryBackoff: deref(in.RetryBackoff, 1),
-		RetryDelayMaxMs: int64(deref(in.RetryDelayMaxMs, 0))}
+		RetryDelayMaxMs: int64(deref(in.RetryDelayMaxMs, 0)),
+		Pool:            strings.TrimSpace(deref(in.Pool, "")), PoolSlots: deref(in.PoolSlots, 1)}
+	if j.Pool == "" && in.PoolSlots != nil {
+		return nil, nil, fault.BadInput("poolSlots", "applies with a pool only; name the pool the job takes slots of")
+	}
+	if err := CheckPoolRef("poolSlots", j.PoolSlots); err != nil {
+		return nil, nil, err
+	}
 	if cal != nil {
 		j.CalendarID, j.ExcludedDates = &cal.ID, cal.Dates
 	}
@@ -222,6 +233,7 @@ func checkText(j *db.Job) error {
 		text.Line("timeZone", j.TimeZone),
 		text.Bytes("params", j.Params),
 		text.Bytes("processor", j.Processor),
+		text.Line("pool", j.Pool),
 	}
 	for _, d := range j.WorkerFilter.Designated {
 		checks = append(checks, text.Line("workerFilter.designated", d))

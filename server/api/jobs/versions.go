@@ -92,5 +92,8 @@ func inputOf(app string, d db.JobDefinition) Input {
 	if d.RetryBackoff != 0 {
 		in.RetryBackoff = &d.RetryBackoff
 	}
+	if d.Pool != "" {
+		in.Pool, in.PoolSlots = &d.Pool, new(max(d.PoolSlots, 1))
+	}
 	return in
 }

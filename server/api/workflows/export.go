@@ -55,6 +55,8 @@ type DefinitionNode struct {
 	TimeoutMs      *int64           `json:"timeoutMs,omitempty"`
 	Retries        *int             `json:"retries,omitempty"`
 	Position       *db.NodePosition `json:"position,omitempty"`
+	Pool           string           `json:"pool,omitempty"`
+	PoolSlots      *int             `json:"poolSlots,omitempty"`
 }
 
 // DefinitionEdge is an edge of a Definition, by node keys.
@@ -109,6 +111,9 @@ func (s *Service) Export(ctx context.Context, id int64) (*Definition, error) {
 			Retries: n.Retries, Position: n.Position}
 		if n.Type == db.NodeForeach {
 			dn.Parallelism = &n.Parallelism
+		}
+		if n.Pool != "" {
+			dn.Pool, dn.PoolSlots = n.Pool, new(max(n.PoolSlots, 1))
 		}
 		if n.JobID != 0 {
 			if dn.Job = jobName[n.JobID]; dn.Job == "" {
@@ -231,7 +236,8 @@ func resolveNames(ctx context.Context, tx *db.Store, app *db.App, d *Definition)
 	for i, n := range d.Nodes {
 		ni := NodeInput{Key: n.Key, Type: n.Type, Name: &n.Name, Expression: &n.Expression, Params: n.Params,
 			Enabled: n.Enabled, SkipWhenFailed: &n.SkipWhenFailed, TriggerRule: nonEmpty(n.TriggerRule),
-			Parallelism: n.Parallelism, TimeoutMs: n.TimeoutMs, Retries: n.Retries, Position: n.Position}
+			Parallelism: n.Parallelism, TimeoutMs: n.TimeoutMs, Retries: n.Retries, Position: n.Position,
+			Pool: nonEmpty(n.Pool), PoolSlots: n.PoolSlots}
 		if n.Job != "" {
 			id, ok := jobID[n.Job]
 			if !ok {
@@ -295,6 +301,9 @@ func NodeInputOf(n db.WorkflowNode) NodeInput {
 	}
 	if n.Type == db.NodeForeach {
 		ni.Parallelism = &n.Parallelism
+	}
+	if n.Pool != "" {
+		ni.Pool, ni.PoolSlots = &n.Pool, new(max(n.PoolSlots, 1))
 	}
 	return ni
 }

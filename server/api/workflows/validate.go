@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/api/jobs"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/text"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
@@ -82,6 +83,10 @@ type NodeInput struct {
 	TimeoutMs      *int64
 	Retries        *int
 	Position       *db.NodePosition
+	// Pool names the app's pool the node's instances take PoolSlots of in
+	// place of their job's (JOB, FOREACH).
+	Pool      *string
+	PoolSlots *int
 }
 
 // EdgeInput is one edge of an Input, by node keys.
@@ -101,6 +106,8 @@ type catalog struct {
 	// workflows are every workflow of the app: nesting cycles are looked
 	// for across all of them.
 	workflows map[int64]*db.Workflow
+	// pools are the app's pools, by name.
+	pools map[string]*db.Pool
 	// budget is the app's workflow budget (0: none).
 	budget int
 }
@@ -327,6 +334,8 @@ func validateNode(f string, n NodeInput, cat *catalog) (db.WorkflowNode, error) 
 		{"parallelism", n.Parallelism != nil, n.Type == db.NodeForeach, "FOREACH nodes"},
 		{"timeoutMs", n.TimeoutMs != nil, runsJob || n.Type == db.NodeApproval, "JOB, FOREACH and APPROVAL nodes"},
 		{"retries", n.Retries != nil, runsJob, "JOB and FOREACH nodes"},
+		{"pool", n.Pool != nil, runsJob, "JOB and FOREACH nodes"},
+		{"poolSlots", n.PoolSlots != nil, runsJob, "JOB and FOREACH nodes"},
 	} {
 		if err := only(c.field, c.set, c.ok, c.types); err != nil {
 			return node, err
@@ -388,10 +397,37 @@ func validateNode(f string, n NodeInput, cat *catalog) (db.WorkflowNode, error) 
 	if r := n.Retries; r != nil && (*r < 0 || *r > MaxRetries) {
 		return node, fault.BadInput(f+".retries", "%d is out of range 0 to %d", *r, MaxRetries)
 	}
+	if err := validateNodePool(f, n, &node, cat); err != nil {
+		return node, err
+	}
 	if p := n.Position; p != nil && !(finite(p.X) && finite(p.Y)) {
 		return node, fault.BadInput(f+".position", "x and y must be numbers within ±%g", maxPositionCoords)
 	}
 	return node, nil
+}
+
+// validateNodePool checks the pool a node names in place of its job's
+// (docs/design.md §5.9): one of the app's, with the slots the node takes.
+func validateNodePool(f string, n NodeInput, node *db.WorkflowNode, cat *catalog) error {
+	node.Pool = strings.TrimSpace(deref(n.Pool, ""))
+	if node.Pool == "" {
+		if n.PoolSlots != nil {
+			return fault.BadInput(f+".poolSlots", "applies with a pool only; name the pool the node takes slots of")
+		}
+		return nil
+	}
+	node.PoolSlots = deref(n.PoolSlots, 1)
+	if err := jobs.CheckPoolRef(f+".poolSlots", node.PoolSlots); err != nil {
+		return err
+	}
+	p := cat.pools[node.Pool]
+	if p == nil {
+		return fault.BadInput(f+".pool", "the app has no pool named %q (create it first: createPool)", node.Pool)
+	}
+	if node.PoolSlots > p.Slots {
+		return fault.BadInput(f+".poolSlots", "takes %d slots of pool %q, which has %d; an instance could never start", node.PoolSlots, node.Pool, p.Slots)
+	}
+	return nil
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && math.Abs(v) <= maxPositionCoords }

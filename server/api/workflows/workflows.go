@@ -304,6 +304,14 @@ func (s *Service) check(ctx context.Context, tx *db.Store, appID, self int64, in
 	for i := range jobs {
 		cat.jobs[jobs[i].ID] = &jobs[i]
 	}
+	pools, err := tx.PoolList(ctx, appID)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat.pools = make(map[string]*db.Pool, len(pools))
+	for i := range pools {
+		cat.pools[pools[i].Name] = &pools[i]
+	}
 	spec, sch, err := validate(in, cat)
 	if err != nil {
 		return nil, nil, byName.rename(err)

@@ -66,6 +66,8 @@ type Store interface {
 	InstanceListActive(ctx context.Context, appID int64) ([]db.Instance, error)
 	InstanceListByIDs(ctx context.Context, ids []int64) ([]db.Instance, error)
 	InstanceListQueued(ctx context.Context, appID int64) ([]db.Instance, error)
+	InstanceListPoolWaiting(ctx context.Context, appID int64, pool string) ([]db.Instance, error)
+	PoolListByNames(ctx context.Context, appID int64, names []string) ([]db.Pool, error)
 	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
 	TaskCountsByInstance(ctx context.Context, instanceIDs []int64) (map[int64]db.TaskCounts, error)
 	TaskListOnWorkers(ctx context.Context, instanceIDs []int64) ([]db.Task, error)
@@ -198,8 +200,9 @@ type Actor struct {
 	life context.Context
 
 	// Only the actor's goroutine touches these.
-	st   *state
-	jobs map[int64]cachedJob
+	st    *state
+	jobs  map[int64]cachedJob
+	pools map[string]cachedPool
 	// jobsGen is the jobs generation the cached jobs were read under.
 	jobsGen uint64
 
@@ -212,7 +215,8 @@ type Actor struct {
 func New(cfg Config, deps Deps, appID, epoch int64, links Links) *Actor {
 	cfg.defaults()
 	return &Actor{cfg: cfg, deps: deps, log: deps.Log.With("app", appID), send: links.Sender, waker: links.Waker, runs: links.Runs,
-		mailbox: make(chan event, mailboxSize), pages: make(chan struct{}, maxPageReads), app: appID, st: newState(appID, epoch, cfg, deps.Log), jobs: map[int64]cachedJob{}}
+		mailbox: make(chan event, mailboxSize), pages: make(chan struct{}, maxPageReads), app: appID, st: newState(appID, epoch, cfg, deps.Log), jobs: map[int64]cachedJob{},
+		pools: map[string]cachedPool{}}
 }
 
 // Start adopts the app's unfinished work and runs batches until Stop.
@@ -409,6 +413,7 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 			refresh = true
 		case ev.jobsChanged:
 			clear(a.jobs)
+			clear(a.pools)
 		case ev.joined != nil:
 			st.joined(c, ev.joined)
 		case ev.left != "":
@@ -441,6 +446,7 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 			a.log.Error("execution: reading fired instances", "err", err)
 			a.unfired(fires)
 		} else {
+			a.loadPoolDefs(ctx, st.poolNames(loaded, jobs))
 			st.fire(c, fires, loaded, jobs)
 			c.fired = fires
 		}
@@ -452,8 +458,13 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 			a.log.Warn("execution: reading the jobs of queued fires", "err", err)
 		} else {
 			st.queueJobsRead(jobs)
+			a.loadPoolDefs(ctx, st.poolNames(nil, nil))
 			st.promote(c)
 		}
+	}
+	if len(st.poolQueues) > 0 {
+		// Instances waiting for a pool start as slots free.
+		a.promotePools(ctx, c)
 	}
 	st.assign(c)
 	a.commit(ctx, c)
@@ -525,7 +536,7 @@ func (a *Actor) mapped(ctx context.Context, c *changes, workerID string, m *prot
 // the fires held in queues, for those the API stopped.
 func (a *Actor) refresh(ctx context.Context, c *changes) error {
 	ids := a.st.activeIDs()
-	queued := a.st.queuedList()
+	queued := append(a.st.queuedList(), a.st.pooledList()...)
 	if len(ids)+len(queued) == 0 {
 		return nil
 	}
@@ -535,11 +546,13 @@ func (a *Actor) refresh(ctx context.Context, c *changes) error {
 	}
 	a.st.refreshed(c, ids, list)
 	a.st.queueRefreshed(queued, list)
+	a.st.poolRefreshed(queued, list)
 	return nil
 }
 
 // loadQueues reloads the fires held in the app's job queues (WAITING,
-// reason QUEUED), on taking the app over or after a failed write.
+// reason QUEUED) and pools' queues (POOL_FULL), on taking the app over or
+// after a failed write.
 func (a *Actor) loadQueues(ctx context.Context) error {
 	list, err := a.deps.Store.InstanceListQueued(ctx, a.st.app)
 	if err != nil {
@@ -554,7 +567,7 @@ func (a *Actor) loadQueues(ctx context.Context) error {
 		return err
 	}
 	a.st.requeue(list, jobs)
-	return nil
+	return a.loadPoolQueues(ctx)
 }
 
 // loadFired reads the fired instances not handed over as recorded, and the

@@ -86,6 +86,7 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 	s.ready = nil
 	s.backlogged = map[int64]*inst{}
 	s.adopted = s.now
+	s.poolUse = nil // the slots in use are counted afresh from what is read
 	for _, in := range active {
 		job := jobs[in.JobID]
 		if job == nil {

@@ -27,6 +27,8 @@ type changes struct {
 	wfContext   map[int64]map[string]any
 	// noWorker are why no worker could take instances (noworker.go).
 	noWorker []db.InstanceNoWorker
+	// pools are the pools instances take, as first decided (pools.go).
+	pools []db.InstancePool
 
 	dispatch map[string][]*task // worker → tasks to send
 	stops    []stopFrame
@@ -52,7 +54,8 @@ type changes struct {
 func (c *changes) empty() bool {
 	return len(c.inst) == 0 && len(c.task) == 0 && len(c.newTasks) == 0 && len(c.backlog) == 0 && len(c.stopWaiting) == 0 &&
 		len(c.attempts) == 0 && len(c.retries) == 0 &&
-		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0 && len(c.wfContext) == 0 && len(c.noWorker) == 0
+		len(c.rearms) == 0 && len(c.stoppedInDB) == 0 && len(c.mapRequests) == 0 && len(c.wfContext) == 0 && len(c.noWorker) == 0 &&
+		len(c.pools) == 0
 }
 
 type failure struct {

@@ -49,6 +49,7 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 	defer fires.endDispatches(err, lost.fires)
 	a.st.unfire(c, lost.fires)
 	a.st.unqueue(lost.ids) // held fires someone else moved first
+	a.st.unpool(lost.ids)
 	a.st.committed(c)
 	for _, ack := range c.acks {
 		if ack != nil {
@@ -266,6 +267,9 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 			}
 		}
 		if err := tx.InstanceSetNoWorkerMany(ctx, c.noWorker); err != nil {
+			return err
+		}
+		if err := tx.InstanceSetPoolMany(ctx, c.pools); err != nil {
 			return err
 		}
 		for _, id := range c.stoppedInDB {

@@ -23,6 +23,7 @@
 //	commit.go    the batch's transaction, then dispatch frames to workers
 //	report.go    what workers send back: joins, heartbeats, reports, maps, acks
 //	queue.go     overlap policies: fires held in a QUEUE job's queue, REPLACE
+//	pools.go     pools: the slots a fire takes, or its place in the pool's queue
 //	instance.go  task ends → instance stages, retries, ends; deadlines
 //	backoff.go   the retry back-off: delays, tasks held until their time
 //	changes.go   what one batch decided, merged per row

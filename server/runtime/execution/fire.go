@@ -43,6 +43,9 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 		if _, held := s.queuedIDs[in.ID]; held {
 			continue // it waits in its job's queue; promote starts it
 		}
+		if _, held := s.pooledIDs[in.ID]; held {
+			continue // it waits in its pool's queue; promotePools starts it
+		}
 		// The trigger time is when the wheel fired it; what follows here is
 		// dispatch.
 		now := firedAt[in.ID]
@@ -72,7 +75,7 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 			case over && job.OverlapPolicy == db.OverlapReplace:
 				// Only for a fire that can run now: one waiting for a
 				// worker replaces nothing yet.
-				if len(dispatch.FromJob(job).Eligible(s.connected())) > 0 && s.replace(c, job, in.ID, now) {
+				if len(dispatch.FromJob(job).Eligible(s.connected())) > 0 && (s.replace(c, job, in.ID, now) || s.replacePooled(c, job, in.ID, now)) {
 					active[job.ID]--
 				}
 			case over:
@@ -87,7 +90,7 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 		if s.adopted.After(since) {
 			since = s.adopted
 		}
-		if s.admit(c, &in, job, now, since) == admitStarted && limited {
+		if outcome := s.admit(c, &in, job, now, since); (outcome == admitStarted || outcome == admitHeld) && limited {
 			active[job.ID]++
 		}
 	}
@@ -112,6 +115,7 @@ const (
 	admitStarted admitted = iota // DISPATCHED, its first task queued
 	admitWaits                   // still WAITING for a worker that qualifies
 	admitEnded                   // FAILED with NO_WORKER (or canceled before)
+	admitHeld                    // WAITING in its pool's queue (pools.go)
 )
 
 // admit starts a fire its job's limits let run: DISPATCHED, with its first
@@ -120,6 +124,14 @@ const (
 // again at its next pass, and at once when a worker joins), then fails
 // with NO_WORKER.
 func (s *state) admit(c *changes, in *db.Instance, job *db.Job, now, since time.Time) admitted {
+	switch s.poolGateOf(c, in, job, now) {
+	case poolHeld:
+		return admitHeld
+	case poolEnded:
+		return admitEnded
+	case poolUnknown:
+		return admitWaits
+	}
 	from := in.Status
 	req := dispatch.FromJob(job)
 	eligible := req.Eligible(s.connected())
@@ -139,8 +151,8 @@ func (s *state) admit(c *changes, in *db.Instance, job *db.Job, now, since time.
 		return admitEnded
 	}
 	tr := db.InstanceTransition{ID: in.ID, From: from, To: db.StatusDispatched, ActualTriggerAt: &now, Epoch: &s.epoch}
-	if in.Reason == db.ReasonQueued {
-		// Out of its job's queue: the marker goes.
+	if in.Reason == db.ReasonQueued || in.Reason == db.ReasonPoolFull {
+		// Out of its job's or pool's queue: the marker goes.
 		tr.Reason, tr.Result = new(""), new("")
 		in.Reason, in.Result = "", ""
 	}
@@ -150,6 +162,7 @@ func (s *state) admit(c *changes, in *db.Instance, job *db.Job, now, since time.
 	c.inst = append(c.inst, tr)
 	it := newInst(*in, job)
 	s.instances[in.ID] = it
+	s.poolTaken(in)
 	if job.Alarm.Watches(db.AlarmStartLate) {
 		c.started = append(c.started, failure{job: job, in: *in})
 	}

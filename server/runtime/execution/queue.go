@@ -102,8 +102,8 @@ func (s *state) promote(c *changes) {
 			q.items = slices.Delete(q.items, 0, 1)
 			q.headSince = time.Time{}
 			delete(s.queuedIDs, in.ID)
-			if outcome == admitStarted {
-				active[jobID]++
+			if outcome == admitStarted || outcome == admitHeld {
+				active[jobID]++ // started, or moved to its pool's queue
 			}
 		}
 		if len(q.items) == 0 {
@@ -113,7 +113,8 @@ func (s *state) promote(c *changes) {
 }
 
 // activeByJob counts the active instances per job that its maxInstances
-// bounds (a workflow node's instance is its workflow's to bound).
+// bounds (a workflow node's instance is its workflow's to bound), and
+// those waiting in a pool's queue.
 func (s *state) activeByJob() map[int64]int {
 	active := map[int64]int{}
 	for _, it := range s.instances {
@@ -121,6 +122,7 @@ func (s *state) activeByJob() map[int64]int {
 			active[it.JobID]++
 		}
 	}
+	s.poolHeldByJob(active)
 	return active
 }
 

@@ -52,6 +52,16 @@ type state struct {
 	// delayed are the instances with tasks held for their retry back-off
 	// (backoff.go).
 	delayed map[int64]*inst
+	// Pools (pools.go): their definitions as last read (a nil value: the
+	// pool does not exist), the instances waiting for their slots per
+	// pool and each one's pool, the slots in use as counted at poolUseAt,
+	// and the instance promotePools starts past the gate.
+	poolDefs   map[string]*db.Pool
+	poolQueues map[string]*poolQueue
+	pooledIDs  map[int64]string
+	poolUse    map[string]int
+	poolUseAt  time.Time
+	poolBypass int64
 	// jitter returns a number from 0 to 1 for the retry back-off's jitter.
 	jitter func() float64
 }
@@ -78,7 +88,8 @@ func (s *state) window() int {
 func newState(appID, epoch int64, cfg Config, log *slog.Logger) *state {
 	return &state{app: appID, epoch: epoch, cfg: cfg, log: log, workers: map[string]*worker{}, instances: map[int64]*inst{},
 		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}, backlogged: map[int64]*inst{},
-		queues: map[int64]*jobQueue{}, queuedIDs: map[int64]int64{}, delayed: map[int64]*inst{}, jitter: rand.Float64}
+		queues: map[int64]*jobQueue{}, queuedIDs: map[int64]int64{}, delayed: map[int64]*inst{}, jitter: rand.Float64,
+		poolDefs: map[string]*db.Pool{}, poolQueues: map[string]*poolQueue{}, pooledIDs: map[int64]string{}}
 }
 
 type worker struct {

@@ -21,6 +21,9 @@ type sim struct {
 	t      *testing.T
 	s      *state
 	nextID int64
+	// jobs are the jobs of instances held in pools' queues, as the actor
+	// reads them for promotePools (pools_test.go).
+	jobs map[int64]*db.Job
 }
 
 func newSim(t *testing.T) *sim {
@@ -40,6 +43,7 @@ func (m *sim) batch(decide func(c *changes)) *changes {
 	c := newChanges()
 	decide(c)
 	m.s.promote(c)
+	m.s.promotePools(c, m.jobs)
 	m.s.assign(c)
 	c.coalesce()
 	for _, t := range c.newTasks {

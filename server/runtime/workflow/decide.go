@@ -689,9 +689,15 @@ func (d *decider) makeElements(key string, n *db.WorkflowNodeRun, node *db.Workf
 
 func (d *decider) instance(key string, n *db.WorkflowNodeRun, node *db.WorkflowNode, ctx map[string]any, up map[string]string) db.Instance {
 	wi := d.v.wi
-	return db.Instance{AppID: wi.AppID, JobID: node.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
+	in := db.Instance{AppID: wi.AppID, JobID: node.JobID, Status: db.StatusWaiting, TriggerType: db.TriggerWorkflow,
 		TriggerAt: d.now, WorkflowInstanceID: &wi.ID, WorkflowNodeID: new(key), WorkflowGeneration: new(n.Generation),
 		WorkflowInput: &db.WorkflowTaskInput{Context: ctx, Upstream: up}, TimeoutMs: node.TimeoutMs, MaxRetries: node.Retries}
+	// wffeat: pools — a node naming its own pool takes it in place of its
+	// job's (the execution actor's gate, docs/design.md §5.9).
+	if node.Pool != "" {
+		in.Pool, in.PoolSlots = new(node.Pool), new(max(node.PoolSlots, 1))
+	}
+	return in
 }
 
 // contextNow is the instance's context as a node starting now sees it.

@@ -115,6 +115,11 @@ func canonicalJob(s JobSpec) *JobSpec {
 		s.RetryBackoff = nil
 	}
 	dropInt(&s.RetryDelayMaxMs, 0)
+	dropString(&s.Pool, "")
+	if s.Pool == nil {
+		s.PoolSlots = nil
+	}
+	dropInt(&s.PoolSlots, 1)
 	return &s
 }
 
@@ -148,6 +153,11 @@ func canonicalWorkflow(s WorkflowSpec) *WorkflowSpec {
 		if n.Type == "FOREACH" {
 			dropInt(&n.Parallelism, defParallelism)
 		}
+		dropString(&n.Pool, "")
+		if n.Pool == nil {
+			n.PoolSlots = nil
+		}
+		dropInt(&n.PoolSlots, 1)
 		nodes[i] = n
 	}
 	s.Nodes = nodes

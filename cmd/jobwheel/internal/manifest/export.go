@@ -10,10 +10,10 @@ const (
 		executionMode processorType processor params maxInstances taskConcurrency timeoutMs instanceRetries taskRetries
 		workerFilter { designated tags minCpuCores minMemoryMB minDiskMB maxWorkers }
 		dispatchStrategy misfirePolicy alarm { rules { type threshold silenceSec } channels { type target } }
-		overlapPolicy maxQueued priority retryDelayMs retryBackoff retryDelayMaxMs managedBy managedSource`
+		overlapPolicy maxQueued priority retryDelayMs retryBackoff retryDelayMaxMs pool { name } poolSlots managedBy managedSource`
 	WorkflowFields = `name description enabled scheduleType scheduleExpression timeZone maxInstances overlapPolicy misfirePolicy failFast
 		nodes { key type name jobId job { name } workflowId workflow { name } expression params enabled skipWhenFailed
-			triggerRule parallelism timeoutMs retries position { x y } }
+			triggerRule parallelism timeoutMs retries position { x y } pool poolSlots }
 		edges { from to label }
 		alarm { rules { type threshold silenceSec } channels { type target } } managedBy managedSource`
 	CalendarFields = `name description dates managedBy managedSource`
@@ -41,6 +41,7 @@ type APIJob struct {
 	JobSpec
 	Name        string                 `json:"name"`
 	CalendarRef *struct{ Name string } `json:"calendar"`
+	PoolRef     *struct{ Name string } `json:"pool"`
 	Managed
 }
 
@@ -89,6 +90,10 @@ func FromJob(app string, j APIJob) *Document {
 	spec.Calendar = nil
 	if j.CalendarRef != nil {
 		spec.Calendar = &j.CalendarRef.Name
+	}
+	spec.Pool = nil
+	if j.PoolRef != nil {
+		spec.Pool = &j.PoolRef.Name
 	}
 	return newDocument(KindJob, app, j.Name, j.Managed, &spec)
 }

@@ -91,6 +91,8 @@ type JobSpec struct {
 	RetryDelayMs       *int            `yaml:"retryDelayMs,omitempty" json:"retryDelayMs,omitempty"`
 	RetryBackoff       *float64        `yaml:"retryBackoff,omitempty" json:"retryBackoff,omitempty"`
 	RetryDelayMaxMs    *int            `yaml:"retryDelayMaxMs,omitempty" json:"retryDelayMaxMs,omitempty"`
+	Pool               *string         `yaml:"pool,omitempty" json:"pool,omitempty"`
+	PoolSlots          *int            `yaml:"poolSlots,omitempty" json:"poolSlots,omitempty"`
 }
 
 // ScheduleWindow is ScheduleWindowInput.
@@ -167,6 +169,8 @@ type WorkflowNode struct {
 	TimeoutMs      *int      `yaml:"timeoutMs,omitempty" json:"timeoutMs,omitempty"`
 	Retries        *int      `yaml:"retries,omitempty" json:"retries,omitempty"`
 	Position       *Position `yaml:"position,omitempty" json:"position,omitempty"`
+	Pool           *string   `yaml:"pool,omitempty" json:"pool,omitempty"`
+	PoolSlots      *int      `yaml:"poolSlots,omitempty" json:"poolSlots,omitempty"`
 }
 
 // Position is WorkflowNodePositionInput.
