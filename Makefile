@@ -110,6 +110,8 @@ system-deps:
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3 >/dev/null; }
 	@python3 -c 'import wheel' 2>/dev/null || [ -d /usr/lib/python3/dist-packages/wheel ] || { echo "installing Debian's python3-wheel to build the Python SDK offline"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-wheel >/dev/null; }
+	@[ -x /usr/bin/mypy ] || { echo "installing Debian's mypy to type-check the Python SDK"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq mypy >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
 	@# The importer's test (e2e TestImport) loads PowerJob's and xxl-job's tables into the MariaDB
@@ -191,9 +193,11 @@ test-go:
 	./scripts/gotest-summary.sh test-output/unit.log -race -count=1 $(RACE_PKGS)
 	./scripts/gotest-summary.sh test-output/unit-norace.log -count=1 $(addprefix ./,$(NORACE_PKGS))
 
-## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go), and that it installs with pip
+## test-python: the Python worker SDK's unit tests (the conformance kit runs it against a server in test-go), its types (mypy --strict, against Python 3.9's standard library: pyproject.toml), and that it installs with pip
 test-python:
 	cd worker/python && python3 -m unittest
+	@# Debian's mypy, run by Debian's Python (3.11), whichever python3 is first on PATH.
+	cd worker/python && /usr/bin/mypy --strict jobwheel examples
 	./scripts/python-sdk-install.sh
 
 ## test-java: the Java worker SDK's unit tests (JUnit 5), then its jars (worker/java/*/target), which the conformance kit (test-go) and the e2e tests run; Maven works offline against Debian's jars

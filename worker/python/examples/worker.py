@@ -14,10 +14,13 @@ SIGINT or SIGTERM stops it gracefully (running tasks are cancelled and
 reported, exit status 0); a refused secret exits 1, a bad setting 2.
 """
 
+from __future__ import annotations
+
 import logging
 import os
 import signal
 import sys
+from typing import Any
 
 # The package is next door; an installed copy (or PYTHONPATH) works too.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -25,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import jobwheel  # noqa: E402
 
 
-def hello(ctx):
+def hello(ctx: jobwheel.TaskContext) -> str:
     """Greets whoever the parameters name, a line at a time."""
     who = ctx.params or "world"
     for i in range(3):
@@ -33,7 +36,7 @@ def hello(ctx):
     return "greeted %s three times" % who
 
 
-def sleep(ctx):
+def sleep(ctx: jobwheel.TaskContext) -> str:
     """Sleeps for the number of seconds in its parameters (default 5),
     logging every second; returns early when stopped."""
     try:
@@ -41,7 +44,7 @@ def sleep(ctx):
     except ValueError:
         raise ValueError("python.sleep: parameters %r are not a number of seconds" % ctx.params)
     ctx.log.info("going to sleep", seconds=seconds)
-    slept = 0
+    slept = 0.0
     while slept < seconds:
         if ctx.wait_cancelled(min(1.0, seconds - slept)):
             ctx.log.warning("woken early", reason=ctx.cancel_reason)
@@ -51,7 +54,7 @@ def sleep(ctx):
     return "slept %gs" % seconds
 
 
-def squares(ctx):
+def squares(ctx: jobwheel.TaskContext) -> str:
     """MAP_REDUCE: the root maps 1..n (n from the parameters, default 5);
     each subtask squares its number."""
     if ctx.is_root:
@@ -61,7 +64,7 @@ def squares(ctx):
     return str(ctx.payload_json() ** 2)
 
 
-def sum_squares(ctx, results):
+def sum_squares(ctx: jobwheel.TaskContext, results: jobwheel.Results) -> str:
     """Sums the squares in one pass over the results: from a server that
     pages them (results.paged) they arrive a page at a time, so only the
     running total is kept, however many subtasks there were."""
@@ -74,13 +77,13 @@ def sum_squares(ctx, results):
     return "sum of squares = %d" % total
 
 
-def main():
+def main() -> int:
     logging.basicConfig(level=os.environ.get("JOBWHEEL_LOG_LEVEL", "INFO").upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        declared = {}
+        declared: dict[str, Any] = {}
         if os.environ.get("JOBWHEEL_JOBS_FILE"):
-            declared = jobwheel.read_jobs_file(os.environ["JOBWHEEL_JOBS_FILE"])
+            declared.update(jobwheel.read_jobs_file(os.environ["JOBWHEEL_JOBS_FILE"]))
         w = jobwheel.Worker.from_env(**declared)
     except jobwheel.ConfigError as e:
         print("worker.py: %s" % e, file=sys.stderr)

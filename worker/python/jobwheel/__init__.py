@@ -8,7 +8,7 @@ re-sending whatever a lost connection left unacknowledged.
     import jobwheel
 
     w = jobwheel.Worker.from_env()          # JOBWHEEL_APP, JOBWHEEL_APP_SECRET, JOBWHEEL_SERVERS…
-    def sync_orders(ctx):
+    def sync_orders(ctx: jobwheel.TaskContext) -> str:
         ctx.log.info("syncing", params=ctx.params)
         return "synced 42 orders"
     w.register("sync-orders", sync_orders)
@@ -23,23 +23,31 @@ updates it on connect and disables it once no longer declared:
         jobwheel.Job(name="sync-orders", schedule_type="CRON",
                      schedule_expression="0 */5 * * * ?", processor="sync-orders")])
 
-Standard library only; Python 3.9 or newer. The protocol is specified in
-docs/protocol.md of the jobwheel repository.
+Standard library only; Python 3.9 or newer; typed (py.typed): a processor
+is a ``jobwheel.Processor``, ``Callable[[TaskContext], str | None]``. The
+protocol is specified in docs/protocol.md of the jobwheel repository.
 """
 
 from __future__ import annotations
 
-from .jobs import Job, JobChange, read_jobs_file
+from .jobs import Job, JobChange, JobsSettings, read_jobs_file
 from .outbox import MapRefused
-from .task import MapError, Results, ResultsError, TaskContext, TaskLogger, TaskResult
-from .worker import SDK_VERSION, AuthError, ConfigError, Worker
+from .task import (MapError, PreProcessor, Processor, Results, ResultsError, ResultsProcessor, TaskContext, TaskLogger,
+                   TaskResult)
+from .worker import SDK_VERSION, AuthError, ConfigError, LogLevel, Worker
 
 __all__ = [
     "Worker",
     "Job",
     "JobChange",
+    "JobsSettings",
     "read_jobs_file",
+    "Processor",
+    "PreProcessor",
+    "ResultsProcessor",
+    "LogLevel",
     "TaskContext",
+
     "TaskLogger",
     "TaskResult",
     "Results",

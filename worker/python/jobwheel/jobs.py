@@ -9,21 +9,28 @@ default is left out, so the server gives it the API's default (JobInput).
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import json
 import math
+import os
+from typing import Any, ClassVar, NamedTuple, TypedDict
 
-__all__ = ["Job", "JobChange", "MAX_DECLARED_JOBS", "read_jobs_file"]
+__all__ = ["Job", "JobChange", "JobsSettings", "MAX_DECLARED_JOBS", "read_jobs_file"]
 
 #: At most this many jobs in one declaration (the hello's limit).
 MAX_DECLARED_JOBS = 1000
 
-#: What the server did with one declared job (Worker.job_changes): action
-#: CREATE, UPDATE (fields: the definition's fields it changed), UNCHANGED
-#: or DISABLE (a job of the set no longer declared) — or, with
-#: jobs_dry_run, would do.
-JobChange = collections.namedtuple("JobChange", "name action fields")
+
+class JobChange(NamedTuple):
+    """What the server did with one declared job (Worker.job_changes): action
+    CREATE, UPDATE (fields: the definition's fields it changed), UNCHANGED
+    or DISABLE (a job of the set no longer declared) — or, with
+    jobs_dry_run, would do."""
+
+    name: str
+    action: str
+    fields: list[str]
+
 
 JOB_CREATE = "CREATE"
 JOB_UPDATE = "UPDATE"
@@ -70,8 +77,8 @@ class Job:
     retry_delay_max_ms: int = 0
 
     # Wire names, in the order protocol.DeclaredJob has them; the first
-    # three are always sent.
-    _WIRE = (
+    # three are always sent. (ClassVar: not fields of the dataclass.)
+    _WIRE: ClassVar[tuple[tuple[str, str], ...]] = (
         ("name", "name"), ("description", "description"), ("schedule_type", "scheduleType"),
         ("schedule_expression", "scheduleExpression"), ("time_zone", "timeZone"),
         ("execution_mode", "executionMode"), ("processor", "processor"), ("params", "params"),
@@ -81,9 +88,9 @@ class Job:
         ("retry_delay_ms", "retryDelayMs"), ("retry_backoff", "retryBackoff"),
         ("retry_delay_max_ms", "retryDelayMaxMs"),
     )
-    _ALWAYS = ("name", "schedule_type", "processor")
+    _ALWAYS: ClassVar[tuple[str, ...]] = ("name", "schedule_type", "processor")
 
-    def problem(self):
+    def problem(self) -> tuple[str, str] | None:
         """The first field whose type the wire cannot carry, as (field,
         reason), or None. Only the types: what the values mean is the
         server's to check, as for the Go SDK."""
@@ -99,9 +106,9 @@ class Job:
                 return f.name, "%r is not a finite number" % (v,)
         return None
 
-    def to_wire(self):
+    def to_wire(self) -> dict[str, str | int | float]:
         """The job as the hello carries it: camelCase, defaults left out."""
-        out = {}
+        out: dict[str, str | int | float] = {}
         for attr, key in self._WIRE:
             v = getattr(self, attr)
             if attr in self._ALWAYS or v:
@@ -109,13 +116,13 @@ class Job:
         return out
 
     @classmethod
-    def from_wire(cls, d):
+    def from_wire(cls, d: object) -> Job:
         """A Job from its wire form (camelCase keys, as in the agent's
         JOBWHEEL_JOBS_FILE); an unknown key raises ValueError naming it."""
         if not isinstance(d, dict):
             raise ValueError("a job must be an object, not %r" % (d,))
         names = {key: attr for attr, key in cls._WIRE}
-        kw = {}
+        kw: dict[str, Any] = {}
         for key, v in d.items():
             if key not in names:
                 raise ValueError("unknown field %r" % key)
@@ -126,7 +133,16 @@ class Job:
         return cls(**kw)
 
 
-def read_jobs_file(path):
+class JobsSettings(TypedDict):
+    """The Worker settings read_jobs_file reads: pass them on with
+    ``Worker.from_env(**settings)``."""
+
+    job_set: str
+    jobs: list[Job]
+    jobs_dry_run: bool
+
+
+def read_jobs_file(path: str | os.PathLike[str]) -> JobsSettings:
     """Reads a declaration in the agent's JOBWHEEL_JOBS_FILE format,
     ``{"set": "…", "dryRun": false, "jobs": [{"name", "scheduleType",
     "processor", …}]}``, into Worker settings: a dict of job_set, jobs and
@@ -135,7 +151,7 @@ def read_jobs_file(path):
     (field "jobs_file") naming the path and the problem."""
     from .worker import ConfigError  # here: worker imports this module
 
-    def bad(reason):
+    def bad(reason: object) -> ConfigError:
         return ConfigError("jobs_file", "%s: %s" % (path, reason))
 
     try:
@@ -156,8 +172,9 @@ def read_jobs_file(path):
     raw = doc.get("jobs") or []
     if not isinstance(raw, list):
         raise bad('"jobs" must be a list')
-    jobs = []
+    jobs: list[Job] = []
     for i, d in enumerate(raw):
+
         try:
             jobs.append(Job.from_wire(d))
         except (ValueError, TypeError) as e:

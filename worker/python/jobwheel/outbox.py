@@ -21,10 +21,14 @@ report is never dropped: a task finishing into a full queue waits.
 from __future__ import annotations
 
 import collections
+import logging
 import threading
 import time
+from typing import Callable, Iterable
+
 
 from . import protocol
+from .protocol import JSONObject, WireLogLine, WireReport, WireResult
 
 
 class OutboxClosed(Exception):
@@ -34,7 +38,14 @@ class OutboxClosed(Exception):
 class MapChunk:
     """One map message: part of a TaskContext.map call, which waits on it."""
 
-    def __init__(self, instance_id, parent_task_id, name, key, first):
+    body: JSONObject
+    first: int
+    size: int
+    abandoned: bool
+    _done: threading.Event
+    error: BaseException | None
+
+    def __init__(self, instance_id: int, parent_task_id: int, name: str, key: str, first: int) -> None:
         self.body = {"instanceId": instance_id, "parentTaskId": parent_task_id, "name": name, "payloads": [], "key": key}
         self.first = first  # index of its first payload in the map call, for errors
         self.size = 200 + protocol.encoded_len(name)
@@ -42,13 +53,13 @@ class MapChunk:
         self._done = threading.Event()
         self.error = None
 
-    def settle(self, error):
+    def settle(self, error: BaseException | None) -> None:
         """Gives the caller the outcome; only the first one counts."""
         if not self._done.is_set():
             self.error = error
             self._done.set()
 
-    def wait(self, timeout):
+    def wait(self, timeout: float | None) -> bool:
         """True once settled (see error), False on timeout."""
         return self._done.wait(timeout)
 
@@ -58,7 +69,14 @@ class PageRequest:
     results, which the task waits on. Reading is idempotent, so a request
     in flight when a connection ends is sent again on the next."""
 
-    def __init__(self, instance_id, task_id, after, limit):
+    body: JSONObject
+    abandoned: bool
+    _done: threading.Event
+    error: BaseException | None
+    results: list[WireResult]
+    more: bool
+
+    def __init__(self, instance_id: int, task_id: int, after: int, limit: int) -> None:
         self.body = {"instanceId": instance_id, "taskId": task_id, "after": after, "limit": limit}
         self.abandoned = False  # the caller stopped waiting: do not (re-)send
         self._done = threading.Event()
@@ -66,14 +84,14 @@ class PageRequest:
         self.results = []
         self.more = False
 
-    def settle(self, error, results=None, more=False):
+    def settle(self, error: BaseException | None, results: list[WireResult] | None = None, more: object = False) -> None:
         """Gives the caller the page (or why there is none); only the first
         outcome counts."""
         if not self._done.is_set():
             self.error, self.results, self.more = error, results or [], bool(more)
             self._done.set()
 
-    def wait(self, timeout):
+    def wait(self, timeout: float | None) -> bool:
         """True once settled (see error, results, more), False on timeout."""
         return self._done.wait(timeout)
 
@@ -81,14 +99,26 @@ class PageRequest:
 class _Report:
     __slots__ = ("body", "size", "log_mark")
 
-    def __init__(self, body, size, log_mark):
+    body: WireReport
+    size: int
+    log_mark: int  # a final report: the seq of the last line logged before it
+
+    def __init__(self, body: WireReport, size: int, log_mark: int) -> None:
         self.body, self.size, self.log_mark = body, size, log_mark
 
 
 class Message:
     """One report, logs, map or results frame in flight."""
 
-    def __init__(self, type):
+    id: int
+    type: str
+    lines: list[WireLogLine]
+    dropped: dict[int, int]  # instance id → log lines dropped
+    reports: list[_Report]
+    chunk: MapChunk | None
+    page: PageRequest | None
+
+    def __init__(self, type: str) -> None:
         self.id = 0
         self.type = type
         self.lines = []
@@ -97,26 +127,49 @@ class Message:
         self.chunk = None
         self.page = None
 
-    def body(self):
+    def body(self) -> JSONObject:
         if self.type == protocol.LOGS:
-            b = {"lines": self.lines}
+            b: JSONObject = {"lines": self.lines}
             if self.dropped:
                 b["dropped"] = {str(k): v for k, v in self.dropped.items()}
             return b
         if self.type == protocol.REPORT:
             return {"items": [r.body for r in self.reports]}
         if self.type == protocol.RESULTS:
+            assert self.page is not None  # a results message has its page
             return self.page.body
+        assert self.chunk is not None  # and a map message its chunk
         return self.chunk.body
 
 
 class Outbox:
     #: Half a frame, leaving room for the envelope around the items.
-    BATCH_BYTES = protocol.MAX_FRAME_BYTES // 2
+    BATCH_BYTES: int = protocol.MAX_FRAME_BYTES // 2
     #: How long logs and reports wait after the server refused them.
-    RETRY_PAUSE = 1.0
+    RETRY_PAUSE: float = 1.0
 
-    def __init__(self, log, max_logs=20000, max_reports=10000, window=8, urgent=200):
+    _log: logging.Logger
+    _max_logs: int
+    _max_reports: int
+    _window: int
+    _urgent: int
+    _lock: threading.Lock
+    _room: threading.Condition
+    wake: threading.Event
+    _seq: int
+    _logs: collections.deque[tuple[WireLogLine, int]]  # a line and its encoded size
+    _dropped: dict[int, int]  # instance id → lines dropped, not yet sent
+    _reports: collections.deque[_Report]
+    _maps: collections.deque[MapChunk]
+    _pages: collections.deque[PageRequest]
+    _inflight: dict[int, Message]  # by message id
+    _finals: dict[int, int]  # task id → its final reports not yet acknowledged
+    maps_stored: int
+    _closed: bool
+    _hold_until: float
+
+    def __init__(self, log: logging.Logger, max_logs: int = 20000, max_reports: int = 10000, window: int = 8,
+                 urgent: int = 200) -> None:
         self._log = log
         self._max_logs = max(max_logs, 1)
         self._max_reports = max(max_reports, 1)
@@ -141,13 +194,13 @@ class Outbox:
         self._closed = False
         self._hold_until = 0.0
 
-    def poke(self):
+    def poke(self) -> None:
         self.wake.set()
 
-    def _urgent_locked(self):
+    def _urgent_locked(self) -> bool:
         return bool(self._maps) or bool(self._pages) or len(self._logs) >= self._urgent or len(self._reports) >= self._urgent
 
-    def add_log(self, line):
+    def add_log(self, line: WireLogLine) -> None:
         """Queues a log line (a dict without seq), numbering it. When the
         queue is full the oldest line is dropped and counted."""
         with self._lock:
@@ -162,11 +215,11 @@ class Outbox:
         if urgent:
             self.poke()
 
-    def _drop_oldest_locked(self):
+    def _drop_oldest_locked(self) -> None:
         line, _ = self._logs.popleft()
         self._dropped[line["instanceId"]] = self._dropped.get(line["instanceId"], 0) + 1
 
-    def add_report(self, body):
+    def add_report(self, body: WireReport) -> None:
         """Queues a task report, waiting for room if the queue is full.
         Raises OutboxClosed once the worker has stopped."""
         final = body["status"] != protocol.RUNNING
@@ -185,7 +238,7 @@ class Outbox:
         if urgent:
             self.poke()
 
-    def add_maps(self, chunks):
+    def add_maps(self, chunks: Iterable[MapChunk]) -> None:
         """Queues the chunks of a map call; the writer is woken at once."""
         with self._lock:
             if self._closed:
@@ -193,14 +246,14 @@ class Outbox:
             self._maps.extend(chunks)
         self.poke()
 
-    def abandon(self, chunks):
+    def abandon(self, chunks: Iterable[MapChunk]) -> None:
         """Chunks whose caller stopped waiting are never sent (again)."""
         with self._lock:
             for c in chunks:
                 c.abandoned = True
             self._maps = collections.deque(c for c in self._maps if not c.abandoned)
 
-    def add_page(self, page):
+    def add_page(self, page: PageRequest) -> None:
         """Queues a request for a page of results; the writer is woken at
         once (a task is waiting)."""
         with self._lock:
@@ -209,18 +262,18 @@ class Outbox:
             self._pages.append(page)
         self.poke()
 
-    def abandon_page(self, page):
+    def abandon_page(self, page: PageRequest) -> None:
         """A request whose caller stopped waiting is never sent (again)."""
         with self._lock:
             page.abandoned = True
             self._pages = collections.deque(p for p in self._pages if not p.abandoned)
 
-    def unacked_finals(self):
+    def unacked_finals(self) -> set[int]:
         """The tasks whose final report the server has not acknowledged."""
         with self._lock:
             return set(self._finals)
 
-    def pending(self):
+    def pending(self) -> bool:
         """Whether anything owed to the server is queued or unacknowledged
         (a request for results is not: only its task, cancelled by then,
         waits for it)."""
@@ -228,7 +281,7 @@ class Outbox:
             inflight = any(m.type != protocol.RESULTS for m in self._inflight.values())
             return bool(self._logs or self._reports or self._maps or inflight or self._dropped)
 
-    def take(self, next_id):
+    def take(self, next_id: Callable[[], int]) -> list[Message]:
         """Fills the in-flight window with messages — maps and requests for
         results first (a task waits for them), then logs, then reports — each under an id from
         next_id(). The caller sends them."""
@@ -247,7 +300,7 @@ class Outbox:
                 self._room.notify_all()
         return msgs
 
-    def _next_locked(self):
+    def _next_locked(self) -> Message | None:
         while self._maps:
             c = self._maps.popleft()
             if not c.abandoned:
@@ -291,14 +344,14 @@ class Outbox:
                 return m
         return None
 
-    def _first_unacked_log_locked(self):
+    def _first_unacked_log_locked(self) -> int:
         first = self._logs[0][0]["seq"] if self._logs else 0
         for m in self._inflight.values():
             if m.type == protocol.LOGS and m.lines and (first == 0 or m.lines[0]["seq"] < first):
                 first = m.lines[0]["seq"]
         return first
 
-    def _settle_finals_locked(self, m):
+    def _settle_finals_locked(self, m: Message) -> None:
         for r in m.reports:
             if r.body["status"] == protocol.RUNNING:
                 continue
@@ -307,7 +360,7 @@ class Outbox:
             if self._finals[tid] <= 0:
                 del self._finals[tid]
 
-    def ack(self, id, ack):
+    def ack(self, id: int, ack: JSONObject) -> None:
         """Settles the message the server answered (ack is the ack body).
 
         A refused map or results request is final: its caller gets the
@@ -342,7 +395,7 @@ class Outbox:
                 m.chunk.settle(None)
             return
         reason = ack.get("error") or "no reason given"
-        if m.type == protocol.MAP:
+        if m.chunk is not None:  # a map message
             c = m.chunk
             c.settle(MapRefused("the server refused subtasks %d..%d: %s" % (
                 c.first, c.first + len(c.body["payloads"]) - 1, reason)))
@@ -351,7 +404,7 @@ class Outbox:
                               len(m.lines) or len(m.reports), "log lines" if m.lines else "task reports",
                               self.RETRY_PAUSE, reason)
 
-    def discard(self, id, err):
+    def discard(self, id: int, err: Exception) -> None:
         """Forgets a message that cannot be encoded (it can never be sent);
         a map caller is told why."""
         with self._lock:
@@ -365,8 +418,11 @@ class Outbox:
         if m.page is not None:
             m.page.settle(err)
 
-    def _requeue_locked(self, msgs):
-        lines, reports, chunks, pages = [], [], [], []
+    def _requeue_locked(self, msgs: list[Message]) -> None:
+        lines: list[tuple[WireLogLine, int]] = []
+        reports: list[_Report] = []
+        chunks: list[MapChunk] = []
+        pages: list[PageRequest] = []
         for m in msgs:
             if m.page is not None and not m.page.abandoned:
                 pages.append(m.page)
@@ -383,7 +439,7 @@ class Outbox:
         while len(self._logs) > self._max_logs:
             self._drop_oldest_locked()
 
-    def requeue(self):
+    def requeue(self) -> None:
         """After a connection ended: everything unacknowledged goes back to
         the front of its queue, oldest first."""
         with self._lock:
@@ -391,7 +447,8 @@ class Outbox:
             self._inflight.clear()
             self._requeue_locked(msgs)
 
-    def close(self):
+    def close(self) -> None:
+
         """Stops the outbox: queued map calls and requests for results
         fail, and tasks waiting for
         room in the report queue are released."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from typing import Any, Dict, Mapping, TypedDict
 
 VERSION = "1"
 
@@ -74,6 +75,78 @@ STOPPED = "STOPPED"
 REASON_TIMEOUT = "TIMEOUT"
 
 
+# The wire's objects as the worker builds or reads them. Frames are checked
+# by decode (their shape) before these are trusted; the keys are camelCase,
+# as on the wire.
+
+#: A JSON object: a frame's body.
+JSONObject = Dict[str, Any]
+
+
+class WireResult(TypedDict, total=False):
+    """A finished task's outcome in a dispatch or an ack (§8.1, §11.1)."""
+
+    taskId: int
+    name: str
+    success: bool
+    result: str
+
+
+class WireTask(TypedDict, total=False):
+    """One task of a dispatch (§8.1); a field the server left out is absent."""
+
+    taskId: int
+    instanceId: int
+    jobId: int
+    attempt: int
+    kind: str
+    name: str
+    executionMode: str
+    processorType: str
+    processor: str
+    jobParams: str
+    params: str
+    payload: str
+    results: list[WireResult]
+    resultsPaged: bool
+    resultCount: int
+    deadline: str
+    workflowRunId: int
+    workflowNode: str
+    workflowContext: JSONObject
+    upstream: dict[str, str]
+    traceparent: str
+
+
+class _WireReportBase(TypedDict):
+    taskId: int
+    instanceId: int
+    status: str
+    at: str
+
+
+class WireReport(_WireReportBase, total=False):
+    """One item of a report frame (§9): a task's status."""
+
+    result: str
+    reason: str
+    workflowContext: JSONObject
+
+
+class _WireLogLineBase(TypedDict):
+    instanceId: int
+    taskId: int
+    time: str
+    level: str
+    text: str
+
+
+class WireLogLine(_WireLogLineBase, total=False):
+    """One line of a logs frame (§10); the outbox numbers it (seq)."""
+
+    seq: int
+
+
 class BadFrame(ValueError):
     """A frame that cannot be used: answered with error BAD_FRAME."""
 
@@ -87,26 +160,31 @@ class Frame:
 
     __slots__ = ("id", "re", "type", "body")
 
-    def __init__(self, id, re, type, body):
+    id: int
+    re: int
+    type: str
+    body: JSONObject
+
+    def __init__(self, id: int, re: int, type: str, body: JSONObject) -> None:
         self.id, self.re, self.type, self.body = id, re, type, body
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Frame(id=%r, re=%r, type=%r, body=%r)" % (self.id, self.re, self.type, self.body)
 
 
-def dumps(value):
+def dumps(value: object) -> str:
     """Compact JSON, UTF-8 left as is."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def encoded_len(value):
+def encoded_len(value: object) -> int:
     """The length in bytes of value encoded by dumps."""
     return len(dumps(value).encode("utf-8"))
 
 
-def encode(type, body, id=0, re=0):
+def encode(type: str, body: object, id: int = 0, re: int = 0) -> str:
     """Encodes a frame; raises FrameTooLarge over MAX_FRAME_BYTES."""
-    frame = {"type": type, "body": body}
+    frame: dict[str, object] = {"type": type, "body": body}
     if id:
         frame["id"] = id
     if re:
@@ -118,26 +196,26 @@ def encode(type, body, id=0, re=0):
     return text
 
 
-def _int(v):
+def _int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _check(cond, what):
+def _check(cond: object, what: str) -> None:
     if not cond:
         raise BadFrame(what)
 
 
-def _ints(body, *names):
+def _ints(body: Mapping[str, Any], *names: str) -> None:
     for n in names:
         _check(body.get(n) is None or _int(body[n]), "%s must be an integer" % n)
 
 
-def _strs(body, *names):
+def _strs(body: Mapping[str, Any], *names: str) -> None:
     for n in names:
         _check(body.get(n) is None or isinstance(body[n], str), "%s must be a string" % n)
 
 
-def _id_list(body, name):
+def _id_list(body: Mapping[str, Any], name: str) -> None:
     v = body.get(name)
     _check(v is None or isinstance(v, list) and all(_int(x) for x in v), "%s must be a list of integers" % name)
 
@@ -145,7 +223,7 @@ def _id_list(body, name):
 _TRACEPARENT = re.compile(r"^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-.*)?$")
 
 
-def valid_traceparent(s):
+def valid_traceparent(s: str | None) -> bool:
     """Whether s is a W3C traceparent to start the processor's span under
     (docs/protocol.md §8.5): version 00's four fields exactly, or a later
     version's (not ff) followed by nothing or "-…"; neither id all zeros."""
@@ -158,7 +236,9 @@ def valid_traceparent(s):
     return trace_id.strip("0") != "" and parent_id.strip("0") != ""
 
 
-def _validate_task(t):
+# The checks take JSON as json.loads made it (Any): checking it is their job.
+
+def _validate_task(t: Any) -> None:
     _check(isinstance(t, dict), "a task must be an object")
     _ints(t, "taskId", "instanceId", "jobId", "attempt", "workflowRunId", "resultCount")
     _check(t.get("resultsPaged") is None or isinstance(t["resultsPaged"], bool), "resultsPaged must be a boolean")
@@ -176,7 +256,8 @@ def _validate_task(t):
     _validate_results(t.get("results"))
 
 
-def _validate_results(results):
+def _validate_results(results: Any) -> None:
+
     _check(results is None or isinstance(results, list) and all(isinstance(r, dict) for r in results),
            "results must be a list of objects")
     for r in results or ():
@@ -185,7 +266,7 @@ def _validate_results(results):
         _check(r.get("success") is None or isinstance(r["success"], bool), "results: success must be a boolean")
 
 
-def _validate(type, body):
+def _validate(type: str, body: JSONObject) -> None:
     """Checks the shape of a body the worker receives."""
     if type == WELCOME:
         _ints(body, "epoch", "heartbeatMs")
@@ -223,7 +304,7 @@ def _validate(type, body):
         _strs(body, "code", "message")
 
 
-def decode(text):
+def decode(text: str) -> Frame:
     """Decodes and checks a frame the worker received; raises BadFrame
     saying what is wrong. Unknown fields are ignored."""
     if len(text) > MAX_FRAME_BYTES:
@@ -252,7 +333,7 @@ def decode(text):
 _CUT = "…[cut]"
 
 
-def truncate(s, n):
+def truncate(s: str, n: int) -> str:
     """Cuts s to at most n bytes of UTF-8, on a character boundary, ending
     with "…[cut]" when it cut."""
     b = s.encode("utf-8")
@@ -262,7 +343,7 @@ def truncate(s, n):
     return b[:max(n - len(mark), 0)].decode("utf-8", "ignore") + _CUT
 
 
-def format_time(dt=None):
+def format_time(dt: datetime.datetime | None = None) -> str:
     """An RFC 3339 time in UTC with microseconds: now, or dt (aware)."""
     if dt is None:
         dt = datetime.datetime.now(datetime.timezone.utc)
@@ -273,7 +354,8 @@ _TIME = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
 
 
-def parse_time(s):
+def parse_time(s: str) -> datetime.datetime:
+
     """Parses an RFC 3339 time (any fraction, any offset) to an aware datetime."""
     m = _TIME.match(s)
     if not m:

@@ -4,16 +4,22 @@ other tasks (Results of TaskResult)."""
 from __future__ import annotations
 
 import copy
+import datetime
 import json
 import logging
 import threading
 import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Union, overload
 
 from . import protocol
 from .outbox import MapChunk, OutboxClosed, PageRequest
+from .protocol import JSONObject, WireResult, WireTask
+
+if TYPE_CHECKING:
+    from .worker import Worker
 
 __all__ = ["TaskContext", "TaskLogger", "TaskResult", "Results", "MapError", "ResultsError", "Stopped", "TimedOut",
-           "ShuttingDown"]
+           "ShuttingDown", "CancelCause", "Processor", "PreProcessor", "ResultsProcessor"]
 
 
 class MapError(Exception):
@@ -36,10 +42,15 @@ class TaskResult:
 
     __slots__ = ("task_id", "name", "success", "result")
 
-    def __init__(self, task_id, name, success, result):
+    task_id: int
+    name: str
+    success: bool
+    result: str
+
+    def __init__(self, task_id: int, name: str, success: bool, result: str) -> None:
         self.task_id, self.name, self.success, self.result = task_id, name, success, result
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TaskResult(task_id=%r, name=%r, success=%r, result=%r)" % (
             self.task_id, self.name, self.success, self.result)
 
@@ -69,26 +80,38 @@ class Results:
     progress), or None.
     """
 
-    def __init__(self, ctx, listed=None, paged=False, result_count=None):
+    _ctx: TaskContext
+    _paged: bool
+    _list: list[TaskResult] | None
+    _len: int | None
+    #: how many finished tasks the server counted (see above), or None
+    result_count: int | None
+    pages_read: int
+
+    def __init__(self, ctx: TaskContext, listed: Iterable[WireResult] | None = None, paged: bool = False,
+                 result_count: int | None = None) -> None:
         self._ctx = ctx
         self._paged = paged
-        self._list = None if paged else [_task_result(r) for r in listed or ()]
-        self._len = None if paged else len(self._list)
-        self.result_count = result_count if paged else len(self._list)
+        if paged:
+            self._list, self._len, self.result_count = None, None, result_count
+        else:
+            items = [_task_result(r) for r in listed or ()]
+            self._list, self._len, self.result_count = items, len(items), len(items)
         #: pages read from the server so far (over all iterations)
+
         self.pages_read = 0
 
     @property
-    def paged(self):
+    def paged(self) -> bool:
         """Whether the results are read from the server in pages."""
         return self._paged
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[TaskResult]:
         if self._list is not None:
             return iter(self._list)
         return self._stream()
 
-    def _stream(self):
+    def _stream(self) -> Iterator[TaskResult]:
         after, n = 0, 0
         while True:
             page, more = self._ctx._results_page(after, RESULTS_PAGE)
@@ -102,7 +125,7 @@ class Results:
                 break
         self._len = n
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self._len is None:
             n = 0
             for _ in self:
@@ -110,53 +133,73 @@ class Results:
             self._len = n
         return self._len
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         if self._len is not None:
             return self._len > 0
         for _ in self:
             return True
         return False
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: int) -> TaskResult: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[TaskResult]: ...
+
+    def __getitem__(self, i: int | slice) -> TaskResult | list[TaskResult]:
         if self._list is None:
             self._list = list(self._stream())
             self._len = len(self._list)
         return self._list[i]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._list is not None:
             return "Results(%r)" % (self._list,)
         return "Results(paged, result_count=%r)" % (self.result_count,)
 
 
-def _task_result(r):
+def _task_result(r: WireResult) -> TaskResult:
     return TaskResult(r.get("taskId") or 0, r.get("name") or "", bool(r.get("success")), r.get("result") or "")
 
 
 # Why a task was cancelled.
 
 class Stopped:
-    def __init__(self, reason):
+    """The server stopped the task (a stop frame), for reason."""
+
+    reason: str
+
+    def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "stopped: " + self.reason if self.reason else "stopped by the server"
 
 
 class TimedOut:
-    def __init__(self, after):
+    """The task's deadline passed, after seconds from its start."""
+
+    after: float
+
+    def __init__(self, after: float) -> None:
         self.after = after
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "timed out after %s" % _seconds(self.after)
 
 
 class ShuttingDown:
-    def __str__(self):
+    """The worker is stopping."""
+
+    def __str__(self) -> str:
         return "worker shutting down"
 
 
-def _seconds(s):
+#: Why a task was cancelled (TaskContext.cancel_reason is its text).
+CancelCause = Union[Stopped, TimedOut, ShuttingDown]
+
+
+def _seconds(s: float) -> str:
     if s >= 1:
         return ("%.3f" % s).rstrip("0").rstrip(".") + "s"
     return "%dms" % round(s * 1000)
@@ -165,7 +208,7 @@ def _seconds(s):
 _LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING, "ERROR": logging.ERROR}
 
 
-def _quote(v):
+def _quote(v: object) -> str:
     s = v if isinstance(v, str) else str(v)
     if s == "" or any(c in s for c in ' "=') or any(not c.isprintable() for c in s):
         return json.dumps(s, ensure_ascii=False)
@@ -182,12 +225,16 @@ class TaskLogger:
     through.
     """
 
-    def __init__(self, worker, instance_id, task_id):
+    _w: Worker
+    _inst: int
+    _task: int
+
+    def __init__(self, worker: Worker, instance_id: int, task_id: int) -> None:
         self._w = worker
         self._inst = instance_id
         self._task = task_id
 
-    def log(self, level, msg, *args, **attrs):
+    def log(self, level: str, msg: object, *args: object, **attrs: object) -> None:
         """Logs at level "DEBUG", "INFO", "WARN" or "ERROR"."""
         level = "WARN" if level == "WARNING" else level
         if level not in _LEVELS:
@@ -197,21 +244,21 @@ class TaskLogger:
             text += "".join(" %s=%s" % (k, _quote(v)) for k, v in attrs.items())
         self._w._task_line(self._inst, self._task, level, text)
 
-    def debug(self, msg, *args, **attrs):
+    def debug(self, msg: object, *args: object, **attrs: object) -> None:
         self.log("DEBUG", msg, *args, **attrs)
 
-    def info(self, msg, *args, **attrs):
+    def info(self, msg: object, *args: object, **attrs: object) -> None:
         self.log("INFO", msg, *args, **attrs)
 
-    def warning(self, msg, *args, **attrs):
+    def warning(self, msg: object, *args: object, **attrs: object) -> None:
         self.log("WARN", msg, *args, **attrs)
 
     warn = warning
 
-    def error(self, msg, *args, **attrs):
+    def error(self, msg: object, *args: object, **attrs: object) -> None:
         self.log("ERROR", msg, *args, **attrs)
 
-    def exception(self, msg, *args, **attrs):
+    def exception(self, msg: object, *args: object, **attrs: object) -> None:
         """ERROR, followed by the traceback of the exception being handled."""
         import traceback
 
@@ -244,7 +291,40 @@ class TaskContext:
     until then.
     """
 
-    def __init__(self, worker, task):
+    worker_id: str
+    task_id: int
+    instance_id: int
+    job_id: int
+    attempt: int
+    #: ROOT, PRE, BROADCAST, POST, MAP or REDUCE
+    kind: str
+    task_name: str
+    execution_mode: str
+    processor_type: str
+    processor: str
+    job_params: str
+    instance_params: str
+    payload: str
+    results: Results
+    deadline: datetime.datetime | None
+    workflow_run_id: int
+    workflow_node: str
+    traceparent: str
+    upstream: dict[str, str]
+    work_dir: str
+    log: TaskLogger
+    _w: Worker
+    _task: WireTask
+    _results_error: ResultsError | None
+    _context: JSONObject
+    _additions: JSONObject
+    _lock: threading.Lock
+    _cancelled: threading.Event
+    _cause: CancelCause | None
+    _on_cancel: list[Callable[[], object]]
+    _map_count: int
+
+    def __init__(self, worker: Worker, task: WireTask) -> None:
         t = task
         self._w = worker
         self._task = t
@@ -279,40 +359,44 @@ class TaskContext:
         self._cancelled = threading.Event()
         self._cause = None
         self._on_cancel = []
+        self._map_count = 0
 
     @property
-    def params(self):
+    def params(self) -> str:
         """The run's parameters if given, else the job's."""
         return self.instance_params.strip() or self.job_params.strip()
 
     @property
-    def is_root(self):
+    def is_root(self) -> bool:
         return self.kind == protocol.KIND_ROOT
 
-    logger = property(lambda self: self.log)
+    @property
+    def logger(self) -> TaskLogger:
+        """The same as log."""
+        return self.log
 
-    def payload_json(self):
+    def payload_json(self) -> Any:
         """The payload decoded from JSON (the value given to map)."""
         return json.loads(self.payload)
 
     # Cancellation.
 
     @property
-    def cancelled(self):
+    def cancelled(self) -> bool:
         return self._cancelled.is_set()
 
     @property
-    def cancel_reason(self):
+    def cancel_reason(self) -> str | None:
         """Why the task was cancelled ("stopped: …", "timed out after …",
         "worker shutting down"), or None."""
         return None if self._cause is None else str(self._cause)
 
-    def wait_cancelled(self, timeout=None):
+    def wait_cancelled(self, timeout: float | None = None) -> bool:
         """Waits up to timeout seconds (None: for ever) for the task to be
         cancelled; returns whether it was."""
         return self._cancelled.wait(timeout)
 
-    def _cancel(self, cause):
+    def _cancel(self, cause: CancelCause) -> None:
         with self._lock:
             if self._cancelled.is_set():
                 return
@@ -322,7 +406,7 @@ class TaskContext:
         for cb in callbacks:
             cb()
 
-    def _when_cancelled(self, cb):
+    def _when_cancelled(self, cb: Callable[[], object]) -> None:
         with self._lock:
             if not self._cancelled.is_set():
                 self._on_cancel.append(cb)
@@ -332,7 +416,7 @@ class TaskContext:
     # Workflows.
 
     @property
-    def workflow_context(self):
+    def workflow_context(self) -> JSONObject:
         """The workflow run's context (a copy) with this task's additions;
         empty outside workflows."""
         with self._lock:
@@ -340,13 +424,13 @@ class TaskContext:
             ctx.update(copy.deepcopy(self._additions))
         return ctx
 
-    def set_workflow_value(self, key, value):
+    def set_workflow_value(self, key: str, value: object) -> None:
         """Adds key → value (JSON-encodable) to the workflow context; the
         additions go with the task's final report."""
         with self._lock:
             self._additions[key] = value
 
-    def _workflow_additions(self):
+    def _workflow_additions(self) -> tuple[JSONObject | None, int]:
         """The additions and their encoded size; raises ValueError when
         they cannot be sent (the task then fails: losing them silently
         would break the workflow downstream)."""
@@ -365,7 +449,7 @@ class TaskContext:
 
     # Map.
 
-    def map(self, subtasks, name):
+    def map(self, subtasks: Iterable[object], name: str) -> None:
         """Emits subtasks of a MAP or MAP_REDUCE instance from a ROOT or MAP
         task: each element, encoded as JSON, becomes the payload of a MAP
         task called name, which the server stores and dispatches to any
@@ -386,7 +470,8 @@ class TaskContext:
         if not subtasks:
             return
         limit = protocol.MAX_PAYLOAD_BYTES
-        chunks, cur = [], None
+        chunks: list[MapChunk] = []
+        cur: MapChunk | None = None
         for i, s in enumerate(subtasks):
             try:
                 p = protocol.dumps(s)
@@ -405,7 +490,7 @@ class TaskContext:
 
     # Results.
 
-    def _results_page(self, after, limit):
+    def _results_page(self, after: int, limit: int) -> tuple[list[WireResult], bool]:
         """Reads one page of the task's results from the server: those after
         task id after, at most limit; returns (results as dicts, more).
         Raises ResultsError, remembered so that the task fails even if the
@@ -418,7 +503,7 @@ class TaskContext:
                     self._results_error = e
             raise
 
-    def _read_page(self, after, limit):
+    def _read_page(self, after: int, limit: int) -> tuple[list[WireResult], bool]:
         outbox = self._w._outbox
         timeout = self._w.map_timeout
         where = "reading the results of task %d after task %d" % (self.task_id, after)
@@ -440,14 +525,14 @@ class TaskContext:
             raise ResultsError("%s: %s" % (where, page.error))
         return page.results, page.more
 
-    def _next_map_key(self):
+    def _next_map_key(self) -> str:
         """Keys the task's n-th map message "t<task id>/<n>": a task run again
         after its worker died maps the same subtasks under the same keys, and
         the server stores them once."""
-        self._map_count = getattr(self, "_map_count", 0) + 1
+        self._map_count += 1
         return "t%d/%d" % (self.task_id, self._map_count)
 
-    def _map_wait(self, chunks, timeout):
+    def _map_wait(self, chunks: list[MapChunk], timeout: float) -> None:
         """Queues the chunks and waits for each one's verdict; see map."""
         outbox = self._w._outbox
         try:
@@ -460,7 +545,8 @@ class TaskContext:
         deadline = time.monotonic() + timeout
         progress = outbox.maps_stored
 
-        def stored(i, sure):
+        def stored(i: int, sure: bool) -> str:
+
             if i == 0:
                 return "none was stored" if sure else "they may or may not be stored"
             done = "subtasks 0..%d were stored" % (chunks[i].first - 1)
@@ -481,3 +567,20 @@ class TaskContext:
             if c.error is not None:
                 outbox.abandon(chunks[i + 1:])
                 raise MapError("map: %s (%s)" % (c.error, stored(i, True)))
+
+
+# What Worker.register takes. Aliases, evaluated at import: typing's
+# Callable and Optional, which Python 3.9 has (not `str | None`).
+
+#: ``fn(ctx)``: runs a ROOT, BROADCAST or MAP task (a STANDALONE job's run
+#: is a ROOT task) and returns its result; None is "". Raising fails the
+#: task with the exception's text.
+Processor = Callable[[TaskContext], Optional[str]]
+
+#: ``pre(ctx)``: a BROADCAST job's once-before step; what it returns is
+#: not used. Raising fails the instance.
+PreProcessor = Callable[[TaskContext], object]
+
+#: ``post(ctx, results)`` of a BROADCAST job, ``reduce(ctx, results)`` of a
+#: MAP_REDUCE job: the other tasks' results in, the instance's result out.
+ResultsProcessor = Callable[[TaskContext, Results], Optional[str]]

@@ -24,6 +24,8 @@ import struct
 import threading
 import time
 import urllib.parse
+from typing import Callable, NoReturn, Tuple, Union
+
 
 __all__ = [
     "WebSocket",
@@ -67,7 +69,9 @@ class HandshakeError(WebSocketError):
 class ProtocolError(WebSocketError):
     """The peer broke RFC 6455; the connection was closed with ``code``."""
 
-    def __init__(self, message, code=CLOSE_PROTOCOL_ERROR):
+    code: int
+
+    def __init__(self, message: str, code: int = CLOSE_PROTOCOL_ERROR) -> None:
         super().__init__(message)
         self.code = code
 
@@ -75,20 +79,27 @@ class ProtocolError(WebSocketError):
 class MessageTooBig(ProtocolError):
     """A message over the receive limit; the connection was closed with 1009."""
 
-    def __init__(self, message):
+    def __init__(self, message: str) -> None:
         super().__init__(message, CLOSE_TOO_BIG)
 
 
 class ConnectionClosed(WebSocketError):
     """The connection ended: a close frame (``code``, ``reason``) or EOF (1006)."""
 
-    def __init__(self, code, reason=""):
+    code: int
+    reason: str
+
+    def __init__(self, code: int, reason: str = "") -> None:
         super().__init__("connection closed (%d%s)" % (code, ": " + reason if reason else ""))
         self.code = code
         self.reason = reason
 
 
-def _mask(data, key):
+#: A message received: ("text", str) or ("binary", bytes).
+Received = Union[Tuple[str, str], Tuple[str, bytes]]
+
+
+def _mask(data: bytes, key: bytes) -> bytes:
     """XORs data with the 4-byte key repeated (RFC 6455 §5.3), fast for
     large payloads: one big-integer XOR instead of a loop over bytes."""
     n = len(data)
@@ -98,11 +109,12 @@ def _mask(data, key):
     return (int.from_bytes(data, "little") ^ int.from_bytes(k, "little")).to_bytes(n, "little")
 
 
-def _accept_key(key):
+def _accept_key(key: str) -> str:
     return base64.b64encode(hashlib.sha1((key + _GUID).encode("ascii")).digest()).decode("ascii")
 
 
-def connect(url, timeout=15.0, max_message=4 << 20, ssl_context=None, write_timeout=10.0):
+def connect(url: str, timeout: float = 15.0, max_message: int = 4 << 20, ssl_context: ssl.SSLContext | None = None,
+            write_timeout: float = 10.0) -> WebSocket:
     """Opens a websocket to a ``ws://`` or ``wss://`` URL and returns it.
 
     ``timeout`` bounds connecting and the opening handshake;
@@ -160,7 +172,7 @@ def connect(url, timeout=15.0, max_message=4 << 20, ssl_context=None, write_time
             raise HandshakeError("websocket %s: not an HTTP answer: %r" % (url, lines[0]))
         if parts[1] != "101":
             raise HandshakeError("websocket %s: HTTP %s" % (url, " ".join(parts[1:])))
-        headers = {}
+        headers: dict[str, str] = {}
         for line in lines[1:]:
             name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
@@ -180,7 +192,18 @@ def connect(url, timeout=15.0, max_message=4 << 20, ssl_context=None, write_time
 class WebSocket:
     """An open websocket, client side. Made by connect()."""
 
-    def __init__(self, sock, max_message=4 << 20, initial=b""):
+    _sock: socket.socket  # an ssl.SSLSocket for wss://
+    _max: int
+    _buf: bytearray
+    _wlock: threading.Lock
+    _frag_op: int | None  # the opcode of a fragmented message being received
+    _frag: bytearray
+    _close_sent: bool
+    _closed: bool
+    on_pong: Callable[[bytes], object] | None
+    last_read: float
+
+    def __init__(self, sock: socket.socket, max_message: int = 4 << 20, initial: bytes = b"") -> None:
         self._sock = sock
         self._max = max_message
         self._buf = bytearray(initial)
@@ -197,7 +220,7 @@ class WebSocket:
 
     # Sending.
 
-    def _send_frame(self, op, payload, fin=True):
+    def _send_frame(self, op: int, payload: bytes | bytearray, fin: bool = True) -> None:
         n = len(payload)
         head = bytearray([(0x80 if fin else 0) | op])
         if n < 126:
@@ -222,21 +245,21 @@ class WebSocket:
                 raise ConnectionClosed(CLOSE_NORMAL, "the websocket is closing")
             self._sock.sendall(data)
 
-    def send_text(self, text):
+    def send_text(self, text: str) -> None:
         """Sends one text message."""
         self._send_frame(OP_TEXT, text.encode("utf-8"))
 
-    def send_binary(self, data):
+    def send_binary(self, data: bytes | bytearray | memoryview) -> None:
         """Sends one binary message."""
         self._send_frame(OP_BINARY, bytes(data))
 
-    def ping(self, payload=b""):
+    def ping(self, payload: bytes = b"") -> None:
         """Sends a ping (payload at most 125 bytes); the pong goes to on_pong."""
         if len(payload) > 125:
             raise ValueError("a ping payload is at most 125 bytes")
         self._send_frame(OP_PING, payload)
 
-    def close(self, code=CLOSE_NORMAL, reason=""):
+    def close(self, code: int = CLOSE_NORMAL, reason: str = "") -> None:
         """Sends a close frame (once), then closes the connection."""
         try:
             payload = struct.pack("!H", code) + reason.encode("utf-8")[:123]
@@ -245,7 +268,7 @@ class WebSocket:
             pass
         self.abort()
 
-    def abort(self):
+    def abort(self) -> None:
         """Closes the connection at once, without a close frame."""
         with self._wlock:
             if self._closed:
@@ -259,7 +282,7 @@ class WebSocket:
 
     # Receiving.
 
-    def _readable(self, deadline):
+    def _readable(self, deadline: float | None) -> bool:
         if isinstance(self._sock, ssl.SSLSocket) and self._sock.pending():
             return True
         left = None if deadline is None else deadline - time.monotonic()
@@ -275,7 +298,7 @@ class WebSocket:
         except (ValueError, OSError):
             raise ConnectionClosed(CLOSE_ABNORMAL, "the websocket is closed")
 
-    def _fill(self, n, deadline):
+    def _fill(self, n: int, deadline: float | None) -> bool:
         """Reads until n bytes are buffered; False when the deadline passes
         first (what was read stays buffered)."""
         while len(self._buf) < n:
@@ -295,11 +318,11 @@ class WebSocket:
             self.last_read = time.monotonic()
         return True
 
-    def _fail(self, err):
+    def _fail(self, err: ProtocolError) -> NoReturn:
         self.close(err.code, str(err)[:100])
         raise err
 
-    def _read_frame(self, deadline):
+    def _read_frame(self, deadline: float | None) -> tuple[bool, int, bytes] | None:
         if not self._fill(2, deadline):
             return None
         b0, b1 = self._buf[0], self._buf[1]
@@ -332,7 +355,8 @@ class WebSocket:
         del self._buf[:head + n]
         return bool(fin), op, payload
 
-    def recv(self, timeout=None):
+    def recv(self, timeout: float | None = None) -> Received | None:
+
         """Returns the next message as ("text", str) or ("binary", bytes),
         or None if none is complete within timeout seconds (None: wait).
 

@@ -16,6 +16,8 @@ exponential back-off (0.2 s doubling up to 3 s), reset by each welcome.
 from __future__ import annotations
 
 import contextlib
+import importlib
+
 import itertools
 import json
 import logging
@@ -30,25 +32,36 @@ import traceback
 import urllib.error
 import urllib.parse
 import urllib.request
+from typing import TYPE_CHECKING, Any, ContextManager, Iterable, Literal, Mapping, NoReturn, TypedDict
 
 from . import protocol, websocket
 from .jobs import JOB_UNCHANGED, MAX_DECLARED_JOBS, Job, JobChange
 from .outbox import Outbox, OutboxClosed
-from .task import ShuttingDown, Stopped, TaskContext, TimedOut
+from .protocol import JSONObject, WireReport, WireTask
+from .task import PreProcessor, Processor, ResultsProcessor, ShuttingDown, Stopped, TaskContext, TimedOut
+
+if TYPE_CHECKING:
+    import types
 
 SDK_VERSION_NUMBER = "0.1.0"
 SDK_VERSION = "jobwheel-python/" + SDK_VERSION_NUMBER
 
+#: The levels of task log lines, lowest first (Worker's task_log_level).
+LogLevel = Literal["DEBUG", "INFO", "WARN", "ERROR"]
+
 _LEVELS = ["DEBUG", "INFO", "WARN", "ERROR"]
 
-__all__ = ["Worker", "ConfigError", "AuthError", "SDK_VERSION"]
+__all__ = ["Worker", "ConfigError", "AuthError", "SDK_VERSION", "LogLevel"]
 
 
 class ConfigError(ValueError):
     """A setting is wrong: ``field`` names it (or its environment
     variable), ``reason`` says why."""
 
-    def __init__(self, field, reason):
+    field: str
+    reason: str
+
+    def __init__(self, field: str, reason: str) -> None:
         super().__init__("%s: %s" % (field, reason))
         self.field = field
         self.reason = reason
@@ -60,13 +73,17 @@ class AuthError(Exception):
 
 
 class _ServerError(Exception):
-    def __init__(self, code, message):
+    code: str
+
+    def __init__(self, code: str, message: str) -> None:
         super().__init__("server error %s: %s" % (code, message or "no reason given"))
         self.code = code
 
 
 class _Redirected(Exception):
-    def __init__(self, server, reason):
+    server: str
+
+    def __init__(self, server: str, reason: str) -> None:
         where = "to " + server if server else "(no server named; discovering again)"
         super().__init__("redirected %s: %s" % (where, reason or "no reason given"))
         self.server = server
@@ -77,20 +94,30 @@ class _Malformed(Exception):
 
 
 class _Processor:
-    def __init__(self, fn, pre, post, reduce):
+    fn: Processor
+    pre: PreProcessor | None
+    post: ResultsProcessor | None
+    reduce: ResultsProcessor | None
+
+    def __init__(self, fn: Processor, pre: PreProcessor | None, post: ResultsProcessor | None,
+                 reduce: ResultsProcessor | None) -> None:
         self.fn, self.pre, self.post, self.reduce = fn, pre, post, reduce
 
 
 class _Running:
     """A task between its acceptance and the end of its processor."""
 
-    def __init__(self, task, ctx):
+    task: WireTask
+    ctx: TaskContext
+    final_sent: bool
+
+    def __init__(self, task: WireTask, ctx: TaskContext) -> None:
         self.task = task
         self.ctx = ctx
         self.final_sent = False  # no longer listed as running by itself
 
 
-def _env_list(v):
+def _env_list(v: str | None) -> list[str]:
     return [s.strip() for s in (v or "").split(",") if s.strip()]
 
 
@@ -126,10 +153,55 @@ class Worker:
     should declare the same set.
     """
 
-    def __init__(self, app, secret, servers, *, tags=(), slots=None, name=None, host=None, version=None,
-                 work_dir=None, logger=None, task_log_level=None, max_buffered_log_lines=20000,
-                 max_buffered_reports=10000, flush_interval=0.05, map_timeout=30.0, shutdown_timeout=10.0,
-                 abandon_after=5.0, discover_timeout=10.0, job_set="", jobs=(), jobs_dry_run=False):
+    app: str
+    secret: str
+    servers: list[str]
+    tags: list[str]
+    slots: int
+    name: str
+    host: str
+    version: str
+    work_dir: str
+    log: logging.Logger
+    task_log_level: LogLevel | None
+    flush_interval: float
+    map_timeout: float
+    shutdown_timeout: float
+    abandon_after: float
+    discover_timeout: float
+    job_set: str
+    jobs: list[Job]
+    jobs_dry_run: bool
+    #: the wire workerId: name plus a random suffix
+    worker_id: str
+    _outbox: Outbox
+    _lock: threading.Lock
+    _processors: dict[str, _Processor]
+    _running: dict[int, _Running]  # by task id
+    _busy: int
+    _epoch: int
+    _closing: bool
+    _learned: list[str]  # servers named by the last welcome or discovery
+    _redirect_to: str
+    _rotate: int
+    _connected: bool
+    _started: bool
+    _stop: threading.Event
+    _loop_stop: threading.Event
+    _unreported: int
+    _reported: threading.Condition
+    _session: _Session | None
+    _job_changes: list[JobChange] | None
+    _backoff_min: float
+    _backoff_max: float
+
+    def __init__(self, app: str, secret: str, servers: str | Iterable[str], *, tags: Iterable[str] = (),
+                 slots: int | None = None, name: str | None = None, host: str | None = None,
+                 version: str | None = None, work_dir: str | None = None, logger: logging.Logger | None = None,
+                 task_log_level: LogLevel | None = None, max_buffered_log_lines: int = 20000,
+                 max_buffered_reports: int = 10000, flush_interval: float = 0.05, map_timeout: float = 30.0,
+                 shutdown_timeout: float = 10.0, abandon_after: float = 5.0, discover_timeout: float = 10.0,
+                 job_set: str = "", jobs: Iterable[Job] = (), jobs_dry_run: bool = False) -> None:
         hostname = socket.gethostname() or "worker"
         if isinstance(servers, str):
             servers = _env_list(servers)
@@ -176,14 +248,14 @@ class Worker:
         self._backoff_min, self._backoff_max = 0.2, 3.0
 
     @classmethod
-    def from_env(cls, environ=None, **settings):
+    def from_env(cls, environ: Mapping[str, str] | None = None, **settings: Any) -> Worker:
         """A Worker configured from JOBWHEEL_SERVERS (default
         http://localhost:7700), JOBWHEEL_APP, JOBWHEEL_APP_SECRET,
         JOBWHEEL_WORKER_TAGS, JOBWHEEL_WORKER_SLOTS and JOBWHEEL_WORKER_NAME;
         keyword settings win. A bad value raises ConfigError naming the
         variable."""
         env = os.environ if environ is None else environ
-        kw = {
+        kw: dict[str, Any] = {
             "app": env.get("JOBWHEEL_APP", ""),
             "secret": env.get("JOBWHEEL_APP_SECRET", ""),
             "servers": _env_list(env.get("JOBWHEEL_SERVERS") or "http://localhost:7700"),
@@ -206,8 +278,8 @@ class Worker:
                 raise ConfigError(names[field], e.reason) from None
             raise
 
-    def _validate(self, max_logs, max_reports):
-        def bad(field, reason):
+    def _validate(self, max_logs: int, max_reports: int) -> None:
+        def bad(field: str, reason: str) -> NoReturn:
             raise ConfigError(field, reason)
 
         if not isinstance(self.app, str) or not self.app.strip():
@@ -257,7 +329,8 @@ class Worker:
 
     # Processors.
 
-    def register(self, name, fn, *, pre=None, post=None, reduce=None):
+    def register(self, name: str, fn: Processor, *, pre: PreProcessor | None = None,
+                 post: ResultsProcessor | None = None, reduce: ResultsProcessor | None = None) -> None:
         """Makes fn the GO processor called name: tasks whose job has
         processorType GO and processor name run it.
 
@@ -282,12 +355,12 @@ class Worker:
     # Running.
 
     @property
-    def connected(self):
+    def connected(self) -> bool:
         with self._lock:
             return self._connected
 
     @property
-    def job_changes(self):
+    def job_changes(self) -> list[JobChange] | None:
         """What the server did with the declared jobs (``jobs``) at the last
         connect, or in a dry run would do: a list of JobChange(name,
         action, fields); None before the first connect or without a
@@ -295,23 +368,23 @@ class Worker:
         with self._lock:
             return None if self._job_changes is None else list(self._job_changes)
 
-    def stop(self):
+    def stop(self) -> None:
         """Asks run() to return: no new tasks, running ones are cancelled
         and reported, and what is queued is sent (within shutdown_timeout).
         Safe from a signal handler and from any thread."""
         self._stop.set()
 
-    def run(self):
+    def run(self) -> None:
         """Connects and runs tasks until stop() (returns None) or the server
         refuses the secret (raises AuthError), reconnecting by itself."""
         with self._lock:
             if self._started:
                 raise RuntimeError("Worker.run called twice")
             self._started = True
-        outcome = {}
+        outcome: dict[str, BaseException] = {}
         loop_done = threading.Event()
 
-        def loop():
+        def loop() -> None:
             try:
                 self._connect_loop()
             except BaseException as e:  # noqa: BLE001 - handed to run()
@@ -335,7 +408,7 @@ class Worker:
         if "error" in outcome:
             raise outcome["error"]
 
-    def _shutdown(self, graceful):
+    def _shutdown(self, graceful: bool) -> None:
         with self._lock:
             self._closing = True
             running = list(self._running.values())
@@ -361,7 +434,7 @@ class Worker:
             self._outbox.poke()
             time.sleep(0.02)
 
-    def _running_ids(self):
+    def _running_ids(self) -> list[int]:
         """What the server must still consider running: tasks not
         finished, and finished ones whose final report is unacknowledged."""
         # Running tasks first, then the unacked finals: a task whose final
@@ -371,11 +444,11 @@ class Worker:
         unacked = self._outbox.unacked_finals()
         return sorted(ids | unacked)
 
-    def _names(self):
+    def _names(self) -> list[str]:
         with self._lock:
             return sorted(self._processors)
 
-    def _metrics(self):
+    def _metrics(self) -> JSONObject:
         try:
             load1 = os.getloadavg()[0]
         except OSError:
@@ -395,18 +468,18 @@ class Worker:
             disk = 0
         return {"cpuCores": os.cpu_count() or 0, "load1": load1, "freeMemoryMB": mem, "freeDiskMB": disk}
 
-    def _hello(self):
+    def _hello(self) -> JSONObject:
         return {"app": self.app, "workerId": self.worker_id, "host": self.host, "version": self.version,
                 "protocol": protocol.VERSION, "tags": self.tags, "processors": self._names(), "types": [],
                 "slots": self.slots, "auth": self.secret, "running": self._running_ids(),
                 "metrics": self._metrics(), "features": list(protocol.FEATURES), **self._declared()}
 
-    def _declared(self):
+    def _declared(self) -> JSONObject:
         """The hello's jobs declared in code, as the Go SDK sends them:
         nothing without a job set; jobs and jobsDryRun only when given."""
         if not self.job_set:
             return {}
-        out = {"jobSet": self.job_set}
+        out: JSONObject = {"jobSet": self.job_set}
         if self.jobs:
             out["jobs"] = [j.to_wire() for j in self.jobs]
         if self.jobs_dry_run:
@@ -415,7 +488,7 @@ class Worker:
 
     # The connection loop.
 
-    def _backoff(self, n):
+    def _backoff(self, n: int) -> float:
         d = self._backoff_min
         for _ in range(n):
             if d >= self._backoff_max:
@@ -424,7 +497,7 @@ class Worker:
         d = min(d, self._backoff_max)
         return random.uniform(0, d) or d  # full jitter, in (0, d]
 
-    def _connect_loop(self):
+    def _connect_loop(self) -> None:
         fails = 0  # consecutive attempts that did not reach welcome
         while not self._loop_stop.is_set():
             established, err = self._connect_once()
@@ -443,7 +516,7 @@ class Worker:
             if delay > 0 and self._loop_stop.wait(delay):
                 return
 
-    def _connect_once(self):
+    def _connect_once(self) -> tuple[bool, BaseException | None]:
         """Runs one session: (established, why it ended)."""
         with self._lock:
             target, self._redirect_to = self._redirect_to, ""
@@ -477,7 +550,7 @@ class Worker:
             with self._lock:
                 self._session = None
 
-    def _welcomed(self, welcome, url):
+    def _welcomed(self, welcome: JSONObject, url: str) -> None:
         epoch = welcome.get("epoch") or 0
         with self._lock:
             if epoch < self._epoch:
@@ -497,9 +570,9 @@ class Worker:
                 self.log.info("declared job %s of set %s: %s%s%s", c.name, self.job_set, c.action,
                               " " + ",".join(c.fields) if c.fields else "", " (dry run)" if self.jobs_dry_run else "")
 
-    def _server_list(self):
+    def _server_list(self) -> list[str]:
         with self._lock:
-            out = []
+            out: list[str] = []
             for s in self.servers + self._learned:
                 s = s.rstrip("/")
                 if s and s not in out:
@@ -510,8 +583,8 @@ class Worker:
                 self._rotate += 1
             return out
 
-    def _discover(self):
-        errs = []
+    def _discover(self) -> str:
+        errs: list[str] = []
         for base in self._server_list():
             try:
                 return self._discover_at(base)
@@ -521,11 +594,11 @@ class Worker:
                 break
         raise _DiscoveryError("discovery failed: " + "; ".join(errs))
 
-    def _discover_at(self, base):
+    def _discover_at(self, base: str) -> str:
         url = base + protocol.DISCOVER_PATH + "?app=" + urllib.parse.quote(self.app, safe="")
         host = urllib.parse.urlsplit(base).hostname or ""
         # Like Go's net/http: the environment's proxy, but never for loopback.
-        handlers = [urllib.request.ProxyHandler({})] if _loopback(host) else []
+        handlers: list[urllib.request.BaseHandler] = [urllib.request.ProxyHandler({})] if _loopback(host) else []
         opener = urllib.request.build_opener(*handlers)
         try:
             # Discovery shows the app's secret, as the hello does: a server
@@ -552,7 +625,7 @@ class Worker:
                 self._learned = [s for s in servers if isinstance(s, str)]
         return server
 
-    def _server_error(self, body):
+    def _server_error(self, body: JSONObject) -> Exception:
         """The error an error frame from the server stands for."""
         code, message = body.get("code") or "", body.get("message") or ""
         if code == protocol.CODE_AUTH:
@@ -561,21 +634,23 @@ class Worker:
 
     # Tasks.
 
-    def _lookup_locked(self, t):
+    def _lookup_locked(self, t: WireTask) -> tuple[_Processor | None, str]:
         kind = t.get("kind")
         if kind not in protocol.KINDS:
             return None, "unknown task kind %r" % kind
         if t.get("processorType") != "GO":
             return None, "processor type %r is not supported by worker %s" % (t.get("processorType"), self.worker_id)
-        p = self._processors.get(t.get("processor"))
+        p = self._processors.get(t.get("processor") or "")  # "" is no processor's name
         if p is None:
             return None, "no GO processor named %r is registered on worker %s" % (t.get("processor"), self.worker_id)
         return p, ""
 
-    def _accept(self, d):
+    def _accept(self, d: JSONObject) -> JSONObject:
         """Decides, for each task of a dispatch, to run it or reject it,
         and starts the accepted ones; returns the ack body."""
-        ack = {"ok": True, "accepted": [], "rejected": []}
+        accepted: list[int] = []
+        rejected: list[JSONObject] = []
+        ack: JSONObject = {"ok": True, "accepted": accepted, "rejected": rejected}
         app, epoch = d.get("app") or "", d.get("epoch") or 0
         with self._lock:
             stale = epoch < self._epoch
@@ -591,26 +666,26 @@ class Worker:
                 elif self._closing:
                     reason = "worker %s is shutting down" % self.worker_id
                 elif tid in self._running:
-                    ack["accepted"].append(tid)  # sent again (an ack was lost): it runs already, once
+                    accepted.append(tid)  # sent again (an ack was lost): it runs already, once
                     continue
                 else:
                     p, reason = self._lookup_locked(t)
                     if not reason and self._busy >= self.slots:
                         reason = "no free slot: worker %s runs %d tasks, its limit" % (self.worker_id, self.slots)
                         full = True
-                if reason:
-                    rejection = {"taskId": tid, "reason": reason}
+                if reason or p is None:
+                    rejection: JSONObject = {"taskId": tid, "reason": reason}
                     if full:
                         rejection["code"] = protocol.REJECT_FULL  # not the task's fault: the server sends it again
-                    ack["rejected"].append(rejection)
+                    rejected.append(rejection)
                     continue
-                ack["accepted"].append(tid)
+                accepted.append(tid)
                 self._start_locked(t, p)
-        if ack["rejected"]:
-            self.log.warning("rejected dispatched tasks: %s", ack["rejected"])
+        if rejected:
+            self.log.warning("rejected dispatched tasks: %s", rejected)
         return ack
 
-    def _start_locked(self, t, p):
+    def _start_locked(self, t: WireTask, p: _Processor) -> None:
         ctx = TaskContext(self, t)
         rt = _Running(t, ctx)
         self._running[ctx.task_id] = rt
@@ -619,7 +694,7 @@ class Worker:
         th = threading.Thread(target=self._execute, args=(rt, p), name="jobwheel-task-%d" % ctx.task_id, daemon=True)
         th.start()
 
-    def _stop_tasks(self, s):
+    def _stop_tasks(self, s: JSONObject) -> None:
         """Cancels the tasks a stop frame names: the task ids given (with
         instanceId 0: whatever their instance), or with none every task of
         the instance."""
@@ -631,13 +706,13 @@ class Worker:
         for rt in matched:
             rt.ctx._cancel(Stopped(reason))
 
-    def _report(self, body):
+    def _report(self, body: WireReport) -> None:
         try:
             self._outbox.add_report(body)
         except OutboxClosed:
             self.log.error("task report lost: the worker has stopped (task %s, %s)", body["taskId"], body["status"])
 
-    def _task_line(self, instance_id, task_id, level, text):
+    def _task_line(self, instance_id: int, task_id: int, level: str, text: str) -> None:
         if self.task_log_level is None or _LEVELS.index(level) >= _LEVELS.index(self.task_log_level):
             self._outbox.add_log({"instanceId": instance_id, "taskId": task_id, "time": protocol.format_time(),
                                   "level": level, "text": protocol.truncate(text, protocol.MAX_LOG_LINE_BYTES)})
@@ -646,7 +721,7 @@ class Worker:
             self.log.log(lvl, "[instance %d task %d] %s", instance_id, task_id, text)
 
 
-    def _execute(self, rt, p):
+    def _execute(self, rt: _Running, p: _Processor) -> None:
         ctx = rt.ctx
         start = time.monotonic()
         self._report({"taskId": ctx.task_id, "instanceId": ctx.instance_id, "status": protocol.RUNNING,
@@ -657,11 +732,11 @@ class Worker:
             timer = threading.Timer(left, ctx._cancel, args=(TimedOut(time.monotonic() - start + left),))
             timer.daemon = True
             timer.start()
-        out = {}
+        out: _Outcome = {}
         settled = threading.Event()  # the processor returned
         ended = threading.Event()    # it returned, or the task was cancelled
 
-        def call():
+        def call() -> None:
             try:
                 with _traced(ctx):
                     out["result"] = self._call(p, ctx)
@@ -705,7 +780,7 @@ class Worker:
                 # reads the report, and may send the next task before this
                 # thread reaches its end.
                 self._busy -= 1
-        body = {"taskId": ctx.task_id, "instanceId": ctx.instance_id, "status": status,
+        body: WireReport = {"taskId": ctx.task_id, "instanceId": ctx.instance_id, "status": status,
                 "result": protocol.truncate(result, protocol.MAX_RESULT_BYTES), "at": protocol.format_time()}
         if reason:
             body["reason"] = reason
@@ -733,7 +808,7 @@ class Worker:
                 self._busy -= 1
 
     @staticmethod
-    def _call(p, ctx):
+    def _call(p: _Processor, ctx: TaskContext) -> str | None:
         kind = ctx.kind
         if kind == protocol.KIND_PRE:
             if p.pre is None:
@@ -756,7 +831,15 @@ class Worker:
         return p.fn(ctx)
 
 
-def _traced(ctx):
+class _Outcome(TypedDict, total=False):
+    """How a processor call ended: its result, or what it raised."""
+
+    result: str | None
+    error: BaseException
+    trace: str  # the traceback of error
+
+
+def _traced(ctx: TaskContext) -> ContextManager[object]:
     """The processor's span, under the server's (docs/protocol.md §8.5),
     when the run is traced and the opentelemetry-api package is installed;
     otherwise nothing (ctx.traceparent still passes the server's span on).
@@ -764,19 +847,28 @@ def _traced(ctx):
     if not ctx.traceparent:
         return contextlib.nullcontext()
     try:
-        from opentelemetry import trace
-        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+        # By name: the package is optional, and a type checker of a program
+        # without it finds no import to complain about (its modules are Any).
+        trace = importlib.import_module("opentelemetry.trace")
+        tracecontext = importlib.import_module("opentelemetry.trace.propagation.tracecontext")
     except ImportError:
         return contextlib.nullcontext()
-    return _Span(trace, TraceContextTextMapPropagator(), ctx)
+    return _Span(trace, tracecontext.TraceContextTextMapPropagator(), ctx)
 
 
 class _Span:
-    def __init__(self, trace, propagator, ctx):
+    # The opentelemetry-api package is optional, and so are its types: its
+    # trace module, propagator and span are Any here.
+    _trace: Any
+    _propagator: Any
+    _ctx: TaskContext
+    _cm: Any
+
+    def __init__(self, trace: Any, propagator: Any, ctx: TaskContext) -> None:
         self._trace, self._propagator, self._ctx = trace, propagator, ctx
         self._cm = None
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         ctx, trace = self._ctx, self._trace
         parent = self._propagator.extract({"traceparent": ctx.traceparent})
         self._cm = trace.get_tracer("jobwheel").start_as_current_span(
@@ -784,31 +876,33 @@ class _Span:
             attributes={"jobwheel.instance.id": ctx.instance_id, "jobwheel.task.id": ctx.task_id,
                         "jobwheel.job.id": ctx.job_id, "jobwheel.task.kind": ctx.kind})
         span = self._cm.__enter__()
-        carrier = {}
+        carrier: dict[str, str] = {}
         self._propagator.inject(carrier)
         ctx.traceparent = carrier.get("traceparent", ctx.traceparent)
         return span
 
-    def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: types.TracebackType | None) -> bool | None:
+        suppress: bool | None = self._cm.__exit__(exc_type, exc, tb)
+        return suppress
 
 
-def _text(v):
+def _text(v: object) -> str:
     return "" if v is None else v if isinstance(v, str) else str(v)
 
 
-def _with_output(reason, out):
+def _with_output(reason: str, out: _Outcome) -> str:
     """The reason a task did not succeed, then whatever its processor
     returned all the same."""
     msg = _text(out.get("result"))
     return reason + "\n" + msg if msg.strip() else reason
 
 
-def _error_text(e):
+def _error_text(e: BaseException) -> str:
     return str(e) or type(e).__name__
 
 
-def _classify(ctx, out, abandoned):
+def _classify(ctx: TaskContext, out: _Outcome, abandoned: bool) -> tuple[str, str, str]:
     """A final status, result and reason. A stop or a timeout decides over
     what the processor returned: the server has already moved on."""
     cause = ctx._cause
@@ -830,7 +924,7 @@ class _DiscoveryError(Exception):
     pass
 
 
-def _loopback(host):
+def _loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
@@ -841,7 +935,7 @@ def _loopback(host):
         return False
 
 
-def _connect_url(base):
+def _connect_url(base: str) -> str:
     u = urllib.parse.urlsplit(base)
     scheme = {"http": "ws", "ws": "ws", "https": "wss", "wss": "wss"}.get(u.scheme)
     if scheme is None:
@@ -853,9 +947,21 @@ class _Session:
     """One websocket connection: the handshake, a reader thread, and the
     writer, which runs on the connection loop's thread."""
 
-    HANDSHAKE_TIMEOUT = 15.0
+    HANDSHAKE_TIMEOUT: float = 15.0
 
-    def __init__(self, worker, ws, url):
+    w: Worker
+    ws: websocket.WebSocket
+    url: str
+    _ids: itertools.count[int]
+    _ids_lock: threading.Lock
+    _ctrl: list[str]  # frames for the writer: acks
+    _lock: threading.Lock
+    _done: threading.Event
+    #: why the session ended (None: the worker is stopping)
+    err: BaseException | None
+    _final: str | None
+
+    def __init__(self, worker: Worker, ws: websocket.WebSocket, url: str) -> None:
         self.w = worker
         self.ws = ws
         self.url = url
@@ -867,11 +973,11 @@ class _Session:
         self.err = None
         self._final = None  # an error frame to send before closing
 
-    def next_id(self):
+    def next_id(self) -> int:
         with self._ids_lock:
             return next(self._ids)
 
-    def end(self, err, final=None):
+    def end(self, err: BaseException | None, final: str | None = None) -> None:
         """Ends the session once; the writer says goodbye and closes."""
         with self._lock:
             if self._done.is_set():
@@ -880,7 +986,7 @@ class _Session:
             self._done.set()
         self.w._outbox.poke()
 
-    def handshake(self):
+    def handshake(self) -> JSONObject | None:
         """Sends hello and returns the welcome body; None if the worker is
         stopping meanwhile. Raises why it failed."""
         w = self.w
@@ -896,7 +1002,7 @@ class _Session:
             if msg is not None:
                 break
         kind, data = msg
-        if kind != "text":
+        if kind != "text" or not isinstance(data, str):
             raise _Malformed("the answer to hello is a binary frame")
         try:
             f = protocol.decode(data)
@@ -912,7 +1018,7 @@ class _Session:
             raise _Redirected(f.body.get("server") or "", f.body.get("reason") or "")
         raise _Malformed("expected welcome, got %s" % f.type)
 
-    def serve(self, welcome):
+    def serve(self, welcome: JSONObject) -> BaseException | None:
         """Runs the reader and the writer until the session ends; returns
         why it ended (None: the worker is stopping)."""
         hb = (welcome.get("heartbeatMs") or 0) / 1000.0
@@ -931,18 +1037,18 @@ class _Session:
         reader.join(2.0)
         return self.err
 
-    def _send_ctrl(self, text):
+    def _send_ctrl(self, text: str) -> None:
         with self._lock:
             if self._done.is_set():
                 return
             self._ctrl.append(text)
         self.w._outbox.poke()
 
-    def _reply(self, id, body):
+    def _reply(self, id: int, body: JSONObject) -> None:
         if id > 0:
             self._send_ctrl(protocol.encode(protocol.ACK, body, re=id))
 
-    def _reader(self, read_timeout):
+    def _reader(self, read_timeout: float) -> None:
         w = self.w
         while not self._done.is_set():
             try:
@@ -956,7 +1062,7 @@ class _Session:
                     return
                 continue
             kind, data = msg
-            if kind != "text":
+            if kind != "text" or not isinstance(data, str):
                 self._malformed("a binary frame")
                 return
             try:
@@ -982,19 +1088,20 @@ class _Session:
                 self.end(w._server_error(b))
                 return
             else:  # hello, welcome, heartbeat, report, logs, map: not the server's to send now
-                msg = "unexpected %s frame" % f.type
-                w.log.error("protocol error from the server; reconnecting: %s", msg)
-                self.end(_Malformed(msg), protocol.encode(protocol.ERROR, {"code": protocol.CODE_PROTOCOL, "message": msg}))
+                what = "unexpected %s frame" % f.type
+                w.log.error("protocol error from the server; reconnecting: %s", what)
+                self.end(_Malformed(what), protocol.encode(protocol.ERROR, {"code": protocol.CODE_PROTOCOL, "message": what}))
+
                 return
 
-    def _malformed(self, why):
+    def _malformed(self, why: str) -> None:
         """Ends the session after a frame that cannot be decoded, telling
         the server why (docs/protocol.md §3)."""
         self.w.log.error("malformed frame from the server; reconnecting: %s", why)
         final = protocol.encode(protocol.ERROR, {"code": protocol.CODE_BAD_FRAME, "message": "bad frame: " + why})
         self.end(_Malformed(why), final)
 
-    def _writer(self, hb):
+    def _writer(self, hb: float) -> None:
         w = self.w
         wake = w._outbox.wake
         now = time.monotonic()
@@ -1018,12 +1125,12 @@ class _Session:
             if now >= next_flush:
                 next_flush = now + w.flush_interval
 
-    def _heartbeat(self):
+    def _heartbeat(self) -> None:
         w = self.w
         self.ws.send_text(protocol.encode(protocol.HEARTBEAT, {"metrics": w._metrics(), "running": w._running_ids()}))
         self.ws.ping(b"jobwheel")
 
-    def _flush(self):
+    def _flush(self) -> None:
         w = self.w
         for m in w._outbox.take(self.next_id):
             try:
@@ -1033,7 +1140,8 @@ class _Session:
                 continue
             self.ws.send_text(text)
 
-    def _goodbye(self):
+    def _goodbye(self) -> None:
+
         with self._lock:
             final, err = self._final, self.err
         if final is not None:

@@ -35,7 +35,17 @@ public final class JobHelper {
         return c == null ? "" : c.getParams();
     }
 
+    /**
+     * The run's W3C trace context ({@link TaskContext#getTraceparent()}); ""
+     * when it is not traced, or outside a run.
+     */
+    public static String getTraceparent() {
+        TaskContext c = TaskContext.current();
+        return c == null ? "" : c.getTraceparent();
+    }
+
     /** In a BROADCAST job (SHARDING_BROADCAST): this worker's shard, 0 … total−1; else 0. */
+
     public static int getShardIndex() {
         TaskContext c = TaskContext.current();
         return c == null ? 0 : c.getShardIndex();

@@ -363,7 +363,41 @@ final class Protocol {
         return v == null || v.isNull() ? 0 : v.asLong();
     }
 
+    /**
+     * Whether s is a W3C traceparent to start the processor's span under
+     * (docs/protocol.md §8.5), as Go's protocol.ValidTraceparent: version
+     * 00's four fields exactly, or a later version's (not ff) followed by
+     * nothing or "-…"; lower-case hex; neither id all zeros.
+     */
+    static boolean validTraceparent(String s) {
+        if (s == null || s.length() < 55 || (s.length() > 55 && (s.startsWith("00") || s.charAt(55) != '-'))) {
+            return false;
+        }
+        if (s.charAt(2) != '-' || s.charAt(35) != '-' || s.charAt(52) != '-' || s.startsWith("ff")) {
+            return false;
+        }
+        for (int[] f : new int[][]{{0, 2}, {3, 35}, {36, 52}, {53, 55}}) {
+            for (int i = f[0]; i < f[1]; i++) {
+                char c = s.charAt(i);
+                if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                    return false;
+                }
+            }
+        }
+        return !allZeros(s, 3, 35) && !allZeros(s, 36, 52);
+    }
+
+    private static boolean allZeros(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) != '0') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static final String CUT = "…[cut]";
+
 
     /**
      * Cuts s to at most n bytes of UTF-8, on a character boundary, ending

@@ -35,6 +35,7 @@ final class Task {
     final String workflowNode;
     final ObjectNode workflowContext; // null outside workflows
     final Map<String, String> upstream;
+    final String traceparent; // "": not traced, or not a valid traceparent (ignored, §8.5)
 
     Task(JsonNode t) {
         taskId = Protocol.integer(t, "taskId");
@@ -69,7 +70,12 @@ final class Task {
             }
         }
         upstream = Collections.unmodifiableMap(up);
+        // Tracing never refuses work (§8.5): a value that is not a valid
+        // traceparent, or not even a string, counts as none.
+        JsonNode tp = t.get("traceparent");
+        traceparent = tp != null && tp.isTextual() && Protocol.validTraceparent(tp.asText()) ? tp.asText() : "";
     }
+
 
     /** TaskResults from a dispatch's or an ack's results array. */
     static List<TaskResult> results(JsonNode arr) {

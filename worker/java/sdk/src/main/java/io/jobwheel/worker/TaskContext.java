@@ -508,9 +508,26 @@ public final class TaskContext {
         return task.workflowNode;
     }
 
+    // Tracing.
+
+    /**
+     * The run's W3C trace context when it is traced (docs/tracing.md): the
+     * {@code traceparent} of the server's span for this task, e.g.
+     * {@code 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01};
+     * "" when the run is not traced (or the server sent a value that is not
+     * a valid traceparent, docs/protocol.md §8.5). Send it on as the
+     * {@code traceparent} header of what the processor calls, or start the
+     * processor's own span under it (README, "Traces"): this SDK starts
+     * none itself.
+     */
+    public String getTraceparent() {
+        return task.traceparent;
+    }
+
     // Cancellation.
 
     /** Whether the task was stopped, timed out, or the worker is stopping. */
+
     public boolean isCancelled() {
         return cancelled.getCount() == 0;
     }

@@ -55,7 +55,13 @@ class HandlersTest {
             return "got " + param;
         }
 
+        @JobHandler("traced")
+        public String traced() {
+            return "traceparent " + JobHelper.getTraceparent();
+        }
+
         @JobHandler("context")
+
         ProcessResult context(TaskContext ctx) {
             return new ProcessResult(true, "task " + ctx.getTaskId());
         }
@@ -74,7 +80,7 @@ class HandlersTest {
         Jobs jobs = new Jobs();
         List<String> names = new ArrayList<>();
         w = Support.worker(config(), w -> names.addAll(w.registerHandlers(jobs)));
-        assertEquals(List.of("context", "demo", "fails", "returns", "throws", "timesOut"), names.stream().sorted().toList());
+        assertEquals(List.of("context", "demo", "fails", "returns", "throws", "timesOut", "traced"), names.stream().sorted().toList());
         Support.Recorder rec = new Support.Recorder(w);
         ObjectNode demo = task(1, "demo");
         demo.put("jobParams", "job");
@@ -95,6 +101,12 @@ class HandlersTest {
         w.accept(dispatch(ret, task(6, "context")));
         assertEquals("got p", rec.fin(5).get("result").asText());
         assertEquals("task 6", rec.fin(6).get("result").asText());
+        ObjectNode traced = task(7, "traced");
+        traced.put("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        w.accept(dispatch(traced, task(8, "traced")));
+        assertEquals("traceparent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", rec.fin(7).get("result").asText(),
+                "a handler reads the run's trace context through JobHelper");
+        assertEquals("traceparent ", rec.fin(8).get("result").asText(), "not traced: \"\"");
         assertEquals(List.of("init"), jobs.events, "init runs once, before the handler's first run");
         w.stopForTest();
         w = null;
@@ -107,6 +119,8 @@ class HandlersTest {
         assertFalse(JobHelper.handleSuccess());
         assertEquals("", JobHelper.getJobParam());
         assertEquals(1, JobHelper.getShardTotal());
+        assertEquals("", JobHelper.getTraceparent());
+
     }
 
     static class Bad {

@@ -10,7 +10,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ProtocolTest {
     @Test
+    void validTraceparentsAsGoHasThem() {
+        // worker/protocol/traceparent_test.go's table: the SDKs agree on what a processor is given.
+        java.util.Map<String, Boolean> cases = new java.util.LinkedHashMap<>();
+        cases.put("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", true);
+        cases.put("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", true);
+        cases.put("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", true); // a later version may add fields
+        cases.put("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", false);
+        cases.put("ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", false);
+        cases.put("00-00000000000000000000000000000000-00f067aa0ba902b7-01", false);
+        cases.put("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", false);
+        cases.put("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", false);
+        cases.put("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", false);
+        cases.put("00_4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", false);
+        cases.put("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01x", false);
+        cases.put("", false);
+        cases.put(null, false);
+        cases.forEach((s, want) -> assertEquals(want, Protocol.validTraceparent(s), String.valueOf(s)));
+    }
+
+    @Test
     void shortTextIsKept() {
+
         assertEquals("hello", Protocol.truncate("hello", 10));
     }
 

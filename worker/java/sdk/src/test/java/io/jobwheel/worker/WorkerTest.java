@@ -60,7 +60,35 @@ class WorkerTest {
     }
 
     @Test
+    void processorsSeeTheRunsTraceparent() {
+        // docs/protocol.md §8.5: a traced run's traceparent reaches the
+        // processor; a malformed one (or one that is not a string) is
+        // ignored, and the task runs all the same.
+        String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        worker(w -> w.register("p", ctx -> new ProcessResult(true, "traceparent=" + ctx.getTraceparent()
+                + " helper=" + JobHelper.getTraceparent())));
+        Support.Recorder rec = new Support.Recorder(w);
+        ObjectNode traced = task(1, "p");
+        traced.put("traceparent", tp);
+        ObjectNode malformed = task(2, "p");
+        malformed.put("traceparent", "00-nonsense");
+        ObjectNode notAString = task(3, "p");
+        notAString.put("traceparent", 42);
+        ObjectNode untraced = task(4, "p");
+        ObjectNode ack = w.accept(dispatch(traced, malformed, notAString, untraced));
+        assertEquals(List.of(1L, 2L, 3L, 4L), ids(ack.get("accepted")));
+        assertEquals("traceparent=" + tp + " helper=" + tp, rec.fin(1).get("result").asText());
+        for (long id : new long[]{2, 3, 4}) {
+            ObjectNode fin = rec.fin(id);
+            assertEquals("SUCCEEDED", fin.get("status").asText());
+            assertEquals("traceparent= helper=", fin.get("result").asText(), "task " + id);
+        }
+        assertEquals("", JobHelper.getTraceparent(), "outside a run");
+    }
+
+    @Test
     void slotsBoundTheTasksAtOnce() {
+
         w = Support.worker(config().slots(2), w -> w.register("block", BLOCK));
         ObjectNode ack = w.accept(dispatch(task(1, "block"), task(2, "block"), task(3, "block")));
         assertEquals(List.of(1L, 2L), ids(ack.get("accepted")));
