@@ -199,8 +199,11 @@ func (h *Hub) Start(ctx context.Context) error {
 		stopped()
 		return fmt.Errorf("recording an earlier run's workers as gone: %w", err)
 	}
+	// Started before Start returns: ServeConnect refuses workers until
+	// then, and a caller that has started the hub must not see its first
+	// worker refused because the loop's goroutine has not run yet.
+	started()
 	go func() {
-		started()
 		defer stopped()
 		h.flushLoop(ctx)
 		h.closeAll()
