@@ -35,8 +35,8 @@ import (
 //     `Interpreter Args… InlineFlag -- <script> <script file> <job params>
 //     <instance params>`, so $0, $1 and $2 and the shell's messages
 //     ("<script file>: 3: foo: not found") are the same while no file is
-//     written (its write and the walk that removed it were a tenth of the
-//     agent's system calls per `true`, docs/benchmarks.md);
+//     written (its write, and the walk that removed it, were 12 of the
+//     ~300 system calls per `true`: docs/benchmarks.md);
 //     with the environment of the worker minus its JOBWHEEL_* variables
 //     (the app secret must not leak into jobs), plus JOBWHEEL_INSTANCE_ID,
 //     JOBWHEEL_TASK_ID, JOBWHEEL_JOB_ID, JOBWHEEL_TASK_NAME, JOBWHEEL_ATTEMPT,
