@@ -466,6 +466,22 @@ func OutcomeUnknown(err error) bool {
 		errors.Is(err, driver.ErrBadConn) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
+// IsDataError reports whether err is the database refusing a statement's
+// data — a data exception (SQLSTATE class 22: a value out of range) or an
+// integrity violation (23), or any SQLite error — which the same data would
+// meet again. Other failures (a broken connection, a node that turned
+// read-only in a switchover, 25006, a shutdown) pass with the database's
+// trouble.
+func IsDataError(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		c := pgErr.Field('C')
+		return strings.HasPrefix(c, "22") || strings.HasPrefix(c, "23")
+	}
+	var sqliteErr *sqlite.Error
+	return errors.As(err, &sqliteErr)
+}
+
 // wrap turns driver errors into the package's sentinels and says what was
 // being done.
 func wrap(err error, what string) error {

@@ -43,3 +43,26 @@ func TestCommitWithLostAnswerIsUnknown(t *testing.T) {
 		t.Errorf("a duplicate app: %v, OutcomeUnknown %v; want a conflict whose outcome is known", err, db.OutcomeUnknown(err))
 	}
 }
+
+// TestReadOnlyIsNotADataError: a write refused because the node turned
+// read-only (a primary demoted by a switchover, SQLSTATE 25006) passes
+// with the database's trouble; a write refused for its data (a unique
+// violation) would meet the same refusal again (db.IsDataError).
+func TestReadOnlyIsNotADataError(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t, db.Postgres)
+	ctx := context.Background()
+	err := d.InSnapshot(ctx, func(ctx context.Context, tx *db.Store) error { // a READ ONLY transaction
+		return tx.AppCreate(ctx, &db.App{Name: "read-only", SecretHash: "x"})
+	})
+	if err == nil || db.IsDataError(err) {
+		t.Errorf("a write in a read-only transaction: %v, IsDataError %v; want an error that is not the data's", err, db.IsDataError(err))
+	}
+	if err := d.AppCreate(ctx, &db.App{Name: "twice", SecretHash: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	err = d.AppCreate(ctx, &db.App{Name: "twice", SecretHash: "x"})
+	if !db.IsDataError(err) {
+		t.Errorf("a duplicate app: %v; want a data error", err)
+	}
+}

@@ -10,9 +10,10 @@ import (
 // to store (the database failing over) and a later one of the same
 // instance is stored by the next transaction, the earlier lines, sent
 // again, would get sequence numbers after the later ones: out of order.
-// So a batch that failed with the database (a broken connection,
-// db.OutcomeUnknown; not one PostgreSQL refused, which would fail again and
-// hold its successors forever) leaves a gap per (worker, instance) at its first
+// So a batch that failed with the database (a broken connection, a node
+// turned read-only by a switchover; not one whose data PostgreSQL refused,
+// db.IsDataError, which would fail again and hold its successors forever)
+// leaves a gap per (worker, instance) at its first
 // line, and a later batch whose lines of that instance all come after the
 // gap is refused — the worker sends it again after a pause, behind the
 // failed one it re-sends first. The gap closes when a batch holding the

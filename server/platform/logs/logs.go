@@ -260,7 +260,7 @@ func (s *Service) storeAll(ctx context.Context, batches []batch) []error {
 			}
 		}
 		results[i] = s.failed(b, err)
-		if db.OutcomeUnknown(err) {
+		if !db.IsDataError(err) {
 			s.gapAt(b) // the database's failing, not the batch's: it is sent again
 		}
 	}
