@@ -80,6 +80,20 @@ type AuditEntryConnectionEdge struct {
 	Node *db.AuditEntry `json:"node"`
 }
 
+// What to backfill.
+type BackfillInput struct {
+	// The first fire time to run (inclusive).
+	From time.Time `json:"from"`
+	// The last fire time to run (inclusive); not in the future.
+	To time.Time `json:"to"`
+	// How many runs may be under way at once: 1 to the workflow's or job's maxInstances (at most 100).
+	Parallelism *int `json:"parallelism,omitempty"`
+	// Workflows: added to each run's context (a JSON object, without `logicalTime`).
+	Context any `json:"context,omitempty"`
+	// Jobs: each instance's parameters, a JSON object (without `logicalTime`, which is added), or omitted.
+	Params *string `json:"params,omitempty"`
+}
+
 // A calendar of excluded dates.
 type CalendarInput struct {
 	// The app's name.
