@@ -60,6 +60,11 @@ type WorkflowInstance struct {
 	// stands for (unique together; db/backfills.go).
 	BackfillID  *int64     `bun:"backfill_id"`
 	LogicalTime *time.Time `bun:"logical_time"`
+	// UpstreamRunID and UpstreamInstanceID: the upstream workflow run or
+	// job instance whose success started it (workflow_links.go; unique per
+	// workflow).
+	UpstreamRunID      *int64 `bun:"upstream_run_id"`
+	UpstreamInstanceID *int64 `bun:"upstream_instance_id"`
 }
 
 // WorkflowInstanceSetTraceParent records the span a workflow instance is

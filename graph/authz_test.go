@@ -325,6 +325,10 @@ func matrixRows() []matrixRow {
 				return map[string]any{"id": w.newWorkflow(t), "in": w.workflowInput("alpha", w.name("wf"), w.job)}
 			}},
 		{op: "deleteWorkflow", query: `mutation($id: ID!) { deleteWorkflow(id: $id) }`, need: needEditor, vars: freshWF},
+		{op: "setWorkflowUpstream", query: `mutation($id: ID!, $up: ID!) { setWorkflowUpstream(id: $id, upstream: [{workflowId: $up}]) { id } }`, need: needEditor,
+			vars: func(t *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
+				return map[string]any{"id": w.newWorkflow(t), "up": w.newWorkflow(t)}
+			}},
 		{op: "setWorkflowEnabled", query: `mutation($id: ID!) { setWorkflowEnabled(id: $id, enabled: false) { id } }`, need: needEditor, vars: freshWF},
 		{op: "restoreWorkflowVersion", query: `mutation($id: ID!) { restoreWorkflowVersion(id: $id, version: 1) { version } }`, need: needEditor, vars: freshWF},
 		{op: "importWorkflow", query: `mutation($def: JSON!) { importWorkflow(app: "alpha", definition: $def) { id } }`, need: needEditor, hidden: CodeBadInput,

@@ -319,49 +319,50 @@ type ComplexityRoot struct {
 	}
 
 	Job struct {
-		Alarm              func(childComplexity int) int
-		AlarmHistory       func(childComplexity int, first *int, after *string) int
-		App                func(childComplexity int) int
-		Calendar           func(childComplexity int) int
-		CreatedAt          func(childComplexity int) int
-		Description        func(childComplexity int) int
-		DispatchStrategy   func(childComplexity int) int
-		Enabled            func(childComplexity int) int
-		ExecutionMode      func(childComplexity int) int
-		ID                 func(childComplexity int) int
-		InstanceRetries    func(childComplexity int) int
-		LastRun            func(childComplexity int) int
-		Lifecycle          func(childComplexity int) int
-		ManagedBy          func(childComplexity int) int
-		ManagedSource      func(childComplexity int) int
-		MaxInstances       func(childComplexity int) int
-		MaxQueued          func(childComplexity int) int
-		MisfirePolicy      func(childComplexity int) int
-		Name               func(childComplexity int) int
-		NextTriggerAt      func(childComplexity int) int
-		OverlapPolicy      func(childComplexity int) int
-		Params             func(childComplexity int) int
-		Pool               func(childComplexity int) int
-		PoolSlots          func(childComplexity int) int
-		Priority           func(childComplexity int) int
-		Processor          func(childComplexity int) int
-		ProcessorType      func(childComplexity int) int
-		RetryBackoff       func(childComplexity int) int
-		RetryDelayMaxMs    func(childComplexity int) int
-		RetryDelayMs       func(childComplexity int) int
-		ScheduleExpression func(childComplexity int) int
-		ScheduleType       func(childComplexity int) int
-		ScheduleWindow     func(childComplexity int) int
-		Stats              func(childComplexity int, hours *int) int
-		TaskConcurrency    func(childComplexity int) int
-		TaskRetries        func(childComplexity int) int
-		TimeZone           func(childComplexity int) int
-		TimeoutMs          func(childComplexity int) int
-		Upcoming           func(childComplexity int, count *int) int
-		UpdatedAt          func(childComplexity int) int
-		Version            func(childComplexity int) int
-		Versions           func(childComplexity int, first *int) int
-		WorkerFilter       func(childComplexity int) int
+		Alarm               func(childComplexity int) int
+		AlarmHistory        func(childComplexity int, first *int, after *string) int
+		App                 func(childComplexity int) int
+		Calendar            func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		DispatchStrategy    func(childComplexity int) int
+		DownstreamWorkflows func(childComplexity int) int
+		Enabled             func(childComplexity int) int
+		ExecutionMode       func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		InstanceRetries     func(childComplexity int) int
+		LastRun             func(childComplexity int) int
+		Lifecycle           func(childComplexity int) int
+		ManagedBy           func(childComplexity int) int
+		ManagedSource       func(childComplexity int) int
+		MaxInstances        func(childComplexity int) int
+		MaxQueued           func(childComplexity int) int
+		MisfirePolicy       func(childComplexity int) int
+		Name                func(childComplexity int) int
+		NextTriggerAt       func(childComplexity int) int
+		OverlapPolicy       func(childComplexity int) int
+		Params              func(childComplexity int) int
+		Pool                func(childComplexity int) int
+		PoolSlots           func(childComplexity int) int
+		Priority            func(childComplexity int) int
+		Processor           func(childComplexity int) int
+		ProcessorType       func(childComplexity int) int
+		RetryBackoff        func(childComplexity int) int
+		RetryDelayMaxMs     func(childComplexity int) int
+		RetryDelayMs        func(childComplexity int) int
+		ScheduleExpression  func(childComplexity int) int
+		ScheduleType        func(childComplexity int) int
+		ScheduleWindow      func(childComplexity int) int
+		Stats               func(childComplexity int, hours *int) int
+		TaskConcurrency     func(childComplexity int) int
+		TaskRetries         func(childComplexity int) int
+		TimeZone            func(childComplexity int) int
+		TimeoutMs           func(childComplexity int) int
+		Upcoming            func(childComplexity int, count *int) int
+		UpdatedAt           func(childComplexity int) int
+		Version             func(childComplexity int) int
+		Versions            func(childComplexity int, first *int) int
+		WorkerFilter        func(childComplexity int) int
 	}
 
 	JobConnection struct {
@@ -468,6 +469,7 @@ type ComplexityRoot struct {
 		SetAppWorkflowBudget      func(childComplexity int, app string, budget int) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
+		SetWorkflowUpstream       func(childComplexity int, id string, upstream []*model.WorkflowUpstreamInput) int
 		StopBackfill              func(childComplexity int, id string) int
 		StopInstance              func(childComplexity int, id string) int
 		StopWorkflowInstance      func(childComplexity int, id string) int
@@ -669,31 +671,34 @@ type ComplexityRoot struct {
 	}
 
 	Workflow struct {
-		Alarm              func(childComplexity int) int
-		AlarmHistory       func(childComplexity int, first *int, after *string) int
-		App                func(childComplexity int) int
-		CreatedAt          func(childComplexity int) int
-		Description        func(childComplexity int) int
-		Edges              func(childComplexity int) int
-		Enabled            func(childComplexity int) int
-		FailFast           func(childComplexity int) int
-		ID                 func(childComplexity int) int
-		LastRun            func(childComplexity int) int
-		ManagedBy          func(childComplexity int) int
-		ManagedSource      func(childComplexity int) int
-		MaxInstances       func(childComplexity int) int
-		MisfirePolicy      func(childComplexity int) int
-		Name               func(childComplexity int) int
-		NextTriggerAt      func(childComplexity int) int
-		Nodes              func(childComplexity int) int
-		OverlapPolicy      func(childComplexity int) int
-		ScheduleExpression func(childComplexity int) int
-		ScheduleType       func(childComplexity int) int
-		TimeZone           func(childComplexity int) int
-		TimeoutMs          func(childComplexity int) int
-		UpdatedAt          func(childComplexity int) int
-		Version            func(childComplexity int) int
-		Versions           func(childComplexity int) int
+		Alarm               func(childComplexity int) int
+		AlarmHistory        func(childComplexity int, first *int, after *string) int
+		App                 func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		DownstreamWorkflows func(childComplexity int) int
+		Edges               func(childComplexity int) int
+		Enabled             func(childComplexity int) int
+		FailFast            func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		LastRun             func(childComplexity int) int
+		ManagedBy           func(childComplexity int) int
+		ManagedSource       func(childComplexity int) int
+		MaxInstances        func(childComplexity int) int
+		MisfirePolicy       func(childComplexity int) int
+		Name                func(childComplexity int) int
+		NextTriggerAt       func(childComplexity int) int
+		Nodes               func(childComplexity int) int
+		OverlapPolicy       func(childComplexity int) int
+		ScheduleExpression  func(childComplexity int) int
+		ScheduleType        func(childComplexity int) int
+		TimeZone            func(childComplexity int) int
+		TimeoutMs           func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpstreamJobs        func(childComplexity int) int
+		UpstreamWorkflows   func(childComplexity int) int
+		Version             func(childComplexity int) int
+		Versions            func(childComplexity int) int
 	}
 
 	WorkflowConnection struct {
@@ -719,30 +724,32 @@ type ComplexityRoot struct {
 	}
 
 	WorkflowInstance struct {
-		BackfillID        func(childComplexity int) int
-		Budget            func(childComplexity int) int
-		BudgetUsed        func(childComplexity int) int
-		Context           func(childComplexity int) int
-		ContextClashes    func(childComplexity int) int
-		CreatedAt         func(childComplexity int) int
-		Deadline          func(childComplexity int) int
-		Edges             func(childComplexity int) int
-		ExpectedTriggerAt func(childComplexity int) int
-		FinishedAt        func(childComplexity int) int
-		ID                func(childComplexity int) int
-		InitialContext    func(childComplexity int) int
-		LogicalTime       func(childComplexity int) int
-		Nodes             func(childComplexity int) int
-		Parent            func(childComplexity int) int
-		ParentNodeKey     func(childComplexity int) int
-		Reason            func(childComplexity int) int
-		Result            func(childComplexity int) int
-		StartedAt         func(childComplexity int) int
-		Status            func(childComplexity int) int
-		TriggerAt         func(childComplexity int) int
-		TriggerType       func(childComplexity int) int
-		Version           func(childComplexity int) int
-		Workflow          func(childComplexity int) int
+		BackfillID         func(childComplexity int) int
+		Budget             func(childComplexity int) int
+		BudgetUsed         func(childComplexity int) int
+		Context            func(childComplexity int) int
+		ContextClashes     func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		Deadline           func(childComplexity int) int
+		Edges              func(childComplexity int) int
+		ExpectedTriggerAt  func(childComplexity int) int
+		FinishedAt         func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		InitialContext     func(childComplexity int) int
+		LogicalTime        func(childComplexity int) int
+		Nodes              func(childComplexity int) int
+		Parent             func(childComplexity int) int
+		ParentNodeKey      func(childComplexity int) int
+		Reason             func(childComplexity int) int
+		Result             func(childComplexity int) int
+		StartedAt          func(childComplexity int) int
+		Status             func(childComplexity int) int
+		TriggerAt          func(childComplexity int) int
+		TriggerType        func(childComplexity int) int
+		UpstreamInstanceID func(childComplexity int) int
+		UpstreamRunID      func(childComplexity int) int
+		Version            func(childComplexity int) int
+		Workflow           func(childComplexity int) int
 	}
 
 	WorkflowInstanceConnection struct {
@@ -908,6 +915,8 @@ type JobResolver interface {
 
 	Versions(ctx context.Context, obj *db.Job, first *int) ([]*db.JobVersion, error)
 	Pool(ctx context.Context, obj *db.Job) (*db.Pool, error)
+
+	DownstreamWorkflows(ctx context.Context, obj *db.Job) ([]*db.Workflow, error)
 }
 type JobConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.JobConnection) (int, error)
@@ -964,6 +973,7 @@ type MutationResolver interface {
 	PauseWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
 	ResumeWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
 	ApproveWorkflowNode(ctx context.Context, workflowInstanceID string, node string, approve bool, comment *string) (*db.WorkflowInstance, error)
+	SetWorkflowUpstream(ctx context.Context, id string, upstream []*model.WorkflowUpstreamInput) (*db.Workflow, error)
 }
 type PoolResolver interface {
 	App(ctx context.Context, obj *db.Pool) (*db.App, error)
@@ -1036,6 +1046,10 @@ type WorkflowResolver interface {
 	Versions(ctx context.Context, obj *db.Workflow) ([]*db.WorkflowVersion, error)
 
 	AlarmHistory(ctx context.Context, obj *db.Workflow, first *int, after *string) (*model.AlarmRecordConnection, error)
+
+	UpstreamWorkflows(ctx context.Context, obj *db.Workflow) ([]*db.Workflow, error)
+	UpstreamJobs(ctx context.Context, obj *db.Workflow) ([]*db.Job, error)
+	DownstreamWorkflows(ctx context.Context, obj *db.Workflow) ([]*db.Workflow, error)
 }
 type WorkflowConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.WorkflowConnection) (int, error)
@@ -2199,6 +2213,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.DispatchStrategy(childComplexity), true
+	case "Job.downstreamWorkflows":
+		if e.ComplexityRoot.Job.DownstreamWorkflows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.DownstreamWorkflows(childComplexity), true
 	case "Job.enabled":
 		if e.ComplexityRoot.Job.Enabled == nil {
 			break
@@ -3059,6 +3079,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetWorkflowEnabled(childComplexity, args["id"].(string), args["enabled"].(bool)), true
+	case "Mutation.setWorkflowUpstream":
+		if e.ComplexityRoot.Mutation.SetWorkflowUpstream == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setWorkflowUpstream_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetWorkflowUpstream(childComplexity, args["id"].(string), args["upstream"].([]*model.WorkflowUpstreamInput)), true
 	case "Mutation.stopBackfill":
 		if e.ComplexityRoot.Mutation.StopBackfill == nil {
 			break
@@ -4077,6 +4108,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Workflow.Description(childComplexity), true
+	case "Workflow.downstreamWorkflows":
+		if e.ComplexityRoot.Workflow.DownstreamWorkflows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.DownstreamWorkflows(childComplexity), true
 	case "Workflow.edges":
 		if e.ComplexityRoot.Workflow.Edges == nil {
 			break
@@ -4185,6 +4222,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Workflow.UpdatedAt(childComplexity), true
+	case "Workflow.upstreamJobs":
+		if e.ComplexityRoot.Workflow.UpstreamJobs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.UpstreamJobs(childComplexity), true
+	case "Workflow.upstreamWorkflows":
+		if e.ComplexityRoot.Workflow.UpstreamWorkflows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.UpstreamWorkflows(childComplexity), true
 	case "Workflow.version":
 		if e.ComplexityRoot.Workflow.Version == nil {
 			break
@@ -4394,6 +4443,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkflowInstance.TriggerType(childComplexity), true
+	case "WorkflowInstance.upstreamInstanceId":
+		if e.ComplexityRoot.WorkflowInstance.UpstreamInstanceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.UpstreamInstanceID(childComplexity), true
+	case "WorkflowInstance.upstreamRunId":
+		if e.ComplexityRoot.WorkflowInstance.UpstreamRunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.UpstreamRunID(childComplexity), true
 	case "WorkflowInstance.version":
 		if e.ComplexityRoot.WorkflowInstance.Version == nil {
 			break
@@ -4725,6 +4786,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputWorkflowInput,
 		ec.unmarshalInputWorkflowNodeInput,
 		ec.unmarshalInputWorkflowNodePositionInput,
+		ec.unmarshalInputWorkflowUpstreamInput,
 	)
 	first := true
 
@@ -5524,7 +5586,7 @@ type Instance {
   status: InstanceStatus!
   "The id of the instance's trace (docs/tracing.md); null when it was not traced."
   traceId: String
-  "SCHEDULE (on time), MISFIRE (a missed fire caught up by the misfire policy), API or WORKFLOW."
+  "SCHEDULE (on time), MISFIRE (a missed fire caught up by the misfire policy), API, WORKFLOW or BACKFILL (a backfill's run)."
   triggerType: String!
   "For scheduled fires: the time the schedule named."
   expectedTriggerTime: Time
@@ -6977,7 +7039,7 @@ type WorkflowInstance {
   status: WorkflowInstanceStatus!
   "Why it ended as it did, if it did not succeed; empty otherwise."
   reason: String!
-  "API (runWorkflow), SCHEDULE, MISFIRE, or WORKFLOW (a nested run)."
+  "API (runWorkflow), SCHEDULE, MISFIRE, WORKFLOW (a nested run), BACKFILL (a backfill's run) or UPSTREAM (started by an upstream workflow's or job's success)."
   triggerType: String!
   "For scheduled runs: the time the schedule named."
   expectedTriggerTime: Time
@@ -7194,6 +7256,52 @@ extend type App {
 extend type Instance {
   "For a workflow node's instance: what it was given, ` + "`" + `{\"context\": {...}, \"upstream\": {...}}` + "`" + ` (and ` + "`" + `element` + "`" + ` for a FOREACH element); null for an instance not run by a workflow."
   workflowInput: JSON
+}
+`, BuiltIn: false},
+	{Name: "../schema/workflowlink.graphqls", Input: `"""
+One thing a workflow follows (docs/workflows.md#dependencies-between-workflows):
+a workflow of its app (each top-level run of it that succeeds starts the
+workflow) or a job of its app (each of its instances that succeeds, other
+than a workflow node's). Give one of the two ids.
+"""
+input WorkflowUpstreamInput {
+  "A workflow of the same app."
+  workflowId: ID
+  "A job of the same app."
+  jobId: ID
+}
+
+extend type Workflow {
+  "The workflows whose successful runs start this one."
+  upstreamWorkflows: [Workflow!]!
+  "The jobs whose successful instances start this one."
+  upstreamJobs: [Job!]!
+  "The workflows a successful run of this one starts."
+  downstreamWorkflows: [Workflow!]!
+}
+
+extend type Job {
+  "The workflows a successful instance of this job starts."
+  downstreamWorkflows: [Workflow!]!
+}
+
+extend type WorkflowInstance {
+  "For a run an upstream workflow's success started (trigger type UPSTREAM): that run."
+  upstreamRunId: ID
+  "For a run an upstream job's success started (trigger type UPSTREAM): that instance."
+  upstreamInstanceId: ID
+}
+
+extend type Mutation {
+  """
+  Sets what a workflow follows (EDITOR), replacing what it followed: it
+  starts once per success of each, with what started it in its context
+  under ` + "`" + `trigger` + "`" + `. BAD_INPUT naming the field for an entry giving neither
+  or both ids (` + "`" + `upstream[i]` + "`" + `), listed twice, naming a workflow or job not
+  in the app (` + "`" + `upstream[i].workflowId` + "`" + `, ` + "`" + `.jobId` + "`" + `), or closing a cycle of
+  workflows (` + "`" + `upstream[i].workflowId` + "`" + `, with the cycle in the message).
+  """
+  setWorkflowUpstream(id: ID!, upstream: [WorkflowUpstreamInput!]!): Workflow!
 }
 `, BuiltIn: false},
 }
@@ -7775,6 +7883,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_pool(ctx, field)
 	case "poolSlots":
 		return ec.fieldContext_Job_poolSlots(ctx, field)
+	case "downstreamWorkflows":
+		return ec.fieldContext_Job_downstreamWorkflows(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Job", field.Name)
 }
@@ -8273,6 +8383,12 @@ func (ec *executionContext) childFields_Workflow(ctx context.Context, field grap
 		return ec.fieldContext_Workflow_managedBy(ctx, field)
 	case "managedSource":
 		return ec.fieldContext_Workflow_managedSource(ctx, field)
+	case "upstreamWorkflows":
+		return ec.fieldContext_Workflow_upstreamWorkflows(ctx, field)
+	case "upstreamJobs":
+		return ec.fieldContext_Workflow_upstreamJobs(ctx, field)
+	case "downstreamWorkflows":
+		return ec.fieldContext_Workflow_downstreamWorkflows(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Workflow", field.Name)
 }
@@ -8371,6 +8487,10 @@ func (ec *executionContext) childFields_WorkflowInstance(ctx context.Context, fi
 		return ec.fieldContext_WorkflowInstance_backfillId(ctx, field)
 	case "logicalTime":
 		return ec.fieldContext_WorkflowInstance_logicalTime(ctx, field)
+	case "upstreamRunId":
+		return ec.fieldContext_WorkflowInstance_upstreamRunId(ctx, field)
+	case "upstreamInstanceId":
+		return ec.fieldContext_WorkflowInstance_upstreamInstanceId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowInstance", field.Name)
 }
@@ -9538,6 +9658,28 @@ func (ec *executionContext) field_Mutation_setWorkflowEnabled_args(ctx context.C
 		return nil, err
 	}
 	args["enabled"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setWorkflowUpstream_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "upstream",
+		func(ctx context.Context, v any) ([]*model.WorkflowUpstreamInput, error) {
+			return ec.unmarshalNWorkflowUpstreamInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowUpstreamInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["upstream"] = arg1
 	return args, nil
 }
 
@@ -15740,6 +15882,38 @@ func (ec *executionContext) fieldContext_Job_poolSlots(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Job_downstreamWorkflows(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_downstreamWorkflows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().DownstreamWorkflows(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_downstreamWorkflows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JobConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18579,6 +18753,50 @@ func (ec *executionContext) fieldContext_Mutation_approveWorkflowNode(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_approveWorkflowNode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setWorkflowUpstream(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setWorkflowUpstream(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetWorkflowUpstream(ctx, fc.Args["id"].(string), fc.Args["upstream"].([]*model.WorkflowUpstreamInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setWorkflowUpstream(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setWorkflowUpstream_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22909,6 +23127,102 @@ func (ec *executionContext) fieldContext_Workflow_managedSource(_ context.Contex
 	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type ManagedSource does not have child fields"))
 }
 
+func (ec *executionContext) _Workflow_upstreamWorkflows(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_upstreamWorkflows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().UpstreamWorkflows(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_upstreamWorkflows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_upstreamJobs(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_upstreamJobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().UpstreamJobs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_upstreamJobs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_downstreamWorkflows(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_downstreamWorkflows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().DownstreamWorkflows(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_downstreamWorkflows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WorkflowConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23761,6 +24075,52 @@ func (ec *executionContext) _WorkflowInstance_logicalTime(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_WorkflowInstance_logicalTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_upstreamRunId(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_upstreamRunId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpstreamRunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_upstreamRunId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_upstreamInstanceId(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_upstreamInstanceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpstreamInstanceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_upstreamInstanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _WorkflowInstanceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnection) (ret graphql.Marshaler) {
@@ -27312,6 +27672,43 @@ func (ec *executionContext) unmarshalInputWorkflowNodePositionInput(ctx context.
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputWorkflowUpstreamInput(ctx context.Context, obj any) (model.WorkflowUpstreamInput, error) {
+	var it model.WorkflowUpstreamInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"workflowId", "jobId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "workflowId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workflowId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkflowID = data
+		case "jobId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JobID = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -30857,6 +31254,44 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "downstreamWorkflows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_downstreamWorkflows(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31844,6 +32279,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "approveWorkflowNode":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_approveWorkflowNode(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setWorkflowUpstream":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setWorkflowUpstream(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -34403,6 +34845,120 @@ func (ec *executionContext) _Workflow(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "upstreamWorkflows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_upstreamWorkflows(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "upstreamJobs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_upstreamJobs(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "downstreamWorkflows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_downstreamWorkflows(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35032,6 +35588,16 @@ func (ec *executionContext) _WorkflowInstance(ctx context.Context, sel ast.Selec
 			}
 		case "logicalTime":
 			out.Values[i] = ec._WorkflowInstance_logicalTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "upstreamRunId":
+			out.Values[i] = ec._WorkflowInstance_upstreamRunId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "upstreamInstanceId":
+			out.Values[i] = ec._WorkflowInstance_upstreamInstanceId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -37902,6 +38468,22 @@ func (ec *executionContext) marshalNWorkerMetrics2githubᚗcomᚋjobwheelᚋjobw
 	return ec._WorkerMetrics(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNWorkflow2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Workflow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx context.Context, sel ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -38192,6 +38774,25 @@ func (ec *executionContext) marshalNWorkflowNodeType2string(ctx context.Context,
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNWorkflowUpstreamInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowUpstreamInputᚄ(ctx context.Context, v any) ([]*model.WorkflowUpstreamInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkflowUpstreamInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowUpstreamInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowUpstreamInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWorkflowUpstreamInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowUpstreamInput(ctx context.Context, v any) (*model.WorkflowUpstreamInput, error) {
+	res, err := ec.unmarshalInputWorkflowUpstreamInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNWorkflowVersion2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.WorkflowVersion) graphql.Marshaler {

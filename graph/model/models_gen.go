@@ -451,6 +451,17 @@ type WorkflowNodeInput struct {
 	PoolSlots *int `json:"poolSlots,omitempty"`
 }
 
+// One thing a workflow follows (docs/workflows.md#dependencies-between-workflows):
+// a workflow of its app (each top-level run of it that succeeds starts the
+// workflow) or a job of its app (each of its instances that succeeds, other
+// than a workflow node's). Give one of the two ids.
+type WorkflowUpstreamInput struct {
+	// A workflow of the same app.
+	WorkflowID *string `json:"workflowId,omitempty"`
+	// A job of the same app.
+	JobID *string `json:"jobId,omitempty"`
+}
+
 // What a user or token may do on an app.
 type AppRole string
 
