@@ -104,9 +104,13 @@ type Instance struct {
 	// traced under: until it fires, the API call or workflow instance that
 	// created it (if traced); from its fire on, its dispatch span, the
 	// parent of its tasks' spans. "" when it is not traced.
-	TraceParent string    `bun:"trace_parent,notnull"`
-	CreatedAt   time.Time `bun:"created_at,notnull"`
-	UpdatedAt   time.Time `bun:"updated_at,notnull"`
+	TraceParent string `bun:"trace_parent,notnull"`
+	// BackfillID and LogicalTime: a backfill's run, for the fire time it
+	// stands for (unique together; backfills.go).
+	BackfillID  *int64     `bun:"backfill_id"`
+	LogicalTime *time.Time `bun:"logical_time"`
+	CreatedAt   time.Time  `bun:"created_at,notnull"`
+	UpdatedAt   time.Time  `bun:"updated_at,notnull"`
 }
 
 // InstanceAttempt keeps each attempt's worker, times and outcome.

@@ -155,10 +155,14 @@ type Job struct {
 	RetryDelayMaxMs int64   `bun:"retry_delay_max_ms,notnull"`
 	// Pool names the app's pool its instances take PoolSlots of while
 	// they run ("" none; pools.go); a workflow node may name its own.
-	Pool      string    `bun:"pool,notnull"`
-	PoolSlots int       `bun:"pool_slots,notnull"`
-	CreatedAt time.Time `bun:"created_at,notnull"`
-	UpdatedAt time.Time `bun:"updated_at,notnull"`
+	Pool      string `bun:"pool,notnull"`
+	PoolSlots int    `bun:"pool_slots,notnull"`
+	// HasDownstream: a workflow names the job upstream (workflow_links.go),
+	// so a success of its instances starts it. Only WorkflowLinkSet writes
+	// it: saves of the job leave it out.
+	HasDownstream bool      `bun:"has_downstream,notnull"`
+	CreatedAt     time.Time `bun:"created_at,notnull"`
+	UpdatedAt     time.Time `bun:"updated_at,notnull"`
 }
 
 // JobCreate inserts a job; ErrConflict if the app already has one of that name.
@@ -174,7 +178,7 @@ func (s *Store) JobCreate(ctx context.Context, j *Job) error {
 func (s *Store) JobUpdate(ctx context.Context, j *Job) error {
 	j.UpdatedAt = Now()
 	res, err := s.idb.NewUpdate().Model(j).
-		ExcludeColumn("id", "app_id", "created_at").
+		ExcludeColumn("id", "app_id", "created_at", "has_downstream").
 		WherePK().Exec(ctx)
 	return expectOne(res, err, "updating job")
 }
@@ -190,7 +194,7 @@ func (s *Store) JobSaveVersion(ctx context.Context, j *Job, fromVersion int, pre
 	now := Now()
 	j.UpdatedAt, j.Version = now, fromVersion+1
 	res, err := s.idb.NewUpdate().Model(j).
-		ExcludeColumn("id", "app_id", "created_at").
+		ExcludeColumn("id", "app_id", "created_at", "has_downstream").
 		WherePK().Where("version = ?", fromVersion).Exec(ctx)
 	if err != nil {
 		return wrap(err, "saving job")

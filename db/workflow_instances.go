@@ -56,6 +56,15 @@ type WorkflowInstance struct {
 	// TraceParent is the W3C traceparent of the instance's span when it is
 	// traced (docs/tracing.md); "" otherwise.
 	TraceParent string `bun:"trace_parent,notnull"`
+	// BackfillID and LogicalTime: a backfill's run, for the fire time it
+	// stands for (unique together; db/backfills.go).
+	BackfillID  *int64     `bun:"backfill_id"`
+	LogicalTime *time.Time `bun:"logical_time"`
+	// UpstreamRunID and UpstreamInstanceID: the upstream workflow run or
+	// job instance whose success started it (workflow_links.go; unique per
+	// workflow).
+	UpstreamRunID      *int64 `bun:"upstream_run_id"`
+	UpstreamInstanceID *int64 `bun:"upstream_instance_id"`
 }
 
 // WorkflowInstanceSetTraceParent records the span a workflow instance is

@@ -35,8 +35,11 @@ type Workflow struct {
 	NextTriggerAt *time.Time `bun:"next_trigger_at"`
 	// ManagedBy is the file set the workflow belongs to (nil: made through
 	// the API or console); ManagedSource is then ManagedFiles.
-	ManagedBy     *string   `bun:"managed_by"`
-	ManagedSource *string   `bun:"managed_source"`
+	ManagedBy     *string `bun:"managed_by"`
+	ManagedSource *string `bun:"managed_source"`
+	// HasDownstream: a workflow names this one upstream
+	// (workflow_links.go). Only WorkflowLinkSet writes it.
+	HasDownstream bool      `bun:"has_downstream,notnull"`
 	CreatedAt     time.Time `bun:"created_at,notnull"`
 	UpdatedAt     time.Time `bun:"updated_at,notnull"`
 }

@@ -108,6 +108,24 @@ func (w *matrixWorld) workflowInput(app, name, job string) map[string]any {
 		"nodes": []any{map[string]any{"key": "a", "type": "JOB", "jobId": job}}, "edges": []any{}}
 }
 
+// newCronWorkflow makes a CRON-scheduled workflow of alpha, disabled (for
+// backfills).
+func (w *matrixWorld) newCronWorkflow(t *testing.T) string {
+	in := w.workflowInput("alpha", w.name("wf"), w.job)
+	in["scheduleType"], in["scheduleExpression"], in["enabled"] = "CRON", "0 0 * * * ?", false
+	return w.api.createWorkflow(t, w.admin, in).ID
+}
+
+// newBackfill makes a backfill of a fresh CRON workflow over the last
+// hours (its runs are made only by an owner, which the matrix has not).
+func (w *matrixWorld) newBackfill(t *testing.T) string {
+	var out struct{ BackfillWorkflow struct{ ID string } }
+	to := time.Now().UTC().Truncate(time.Hour)
+	w.api.must(t, w.admin, `mutation($id: ID!, $from: Time!, $to: Time!) { backfillWorkflow(id: $id, input: {from: $from, to: $to}) { id } }`,
+		map[string]any{"id": w.newCronWorkflow(t), "from": to.Add(-2 * time.Hour), "to": to}, &out)
+	return out.BackfillWorkflow.ID
+}
+
 // newWorkflowInstance records a run of a fresh workflow, due in an hour.
 func (w *matrixWorld) newWorkflowInstance(t *testing.T) string {
 	var out struct{ RunWorkflow struct{ ID string } }
@@ -161,6 +179,13 @@ func matrixRows() []matrixRow {
 	wf := id(func(t *testing.T, w *matrixWorld) string { return w.wf })
 	freshWF := id(func(t *testing.T, w *matrixWorld) string { return w.newWorkflow(t) })
 	run := id(func(t *testing.T, w *matrixWorld) string { return w.newWorkflowInstance(t) })
+	freshBackfill := id(func(t *testing.T, w *matrixWorld) string { return w.newBackfill(t) })
+	backfillRange := func(f func(t *testing.T, w *matrixWorld) string) func(*testing.T, *matrixWorld, *matrixCaller) map[string]any {
+		return func(t *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
+			to := time.Now().UTC().Truncate(time.Hour)
+			return map[string]any{"id": f(t, w), "from": to.Add(-2 * time.Hour), "to": to}
+		}
+	}
 	instance := func(status string) func(*testing.T, *matrixWorld, *matrixCaller) map[string]any {
 		return id(func(t *testing.T, w *matrixWorld) string { return fmt.Sprint(w.newInstance(t, status)) })
 	}
@@ -189,6 +214,8 @@ func matrixRows() []matrixRow {
 		{op: "workflow", query: `query($id: ID!) { workflow(id: $id) { name } }`, need: needViewer, vars: wf},
 		{op: "workflowInstance", query: `query($id: ID!) { workflowInstance(id: $id) { status } }`, need: needViewer, vars: run},
 		{op: "workflowInstances", query: `{ workflowInstances(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
+		{op: "backfills", query: `{ backfills(app: "alpha") { id total running } }`, need: needViewer, vars: noVars},
+		{op: "backfill", query: `query($id: ID!) { backfill(id: $id) { status total done } }`, need: needViewer, vars: freshBackfill},
 		{op: "exportWorkflow", query: `query($id: ID!) { exportWorkflow(id: $id) }`, need: needViewer, vars: wf},
 
 		// Mutations: sessions and users.
@@ -275,6 +302,19 @@ func matrixRows() []matrixRow {
 		{op: "sendTestAlarm", query: `mutation($id: ID!) { sendTestAlarm(jobId: $id) { ok } }`, need: needEditor, vars: job},
 		{op: "retryInstance", query: `mutation($id: ID!) { retryInstance(id: $id) { status } }`, need: needEditor, vars: instance(db.StatusFailed)},
 
+		// Backfills.
+		{op: "backfillWorkflow", query: `mutation($id: ID!, $from: Time!, $to: Time!) { backfillWorkflow(id: $id, input: {from: $from, to: $to}) { id } }`,
+			need: needEditor, vars: backfillRange(func(t *testing.T, w *matrixWorld) string { return w.newCronWorkflow(t) })},
+		{op: "backfillJob", query: `mutation($id: ID!, $from: Time!, $to: Time!) { backfillJob(id: $id, input: {from: $from, to: $to}) { id } }`,
+			need: needEditor, vars: backfillRange(func(t *testing.T, w *matrixWorld) string {
+				var out struct{ CreateJob struct{ ID string } }
+				w.api.must(t, w.admin, `mutation($in: JobInput!) { createJob(input: $in) { id } }`, map[string]any{"in": map[string]any{
+					"app": "alpha", "name": w.name("cron"), "scheduleType": "CRON", "scheduleExpression": "0 0 * * * ?", "enabled": false,
+					"processorType": "SHELL", "processor": "echo hi"}}, &out)
+				return out.CreateJob.ID
+			})},
+		{op: "stopBackfill", query: `mutation($id: ID!) { stopBackfill(id: $id) { status } }`, need: needEditor, vars: freshBackfill},
+
 		// Workflows and their runs.
 		{op: "createWorkflow", query: `mutation($in: WorkflowInput!) { createWorkflow(input: $in) { id } }`, need: needEditor, hidden: CodeBadInput,
 			vars: func(_ *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
@@ -285,6 +325,10 @@ func matrixRows() []matrixRow {
 				return map[string]any{"id": w.newWorkflow(t), "in": w.workflowInput("alpha", w.name("wf"), w.job)}
 			}},
 		{op: "deleteWorkflow", query: `mutation($id: ID!) { deleteWorkflow(id: $id) }`, need: needEditor, vars: freshWF},
+		{op: "setWorkflowUpstream", query: `mutation($id: ID!, $up: ID!) { setWorkflowUpstream(id: $id, upstream: [{workflowId: $up}]) { id } }`, need: needEditor,
+			vars: func(t *testing.T, w *matrixWorld, _ *matrixCaller) map[string]any {
+				return map[string]any{"id": w.newWorkflow(t), "up": w.newWorkflow(t)}
+			}},
 		{op: "setWorkflowEnabled", query: `mutation($id: ID!) { setWorkflowEnabled(id: $id, enabled: false) { id } }`, need: needEditor, vars: freshWF},
 		{op: "restoreWorkflowVersion", query: `mutation($id: ID!) { restoreWorkflowVersion(id: $id, version: 1) { version } }`, need: needEditor, vars: freshWF},
 		{op: "importWorkflow", query: `mutation($def: JSON!) { importWorkflow(app: "alpha", definition: $def) { id } }`, need: needEditor, hidden: CodeBadInput,

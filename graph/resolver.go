@@ -17,6 +17,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/backfills"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
 	"github.com/jobwheel/jobwheel/server/api/workflows"
 	"github.com/jobwheel/jobwheel/server/platform/live"
@@ -31,6 +32,8 @@ type Services struct {
 	Cluster   *cluster.Registry
 	Jobs      *jobs.Service
 	Workflows *workflows.Service
+	// Backfills makes, lists and stops backfills.
+	Backfills *backfills.Service
 	// Apply applies managed sets of configuration files (applyConfig).
 	Apply *apply.Service
 	Logs  *logs.Service
@@ -56,6 +59,7 @@ type Resolver struct {
 	cluster   *cluster.Registry
 	jobs      *jobs.Service
 	workflows *workflows.Service
+	backfills *backfills.Service
 	applier   *apply.Service
 	logs      *logs.Service
 	live      *live.Feeds
@@ -72,7 +76,7 @@ type Resolver struct {
 
 // NewResolver returns the root resolver over s.
 func NewResolver(s Services) *Resolver {
-	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, applier: s.Apply, logs: s.Logs, live: s.Live, audit: s.Audit, alarms: s.Alarms, log: s.Log,
+	return &Resolver{auth: s.Auth, apps: s.Apps, cluster: s.Cluster, jobs: s.Jobs, workflows: s.Workflows, backfills: s.Backfills, applier: s.Apply, logs: s.Logs, live: s.Live, audit: s.Audit, alarms: s.Alarms, log: s.Log,
 		clock: clock.OrSystem(s.Clock), ssoName: s.SSOName, traceURL: s.TraceURL}
 }
 

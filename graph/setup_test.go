@@ -22,6 +22,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/backfills"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
 	"github.com/jobwheel/jobwheel/server/api/workflows"
 	"github.com/jobwheel/jobwheel/server/platform/bus"
@@ -108,7 +109,7 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 	}
 	h := NewHandler(HandlerConfig{
 		Resolver: NewResolver(Services{Auth: authSvc, Apps: appSvc, Cluster: cluster.New(cluster.Config{ID: "test"}, d, log), Jobs: jobSvc,
-			Workflows: wfSvc, Logs: logSvc, Live: hub,
+			Workflows: wfSvc, Logs: logSvc, Live: hub, Backfills: backfills.New(backfills.Config{}, d, authSvc, appSvc, wfSvc, jobSvc, b),
 			Apply: apply.New(apply.Deps{Store: d, Apps: appSvc, Jobs: jobSvc, Workflows: wfSvc, Notifier: hub.Jobs(nopOwner{})}), Alarms: alarms, Audit: audit.New(d, authSvc, appSvc, log, nil), Log: log}),
 		Log: log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
 		AuthChanges:    func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },

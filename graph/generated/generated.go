@@ -18,6 +18,7 @@ import (
 	"github.com/jobwheel/jobwheel/graph/model"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
 	"github.com/jobwheel/jobwheel/server/api/apply"
+	"github.com/jobwheel/jobwheel/server/api/backfills"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
 	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -44,6 +45,7 @@ type ResolverRoot interface {
 	AppStats() AppStatsResolver
 	AuditEntry() AuditEntryResolver
 	AuditEntryConnection() AuditEntryConnectionResolver
+	Backfill() BackfillResolver
 	Calendar() CalendarResolver
 	Instance() InstanceResolver
 	InstanceConnection() InstanceConnectionResolver
@@ -216,6 +218,26 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Backfill struct {
+		App         func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		CreatedBy   func(childComplexity int) int
+		Done        func(childComplexity int) int
+		Failed      func(childComplexity int) int
+		FinishedAt  func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Job         func(childComplexity int) int
+		Made        func(childComplexity int) int
+		Parallelism func(childComplexity int) int
+		RangeFrom   func(childComplexity int) int
+		RangeTo     func(childComplexity int) int
+		Running     func(childComplexity int) int
+		Status      func(childComplexity int) int
+		Succeeded   func(childComplexity int) int
+		Total       func(childComplexity int) int
+		Workflow    func(childComplexity int) int
+	}
+
 	Calendar struct {
 		App           func(childComplexity int) int
 		CreatedAt     func(childComplexity int) int
@@ -246,12 +268,14 @@ type ComplexityRoot struct {
 		ActualTriggerAt    func(childComplexity int) int
 		Attempt            func(childComplexity int) int
 		Attempts           func(childComplexity int) int
+		BackfillID         func(childComplexity int) int
 		ExpectedTriggerAt  func(childComplexity int) int
 		FinishedAt         func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		IdempotencyKey     func(childComplexity int) int
 		Job                func(childComplexity int) int
 		JobVersion         func(childComplexity int) int
+		LogicalTime        func(childComplexity int) int
 		Logs               func(childComplexity int, afterSeq *int, first *int) int
 		NextAttemptAt      func(childComplexity int) int
 		Params             func(childComplexity int) int
@@ -295,49 +319,50 @@ type ComplexityRoot struct {
 	}
 
 	Job struct {
-		Alarm              func(childComplexity int) int
-		AlarmHistory       func(childComplexity int, first *int, after *string) int
-		App                func(childComplexity int) int
-		Calendar           func(childComplexity int) int
-		CreatedAt          func(childComplexity int) int
-		Description        func(childComplexity int) int
-		DispatchStrategy   func(childComplexity int) int
-		Enabled            func(childComplexity int) int
-		ExecutionMode      func(childComplexity int) int
-		ID                 func(childComplexity int) int
-		InstanceRetries    func(childComplexity int) int
-		LastRun            func(childComplexity int) int
-		Lifecycle          func(childComplexity int) int
-		ManagedBy          func(childComplexity int) int
-		ManagedSource      func(childComplexity int) int
-		MaxInstances       func(childComplexity int) int
-		MaxQueued          func(childComplexity int) int
-		MisfirePolicy      func(childComplexity int) int
-		Name               func(childComplexity int) int
-		NextTriggerAt      func(childComplexity int) int
-		OverlapPolicy      func(childComplexity int) int
-		Params             func(childComplexity int) int
-		Pool               func(childComplexity int) int
-		PoolSlots          func(childComplexity int) int
-		Priority           func(childComplexity int) int
-		Processor          func(childComplexity int) int
-		ProcessorType      func(childComplexity int) int
-		RetryBackoff       func(childComplexity int) int
-		RetryDelayMaxMs    func(childComplexity int) int
-		RetryDelayMs       func(childComplexity int) int
-		ScheduleExpression func(childComplexity int) int
-		ScheduleType       func(childComplexity int) int
-		ScheduleWindow     func(childComplexity int) int
-		Stats              func(childComplexity int, hours *int) int
-		TaskConcurrency    func(childComplexity int) int
-		TaskRetries        func(childComplexity int) int
-		TimeZone           func(childComplexity int) int
-		TimeoutMs          func(childComplexity int) int
-		Upcoming           func(childComplexity int, count *int) int
-		UpdatedAt          func(childComplexity int) int
-		Version            func(childComplexity int) int
-		Versions           func(childComplexity int, first *int) int
-		WorkerFilter       func(childComplexity int) int
+		Alarm               func(childComplexity int) int
+		AlarmHistory        func(childComplexity int, first *int, after *string) int
+		App                 func(childComplexity int) int
+		Calendar            func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		DispatchStrategy    func(childComplexity int) int
+		DownstreamWorkflows func(childComplexity int) int
+		Enabled             func(childComplexity int) int
+		ExecutionMode       func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		InstanceRetries     func(childComplexity int) int
+		LastRun             func(childComplexity int) int
+		Lifecycle           func(childComplexity int) int
+		ManagedBy           func(childComplexity int) int
+		ManagedSource       func(childComplexity int) int
+		MaxInstances        func(childComplexity int) int
+		MaxQueued           func(childComplexity int) int
+		MisfirePolicy       func(childComplexity int) int
+		Name                func(childComplexity int) int
+		NextTriggerAt       func(childComplexity int) int
+		OverlapPolicy       func(childComplexity int) int
+		Params              func(childComplexity int) int
+		Pool                func(childComplexity int) int
+		PoolSlots           func(childComplexity int) int
+		Priority            func(childComplexity int) int
+		Processor           func(childComplexity int) int
+		ProcessorType       func(childComplexity int) int
+		RetryBackoff        func(childComplexity int) int
+		RetryDelayMaxMs     func(childComplexity int) int
+		RetryDelayMs        func(childComplexity int) int
+		ScheduleExpression  func(childComplexity int) int
+		ScheduleType        func(childComplexity int) int
+		ScheduleWindow      func(childComplexity int) int
+		Stats               func(childComplexity int, hours *int) int
+		TaskConcurrency     func(childComplexity int) int
+		TaskRetries         func(childComplexity int) int
+		TimeZone            func(childComplexity int) int
+		TimeoutMs           func(childComplexity int) int
+		Upcoming            func(childComplexity int, count *int) int
+		UpdatedAt           func(childComplexity int) int
+		Version             func(childComplexity int) int
+		Versions            func(childComplexity int, first *int) int
+		WorkerFilter        func(childComplexity int) int
 	}
 
 	JobConnection struct {
@@ -409,6 +434,8 @@ type ComplexityRoot struct {
 	Mutation struct {
 		ApplyConfig               func(childComplexity int, input model.ConfigInput, dryRun *bool) int
 		ApproveWorkflowNode       func(childComplexity int, workflowInstanceID string, node string, approve bool, comment *string) int
+		BackfillJob               func(childComplexity int, id string, input model.BackfillInput) int
+		BackfillWorkflow          func(childComplexity int, id string, input model.BackfillInput) int
 		ChangePassword            func(childComplexity int, oldPassword string, newPassword string) int
 		CreateAPIToken            func(childComplexity int, name string, app *string, role *model.AppRole) int
 		CreateApp                 func(childComplexity int, name string, description *string) int
@@ -442,6 +469,8 @@ type ComplexityRoot struct {
 		SetAppWorkflowBudget      func(childComplexity int, app string, budget int) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
+		SetWorkflowUpstream       func(childComplexity int, id string, upstream []*model.WorkflowUpstreamInput) int
+		StopBackfill              func(childComplexity int, id string) int
 		StopInstance              func(childComplexity int, id string) int
 		StopWorkflowInstance      func(childComplexity int, id string) int
 		UpdateCalendar            func(childComplexity int, id string, input model.CalendarInput) int
@@ -487,6 +516,8 @@ type ComplexityRoot struct {
 		AppStats          func(childComplexity int, app string, hours *int) int
 		Apps              func(childComplexity int) int
 		AuditLog          func(childComplexity int, app *string, objectType *string, objectID *string, first *int, after *string) int
+		Backfill          func(childComplexity int, id string) int
+		Backfills         func(childComplexity int, app string, workflowID *string, jobID *string, first *int) int
 		Calendar          func(childComplexity int, id string) int
 		Calendars         func(childComplexity int, app string) int
 		ExportWorkflow    func(childComplexity int, id string) int
@@ -640,31 +671,34 @@ type ComplexityRoot struct {
 	}
 
 	Workflow struct {
-		Alarm              func(childComplexity int) int
-		AlarmHistory       func(childComplexity int, first *int, after *string) int
-		App                func(childComplexity int) int
-		CreatedAt          func(childComplexity int) int
-		Description        func(childComplexity int) int
-		Edges              func(childComplexity int) int
-		Enabled            func(childComplexity int) int
-		FailFast           func(childComplexity int) int
-		ID                 func(childComplexity int) int
-		LastRun            func(childComplexity int) int
-		ManagedBy          func(childComplexity int) int
-		ManagedSource      func(childComplexity int) int
-		MaxInstances       func(childComplexity int) int
-		MisfirePolicy      func(childComplexity int) int
-		Name               func(childComplexity int) int
-		NextTriggerAt      func(childComplexity int) int
-		Nodes              func(childComplexity int) int
-		OverlapPolicy      func(childComplexity int) int
-		ScheduleExpression func(childComplexity int) int
-		ScheduleType       func(childComplexity int) int
-		TimeZone           func(childComplexity int) int
-		TimeoutMs          func(childComplexity int) int
-		UpdatedAt          func(childComplexity int) int
-		Version            func(childComplexity int) int
-		Versions           func(childComplexity int) int
+		Alarm               func(childComplexity int) int
+		AlarmHistory        func(childComplexity int, first *int, after *string) int
+		App                 func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		DownstreamWorkflows func(childComplexity int) int
+		Edges               func(childComplexity int) int
+		Enabled             func(childComplexity int) int
+		FailFast            func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		LastRun             func(childComplexity int) int
+		ManagedBy           func(childComplexity int) int
+		ManagedSource       func(childComplexity int) int
+		MaxInstances        func(childComplexity int) int
+		MisfirePolicy       func(childComplexity int) int
+		Name                func(childComplexity int) int
+		NextTriggerAt       func(childComplexity int) int
+		Nodes               func(childComplexity int) int
+		OverlapPolicy       func(childComplexity int) int
+		ScheduleExpression  func(childComplexity int) int
+		ScheduleType        func(childComplexity int) int
+		TimeZone            func(childComplexity int) int
+		TimeoutMs           func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpstreamJobs        func(childComplexity int) int
+		UpstreamWorkflows   func(childComplexity int) int
+		Version             func(childComplexity int) int
+		Versions            func(childComplexity int) int
 	}
 
 	WorkflowConnection struct {
@@ -690,28 +724,32 @@ type ComplexityRoot struct {
 	}
 
 	WorkflowInstance struct {
-		Budget            func(childComplexity int) int
-		BudgetUsed        func(childComplexity int) int
-		Context           func(childComplexity int) int
-		ContextClashes    func(childComplexity int) int
-		CreatedAt         func(childComplexity int) int
-		Deadline          func(childComplexity int) int
-		Edges             func(childComplexity int) int
-		ExpectedTriggerAt func(childComplexity int) int
-		FinishedAt        func(childComplexity int) int
-		ID                func(childComplexity int) int
-		InitialContext    func(childComplexity int) int
-		Nodes             func(childComplexity int) int
-		Parent            func(childComplexity int) int
-		ParentNodeKey     func(childComplexity int) int
-		Reason            func(childComplexity int) int
-		Result            func(childComplexity int) int
-		StartedAt         func(childComplexity int) int
-		Status            func(childComplexity int) int
-		TriggerAt         func(childComplexity int) int
-		TriggerType       func(childComplexity int) int
-		Version           func(childComplexity int) int
-		Workflow          func(childComplexity int) int
+		BackfillID         func(childComplexity int) int
+		Budget             func(childComplexity int) int
+		BudgetUsed         func(childComplexity int) int
+		Context            func(childComplexity int) int
+		ContextClashes     func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		Deadline           func(childComplexity int) int
+		Edges              func(childComplexity int) int
+		ExpectedTriggerAt  func(childComplexity int) int
+		FinishedAt         func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		InitialContext     func(childComplexity int) int
+		LogicalTime        func(childComplexity int) int
+		Nodes              func(childComplexity int) int
+		Parent             func(childComplexity int) int
+		ParentNodeKey      func(childComplexity int) int
+		Reason             func(childComplexity int) int
+		Result             func(childComplexity int) int
+		StartedAt          func(childComplexity int) int
+		Status             func(childComplexity int) int
+		TriggerAt          func(childComplexity int) int
+		TriggerType        func(childComplexity int) int
+		UpstreamInstanceID func(childComplexity int) int
+		UpstreamRunID      func(childComplexity int) int
+		Version            func(childComplexity int) int
+		Workflow           func(childComplexity int) int
 	}
 
 	WorkflowInstanceConnection struct {
@@ -830,6 +868,11 @@ type AuditEntryResolver interface {
 type AuditEntryConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.AuditEntryConnection) (int, error)
 }
+type BackfillResolver interface {
+	App(ctx context.Context, obj *backfills.View) (*db.App, error)
+	Workflow(ctx context.Context, obj *backfills.View) (*db.Workflow, error)
+	Job(ctx context.Context, obj *backfills.View) (*db.Job, error)
+}
 type CalendarResolver interface {
 	App(ctx context.Context, obj *db.Calendar) (*db.App, error)
 
@@ -844,6 +887,7 @@ type InstanceResolver interface {
 	Attempts(ctx context.Context, obj *db.Instance) ([]*db.InstanceAttempt, error)
 	Tasks(ctx context.Context, obj *db.Instance) (*db.TaskCounts, error)
 	Logs(ctx context.Context, obj *db.Instance, afterSeq *int, first *int) (*model.LogPage, error)
+
 	NextAttemptAt(ctx context.Context, obj *db.Instance) (*time.Time, error)
 
 	UnqualifiedAt(ctx context.Context, obj *db.Instance) (*time.Time, error)
@@ -871,6 +915,8 @@ type JobResolver interface {
 
 	Versions(ctx context.Context, obj *db.Job, first *int) ([]*db.JobVersion, error)
 	Pool(ctx context.Context, obj *db.Job) (*db.Pool, error)
+
+	DownstreamWorkflows(ctx context.Context, obj *db.Job) ([]*db.Workflow, error)
 }
 type JobConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.JobConnection) (int, error)
@@ -890,6 +936,9 @@ type MutationResolver interface {
 	SetAppRole(ctx context.Context, app string, username string, role *model.AppRole) (*db.App, error)
 	RotateAppSecret(ctx context.Context, app string) (*model.AppWithSecret, error)
 	DeleteApp(ctx context.Context, app string) (bool, error)
+	BackfillWorkflow(ctx context.Context, id string, input model.BackfillInput) (*backfills.View, error)
+	BackfillJob(ctx context.Context, id string, input model.BackfillInput) (*backfills.View, error)
+	StopBackfill(ctx context.Context, id string) (*backfills.View, error)
 	CreateCalendar(ctx context.Context, input model.CalendarInput) (*db.Calendar, error)
 	UpdateCalendar(ctx context.Context, id string, input model.CalendarInput) (*db.Calendar, error)
 	DeleteCalendar(ctx context.Context, id string) (bool, error)
@@ -924,6 +973,7 @@ type MutationResolver interface {
 	PauseWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
 	ResumeWorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
 	ApproveWorkflowNode(ctx context.Context, workflowInstanceID string, node string, approve bool, comment *string) (*db.WorkflowInstance, error)
+	SetWorkflowUpstream(ctx context.Context, id string, upstream []*model.WorkflowUpstreamInput) (*db.Workflow, error)
 }
 type PoolResolver interface {
 	App(ctx context.Context, obj *db.Pool) (*db.App, error)
@@ -939,6 +989,8 @@ type QueryResolver interface {
 	TraceURLTemplate(ctx context.Context) (*string, error)
 	Apps(ctx context.Context) ([]*db.App, error)
 	AuditLog(ctx context.Context, app *string, objectType *string, objectID *string, first *int, after *string) (*model.AuditEntryConnection, error)
+	Backfills(ctx context.Context, app string, workflowID *string, jobID *string, first *int) ([]*backfills.View, error)
+	Backfill(ctx context.Context, id string) (*backfills.View, error)
 	Calendars(ctx context.Context, app string) ([]*db.Calendar, error)
 	Calendar(ctx context.Context, id string) (*db.Calendar, error)
 	Instances(ctx context.Context, app string, jobID *string, status []string, from *time.Time, to *time.Time, first *int, after *string) (*model.InstanceConnection, error)
@@ -994,6 +1046,10 @@ type WorkflowResolver interface {
 	Versions(ctx context.Context, obj *db.Workflow) ([]*db.WorkflowVersion, error)
 
 	AlarmHistory(ctx context.Context, obj *db.Workflow, first *int, after *string) (*model.AlarmRecordConnection, error)
+
+	UpstreamWorkflows(ctx context.Context, obj *db.Workflow) ([]*db.Workflow, error)
+	UpstreamJobs(ctx context.Context, obj *db.Workflow) ([]*db.Job, error)
+	DownstreamWorkflows(ctx context.Context, obj *db.Workflow) ([]*db.Workflow, error)
 }
 type WorkflowConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.WorkflowConnection) (int, error)
@@ -1631,6 +1687,109 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AuditEntryConnectionEdge.Node(childComplexity), true
 
+	case "Backfill.app":
+		if e.ComplexityRoot.Backfill.App == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.App(childComplexity), true
+	case "Backfill.createdTime":
+		if e.ComplexityRoot.Backfill.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.CreatedAt(childComplexity), true
+	case "Backfill.createdBy":
+		if e.ComplexityRoot.Backfill.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.CreatedBy(childComplexity), true
+	case "Backfill.done":
+		if e.ComplexityRoot.Backfill.Done == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Done(childComplexity), true
+	case "Backfill.failed":
+		if e.ComplexityRoot.Backfill.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Failed(childComplexity), true
+	case "Backfill.finishedTime":
+		if e.ComplexityRoot.Backfill.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.FinishedAt(childComplexity), true
+	case "Backfill.id":
+		if e.ComplexityRoot.Backfill.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.ID(childComplexity), true
+	case "Backfill.job":
+		if e.ComplexityRoot.Backfill.Job == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Job(childComplexity), true
+	case "Backfill.made":
+		if e.ComplexityRoot.Backfill.Made == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Made(childComplexity), true
+	case "Backfill.parallelism":
+		if e.ComplexityRoot.Backfill.Parallelism == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Parallelism(childComplexity), true
+	case "Backfill.from":
+		if e.ComplexityRoot.Backfill.RangeFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.RangeFrom(childComplexity), true
+	case "Backfill.to":
+		if e.ComplexityRoot.Backfill.RangeTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.RangeTo(childComplexity), true
+	case "Backfill.running":
+		if e.ComplexityRoot.Backfill.Running == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Running(childComplexity), true
+	case "Backfill.status":
+		if e.ComplexityRoot.Backfill.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Status(childComplexity), true
+	case "Backfill.succeeded":
+		if e.ComplexityRoot.Backfill.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Succeeded(childComplexity), true
+	case "Backfill.total":
+		if e.ComplexityRoot.Backfill.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Total(childComplexity), true
+	case "Backfill.workflow":
+		if e.ComplexityRoot.Backfill.Workflow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backfill.Workflow(childComplexity), true
+
 	case "Calendar.app":
 		if e.ComplexityRoot.Calendar.App == nil {
 			break
@@ -1754,6 +1913,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.Attempts(childComplexity), true
+	case "Instance.backfillId":
+		if e.ComplexityRoot.Instance.BackfillID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.BackfillID(childComplexity), true
 	case "Instance.expectedTriggerTime":
 		if e.ComplexityRoot.Instance.ExpectedTriggerAt == nil {
 			break
@@ -1790,6 +1955,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.JobVersion(childComplexity), true
+	case "Instance.logicalTime":
+		if e.ComplexityRoot.Instance.LogicalTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.LogicalTime(childComplexity), true
 	case "Instance.logs":
 		if e.ComplexityRoot.Instance.Logs == nil {
 			break
@@ -2042,6 +2213,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.DispatchStrategy(childComplexity), true
+	case "Job.downstreamWorkflows":
+		if e.ComplexityRoot.Job.DownstreamWorkflows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.DownstreamWorkflows(childComplexity), true
 	case "Job.enabled":
 		if e.ComplexityRoot.Job.Enabled == nil {
 			break
@@ -2522,6 +2699,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ApproveWorkflowNode(childComplexity, args["workflowInstanceId"].(string), args["node"].(string), args["approve"].(bool), args["comment"].(*string)), true
+	case "Mutation.backfillJob":
+		if e.ComplexityRoot.Mutation.BackfillJob == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_backfillJob_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BackfillJob(childComplexity, args["id"].(string), args["input"].(model.BackfillInput)), true
+	case "Mutation.backfillWorkflow":
+		if e.ComplexityRoot.Mutation.BackfillWorkflow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_backfillWorkflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BackfillWorkflow(childComplexity, args["id"].(string), args["input"].(model.BackfillInput)), true
 	case "Mutation.changePassword":
 		if e.ComplexityRoot.Mutation.ChangePassword == nil {
 			break
@@ -2880,6 +3079,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetWorkflowEnabled(childComplexity, args["id"].(string), args["enabled"].(bool)), true
+	case "Mutation.setWorkflowUpstream":
+		if e.ComplexityRoot.Mutation.SetWorkflowUpstream == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setWorkflowUpstream_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetWorkflowUpstream(childComplexity, args["id"].(string), args["upstream"].([]*model.WorkflowUpstreamInput)), true
+	case "Mutation.stopBackfill":
+		if e.ComplexityRoot.Mutation.StopBackfill == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_stopBackfill_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StopBackfill(childComplexity, args["id"].(string)), true
 	case "Mutation.stopInstance":
 		if e.ComplexityRoot.Mutation.StopInstance == nil {
 			break
@@ -3105,6 +3326,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AuditLog(childComplexity, args["app"].(*string), args["objectType"].(*string), args["objectId"].(*string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.backfill":
+		if e.ComplexityRoot.Query.Backfill == nil {
+			break
+		}
+
+		args, err := ec.field_Query_backfill_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Backfill(childComplexity, args["id"].(string)), true
+	case "Query.backfills":
+		if e.ComplexityRoot.Query.Backfills == nil {
+			break
+		}
+
+		args, err := ec.field_Query_backfills_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Backfills(childComplexity, args["app"].(string), args["workflowId"].(*string), args["jobId"].(*string), args["first"].(*int)), true
 	case "Query.calendar":
 		if e.ComplexityRoot.Query.Calendar == nil {
 			break
@@ -3865,6 +4108,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Workflow.Description(childComplexity), true
+	case "Workflow.downstreamWorkflows":
+		if e.ComplexityRoot.Workflow.DownstreamWorkflows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.DownstreamWorkflows(childComplexity), true
 	case "Workflow.edges":
 		if e.ComplexityRoot.Workflow.Edges == nil {
 			break
@@ -3973,6 +4222,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Workflow.UpdatedAt(childComplexity), true
+	case "Workflow.upstreamJobs":
+		if e.ComplexityRoot.Workflow.UpstreamJobs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.UpstreamJobs(childComplexity), true
+	case "Workflow.upstreamWorkflows":
+		if e.ComplexityRoot.Workflow.UpstreamWorkflows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Workflow.UpstreamWorkflows(childComplexity), true
 	case "Workflow.version":
 		if e.ComplexityRoot.Workflow.Version == nil {
 			break
@@ -4050,6 +4311,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WorkflowEdge.To(childComplexity), true
 
+	case "WorkflowInstance.backfillId":
+		if e.ComplexityRoot.WorkflowInstance.BackfillID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.BackfillID(childComplexity), true
 	case "WorkflowInstance.budget":
 		if e.ComplexityRoot.WorkflowInstance.Budget == nil {
 			break
@@ -4116,6 +4383,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkflowInstance.InitialContext(childComplexity), true
+	case "WorkflowInstance.logicalTime":
+		if e.ComplexityRoot.WorkflowInstance.LogicalTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.LogicalTime(childComplexity), true
 	case "WorkflowInstance.nodes":
 		if e.ComplexityRoot.WorkflowInstance.Nodes == nil {
 			break
@@ -4170,6 +4443,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkflowInstance.TriggerType(childComplexity), true
+	case "WorkflowInstance.upstreamInstanceId":
+		if e.ComplexityRoot.WorkflowInstance.UpstreamInstanceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.UpstreamInstanceID(childComplexity), true
+	case "WorkflowInstance.upstreamRunId":
+		if e.ComplexityRoot.WorkflowInstance.UpstreamRunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowInstance.UpstreamRunID(childComplexity), true
 	case "WorkflowInstance.version":
 		if e.ComplexityRoot.WorkflowInstance.Version == nil {
 			break
@@ -4488,6 +4773,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAlarmChannelInput,
 		ec.unmarshalInputAlarmInput,
 		ec.unmarshalInputAlarmRuleInput,
+		ec.unmarshalInputBackfillInput,
 		ec.unmarshalInputCalendarInput,
 		ec.unmarshalInputConfigInput,
 		ec.unmarshalInputConfigJobVersionInput,
@@ -4500,6 +4786,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputWorkflowInput,
 		ec.unmarshalInputWorkflowNodeInput,
 		ec.unmarshalInputWorkflowNodePositionInput,
+		ec.unmarshalInputWorkflowUpstreamInput,
 	)
 	first := true
 
@@ -4918,6 +5205,115 @@ extend type Query {
   auditLog(app: String, objectType: String, objectId: String, first: Int = 50, after: String): AuditEntryConnection!
 }
 `, BuiltIn: false},
+	{Name: "../schema/backfill.graphqls", Input: `"""
+A backfill (docs/workflows.md#backfills): a CRON-scheduled workflow or job
+run once per fire time of a past range, at most ` + "`" + `parallelism` + "`" + ` runs at once
+(Airflow's backfill). Each run carries its fire time, its logical time, in
+its context (a workflow's) or its parameters (a job's, a JSON object) under
+the key ` + "`" + `logicalTime` + "`" + ` (RFC 3339, UTC), and as ` + "`" + `logicalTime` + "`" + ` on the run. A
+server restart or fail-over mid-backfill carries on where it was: each fire
+time is run once.
+"""
+type Backfill {
+  "The backfill's id; its runs' ` + "`" + `backfillId` + "`" + `."
+  id: ID!
+  "The app it belongs to."
+  app: App!
+  "The workflow it runs; null for a job's."
+  workflow: Workflow
+  "The job it runs; null for a workflow's."
+  job: Job
+  "The first fire time it covers (inclusive)."
+  from: Time!
+  "The last fire time it covers (inclusive)."
+  to: Time!
+  "How many of its runs may be under way at once."
+  parallelism: Int!
+  "RUNNING, SUCCEEDED (every run succeeded), FAILED (every fire time ran, one did not succeed) or STOPPED (stopBackfill)."
+  status: BackfillStatus!
+  "The fire times in its range: the runs it makes in all."
+  total: Int!
+  "Runs made so far, in fire order."
+  made: Int!
+  "Runs made and not ended (waiting for their start included)."
+  running: Int!
+  "Runs ended, well or not."
+  done: Int!
+  "Runs that succeeded."
+  succeeded: Int!
+  "Runs that ended otherwise: failed, stopped, or canceled by the overlap policy."
+  failed: Int!
+  "Who made it."
+  createdBy: String!
+  "When it was made."
+  createdTime: Time!
+  "When it ended; null while it runs."
+  finishedTime: Time
+}
+
+"A backfill's state."
+enum BackfillStatus {
+  "Making runs as places free, or waiting for the last to end."
+  RUNNING
+  "Every fire time ran and succeeded."
+  SUCCEEDED
+  "Every fire time ran; at least one run did not succeed."
+  FAILED
+  "Stopped by stopBackfill: no more runs are made, and those under way were stopped."
+  STOPPED
+}
+
+"What to backfill."
+input BackfillInput {
+  "The first fire time to run (inclusive)."
+  from: Time!
+  "The last fire time to run (inclusive); not in the future."
+  to: Time!
+  "How many runs may be under way at once: 1 to the workflow's or job's maxInstances (at most 100)."
+  parallelism: Int = 1
+  "Workflows: added to each run's context (a JSON object, without ` + "`" + `logicalTime` + "`" + `)."
+  context: JSON
+  "Jobs: each instance's parameters, a JSON object (without ` + "`" + `logicalTime` + "`" + `, which is added), or omitted."
+  params: String
+}
+
+extend type Query {
+  "An app's backfills (of one workflow or job, if given), newest first; ` + "`" + `first` + "`" + `: at most 500."
+  backfills(app: String!, workflowId: ID, jobId: ID, first: Int = 50): [Backfill!]!
+  "A backfill by id; NOT_FOUND if it does not exist or the caller may not see its app."
+  backfill(id: ID!): Backfill
+}
+
+extend type Mutation {
+  """
+  Runs a CRON-scheduled workflow once per fire time from ` + "`" + `input.from` + "`" + ` to
+  ` + "`" + `input.to` + "`" + ` (EDITOR). BAD_INPUT naming the field for a workflow not on a
+  CRON schedule (` + "`" + `id` + "`" + `), a range in the future or backwards (` + "`" + `input.to` + "`" + `),
+  one with no fire time (` + "`" + `input.from` + "`" + `) or with more than the server's
+  JOBWHEEL_BACKFILL_MAX_RUNS (1000 by default; ` + "`" + `input.to` + "`" + `), or a
+  parallelism out of bounds (` + "`" + `input.parallelism` + "`" + `).
+  """
+  backfillWorkflow(id: ID!, input: BackfillInput!): Backfill!
+  "Runs a CRON-scheduled job once per fire time of a past range (EDITOR); as backfillWorkflow."
+  backfillJob(id: ID!, input: BackfillInput!): Backfill!
+  "Stops a running backfill (EDITOR): it makes no more runs, and its runs under way are stopped. CONFLICT once it ended."
+  stopBackfill(id: ID!): Backfill!
+}
+
+extend type WorkflowInstance {
+  "The backfill that made the run; null for any other run."
+  backfillId: ID
+  "A backfill's run: the fire time it stands for (also its context's ` + "`" + `logicalTime` + "`" + `)."
+  logicalTime: Time
+}
+
+extend type Instance {
+  "The backfill that made the instance; null for any other instance."
+  backfillId: ID
+  "A backfill's instance: the fire time it stands for (also its parameters' ` + "`" + `logicalTime` + "`" + `)."
+  logicalTime: Time
+}
+`, BuiltIn: false},
 	{Name: "../schema/calendar.graphqls", Input: `"A day of the week."
 enum Weekday {
   "Monday."
@@ -5190,7 +5586,7 @@ type Instance {
   status: InstanceStatus!
   "The id of the instance's trace (docs/tracing.md); null when it was not traced."
   traceId: String
-  "SCHEDULE (on time), MISFIRE (a missed fire caught up by the misfire policy), API or WORKFLOW."
+  "SCHEDULE (on time), MISFIRE (a missed fire caught up by the misfire policy), API, WORKFLOW or BACKFILL (a backfill's run)."
   triggerType: String!
   "For scheduled fires: the time the schedule named."
   expectedTriggerTime: Time
@@ -6643,7 +7039,7 @@ type WorkflowInstance {
   status: WorkflowInstanceStatus!
   "Why it ended as it did, if it did not succeed; empty otherwise."
   reason: String!
-  "API (runWorkflow), SCHEDULE, MISFIRE, or WORKFLOW (a nested run)."
+  "API (runWorkflow), SCHEDULE, MISFIRE, WORKFLOW (a nested run), BACKFILL (a backfill's run) or UPSTREAM (started by an upstream workflow's or job's success)."
   triggerType: String!
   "For scheduled runs: the time the schedule named."
   expectedTriggerTime: Time
@@ -6860,6 +7256,52 @@ extend type App {
 extend type Instance {
   "For a workflow node's instance: what it was given, ` + "`" + `{\"context\": {...}, \"upstream\": {...}}` + "`" + ` (and ` + "`" + `element` + "`" + ` for a FOREACH element); null for an instance not run by a workflow."
   workflowInput: JSON
+}
+`, BuiltIn: false},
+	{Name: "../schema/workflowlink.graphqls", Input: `"""
+One thing a workflow follows (docs/workflows.md#dependencies-between-workflows):
+a workflow of its app (each top-level run of it that succeeds starts the
+workflow) or a job of its app (each of its instances that succeeds, other
+than a workflow node's). Give one of the two ids.
+"""
+input WorkflowUpstreamInput {
+  "A workflow of the same app."
+  workflowId: ID
+  "A job of the same app."
+  jobId: ID
+}
+
+extend type Workflow {
+  "The workflows whose successful runs start this one."
+  upstreamWorkflows: [Workflow!]!
+  "The jobs whose successful instances start this one."
+  upstreamJobs: [Job!]!
+  "The workflows a successful run of this one starts."
+  downstreamWorkflows: [Workflow!]!
+}
+
+extend type Job {
+  "The workflows a successful instance of this job starts."
+  downstreamWorkflows: [Workflow!]!
+}
+
+extend type WorkflowInstance {
+  "For a run an upstream workflow's success started (trigger type UPSTREAM): that run."
+  upstreamRunId: ID
+  "For a run an upstream job's success started (trigger type UPSTREAM): that instance."
+  upstreamInstanceId: ID
+}
+
+extend type Mutation {
+  """
+  Sets what a workflow follows (EDITOR), replacing what it followed: it
+  starts once per success of each, with what started it in its context
+  under ` + "`" + `trigger` + "`" + `. BAD_INPUT naming the field for an entry giving neither
+  or both ids (` + "`" + `upstream[i]` + "`" + `), listed twice, naming a workflow or job not
+  in the app (` + "`" + `upstream[i].workflowId` + "`" + `, ` + "`" + `.jobId` + "`" + `), or closing a cycle of
+  workflows (` + "`" + `upstream[i].workflowId` + "`" + `, with the cycle in the message).
+  """
+  setWorkflowUpstream(id: ID!, upstream: [WorkflowUpstreamInput!]!): Workflow!
 }
 `, BuiltIn: false},
 }
@@ -7153,6 +7595,46 @@ func (ec *executionContext) childFields_AuditEntryConnectionEdge(ctx context.Con
 	return nil, fmt.Errorf("no field named %q was found under type AuditEntryConnectionEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Backfill(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Backfill_id(ctx, field)
+	case "app":
+		return ec.fieldContext_Backfill_app(ctx, field)
+	case "workflow":
+		return ec.fieldContext_Backfill_workflow(ctx, field)
+	case "job":
+		return ec.fieldContext_Backfill_job(ctx, field)
+	case "from":
+		return ec.fieldContext_Backfill_from(ctx, field)
+	case "to":
+		return ec.fieldContext_Backfill_to(ctx, field)
+	case "parallelism":
+		return ec.fieldContext_Backfill_parallelism(ctx, field)
+	case "status":
+		return ec.fieldContext_Backfill_status(ctx, field)
+	case "total":
+		return ec.fieldContext_Backfill_total(ctx, field)
+	case "made":
+		return ec.fieldContext_Backfill_made(ctx, field)
+	case "running":
+		return ec.fieldContext_Backfill_running(ctx, field)
+	case "done":
+		return ec.fieldContext_Backfill_done(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_Backfill_succeeded(ctx, field)
+	case "failed":
+		return ec.fieldContext_Backfill_failed(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Backfill_createdBy(ctx, field)
+	case "createdTime":
+		return ec.fieldContext_Backfill_createdTime(ctx, field)
+	case "finishedTime":
+		return ec.fieldContext_Backfill_finishedTime(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Backfill", field.Name)
+}
+
 func (ec *executionContext) childFields_Calendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7243,6 +7725,10 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_tasks(ctx, field)
 	case "logs":
 		return ec.fieldContext_Instance_logs(ctx, field)
+	case "backfillId":
+		return ec.fieldContext_Instance_backfillId(ctx, field)
+	case "logicalTime":
+		return ec.fieldContext_Instance_logicalTime(ctx, field)
 	case "nextAttemptAt":
 		return ec.fieldContext_Instance_nextAttemptAt(ctx, field)
 	case "jobVersion":
@@ -7397,6 +7883,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_pool(ctx, field)
 	case "poolSlots":
 		return ec.fieldContext_Job_poolSlots(ctx, field)
+	case "downstreamWorkflows":
+		return ec.fieldContext_Job_downstreamWorkflows(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Job", field.Name)
 }
@@ -7895,6 +8383,12 @@ func (ec *executionContext) childFields_Workflow(ctx context.Context, field grap
 		return ec.fieldContext_Workflow_managedBy(ctx, field)
 	case "managedSource":
 		return ec.fieldContext_Workflow_managedSource(ctx, field)
+	case "upstreamWorkflows":
+		return ec.fieldContext_Workflow_upstreamWorkflows(ctx, field)
+	case "upstreamJobs":
+		return ec.fieldContext_Workflow_upstreamJobs(ctx, field)
+	case "downstreamWorkflows":
+		return ec.fieldContext_Workflow_downstreamWorkflows(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Workflow", field.Name)
 }
@@ -7989,6 +8483,14 @@ func (ec *executionContext) childFields_WorkflowInstance(ctx context.Context, fi
 		return ec.fieldContext_WorkflowInstance_budget(ctx, field)
 	case "budgetUsed":
 		return ec.fieldContext_WorkflowInstance_budgetUsed(ctx, field)
+	case "backfillId":
+		return ec.fieldContext_WorkflowInstance_backfillId(ctx, field)
+	case "logicalTime":
+		return ec.fieldContext_WorkflowInstance_logicalTime(ctx, field)
+	case "upstreamRunId":
+		return ec.fieldContext_WorkflowInstance_upstreamRunId(ctx, field)
+	case "upstreamInstanceId":
+		return ec.fieldContext_WorkflowInstance_upstreamInstanceId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowInstance", field.Name)
 }
@@ -8456,6 +8958,50 @@ func (ec *executionContext) field_Mutation_approveWorkflowNode_args(ctx context.
 		return nil, err
 	}
 	args["comment"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_backfillJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BackfillInput, error) {
+			return ec.unmarshalNBackfillInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐBackfillInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_backfillWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BackfillInput, error) {
+			return ec.unmarshalNBackfillInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐBackfillInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -9115,6 +9661,42 @@ func (ec *executionContext) field_Mutation_setWorkflowEnabled_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setWorkflowUpstream_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "upstream",
+		func(ctx context.Context, v any) ([]*model.WorkflowUpstreamInput, error) {
+			return ec.unmarshalNWorkflowUpstreamInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowUpstreamInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["upstream"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_stopBackfill_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_stopInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9318,6 +9900,58 @@ func (ec *executionContext) field_Query_auditLog_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_backfill_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_backfills_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "workflowId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["workflowId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "jobId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
 	return args, nil
 }
 
@@ -12166,6 +12800,424 @@ func (ec *executionContext) fieldContext_AuditEntryConnectionEdge_node(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _Backfill_id(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_app(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_app(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Backfill().App(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_app(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Backfill",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Backfill_workflow(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_workflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Backfill().Workflow(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalOWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_workflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Backfill",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Backfill_job(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_job(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Backfill().Job(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Job) graphql.Marshaler {
+			return ec.marshalOJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_job(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Backfill",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Backfill_from(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RangeFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_to(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RangeTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_parallelism(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_parallelism(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Parallelism, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_parallelism(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_status(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBackfillStatus2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type BackfillStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_total(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_made(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_made(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Made, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_made(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_running(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_running(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Running, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_running(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_done(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_done(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Done(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_done(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_succeeded(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_failed(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_createdBy(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_createdTime(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_createdTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_createdTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Backfill_finishedTime(ctx context.Context, field graphql.CollectedField, obj *backfills.View) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backfill_finishedTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Backfill_finishedTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backfill", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *db.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13053,6 +14105,52 @@ func (ec *executionContext) fieldContext_Instance_logs(ctx context.Context, fiel
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Instance_backfillId(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_backfillId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BackfillID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_backfillId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Instance_logicalTime(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_logicalTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogicalTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_logicalTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Instance_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *db.Instance) (ret graphql.Marshaler) {
@@ -14784,6 +15882,38 @@ func (ec *executionContext) fieldContext_Job_poolSlots(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Job_downstreamWorkflows(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_downstreamWorkflows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().DownstreamWorkflows(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_downstreamWorkflows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JobConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15983,6 +17113,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteApp(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteApp_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_backfillWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_backfillWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BackfillWorkflow(ctx, fc.Args["id"].(string), fc.Args["input"].(model.BackfillInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *backfills.View) graphql.Marshaler {
+			return ec.marshalNBackfill2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_backfillWorkflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Backfill(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_backfillWorkflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_backfillJob(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_backfillJob(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BackfillJob(ctx, fc.Args["id"].(string), fc.Args["input"].(model.BackfillInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *backfills.View) graphql.Marshaler {
+			return ec.marshalNBackfill2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_backfillJob(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Backfill(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_backfillJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_stopBackfill(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_stopBackfill(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StopBackfill(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *backfills.View) graphql.Marshaler {
+			return ec.marshalNBackfill2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_stopBackfill(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Backfill(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_stopBackfill_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17497,6 +18759,50 @@ func (ec *executionContext) fieldContext_Mutation_approveWorkflowNode(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setWorkflowUpstream(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setWorkflowUpstream(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetWorkflowUpstream(ctx, fc.Args["id"].(string), fc.Args["upstream"].([]*model.WorkflowUpstreamInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setWorkflowUpstream(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setWorkflowUpstream_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NextFire_job(ctx context.Context, field graphql.CollectedField, obj *jobs.NextFire) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18159,6 +19465,94 @@ func (ec *executionContext) fieldContext_Query_auditLog(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_auditLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_backfills(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_backfills(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Backfills(ctx, fc.Args["app"].(string), fc.Args["workflowId"].(*string), fc.Args["jobId"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*backfills.View) graphql.Marshaler {
+			return ec.marshalNBackfill2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐViewᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_backfills(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Backfill(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_backfills_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_backfill(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_backfill(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Backfill(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *backfills.View) graphql.Marshaler {
+			return ec.marshalOBackfill2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_backfill(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Backfill(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_backfill_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21733,6 +23127,102 @@ func (ec *executionContext) fieldContext_Workflow_managedSource(_ context.Contex
 	return graphql.NewScalarFieldContext("Workflow", field, false, false, errors.New("field of type ManagedSource does not have child fields"))
 }
 
+func (ec *executionContext) _Workflow_upstreamWorkflows(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_upstreamWorkflows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().UpstreamWorkflows(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_upstreamWorkflows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_upstreamJobs(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_upstreamJobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().UpstreamJobs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJobᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_upstreamJobs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Workflow_downstreamWorkflows(ctx context.Context, field graphql.CollectedField, obj *db.Workflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Workflow_downstreamWorkflows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Workflow().DownstreamWorkflows(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Workflow_downstreamWorkflows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Workflow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WorkflowConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22539,6 +24029,98 @@ func (ec *executionContext) _WorkflowInstance_budgetUsed(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_WorkflowInstance_budgetUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_backfillId(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_backfillId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BackfillID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_backfillId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_logicalTime(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_logicalTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogicalTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_logicalTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_upstreamRunId(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_upstreamRunId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpstreamRunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_upstreamRunId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowInstance_upstreamInstanceId(ctx context.Context, field graphql.CollectedField, obj *db.WorkflowInstance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowInstance_upstreamInstanceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpstreamInstanceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowInstance_upstreamInstanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowInstance", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _WorkflowInstanceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowInstanceConnection) (ret graphql.Marshaler) {
@@ -24933,6 +26515,68 @@ func (ec *executionContext) unmarshalInputAlarmRuleInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputBackfillInput(ctx context.Context, obj any) (model.BackfillInput, error) {
+	var it model.BackfillInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["parallelism"]; !present {
+		asMap["parallelism"] = 1
+	}
+
+	fieldsInOrder := [...]string{"from", "to", "parallelism", "context", "params"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "parallelism":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parallelism"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Parallelism = data
+		case "context":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("context"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Context = data
+		case "params":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("params"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Params = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCalendarInput(ctx context.Context, obj any) (model.CalendarInput, error) {
 	var it model.CalendarInput
 	if obj == nil {
@@ -26023,6 +27667,43 @@ func (ec *executionContext) unmarshalInputWorkflowNodePositionInput(ctx context.
 				return it, err
 			}
 			it.Y = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkflowUpstreamInput(ctx context.Context, obj any) (model.WorkflowUpstreamInput, error) {
+	var it model.WorkflowUpstreamInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"workflowId", "jobId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "workflowId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workflowId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkflowID = data
+		case "jobId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JobID = data
 		}
 	}
 	return it, nil
@@ -27778,6 +29459,223 @@ func (ec *executionContext) _AuditEntryConnectionEdge(ctx context.Context, sel a
 	return out
 }
 
+var backfillImplementors = []string{"Backfill"}
+
+func (ec *executionContext) _Backfill(ctx context.Context, sel ast.SelectionSet, obj *backfills.View) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, backfillImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Backfill")
+		case "id":
+			out.Values[i] = ec._Backfill_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "app":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Backfill_app(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "workflow":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Backfill_workflow(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "job":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Backfill_job(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "from":
+			out.Values[i] = ec._Backfill_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "to":
+			out.Values[i] = ec._Backfill_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parallelism":
+			out.Values[i] = ec._Backfill_parallelism(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Backfill_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "total":
+			out.Values[i] = ec._Backfill_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "made":
+			out.Values[i] = ec._Backfill_made(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "running":
+			out.Values[i] = ec._Backfill_running(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "done":
+			out.Values[i] = ec._Backfill_done(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "succeeded":
+			out.Values[i] = ec._Backfill_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failed":
+			out.Values[i] = ec._Backfill_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._Backfill_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdTime":
+			out.Values[i] = ec._Backfill_createdTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "finishedTime":
+			out.Values[i] = ec._Backfill_finishedTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var calendarImplementors = []string{"Calendar"}
 
 func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet, obj *db.Calendar) graphql.Marshaler {
@@ -28328,6 +30226,16 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "backfillId":
+			out.Values[i] = ec._Instance_backfillId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "logicalTime":
+			out.Values[i] = ec._Instance_logicalTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "nextAttemptAt":
 			field := field
 
@@ -29346,6 +31254,44 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "downstreamWorkflows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_downstreamWorkflows(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30078,6 +32024,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "backfillWorkflow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_backfillWorkflow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "backfillJob":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_backfillJob(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopBackfill":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_stopBackfill(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createCalendar":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createCalendar(ctx, field)
@@ -30312,6 +32279,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "approveWorkflowNode":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_approveWorkflowNode(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setWorkflowUpstream":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setWorkflowUpstream(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -30853,6 +32827,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_auditLog(ctx, field)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "backfills":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_backfills(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "backfill":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_backfill(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -32827,6 +34845,120 @@ func (ec *executionContext) _Workflow(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "upstreamWorkflows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_upstreamWorkflows(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "upstreamJobs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_upstreamJobs(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "downstreamWorkflows":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_downstreamWorkflows(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33447,6 +35579,26 @@ func (ec *executionContext) _WorkflowInstance(ctx context.Context, sel ast.Selec
 		case "budgetUsed":
 			out.Values[i] = ec._WorkflowInstance_budgetUsed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "backfillId":
+			out.Values[i] = ec._WorkflowInstance_backfillId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "logicalTime":
+			out.Values[i] = ec._WorkflowInstance_logicalTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "upstreamRunId":
+			out.Values[i] = ec._WorkflowInstance_upstreamRunId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "upstreamInstanceId":
+			out.Values[i] = ec._WorkflowInstance_upstreamInstanceId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -35132,6 +37284,53 @@ func (ec *executionContext) marshalNAuditEntryConnectionEdge2ᚖgithubᚗcomᚋj
 	return ec._AuditEntryConnectionEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBackfill2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*backfills.View) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBackfill2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐView(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBackfill2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐView(ctx context.Context, sel ast.SelectionSet, v *backfills.View) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Backfill(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBackfillInput2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐBackfillInput(ctx context.Context, v any) (model.BackfillInput, error) {
+	res, err := ec.unmarshalInputBackfillInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNBackfillStatus2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBackfillStatus2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -36269,6 +38468,22 @@ func (ec *executionContext) marshalNWorkerMetrics2githubᚗcomᚋjobwheelᚋjobw
 	return ec._WorkerMetrics(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNWorkflow2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Workflow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNWorkflow2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflow(ctx context.Context, sel ast.SelectionSet, v *db.Workflow) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -36561,6 +38776,25 @@ func (ec *executionContext) marshalNWorkflowNodeType2string(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) unmarshalNWorkflowUpstreamInput2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowUpstreamInputᚄ(ctx context.Context, v any) ([]*model.WorkflowUpstreamInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkflowUpstreamInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowUpstreamInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowUpstreamInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWorkflowUpstreamInput2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐWorkflowUpstreamInput(ctx context.Context, v any) (*model.WorkflowUpstreamInput, error) {
+	res, err := ec.unmarshalInputWorkflowUpstreamInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNWorkflowVersion2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐWorkflowVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.WorkflowVersion) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -36808,6 +39042,13 @@ func (ec *executionContext) marshalOAppRole2ᚖgithubᚗcomᚋjobwheelᚋjobwhee
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOBackfill2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋbackfillsᚐView(ctx context.Context, sel ast.SelectionSet, v *backfills.View) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Backfill(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {

@@ -80,6 +80,20 @@ type AuditEntryConnectionEdge struct {
 	Node *db.AuditEntry `json:"node"`
 }
 
+// What to backfill.
+type BackfillInput struct {
+	// The first fire time to run (inclusive).
+	From time.Time `json:"from"`
+	// The last fire time to run (inclusive); not in the future.
+	To time.Time `json:"to"`
+	// How many runs may be under way at once: 1 to the workflow's or job's maxInstances (at most 100).
+	Parallelism *int `json:"parallelism,omitempty"`
+	// Workflows: added to each run's context (a JSON object, without `logicalTime`).
+	Context any `json:"context,omitempty"`
+	// Jobs: each instance's parameters, a JSON object (without `logicalTime`, which is added), or omitted.
+	Params *string `json:"params,omitempty"`
+}
+
 // A calendar of excluded dates.
 type CalendarInput struct {
 	// The app's name.
@@ -435,6 +449,17 @@ type WorkflowNodeInput struct {
 	Pool *string `json:"pool,omitempty"`
 	// The slots of that pool each instance takes, 1 to the pool's slots (default 1); only with a pool.
 	PoolSlots *int `json:"poolSlots,omitempty"`
+}
+
+// One thing a workflow follows (docs/workflows.md#dependencies-between-workflows):
+// a workflow of its app (each top-level run of it that succeeds starts the
+// workflow) or a job of its app (each of its instances that succeeds, other
+// than a workflow node's). Give one of the two ids.
+type WorkflowUpstreamInput struct {
+	// A workflow of the same app.
+	WorkflowID *string `json:"workflowId,omitempty"`
+	// A job of the same app.
+	JobID *string `json:"jobId,omitempty"`
 }
 
 // What a user or token may do on an app.

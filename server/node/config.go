@@ -58,6 +58,8 @@ type Config struct {
 	// FOREACH's expression may use before its node fails with
 	// EXPRESSION_TIMEOUT.
 	ExpressionCPU time.Duration
+	// BackfillMaxRuns is the most fire times one backfill may cover.
+	BackfillMaxRuns int
 	// Version is the binary's version, set by the command (at build time).
 	Version string
 	// SSO is single sign-on (docs/sso.md); off when SSO.Issuer is "".
@@ -105,6 +107,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"host:port to serve net/http/pprof profiles and the runtime trace on, on a listener of their own; a bare :port listens on loopback only; empty: off")
 		exprCPU = set.String("expression-cpu", "JOBWHEEL_EXPRESSION_CPU", "100ms",
 			"CPU time one evaluation of a workflow DECISION's or FOREACH's expression may use; past it the node fails with EXPRESSION_TIMEOUT (1ms to 10s)")
+		backfillMax = set.String("backfill-max-runs", "JOBWHEEL_BACKFILL_MAX_RUNS", "1000",
+			"the most fire times one backfill of a workflow or job may cover (1 to 100000); a wider range is refused naming input.to")
 		proxies = set.String("trusted-proxies", "JOBWHEEL_TRUSTED_PROXIES", "",
 			"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count")
 		passwordLogin = set.Bool("password-login", "JOBWHEEL_PASSWORD_LOGIN", "true",
@@ -212,6 +216,12 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.ExpressionCPU < time.Millisecond || cfg.ExpressionCPU > 10*time.Second {
 		return nil, exprCPU.Errorf("%s is not from 1ms to 10s", exprCPU.Value())
+	}
+	if cfg.BackfillMaxRuns, err = backfillMax.Int(); err != nil {
+		return nil, err
+	}
+	if cfg.BackfillMaxRuns < 1 || cfg.BackfillMaxRuns > 100000 {
+		return nil, backfillMax.Errorf("%s is not from 1 to 100000", backfillMax.Value())
 	}
 	if cfg.LeaseTTL < 3*time.Second {
 		return nil, leaseTTL.Errorf("%s is shorter than 3s", leaseTTL.Value())

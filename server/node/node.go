@@ -25,6 +25,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/api/apps"
 	"github.com/jobwheel/jobwheel/server/api/audit"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/backfills"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
 	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/server/api/workflows"
@@ -36,6 +37,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
 	"github.com/jobwheel/jobwheel/server/platform/readcache"
 	"github.com/jobwheel/jobwheel/server/platform/retention"
+	"github.com/jobwheel/jobwheel/server/runtime/backfill"
 	"github.com/jobwheel/jobwheel/server/runtime/cluster"
 	"github.com/jobwheel/jobwheel/server/runtime/execution"
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
@@ -163,8 +165,12 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// one bounded pool, off the engines' goroutines (issue 25).
 	evaluator := workflow.NewEvaluator(workflow.EvaluatorConfig{Limits: wfexpr.Limits{CPU: cfg.ExpressionCPU}})
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
-		Execution: execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Versions: reads, Log: log, Tracer: tracer},
-		Workflow:  workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator, Tracer: tracer}})
+		Execution:     execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Versions: reads, Log: log, Tracer: tracer},
+		Workflow:      workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator, Tracer: tracer},
+		BackfillStore: n.db, BackfillFeed: feeds})
+	// A backfill made or stopped through the API on any server: its
+	// app's owner looks at once.
+	hints.Subscribe(backfill.HintTopic, ownedApps.BackfillHint)
 	// A workflow run changed through the API on any server: its owner looks.
 	hints.Subscribe(workflow.HintTopic, ownedApps.WorkflowHint)
 	// The collector reads the owned apps' figures from the database; it
@@ -187,6 +193,8 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
 		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
+	// Backfills: recorded here, their runs made by the app's owner.
+	backfillSvc := backfills.New(backfills.Config{MaxRuns: cfg.BackfillMaxRuns}, apiDB, authSvc, appSvc, workflowSvc, jobSvc, hints)
 	// Configuration as code: managed sets of files applied in one
 	// transaction through the job and workflow APIs' validation.
 	applier := apply.New(apply.Deps{Store: n.db, Apps: appSvc, Jobs: jobSvc, Workflows: workflowSvc, Notifier: feeds.Jobs(ownedApps)})
@@ -201,7 +209,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		authSvc.UseSSO(signOn)
 	}
 	services := graph.Services{Auth: authSvc, Apps: appSvc, Cluster: members, Jobs: jobSvc,
-		Workflows: workflowSvc, Apply: applier, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: auditSvc, Log: log, TraceURL: cfg.TraceURL}
+		Workflows: workflowSvc, Backfills: backfillSvc, Apply: applier, Logs: logSvc, Live: feeds, Alarms: alarms, Audit: auditSvc, Log: log, TraceURL: cfg.TraceURL}
 	if signOn != nil {
 		services.SSOName = signOn.Name()
 	}

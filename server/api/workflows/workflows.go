@@ -49,6 +49,8 @@ type Store interface {
 	InstanceListByWorkflowInstances(ctx context.Context, wiIDs []int64) ([]db.Instance, error)
 	InstanceHydrate(ctx context.Context, list []db.Instance) error
 	JobListByIDs(ctx context.Context, ids []int64) ([]db.Job, error)
+	WorkflowLinkListByWorkflows(ctx context.Context, ids []int64) ([]db.WorkflowLink, error)
+	WorkflowLinkListByJob(ctx context.Context, jobID int64) ([]db.WorkflowLink, error)
 }
 
 // Auth checks the caller's role on an app (package auth).

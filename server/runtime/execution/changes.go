@@ -47,6 +47,11 @@ type changes struct {
 	spans []endedSpan
 	// runs are the workflow runs one of whose node instances ended.
 	runs []int64
+	// upstream are the instances that succeeded of jobs a workflow names
+	// upstream (db.Job.HasDownstream); write records the runs they start,
+	// downstream, in its transaction.
+	upstream   []db.Instance
+	downstream []int64
 }
 
 // empty says the batch changed nothing to write (an idle app's check

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/worker/protocol"
@@ -86,6 +87,9 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 	}
 	if len(c.runs) > 0 && a.runs != nil {
 		a.runs.WorkflowInstancesChanged(c.runs)
+	}
+	if len(c.downstream) > 0 && a.runs != nil {
+		a.runs.WorkflowInstancesChanged(c.downstream) // they start now
 	}
 	if a.deps.Alarmer != nil {
 		for _, f := range c.started {
@@ -208,6 +212,9 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 		for _, id := range moved {
 			movedSet[id] = true
 		}
+		if err := a.startDownstream(ctx, tx, c, movedSet); err != nil {
+			return err
+		}
 		for _, tr := range c.inst {
 			if movedSet[tr.ID] {
 				continue
@@ -284,4 +291,29 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 		}
 		return nil
 	})
+}
+
+// startDownstream records, in the batch's transaction, a run of each
+// workflow linked downstream of a job whose instance succeeded in it (and
+// moved): each success starts each exactly once, whatever fail-over
+// follows. Only jobs a workflow names upstream are looked up.
+func (a *Actor) startDownstream(ctx context.Context, tx *db.Store, c *changes, moved map[int64]bool) error {
+	c.downstream = c.downstream[:0]
+	for i := range c.upstream {
+		in := &c.upstream[i]
+		if !moved[in.ID] {
+			continue
+		}
+		started, err := tx.WorkflowLinkStart(ctx, 0, 0, in.JobID, in.ID, func(context.Context) (map[string]any, error) {
+			return map[string]any{"type": "JOB", "jobId": strconv.FormatInt(in.JobID, 10),
+				"instanceId": strconv.FormatInt(in.ID, 10), "result": in.Result}, nil
+		}, db.Stamp(a.st.now))
+		if err != nil {
+			return err
+		}
+		for _, r := range started {
+			c.downstream = append(c.downstream, r.ID)
+		}
+	}
+	return nil
 }

@@ -232,6 +232,9 @@ func (s *state) progress(c *changes, it *inst) {
 func (s *state) succeed(c *changes, it *inst, result string) {
 	now := db.Stamp(s.now)
 	c.finish(&it.Instance, it.Status, db.StatusSucceeded, "", result, now)
+	if it.job.HasDownstream && it.TriggerType != db.TriggerWorkflow {
+		c.upstream = append(c.upstream, it.Instance)
+	}
 	if a := &it.job.Alarm; a.Watches(db.AlarmRecovery) || a.Watches(db.AlarmConsecutive) {
 		c.successes = append(c.successes, failure{job: it.job, in: it.Instance})
 	}

@@ -13,6 +13,7 @@
 //	actor     adopts the app's unfinished instances and runs them
 //	workflows resumes the app's running workflow runs
 //	trigger   records fires and puts them on the wheel
+//	backfills makes backfills' runs as places free (package backfill)
 //
 // so on loss nothing fires any more before the actor stops, and the actor
 // has stopped sending before the workers are redirected to the next owner.
@@ -32,6 +33,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/internal/lifecycle"
+	"github.com/jobwheel/jobwheel/server/runtime/backfill"
 	"github.com/jobwheel/jobwheel/server/runtime/execution"
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
 	"github.com/jobwheel/jobwheel/server/runtime/trigger"
@@ -51,7 +53,13 @@ type Deps struct {
 	Execution execution.Deps
 	ExecCfg   execution.Config
 	Workflow  workflow.Deps
-	Log       *slog.Logger
+	// Backfill is the backfill drivers' tuning, BackfillStore and
+	// BackfillFeed what they read and tell; a nil BackfillStore runs no
+	// driver.
+	Backfill      backfill.Config
+	BackfillStore backfill.Store
+	BackfillFeed  backfill.Notifier
+	Log           *slog.Logger
 }
 
 // Apps is the set of apps this server runs now; it is the lease manager's
@@ -122,6 +130,18 @@ func (s *Apps) WorkflowHint(_, data string) {
 	}
 }
 
+// BackfillHint routes a backfill.HintTopic hint (a backfill was made or
+// stopped, on any server) to the app's driver, if the app runs here.
+func (s *Apps) BackfillHint(_, data string) {
+	appID, ok := backfill.ParseHint(data)
+	if !ok {
+		return
+	}
+	if a := s.get(appID); a != nil && a.backfills != nil {
+		a.backfills.Wake()
+	}
+}
+
 // JobsChanged tells the app's actor and trigger loop, if the app runs here,
 // that its jobs changed through the API on this server.
 func (s *Apps) JobsChanged(appID int64) {
@@ -165,6 +185,7 @@ type App struct {
 	exec      *execution.Actor
 	flows     *workflow.Engine
 	trigger   *trigger.Loop
+	backfills *backfill.Driver // nil: none
 	parts     lifecycle.Group
 }
 
@@ -178,6 +199,10 @@ func newApp(deps Deps, appID, epoch int64) *App {
 	a.parts.Add("execution actor", a.exec)
 	a.parts.Add("workflow engine", a.flows)
 	a.parts.Add("trigger loop", a.trigger)
+	if deps.BackfillStore != nil {
+		a.backfills = backfill.New(deps.Backfill, deps.BackfillStore, made{a}, deps.BackfillFeed, deps.Log, appID, deps.Workflow.ServerID, epoch)
+		a.parts.Add("backfill driver", a.backfills)
+	}
 	return a
 }
 
@@ -208,3 +233,14 @@ func (w waker) Unfired(instanceIDs []int64) { w.a.trigger.Unfired(instanceIDs) }
 type runs struct{ a *App }
 
 func (r runs) WorkflowInstancesChanged(runIDs []int64) { r.a.flows.WorkflowInstancesChanged(runIDs) }
+
+// made hands the runs a backfill made to the parts that run them.
+type made struct{ a *App }
+
+func (m made) WorkflowRunsMade(wiIDs []int64) { m.a.flows.WorkflowInstancesChanged(wiIDs) }
+
+func (m made) InstancesMade(list []db.Instance) {
+	for i := range list {
+		m.a.trigger.FireCreated(list[i])
+	}
+}

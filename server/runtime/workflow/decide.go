@@ -64,7 +64,10 @@ type childInstance struct {
 
 // plan is what one decision on one instance does, applied in one transaction.
 type plan struct {
-	moves []db.WorkflowNodeRunTransition
+	// downstream are the runs of workflows linked downstream that the
+	// run's success started (apply fills it in).
+	downstream []int64
+	moves      []db.WorkflowNodeRunTransition
 	// creates are job instances to create for nodes; a JOB node's move to
 	// RUNNING takes the id of its instance (linkTo).
 	creates []create

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -789,8 +790,32 @@ func (e *Engine) apply(ctx context.Context, tx *db.Store, v *view, p *plan, now 
 		if !ok {
 			return nil, errLost
 		}
+		if p.ended && p.runMove.To == db.WorkflowSucceeded && v.wi.ParentInstanceID == nil {
+			if err := e.startDownstream(ctx, tx, v, p, now); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return fire, nil
+}
+
+// startDownstream records a run of each workflow linked downstream of a
+// top-level run that succeeds, in the transaction that ends it: the
+// success starts each exactly once, whatever fail-over follows (one
+// indexed read when there is none).
+func (e *Engine) startDownstream(ctx context.Context, tx *db.Store, v *view, p *plan, now time.Time) error {
+	started, err := tx.WorkflowLinkStart(ctx, v.wi.WorkflowID, v.wi.ID, 0, 0, func(ctx context.Context) (map[string]any, error) {
+		rows, err := tx.WorkflowNodeRunListByInstances(ctx, []int64{v.wi.ID})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"type": "WORKFLOW", "workflowId": strconv.FormatInt(v.wi.WorkflowID, 10),
+			"runId": strconv.FormatInt(v.wi.ID, 10), "context": v.wi.ContextWith(rows)}, nil
+	}, now)
+	for _, r := range started {
+		p.downstream = append(p.downstream, r.ID)
+	}
+	return err
 }
 
 // after does what follows a committed decision: runs the created
@@ -832,6 +857,9 @@ func (e *Engine) after(ctx context.Context, v *view, p *plan, fire []int64, now 
 		changed = append(changed, c.wi.ID)
 	}
 	follow = append(follow, p.stopWorkflowInstances...)
+	// Downstream runs started by this run's success start now.
+	follow = append(follow, p.downstream...)
+	changed = append(changed, p.downstream...)
 	// The instance is looked at again when its next deadline passes: its
 	// own, an approval's, a NESTED node's.
 	delete(e.deadlines, v.wi.ID)
