@@ -199,4 +199,3 @@ func (r *gqlResponse) get(a, b string) string {
 	}
 	return fmt.Sprint(d[a][b])
 }
-
