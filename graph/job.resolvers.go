@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
@@ -43,6 +44,15 @@ func (r *jobResolver) Calendar(ctx context.Context, obj *db.Job) (*db.Calendar, 
 
 func (r *jobResolver) Lifecycle(ctx context.Context, obj *db.Job) (*model.Lifecycle, error) {
 	return &model.Lifecycle{Start: obj.LifecycleStart, End: obj.LifecycleEnd}, nil
+}
+
+func (r *jobResolver) Processor(ctx context.Context, obj *db.Job) (string, error) {
+	return secrets.Processor(obj.ProcessorType, obj.Processor), nil
+}
+
+func (r *jobResolver) Alarm(ctx context.Context, obj *db.Job) (*db.Alarm, error) {
+	a := secrets.Alarm(obj.Alarm)
+	return &a, nil
 }
 
 func (r *jobResolver) Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error) {

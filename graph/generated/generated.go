@@ -863,6 +863,10 @@ type JobResolver interface {
 	Calendar(ctx context.Context, obj *db.Job) (*db.Calendar, error)
 	Lifecycle(ctx context.Context, obj *db.Job) (*model.Lifecycle, error)
 
+	Processor(ctx context.Context, obj *db.Job) (string, error)
+
+	Alarm(ctx context.Context, obj *db.Job) (*db.Alarm, error)
+
 	Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error)
 	LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error)
 	Stats(ctx context.Context, obj *db.Job, hours *int) (*jobs.JobStats, error)
@@ -993,6 +997,7 @@ type WorkflowResolver interface {
 	LastRun(ctx context.Context, obj *db.Workflow) (*db.WorkflowInstance, error)
 	Versions(ctx context.Context, obj *db.Workflow) ([]*db.WorkflowVersion, error)
 
+	Alarm(ctx context.Context, obj *db.Workflow) (*db.Alarm, error)
 	AlarmHistory(ctx context.Context, obj *db.Workflow, first *int, after *string) (*model.AlarmRecordConnection, error)
 }
 type WorkflowConnectionResolver interface {
@@ -13983,7 +13988,7 @@ func (ec *executionContext) _Job_processor(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Job_processor(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Processor, nil
+			return ec.Resolvers.Job().Processor(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -13994,7 +13999,7 @@ func (ec *executionContext) _Job_processor(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Job_processor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Job", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Job_params(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
@@ -14222,11 +14227,11 @@ func (ec *executionContext) _Job_alarm(ctx context.Context, field graphql.Collec
 			return ec.fieldContext_Job_alarm(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Alarm, nil
+			return ec.Resolvers.Job().Alarm(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v db.Alarm) graphql.Marshaler {
-			return ec.marshalNAlarm2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alarm) graphql.Marshaler {
+			return ec.marshalNAlarm2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14236,8 +14241,8 @@ func (ec *executionContext) fieldContext_Job_alarm(_ context.Context, field grap
 	fc = &graphql.FieldContext{
 		Object:     "Job",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Alarm(ctx, field)
 		},
@@ -21620,11 +21625,11 @@ func (ec *executionContext) _Workflow_alarm(ctx context.Context, field graphql.C
 			return ec.fieldContext_Workflow_alarm(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Alarm, nil
+			return ec.Resolvers.Workflow().Alarm(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v db.Alarm) graphql.Marshaler {
-			return ec.marshalNAlarm2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alarm) graphql.Marshaler {
+			return ec.marshalNAlarm2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
 		},
 		true,
 		true,
@@ -21634,8 +21639,8 @@ func (ec *executionContext) fieldContext_Workflow_alarm(_ context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "Workflow",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Alarm(ctx, field)
 		},
@@ -28999,10 +29004,43 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "processor":
-			out.Values[i] = ec._Job_processor(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_processor(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "params":
 			out.Values[i] = ec._Job_params(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29049,10 +29087,43 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "alarm":
-			out.Values[i] = ec._Job_alarm(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_alarm(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "nextTriggerTime":
 			out.Values[i] = ec._Job_nextTriggerTime(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -32775,10 +32846,43 @@ func (ec *executionContext) _Workflow(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "alarm":
-			out.Values[i] = ec._Workflow_alarm(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_alarm(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "alarmHistory":
 			field := field
 
@@ -34762,8 +34866,14 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNAlarm2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx context.Context, sel ast.SelectionSet, v db.Alarm) graphql.Marshaler {
-	return ec._Alarm(ctx, sel, &v)
+func (ec *executionContext) marshalNAlarm2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx context.Context, sel ast.SelectionSet, v *db.Alarm) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Alarm(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNAlarmChannel2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmChannelᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.AlarmChannel) graphql.Marshaler {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
@@ -65,6 +66,9 @@ func (s *Service) update(ctx context.Context, id int64, in Input, change string)
 	if err != nil {
 		return nil, err
 	}
+	// Secrets sent back as the API showed them keep their stored values.
+	in.Processor = secrets.KeepProcessor(in.ProcessorType, in.Processor, old.ProcessorType, old.Processor)
+	in.Alarm = secrets.KeepAlarm(in.Alarm, old.Alarm)
 	j, sch, err := s.build(in, app.ID, cal)
 	if err != nil {
 		return nil, err
