@@ -126,6 +126,14 @@ func (r *mutationResolver) DeleteJob(ctx context.Context, id string) (bool, erro
 	return true, nil
 }
 
+func (r *mutationResolver) SetJobManagedBy(ctx context.Context, id string, set *string) (*db.Job, error) {
+	jobID, err := parseID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.jobs.SetManagedBy(ctx, jobID, set)
+}
+
 func (r *mutationResolver) RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error) {
 	jobID, err := parseID("id", id)
 	if err != nil {

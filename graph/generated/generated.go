@@ -441,6 +441,7 @@ type ComplexityRoot struct {
 		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
 		SetAppWorkflowBudget      func(childComplexity int, app string, budget int) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
+		SetJobManagedBy           func(childComplexity int, id string, set *string) int
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
 		StopInstance              func(childComplexity int, id string) int
 		StopWorkflowInstance      func(childComplexity int, id string) int
@@ -904,6 +905,7 @@ type MutationResolver interface {
 	UpdateJob(ctx context.Context, id string, input model.JobInput) (*db.Job, error)
 	SetJobEnabled(ctx context.Context, id string, enabled bool) (*db.Job, error)
 	DeleteJob(ctx context.Context, id string) (bool, error)
+	SetJobManagedBy(ctx context.Context, id string, set *string) (*db.Job, error)
 	RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error)
 	RestoreJobVersion(ctx context.Context, id string, version int) (*db.Job, error)
 	CreatePool(ctx context.Context, input model.PoolInput) (*db.Pool, error)
@@ -2874,6 +2876,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetJobEnabled(childComplexity, args["id"].(string), args["enabled"].(bool)), true
+	case "Mutation.setJobManagedBy":
+		if e.ComplexityRoot.Mutation.SetJobManagedBy == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setJobManagedBy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetJobManagedBy(childComplexity, args["id"].(string), args["set"].(*string)), true
 	case "Mutation.setWorkflowEnabled":
 		if e.ComplexityRoot.Mutation.SetWorkflowEnabled == nil {
 			break
@@ -5531,7 +5544,8 @@ type Job {
   The set of jobs declared in a worker's code the job belongs to; null: made
   through the API or console. Its workers create and update it on every
   connect (a manual edit is overwritten then) and disable it once it is no
-  longer declared.
+  longer declared. A set adopts a job of the same name only once it is
+  handed to it (setJobManagedBy).
   """
   managedBy: String
   "When it was created."
@@ -5641,6 +5655,16 @@ extend type Mutation {
   setJobEnabled(id: ID!, enabled: Boolean!): Job!
   "Deletes the job and its history; running instances are stopped on their workers."
   deleteJob(id: ID!): Boolean!
+  """
+  Hands the job to the set of jobs declared in workers' code named ` + "`" + `set` + "`" + `
+  (the workers' jobSet), whose next declaration of a job of this name then
+  adopts it (without this, a declared job whose name is taken by a job made
+  through the API or console, or managed by another set, is REFUSED). A null
+  ` + "`" + `set` + "`" + ` hands it back to people. A job applied from files is refused
+  (BAD_INPUT): prune it from its files first. EDITOR; kept as a version
+  (change HAND_OVER) and in the audit log.
+  """
+  setJobManagedBy(id: ID!, set: String): Job!
   """
   Runs the job now, or after delayMs, with optional parameters. With an
   ` + "`" + `idempotencyKey` + "`" + ` (at most 128 characters, one line), a second call with
@@ -9095,6 +9119,28 @@ func (ec *executionContext) field_Mutation_setJobEnabled_args(ctx context.Contex
 		return nil, err
 	}
 	args["enabled"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setJobManagedBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "set",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["set"] = arg1
 	return args, nil
 }
 
@@ -16428,6 +16474,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteJob(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setJobManagedBy(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setJobManagedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetJobManagedBy(ctx, fc.Args["id"].(string), fc.Args["set"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setJobManagedBy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setJobManagedBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -30215,6 +30305,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteJob":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteJob(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setJobManagedBy":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setJobManagedBy(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

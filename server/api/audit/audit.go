@@ -151,6 +151,7 @@ var targets = map[string]target{
 	"approveWorkflowNode":       {KindWorkflowInstance, "workflowInstanceId"},
 	"applyConfig":               {KindConfigSet, ""},
 	"restoreJobVersion":         {KindJob, "id"},
+	"setJobManagedBy":           {KindJob, "id"},
 	"createCalendar":            {KindCalendar, ""},
 	"updateCalendar":            {KindCalendar, "id"},
 	"deleteCalendar":            {KindCalendar, "id"},
