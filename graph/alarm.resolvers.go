@@ -12,6 +12,7 @@ import (
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 )
 
 func (r *alarmResolver) Rules(ctx context.Context, obj *db.Alarm) ([]*db.AlarmRule, error) {
@@ -46,6 +47,11 @@ func (r *jobResolver) AlarmHistory(ctx context.Context, obj *db.Job, first *int,
 
 func (r *mutationResolver) SendTestAlarm(ctx context.Context, jobID *string, workflowID *string) ([]*alarm.Answer, error) {
 	return r.sendTestAlarm(ctx, jobID, workflowID)
+}
+
+func (r *workflowResolver) Alarm(ctx context.Context, obj *db.Workflow) (*db.Alarm, error) {
+	a := secrets.Alarm(obj.Alarm)
+	return &a, nil
 }
 
 func (r *workflowResolver) AlarmHistory(ctx context.Context, obj *db.Workflow, first *int, after *string) (*model.AlarmRecordConnection, error) {

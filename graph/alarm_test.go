@@ -73,7 +73,7 @@ func TestAlarmSettings(t *testing.T) {
 		job(map[string]any{"onFailure": true, "webhooks": []string{"https://ops.example.com/hook"}, "emails": []string{"ops@example.com"},
 			"silenceSec": 300, "rules": []any{rule("RECOVERY")}, "channels": []any{slack}}), &out)
 	a := out.CreateJob.Alarm
-	if !a.OnFailure || a.OnTimeout || a.SilenceSec != 300 || !slices.Equal(a.Webhooks, []string{"https://ops.example.com/hook"}) ||
+	if !a.OnFailure || a.OnTimeout || a.SilenceSec != 300 || !slices.Equal(a.Webhooks, []string{"https://ops.example.com/[redacted]"}) ||
 		!slices.Equal(a.Emails, []string{"ops@example.com"}) || len(a.Rules) != 2 || a.Rules[1].Type != "FAILURE" ||
 		a.Rules[1].SilenceSec != 300 || len(a.Channels) != 3 || a.Channels[0].Type != "SLACK" {
 		t.Fatalf("alarm read back as %+v", a)

@@ -276,6 +276,7 @@ func matrixRows() []matrixRow {
 				return map[string]any{"id": w.newJob(t), "n": w.name("renamed")}
 			}},
 		{op: "setJobEnabled", query: `mutation($id: ID!) { setJobEnabled(id: $id, enabled: false) { id } }`, need: needEditor, vars: freshJob},
+		{op: "setJobManagedBy", query: `mutation($id: ID!) { setJobManagedBy(id: $id, set: "svc") { id } }`, need: needEditor, vars: freshJob},
 		{op: "deleteJob", query: `mutation($id: ID!) { deleteJob(id: $id) }`, need: needEditor, vars: freshJob},
 		{op: "restoreJobVersion", query: `mutation($id: ID!) { restoreJobVersion(id: $id, version: 1) { id } }`, need: needEditor, vars: freshJob},
 		{op: "createCalendar", query: `mutation($n: String!) { createCalendar(input: {app: "alpha", name: $n, dates: ["2026-12-25"]}) { id } }`,

@@ -32,7 +32,8 @@ const (
 	// counts 1, and a paged list (jobs, instances, an instance's logs, a
 	// job's upcoming fires) multiplies what it selects by its page size, so
 	// 500 instances with 25 fields each pass and 500 instances with 1000 log
-	// lines each do not.
+	// lines each do not. The dashboard's figures cost what they read
+	// (AppStatsCost, LagCost): a request holds a few, never hundreds.
 	MaxComplexity = 50000
 	// MaxDepth bounds how deeply selections may nest.
 	MaxDepth = 12

@@ -338,3 +338,25 @@ func (w *lockedWriter) String() string {
 	defer w.mu.Unlock()
 	return w.b.String()
 }
+
+// TestTimeOutOfRangeIsBadInput (issue 25, info): a time the databases
+// cannot store is the caller's mistake, named, not INTERNAL.
+func TestTimeOutOfRangeIsBadInput(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		api := newAPI(t, d, apiOptions{})
+		admin := api.admin(t)
+		api.createApp(t, admin, "orders")
+		for _, from := range []string{"0000-01-01T00:00:00Z", "0001-01-01T00:00:00+01:00"} {
+			r := api.do(t, admin, `query($from: Time) { instances(app: "orders", from: $from) { totalCount } }`, map[string]any{"from": from}, nil)
+			if r.code() != CodeBadInput || r.Errors[0].field() != "from" {
+				t.Errorf("from %s: %+v", from, r.Errors)
+			}
+			r = api.do(t, admin, `query { instances(app: "orders", from: "`+from+`") { totalCount } }`, nil, nil)
+			if r.code() != CodeBadInput || r.Errors[0].field() != "from" {
+				t.Errorf("literal from %s: %+v", from, r.Errors)
+			}
+		}
+		api.must(t, admin, `query { instances(app: "orders", from: "0001-01-01T00:00:00Z", to: "9999-12-31T23:59:59Z") { totalCount } }`, nil, nil)
+	})
+}

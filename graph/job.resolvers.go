@@ -13,6 +13,7 @@ import (
 	"github.com/jobwheel/jobwheel/graph/generated"
 	"github.com/jobwheel/jobwheel/graph/model"
 	"github.com/jobwheel/jobwheel/server/api/jobs"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
@@ -43,6 +44,15 @@ func (r *jobResolver) Calendar(ctx context.Context, obj *db.Job) (*db.Calendar, 
 
 func (r *jobResolver) Lifecycle(ctx context.Context, obj *db.Job) (*model.Lifecycle, error) {
 	return &model.Lifecycle{Start: obj.LifecycleStart, End: obj.LifecycleEnd}, nil
+}
+
+func (r *jobResolver) Processor(ctx context.Context, obj *db.Job) (string, error) {
+	return secrets.Processor(obj.ProcessorType, obj.Processor), nil
+}
+
+func (r *jobResolver) Alarm(ctx context.Context, obj *db.Job) (*db.Alarm, error) {
+	a := secrets.Alarm(obj.Alarm)
+	return &a, nil
 }
 
 func (r *jobResolver) Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error) {
@@ -114,6 +124,14 @@ func (r *mutationResolver) DeleteJob(ctx context.Context, id string) (bool, erro
 		return false, err
 	}
 	return true, nil
+}
+
+func (r *mutationResolver) SetJobManagedBy(ctx context.Context, id string, set *string) (*db.Job, error) {
+	jobID, err := parseID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.jobs.SetManagedBy(ctx, jobID, set)
 }
 
 func (r *mutationResolver) RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/graph/generated"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 )
 
 func (r *jobResolver) Versions(ctx context.Context, obj *db.Job, first *int) ([]*db.JobVersion, error) {
@@ -28,8 +29,12 @@ func (r *jobResolver) Versions(ctx context.Context, obj *db.Job, first *int) ([]
 }
 
 func (r *jobVersionResolver) Definition(ctx context.Context, obj *db.JobVersion) (any, error) {
-	// As JSON decodes it, so the client sees JobInput's field names.
-	raw, err := json.Marshal(obj.Definition)
+	// As JSON decodes it, so the client sees JobInput's field names; its
+	// secrets redacted.
+	d := obj.Definition
+	d.Processor = secrets.Processor(d.ProcessorType, d.Processor)
+	d.Alarm = secrets.Alarm(d.Alarm)
+	raw, err := json.Marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("encoding job version %d: %w", obj.Version, err)
 	}
@@ -41,7 +46,7 @@ func (r *jobVersionResolver) Definition(ctx context.Context, obj *db.JobVersion)
 }
 
 func (r *jobVersionResolver) Processor(ctx context.Context, obj *db.JobVersion) (string, error) {
-	return obj.Definition.Processor, nil
+	return secrets.Processor(obj.Definition.ProcessorType, obj.Definition.Processor), nil
 }
 
 func (r *mutationResolver) RestoreJobVersion(ctx context.Context, id string, version int) (*db.Job, error) {

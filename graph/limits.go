@@ -43,10 +43,33 @@ func setComplexity(c *generated.Config) {
 	q.Job.Upcoming = func(child int, count *int) int {
 		return 1 + page(count, 5, 100)
 	}
+	// The dashboard's figures read far more than they return: an app's
+	// counts and outcomes aggregate its instances, and its lag reads up to
+	// 20,000 finished ones. Each costs what such reads are worth against
+	// the budget, aliases each counted, so a request may hold a few of
+	// them, never hundreds (issue 25, item 4).
+	q.Query.AppStats = func(child int, _ string, _ *int) int { return AppStatsCost + child }
+	q.AppStats.Lag = func(child int) int { return LagCost + child }
+	q.AppStats.LatestFailures = func(child int, first *int) int { return 10 + times(page(first, 10, 100), child) }
+	q.AppStats.NextFires = func(child int, first *int) int { return 10 + times(page(first, 10, 100), child) }
+	q.AppStats.Capacity = func(child int) int { return 10 + child }
+	q.Job.Stats = func(child int, _ *int) int { return JobStatsCost + child }
 	q.Query.PreviewSchedule = func(child int, _ string, _ string, _ *string, count *int, _ *time.Time, _ *db.ScheduleWindow, _, _ *string) int {
 		return 1 + page(count, 5, 100)
 	}
 }
+
+// Costs of the expensive fields against MaxComplexity.
+const (
+	// AppStatsCost is appStats' own: its counts and outcomes (MaxComplexity
+	// allows about 50 in one request).
+	AppStatsCost = 1000
+	// LagCost is appStats.lag's (about 10 in one request).
+	LagCost = 4000
+	// JobStatsCost is Job.stats' (a job's outcomes): a page of 500 jobs
+	// with their stats passes.
+	JobStatsCost = 20
+)
 
 func page(n *int, def, limit int) int {
 	switch {

@@ -35,6 +35,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export JOBWHEEL_DEMO="${JOBWHEEL_DEMO:-1}"
 addr="${JOBWHEEL_HTTP_ADDR:-:7700}"
 port="${addr##*:}"
+# /metrics names every app and needs no login: make run serves it (with
+# /healthz and /readyz) on loopback, on the next port, not on the console's.
+# JOBWHEEL_METRICS_ADDR= (empty) puts it back on the console's port.
+export JOBWHEEL_METRICS_ADDR="${JOBWHEEL_METRICS_ADDR-:$((port + 1))}"
 server=""
 agent=""
 status=0

@@ -167,6 +167,12 @@ func (w *Worker) welcomed(wl *protocol.Welcome, url string) {
 	w.mu.Unlock()
 	w.log.Info("connected", "server", wl.ServerID, "url", url, "epoch", wl.Epoch)
 	for _, c := range wl.JobChanges {
+		if c.Action == protocol.JobRefused {
+			// A job of that name that this set does not manage: the server
+			// left it alone (and recorded the clash in the app's audit log).
+			w.log.Warn("declared job refused", "set", w.cfg.JobSet, "job", c.Name, "reason", c.Error, "dryRun", w.cfg.JobsDryRun)
+			continue
+		}
 		if c.Action != protocol.JobUnchanged || w.cfg.JobsDryRun {
 			w.log.Info("declared job", "set", w.cfg.JobSet, "job", c.Name, "action", c.Action, "fields", c.Fields, "dryRun", w.cfg.JobsDryRun)
 		}

@@ -468,6 +468,7 @@ type ComplexityRoot struct {
 		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
 		SetAppWorkflowBudget      func(childComplexity int, app string, budget int) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
+		SetJobManagedBy           func(childComplexity int, id string, set *string) int
 		SetWorkflowEnabled        func(childComplexity int, id string, enabled bool) int
 		SetWorkflowUpstream       func(childComplexity int, id string, upstream []*model.WorkflowUpstreamInput) int
 		StopBackfill              func(childComplexity int, id string) int
@@ -907,6 +908,10 @@ type JobResolver interface {
 	Calendar(ctx context.Context, obj *db.Job) (*db.Calendar, error)
 	Lifecycle(ctx context.Context, obj *db.Job) (*model.Lifecycle, error)
 
+	Processor(ctx context.Context, obj *db.Job) (string, error)
+
+	Alarm(ctx context.Context, obj *db.Job) (*db.Alarm, error)
+
 	Upcoming(ctx context.Context, obj *db.Job, count *int) ([]*time.Time, error)
 	LastRun(ctx context.Context, obj *db.Job) (*db.Instance, error)
 	Stats(ctx context.Context, obj *db.Job, hours *int) (*jobs.JobStats, error)
@@ -949,6 +954,7 @@ type MutationResolver interface {
 	UpdateJob(ctx context.Context, id string, input model.JobInput) (*db.Job, error)
 	SetJobEnabled(ctx context.Context, id string, enabled bool) (*db.Job, error)
 	DeleteJob(ctx context.Context, id string) (bool, error)
+	SetJobManagedBy(ctx context.Context, id string, set *string) (*db.Job, error)
 	RunJob(ctx context.Context, id string, params *string, delayMs *int, idempotencyKey *string) (*db.Instance, error)
 	RestoreJobVersion(ctx context.Context, id string, version int) (*db.Job, error)
 	CreatePool(ctx context.Context, input model.PoolInput) (*db.Pool, error)
@@ -1045,6 +1051,7 @@ type WorkflowResolver interface {
 	LastRun(ctx context.Context, obj *db.Workflow) (*db.WorkflowInstance, error)
 	Versions(ctx context.Context, obj *db.Workflow) ([]*db.WorkflowVersion, error)
 
+	Alarm(ctx context.Context, obj *db.Workflow) (*db.Alarm, error)
 	AlarmHistory(ctx context.Context, obj *db.Workflow, first *int, after *string) (*model.AlarmRecordConnection, error)
 
 	UpstreamWorkflows(ctx context.Context, obj *db.Workflow) ([]*db.Workflow, error)
@@ -3068,6 +3075,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetJobEnabled(childComplexity, args["id"].(string), args["enabled"].(bool)), true
+	case "Mutation.setJobManagedBy":
+		if e.ComplexityRoot.Mutation.SetJobManagedBy == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setJobManagedBy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetJobManagedBy(childComplexity, args["id"].(string), args["set"].(*string)), true
 	case "Mutation.setWorkflowEnabled":
 		if e.ComplexityRoot.Mutation.SetWorkflowEnabled == nil {
 			break
@@ -5922,7 +5940,8 @@ type Job {
   The set of jobs declared in a worker's code the job belongs to; null: made
   through the API or console. Its workers create and update it on every
   connect (a manual edit is overwritten then) and disable it once it is no
-  longer declared.
+  longer declared. A set adopts a job of the same name only once it is
+  handed to it (setJobManagedBy).
   """
   managedBy: String
   "When it was created."
@@ -6032,6 +6051,16 @@ extend type Mutation {
   setJobEnabled(id: ID!, enabled: Boolean!): Job!
   "Deletes the job and its history; running instances are stopped on their workers."
   deleteJob(id: ID!): Boolean!
+  """
+  Hands the job to the set of jobs declared in workers' code named ` + "`" + `set` + "`" + `
+  (the workers' jobSet), whose next declaration of a job of this name then
+  adopts it (without this, a declared job whose name is taken by a job made
+  through the API or console, or managed by another set, is REFUSED). A null
+  ` + "`" + `set` + "`" + ` hands it back to people. A job applied from files is refused
+  (BAD_INPUT): prune it from its files first. EDITOR; kept as a version
+  (change HAND_OVER) and in the audit log.
+  """
+  setJobManagedBy(id: ID!, set: String): Job!
   """
   Runs the job now, or after delayMs, with optional parameters. With an
   ` + "`" + `idempotencyKey` + "`" + ` (at most 128 characters, one line), a second call with
@@ -9636,6 +9665,28 @@ func (ec *executionContext) field_Mutation_setJobEnabled_args(ctx context.Contex
 		return nil, err
 	}
 	args["enabled"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setJobManagedBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "set",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["set"] = arg1
 	return args, nil
 }
 
@@ -15081,7 +15132,7 @@ func (ec *executionContext) _Job_processor(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Job_processor(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Processor, nil
+			return ec.Resolvers.Job().Processor(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -15092,7 +15143,7 @@ func (ec *executionContext) _Job_processor(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Job_processor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Job", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Job_params(ctx context.Context, field graphql.CollectedField, obj *db.Job) (ret graphql.Marshaler) {
@@ -15320,11 +15371,11 @@ func (ec *executionContext) _Job_alarm(ctx context.Context, field graphql.Collec
 			return ec.fieldContext_Job_alarm(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Alarm, nil
+			return ec.Resolvers.Job().Alarm(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v db.Alarm) graphql.Marshaler {
-			return ec.marshalNAlarm2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alarm) graphql.Marshaler {
+			return ec.marshalNAlarm2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
 		},
 		true,
 		true,
@@ -15334,8 +15385,8 @@ func (ec *executionContext) fieldContext_Job_alarm(_ context.Context, field grap
 	fc = &graphql.FieldContext{
 		Object:     "Job",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Alarm(ctx, field)
 		},
@@ -17685,6 +17736,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteJob(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setJobManagedBy(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setJobManagedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetJobManagedBy(ctx, fc.Args["id"].(string), fc.Args["set"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setJobManagedBy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setJobManagedBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23014,11 +23109,11 @@ func (ec *executionContext) _Workflow_alarm(ctx context.Context, field graphql.C
 			return ec.fieldContext_Workflow_alarm(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Alarm, nil
+			return ec.Resolvers.Workflow().Alarm(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v db.Alarm) graphql.Marshaler {
-			return ec.marshalNAlarm2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alarm) graphql.Marshaler {
+			return ec.marshalNAlarm2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23028,8 +23123,8 @@ func (ec *executionContext) fieldContext_Workflow_alarm(_ context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "Workflow",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Alarm(ctx, field)
 		},
@@ -30907,10 +31002,43 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "processor":
-			out.Values[i] = ec._Job_processor(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_processor(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "params":
 			out.Values[i] = ec._Job_params(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30957,10 +31085,43 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "alarm":
-			out.Values[i] = ec._Job_alarm(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_alarm(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "nextTriggerTime":
 			out.Values[i] = ec._Job_nextTriggerTime(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -32111,6 +32272,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteJob":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteJob(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setJobManagedBy":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setJobManagedBy(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -34793,10 +34961,43 @@ func (ec *executionContext) _Workflow(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "alarm":
-			out.Values[i] = ec._Workflow_alarm(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Workflow_alarm(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "alarmHistory":
 			field := field
 
@@ -36914,8 +37115,14 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNAlarm2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx context.Context, sel ast.SelectionSet, v db.Alarm) graphql.Marshaler {
-	return ec._Alarm(ctx, sel, &v)
+func (ec *executionContext) marshalNAlarm2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarm(ctx context.Context, sel ast.SelectionSet, v *db.Alarm) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Alarm(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNAlarmChannel2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐAlarmChannelᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.AlarmChannel) graphql.Marshaler {

@@ -23,5 +23,10 @@ func UnmarshalTime(v any) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, &fault.Input{Reason: fmt.Sprintf("%q is not an RFC 3339 time such as \"2026-11-21T12:00:00Z\"", s)}
 	}
+	// Year 0 parses but is no year of the databases' calendars (PostgreSQL
+	// refuses it); the years a database stores are 1 to 9999.
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return time.Time{}, &fault.Input{Reason: fmt.Sprintf("%q is outside the years 0001 to 9999", s)}
+	}
 	return t, nil
 }

@@ -54,6 +54,11 @@ type Config struct {
 	// the runtime trace) is served, on a listener of its own; empty: not
 	// served. A port without a host means loopback.
 	DebugAddr string
+	// MetricsAddr is where /metrics, /healthz and /readyz are served on a
+	// listener of their own, and then /metrics is not served on the HTTP
+	// listener (it names every app, without a login); empty: all three on
+	// the HTTP listener. A port without a host means loopback.
+	MetricsAddr string
 	// ExpressionCPU is the CPU time one evaluation of a DECISION's or
 	// FOREACH's expression may use before its node fails with
 	// EXPRESSION_TIMEOUT.
@@ -105,6 +110,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"comma-separated address ranges (CIDR) alarm webhooks may reach although they are not public, e.g. 10.0.0.0/8; loopback, private, link-local and metadata addresses are refused otherwise")
 		debugAddr = set.String("debug-addr", "JOBWHEEL_DEBUG_ADDR", "",
 			"host:port to serve net/http/pprof profiles and the runtime trace on, on a listener of their own; a bare :port listens on loopback only; empty: off")
+		metricsAddr = set.String("metrics-addr", "JOBWHEEL_METRICS_ADDR", "",
+			"host:port to serve /metrics (and /healthz, /readyz) on, on a listener of their own, and then not on the HTTP address; a bare :port listens on loopback only; empty: on the HTTP address")
 		exprCPU = set.String("expression-cpu", "JOBWHEEL_EXPRESSION_CPU", "100ms",
 			"CPU time one evaluation of a workflow DECISION's or FOREACH's expression may use; past it the node fails with EXPRESSION_TIMEOUT (1ms to 10s)")
 		backfillMax = set.String("backfill-max-runs", "JOBWHEEL_BACKFILL_MAX_RUNS", "1000",
@@ -226,21 +233,16 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if cfg.LeaseTTL < 3*time.Second {
 		return nil, leaseTTL.Errorf("%s is shorter than 3s", leaseTTL.Value())
 	}
-	if a := debugAddr.Value(); a != "" {
-		if err := checkListenAddr(a); err != nil {
-			return nil, debugAddr.Errorf("%q: %v", a, err)
-		}
-		host, port, _ := net.SplitHostPort(a)
-		httpHost, httpPort, _ := net.SplitHostPort(cfg.HTTPAddr)
-		if port == httpPort && port != "0" && (host == httpHost || httpHost == "" || httpHost == "0.0.0.0" || httpHost == "::") {
-			return nil, debugAddr.Errorf("%q: port %s is the HTTP listener's; the debug listener needs a port of its own", a, port)
-		}
-		// Profiles show the process's insides (and its command line): never
-		// on every interface unless asked for by name.
-		if host == "" {
-			a = net.JoinHostPort("127.0.0.1", port)
-		}
-		cfg.DebugAddr = a
+	// Profiles show the process's insides (and its command line), metrics
+	// every app's name: never on every interface unless asked for by name.
+	if cfg.DebugAddr, err = sideAddr(debugAddr.Value(), cfg.HTTPAddr, "debug"); err != nil {
+		return nil, debugAddr.Errorf("%v", err)
+	}
+	if cfg.MetricsAddr, err = sideAddr(metricsAddr.Value(), cfg.HTTPAddr, "metrics"); err != nil {
+		return nil, metricsAddr.Errorf("%v", err)
+	}
+	if cfg.DebugAddr != "" && cfg.DebugAddr == cfg.MetricsAddr && !strings.HasSuffix(cfg.DebugAddr, ":0") {
+		return nil, metricsAddr.Errorf("%q: it is JOBWHEEL_DEBUG_ADDR's; the metrics listener needs a port of its own", metricsAddr.Value())
 	}
 	if err := cfg.parseSSO(readFile, ssoSettings{passwordLogin, ssoIssuer, ssoClientID, ssoClientSecret, ssoRedirect, ssoName,
 		ssoScopes, ssoDomains, ssoGroups, ssoClaim, ssoRoles, ssoRecheck}); err != nil {
@@ -312,6 +314,27 @@ func (c *Config) parseSSO(read func(string) ([]byte, error), s ssoSettings) erro
 		RedirectURL: redirect, Name: s.name.Value(), Scopes: s.scopes.List(), AllowedDomains: s.domains.List(),
 		AllowedGroups: s.groups.List(), GroupsClaim: s.claim.Value(), Grants: grants, Recheck: recheck}
 	return sso.CheckConfig(&c.SSO)
+}
+
+// sideAddr checks the address of a listener of its own (what: "debug",
+// "metrics") beside the HTTP one at httpAddr: host:port, not the HTTP
+// port, loopback when the host is left out. Empty stays empty (off).
+func sideAddr(a, httpAddr, what string) (string, error) {
+	if a == "" {
+		return "", nil
+	}
+	if err := checkListenAddr(a); err != nil {
+		return "", fmt.Errorf("%q: %v", a, err)
+	}
+	host, port, _ := net.SplitHostPort(a)
+	httpHost, httpPort, _ := net.SplitHostPort(httpAddr)
+	if port == httpPort && port != "0" && (host == httpHost || httpHost == "" || httpHost == "0.0.0.0" || httpHost == "::") {
+		return "", fmt.Errorf("%q: port %s is the HTTP listener's; the %s listener needs a port of its own", a, port, what)
+	}
+	if host == "" {
+		return net.JoinHostPort("127.0.0.1", port), nil
+	}
+	return a, nil
 }
 
 // checkListenAddr says why addr is not a host:port to listen on, or nil.

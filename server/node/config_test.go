@@ -40,6 +40,8 @@ func TestConfigErrors(t *testing.T) {
 		{"JOBWHEEL_LEASE_TTL=2s", `JOBWHEEL_LEASE_TTL: 2s is shorter than 3s`},
 		{"JOBWHEEL_DEBUG_ADDR=6060", `JOBWHEEL_DEBUG_ADDR: "6060": not host:port, such as :7700`},
 		{"JOBWHEEL_DEBUG_ADDR=:7700", `JOBWHEEL_DEBUG_ADDR: ":7700": port 7700 is the HTTP listener's`},
+		{"JOBWHEEL_METRICS_ADDR=9090", `JOBWHEEL_METRICS_ADDR: "9090": not host:port, such as :7700`},
+		{"JOBWHEEL_METRICS_ADDR=:7700", `JOBWHEEL_METRICS_ADDR: ":7700": port 7700 is the HTTP listener's; the metrics listener`},
 		{"JOBWHEEL_ALARM_ALLOW_NETWORKS=10.0.0.0/8,intranet", `JOBWHEEL_ALARM_ALLOW_NETWORKS: "intranet" is neither an address nor a CIDR range`},
 		{"JOBWHEEL_ALARM_ALLOW_NETWORKS=10.0.0.0/33", `JOBWHEEL_ALARM_ALLOW_NETWORKS: "10.0.0.0/33" is neither`},
 		{"JOBWHEEL_TRUSTED_PROXIES=proxy.internal", `JOBWHEEL_TRUSTED_PROXIES: "proxy.internal" is neither an address nor a CIDR range`},
@@ -91,6 +93,13 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 			t.Errorf("JOBWHEEL_DEBUG_ADDR=%s: %+v, %v; want %s", in, cfg, err, want)
 		}
 	}
+	// So is the metrics listener.
+	for in, want := range map[string]string{":9090": "127.0.0.1:9090", "0.0.0.0:9090": "0.0.0.0:9090"} {
+		cfg, err := ParseConfig(nil, env(map[string]string{"JOBWHEEL_METRICS_ADDR": in}), io.Discard)
+		if err != nil || cfg.MetricsAddr != want {
+			t.Errorf("JOBWHEEL_METRICS_ADDR=%s: %+v, %v; want %s", in, cfg, err, want)
+		}
+	}
 	for _, v := range []string{"0", "false", "1", "true"} {
 		cfg, err := ParseConfig(nil, env(map[string]string{"JOBWHEEL_DEMO": v}), io.Discard)
 		if err != nil || cfg.Demo != (v == "1" || v == "true") {
@@ -108,7 +117,7 @@ func TestConfigHelp(t *testing.T) {
 	}
 	for _, v := range []string{"JOBWHEEL_DATABASE_URL", "JOBWHEEL_HTTP_ADDR", "JOBWHEEL_ADVERTISE_URL", "JOBWHEEL_ADMIN_PASSWORD",
 		"JOBWHEEL_SERVER_ID", "JOBWHEEL_LOG_LEVEL", "JOBWHEEL_LOG_FORMAT", "JOBWHEEL_ALLOWED_ORIGINS", "JOBWHEEL_DEMO",
-		"JOBWHEEL_RETENTION", "JOBWHEEL_SMTP_URL", "JOBWHEEL_LEASE_TTL", "JOBWHEEL_DEBUG_ADDR",
+		"JOBWHEEL_RETENTION", "JOBWHEEL_SMTP_URL", "JOBWHEEL_LEASE_TTL", "JOBWHEEL_DEBUG_ADDR", "JOBWHEEL_METRICS_ADDR",
 		"JOBWHEEL_ALARM_ALLOW_NETWORKS", "JOBWHEEL_TRUSTED_PROXIES"} {
 		if !strings.Contains(out.String(), v) {
 			t.Errorf("-h does not mention %s", v)

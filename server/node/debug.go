@@ -25,6 +25,18 @@ type debugService struct {
 	listener net.Listener
 	server   *http.Server
 	log      *slog.Logger
+	// what is served, for the log: "pprof", "metrics".
+	what string
+}
+
+// newSideService serves h on a listener of its own, apart from the API's
+// (the debug and the metrics listeners).
+func newSideService(what string, l net.Listener, h http.Handler, log *slog.Logger) *debugService {
+	return &debugService{listener: l, log: log, what: what, server: &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}}
 }
 
 func newDebugService(l net.Listener, log *slog.Logger) *debugService {
@@ -37,11 +49,7 @@ func newDebugService(l net.Listener, log *slog.Logger) *debugService {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return &debugService{listener: l, log: log, server: &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}}
+	return newSideService("pprof", l, mux, log)
 }
 
 func (s *debugService) Start(ctx context.Context) error {
@@ -57,14 +65,14 @@ func (s *debugService) Start(ctx context.Context) error {
 		select {
 		case err := <-served:
 			if err != nil && !errors.Is(err, http.ErrServerClosed) {
-				s.log.Error("debug listener stopped", "err", fmt.Errorf("serving pprof on %s: %w", s.listener.Addr(), err))
+				s.log.Error("side listener stopped", "serving", s.what, "err", fmt.Errorf("serving %s on %s: %w", s.what, s.listener.Addr(), err))
 			}
 		case <-ctx.Done():
 			// Close, not Shutdown: a profile or trace in progress runs for
 			// the seconds it was asked for and would hold up the stop.
 			_ = s.server.Close()
 			if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-				s.log.Warn("debug listener", "err", fmt.Errorf("serving pprof on %s: %w", s.listener.Addr(), err))
+				s.log.Warn("side listener", "serving", s.what, "err", fmt.Errorf("serving %s on %s: %w", s.what, s.listener.Addr(), err))
 			}
 		}
 	}()

@@ -57,6 +57,33 @@ type Node struct {
 	services lifecycle.Group
 	http     *httpService
 	debug    *debugService // nil unless JOBWHEEL_DEBUG_ADDR is set
+	metrics  *debugService // nil unless JOBWHEEL_METRICS_ADDR is set
+}
+
+// MetricsAddr is the address /metrics is served on apart from the API's,
+// or nil (JOBWHEEL_METRICS_ADDR unset).
+func (n *Node) MetricsAddr() net.Addr {
+	if n.metrics == nil {
+		return nil
+	}
+	return n.metrics.listener.Addr()
+}
+
+// health serves /healthz (the process answers) and /readyz (and reaches
+// its database) on mux.
+func (n *Node) health(mux *http.ServeMux) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := n.db.Ping(ctx); err != nil {
+			http.Error(w, "database: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ready\n")
+	})
 }
 
 // Start opens the database, migrates it and starts every service of the
@@ -228,19 +255,14 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	mux.Handle("GET "+graph.SchemaPath, graph.SchemaHandler())
 	mux.HandleFunc("GET /worker/discover", workers.ServeDiscover)
 	mux.HandleFunc("GET /worker/connect", workers.ServeConnect)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, "ok\n")
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		if err := n.db.Ping(ctx); err != nil {
-			http.Error(w, "database: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = io.WriteString(w, "ready\n")
-	})
-	mux.Handle("GET /metrics", stats.Handler())
+	n.health(mux)
+	// /metrics names every app and needs no login: with a listener of its
+	// own (JOBWHEEL_METRICS_ADDR) it is served there only.
+	if cfg.MetricsAddr == "" {
+		mux.Handle("GET /metrics", stats.Handler())
+	} else {
+		mux.Handle("/metrics", http.NotFoundHandler()) // not the console's page either
+	}
 	if signOn != nil {
 		signOn.Routes(mux)
 	}
@@ -257,6 +279,21 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 			}
 		}()
 		n.debug = newDebugService(dl, log)
+	}
+	if cfg.MetricsAddr != "" {
+		ml, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			return nil, fmt.Errorf("listening on %s for JOBWHEEL_METRICS_ADDR: %w", cfg.MetricsAddr, err)
+		}
+		defer func() {
+			if err != nil {
+				_ = ml.Close()
+			}
+		}()
+		side := http.NewServeMux()
+		side.Handle("GET /metrics", stats.Handler())
+		n.health(side)
+		n.metrics = newSideService("metrics", ml, side, log)
 	}
 
 	// Stopped in reverse: the HTTP listener first (no new requests), then
@@ -284,11 +321,17 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	if n.debug != nil {
 		n.services.Add("debug HTTP", n.debug)
 	}
+	if n.metrics != nil {
+		n.services.Add("metrics HTTP", n.metrics)
+	}
 	if err = n.services.Start(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
 	hints.Publish(lease.HintTopic, "joined")
 
+	if n.metrics != nil {
+		log.Info("serving metrics and health", "addr", n.metrics.listener.Addr().String(), "paths", "/metrics /healthz /readyz")
+	}
 	if n.debug != nil {
 		log.Info("serving pprof and the runtime trace", "addr", n.debug.listener.Addr().String(), "path", "/debug/pprof/")
 	}

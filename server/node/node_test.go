@@ -53,6 +53,8 @@ func runOnce(t *testing.T, dbURL string, round int) {
 		cfg.Tracing = tracing.Config{Endpoint: "http://127.0.0.1:9", Sample: 1}
 		cfg.SSO = sso.Config{Issuer: "http://127.0.0.1:9/idp", ClientID: "c", ClientSecret: "s",
 			RedirectURL: "http://127.0.0.1:7700/auth/sso/callback"}
+		// Metrics and health on a listener of their own (issue 25, info).
+		cfg.MetricsAddr = "127.0.0.1:0"
 	}
 	n, err := Start(ctx, cfg, io.Discard, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -104,6 +106,30 @@ func runOnce(t *testing.T, dbURL string, round int) {
 		if bytes.Contains(body, []byte("heap profile")) {
 			t.Errorf("round %d: the API listener serves profiles", round)
 		}
+	}
+
+	// /metrics names every app without a login: with JOBWHEEL_METRICS_ADDR
+	// it is served there, with /healthz and /readyz, and not on the API's
+	// listener; without it, on the API's.
+	if round == 2 {
+		side := "http://" + n.MetricsAddr().String()
+		if body := httpGet(t, side+"/metrics"); !bytes.Contains(body, []byte("jobwheel_")) {
+			t.Errorf("/metrics on the metrics listener serves no jobwheel series: %.300s", body)
+		}
+		httpGet(t, side+"/healthz")
+		httpGet(t, side+"/readyz")
+		httpGet(t, base+"/healthz")
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || bytes.Contains(body, []byte("jobwheel_")) {
+			t.Errorf("/metrics on the API's listener with a metrics listener: %d %.200s", resp.StatusCode, body)
+		}
+	} else if body := httpGet(t, base+"/metrics"); !bytes.Contains(body, []byte("jobwheel_")) {
+		t.Errorf("/metrics on the API listener serves no jobwheel series: %.300s", body)
 	}
 
 	stopWorker()

@@ -192,6 +192,10 @@ const (
 	JobUpdate    = "UPDATE"
 	JobUnchanged = "UNCHANGED"
 	JobDisable   = "DISABLE"
+	// JobRefused: a job of that name exists and this set may not take it
+	// over (people made it, or another set manages it); Error says why.
+	// Nothing of it changed. Older workers log it as any other action.
+	JobRefused = "REFUSED"
 )
 
 // JobChange is what the server did (or, in a dry run, would do) with one
@@ -201,6 +205,8 @@ type JobChange struct {
 	Action string `json:"action"`
 	// Fields are the definition's fields an UPDATE changes.
 	Fields []string `json:"fields,omitempty"`
+	// Error says why a job was REFUSED (optional: absent otherwise).
+	Error string `json:"error,omitempty"`
 }
 
 // FeaturePagedResults: the worker asks for a POST or REDUCE task's

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
 	"github.com/jobwheel/jobwheel/server/platform/text"
@@ -120,6 +121,9 @@ func Check(a db.Alarm, guard netguard.Policy, workflow bool) (db.Alarm, error) {
 func checkURL(field, raw string, guard netguard.Policy) error {
 	if err := text.Line(field, raw); err != nil {
 		return err
+	}
+	if secrets.Holds(raw) {
+		return fault.BadInput(field, "%q stands for a URL that is not stored on this channel; give the whole URL", raw)
 	}
 	if len(raw) > 2048 {
 		return fault.BadInput(field, "at most 2048 characters")

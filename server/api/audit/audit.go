@@ -46,6 +46,8 @@ type Store interface {
 	WorkflowGet(ctx context.Context, id int64) (*db.Workflow, error)
 	WorkflowInstanceGet(ctx context.Context, id int64) (*db.WorkflowInstance, error)
 	APITokenGet(ctx context.Context, id int64) (*db.APIToken, error)
+	CalendarGet(ctx context.Context, id int64) (*db.Calendar, error)
+	PoolGet(ctx context.Context, id int64) (*db.Pool, error)
 }
 
 // Auth checks the reader's rights (auth.Service).
@@ -91,6 +93,8 @@ const (
 	KindUser             = "user"
 	KindAPIToken         = "api_token"
 	KindSession          = "session"
+	KindCalendar         = "calendar"
+	KindPool             = "pool"
 	// KindConfigSet is a managed set of configuration files (applyConfig):
 	// its entry names the set and lists what was created, updated and
 	// deleted.
@@ -107,7 +111,7 @@ type target struct {
 // their entry names the object and what it made, and no snapshot of the
 // object is taken to diff — on runJob, the hottest mutation, the job's
 // snapshot cost a fifth of the call's CPU.
-var acting = map[string]bool{"runJob": true, "runWorkflow": true}
+var acting = map[string]bool{"runJob": true, "runWorkflow": true, "sendTestAlarm": true}
 
 // targets are the mutations whose object is known; any other mutation is
 // recorded with its (redacted) arguments only.
@@ -146,6 +150,66 @@ var targets = map[string]target{
 	"rerunWorkflowNode":         {KindWorkflowInstance, "workflowInstanceId"},
 	"approveWorkflowNode":       {KindWorkflowInstance, "workflowInstanceId"},
 	"applyConfig":               {KindConfigSet, ""},
+	"restoreJobVersion":         {KindJob, "id"},
+	"setJobManagedBy":           {KindJob, "id"},
+	"createCalendar":            {KindCalendar, ""},
+	"updateCalendar":            {KindCalendar, "id"},
+	"deleteCalendar":            {KindCalendar, "id"},
+	"createPool":                {KindPool, ""},
+	"updatePool":                {KindPool, "id"},
+	"deletePool":                {KindPool, "id"},
+	// sendTestAlarm names a job or a workflow (targetOf).
+	"sendTestAlarm": {KindJob, "jobId"},
+}
+
+// Global are the mutations that change no app's state, so their entries
+// carry no app (administrators read them), each with the reason.
+var Global = map[string]string{
+	"login":          "a session of a user, not of an app",
+	"ssoLogin":       "a session of a user, not of an app",
+	"logout":         "ends a session of a user, not of an app",
+	"createUser":     "users are server-wide (administrators)",
+	"changePassword": "a user's own password, not an app's",
+	"createApiToken": "a user's credential; its entry names the app it is narrowed to, if any",
+	"revokeApiToken": "a user's credential; its entry names the app it is narrowed to, if any",
+}
+
+// AppScoped says whether action's entry names the app it changed: false
+// for a mutation it does not know.
+func AppScoped(action string) bool {
+	t, ok := targets[action]
+	if !ok {
+		return false
+	}
+	switch t.kind {
+	case KindApp, KindAppMember, KindJob, KindInstance, KindWorkflow, KindWorkflowInstance,
+		KindCalendar, KindPool, KindConfigSet:
+		return true
+	}
+	return false
+}
+
+// argString is an argument naming an object, as a string: optional
+// arguments come as pointers.
+func argString(v any) string {
+	switch a := v.(type) {
+	case nil:
+		return ""
+	case *string:
+		if a == nil {
+			return ""
+		}
+		return *a
+	}
+	return fmt.Sprint(v)
+}
+
+// targetOf is what action changes given its arguments.
+func targetOf(action string, args map[string]any) target {
+	if action == "sendTestAlarm" && argString(args["jobId"]) == "" {
+		return target{KindWorkflow, "workflowId"}
+	}
+	return targets[action]
 }
 
 // ChangeLister is a mutation's result that lists the objects it changed,
@@ -157,7 +221,8 @@ type ChangeLister interface {
 
 // objectArgs are arguments that only name the object: the entry's object
 // says them, so they are not repeated among its changes.
-var objectArgs = map[string]bool{"id": true, "app": true, "workflowInstanceId": true, "input": true, "definition": true}
+var objectArgs = map[string]bool{"id": true, "app": true, "workflowInstanceId": true, "input": true, "definition": true,
+	"jobId": true, "workflowId": true}
 
 // Record is a mutation under way.
 type Record struct {
@@ -173,7 +238,7 @@ type Record struct {
 // Begin notes who is calling action with args and reads the object as it
 // is now.
 func (s *Service) Begin(ctx context.Context, action string, args map[string]any) *Record {
-	r := &Record{s: s, args: args, target: targets[action]}
+	r := &Record{s: s, args: args, target: targetOf(action, args)}
 	r.entry = db.AuditEntry{At: db.Stamp(s.clock.Now()), Action: action, ObjectType: r.target.kind}
 	if p := auth.FromContext(ctx); p != nil {
 		uid := p.User.ID
@@ -193,7 +258,7 @@ func (s *Service) Begin(ctx context.Context, action string, args map[string]any)
 		r.entry.ClientAddr = a.String()
 	}
 	if r.target.arg != "" {
-		key := fmt.Sprint(args[r.target.arg])
+		key := argString(args[r.target.arg])
 		r.entry.ObjectID = key
 		if r.target.kind == KindAppMember {
 			r.entry.ObjectID = fmt.Sprint(args["username"])
@@ -341,7 +406,11 @@ func (r *Record) complete(ctx context.Context, result any, failed string, read b
 }
 
 func isDelete(action string) bool {
-	return action == "deleteJob" || action == "deleteWorkflow" || action == "deleteApp" || action == "revokeApiToken"
+	switch action {
+	case "deleteJob", "deleteWorkflow", "deleteApp", "revokeApiToken", "deleteCalendar", "deletePool":
+		return true
+	}
+	return false
 }
 
 func derefID(p *int64) int64 {
@@ -395,6 +464,10 @@ func (r *Record) load(ctx context.Context, kind, key string) map[string]any {
 		v, err = st.WorkflowInstanceGet(ctx, id)
 	case KindAPIToken:
 		v, err = st.APITokenGet(ctx, id)
+	case KindCalendar:
+		v, err = st.CalendarGet(ctx, id)
+	case KindPool:
+		v, err = st.PoolGet(ctx, id)
 	default:
 		return nil
 	}
@@ -444,6 +517,10 @@ func describe(v any) (kind, id string, snap map[string]any, appID int64) {
 		return KindWorkflow, itoa(o.ID), Snapshot(o), o.AppID
 	case *db.WorkflowInstance:
 		return KindWorkflowInstance, itoa(o.ID), Snapshot(map[string]any{"status": o.Status}), o.AppID
+	case *db.Calendar:
+		return KindCalendar, itoa(o.ID), Snapshot(map[string]any{"name": o.Name, "description": o.Description, "dates": o.Dates}), o.AppID
+	case *db.Pool:
+		return KindPool, itoa(o.ID), Snapshot(map[string]any{"name": o.Name, "description": o.Description, "slots": o.Slots}), o.AppID
 	case *db.User:
 		return KindUser, itoa(o.ID), Snapshot(map[string]any{"username": o.Username, "admin": o.Admin}), 0
 	case *db.APIToken:

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
@@ -72,12 +74,22 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 			return nil, fault.BadInput(fmt.Sprintf("jobs[%d].name", i), "job %q is managed by the file set %q (jobwheel apply): "+
 				"remove it from those files and prune it, or declare the job under another name", d.Name, deref(old.ManagedBy, ""))
 		}
+		// A declared set adopts only the jobs it manages: one people made,
+		// or another set manages, is refused until someone hands it over
+		// (setJobManagedBy), and the clash is on the app's audit log.
+		if deref(old.ManagedBy, "") != set || deref(old.ManagedSource, "") != db.ManagedCode {
+			why := fmt.Sprintf("job %q was made through the API or console, not by the set %q: "+
+				"hand it to the set (setJobManagedBy) or declare the job under another name", d.Name, set)
+			if old.ManagedBy != nil {
+				why = fmt.Sprintf("job %q is managed by the set %q, not %q: hand it over (setJobManagedBy) or declare the job under another name",
+					d.Name, *old.ManagedBy, set)
+			}
+			plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobRefused, Error: why}, old: old})
+			continue
+		}
 		fields := changedFields(old.Definition(""), j.Definition(""))
 		if old.CalendarID != nil {
 			fields = append(fields, "calendar")
-		}
-		if deref(old.ManagedBy, "") != set || deref(old.ManagedSource, "") != db.ManagedCode {
-			fields = append(fields, "managedBy")
 		}
 		if len(fields) == 0 {
 			plans = append(plans, plan{change: protocol.JobChange{Name: j.Name, Action: protocol.JobUnchanged}})
@@ -101,14 +113,30 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 	}
 	changes := make([]protocol.JobChange, len(plans))
 	changed := false
+	var refused []*db.AuditEntry
 	for i, p := range plans {
 		changes[i] = p.change
 		changed = changed || p.job != nil
+		if p.change.Action == protocol.JobRefused {
+			refused = append(refused, refusalEntry(appID, author, set, p.old, p.change.Error, s.now()))
+		}
 	}
-	if h.JobsDryRun || !changed {
+	if h.JobsDryRun || (!changed && len(refused) == 0) {
 		return changes, nil
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		if len(refused) > 0 {
+			app, err := tx.AppGet(ctx, appID)
+			if err != nil {
+				return err
+			}
+			for _, e := range refused {
+				e.App = app.Name
+			}
+			if err := tx.AuditCreateMany(ctx, refused); err != nil {
+				return err
+			}
+		}
 		for _, p := range plans {
 			switch {
 			case p.job == nil:
@@ -145,6 +173,14 @@ func (s *Service) declare(ctx context.Context, appID int64, workerID string, h *
 	}
 	s.notify.JobsChanged(appID)
 	return changes, nil
+}
+
+// refusalEntry is the audit log's record of a declared job refused: the
+// job people (or another set) keep, the worker and set that declared it.
+func refusalEntry(appID int64, author, set string, old *db.Job, why string, now time.Time) *db.AuditEntry {
+	return &db.AuditEntry{At: db.Stamp(now), AppID: &appID, Actor: author, Action: "declareJob",
+		ObjectType: "job", ObjectID: strconv.FormatInt(old.ID, 10), ObjectName: old.Name, Outcome: "REFUSED",
+		Changes: []db.AuditChange{{Field: "managedBy", Before: deref(old.ManagedBy, ""), After: set}, {Field: "reason", After: why}}}
 }
 
 // declaredInput is the Input a declaration stands for: a GO job, enabled.

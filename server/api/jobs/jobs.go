@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
+	"github.com/jobwheel/jobwheel/server/platform/text"
 	"github.com/jobwheel/jobwheel/server/schedule"
 )
 
@@ -65,6 +68,9 @@ func (s *Service) update(ctx context.Context, id int64, in Input, change string)
 	if err != nil {
 		return nil, err
 	}
+	// Secrets sent back as the API showed them keep their stored values.
+	in.Processor = secrets.KeepProcessor(in.ProcessorType, in.Processor, old.ProcessorType, old.Processor)
+	in.Alarm = secrets.KeepAlarm(in.Alarm, old.Alarm)
 	j, sch, err := s.build(in, app.ID, cal)
 	if err != nil {
 		return nil, err
@@ -133,6 +139,42 @@ func (s *Service) SetEnabled(ctx context.Context, id int64, enabled bool) (*db.J
 		change = ChangeEnable
 	}
 	if err := s.save(ctx, old, &j, calendarName(cal), change); err != nil {
+		return nil, err
+	}
+	s.notify.JobsChanged(j.AppID)
+	return s.db.JobGet(ctx, id)
+}
+
+// SetManagedBy hands a job to the set of jobs a worker declares in code
+// (set), whose next declaration of a job of that name then adopts it, or
+// back to people (set nil). A job applied from files is not handed over
+// here: it leaves its set by being pruned from the files. EDITOR.
+func (s *Service) SetManagedBy(ctx context.Context, id int64, set *string) (*db.Job, error) {
+	old, err := s.Get(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if deref(old.ManagedSource, "") == db.ManagedFiles {
+		return nil, fault.BadInput("id", "job %q is managed by the file set %q (jobwheel apply): remove it from those files and prune it first",
+			old.Name, deref(old.ManagedBy, ""))
+	}
+	j := *old
+	j.ManagedBy, j.ManagedSource = nil, nil
+	if set != nil {
+		name := strings.TrimSpace(*set)
+		if err := text.Line("set", name); err != nil {
+			return nil, err
+		}
+		if name == "" || len(name) > 128 {
+			return nil, fault.BadInput("set", "a set's name: 1 to 128 characters, as the workers' jobSet")
+		}
+		j.ManagedBy, j.ManagedSource = &name, new(db.ManagedCode)
+	}
+	cal, err := s.CalendarOf(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.save(ctx, old, &j, calendarName(cal), ChangeHandOver); err != nil {
 		return nil, err
 	}
 	s.notify.JobsChanged(j.AppID)

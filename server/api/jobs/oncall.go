@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
@@ -56,8 +57,55 @@ type LagBucket struct {
 	FireToStart Summary
 }
 
-// Lag computes the app's lag over the window.
+// lagFresh is how long a computed lag is served again for the same app
+// and window: the dashboard polls it, and every viewer of an app (or every
+// alias of a request) asking within that time costs one read of up to
+// maxLagSamples rows, not one each.
+const lagFresh = 10 * time.Second
+
+// maxLagMemo bounds the apps and windows remembered; past it the memo
+// starts afresh.
+const maxLagMemo = 1024
+
+type lagKey struct {
+	app   int64
+	hours int
+}
+
+type lagMemo struct {
+	mu   sync.Mutex
+	byID map[lagKey]lagEntry
+}
+
+type lagEntry struct {
+	at  time.Time
+	lag *Lag
+}
+
+// Lag computes the app's lag over the window, or returns the one computed
+// for the same app and window less than lagFresh ago.
 func (s *Service) Lag(ctx context.Context, st *Stats) (*Lag, error) {
+	key, now := lagKey{st.AppID, st.Hours}, s.clock.Now()
+	s.lags.mu.Lock()
+	e, ok := s.lags.byID[key]
+	s.lags.mu.Unlock()
+	if ok && now.Sub(e.at) < lagFresh && now.Sub(e.at) >= 0 {
+		return e.lag, nil
+	}
+	lag, err := s.lag(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	s.lags.mu.Lock()
+	if s.lags.byID == nil || len(s.lags.byID) >= maxLagMemo {
+		s.lags.byID = map[lagKey]lagEntry{}
+	}
+	s.lags.byID[key] = lagEntry{at: now, lag: lag}
+	s.lags.mu.Unlock()
+	return lag, nil
+}
+
+func (s *Service) lag(ctx context.Context, st *Stats) (*Lag, error) {
 	rows, err := s.db.InstanceTimings(ctx, st.AppID, st.Since, maxLagSamples)
 	if err != nil {
 		return nil, err

@@ -121,6 +121,8 @@ type Service struct {
 	// concurrent calls share one transaction of two INSERTs instead of
 	// queueing on two commits each.
 	runs *groupcommit.Batcher[*run]
+	// lags are the lag figures computed lately (oncall.go).
+	lags lagMemo
 }
 
 // run is one runJob's instance, with its audit record when the call came

@@ -42,6 +42,7 @@ type Stats struct {
 	// (oncall.go), read only when asked for.
 	AppID int64
 	Since time.Time
+	Hours int
 }
 
 // Stats counts an app's jobs, instances and workers; finished instances
@@ -54,7 +55,7 @@ func (s *Service) Stats(ctx context.Context, appName string, hours int) (*Stats,
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{AppID: app.ID, Since: s.now().Add(-time.Duration(hours) * time.Hour)}
+	st := &Stats{AppID: app.ID, Since: s.now().Add(-time.Duration(hours) * time.Hour), Hours: hours}
 	if st.Jobs, st.EnabledJobs, err = s.db.JobCount(ctx, app.ID); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/text"
 	"github.com/jobwheel/jobwheel/server/schedule"
@@ -311,6 +312,9 @@ func validateProcessor(j *db.Job) error {
 			return fault.BadInput("processor", "timeoutMs must not be negative")
 		}
 		for k, v := range h.Headers {
+			if secrets.Holds(v) {
+				return fault.BadInput("processor", "header %q: %s stands for a value this job does not have stored; give the value", k, secrets.Redacted)
+			}
 			if !headerName(k) || text.Line("processor", v) != nil {
 				return fault.BadInput("processor", "header %q: names must be tokens and values must not contain control characters", k)
 			}

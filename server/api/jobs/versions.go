@@ -18,6 +18,9 @@ const (
 	ChangeDisable = "DISABLE"
 	// ChangeRestore is followed by the version restored: "RESTORE 3".
 	ChangeRestore = "RESTORE"
+	// ChangeHandOver: the job was handed to a set of jobs declared in
+	// code, or back to people (setJobManagedBy).
+	ChangeHandOver = "HAND_OVER"
 )
 
 // MaxVersions bounds one listing of a job's versions.

@@ -24,6 +24,7 @@ import (
 	"github.com/jobwheel/jobwheel/internal/clock"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
 	"github.com/jobwheel/jobwheel/server/api/auth"
+	"github.com/jobwheel/jobwheel/server/api/secrets"
 	"github.com/jobwheel/jobwheel/server/platform/fault"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
 	"github.com/jobwheel/jobwheel/server/schedule"
@@ -207,6 +208,12 @@ func (s *Service) Update(ctx context.Context, id int64, in Input, expectedVersio
 		}
 		if expectedVersion != nil && *expectedVersion != cur.Version {
 			return fault.Conflict("workflow %q is at version %d, not %d: it was saved meanwhile; load it again and redo the change", cur.Name, cur.Version, *expectedVersion)
+		}
+		// Channel URLs sent back as the API showed them keep their stored
+		// values.
+		if in.Alarm != nil {
+			kept := secrets.KeepAlarm(*in.Alarm, cur.Alarm)
+			in.Alarm = &kept
 		}
 		w, err = s.save(ctx, tx, cur, in)
 		return err

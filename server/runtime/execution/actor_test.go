@@ -2,6 +2,7 @@ package execution
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -372,13 +373,15 @@ func TestMapReduce(t *testing.T) {
 	b.report(w, reduce, protocol.TaskSucceeded)
 	b.waitStatus(id, db.StatusSucceeded)
 
-	// map() from a task of another worker is refused.
+	// map() from a task of another worker is refused: REFUSED, the
+	// worker's fault, not INTERNAL (issue 25, info).
 	b.join("w9", 1)
 	id = b.fire(j)
 	_, root = b.dispatched()
 	b.e.Map("w9", &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "x", Payloads: []string{"1"}}, func(err error) { done <- err })
-	if err := <-done; err == nil {
-		t.Fatal("a map from a worker not running the parent was accepted")
+	var pe *protocol.Error
+	if err := <-done; !errors.As(err, &pe) || pe.Code != protocol.CodeRefused {
+		t.Fatalf("a map from a worker not running the parent answered %v; want REFUSED", err)
 	}
 }
 

@@ -115,10 +115,13 @@ func (s *state) reported(c *changes, workerID string, r *protocol.Report) {
 func (s *state) mapCheck(workerID string, m *protocol.Map) (*task, error) {
 	parent := s.tasks[m.ParentTaskID]
 	if parent == nil || parent.inst.ID != m.InstanceID || deref(parent.WorkerID) != workerID {
-		return nil, fmt.Errorf("task %d of instance %d is not running on this worker", m.ParentTaskID, m.InstanceID)
+		// The worker's mistake (or a forgery), not the server's: REFUSED.
+		return nil, &protocol.Error{Code: protocol.CodeRefused,
+			Message: fmt.Sprintf("map: task %d of instance %d is not running on this worker", m.ParentTaskID, m.InstanceID)}
 	}
 	if mode := parent.inst.job.ExecutionMode; mode != db.ModeMap && mode != db.ModeMapReduce {
-		return nil, fmt.Errorf("map() needs execution mode MAP or MAP_REDUCE; job %q is %s", parent.inst.job.Name, mode)
+		return nil, &protocol.Error{Code: protocol.CodeRefused,
+			Message: fmt.Sprintf("map() needs execution mode MAP or MAP_REDUCE; job %q is %s", parent.inst.job.Name, mode)}
 	}
 	return parent, nil
 }

@@ -23,19 +23,22 @@ MAX_DECLARED_JOBS = 1000
 
 class JobChange(NamedTuple):
     """What the server did with one declared job (Worker.job_changes): action
-    CREATE, UPDATE (fields: the definition's fields it changed), UNCHANGED
-    or DISABLE (a job of the set no longer declared) — or, with
+    CREATE, UPDATE (fields: the definition's fields it changed), UNCHANGED,
+    DISABLE (a job of the set no longer declared) or REFUSED (a job of that
+    name the set does not manage, left alone; error says why) — or, with
     jobs_dry_run, would do."""
 
     name: str
     action: str
     fields: list[str]
+    error: str = ""
 
 
 JOB_CREATE = "CREATE"
 JOB_UPDATE = "UPDATE"
 JOB_UNCHANGED = "UNCHANGED"
 JOB_DISABLE = "DISABLE"
+JOB_REFUSED = "REFUSED"
 
 
 @dataclasses.dataclass

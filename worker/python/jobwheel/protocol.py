@@ -277,7 +277,7 @@ def _validate(type: str, body: JSONObject) -> None:
         _check(changes is None or isinstance(changes, list), "jobChanges must be a list")
         for i, c in enumerate(changes or ()):
             _check(isinstance(c, dict), "jobChanges[%d] must be an object" % i)
-            for n in ("name", "action"):
+            for n in ("name", "action", "error"):
                 _check(c.get(n) is None or isinstance(c[n], str), "jobChanges[%d].%s must be a string" % (i, n))
             f = c.get("fields")
             _check(f is None or isinstance(f, list) and all(isinstance(s, str) for s in f),

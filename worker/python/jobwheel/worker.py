@@ -35,7 +35,7 @@ import urllib.request
 from typing import TYPE_CHECKING, Any, ContextManager, Iterable, Literal, Mapping, NoReturn, TypedDict
 
 from . import protocol, websocket
-from .jobs import JOB_UNCHANGED, MAX_DECLARED_JOBS, Job, JobChange
+from .jobs import JOB_REFUSED, JOB_UNCHANGED, MAX_DECLARED_JOBS, Job, JobChange
 from .outbox import Outbox, OutboxClosed
 from .protocol import JSONObject, WireReport, WireTask
 from .task import PreProcessor, Processor, ResultsProcessor, ShuttingDown, Stopped, TaskContext, TimedOut
@@ -560,12 +560,17 @@ class Worker:
             if welcome.get("servers"):
                 self._learned = list(welcome["servers"])
             self._connected = True
-            changes = [JobChange(c.get("name") or "", c.get("action") or "", list(c.get("fields") or ()))
+            changes = [JobChange(c.get("name") or "", c.get("action") or "", list(c.get("fields") or ()),
+                                 c.get("error") or "")
                        for c in welcome.get("jobChanges") or ()]
             if self.job_set:
                 self._job_changes = changes
         self.log.info("connected to %s (server %s, epoch %d)", url, welcome.get("serverId"), epoch)
         for c in changes:
+            if c.action == JOB_REFUSED:
+                # A job of that name this set does not manage: left alone.
+                self.log.warning("declared job %s of set %s refused: %s", c.name, self.job_set, c.error)
+                continue
             if c.action != JOB_UNCHANGED or self.jobs_dry_run:
                 self.log.info("declared job %s of set %s: %s%s%s", c.name, self.job_set, c.action,
                               " " + ",".join(c.fields) if c.fields else "", " (dry run)" if self.jobs_dry_run else "")

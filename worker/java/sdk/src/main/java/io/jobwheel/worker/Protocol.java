@@ -295,7 +295,7 @@ final class Protocol {
                     int i = 0;
                     for (JsonNode c : changes) {
                         check(c.isObject(), "jobChanges[" + i + "] must be an object");
-                        for (String n : new String[]{"name", "action"}) {
+                        for (String n : new String[]{"name", "action", "error"}) {
                             check(absent(c.get(n)) || c.get(n).isTextual(), "jobChanges[" + i + "]." + n + " must be a string");
                         }
                         JsonNode f = c.get("fields");

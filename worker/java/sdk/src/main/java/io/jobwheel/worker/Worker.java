@@ -737,7 +737,7 @@ public final class Worker implements AutoCloseable {
         for (JsonNode c : welcome.path("jobChanges")) {
             List<String> fields = new ArrayList<>();
             c.path("fields").forEach(f -> fields.add(f.asText()));
-            changes.add(new JobChange(Protocol.text(c, "name"), Protocol.text(c, "action"), fields));
+            changes.add(new JobChange(Protocol.text(c, "name"), Protocol.text(c, "action"), fields, Protocol.text(c, "error")));
         }
         lock.lock();
         try {
@@ -760,6 +760,11 @@ public final class Worker implements AutoCloseable {
         }
         log.log(INFO, () -> "connected to " + url + " (server " + Protocol.text(welcome, "serverId") + ", epoch " + e + ")");
         for (JobChange c : changes) {
+            if (JobChange.REFUSED.equals(c.getAction())) {
+                // A job of that name this set does not manage: left alone.
+                log.log(WARNING, () -> "declared job " + c.getName() + " of set " + cfg.jobSet + " refused: " + c.getError());
+                continue;
+            }
             if (!JobChange.UNCHANGED.equals(c.getAction()) || cfg.jobsDryRun) {
                 log.log(INFO, () -> "declared job " + c.getName() + " of set " + cfg.jobSet + ": " + c.getAction()
                         + (c.getFields().isEmpty() ? "" : " " + String.join(",", c.getFields()))
