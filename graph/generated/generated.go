@@ -5222,9 +5222,9 @@ type Instance {
   (FAILED: its pool was deleted).
   """
   reason: String!
-  "The worker that ran it (the first task's, for multi-task modes)."
+  "The worker that runs or ran its current attempt (the first task's, for multi-task modes); null until the attempt starts."
   worker: Worker
-  "Every attempt with its worker, times and outcome."
+  "Every attempt with its worker, times and outcome, one that ended before it started (CANCELED over maxInstances, say) included."
   attempts: [InstanceAttempt!]!
   "The instance's tasks by status."
   tasks: TaskSummary!
@@ -5316,7 +5316,16 @@ extend type Query {
 extend type Mutation {
   "Stops an unfinished instance: STOPPED, and its tasks killed on their workers."
   stopInstance(id: ID!): Instance!
-  "Runs a FAILED, STOPPED or CANCELED instance again as its next attempt."
+  """
+  Runs a FAILED, STOPPED or CANCELED instance again as its next attempt,
+  under its job's maxInstances like any fire. While maxInstances instances
+  of the job run, the job's overlap policy decides, up front: CANCEL
+  refuses the retry (CONFLICT naming maxInstances; nothing changes), QUEUE
+  queues it and REPLACE lets it replace the oldest run, each said in the
+  answer's ` + "`" + `result` + "`" + `. A scheduled fire of a disabled job is refused
+  (CONFLICT), since it would be canceled. A workflow node's instance is
+  bounded by its workflow instead.
+  """
   retryInstance(id: ID!): Instance!
 }
 `, BuiltIn: false},

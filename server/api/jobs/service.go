@@ -45,7 +45,7 @@ type Store interface {
 	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
 	InstanceList(ctx context.Context, f db.InstanceFilter) ([]db.Instance, bool, error)
 	InstanceOutcomes(ctx context.Context, appID int64, since time.Time) ([]db.OutcomeBucket, error)
-	InstanceRetry(ctx context.Context, id int64, from string, attempt int, triggerAt time.Time, reason string) (bool, error)
+	InstanceCountLimited(ctx context.Context, jobID int64) (int, error)
 	InstanceStop(ctx context.Context, id int64, reason string) (*db.Instance, error)
 	InstanceListLast(ctx context.Context, jobIDs []int64) (map[int64]db.Instance, error)
 	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
