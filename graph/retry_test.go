@@ -51,7 +51,9 @@ func TestRetryFollowsOverlapPolicy(t *testing.T) {
 		failed := func(job *db.Job) *db.Instance {
 			start := db.Now()
 			in := testfactory.Instance(t, d, job, &testfactory.InstanceOpts{Status: db.StatusFailed, WorkerID: "w-1",
-				Edit: func(in *db.Instance) { in.StartedAt, in.FinishedAt, in.Reason, in.Result = &start, &start, db.ReasonFailed, "exit 3" }})
+				Edit: func(in *db.Instance) {
+					in.StartedAt, in.FinishedAt, in.Reason, in.Result = &start, &start, db.ReasonFailed, "exit 3"
+				}})
 			if err := d.AttemptUpsertMany(ctx, []db.InstanceAttempt{{InstanceID: in.ID, Attempt: 1, Status: db.StatusFailed,
 				WorkerID: new("w-1"), Reason: db.ReasonFailed, Result: "exit 3", StartedAt: &start, FinishedAt: &start}}); err != nil {
 				t.Fatal(err)
