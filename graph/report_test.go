@@ -51,9 +51,9 @@ func TestRunReport(t *testing.T) {
 		run(a, db.StatusSucceeded, day2.Add(25*time.Hour), 1) // outside the range
 
 		type row struct {
-			Date                                       string
-			Job                                        struct{ Name string }
-			Runs, Succeeded, Failed, Stopped, Canceled int
+			Date                                        string
+			Job                                         struct{ Name string }
+			Runs, Succeeded, Failed, Stopped, Canceled  int
 			DurationP50Ms, DurationP95Ms, DurationMaxMs *int
 		}
 		var out struct {
@@ -118,7 +118,7 @@ func TestRunReport(t *testing.T) {
 		testfactory.Instance(t, d, c, &testfactory.InstanceOpts{Status: db.StatusRunning})
 		var ov struct {
 			AppsOverview []struct {
-				App                                                      struct{ Name string }
+				App                                                       struct{ Name string }
 				Jobs, RunsToday, FailuresToday, RunningNow, WorkersOnline int
 			}
 		}
