@@ -112,6 +112,9 @@ system-deps:
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3-wheel >/dev/null; }
 	@[ -x /usr/bin/mypy ] || { echo "installing Debian's mypy to type-check the Python SDK"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq mypy >/dev/null; }
+	@command -v patroni >/dev/null && command -v etcd >/dev/null && { command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ]; } || { \
+		echo "installing Debian's patroni, etcd-server and haproxy for the HA PostgreSQL tier (e2e TestPrimaryFailover, make soak SOAK_DB=patroni)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patroni etcd-server haproxy >/dev/null; }
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "installing Debian's pgbouncer for the e2e behind a transaction pooler"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer >/dev/null; }
 	@# The importer's test (e2e TestImport) loads PowerJob's and xxl-job's tables into the MariaDB
@@ -240,9 +243,9 @@ bench-bin:
 fuzz:
 	FUZZTIME=$(or $(FUZZTIME),1m) FUZZPARALLEL=$(or $(FUZZPARALLEL),1) ./scripts/fuzz.sh $(FUZZ_TARGETS)
 
-## soak: the chaos soak (not part of make test): 3 servers, 6 agents, PostgreSQL, a mix of every kind of work under seeded faults for SOAK_DURATION (default 3m; SOAK_SEED repeats a schedule), then an auditor; one JSON line, exit 1 on a violation
-soak:
-	$(GO) run ./e2e/soak -duration $(or $(SOAK_DURATION),3m) $(if $(SOAK_SEED),-seed $(SOAK_SEED))
+## soak: the chaos soak (not part of make test): 3 servers, 6 agents, PostgreSQL, a mix of every kind of work under seeded faults for SOAK_DURATION (default 3m; SOAK_SEED repeats a schedule), then an auditor; one JSON line, exit 1 on a violation. SOAK_DB=patroni runs it on an HA PostgreSQL (Patroni, a synchronous standby, HAProxy) and adds the database faults: the primary killed -9, a planned switchover
+soak: $(if $(filter patroni,$(SOAK_DB)),system-deps)
+	$(GO) run ./e2e/soak -duration $(or $(SOAK_DURATION),3m) $(if $(SOAK_SEED),-seed $(SOAK_SEED)) $(if $(SOAK_DB),-db $(SOAK_DB))
 
 clean:
 	rm -rf $(BIN) e2e/output test-output

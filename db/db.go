@@ -11,16 +11,20 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -429,6 +433,53 @@ func IsRetryable(err error) bool {
 		return c == "40P01" || c == "40001"
 	}
 	return false
+}
+
+// OutcomeUnknown reports whether a failed write may have committed all the
+// same: the connection broke, timed out or was ended by the server (FATAL:
+// shutdown, termination) while the transaction's COMMIT may already have
+// taken effect — a primary killed or switched over at that moment. An
+// error PostgreSQL answered a statement with (severity ERROR: a constraint,
+// a serialization failure) rolled the transaction back, and any other error
+// the caller's own code returned is its own: those are definite failures.
+// So is a context that ended: database/sql rolls the transaction back
+// rather than commit under a context that is done, and pgdriver runs the
+// COMMIT itself without the context.
+// A write whose outcome is unknown must be read back, never simply redone.
+func OutcomeUnknown(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		severity := pgErr.Field('V') // not localized (PostgreSQL 9.6+)
+		if severity == "" {
+			severity = pgErr.Field('S')
+		}
+		return severity == "FATAL" || severity == "PANIC"
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false // a net.Error too, but a definite one (above)
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// IsDataError reports whether err is the database refusing a statement's
+// data — a data exception (SQLSTATE class 22: a value out of range) or an
+// integrity violation (23), or any SQLite error — which the same data would
+// meet again. Other failures (a broken connection, a node that turned
+// read-only in a switchover, 25006, a shutdown) pass with the database's
+// trouble.
+func IsDataError(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		c := pgErr.Field('C')
+		return strings.HasPrefix(c, "22") || strings.HasPrefix(c, "23")
+	}
+	var sqliteErr *sqlite.Error
+	return errors.As(err, &sqliteErr)
 }
 
 // wrap turns driver errors into the package's sentinels and says what was

@@ -160,7 +160,18 @@ type Process struct {
 
 func startProcess(tb TB, name, bin string, args []string, env []string, dir string) *Process {
 	tb.Helper()
+	return startProcessWith(tb, name, bin, args, env, dir, nil)
+}
+
+// startProcessWith is startProcess with the process's attributes (its
+// user, its process group).
+func startProcessWith(tb TB, name, bin string, args []string, env []string, dir string, attr *syscall.SysProcAttr) *Process {
+	tb.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = attr
+	// A process's children may hold its output open after it ends (Patroni's
+	// PostgreSQL): it has ended all the same.
+	cmd.WaitDelay = time.Second
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = dir
 	buf := &syncBuffer{}

@@ -20,7 +20,16 @@
 // It prints one JSON line — faults (total and by kind), fires, instances,
 // violations (with examples) — and exits 1 on any violation.
 //
-// Usage: go run ./e2e/soak [-duration 3m] [-seed N]
+// With -db patroni (make soak SOAK_DB=patroni, issue 30) the database is an
+// HA PostgreSQL — Patroni with a primary and a synchronous standby, reached
+// through HAProxy's check of Patroni's /primary (e2e/harness/patroni.go) —
+// and the injector adds the database's own faults: the primary killed -9
+// (Patroni promotes the standby; the old primary then rejoins as a
+// standby) and a planned switchover. The report then gives, per kill, the
+// time from the primary's death to the first fire read back from the new
+// one.
+//
+// Usage: go run ./e2e/soak [-duration 3m] [-seed N] [-db postgres|patroni]
 package main
 
 import (
@@ -61,12 +70,18 @@ const (
 func main() {
 	duration := flag.Duration("duration", 3*time.Minute, "how long faults are injected (SOAK_DURATION in make soak)")
 	seed := flag.Uint64("seed", 0, "the fault schedule's seed (0: random, printed in the report)")
+	dbKind := flag.String("db", "postgres", "the database: postgres (the test PostgreSQL) or patroni (an HA pair, with the database faults; SOAK_DB in make soak)")
 	flag.Parse()
+	if *dbKind != "postgres" && *dbKind != "patroni" {
+		fmt.Fprintf(os.Stderr, "-db: %q is not a database the soak runs on; use postgres or patroni\n", *dbKind)
+		os.Exit(2)
+	}
 	if *seed == 0 {
 		n, _ := rand.Int(rand.Reader, big.NewInt(1<<53))
 		*seed = n.Uint64() + 1
 	}
 	s := newSoak(*seed)
+	s.patroniOn = *dbKind == "patroni"
 	report := s.run(*duration)
 	s.Close()
 	line, _ := json.Marshal(report)
@@ -91,6 +106,11 @@ type soak struct {
 	d        *db.DB
 	appID    int64
 	faults   map[string]int
+	// patroni is the HA database when patroniOn; failovers are the times
+	// from each primary's death to the first fire read from the new one.
+	patroniOn bool
+	patroni   *harness.Patroni
+	failovers []time.Duration
 }
 
 func newSoak(seed uint64) *soak {
@@ -118,7 +138,13 @@ func pgAddr(raw string) string {
 }
 
 func (s *soak) start() {
-	dbURL := dbtest.NewSchema(s)
+	var dbURL string
+	if s.patroniOn {
+		s.patroni = harness.StartPatroni(s)
+		dbURL = s.patroni.URL
+	} else {
+		dbURL = dbtest.NewSchema(s)
+	}
 	s.d = dbtest.OpenURL(s, dbURL)
 	var urls []string
 	for i := 0; i < servers; i++ {
@@ -245,6 +271,9 @@ func (s *soak) fault() {
 	srv := s.rnd.IntN(servers)
 	ag := s.rnd.IntN(agents)
 	kinds := []string{"kill-server", "stop-server", "kill-agent", "stop-agent", "blackhole-agents-server", "drop-agents-server", "blackhole-server-db", "drop-server-db"}
+	if s.patroniOn {
+		kinds = append(kinds, "kill-primary", "switchover")
+	}
 	kind := kinds[s.rnd.IntN(len(kinds))]
 	s.faults[kind]++
 	s.Logf("%s fault %s (server s%d, agent a%d) for %s", time.Now().Format("15:04:05"), kind, srv+1, ag+1, hold)
@@ -281,7 +310,40 @@ func (s *soak) fault() {
 		s.dbProxy[srv].Drop()
 		time.Sleep(hold)
 		s.dbProxy[srv].Heal()
+	case "kill-primary":
+		killedAt := time.Now()
+		old := s.patroni.KillPrimary()
+		s.failovers = append(s.failovers, s.firstFireAfter(killedAt))
+		// The old primary comes back as a standby (rewound or cloned) and
+		// becomes the synchronous one again before the next fault.
+		s.patroni.Rejoin(old)
+		s.patroni.WaitHealthy()
+	case "switchover":
+		s.patroni.Switchover()
+		s.patroni.WaitHealthy()
 	}
+}
+
+// firstFireAfter waits until a fire dispatched after t can be read (through
+// HAProxy, so from the new primary: the old one is dead) and returns how
+// long after t that was.
+func (s *soak) firstFireAfter(t time.Time) time.Duration {
+	var seen time.Duration = -1
+	testkit.Poll(2*time.Minute, func() bool {
+		recs, err := s.d.FireRecordList(context.Background(), s.appID, t.Add(-time.Minute), time.Now().Add(time.Minute))
+		if err != nil {
+			return false
+		}
+		for _, r := range recs {
+			if r.ActualTriggerAt != nil && r.ActualTriggerAt.After(t) {
+				seen = time.Since(t)
+				return true
+			}
+		}
+		return false
+	})
+	s.Logf("primary killed: first fire read from the new primary after %s", seen.Round(100*time.Millisecond))
+	return seen
 }
 
 // heal makes sure everything runs and every network path flows.
@@ -422,6 +484,13 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 		}
 	})
 	add("map-reduce sum wrong", badSums)
+	var noFire []string
+	for i, d := range s.failovers {
+		if d < 0 {
+			noFire = append(noFire, fmt.Sprintf("primary kill %d: no fire read within 2 minutes", i+1))
+		}
+	}
+	add("nothing fired after the primary's death", noFire)
 	add("log lines lost, repeated or out of order", badLogs)
 
 	total := 0
@@ -435,7 +504,7 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 	for _, n := range counts {
 		instances += n
 	}
-	return map[string]any{
+	report := map[string]any{
 		"seed":              s.seed,
 		"duration":          stopAt.Sub(begin).Round(time.Second).String(),
 		"servers":           servers,
@@ -447,6 +516,15 @@ func (s *soak) audit(begin, stopAt time.Time, cronJobs []string, settled bool) m
 		"tasksRun":          tasksRun,
 		"violations":        violations,
 	}
+	if s.patroniOn {
+		// -1s: a kill after which no fire was read within two minutes.
+		var list []string
+		for _, d := range s.failovers {
+			list = append(list, d.Round(100*time.Millisecond).String())
+		}
+		report["database"] = map[string]any{"kind": "patroni", "primaryDeathToFirstFire": list}
+	}
+	return report
 }
 
 // instances calls fn for every instance of the app, with its job's name,

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coder/websocket"
 )
@@ -38,6 +39,8 @@ type Options struct {
 type Conn struct {
 	ws   *websocket.Conn
 	opts Options
+
+	noPong atomic.Bool // starts as opts.NoPong; SetNoPong changes it
 
 	mu     sync.Mutex
 	subs   map[string]*Sub
@@ -81,9 +84,15 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 		}
 	}
 	c := &Conn{ws: ws, opts: opts, subs: map[string]*Sub{}, done: make(chan struct{})}
+	c.noPong.Store(opts.NoPong)
 	go c.readLoop()
 	return c, nil
 }
+
+// SetNoPong makes the client ignore (or answer again) the server's pings
+// from now on (tests: a client that turns slow once its subscriptions are
+// open, however long opening them took).
+func (c *Conn) SetNoPong(v bool) { c.noPong.Store(v) }
 
 // Close closes the connection (as a client disconnecting would).
 func (c *Conn) Close() { _ = c.ws.Close(websocket.StatusNormalClosure, "bye") }
@@ -159,7 +168,7 @@ func (c *Conn) readLoop() {
 			if c.opts.OnPing != nil {
 				c.opts.OnPing()
 			}
-			if !c.opts.NoPong {
+			if !c.noPong.Load() {
 				_ = write(ctx, c.ws, map[string]any{"type": "pong"})
 			}
 		case "next", "error", "complete":

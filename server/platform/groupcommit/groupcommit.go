@@ -21,6 +21,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/jobwheel/jobwheel/db"
 )
 
 // writeTimeout bounds one write. The write does not run under any caller's
@@ -50,7 +52,8 @@ type call[T any] struct {
 // New returns a Batcher that writes with write, at most max items at a
 // time. write must write all of its items or none (one statement, or one
 // transaction): a failed batch is written again item by item, so that one
-// bad item fails only its own caller.
+// bad item fails only its own caller — unless its outcome is unknown
+// (db.OutcomeUnknown), when every caller gets the error.
 func New[T any](max int, write func(ctx context.Context, items []T) error) *Batcher[T] {
 	return &Batcher[T]{write: write, max: max, timeout: writeTimeout}
 }
@@ -155,7 +158,11 @@ func (b *Batcher[T]) flush(batch []*call[T]) {
 		items[i] = c.item
 	}
 	err := b.writeWithin(items)
-	if err == nil || len(batch) == 1 {
+	// A batch whose outcome is unknown (the connection died around its
+	// COMMIT) may be written already: writing its items again could store
+	// each twice (two instances for one runJob). Its callers get the error,
+	// as a single write's caller would, and read back or retry with a key.
+	if err == nil || len(batch) == 1 || db.OutcomeUnknown(err) {
 		for _, c := range batch {
 			c.done <- err
 		}

@@ -3,9 +3,12 @@ package groupcommit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -173,5 +176,51 @@ func waitWriting(t *testing.T, b *Batcher[int]) {
 			return
 		}
 		runtime.Gosched()
+	}
+}
+
+// A batch whose write failed with an unknown outcome (the connection died
+// around its COMMIT: it may be written) is not written again item by item,
+// which could store every item twice (issue 30); each caller gets the
+// error. A definite failure still isolates the bad item.
+func TestBatchWithUnknownOutcomeIsNotRewritten(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var writes [][]int
+	b := New(100, func(ctx context.Context, items []int) error {
+		mu.Lock()
+		writes = append(writes, slices.Clone(items))
+		n := len(writes)
+		mu.Unlock()
+		if n == 1 {
+			<-release // the first write holds the lead while the rest queue
+			return nil
+		}
+		// The batch of the queued callers: its connection breaks.
+		return fmt.Errorf("writing runs: %w", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET})
+	})
+	first := make(chan error, 1)
+	go func() { first <- b.Do(context.Background(), 0) }()
+	waitWriting(t, b)
+	var wg sync.WaitGroup
+	results := make([]error, 5)
+	for i := range 5 {
+		wg.Go(func() { results[i] = b.Do(context.Background(), i+1) })
+	}
+	waitQueued(t, b, 5)
+	close(release)
+	wg.Wait()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range results {
+		if err == nil {
+			t.Errorf("caller %d: no error from a batch whose outcome is unknown", i+1)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(writes) != 2 || len(writes[1]) != 5 {
+		t.Errorf("writes = %v; want the first item, then the five queued in one batch, and no rewrite item by item", writes)
 	}
 }

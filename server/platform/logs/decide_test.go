@@ -3,8 +3,11 @@ package logs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,5 +114,54 @@ func TestStoreDecisions(t *testing.T) {
 	}
 	if len(m.stored) != 3 {
 		t.Fatalf("after a re-send, %d lines stored; want still 3", len(m.stored))
+	}
+}
+
+// TestFailedBatchIsNotOvertaken (issue 30): a worker's batch fails to
+// store (the database failing over) while its next batch of the same
+// instance is in flight. The next one must not be stored first — the
+// failed lines, sent again, would then come after it — so it is refused
+// until the failed batch is stored; then the log is in order.
+func TestFailedBatchIsNotOvertaken(t *testing.T) {
+	m := &memTx{next: map[int64]int64{}, instances: map[int64]struct {
+		app    int64
+		worker string
+	}{1: {app: 7, worker: "w1"}}}
+	s := New(nil, nil, nil, slog.New(slog.DiscardHandler))
+	down := true
+	s.inTx = func(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
+		if down {
+			return &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+		}
+		return fn(ctx, m)
+	}
+	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	lines := func(seqs ...int64) batch {
+		var out []protocol.LogLine
+		for _, seq := range seqs {
+			out = append(out, protocol.LogLine{InstanceID: 1, Seq: seq, Time: at, Level: "info", Text: fmt.Sprintf("line %d", seq)})
+		}
+		return batch{app: 7, worker: "w1", logs: &protocol.Logs{Lines: out}}
+	}
+	ctx := context.Background()
+	if r := s.storeAll(ctx, []batch{lines(1)}); r[0] == nil {
+		t.Fatal("line 1 stored while the database is down")
+	}
+	down = false
+	if r := s.storeAll(ctx, []batch{lines(2, 3)}); r[0] == nil {
+		t.Fatal("lines 2-3 were stored before line 1, which failed: line 1 would come after them")
+	}
+	if r := s.storeAll(ctx, []batch{lines(1)}); r[0] != nil {
+		t.Fatalf("line 1 sent again: %v", r[0])
+	}
+	if r := s.storeAll(ctx, []batch{lines(2, 3)}); r[0] != nil {
+		t.Fatalf("lines 2-3 sent again: %v", r[0])
+	}
+	var got []string
+	for _, l := range m.stored {
+		got = append(got, fmt.Sprintf("%d:%s", l.Seq, l.Text))
+	}
+	if want := []string{"1:line 1", "2:line 2", "3:line 3"}; !slices.Equal(got, want) {
+		t.Errorf("stored %v; want %v", got, want)
 	}
 }

@@ -77,6 +77,10 @@ type Service struct {
 	// (that never changes), so most batches need no look-up. Only the
 	// writer goroutine uses it.
 	given map[givenKey]bool
+	// gaps holds, per worker and instance, the first line of a batch that
+	// failed to store: later lines of theirs wait for it (gaps.go). Only
+	// the writer goroutine uses it.
+	gaps map[gapKey]int64
 
 	// mu guards running; senders hold it shared while they enqueue, so
 	// once the writer has cleared running under the exclusive lock no
@@ -106,7 +110,8 @@ var errStopped = errors.New("logs: this server is shutting down")
 
 // New returns a Service; Start starts its writer.
 func New(store Store, notify Notifier, clk clock.Clock, log *slog.Logger) *Service {
-	return &Service{db: store, inTx: db.InTxAs[Tx](store), notify: notify, clock: clock.OrSystem(clk), log: log, in: make(chan batch, 1024), given: map[givenKey]bool{}}
+	return &Service{db: store, inTx: db.InTxAs[Tx](store), notify: notify, clock: clock.OrSystem(clk), log: log, in: make(chan batch, 1024), given: map[givenKey]bool{},
+		gaps: map[gapKey]int64{}}
 }
 
 // Start runs the writer until Stop, which stores what is queued first.
@@ -213,23 +218,50 @@ func (s *Service) run(ctx context.Context) {
 
 // storeAll stores the batches and returns each one's result: in one
 // transaction, or, if that fails, each alone, so one batch's failure is
-// only its own.
+// only its own. A batch whose lines would overtake an earlier batch of
+// the same worker and instance that failed waits for it (gaps.go).
 func (s *Service) storeAll(ctx context.Context, batches []batch) []error {
-	results, err := s.store(ctx, batches)
-	if err == nil {
+	results := make([]error, len(batches))
+	var todo []batch
+	var idx []int
+	for i, b := range batches {
+		if err := s.waitsForEarlier(b); err != nil {
+			results[i] = err
+			continue
+		}
+		todo, idx = append(todo, b), append(idx, i)
+	}
+	if len(todo) == 0 {
 		return results
 	}
-	if len(batches) == 1 {
-		return []error{s.failed(batches[0], err)}
+	r, err := s.store(ctx, todo)
+	if err == nil {
+		for j, i := range idx {
+			results[i] = r[j]
+			s.settled(todo[j], r[j])
+		}
+		return results
 	}
-	s.log.Warn("logs: storing the workers' batches together failed; storing each alone", "batches", len(batches), "err", err)
-	results = make([]error, len(batches))
-	for i := range batches {
-		r, err := s.store(ctx, batches[i:i+1])
-		if err != nil {
-			results[i] = s.failed(batches[i], err)
-		} else {
-			results[i] = r[0]
+	if len(todo) > 1 {
+		s.log.Warn("logs: storing the workers' batches together failed; storing each alone", "batches", len(todo), "err", err)
+	}
+	for j, i := range idx {
+		b := todo[j]
+		if len(todo) > 1 {
+			if werr := s.waitsForEarlier(b); werr != nil {
+				results[i] = werr
+				continue
+			}
+			var r []error
+			if r, err = s.store(ctx, todo[j:j+1]); err == nil {
+				results[i] = r[0]
+				s.settled(b, r[0])
+				continue
+			}
+		}
+		results[i] = s.failed(b, err)
+		if !db.IsDataError(err) {
+			s.gapAt(b) // the database's failing, not the batch's: it is sent again
 		}
 	}
 	return results

@@ -205,6 +205,9 @@ type Actor struct {
 	pools map[string]cachedPool
 	// jobsGen is the jobs generation the cached jobs were read under.
 	jobsGen uint64
+	// unsent are the dispatches of writes whose outcome is unknown (the
+	// commit failed), until an adopt has read what was written (unsent.go).
+	unsent []sentTask
 
 	// Committed, if Init'ed by a test, signals each batch committed.
 	Committed testsignal.Signal[struct{}]

@@ -70,7 +70,12 @@ type bundle struct {
 
 func setup(t *testing.T, dialect db.Dialect) *bundle {
 	t.Helper()
-	d := dbtest.Open(t, dialect)
+	return setupOn(t, dbtest.Open(t, dialect))
+}
+
+// setupOn starts an actor on d.
+func setupOn(t *testing.T, d *db.DB) *bundle {
+	t.Helper()
 	rec := &recorder{frames: make(chan frame, 100)}
 	app := &db.App{Name: "orders", SecretHash: "x"}
 	if err := d.AppCreate(context.Background(), app); err != nil {

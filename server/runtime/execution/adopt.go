@@ -65,6 +65,7 @@ func (a *Actor) adopt(ctx context.Context) error {
 	for _, w := range a.send.Workers() {
 		st.joined(c, &w)
 	}
+	a.resendUnsent(c)
 	st.resume(c)
 	st.promote(c)
 	st.assign(c)

@@ -31,7 +31,12 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 	err := a.write(ctx, c, &lost)
 	fires.endFires(err, lost.fires)
 	if err != nil {
-		a.log.Error("execution: writing a batch failed; re-reading the app", "err", err)
+		// The commit may have happened all the same (the connection died
+		// after COMMIT was sent): the batch's outcome is unknown, not
+		// failed. Nothing of it is sent; the adopt below reads what was
+		// written, and sends what it finds dispatched but never sent.
+		a.log.Error("execution: writing a batch failed, or its outcome is unknown; re-reading the app", "err", err)
+		a.holdUnsent(c)
 		for _, ack := range c.acks {
 			if ack != nil {
 				ack(err)
