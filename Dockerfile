@@ -31,6 +31,9 @@ COPY --from=build /out/jobwheel /usr/local/bin/jobwheel
 COPY --from=build --chown=65532:65532 /out/data /data
 WORKDIR /data
 ENV JOBWHEEL_DATABASE_URL=sqlite:/data/jobwheel.db
+# Every interface: the server's own default is loopback only, which a
+# container's published port cannot reach.
+ENV JOBWHEEL_HTTP_ADDR=:7700
 EXPOSE 7700
 ENTRYPOINT ["/usr/local/bin/jobwheel-server"]
 

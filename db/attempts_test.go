@@ -9,7 +9,8 @@ import (
 
 // The API shows an instance's attempts as the rows stored (attempts that
 // ended without succeeding) plus the current attempt from the instance
-// row once it started, unless a row records it already.
+// row once it runs or ended (started or not), unless a row records it
+// already.
 func TestAttemptsWithCurrent(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -38,7 +39,11 @@ func TestAttemptsWithCurrent(t *testing.T) {
 		{"waiting for its retry", []db.InstanceAttempt{failed},
 			db.Instance{ID: 7, Attempt: 2, Status: db.StatusWaiting, WorkerID: &w1}, []db.InstanceAttempt{failed}},
 		{"canceled before it ran", nil,
-			db.Instance{ID: 7, Attempt: 1, Status: db.StatusCanceled, FinishedAt: &end}, nil},
+			db.Instance{ID: 7, Attempt: 1, Status: db.StatusCanceled, FinishedAt: &end, Reason: db.ReasonMaxInstances},
+			[]db.InstanceAttempt{{InstanceID: 7, Attempt: 1, Status: db.StatusCanceled, FinishedAt: &end, Reason: db.ReasonMaxInstances}}},
+		{"retried, then canceled before it ran: not the last attempt's worker", []db.InstanceAttempt{failed},
+			db.Instance{ID: 7, Attempt: 2, Status: db.StatusCanceled, WorkerID: &w1, FinishedAt: &end, Reason: db.ReasonMaxInstances},
+			[]db.InstanceAttempt{failed, {InstanceID: 7, Attempt: 2, Status: db.StatusCanceled, FinishedAt: &end, Reason: db.ReasonMaxInstances}}},
 	} {
 		got := db.AttemptsWithCurrent(c.stored, &c.in)
 		if len(got) != len(c.want) {

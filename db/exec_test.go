@@ -119,7 +119,7 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		ok, err := d.InstanceRetry(ctx, a.ID, db.StatusFailed, 2, now.Add(time.Second), "")
+		ok, err := d.InstanceRetry(ctx, a.ID, db.StatusFailed, 2, now.Add(time.Second), "", nil)
 		if err != nil || !ok {
 			t.Fatalf("InstanceRetry = %v, %v", ok, err)
 		}

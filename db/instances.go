@@ -131,12 +131,14 @@ type InstanceAttempt struct {
 // AttemptsWithCurrent is an instance's attempts as the API shows them:
 // the rows stored, which record attempts that ended without succeeding,
 // and the current attempt from the instance row itself (its worker,
-// start, end and outcome) once it started, unless a row records it. The
-// execution actor writes no row for an attempt that runs or succeeds —
-// the instance row holds the same facts — which saves every run two
-// writes (docs/design.md §6.5).
+// start, end and outcome) once it runs or ended — started or not, as one
+// canceled over maxInstances before it started — unless a row records it.
+// The execution actor writes no row for an attempt that runs or succeeds
+// — the instance row holds the same facts — which saves every run two
+// writes (docs/design.md §6.5); a retry through the API writes the row of
+// the attempt it ends, so none goes missing.
 func AttemptsWithCurrent(stored []InstanceAttempt, in *Instance) []InstanceAttempt {
-	if in.StartedAt == nil || (in.Status != StatusRunning && !IsFinal(in.Status)) {
+	if !IsFinal(in.Status) && (in.Status != StatusRunning || in.StartedAt == nil) {
 		return stored
 	}
 	for _, a := range stored {
@@ -144,8 +146,10 @@ func AttemptsWithCurrent(stored []InstanceAttempt, in *Instance) []InstanceAttem
 			return stored
 		}
 	}
-	cur := InstanceAttempt{InstanceID: in.ID, Attempt: in.Attempt, Status: in.Status, WorkerID: in.WorkerID,
-		StartedAt: in.StartedAt, FinishedAt: in.FinishedAt}
+	cur := InstanceAttempt{InstanceID: in.ID, Attempt: in.Attempt, Status: in.Status, StartedAt: in.StartedAt, FinishedAt: in.FinishedAt}
+	if in.StartedAt != nil { // a retry clears the start, not the worker, which was the last attempt's
+		cur.WorkerID = in.WorkerID
+	}
 	if in.Status != StatusRunning {
 		cur.Result, cur.Reason = in.Result, in.Reason
 	}
@@ -420,6 +424,17 @@ func (s *Store) InstanceCountActive(ctx context.Context, jobIDs []int64) (map[in
 	return out, wrap(err, "counting active instances")
 }
 
+// InstanceCountLimited counts a job's DISPATCHED and RUNNING instances
+// that its maxInstances bounds: all but its workflow nodes' (a workflow
+// bounds those with its own).
+func (s *Store) InstanceCountLimited(ctx context.Context, jobID int64) (int, error) {
+	n, err := s.idb.NewSelect().Model((*Instance)(nil)).
+		Where("job_id = ? AND status IN (?) AND trigger_type <> ?", jobID,
+			bun.List([]string{StatusDispatched, StatusRunning}), TriggerWorkflow).
+		Count(ctx)
+	return n, wrap(err, "counting a job's running instances")
+}
+
 // InstanceTransition moves one instance from one status to another and
 // sets the fields given (nil fields keep their value).
 type InstanceTransition struct {
@@ -484,15 +499,21 @@ func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTrans
 }
 
 // InstanceRetry puts an instance whose attempt failed back to WAITING for
-// its next attempt at triggerAt, if it is still in from.
-func (s *Store) InstanceRetry(ctx context.Context, id int64, from string, attempt int, triggerAt time.Time, reason string) (bool, error) {
-	res, err := s.idb.NewUpdate().Model((*Instance)(nil)).
+// its next attempt at triggerAt, if it is still in from, with the reason
+// it waits for; result, if given, replaces the ended attempt's (a retry
+// through the API says what it waits for there), else it is kept.
+func (s *Store) InstanceRetry(ctx context.Context, id int64, from string, attempt int, triggerAt time.Time, reason string, result *string) (bool, error) {
+	q := s.idb.NewUpdate().Model((*Instance)(nil)).
 		Set("status = ?", StatusWaiting).
 		Set("attempt = ?", attempt).
 		Set("trigger_at = ?", triggerAt).
 		Set("started_at = NULL").
 		Set("finished_at = NULL").
-		Set("reason = ?", reason).
+		Set("reason = ?", reason)
+	if result != nil {
+		q = q.Set("result = ?", *result)
+	}
+	res, err := q.
 		Set("updated_at = ?", Now()).
 		Where("id = ? AND status = ?", id, from).Exec(ctx)
 	if err != nil {

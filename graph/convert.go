@@ -2,6 +2,7 @@ package graph
 
 import (
 	"encoding/base64"
+	"math"
 	"strconv"
 	"strings"
 
@@ -75,4 +76,13 @@ func dbRole(r *model.AppRole) *db.Role {
 	}
 	out := db.Role(*r)
 	return &out
+}
+
+// msInt is a duration in milliseconds as a GraphQL Int (32 bits: up to 24
+// days, clamped beyond).
+func msInt(ms *int64) *int {
+	if ms == nil {
+		return nil
+	}
+	return new(int(min(*ms, math.MaxInt32)))
 }

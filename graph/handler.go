@@ -133,8 +133,12 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	// The depth limit measures the operation within a budget before
+	// gqlgen's complexity walk, which expands every fragment spread anew
+	// (fragments that each spread the next twice would keep it busy for
+	// ever).
 	srv.Use(depthLimit{max: MaxDepth})
+	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.Use(strictVariables{schema: schema.Schema()})
 	srv.Use(oneLogin{})
 	srv.SetErrorPresenter(r.present)
@@ -294,55 +298,4 @@ func clearSessionCookie(w http.ResponseWriter) {
 		Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode,
 	})
-}
-
-// depthLimit refuses operations nested deeper than max, before any
-// resolver runs.
-type depthLimit struct{ max int }
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = depthLimit{}
-
-func (depthLimit) ExtensionName() string                          { return "DepthLimit" }
-func (depthLimit) Validate(schema graphql.ExecutableSchema) error { return nil }
-
-func (d depthLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
-	op := opCtx.Doc.Operations.ForName(opCtx.OperationName)
-	if op == nil {
-		return nil
-	}
-	if depth := selectionDepth(op.SelectionSet, opCtx.Doc.Fragments, 0); depth > d.max {
-		err := gqlerror.Errorf("operation is nested %d levels deep; the limit is %d", depth, d.max)
-		err.Extensions = map[string]any{"code": CodeBadInput}
-		return err
-	}
-	return nil
-}
-
-func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen int) int {
-	if seen > 64 { // fragment cycles are rejected by validation; this is a guard
-		return seen
-	}
-	deepest := seen
-	for _, sel := range set {
-		var d int
-		switch s := sel.(type) {
-		case *ast.Field:
-			if len(s.SelectionSet) == 0 {
-				d = seen + 1
-			} else {
-				d = selectionDepth(s.SelectionSet, frags, seen+1)
-			}
-		case *ast.InlineFragment:
-			d = selectionDepth(s.SelectionSet, frags, seen)
-		case *ast.FragmentSpread:
-			if f := frags.ForName(s.Name); f != nil {
-				d = selectionDepth(f.SelectionSet, frags, seen)
-			}
-		}
-		deepest = max(deepest, d)
-	}
-	return deepest
 }

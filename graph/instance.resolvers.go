@@ -25,7 +25,9 @@ func (r *instanceResolver) TraceID(ctx context.Context, obj *db.Instance) (*stri
 }
 
 func (r *instanceResolver) Worker(ctx context.Context, obj *db.Instance) (*db.Worker, error) {
-	if obj.WorkerID == nil {
+	if obj.WorkerID == nil || obj.StartedAt == nil {
+		// A retry clears the start, not the worker, which is the previous
+		// attempt's until the new one starts.
 		return nil, nil
 	}
 	return loadersFor(ctx).worker(ctx, db.WorkerKey{AppID: obj.AppID, ID: *obj.WorkerID})

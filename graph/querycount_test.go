@@ -87,7 +87,7 @@ func TestInstancePageQueryCount(t *testing.T) {
 		for i := 0; i < 50; i++ {
 			wid := fmt.Sprintf("w%d", i%10)
 			in := &db.Instance{AppID: appID, JobID: jobIDs[i%5], Status: db.StatusSucceeded, TriggerType: "API",
-				TriggerAt: now, WorkerID: &wid}
+				TriggerAt: now, StartedAt: &now, FinishedAt: &now, WorkerID: &wid}
 			if err := d.InstanceCreate(ctx, in); err != nil {
 				t.Fatal(err)
 			}

@@ -33,8 +33,15 @@ fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export JOBWHEEL_DEMO="${JOBWHEEL_DEMO:-1}"
-addr="${JOBWHEEL_HTTP_ADDR:-:7700}"
+# The server listens on loopback unless JOBWHEEL_HTTP_ADDR says otherwise
+# (:7700 serves every interface); the agent and the readiness check dial
+# the address it listens on, or loopback when that is every interface.
+addr="${JOBWHEEL_HTTP_ADDR:-127.0.0.1:7700}"
 port="${addr##*:}"
+host="${addr%:*}"
+case "$host" in
+"" | 0.0.0.0 | "[::]" | "::") host=127.0.0.1 ;;
+esac
 # /metrics names every app and needs no login: make run serves it (with
 # /healthz and /readyz) on loopback, on the next port, not on the console's.
 # JOBWHEEL_METRICS_ADDR= (empty) puts it back on the console's port.
@@ -67,7 +74,7 @@ trap 'stop; exit "$status"' INT TERM HUP EXIT
 server=$!
 
 for _ in $(seq 1 300); do
-	if curl -fs "http://localhost:${port}/readyz" >/dev/null 2>&1; then break; fi
+	if curl -fs "http://${host}:${port}/readyz" >/dev/null 2>&1; then break; fi
 	if ! kill -0 "$server" 2>/dev/null; then
 		wait "$server" || status=$?
 		server=""
@@ -82,7 +89,7 @@ case "$(printf %s "$JOBWHEEL_DEMO" | tr '[:upper:]' '[:lower:]')" in
 		# The agent's own log is kept to warnings so it does not drown the
 		# server's; what its jobs write is shipped to the console whatever
 		# its level.
-		JOBWHEEL_SERVERS="http://localhost:${port}" JOBWHEEL_APP=demo \
+		JOBWHEEL_SERVERS="http://${host}:${port}" JOBWHEEL_APP=demo \
 			JOBWHEEL_APP_SECRET="$(cat jobwheel-demo.secret)" JOBWHEEL_WORKER_TAGS=demo JOBWHEEL_LOG_LEVEL="${JOBWHEEL_AGENT_LOG_LEVEL:-warn}" \
 			./bin/jobwheel-agent &
 		agent=$!

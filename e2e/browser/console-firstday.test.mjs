@@ -212,6 +212,16 @@ test("the GraphQL explorer works with no internet, as the logged-in user", async
     await waitUntil(async () => /"username": "admin"/.test(await response.innerText()), 15_000);
     await shot(browser, "graphiql");
 
+    // Docs loads the schema (GraphiQL's introspection query nests 15 levels
+    // deep) and shows its types and their fields.
+    await page.getByRole("button", { name: "Show Documentation Explorer" }).click();
+    const docs = page.getByRole("region", { name: "Documentation Explorer" });
+    await docs.getByText("Root Types").waitFor();
+    await docs.locator(".graphiql-doc-explorer-type-name", { hasText: /^Query$/ }).first().click();
+    await docs.getByText("apps", { exact: true }).first().waitFor();
+    assert.doesNotMatch(await docs.innerText(), /Error fetching schema/);
+    await shot(browser, "graphiql-docs");
+
     // With another user's API token pasted in, it runs as that user.
     const tokenUser = `e2e-gq-${suffix}`;
     await createViewer(call, tokenUser, "password-1");

@@ -56,6 +56,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Pool() PoolResolver
 	Query() QueryResolver
+	RunReportRow() RunReportRowResolver
 	Server() ServerResolver
 	Subscription() SubscriptionResolver
 	Task() TaskResolver
@@ -163,6 +164,15 @@ type ComplexityRoot struct {
 		Role     func(childComplexity int) int
 		UserID   func(childComplexity int) int
 		Username func(childComplexity int) int
+	}
+
+	AppOverview struct {
+		App           func(childComplexity int) int
+		FailuresToday func(childComplexity int) int
+		Jobs          func(childComplexity int) int
+		RunningNow    func(childComplexity int) int
+		RunsToday     func(childComplexity int) int
+		WorkersOnline func(childComplexity int) int
 	}
 
 	AppStats struct {
@@ -516,6 +526,7 @@ type ComplexityRoot struct {
 		APITokens         func(childComplexity int) int
 		AppStats          func(childComplexity int, app string, hours *int) int
 		Apps              func(childComplexity int) int
+		AppsOverview      func(childComplexity int, timeZone *string) int
 		AuditLog          func(childComplexity int, app *string, objectType *string, objectID *string, first *int, after *string) int
 		Backfill          func(childComplexity int, id string) int
 		Backfills         func(childComplexity int, app string, workflowID *string, jobID *string, first *int) int
@@ -530,6 +541,7 @@ type ComplexityRoot struct {
 		Pool              func(childComplexity int, id string) int
 		Pools             func(childComplexity int, app string) int
 		PreviewSchedule   func(childComplexity int, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) int
+		RunReport         func(childComplexity int, app *string, jobID *string, from time.Time, to time.Time, timeZone *string) int
 		Servers           func(childComplexity int) int
 		SignInOptions     func(childComplexity int) int
 		TraceURLTemplate  func(childComplexity int) int
@@ -539,6 +551,38 @@ type ComplexityRoot struct {
 		WorkflowInstance  func(childComplexity int, id string) int
 		WorkflowInstances func(childComplexity int, app string, workflowID *string, status []string, first *int, after *string) int
 		Workflows         func(childComplexity int, app string, search *string, first *int, after *string) int
+	}
+
+	RunReport struct {
+		Days     func(childComplexity int) int
+		From     func(childComplexity int) int
+		Rows     func(childComplexity int) int
+		TimeZone func(childComplexity int) int
+		To       func(childComplexity int) int
+	}
+
+	RunReportDay struct {
+		Canceled  func(childComplexity int) int
+		Date      func(childComplexity int) int
+		End       func(childComplexity int) int
+		Failed    func(childComplexity int) int
+		Runs      func(childComplexity int) int
+		Start     func(childComplexity int) int
+		Stopped   func(childComplexity int) int
+		Succeeded func(childComplexity int) int
+	}
+
+	RunReportRow struct {
+		Canceled      func(childComplexity int) int
+		Date          func(childComplexity int) int
+		DurationMaxMs func(childComplexity int) int
+		DurationP50Ms func(childComplexity int) int
+		DurationP95Ms func(childComplexity int) int
+		Failed        func(childComplexity int) int
+		Job           func(childComplexity int) int
+		Runs          func(childComplexity int) int
+		Stopped       func(childComplexity int) int
+		Succeeded     func(childComplexity int) int
 	}
 
 	ScheduleWindow struct {
@@ -1006,6 +1050,8 @@ type QueryResolver interface {
 	PreviewSchedule(ctx context.Context, typeArg string, expression string, timeZone *string, count *int, after *time.Time, window *db.ScheduleWindow, app *string, calendar *string) ([]*time.Time, error)
 	Pools(ctx context.Context, app string) ([]*db.Pool, error)
 	Pool(ctx context.Context, id string) (*db.Pool, error)
+	RunReport(ctx context.Context, app *string, jobID *string, from time.Time, to time.Time, timeZone *string) (*jobs.RunReport, error)
+	AppsOverview(ctx context.Context, timeZone *string) ([]*jobs.AppOverview, error)
 	Servers(ctx context.Context) ([]*cluster.Member, error)
 	AppStats(ctx context.Context, app string, hours *int) (*jobs.Stats, error)
 	Users(ctx context.Context) ([]*db.User, error)
@@ -1016,6 +1062,13 @@ type QueryResolver interface {
 	WorkflowInstance(ctx context.Context, id string) (*db.WorkflowInstance, error)
 	WorkflowInstances(ctx context.Context, app string, workflowID *string, status []string, first *int, after *string) (*model.WorkflowInstanceConnection, error)
 	ExportWorkflow(ctx context.Context, id string) (any, error)
+}
+type RunReportRowResolver interface {
+	Job(ctx context.Context, obj *db.RunReportRow) (*db.Job, error)
+
+	DurationP50Ms(ctx context.Context, obj *db.RunReportRow) (*int, error)
+	DurationP95Ms(ctx context.Context, obj *db.RunReportRow) (*int, error)
+	DurationMaxMs(ctx context.Context, obj *db.RunReportRow) (*int, error)
 }
 type ServerResolver interface {
 	Apps(ctx context.Context, obj *cluster.Member) ([]*db.App, error)
@@ -1467,6 +1520,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppMember.Username(childComplexity), true
+
+	case "AppOverview.app":
+		if e.ComplexityRoot.AppOverview.App == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppOverview.App(childComplexity), true
+	case "AppOverview.failuresToday":
+		if e.ComplexityRoot.AppOverview.FailuresToday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppOverview.FailuresToday(childComplexity), true
+	case "AppOverview.jobs":
+		if e.ComplexityRoot.AppOverview.Jobs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppOverview.Jobs(childComplexity), true
+	case "AppOverview.runningNow":
+		if e.ComplexityRoot.AppOverview.RunningNow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppOverview.RunningNow(childComplexity), true
+	case "AppOverview.runsToday":
+		if e.ComplexityRoot.AppOverview.RunsToday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppOverview.RunsToday(childComplexity), true
+	case "AppOverview.workersOnline":
+		if e.ComplexityRoot.AppOverview.WorkersOnline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppOverview.WorkersOnline(childComplexity), true
 
 	case "AppStats.capacity":
 		if e.ComplexityRoot.AppStats.Capacity == nil {
@@ -3333,6 +3423,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Apps(childComplexity), true
+	case "Query.appsOverview":
+		if e.ComplexityRoot.Query.AppsOverview == nil {
+			break
+		}
+
+		args, err := ec.field_Query_appsOverview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AppsOverview(childComplexity, args["timeZone"].(*string)), true
 	case "Query.auditLog":
 		if e.ComplexityRoot.Query.AuditLog == nil {
 			break
@@ -3483,6 +3584,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.PreviewSchedule(childComplexity, args["type"].(string), args["expression"].(string), args["timeZone"].(*string), args["count"].(*int), args["after"].(*time.Time), args["window"].(*db.ScheduleWindow), args["app"].(*string), args["calendar"].(*string)), true
+	case "Query.runReport":
+		if e.ComplexityRoot.Query.RunReport == nil {
+			break
+		}
+
+		args, err := ec.field_Query_runReport_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RunReport(childComplexity, args["app"].(*string), args["jobId"].(*string), args["from"].(time.Time), args["to"].(time.Time), args["timeZone"].(*string)), true
 	case "Query.servers":
 		if e.ComplexityRoot.Query.Servers == nil {
 			break
@@ -3562,6 +3674,147 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Workflows(childComplexity, args["app"].(string), args["search"].(*string), args["first"].(*int), args["after"].(*string)), true
+
+	case "RunReport.days":
+		if e.ComplexityRoot.RunReport.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReport.Days(childComplexity), true
+	case "RunReport.from":
+		if e.ComplexityRoot.RunReport.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReport.From(childComplexity), true
+	case "RunReport.rows":
+		if e.ComplexityRoot.RunReport.Rows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReport.Rows(childComplexity), true
+	case "RunReport.timeZone":
+		if e.ComplexityRoot.RunReport.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReport.TimeZone(childComplexity), true
+	case "RunReport.to":
+		if e.ComplexityRoot.RunReport.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReport.To(childComplexity), true
+
+	case "RunReportDay.canceled":
+		if e.ComplexityRoot.RunReportDay.Canceled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportDay.Canceled(childComplexity), true
+	case "RunReportDay.date":
+		if e.ComplexityRoot.RunReportDay.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportDay.Date(childComplexity), true
+	case "RunReportDay.end":
+		if e.ComplexityRoot.RunReportDay.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportDay.End(childComplexity), true
+	case "RunReportDay.failed":
+		if e.ComplexityRoot.RunReportDay.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportDay.Failed(childComplexity), true
+	case "RunReportDay.runs":
+		if e.ComplexityRoot.RunReportDay.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportDay.Runs(childComplexity), true
+	case "RunReportDay.start":
+		if e.ComplexityRoot.RunReportDay.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportDay.Start(childComplexity), true
+	case "RunReportDay.stopped":
+		if e.ComplexityRoot.RunReportDay.Stopped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportDay.Stopped(childComplexity), true
+	case "RunReportDay.succeeded":
+		if e.ComplexityRoot.RunReportDay.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportDay.Succeeded(childComplexity), true
+
+	case "RunReportRow.canceled":
+		if e.ComplexityRoot.RunReportRow.Canceled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.Canceled(childComplexity), true
+	case "RunReportRow.date":
+		if e.ComplexityRoot.RunReportRow.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.Date(childComplexity), true
+	case "RunReportRow.durationMaxMs":
+		if e.ComplexityRoot.RunReportRow.DurationMaxMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.DurationMaxMs(childComplexity), true
+	case "RunReportRow.durationP50Ms":
+		if e.ComplexityRoot.RunReportRow.DurationP50Ms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.DurationP50Ms(childComplexity), true
+	case "RunReportRow.durationP95Ms":
+		if e.ComplexityRoot.RunReportRow.DurationP95Ms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.DurationP95Ms(childComplexity), true
+	case "RunReportRow.failed":
+		if e.ComplexityRoot.RunReportRow.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.Failed(childComplexity), true
+	case "RunReportRow.job":
+		if e.ComplexityRoot.RunReportRow.Job == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.Job(childComplexity), true
+	case "RunReportRow.runs":
+		if e.ComplexityRoot.RunReportRow.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.Runs(childComplexity), true
+	case "RunReportRow.stopped":
+		if e.ComplexityRoot.RunReportRow.Stopped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.Stopped(childComplexity), true
+	case "RunReportRow.succeeded":
+		if e.ComplexityRoot.RunReportRow.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunReportRow.Succeeded(childComplexity), true
 
 	case "ScheduleWindow.days":
 		if e.ComplexityRoot.ScheduleWindow.Days == nil {
@@ -5636,9 +5889,9 @@ type Instance {
   (FAILED: its pool was deleted).
   """
   reason: String!
-  "The worker that ran it (the first task's, for multi-task modes)."
+  "The worker that runs or ran its current attempt (the first task's, for multi-task modes); null until the attempt starts."
   worker: Worker
-  "Every attempt with its worker, times and outcome."
+  "Every attempt with its worker, times and outcome, one that ended before it started (CANCELED over maxInstances, say) included."
   attempts: [InstanceAttempt!]!
   "The instance's tasks by status."
   tasks: TaskSummary!
@@ -5730,7 +5983,16 @@ extend type Query {
 extend type Mutation {
   "Stops an unfinished instance: STOPPED, and its tasks killed on their workers."
   stopInstance(id: ID!): Instance!
-  "Runs a FAILED, STOPPED or CANCELED instance again as its next attempt."
+  """
+  Runs a FAILED, STOPPED or CANCELED instance again as its next attempt,
+  under its job's maxInstances like any fire. While maxInstances instances
+  of the job run, the job's overlap policy decides, up front: CANCEL
+  refuses the retry (CONFLICT naming maxInstances; nothing changes), QUEUE
+  queues it and REPLACE lets it replace the oldest run, each said in the
+  answer's ` + "`" + `result` + "`" + `. A scheduled fire of a disabled job is refused
+  (CONFLICT), since it would be canceled. A workflow node's instance is
+  bounded by its workflow instead.
+  """
   retryInstance(id: ID!): Instance!
 }
 `, BuiltIn: false},
@@ -6391,6 +6653,83 @@ extend input WorkflowNodeInput {
   pool: String
   "The slots of that pool each instance takes, 1 to the pool's slots (default 1); only with a pool."
   poolSlots: Int
+}
+`, BuiltIn: false},
+	{Name: "../schema/report.graphqls", Input: `"A run report: finished instances per day and job over a range (xxl-job's report page)."
+type RunReport {
+  "The range's start, as asked."
+  from: Time!
+  "The range's end (exclusive), as asked."
+  to: Time!
+  "The IANA time zone the days are cut in."
+  timeZone: String!
+  "Every day of the range in timeZone, oldest first, with its runs over all jobs (days with none included)."
+  days: [RunReportDay!]!
+  "One row per day and job with runs, oldest day first, then by job id."
+  rows: [RunReportRow!]!
+}
+
+"One day of a run report, over all its jobs."
+type RunReportDay {
+  "The day's date in the report's time zone (YYYY-MM-DD)."
+  date: String!
+  "When the day starts (the range's start for the first day)."
+  start: Time!
+  "When it ends (the range's end for the last day)."
+  end: Time!
+  "Instances that finished that day, whatever their outcome."
+  runs: Int!
+  succeeded: Int!
+  failed: Int!
+  stopped: Int!
+  "Fires not run: over maxInstances, a disabled job, a full queue, a skipped misfire."
+  canceled: Int!
+}
+
+"One job's runs on one day of a run report."
+type RunReportRow {
+  "The day's date in the report's time zone (YYYY-MM-DD)."
+  date: String!
+  job: Job!
+  "Instances that finished that day, whatever their outcome."
+  runs: Int!
+  succeeded: Int!
+  failed: Int!
+  stopped: Int!
+  canceled: Int!
+  "The median duration (start to end) of the runs that started, in milliseconds (nearest rank); null when none started."
+  durationP50Ms: Int
+  "The 95th percentile duration, in milliseconds (nearest rank)."
+  durationP95Ms: Int
+  "The longest duration, in milliseconds."
+  durationMaxMs: Int
+}
+
+"One app at a glance, for people who see many."
+type AppOverview {
+  app: App!
+  "Jobs of the app."
+  jobs: Int!
+  "Instances that finished today (in the time zone asked for)."
+  runsToday: Int!
+  "Of which FAILED."
+  failuresToday: Int!
+  "Instances handed to workers or running now."
+  runningNow: Int!
+  "Connected, heart-beating workers."
+  workersOnline: Int!
+}
+
+extend type Query {
+  """
+  Runs that finished in [from, to) per day (of timeZone, an IANA name,
+  default UTC) and job: counts by outcome and durations' p50, p95 and max.
+  For one app, one job (jobId), or with neither every app the caller sees.
+  The range spans at most 92 days (BAD_INPUT naming ` + "`" + `to` + "`" + ` otherwise).
+  """
+  runReport(app: String, jobId: ID, from: Time!, to: Time!, timeZone: String = "UTC"): RunReport!
+  "Every app the caller sees at a glance, by name; today is in timeZone (an IANA name, default UTC)."
+  appsOverview(timeZone: String = "UTC"): [AppOverview!]!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `"""
@@ -7518,6 +7857,24 @@ func (ec *executionContext) childFields_AppMember(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type AppMember", field.Name)
 }
 
+func (ec *executionContext) childFields_AppOverview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "app":
+		return ec.fieldContext_AppOverview_app(ctx, field)
+	case "jobs":
+		return ec.fieldContext_AppOverview_jobs(ctx, field)
+	case "runsToday":
+		return ec.fieldContext_AppOverview_runsToday(ctx, field)
+	case "failuresToday":
+		return ec.fieldContext_AppOverview_failuresToday(ctx, field)
+	case "runningNow":
+		return ec.fieldContext_AppOverview_runningNow(ctx, field)
+	case "workersOnline":
+		return ec.fieldContext_AppOverview_workersOnline(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AppOverview", field.Name)
+}
+
 func (ec *executionContext) childFields_AppStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "jobs":
@@ -8112,6 +8469,70 @@ func (ec *executionContext) childFields_Pool(ctx context.Context, field graphql.
 		return ec.fieldContext_Pool_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Pool", field.Name)
+}
+
+func (ec *executionContext) childFields_RunReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_RunReport_from(ctx, field)
+	case "to":
+		return ec.fieldContext_RunReport_to(ctx, field)
+	case "timeZone":
+		return ec.fieldContext_RunReport_timeZone(ctx, field)
+	case "days":
+		return ec.fieldContext_RunReport_days(ctx, field)
+	case "rows":
+		return ec.fieldContext_RunReport_rows(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunReport", field.Name)
+}
+
+func (ec *executionContext) childFields_RunReportDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_RunReportDay_date(ctx, field)
+	case "start":
+		return ec.fieldContext_RunReportDay_start(ctx, field)
+	case "end":
+		return ec.fieldContext_RunReportDay_end(ctx, field)
+	case "runs":
+		return ec.fieldContext_RunReportDay_runs(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_RunReportDay_succeeded(ctx, field)
+	case "failed":
+		return ec.fieldContext_RunReportDay_failed(ctx, field)
+	case "stopped":
+		return ec.fieldContext_RunReportDay_stopped(ctx, field)
+	case "canceled":
+		return ec.fieldContext_RunReportDay_canceled(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunReportDay", field.Name)
+}
+
+func (ec *executionContext) childFields_RunReportRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_RunReportRow_date(ctx, field)
+	case "job":
+		return ec.fieldContext_RunReportRow_job(ctx, field)
+	case "runs":
+		return ec.fieldContext_RunReportRow_runs(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_RunReportRow_succeeded(ctx, field)
+	case "failed":
+		return ec.fieldContext_RunReportRow_failed(ctx, field)
+	case "stopped":
+		return ec.fieldContext_RunReportRow_stopped(ctx, field)
+	case "canceled":
+		return ec.fieldContext_RunReportRow_canceled(ctx, field)
+	case "durationP50Ms":
+		return ec.fieldContext_RunReportRow_durationP50Ms(ctx, field)
+	case "durationP95Ms":
+		return ec.fieldContext_RunReportRow_durationP95Ms(ctx, field)
+	case "durationMaxMs":
+		return ec.fieldContext_RunReportRow_durationMaxMs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunReportRow", field.Name)
 }
 
 func (ec *executionContext) childFields_ScheduleWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9908,6 +10329,20 @@ func (ec *executionContext) field_Query_appStats_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_appsOverview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_auditLog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10271,6 +10706,52 @@ func (ec *executionContext) field_Query_previewSchedule_args(ctx context.Context
 		return nil, err
 	}
 	args["calendar"] = arg7
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_runReport_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "jobId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg4
 	return args, nil
 }
 
@@ -11930,6 +12411,153 @@ func (ec *executionContext) _AppMember_role(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_AppMember_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppMember", field, true, true, errors.New("field of type AppRole does not have child fields"))
+}
+
+func (ec *executionContext) _AppOverview_app(ctx context.Context, field graphql.CollectedField, obj *jobs.AppOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppOverview_app(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.App, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppOverview_app(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppOverview",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppOverview_jobs(ctx context.Context, field graphql.CollectedField, obj *jobs.AppOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppOverview_jobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Jobs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppOverview_jobs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppOverview", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppOverview_runsToday(ctx context.Context, field graphql.CollectedField, obj *jobs.AppOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppOverview_runsToday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunsToday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppOverview_runsToday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppOverview", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppOverview_failuresToday(ctx context.Context, field graphql.CollectedField, obj *jobs.AppOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppOverview_failuresToday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailuresToday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppOverview_failuresToday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppOverview", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppOverview_runningNow(ctx context.Context, field graphql.CollectedField, obj *jobs.AppOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppOverview_runningNow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunningNow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppOverview_runningNow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppOverview", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppOverview_workersOnline(ctx context.Context, field graphql.CollectedField, obj *jobs.AppOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppOverview_workersOnline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkersOnline, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppOverview_workersOnline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppOverview", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AppStats_jobs(ctx context.Context, field graphql.CollectedField, obj *jobs.Stats) (ret graphql.Marshaler) {
@@ -20050,6 +20678,94 @@ func (ec *executionContext) fieldContext_Query_pool(ctx context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_runReport(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_runReport(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().RunReport(ctx, fc.Args["app"].(*string), fc.Args["jobId"].(*string), fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *jobs.RunReport) graphql.Marshaler {
+			return ec.marshalNRunReport2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐRunReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_runReport(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_runReport_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_appsOverview(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_appsOverview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AppsOverview(ctx, fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*jobs.AppOverview) graphql.Marshaler {
+			return ec.marshalNAppOverview2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐAppOverviewᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_appsOverview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppOverview(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_appsOverview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_servers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20528,6 +21244,562 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RunReport_from(ctx context.Context, field graphql.CollectedField, obj *jobs.RunReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReport_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReport_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReport", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _RunReport_to(ctx context.Context, field graphql.CollectedField, obj *jobs.RunReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReport_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReport_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReport", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _RunReport_timeZone(ctx context.Context, field graphql.CollectedField, obj *jobs.RunReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReport_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReport_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReport", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RunReport_days(ctx context.Context, field graphql.CollectedField, obj *jobs.RunReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReport_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []jobs.ReportDay) graphql.Marshaler {
+			return ec.marshalNRunReportDay2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐReportDayᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReport_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunReportDay(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunReport_rows(ctx context.Context, field graphql.CollectedField, obj *jobs.RunReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReport_rows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.RunReportRow) graphql.Marshaler {
+			return ec.marshalNRunReportRow2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐRunReportRowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReport_rows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunReportRow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunReportDay_date(ctx context.Context, field graphql.CollectedField, obj *jobs.ReportDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportDay_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportDay_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportDay", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportDay_start(ctx context.Context, field graphql.CollectedField, obj *jobs.ReportDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportDay_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportDay_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportDay", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportDay_end(ctx context.Context, field graphql.CollectedField, obj *jobs.ReportDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportDay_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportDay_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportDay", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportDay_runs(ctx context.Context, field graphql.CollectedField, obj *jobs.ReportDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportDay_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportDay_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportDay", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportDay_succeeded(ctx context.Context, field graphql.CollectedField, obj *jobs.ReportDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportDay_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportDay_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportDay", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportDay_failed(ctx context.Context, field graphql.CollectedField, obj *jobs.ReportDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportDay_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportDay_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportDay", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportDay_stopped(ctx context.Context, field graphql.CollectedField, obj *jobs.ReportDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportDay_stopped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stopped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportDay_stopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportDay", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportDay_canceled(ctx context.Context, field graphql.CollectedField, obj *jobs.ReportDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportDay_canceled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Canceled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportDay_canceled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportDay", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_date(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_job(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_job(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RunReportRow().Job(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_job(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunReportRow",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunReportRow_runs(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_succeeded(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_failed(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_stopped(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_stopped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stopped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_stopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_canceled(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_canceled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Canceled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_canceled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_durationP50Ms(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_durationP50Ms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RunReportRow().DurationP50Ms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_durationP50Ms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_durationP95Ms(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_durationP95Ms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RunReportRow().DurationP95Ms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_durationP95Ms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RunReportRow_durationMaxMs(ctx context.Context, field graphql.CollectedField, obj *db.RunReportRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunReportRow_durationMaxMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RunReportRow().DurationMaxMs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunReportRow_durationMaxMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunReportRow", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleWindow_start(ctx context.Context, field graphql.CollectedField, obj *db.ScheduleWindow) (ret graphql.Marshaler) {
@@ -28884,6 +30156,69 @@ func (ec *executionContext) _AppMember(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var appOverviewImplementors = []string{"AppOverview"}
+
+func (ec *executionContext) _AppOverview(ctx context.Context, sel ast.SelectionSet, obj *jobs.AppOverview) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appOverviewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AppOverview")
+		case "app":
+			out.Values[i] = ec._AppOverview_app(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jobs":
+			out.Values[i] = ec._AppOverview_jobs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runsToday":
+			out.Values[i] = ec._AppOverview_runsToday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failuresToday":
+			out.Values[i] = ec._AppOverview_failuresToday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runningNow":
+			out.Values[i] = ec._AppOverview_runningNow(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "workersOnline":
+			out.Values[i] = ec._AppOverview_workersOnline(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var appStatsImplementors = []string{"AppStats"}
 
 func (ec *executionContext) _AppStats(ctx context.Context, sel ast.SelectionSet, obj *jobs.Stats) graphql.Marshaler {
@@ -33248,6 +34583,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "runReport":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_runReport(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "appsOverview":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_appsOverview(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "servers":
 			field := field
 
@@ -33482,6 +34861,352 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var runReportImplementors = []string{"RunReport"}
+
+func (ec *executionContext) _RunReport(ctx context.Context, sel ast.SelectionSet, obj *jobs.RunReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunReport")
+		case "from":
+			out.Values[i] = ec._RunReport_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._RunReport_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeZone":
+			out.Values[i] = ec._RunReport_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "days":
+			out.Values[i] = ec._RunReport_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rows":
+			out.Values[i] = ec._RunReport_rows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var runReportDayImplementors = []string{"RunReportDay"}
+
+func (ec *executionContext) _RunReportDay(ctx context.Context, sel ast.SelectionSet, obj *jobs.ReportDay) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runReportDayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunReportDay")
+		case "date":
+			out.Values[i] = ec._RunReportDay_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._RunReportDay_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._RunReportDay_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runs":
+			out.Values[i] = ec._RunReportDay_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "succeeded":
+			out.Values[i] = ec._RunReportDay_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failed":
+			out.Values[i] = ec._RunReportDay_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopped":
+			out.Values[i] = ec._RunReportDay_stopped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "canceled":
+			out.Values[i] = ec._RunReportDay_canceled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var runReportRowImplementors = []string{"RunReportRow"}
+
+func (ec *executionContext) _RunReportRow(ctx context.Context, sel ast.SelectionSet, obj *db.RunReportRow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runReportRowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunReportRow")
+		case "date":
+			out.Values[i] = ec._RunReportRow_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "job":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._RunReportRow_job(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "runs":
+			out.Values[i] = ec._RunReportRow_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "succeeded":
+			out.Values[i] = ec._RunReportRow_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failed":
+			out.Values[i] = ec._RunReportRow_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stopped":
+			out.Values[i] = ec._RunReportRow_stopped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "canceled":
+			out.Values[i] = ec._RunReportRow_canceled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "durationP50Ms":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._RunReportRow_durationP50Ms(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "durationP95Ms":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._RunReportRow_durationP95Ms(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "durationMaxMs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._RunReportRow_durationMaxMs(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -37395,6 +39120,32 @@ func (ec *executionContext) marshalNAppMember2ᚖgithubᚗcomᚋjobwheelᚋjobwh
 	return ec._AppMember(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAppOverview2ᚕᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐAppOverviewᚄ(ctx context.Context, sel ast.SelectionSet, v []*jobs.AppOverview) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAppOverview2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐAppOverview(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAppOverview2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐAppOverview(ctx context.Context, sel ast.SelectionSet, v *jobs.AppOverview) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AppOverview(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAppRole2githubᚗcomᚋjobwheelᚋjobwheelᚋgraphᚋmodelᚐAppRole(ctx context.Context, v any) (model.AppRole, error) {
 	var res model.AppRole
 	err := res.UnmarshalGQL(v)
@@ -38237,6 +39988,56 @@ func (ec *executionContext) marshalNProcessorType2string(ctx context.Context, se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNRunReport2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐRunReport(ctx context.Context, sel ast.SelectionSet, v *jobs.RunReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RunReport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRunReportDay2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐReportDay(ctx context.Context, sel ast.SelectionSet, v jobs.ReportDay) graphql.Marshaler {
+	return ec._RunReportDay(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRunReportDay2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐReportDayᚄ(ctx context.Context, sel ast.SelectionSet, v []jobs.ReportDay) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRunReportDay2githubᚗcomᚋjobwheelᚋjobwheelᚋserverᚋapiᚋjobsᚐReportDay(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRunReportRow2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐRunReportRow(ctx context.Context, sel ast.SelectionSet, v db.RunReportRow) graphql.Marshaler {
+	return ec._RunReportRow(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRunReportRow2ᚕgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐRunReportRowᚄ(ctx context.Context, sel ast.SelectionSet, v []db.RunReportRow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRunReportRow2githubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐRunReportRow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNScheduleType2string(ctx context.Context, v any) (string, error) {

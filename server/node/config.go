@@ -79,6 +79,11 @@ type Config struct {
 	TraceURL string
 }
 
+// DefaultHTTPAddr is where a server listens unless told otherwise: on
+// loopback, so that a first try (make run) exposes nothing to the network.
+// Containers and clusters name every interface (:7700) explicitly.
+const DefaultHTTPAddr = "127.0.0.1:7700"
+
 // ParseConfig reads the configuration from the command line and the
 // environment; -h prints every setting and returns flag.ErrHelp.
 func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
@@ -86,8 +91,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	var (
 		databaseURL = set.String("database-url", "JOBWHEEL_DATABASE_URL", "sqlite:jobwheel.db",
 			"database: postgres://user:password@host:5432/db?sslmode=disable (or postgresql://) for PostgreSQL, or sqlite:<file> for SQLite")
-		httpAddr = set.String("http-addr", "JOBWHEEL_HTTP_ADDR", ":7700",
-			"host:port to serve the console, API and worker channel on")
+		httpAddr = set.String("http-addr", "JOBWHEEL_HTTP_ADDR", DefaultHTTPAddr,
+			"host:port to serve the console, API and worker channel on; the default serves this machine only, :7700 (or 0.0.0.0:7700) every interface, as a container or a cluster needs")
 		advertiseURL = set.String("advertise-url", "JOBWHEEL_ADVERTISE_URL", "",
 			"URL workers and other servers reach this server at; default http://<hostname>:<port>")
 		adminPassword = set.String("admin-password", "JOBWHEEL_ADMIN_PASSWORD", "",
@@ -327,14 +332,14 @@ func sideAddr(a, httpAddr, what string) (string, error) {
 		return "", fmt.Errorf("%q: %v", a, err)
 	}
 	host, port, _ := net.SplitHostPort(a)
+	if host == "" {
+		host = "127.0.0.1" // a bare :port means loopback here
+	}
 	httpHost, httpPort, _ := net.SplitHostPort(httpAddr)
 	if port == httpPort && port != "0" && (host == httpHost || httpHost == "" || httpHost == "0.0.0.0" || httpHost == "::") {
 		return "", fmt.Errorf("%q: port %s is the HTTP listener's; the %s listener needs a port of its own", a, port, what)
 	}
-	if host == "" {
-		return net.JoinHostPort("127.0.0.1", port), nil
-	}
-	return a, nil
+	return net.JoinHostPort(host, port), nil
 }
 
 // checkListenAddr says why addr is not a host:port to listen on, or nil.

@@ -2,6 +2,7 @@ package node
 
 import (
 	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.DatabaseURL != "sqlite:jobwheel.db" || cfg.HTTPAddr != ":7700" || cfg.Demo || cfg.Retention != 168*time.Hour ||
+	if cfg.DatabaseURL != "sqlite:jobwheel.db" || cfg.HTTPAddr != "127.0.0.1:7700" || cfg.Demo || cfg.Retention != 168*time.Hour ||
 		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" || cfg.DebugAddr != "" {
 		t.Errorf("defaults %+v", cfg)
 	}
@@ -184,6 +185,49 @@ func TestConfigSSOAndTraces(t *testing.T) {
 		_, err := ParseConfig(nil, env(m), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", change, err, want)
+		}
+	}
+}
+
+// The server listens on loopback unless told otherwise, and its greeting
+// names the address it really listens on: a first `make run` exposes
+// nothing, and a server open to the network says so instead of printing
+// "localhost" (issue 28).
+func TestListensOnLoopbackByDefault(t *testing.T) {
+	cfg, err := ParseConfig(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _, _ := net.SplitHostPort(cfg.HTTPAddr)
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		t.Fatalf("default HTTP address %q is not loopback", cfg.HTTPAddr)
+	}
+	open, err := ParseConfig([]string{"-http-addr", "0.0.0.0:8080"}, env(map[string]string{"JOBWHEEL_HTTP_ADDR": ":9"}), io.Discard)
+	if err != nil || open.HTTPAddr != "0.0.0.0:8080" {
+		t.Fatalf("-http-addr 0.0.0.0:8080: %+v, %v", open, err)
+	}
+	if open, err = ParseConfig(nil, env(map[string]string{"JOBWHEEL_HTTP_ADDR": ":7700"}), io.Discard); err != nil || open.HTTPAddr != ":7700" {
+		t.Fatalf("JOBWHEEL_HTTP_ADDR=:7700: %+v, %v", open, err)
+	}
+
+	for _, tc := range []struct {
+		listen     string
+		advertise  string
+		url, reach string
+	}{
+		{"127.0.0.1:7700", "", "console and API at http://127.0.0.1:7700 ", "Listening on 127.0.0.1:7700: this machine only; JOBWHEEL_HTTP_ADDR=:7700"},
+		{"[::1]:7711", "", "at http://[::1]:7711 ", "Listening on [::1]:7711: this machine only"},
+		{"[::]:7700", "", "at http://localhost:7700 ", "Listening on every interface ([::]:7700)"},
+		{"0.0.0.0:7700", "https://jobs.example.com", "at https://jobs.example.com ", "Listening on every interface (0.0.0.0:7700)"},
+		{"10.1.2.3:7700", "", "at http://10.1.2.3:7700 ", "Listening on 10.1.2.3:7700 only."},
+	} {
+		addr, err := net.ResolveTCPAddr("tcp", tc.listen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := greeting(addr, &Config{AdvertiseURL: tc.advertise})
+		if !strings.Contains(got, tc.url) || !strings.Contains(got, tc.reach) {
+			t.Errorf("listening on %s: %q; want %q and %q", tc.listen, got, tc.url, tc.reach)
 		}
 	}
 }

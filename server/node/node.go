@@ -337,8 +337,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	}
 	log.Info("jobwheel server started", "id", serverID, "addr", listener.Addr().String(), "advertise", advertise,
 		"database", string(n.db.Dialect()), "version", cfg.Version)
-	url := consoleURL(listener.Addr(), cfg)
-	fmt.Fprintf(stdout, "\njobwheel is running: console and API at %s (GraphQL at %s/graphql)\n", url, url)
+	fmt.Fprint(stdout, greeting(listener.Addr(), cfg))
 	if generated != "" {
 		fmt.Fprintf(stdout, "First start: created user %q with password %s\n(shown only this once; set JOBWHEEL_ADMIN_PASSWORD to choose it)\n\n", auth.AdminUsername, generated)
 	}
@@ -369,11 +368,28 @@ func defaultServerID() string {
 	return host + "-" + hex.EncodeToString(b)
 }
 
-// consoleURL is the URL a person on this machine opens.
-func consoleURL(addr net.Addr, cfg *Config) string {
-	if cfg.AdvertiseURL != "" {
-		return cfg.AdvertiseURL
+// greeting says where the console is and who can reach it: the address
+// really listened on (loopback, one interface, or every one), never a
+// "localhost" that hides a server open to the network.
+func greeting(addr net.Addr, cfg *Config) string {
+	host, port, _ := net.SplitHostPort(addr.String())
+	ip := net.ParseIP(host)
+	everywhere := ip != nil && ip.IsUnspecified()
+	url := "http://" + addr.String()
+	if everywhere {
+		url = "http://localhost:" + port
 	}
-	_, port, _ := net.SplitHostPort(addr.String())
-	return "http://localhost:" + port
+	if cfg.AdvertiseURL != "" {
+		url = cfg.AdvertiseURL
+	}
+	var reach string
+	switch {
+	case everywhere:
+		reach = fmt.Sprintf("Listening on every interface (%s): other machines can reach it too.", addr)
+	case ip != nil && ip.IsLoopback():
+		reach = fmt.Sprintf("Listening on %s: this machine only; JOBWHEEL_HTTP_ADDR=:%s (or -http-addr) serves other machines too.", addr, port)
+	default:
+		reach = fmt.Sprintf("Listening on %s only.", addr)
+	}
+	return fmt.Sprintf("\njobwheel is running: console and API at %s (GraphQL at %s/graphql)\n%s\n", url, url, reach)
 }

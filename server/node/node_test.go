@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,11 +57,16 @@ func runOnce(t *testing.T, dbURL string, round int) {
 		// Metrics and health on a listener of their own (issue 25, info).
 		cfg.MetricsAddr = "127.0.0.1:0"
 	}
-	n, err := Start(ctx, cfg, io.Discard, slog.New(slog.DiscardHandler))
+	var stdout strings.Builder
+	n, err := Start(ctx, cfg, &stdout, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("round %d: starting: %v", round, err)
 	}
 	base := "http://" + n.http.listener.Addr().String()
+	// It prints the address it really listens on.
+	if want := "console and API at " + base + " "; !strings.Contains(stdout.String(), want) {
+		t.Errorf("round %d: the server printed %q; want %q", round, stdout.String(), want)
+	}
 	api := &gql{t: t, url: base + "/graphql"}
 	api.token = api.do(`mutation { login(username: "admin", password: "admin-password") { token } }`, nil).
 		get("login", "token")

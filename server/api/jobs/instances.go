@@ -120,6 +120,14 @@ func (s *Service) Stop(ctx context.Context, id int64) (*db.Instance, error) {
 }
 
 // Retry runs a finished, unsuccessful instance again as its next attempt.
+// A retry obeys its job's maxInstances like any fire, and says up front
+// what that means rather than be canceled behind the caller's back: while
+// maxInstances instances of the job run, overlap policy CANCEL refuses the
+// retry (CONFLICT, naming maxInstances; nothing changes), QUEUE queues it
+// and REPLACE lets it replace the oldest run, each said in the answer's
+// result. A retry of a scheduled fire of a disabled job is refused too,
+// since it would be canceled. The attempt it ends keeps its row, so the
+// attempts list shows every attempt.
 func (s *Service) Retry(ctx context.Context, id int64) (*db.Instance, error) {
 	in, err := s.GetInstance(ctx, id, db.RoleEditor)
 	if err != nil {
@@ -130,15 +138,73 @@ func (s *Service) Retry(ctx context.Context, id int64) (*db.Instance, error) {
 	default:
 		return nil, fault.Conflict("instance %d is %s; only FAILED, STOPPED or CANCELED instances can be retried", id, in.Status)
 	}
-	ok, err := s.db.InstanceRetry(ctx, id, in.Status, in.Attempt+1, s.now(), "")
+	result, err := s.retryOverlap(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		return nil, fault.Conflict("instance %d changed meanwhile; look again", id)
+	err = s.db.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		stored, err := tx.AttemptList(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(stored, func(a db.InstanceAttempt) bool { return a.Attempt == in.Attempt }) {
+			// An attempt canceled before it started (over maxInstances, say)
+			// has no row yet: the instance row is all that tells of it.
+			ended := db.InstanceAttempt{InstanceID: id, Attempt: in.Attempt, Status: in.Status, Result: in.Result, Reason: in.Reason,
+				StartedAt: in.StartedAt, FinishedAt: in.FinishedAt}
+			if in.StartedAt != nil {
+				ended.WorkerID = in.WorkerID
+			}
+			if err := tx.AttemptUpsertMany(ctx, []db.InstanceAttempt{ended}); err != nil {
+				return err
+			}
+		}
+		ok, err := tx.InstanceRetry(ctx, id, in.Status, in.Attempt+1, s.now(), "", &result)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fault.Conflict("instance %d changed meanwhile; look again", id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.notify.InstancesChanged(in.AppID)
 	return s.db.InstanceGet(ctx, id)
+}
+
+// retryOverlap applies the job's overlap policy to a retry of in: an
+// error when it would be canceled, else the result the instance waits
+// with ("" when it may start at once).
+func (s *Service) retryOverlap(ctx context.Context, in *db.Instance) (string, error) {
+	if in.TriggerType == db.TriggerWorkflow {
+		return "", nil // its workflow's maxInstances bounds it, as the node's run
+	}
+	job, err := s.db.JobGet(ctx, in.JobID)
+	if err != nil {
+		return "", err
+	}
+	if !job.Enabled && (in.TriggerType == db.TriggerSchedule || in.TriggerType == db.TriggerMisfire) {
+		return "", fault.Conflict("instance %d was not retried: its job %q is disabled, and a scheduled fire of a disabled job is canceled; enable the job first, or run it now", in.ID, job.Name)
+	}
+	running, err := s.db.InstanceCountLimited(ctx, job.ID)
+	if err != nil {
+		return "", err
+	}
+	if running < job.MaxInstances {
+		return "", nil
+	}
+	switch job.OverlapPolicy {
+	case db.OverlapQueue:
+		return fmt.Sprintf("queued: waits for a running instance of the job to end (overlap policy QUEUE, maxInstances %d)", job.MaxInstances), nil
+	case db.OverlapReplace:
+		return fmt.Sprintf("replaces the oldest running instance of the job when it starts (overlap policy REPLACE, maxInstances %d)", job.MaxInstances), nil
+	}
+	return "", fault.Conflict("instance %d was not retried: %d instance(s) of job %q are running and its maxInstances is %d, "+
+		"so its overlap policy CANCEL would cancel the retry; retry when one ends, or raise maxInstances or choose overlap policy QUEUE",
+		in.ID, running, job.Name, job.MaxInstances)
 }
 
 // ListInstances returns a page of instances of an app, newest first.

@@ -45,7 +45,9 @@ type Store interface {
 	InstanceGet(ctx context.Context, id int64) (*db.Instance, error)
 	InstanceList(ctx context.Context, f db.InstanceFilter) ([]db.Instance, bool, error)
 	InstanceOutcomes(ctx context.Context, appID int64, since time.Time) ([]db.OutcomeBucket, error)
-	InstanceRetry(ctx context.Context, id int64, from string, attempt int, triggerAt time.Time, reason string) (bool, error)
+	InstanceCountLimited(ctx context.Context, jobID int64) (int, error)
+	InstanceRunReport(ctx context.Context, q db.RunReportQuery) ([]db.RunReportRow, error)
+	AppOverviewList(ctx context.Context, appIDs []int64, dayStart, aliveSince time.Time) (map[int64]*db.AppOverview, error)
 	InstanceStop(ctx context.Context, id int64, reason string) (*db.Instance, error)
 	InstanceListLast(ctx context.Context, jobIDs []int64) (map[int64]db.Instance, error)
 	JobCount(ctx context.Context, appID int64) (total, enabled int, err error)
@@ -93,6 +95,8 @@ type Auth interface {
 type Apps interface {
 	ByName(ctx context.Context, name string, role db.Role) (*db.App, error)
 	ByID(ctx context.Context, id int64, role db.Role) (*db.App, error)
+	// Visible lists the apps the caller may see.
+	Visible(ctx context.Context) ([]db.App, error)
 }
 
 // Deps are what the job API works with.

@@ -264,7 +264,7 @@ func (a *Actor) write(ctx context.Context, c *changes, lost *lostRaces) error {
 			return err
 		}
 		for _, r := range c.retries {
-			if _, err := tx.InstanceRetry(ctx, r.id, r.from, r.attempt, r.at, r.reason); err != nil {
+			if _, err := tx.InstanceRetry(ctx, r.id, r.from, r.attempt, r.at, r.reason, nil); err != nil {
 				return err
 			}
 		}
