@@ -58,7 +58,7 @@ export function AlarmFields<V extends { alarm: AlarmValues }>({ form: anyForm, l
           <Group key={i} align="flex-start" gap="sm" wrap="nowrap">
             <Select
               aria-label={`Channel ${i + 1} type`}
-              data={alarmChannelTypes.map((t) => ({ value: t, label: channelLabels[t] }))}
+              data={alarmChannelTypes.map((type) => ({ value: type, label: channelLabels[type] }))}
               allowDeselect={false}
               w={170}
               key={`${form.key(`alarm.channels.${i}.type`)}@${version}`}

@@ -219,13 +219,13 @@ function ScheduleCard({ job }: { job: Job }) {
               Next fires
             </Text>
             <List size="sm" spacing={2} listStyleType="none" aria-label="Next fires">
-              {job.upcoming.map((t) => (
-                <List.Item key={t}>
-                  <Timestamp value={t} />
+              {job.upcoming.map((time) => (
+                <List.Item key={time}>
+                  <Timestamp value={time} />
                   {job.timeZone !== "UTC" && job.scheduleType === "CRON" && (
                     <Text span size="xs" c="dimmed">
                       {" "}
-                      ({inZone(t, job.timeZone) ?? job.timeZone} {job.timeZone})
+                      ({inZone(time, job.timeZone) ?? job.timeZone} {job.timeZone})
                     </Text>
                   )}
                 </List.Item>

@@ -67,11 +67,11 @@ export function SchedulePreview({ preview, timeZone }: SchedulePreviewProps) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody data-testid="schedule-preview">
-            {times.map((t) => (
-              <Table.Tr key={t}>
-                {showZone && <Table.Td ff="monospace">{inZone(t, timeZone) ?? "—"}</Table.Td>}
+            {times.map((time) => (
+              <Table.Tr key={time}>
+                {showZone && <Table.Td ff="monospace">{inZone(time, timeZone) ?? "—"}</Table.Td>}
                 <Table.Td ff="monospace">
-                  <time dateTime={t}>{inZone(t, "UTC")}</time>
+                  <time dateTime={time}>{inZone(time, "UTC")}</time>
                 </Table.Td>
               </Table.Tr>
             ))}

@@ -8,7 +8,7 @@ import type { NumberValue } from "./jobForm";
 export const alarmRuleTypes: AlarmRuleType[] = ["FAILURE", "CONSECUTIVE_FAILURES", "TIMEOUT", "START_LATE", "RECOVERY"];
 
 /** The rules a workflow takes: START_LATE is for jobs (the server refuses it for a workflow). */
-export const workflowAlarmRuleTypes: AlarmRuleType[] = alarmRuleTypes.filter((t) => t !== "START_LATE");
+export const workflowAlarmRuleTypes: AlarmRuleType[] = alarmRuleTypes.filter((type) => type !== "START_LATE");
 
 export const alarmChannelTypes: AlarmChannelType[] = ["WEBHOOK", "SLACK", "FEISHU", "DINGTALK", "WECOM", "EMAIL"];
 
@@ -139,10 +139,10 @@ function isHttpUrl(s: string): boolean {
 export function validateAlarm(v: AlarmValues, set: (path: string, message: string) => void) {
   v.rules.forEach((r, i) => {
     if (!r.on) return;
-    const t = thresholds[r.type];
-    if (t) {
+    const th = thresholds[r.type];
+    if (th) {
       const n = num(r.threshold);
-      if (n === null || !Number.isInteger(n) || n < t.min) set(`alarm.rules.${i}.threshold`, `must be a whole number, at least ${t.min}`);
+      if (n === null || !Number.isInteger(n) || n < th.min) set(`alarm.rules.${i}.threshold`, `must be a whole number, at least ${th.min}`);
     }
     const s = num(r.silenceSec);
     if (s !== null && (!Number.isInteger(s) || s < 0)) set(`alarm.rules.${i}.silenceSec`, "must not be negative");

@@ -32,18 +32,18 @@ const bytes = (s: string) => encoder.encode(s).length;
 /** A number field's value: null when blank (the API's default applies), NaN when not a whole number. */
 function whole(v: NumberValue): number | null {
   if (typeof v === "number") return Number.isInteger(v) ? v : Number.NaN;
-  const t = v.trim();
-  if (t === "") return null;
-  const n = Number(t);
+  const s = v.trim();
+  if (s === "") return null;
+  const n = Number(s);
   return Number.isInteger(n) ? n : Number.NaN;
 }
 
 /** A decimal field's value: null when blank, NaN when not a number. */
 function decimal(v: NumberValue): number | null {
   if (typeof v === "number") return v;
-  const t = v.trim();
-  if (t === "") return null;
-  const n = Number(t);
+  const s = v.trim();
+  if (s === "") return null;
+  const n = Number(s);
   return Number.isFinite(n) ? n : Number.NaN;
 }
 
@@ -170,7 +170,7 @@ export function validateJob(v: JobFormValues): FormErrors {
   }
 
   if (v.workerFilter.designated.some((d) => d.trim() === "")) set("workerFilter.designated", "must not contain empty names");
-  if (v.workerFilter.tags.some((t) => t.trim() === "")) set("workerFilter.tags", "must not contain empty tags");
+  if (v.workerFilter.tags.some((tag) => tag.trim() === "")) set("workerFilter.tags", "must not contain empty tags");
   validateAlarm(v.alarm, set);
   return errors;
 }
