@@ -15,6 +15,7 @@ import { useInstanceChanges } from "../instances/useInstanceChanges";
 import { PoolDialog, type PoolDialogTarget } from "./PoolDialog";
 import { AppPoolsQuery, DeletePoolMutation } from "./operations";
 import { poolText as text } from "./strings";
+import { t } from "../i18n";
 
 // A new pool is a Pool the list holds none of while it is empty.
 const context = { additionalTypenames: ["Pool"] };
@@ -104,7 +105,7 @@ interface PoolCardProps {
 function PoolCard({ app, pool, canEdit, onOpen, onDelete }: PoolCardProps) {
   const full = pool.usedSlots >= pool.slots;
   return (
-    <Card withBorder padding="md" data-testid="pool" data-pool={pool.name} aria-label={`Pool ${pool.name}`} component="section">
+    <Card withBorder padding="md" data-testid="pool" data-pool={pool.name} aria-label={t("pools.PoolsPage.pool", { name: pool.name })} component="section">
       <Stack gap="sm">
         <Group justify="space-between" wrap="nowrap" align="flex-start">
           <Stack gap={2}>
