@@ -1,7 +1,7 @@
 import { Badge, Code, Table, Text } from "@mantine/core";
 import { Link } from "react-router";
 import type { AuditRowFragment } from "../graphql/graphql";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 /** A value as the log shows it: JSON, shortened when long. */
 export function showValue(v: unknown): string {
@@ -57,7 +57,7 @@ export function AuditTable({ app, entries }: { app: string; entries: AuditRowFra
           return (
             <Table.Tr key={e.id}>
               <Table.Td>
-                <Text size="sm">{new Date(e.time).toLocaleString()}</Text>
+                <Text size="sm">{new Date(e.time).toLocaleString(locale())}</Text>
               </Table.Td>
               <Table.Td>
                 <Text size="sm">{e.actor || t("common.anonymous")}</Text>

@@ -8,6 +8,7 @@ import { errorMessage } from "../api/errors";
 import { afterLogin } from "./loginPath";
 import { LoginMutation, SignInOptionsQuery } from "./operations";
 import { t } from "../i18n";
+import { LanguageSwitch } from "../layout/LanguageSwitch";
 
 /**
  * Why single sign-on sent the browser back here (?sso_error=, set by the
@@ -51,6 +52,7 @@ export function LoginPage() {
 
   return (
     <Center mih="100dvh" p="md">
+      <Stack align="center" w="100%">
       <Paper component="main" withBorder shadow="sm" p="xl" radius="md" w="100%" maw={380}>
         <form onSubmit={(e) => void submit(e)}>
           <Stack>
@@ -108,6 +110,8 @@ export function LoginPage() {
           </Stack>
         </form>
       </Paper>
+      <LanguageSwitch />
+      </Stack>
     </Center>
   );
 }

@@ -57,7 +57,7 @@ export function CursorPager({ page, pageCount, hasNextPage, onPrevious, onNext }
   return (
     <Group justify="flex-end" gap="sm" component="nav" aria-label={t("components.CursorPager.pages")}>
       <Button variant="default" size="xs" disabled={page === 1} onClick={onPrevious}>{t("components.CursorPager.previous")}</Button>
-      <Text size="sm" c="dimmed" aria-live="polite">{t("components.CursorPager.page", { page: page, value: pageCount !== undefined && pageCount >= page ? ` of ${pageCount}` : "" })}</Text>
+      <Text size="sm" c="dimmed" aria-live="polite">{pageCount !== undefined && pageCount >= page ? t("components.CursorPager.pageOf", { page, pageCount }) : t("components.CursorPager.page", { page })}</Text>
       <Button variant="default" size="xs" disabled={!hasNextPage} onClick={onNext}>{t("components.CursorPager.next")}</Button>
     </Group>
   );

@@ -7,7 +7,7 @@ import { useKeptData } from "../components/useKeptData";
 import { usePolling } from "../components/usePolling";
 import type { LatencySummaryFieldsFragment, OnCallQuery as OnCallData } from "../graphql/graphql";
 import { OnCallQuery } from "./operations";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 type Stats = OnCallData["appStats"];
 
@@ -89,7 +89,7 @@ function Panels({ app, stats }: { app: string; stats: Stats }) {
                         {t("dashboard.OnCall.jobRun", { job: f.job?.name ?? t("dashboard.OnCall.job"), id: f.id })}
                       </Anchor>
                       <Text size="xs" c="dimmed">
-                        {f.finishedTime ? new Date(f.finishedTime).toLocaleString() : ""}
+                        {f.finishedTime ? new Date(f.finishedTime).toLocaleString(locale()) : ""}
                       </Text>
                     </Table.Td>
                     <Table.Td>
@@ -121,7 +121,7 @@ function Panels({ app, stats }: { app: string; stats: Stats }) {
                       </Anchor>
                     </Table.Td>
                     <Table.Td>
-                      <Text size="sm">{new Date(n.time).toLocaleString()}</Text>
+                      <Text size="sm">{new Date(n.time).toLocaleString(locale())}</Text>
                     </Table.Td>
                   </Table.Tr>
                 ))}

@@ -5,7 +5,7 @@ import { BarChart } from "@mantine/charts";
 import { Card, Group, SegmentedControl, Table, Text, Title } from "@mantine/core";
 import { useId } from "@mantine/hooks";
 import { hourLabel, hourRows, outcomeSeries, totals, type HourRow, type OutcomeBucket } from "./outcomes";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 interface OutcomesChartProps {
   outcomes: OutcomeBucket[];
@@ -15,7 +15,7 @@ interface OutcomesChartProps {
   now: number;
 }
 
-const dateAndHour = new Intl.DateTimeFormat(undefined, {
+const dateAndHour = new Intl.DateTimeFormat(locale(), {
   weekday: "short",
   month: "short",
   day: "numeric",

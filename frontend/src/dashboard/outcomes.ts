@@ -1,5 +1,5 @@
 import type { AppStatsQuery } from "../graphql/graphql";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 export type OutcomeBucket = AppStatsQuery["appStats"]["outcomes"][number];
 
@@ -50,7 +50,7 @@ export function hourRows(buckets: OutcomeBucket[], hours: number, now = Date.now
 
 /** "14:00" within a day; "Mon 14:00" over several. */
 export function hourLabel(hours: number): (date: Date) => string {
-  const format = new Intl.DateTimeFormat(undefined, {
+  const format = new Intl.DateTimeFormat(locale(), {
     ...(hours > 24 ? { weekday: "short" } : {}),
     hour: "2-digit",
     minute: "2-digit",

@@ -56,11 +56,15 @@ export const resources = {
   "zh-CN": { translation: zhCN },
 } as const;
 
+const startLanguage = initialLanguage(storage(), browserLanguages());
+// Screen readers and the browser's own hyphenation and fonts follow it.
+document.documentElement.lang = startLanguage;
+
 // Synchronous: the resources are bundled, and modules that build labels
 // when they load call t as soon as they are imported.
 void i18next.use(initReactI18next).init({
   resources,
-  lng: initialLanguage(storage(), browserLanguages()),
+  lng: startLanguage,
   fallbackLng: "en",
   initAsync: false,
   // React escapes what it renders.
@@ -75,7 +79,7 @@ export const t = i18next.t.bind(i18next);
 
 /** The current language, as Intl formats want it. */
 export function locale(): Language {
-  return (matchLanguage(i18next.language) ?? "en");
+  return matchLanguage(i18next.language) ?? "en";
 }
 
 /** Keeps a language for the next visits and shows the console in it. */

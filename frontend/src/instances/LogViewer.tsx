@@ -19,7 +19,7 @@ import type { CombinedError } from "urql";
 import { errorMessage } from "../api/errors";
 import { downloadLog } from "./logFile";
 import type { LogLine } from "./useInstanceLogs";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 export const logLevels = ["DEBUG", "INFO", "WARN", "ERROR"] as const;
 
@@ -28,7 +28,7 @@ const levelColors: Record<string, string> = { DEBUG: "gray", INFO: "blue", WARN:
 /** How close to the end (px) still counts as at the end, for following. */
 const endSlack = 24;
 
-const timeFormat = new Intl.DateTimeFormat(undefined, {
+const timeFormat = new Intl.DateTimeFormat(locale(), {
   hour: "2-digit",
   minute: "2-digit",
   second: "2-digit",

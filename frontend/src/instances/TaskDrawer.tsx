@@ -8,7 +8,7 @@ import { usePolling } from "../components/usePolling";
 import { InstanceTaskQuery } from "./operations";
 import { StatusBadge } from "./StatusBadge";
 import { taskPollMs } from "./useTaskSummary";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 interface TaskDrawerProps {
   instanceId: string;
@@ -79,7 +79,7 @@ export function Preview({ label, text, size, none }: { label: string; text: stri
             {text}
           </Code>
           {cut && (
-            <Text size="xs" c="dimmed">{t("instances.TaskDrawer.theFirstCharactersOf", { format: new Intl.NumberFormat().format(text.length), formatBytes: formatBytes(size) })}</Text>
+            <Text size="xs" c="dimmed">{t("instances.TaskDrawer.theFirstCharactersOf", { format: new Intl.NumberFormat(locale()).format(text.length), formatBytes: formatBytes(size) })}</Text>
           )}
         </>
       )}

@@ -1,6 +1,6 @@
 import { Group, Progress, Stack, Text } from "@mantine/core";
 import type { ExecutionMode, InstanceFieldsFragment } from "../graphql/graphql";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 type Tasks = InstanceFieldsFragment["tasks"];
 
@@ -12,7 +12,7 @@ const parts = [
   { key: "waiting", label: "waiting", color: "gray" },
 ] as const;
 
-const number = new Intl.NumberFormat();
+const number = new Intl.NumberFormat(locale());
 
 /** The share of tasks that finished, in whole percent, never 100 before all have. */
 export function donePercent(tasks: Tasks): number {

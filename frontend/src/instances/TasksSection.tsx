@@ -13,7 +13,7 @@ import { StatusBadge } from "./StatusBadge";
 import { TaskDrawer } from "./TaskDrawer";
 import { taskFilterOf, taskFilters } from "./taskStatus";
 import { taskPollMs } from "./useTaskSummary";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 /** Tasks per page of the table. */
 export const taskPageSize = 20;
@@ -22,7 +22,7 @@ export const taskPageSize = 20;
 export const taskFilterParam = "taskStatus";
 export const taskParam = "task";
 
-const number = new Intl.NumberFormat();
+const number = new Intl.NumberFormat(locale());
 
 interface TasksSectionProps {
   instanceId: string;

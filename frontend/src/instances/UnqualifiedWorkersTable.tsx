@@ -32,7 +32,7 @@ export function UnqualifiedWorkersSection({ instance }: { instance: Unqualified 
   return (
     <Stack gap="xs" component="section" aria-labelledby={id}>
       <Title order={3} size="h5" id={id}>{t("instances.UnqualifiedWorkersTable.whyNoWorker")}</Title>
-      <Text size="xs" c="dimmed">{t("instances.UnqualifiedWorkersTable.at")}{" "}<Timestamp value={instance.unqualifiedAt} compact />{" "}{t("instances.UnqualifiedWorkersTable.noConnectedWorkerCould", { value: workers.length > 0 ? "; each worker of the app and the filter that ruled it out:" : "." })}</Text>
+      <Text size="xs" c="dimmed">{t("instances.UnqualifiedWorkersTable.at")}{" "}<Timestamp value={instance.unqualifiedAt} compact />{" "}{workers.length > 0 ? t("instances.UnqualifiedWorkersTable.noWorkerEach") : t("instances.UnqualifiedWorkersTable.noWorker")}</Text>
       {workers.length === 0 ? (
         <Text size="sm">{t("instances.UnqualifiedWorkersTable.noWorkerOfThe")}</Text>
       ) : (

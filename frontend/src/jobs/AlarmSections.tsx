@@ -17,7 +17,7 @@ import type {
 } from "../graphql/graphql";
 import { channelLabels, ruleLabels, shownTarget } from "./alarmForm";
 import { SendTestAlarmMutation } from "./operations";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 /** How many history entries a page adds; the server gives at most 200 at once. */
 export const alarmHistoryPageSize = 20;
@@ -183,7 +183,7 @@ export function AlarmHistoryTable({
         <Table.Tbody>
           {history.edges.map(({ node: r }) => (
             <Table.Tr key={r.id}>
-              <Table.Td>{new Date(r.time).toLocaleString()}</Table.Td>
+              <Table.Td>{new Date(r.time).toLocaleString(locale())}</Table.Td>
               <Table.Td>
                 <Code>{r.event}</Code>
                 {r.rule && (

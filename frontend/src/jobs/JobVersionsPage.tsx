@@ -11,7 +11,7 @@ import type { JobVersionsQuery } from "../graphql/graphql";
 import { JobHeader } from "./JobHeader";
 import { changedFields, lineDiff } from "./lineDiff";
 import { JobQuery, JobVersionsQuery as VersionsQuery, RestoreJobVersionMutation } from "./operations";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 
 type Version = NonNullable<JobVersionsQuery["job"]>["versions"][number];
 
@@ -93,7 +93,7 @@ export function JobVersionsPage() {
                       </Table.Td>
                       <Table.Td>{v.change}</Table.Td>
                       <Table.Td>{v.author || "—"}</Table.Td>
-                      <Table.Td>{new Date(v.createdAt).toLocaleString()}</Table.Td>
+                      <Table.Td>{new Date(v.createdAt).toLocaleString(locale())}</Table.Td>
                       <Table.Td>
                         {editor && v.version !== job.version && (
                           <Button size="xs" variant="default" loading={restoring.fetching} onClick={() => void doRestore(v)} aria-label={t("jobs.JobVersionsPage.restoreVersion", { version: v.version })}>{t("jobs.JobVersionsPage.restore")}</Button>

@@ -127,8 +127,8 @@ export function validateJob(v: JobFormValues): FormErrors {
     ["taskConcurrency", v.taskConcurrency, 1, limits.concurrency, t("jobs.validate.tasksOfOneInstance")],
     ["instanceRetries", v.instanceRetries, 0, limits.retries, t("jobs.validate.timesAFailedInstance")],
     ["taskRetries", v.taskRetries, 0, limits.retries, t("jobs.validate.timesAFailedTask")],
-    [t("jobs.validate.workerfilterMaxworkers"), v.workerFilter.maxWorkers, 0, limits.concurrency, t("jobs.validate.workersOneInstanceMay")],
-    [t("jobs.validate.workerfilterMincpucores"), v.workerFilter.minCpuCores, 0, limits.cpuCores, t("jobs.validate.cpuCoresAWorker")],
+    ["workerFilter.maxWorkers", v.workerFilter.maxWorkers, 0, limits.concurrency, t("jobs.validate.workersOneInstanceMay")],
+    ["workerFilter.minCpuCores", v.workerFilter.minCpuCores, 0, limits.cpuCores, t("jobs.validate.cpuCoresAWorker")],
     ["priority", v.priority, -limits.priority, limits.priority, t("jobs.validate.higherGoesFirstWhen")],
     ["retryDelayMs", v.retryDelayMs, 0, limits.retryDelayMs, t("jobs.validate.millisecondsBeforeTheFirst")],
   ];

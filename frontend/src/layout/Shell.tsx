@@ -4,6 +4,7 @@ import { Link, Outlet, useMatches } from "react-router";
 import { AppPicker } from "../apps/AppPicker";
 import { MainNav } from "./MainNav";
 import { Shortcuts } from "./Shortcuts";
+import { LanguageSwitch } from "./LanguageSwitch";
 import { UserMenu } from "./UserMenu";
 import { t } from "../i18n";
 
@@ -45,7 +46,10 @@ export function Shell() {
             <Anchor component={Link} to="/" fw={700} size="lg" c="var(--mantine-color-text)" underline="never">{t("layout.Shell.jobwheel3")}</Anchor>
             <AppPicker />
           </Group>
-          <UserMenu />
+          <Group gap="sm" wrap="nowrap">
+            <LanguageSwitch />
+            <UserMenu />
+          </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label={t("layout.Shell.main")}>

@@ -82,7 +82,7 @@ export function WorkflowRuns({ app, workflowId }: { app: string; workflowId?: st
                         <Anchor component={Link} to={appPath(app, "workflow-instances", r.id)}>
                           #{r.id}
                         </Anchor>
-                        <Text size="xs" c="dimmed">{t("workflows.WorkflowRuns.v", { version: r.version, value: r.parentNodeKey ? ` · nested (${r.parentNodeKey})` : "" })}</Text>
+                        <Text size="xs" c="dimmed">{r.parentNodeKey ? t("workflows.WorkflowRuns.versionNested", { version: r.version, parentNodeKey: r.parentNodeKey }) : t("workflows.WorkflowRuns.version", { version: r.version })}</Text>
                       </Table.Th>
                       {!workflowId && (
                         <Table.Td>
