@@ -5,6 +5,7 @@ import type { CombinedError } from "urql";
 import { errorMessage, fieldErrors } from "../api/errors";
 import { Truncated } from "./Truncated";
 import { t } from "../i18n";
+import { statusLabel } from "./statusLabel";
 
 /** What a run started: an instance of a job, a run of a workflow. */
 export interface Started {
@@ -66,7 +67,7 @@ export function RunDialog(props: RunDialogProps) {
               {startedNoun}{" "}
               <Anchor component={Link} to={started.to} fw={600}>
                 #{started.id}
-              </Anchor>{" "}{t("components.RunDialog.is", { toLowerCase: started.status.toLowerCase() })}</Text>
+              </Anchor>{" "}{t("components.RunDialog.is", { status: statusLabel(started.status).toLowerCase() })}</Text>
           </Alert>
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>{t("components.RunDialog.close")}</Button>

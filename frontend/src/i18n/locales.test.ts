@@ -1,8 +1,6 @@
 // Every string the console shows comes from the locale files: a key the
 // source uses must be in both, and the two must have the same keys, with
 // the same placeholders (a translation that drops {{name}} loses the name).
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import en from "./locales/en.json";
 import zhCN from "./locales/zh-CN.json";
 
@@ -26,23 +24,23 @@ const placeholders = (s: string) =>
     .sort()
     .join(",");
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === "graphql" ? [] : sourceFiles(path);
-    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
-  });
-}
+// The console's own source (not tests, not generated code), as text.
+const sources = Object.entries(
+  import.meta.glob<string>(["../**/*.{ts,tsx}", "!../**/*.test.{ts,tsx}", "!../graphql/**"], {
+    query: "?raw",
+    import: "default",
+    eager: true,
+  }),
+);
 
-const src = join(import.meta.dirname, "..");
 const enKeys = flatten(en as Tree);
 const zhKeys = flatten(zhCN as Tree);
 
 describe("the locale files", () => {
   it("have a translation in both languages for every key the source uses", () => {
     const used = new Set<string>();
-    for (const file of sourceFiles(src)) {
-      for (const m of readFileSync(file, "utf8").matchAll(/\bt\(\s*"([^"]+)"/g)) used.add(m[1] ?? "");
+    for (const [, text] of sources) {
+      for (const m of text.matchAll(/\bt\(\s*"([^"]+)"/g)) used.add(m[1] ?? "");
     }
     expect(used.size).toBeGreaterThan(1000);
     const enBase = baseKeys(enKeys);

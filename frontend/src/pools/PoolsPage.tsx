@@ -16,6 +16,7 @@ import { PoolDialog, type PoolDialogTarget } from "./PoolDialog";
 import { AppPoolsQuery, DeletePoolMutation } from "./operations";
 import { poolText as text } from "./strings";
 import { t } from "../i18n";
+import { statusLabel } from "../components/statusLabel";
 
 // A new pool is a Pool the list holds none of while it is empty.
 const context = { additionalTypenames: ["Pool"] };
@@ -222,12 +223,12 @@ function InstanceRow({ app, instance: i, queued }: { app: string; instance: Pool
         <Text size="sm" c="dimmed">
           {queued ? (
             <Badge size="xs" variant="light" color="orange">
-              {i.status}
+              {statusLabel(i.status)}
             </Badge>
           ) : (
             <>
               <Badge size="xs" variant="light">
-                {i.status}
+                {statusLabel(i.status)}
               </Badge>{" "}
               <Elapsed start={i.startedTime ?? i.actualTriggerTime ?? null} end={null} />
             </>
