@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -51,9 +54,11 @@ func (b *bench) shell(n, seconds int) map[string]any {
 	share := newCPUShare(e, false)
 	cpu0 := cpuSeconds(e.srv.Pid())
 	agentCPU0 := cpuSeconds(e.agents[0].Pid())
+	childCPU0 := childrenCPUSeconds(e.agents[0].Pid())
 	time.Sleep(time.Until(to))
 	cpu1 := cpuSeconds(e.srv.Pid())
 	agentCPU1 := cpuSeconds(e.agents[0].Pid())
+	childCPU1 := childrenCPUSeconds(e.agents[0].Pid())
 	cpuShare := share.finish()
 	profiles := prof.finish()
 	for _, id := range ids {
@@ -112,14 +117,20 @@ func (b *bench) shell(n, seconds int) map[string]any {
 		// Started to finished as the agent reports them: what running
 		// `true` costs the worker (directory, file, process, logs,
 		// report) while the task holds its slot.
-		"taskOverheadMs":  map[string]any{"p50": pct(overhead, 50), "p99": pct(overhead, 99), "max": pct(overhead, 100)},
-		"agentPeakRssMB":  agentRSS,
-		"agentCpuSec":     round(agentCPU1 - agentCPU0),
-		"serverCpuSec":    round(cpu1 - cpu0),
-		"serverPeakRssMB": peakRSSMB(e.srv.Pid()),
-		"profiles":        profiles,
-		"cpuSec":          cpuShare,
-		"perJob":          perJob,
+		"taskOverheadMs": map[string]any{"p50": pct(overhead, 50), "p99": pct(overhead, 99), "max": pct(overhead, 100)},
+		"agentPeakRssMB": agentRSS,
+		"agentCpuSec":    round(agentCPU1 - agentCPU0),
+		// The scripts' own CPU (the agent's reaped children), and both
+		// per task finished in the window: what a script costs the
+		// worker's machine, the agent's share apart from the process's.
+		"scriptsCpuSec":       round(childCPU1 - childCPU0),
+		"agentCpuUsPerTask":   perUnit(agentCPU1-agentCPU0, len(overhead)),
+		"scriptsCpuUsPerTask": perUnit(childCPU1-childCPU0, len(overhead)),
+		"serverCpuSec":        round(cpu1 - cpu0),
+		"serverPeakRssMB":     peakRSSMB(e.srv.Pid()),
+		"profiles":            profiles,
+		"cpuSec":              cpuShare,
+		"perJob":              perJob,
 	}
 }
 
@@ -157,3 +168,22 @@ func finished(rows []instanceTimes) bool {
 
 // ms is d in milliseconds, to the microsecond.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// perUnit is seconds per unit, in microseconds (0 without units).
+func perUnit(sec float64, units int) float64 {
+	if units == 0 {
+		return 0
+	}
+	return round(sec * 1e6 / float64(units))
+}
+
+// loadAvg is the machine's 1-minute load average at the end of a run: CPU
+// figures taken while other work shares the cores read higher.
+func loadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+	return f
+}

@@ -27,9 +27,16 @@ import (
 // Script runs the job's script text (TaskContext.ProcessorSpec) with an
 // interpreter:
 //
-//   - the script is written to a fresh directory under the worker's
-//     WorkDir, which is the working directory and is removed afterwards;
+//   - it runs in a fresh directory under the worker's WorkDir, which is
+//     removed afterwards;
 //   - it is run as `Interpreter Args… <script file> <job params> <instance params>`,
+//     the script written to that file in the directory; with InlineFlag
+//     (the shell's -c) a script of up to 64 KiB is given as text instead,
+//     `Interpreter Args… InlineFlag -- <script> <script file> <job params>
+//     <instance params>`, so $0, $1 and $2 and the shell's messages
+//     ("<script file>: 3: foo: not found") are the same while no file is
+//     written (its write, and the walk that removed it, were 12 of the
+//     ~300 system calls per `true`: docs/benchmarks.md);
 //     with the environment of the worker minus its JOBWHEEL_* variables
 //     (the app secret must not leak into jobs), plus JOBWHEEL_INSTANCE_ID,
 //     JOBWHEEL_TASK_ID, JOBWHEEL_JOB_ID, JOBWHEEL_TASK_NAME, JOBWHEEL_ATTEMPT,
@@ -62,6 +69,10 @@ type Script struct {
 	Args []string
 	// FileName is the script file's name in its temporary directory.
 	FileName string
+	// InlineFlag, when set, is the interpreter's option that takes the
+	// script as text ("-c"): a script up to maxInlineScript bytes is
+	// passed that way rather than written to FileName.
+	InlineFlag string
 	// Env is added to the environment.
 	Env []string
 	// KillGrace is the time between SIGTERM and SIGKILL (default 3s).
@@ -73,7 +84,7 @@ type Script struct {
 
 // Shell runs scripts with /bin/sh.
 func Shell() *Script {
-	return &Script{Interpreter: "/bin/sh", FileName: "script.sh"}
+	return &Script{Interpreter: "/bin/sh", FileName: "script.sh", InlineFlag: "-c"}
 }
 
 // Python runs scripts with python3, unbuffered so lines arrive as printed.
@@ -88,6 +99,10 @@ const (
 	pipeDrain = 2 * time.Second
 	// defaultResultBytes bounds a script's result.
 	defaultResultBytes = 4 << 10
+	// maxInlineScript bounds a script passed as an argument: Linux takes
+	// at most 128 KiB in one argument, and the environment and the
+	// parameters share the argument space.
+	maxInlineScript = 64 << 10
 )
 
 // Process runs the script. See Script.
@@ -101,6 +116,11 @@ func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
 		return worker.Result{}, fmt.Errorf("making the script's directory: %w", err)
 	}
 	defer func() {
+		// Most scripts leave their directory empty: one rmdir, and only
+		// otherwise the walk of RemoveAll.
+		if os.Remove(dir) == nil {
+			return
+		}
 		if err := os.RemoveAll(dir); err != nil {
 			ctx.Logger().Warn("removing the script's directory", "dir", dir, "err", err)
 		}
@@ -110,7 +130,10 @@ func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
 		name = "script"
 	}
 	file := filepath.Join(dir, name)
-	if err := os.WriteFile(file, []byte(script), 0o700); err != nil {
+	args := slices.Concat(s.Args, []string{file, ctx.JobParams(), ctx.InstanceParams()})
+	if s.InlineFlag != "" && len(script) <= maxInlineScript {
+		args = slices.Concat(s.Args, []string{s.InlineFlag, "--", script, file, ctx.JobParams(), ctx.InstanceParams()})
+	} else if err := os.WriteFile(file, []byte(script), 0o700); err != nil {
 		return worker.Result{}, fmt.Errorf("writing the script: %w", err)
 	}
 
@@ -118,16 +141,16 @@ func (s *Script) Process(ctx worker.TaskContext) (worker.Result, error) {
 	if err != nil {
 		return worker.Result{}, err
 	}
-	cmd := exec.Command(s.Interpreter, slices.Concat(s.Args, []string{file, ctx.JobParams(), ctx.InstanceParams()})...)
+	cmd := exec.Command(s.Interpreter, args...)
 	cmd.Dir = dir
 	cmd.Env = append(s.env(ctx), wf.env()...)
 	ownGroup(cmd)
-	outR, outW, err := os.Pipe()
+	outR, outW, err := outputPipe()
 	if err != nil {
 		return worker.Result{}, err
 	}
 	defer outR.Close()
-	errR, errW, err := os.Pipe()
+	errR, errW, err := outputPipe()
 	if err != nil {
 		outW.Close()
 		return worker.Result{}, err
