@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
+import i18next from "eslint-plugin-i18next";
 import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 
@@ -19,6 +20,29 @@ export default defineConfig(
       "@typescript-eslint/no-confusing-void-expression": "off",
       // Template literals with numbers read fine ("every 10 seconds").
       "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+    },
+  },
+  {
+    // Every user-visible string goes through t() (src/i18n): text in JSX,
+    // and the attributes people read. Code, symbols and units may stay.
+    files: ["src/**/*.tsx"],
+    ignores: ["**/*.test.tsx", "src/test/**"],
+    plugins: { i18next },
+    rules: {
+      "i18next/no-literal-string": [
+        "error",
+        {
+          mode: "jsx-only",
+          "jsx-attributes": {
+            include: [
+              "label", "title", "placeholder", "aria-label", "description", "error", "message", "confirmLabel",
+              "loading", "body", "alt", "empty", "heading", "hint", "legend", "nothingFoundMessage", "cancelLabel",
+              "copyLabel", "startedNoun", "none", "tooltip", "caption",
+            ],
+          },
+          words: { exclude: ["[0-9!-/:-@[-`{-~]+", "[A-Z_-]+", "[\\s✕▾·—→←↑↓…✓×#]+", "jobwheel", "UTC"] },
+        },
+      ],
     },
   },
   {

@@ -9,6 +9,7 @@ import { NotFoundPage } from "./layout/NotFoundPage";
 import { RouteError } from "./layout/RouteError";
 import { Shell, type RouteHandle } from "./layout/Shell";
 import { screens, type Screen } from "./screens";
+import { t } from "./i18n";
 
 const appScreens = screens.filter((s) => s.perApp);
 const firstAppScreen = appScreens[0];
@@ -59,7 +60,7 @@ export const routes: RouteObject[] = [
                 children: [
                   ...(firstAppScreen ? [{ index: true, element: <Navigate to={firstAppScreen.path} replace /> }] : []),
                   ...appScreens.map(appScreenRoute),
-                  { path: "*", Component: NotFoundPage, handle: { title: "Not found" } satisfies RouteHandle },
+                  { path: "*", Component: NotFoundPage, handle: { title: t("app.routes.notFound") } satisfies RouteHandle },
                 ],
               },
               ...appScreens.map(
@@ -69,7 +70,7 @@ export const routes: RouteObject[] = [
                   handle: { title: label } satisfies RouteHandle,
                 }),
               ),
-              { path: "*", Component: NotFoundPage, handle: { title: "Not found" } satisfies RouteHandle },
+              { path: "*", Component: NotFoundPage, handle: { title: t("app.routes.notFound") } satisfies RouteHandle },
             ],
           },
         ],

@@ -20,6 +20,7 @@ import { WorkflowsPage } from "./workflows/WorkflowsPage";
 import { NewWorkflowPage, WorkflowPage } from "./workflows/WorkflowPage";
 import { WorkflowRunPage } from "./workflows/WorkflowRunPage";
 import { WorkflowRunsPage } from "./workflows/WorkflowRunsPage";
+import { t } from "./i18n";
 
 /** A page below a screen, e.g. a job's edit page below Jobs. */
 export interface Page {
@@ -56,54 +57,54 @@ export interface Screen {
  * listed, so the navbar never leads anywhere empty.
  */
 export const screens: readonly [Screen, ...Screen[]] = [
-  { path: "apps", label: "Apps", Component: AppsPage },
+  { path: "apps", label: t("app.screens.apps"), Component: AppsPage },
   // The first per-app screen is where /apps/:app and the app picker lead.
-  { path: "dashboard", label: "Dashboard", Component: DashboardPage, perApp: true },
+  { path: "dashboard", label: t("app.screens.dashboard"), Component: DashboardPage, perApp: true },
   {
     path: "jobs",
-    label: "Jobs",
+    label: t("app.screens.jobs"),
     Component: JobsPage,
     perApp: true,
     pages: [
-      { path: "new", title: "New job", Component: NewJobPage },
-      { path: ":jobId", title: "Job", Component: JobPage },
-      { path: ":jobId/edit", title: "Edit job", Component: EditJobPage },
-      { path: ":jobId/versions", title: "Job versions", Component: JobVersionsPage },
-      { path: ":jobId/alarms", title: "Job alarms", Component: JobAlarmsPage },
+      { path: "new", title: t("app.screens.newJob"), Component: NewJobPage },
+      { path: ":jobId", title: t("app.screens.job"), Component: JobPage },
+      { path: ":jobId/edit", title: t("app.screens.editJob"), Component: EditJobPage },
+      { path: ":jobId/versions", title: t("app.screens.jobVersions"), Component: JobVersionsPage },
+      { path: ":jobId/alarms", title: t("app.screens.jobAlarms"), Component: JobAlarmsPage },
     ],
   },
   {
     path: "instances",
-    label: "Instances",
+    label: t("app.screens.instances"),
     Component: InstancesPage,
     perApp: true,
-    pages: [{ path: ":instanceId", title: "Instance", Component: InstancePage }],
+    pages: [{ path: ":instanceId", title: t("app.screens.instance"), Component: InstancePage }],
   },
   {
     path: "workflows",
-    label: "Workflows",
+    label: t("app.screens.workflows"),
     Component: WorkflowsPage,
     perApp: true,
     pages: [
-      { path: "new", title: "New workflow", Component: NewWorkflowPage },
-      { path: ":workflowId", title: "Workflow", Component: WorkflowPage },
+      { path: "new", title: t("app.screens.newWorkflow"), Component: NewWorkflowPage },
+      { path: ":workflowId", title: t("app.screens.workflow"), Component: WorkflowPage },
     ],
   },
   {
     // Its own URL, so alarms and other tools can link to a run.
     path: "workflow-instances",
-    label: "Workflow runs",
+    label: t("app.screens.workflowRuns"),
     Component: WorkflowRunsPage,
     perApp: true,
     navUnder: "workflows",
-    pages: [{ path: ":runId", title: "Workflow run", Component: WorkflowRunPage }],
+    pages: [{ path: ":runId", title: t("app.screens.workflowRun"), Component: WorkflowRunPage }],
   },
-  { path: "calendars", label: "Calendars", Component: CalendarsPage, perApp: true },
-  { path: "pools", label: "Pools", Component: PoolsPage, perApp: true },
-  { path: "workers", label: "Workers", Component: WorkersPage, perApp: true },
-  { path: "settings", label: "Settings", Component: AppSettingsPage, perApp: true },
-  { path: "audit", label: "Audit", Component: AuditPage, perApp: true },
-  { path: "servers", label: "Servers", Component: ServersPage },
-  { path: "users", label: "Users", Component: UsersPage, adminOnly: true },
-  { path: "tokens", label: "API tokens", Component: ApiTokensPage },
+  { path: "calendars", label: t("app.screens.calendars"), Component: CalendarsPage, perApp: true },
+  { path: "pools", label: t("app.screens.pools"), Component: PoolsPage, perApp: true },
+  { path: "workers", label: t("app.screens.workers"), Component: WorkersPage, perApp: true },
+  { path: "settings", label: t("app.screens.settings"), Component: AppSettingsPage, perApp: true },
+  { path: "audit", label: t("app.screens.audit"), Component: AuditPage, perApp: true },
+  { path: "servers", label: t("app.screens.servers"), Component: ServersPage },
+  { path: "users", label: t("app.screens.users"), Component: UsersPage, adminOnly: true },
+  { path: "tokens", label: t("app.screens.apiTokens"), Component: ApiTokensPage },
 ];

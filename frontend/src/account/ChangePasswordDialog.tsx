@@ -5,6 +5,7 @@ import { useMutation } from "urql";
 import { errorMessage, fieldErrors } from "../api/errors";
 import { useOpenings } from "../components/useOpenings";
 import { ChangePasswordMutation } from "./operations";
+import { t } from "../i18n";
 
 interface ChangePasswordDialogProps {
   opened: boolean;
@@ -15,7 +16,7 @@ interface ChangePasswordDialogProps {
 export function ChangePasswordDialog({ opened, onClose }: ChangePasswordDialogProps) {
   const openings = useOpenings(opened);
   return (
-    <Modal opened={opened} onClose={onClose} title="Change password">
+    <Modal opened={opened} onClose={onClose} title={t("account.ChangePasswordDialog.changePassword")}>
       <ChangePasswordForm key={openings} onDone={onClose} />
     </Modal>
   );
@@ -52,8 +53,8 @@ function ChangePasswordForm({ onDone }: { onDone: () => void }) {
     if (result.data?.changePassword) {
       notifications.show({
         color: "teal",
-        title: "Password changed",
-        message: "Your other sessions were logged out; this one goes on.",
+        title: t("account.ChangePasswordDialog.passwordChanged"),
+        message: t("account.ChangePasswordDialog.yourOtherSessionsWere"),
       });
       onDone();
     }
@@ -68,12 +69,12 @@ function ChangePasswordForm({ onDone }: { onDone: () => void }) {
     <form onSubmit={(e) => void submit(e)} noValidate>
       <Stack>
         {general && (
-          <Alert color="red" title="Could not change the password" role="alert">
+          <Alert color="red" title={t("account.ChangePasswordDialog.couldNotChangeThe")} role="alert">
             {general}
           </Alert>
         )}
         <PasswordInput
-          label="Current password"
+          label={t("account.ChangePasswordDialog.currentPassword")}
           required
           data-autofocus
           autoComplete="current-password"
@@ -84,8 +85,8 @@ function ChangePasswordForm({ onDone }: { onDone: () => void }) {
           aria-invalid={Boolean(fieldError("oldPassword"))}
         />
         <PasswordInput
-          label="New password"
-          description="At least 8 characters."
+          label={t("account.ChangePasswordDialog.newPassword")}
+          description={t("account.ChangePasswordDialog.atLeast8Characters")}
           required
           autoComplete="new-password"
           value={values.newPassword}
@@ -94,21 +95,17 @@ function ChangePasswordForm({ onDone }: { onDone: () => void }) {
           aria-invalid={Boolean(fieldError("newPassword"))}
         />
         <PasswordInput
-          label="Repeat the new password"
+          label={t("account.ChangePasswordDialog.repeatTheNewPassword")}
           required
           autoComplete="new-password"
           value={values.repeat}
           onChange={set("repeat")}
-          error={mismatch ? "does not match the new password" : undefined}
+          error={mismatch ? t("account.ChangePasswordDialog.doesNotMatchThe") : undefined}
           aria-invalid={mismatch}
         />
         <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Change password
-          </Button>
+          <Button variant="default" onClick={onDone}>{t("account.ChangePasswordDialog.cancel")}</Button>
+          <Button type="submit" loading={fetching}>{t("account.ChangePasswordDialog.changePassword")}</Button>
         </Group>
       </Stack>
     </form>

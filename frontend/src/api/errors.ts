@@ -1,4 +1,5 @@
 import type { CombinedError } from "urql";
+import { t } from "../i18n";
 
 /**
  * The values of extensions.code the server sends (docs/design.md §9.4); a
@@ -46,7 +47,7 @@ export function fieldErrors(error: CombinedError | undefined): Record<string, st
 /** What to tell a person about an error. */
 export function errorMessage(error: CombinedError): string {
   if (error.networkError) {
-    return "The server could not be reached. Check your connection and try again.";
+    return t("api.errors.theServerCouldNot");
   }
   const messages = error.graphQLErrors.map((e) => e.message);
   return messages.length > 0 ? messages.join("\n") : error.message;

@@ -1,4 +1,5 @@
 import { Button, Code, CopyButton, Stack, Tabs, Text } from "@mantine/core";
+import { t } from "../i18n";
 
 /** A value as one shell word: as it is when that is safe, else in single quotes. */
 export function shellWord(value: string): string {
@@ -17,7 +18,7 @@ function agentEnv(app: string, secret: string, server: string): [string, string]
 /** The command that starts the agent binary (bin/jobwheel-agent after `make build`). */
 export function binaryCommand(app: string, secret: string, server: string): string {
   const env = agentEnv(app, secret, server).map(([k, v]) => `${k}=${shellWord(v)}`);
-  return `${env.join(" \\\n")} \\\n./bin/jobwheel-agent`;
+  return t("apps.AgentCommand.binJobwheelAgent", { join: env.join(" \\\n") });
 }
 
 /**
@@ -28,7 +29,7 @@ export function binaryCommand(app: string, secret: string, server: string): stri
 export function dockerCommand(app: string, secret: string, server: string): string {
   const host = new URL(server).hostname;
   const loopback = host === "localhost" || host === "127.0.0.1" || host === "[::1]";
-  const env = agentEnv(app, secret, server).map(([k, v]) => `  -e ${k}=${shellWord(v)}`);
+  const env = agentEnv(app, secret, server).map(([k, v]) => t("apps.AgentCommand.e", { k: k, shellWord: shellWord(v) }));
   return [`docker run -d --name jobwheel-agent-${app}${loopback ? " --network host" : ""}`, ...env, "  jobwheel-agent"].join(
     " \\\n",
   );
@@ -43,7 +44,7 @@ function Command({ command, label }: { command: string; label: string }) {
       <CopyButton value={command}>
         {({ copied, copy }) => (
           <Button variant="default" size="xs" w="fit-content" onClick={copy} color={copied ? "teal" : undefined}>
-            {copied ? "Copied" : `Copy the ${label}`}
+            {copied ? t("apps.AgentCommand.copied") : t("apps.AgentCommand.copyThe", { label: label })}
           </Button>
         )}
       </CopyButton>
@@ -59,19 +60,17 @@ export function AgentCommand({ app, secret }: { app: string; secret: string }) {
   const server = window.location.origin;
   return (
     <Stack gap="xs">
-      <Text size="sm" fw={500}>
-        Start an agent that runs this app&rsquo;s SHELL, PYTHON and HTTP jobs:
-      </Text>
+      <Text size="sm" fw={500}>{t("apps.AgentCommand.startAnAgentThat")}</Text>
       <Tabs defaultValue="binary" keepMounted={false}>
         <Tabs.List>
-          <Tabs.Tab value="binary">Agent binary</Tabs.Tab>
-          <Tabs.Tab value="docker">Docker</Tabs.Tab>
+          <Tabs.Tab value="binary">{t("apps.AgentCommand.agentBinary")}</Tabs.Tab>
+          <Tabs.Tab value="docker">{t("apps.AgentCommand.docker")}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="binary" pt="xs">
-          <Command label="agent command" command={binaryCommand(app, secret, server)} />
+          <Command label={t("apps.AgentCommand.agentCommand")} command={binaryCommand(app, secret, server)} />
         </Tabs.Panel>
         <Tabs.Panel value="docker" pt="xs">
-          <Command label="docker command" command={dockerCommand(app, secret, server)} />
+          <Command label={t("apps.AgentCommand.dockerCommand")} command={dockerCommand(app, secret, server)} />
         </Tabs.Panel>
       </Tabs>
     </Stack>

@@ -3,6 +3,7 @@ import { useId } from "@mantine/hooks";
 import { useMatch, useNavigate } from "react-router";
 import { appPath, useRememberedApp } from "./currentApp";
 import { useApps } from "./useApps";
+import { t } from "../i18n";
 
 /**
  * The header's app choice. On a per-app screen it shows that screen's app,
@@ -28,9 +29,7 @@ export function AppPicker() {
 
   return (
     <Group gap={6} wrap="nowrap">
-      <Text component="label" htmlFor={id} size="sm" c="dimmed" fw={500}>
-        App
-      </Text>
+      <Text component="label" htmlFor={id} size="sm" c="dimmed" fw={500}>{t("apps.AppPicker.app")}</Text>
       <Select
         id={id}
         data={names}
@@ -38,10 +37,10 @@ export function AppPicker() {
         // Every choice, even of the app shown (from Apps, the app chosen
         // last shows, and choosing it opens it).
         onOptionSubmit={choose}
-        placeholder="Choose an app"
+        placeholder={t("apps.AppPicker.chooseAnApp")}
         searchable
         allowDeselect={false}
-        nothingFoundMessage="No such app"
+        nothingFoundMessage={t("apps.AppPicker.noSuchApp")}
         size="sm"
         w={200}
         comboboxProps={{ withinPortal: true }}

@@ -3,6 +3,7 @@ import { Link, Navigate, useLocation } from "react-router";
 import { ErrorState, LoadingState } from "../components/states";
 import { appPath, useRememberedApp } from "./currentApp";
 import { useApps } from "./useApps";
+import { t } from "../i18n";
 
 interface AppRedirectProps {
   /** The per-app screen's path, e.g. "jobs". */
@@ -23,7 +24,7 @@ export function AppRedirect({ screen, label }: AppRedirectProps) {
     return error ? (
       <ErrorState error={error} onRetry={() => reexecute({ requestPolicy: "network-only" })} />
     ) : (
-      <LoadingState label="Loading apps" />
+      <LoadingState label={t("apps.AppRedirect.loadingApps")} />
     );
   }
   const names = data.apps.map((a) => a.name);
@@ -32,13 +33,7 @@ export function AppRedirect({ screen, label }: AppRedirectProps) {
     return (
       <Stack>
         <Title order={2}>{label}</Title>
-        <Text>
-          {label} belong to an app, and there is none yet.{" "}
-          <Anchor component={Link} to="/apps">
-            Create an app
-          </Anchor>{" "}
-          first.
-        </Text>
+        <Text>{t("apps.AppRedirect.belongToAnApp", { label: label })}{" "}<Anchor component={Link} to="/apps">{t("apps.AppRedirect.createAnApp")}</Anchor>{" "}{t("apps.AppRedirect.first")}</Text>
       </Stack>
     );
   }

@@ -4,6 +4,7 @@ import { Link, Outlet } from "react-router";
 import { ErrorState, LoadingState } from "../components/states";
 import { useAppName, useRememberedApp } from "./currentApp";
 import { useApps } from "./useApps";
+import { t } from "../i18n";
 
 /**
  * The frame of the per-app screens (/apps/:app/…): it checks that the app
@@ -23,18 +24,14 @@ export function AppScope() {
     return error ? (
       <ErrorState error={error} onRetry={() => reexecute({ requestPolicy: "network-only" })} />
     ) : (
-      <LoadingState label="Loading apps" />
+      <LoadingState label={t("apps.AppScope.loadingApps")} />
     );
   }
   if (!exists) {
     return (
       <Stack>
-        <Title order={2}>No app “{app}”</Title>
-        <Text>
-          There is no app by this name, or you may not see it.{" "}
-          <Anchor component={Link} to="/apps">
-            See the apps
-          </Anchor>
+        <Title order={2}>{t("apps.AppScope.noApp", { app: app })}</Title>
+        <Text>{t("apps.AppScope.thereIsNoApp")}{" "}<Anchor component={Link} to="/apps">{t("apps.AppScope.seeTheApps")}</Anchor>
           .
         </Text>
       </Stack>

@@ -1,6 +1,7 @@
 import { SecretOnce } from "../components/SecretOnce";
 import { AgentCommand } from "./AgentCommand";
 import type { CreatedApp } from "./CreateAppForm";
+import { t } from "../i18n";
 
 interface AppSecretProps {
   created: CreatedApp;
@@ -15,9 +16,6 @@ export function AppSecret({ created, onDone }: AppSecretProps) {
       onDone={onDone}
       data-testid="app-secret"
       usage={<AgentCommand app={created.app.name} secret={created.secret} />}
-    >
-      App <strong>{created.app.name}</strong> was created. Its workers authenticate with this secret
-      (JOBWHEEL_APP_SECRET):
-    </SecretOnce>
+    >{t("apps.AppSecret.app")}{" "}<strong>{created.app.name}</strong>{" "}{t("apps.AppSecret.wasCreatedItsWorkers")}</SecretOnce>
   );
 }

@@ -5,6 +5,7 @@ import { QueryView } from "../components/QueryView";
 import { AppsTable } from "./AppsTable";
 import { CreateAppDialog } from "./CreateAppDialog";
 import { useApps } from "./useApps";
+import { t } from "../i18n";
 
 export function AppsPage() {
   const [result, reexecute] = useApps();
@@ -15,18 +16,18 @@ export function AppsPage() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>Apps</Title>
-        {admin && <Button onClick={open}>Create app</Button>}
+        <Title order={2}>{t("apps.AppsPage.apps")}</Title>
+        {admin && <Button onClick={open}>{t("apps.AppsPage.createApp")}</Button>}
       </Group>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading apps"
+        loading={t("apps.AppsPage.loadingApps")}
         isEmpty={(data) => data.apps.length === 0}
         empty={
           admin
-            ? "No apps yet. Create one, then start workers with its name and secret."
-            : "You have no role on any app yet. An app’s owner or an administrator can give you one."
+            ? t("apps.AppsPage.noAppsYetCreate")
+            : t("apps.AppsPage.youHaveNoRole")
         }
       >
         {(data) => <AppsTable apps={data.apps} />}

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import { Timestamp } from "../components/Timestamp";
 import type { AppsQuery } from "../graphql/graphql";
 import { appPath } from "./currentApp";
+import { t } from "../i18n";
 
 type App = AppsQuery["apps"][number];
 
@@ -12,10 +13,10 @@ export function AppsTable({ apps }: { apps: App[] }) {
       <Table striped highlightOnHover verticalSpacing="sm">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">Name</Table.Th>
-            <Table.Th scope="col">Description</Table.Th>
-            <Table.Th scope="col">Your role</Table.Th>
-            <Table.Th scope="col">Created</Table.Th>
+            <Table.Th scope="col">{t("apps.AppsTable.name")}</Table.Th>
+            <Table.Th scope="col">{t("apps.AppsTable.description")}</Table.Th>
+            <Table.Th scope="col">{t("apps.AppsTable.yourRole")}</Table.Th>
+            <Table.Th scope="col">{t("apps.AppsTable.created")}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Modal } from "@mantine/core";
 import { AppSecret } from "./AppSecret";
 import { CreateAppForm, type CreatedApp } from "./CreateAppForm";
+import { t } from "../i18n";
 
 interface CreateAppDialogProps {
   opened: boolean;
@@ -26,7 +27,7 @@ export function CreateAppDialog({ opened, onClose }: CreateAppDialogProps) {
       // Forget the secret once the dialog is gone; forgetting it sooner
       // would flash the form during the fade-out.
       onExitTransitionEnd={() => setCreated(null)}
-      title={created ? "App secret" : "Create app"}
+      title={created ? t("apps.CreateAppDialog.appSecret") : t("apps.CreateAppDialog.createApp")}
       size="lg"
       // While the secret shows, only Done or the close button dismisses it,
       // so a stray click or key press does not lose it.

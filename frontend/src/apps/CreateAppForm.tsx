@@ -4,6 +4,7 @@ import { useMutation } from "urql";
 import { errorMessage, fieldErrors } from "../api/errors";
 import type { CreateAppMutation } from "../graphql/graphql";
 import { CreateAppMutation as CreateApp } from "./operations";
+import { t } from "../i18n";
 
 export type CreatedApp = CreateAppMutation["createApp"];
 
@@ -40,13 +41,13 @@ export function CreateAppForm({ onCreated, onCancel }: CreateAppFormProps) {
     <form onSubmit={(e) => void submit(e)} noValidate>
       <Stack>
         {general && (
-          <Alert color="red" title="Could not create the app" role="alert">
+          <Alert color="red" title={t("apps.CreateAppForm.couldNotCreateThe")} role="alert">
             {general}
           </Alert>
         )}
         <TextInput
-          label="Name"
-          description="Workers name it in JOBWHEEL_APP: lower-case letters, digits, '-', '_' and '.', at most 64 characters."
+          label={t("apps.CreateAppForm.name")}
+          description={t("apps.CreateAppForm.workersNameItIn")}
           required
           data-autofocus
           maxLength={64}
@@ -57,7 +58,7 @@ export function CreateAppForm({ onCreated, onCancel }: CreateAppFormProps) {
           error={fieldError("name")}
         />
         <Textarea
-          label="Description"
+          label={t("apps.CreateAppForm.description")}
           autosize
           minRows={2}
           maxRows={6}
@@ -66,12 +67,8 @@ export function CreateAppForm({ onCreated, onCancel }: CreateAppFormProps) {
           error={fieldError("description")}
         />
         <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create app
-          </Button>
+          <Button variant="default" onClick={onCancel}>{t("apps.CreateAppForm.cancel")}</Button>
+          <Button type="submit" loading={fetching}>{t("apps.CreateAppForm.createApp")}</Button>
         </Group>
       </Stack>
     </form>

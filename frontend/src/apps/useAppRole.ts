@@ -1,6 +1,7 @@
 import { useParams } from "react-router";
 import type { AppRole } from "../graphql/graphql";
 import { useApps } from "./useApps";
+import { t } from "../i18n";
 
 /**
  * The caller's role on the app of the current per-app screen (App.myRole),
@@ -33,7 +34,7 @@ export function useCanEdit(): boolean {
 
 /** The roles, highest first, with what each may do (as the schema says). */
 export const appRoles: readonly { value: AppRole; label: string; description: string }[] = [
-  { value: "OWNER", label: "OWNER", description: "Everything an editor may, and manage members and the app secret" },
-  { value: "EDITOR", label: "EDITOR", description: "Create, change, run and stop jobs and workflows" },
-  { value: "VIEWER", label: "VIEWER", description: "Read only" },
+  { value: "OWNER", label: "OWNER", description: t("apps.useAppRole.everythingAnEditorMay") },
+  { value: "EDITOR", label: "EDITOR", description: t("apps.useAppRole.createChangeRunAnd") },
+  { value: "VIEWER", label: "VIEWER", description: t("apps.useAppRole.readOnly") },
 ];

@@ -6,6 +6,7 @@ import { QueryView } from "../components/QueryView";
 import { useKeptData } from "../components/useKeptData";
 import { AuditTable } from "./AuditTable";
 import { AuditLogQuery } from "./operations";
+import { t } from "../i18n";
 
 export const auditPageSize = 50;
 
@@ -22,18 +23,15 @@ export function AuditPage() {
   return (
     <Stack>
       <div>
-        <Title order={2}>Audit log</Title>
-        <Text c="dimmed" size="sm">
-          Every change made to app {app} through the console or the API: who made it, when, and the fields it changed
-          (secrets are never recorded). Refused attempts are listed with their error.
-        </Text>
+        <Title order={2}>{t("audit.AuditPage.auditLog")}</Title>
+        <Text c="dimmed" size="sm">{t("audit.AuditPage.everyChangeMadeTo", { app: app })}</Text>
       </div>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading the audit log"
+        loading={t("audit.AuditPage.loadingTheAuditLog")}
         isEmpty={(data) => data.auditLog.edges.length === 0}
-        empty={<>Nothing has been changed in app {app} yet.</>}
+        empty={<>{t("audit.AuditPage.nothingHasBeenChanged", { app: app })}</>}
       >
         {(data) => (
           <>

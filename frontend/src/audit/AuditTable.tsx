@@ -1,6 +1,7 @@
 import { Badge, Code, Table, Text } from "@mantine/core";
 import { Link } from "react-router";
 import type { AuditRowFragment } from "../graphql/graphql";
+import { locale, t } from "../i18n";
 
 /** A value as the log shows it: JSON, shortened when long. */
 export function showValue(v: unknown): string {
@@ -41,12 +42,12 @@ export function AuditTable({ app, entries }: { app: string; entries: AuditRowFra
     <Table striped verticalSpacing="xs">
       <Table.Thead>
         <Table.Tr>
-          <Table.Th>When</Table.Th>
-          <Table.Th>Who</Table.Th>
-          <Table.Th>Action</Table.Th>
-          <Table.Th>Object</Table.Th>
-          <Table.Th>Outcome</Table.Th>
-          <Table.Th>Changes</Table.Th>
+          <Table.Th>{t("audit.AuditTable.when")}</Table.Th>
+          <Table.Th>{t("audit.AuditTable.who")}</Table.Th>
+          <Table.Th>{t("audit.AuditTable.action")}</Table.Th>
+          <Table.Th>{t("audit.AuditTable.object")}</Table.Th>
+          <Table.Th>{t("audit.AuditTable.outcome")}</Table.Th>
+          <Table.Th>{t("audit.AuditTable.changes")}</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -56,14 +57,12 @@ export function AuditTable({ app, entries }: { app: string; entries: AuditRowFra
           return (
             <Table.Tr key={e.id}>
               <Table.Td>
-                <Text size="sm">{new Date(e.time).toLocaleString()}</Text>
+                <Text size="sm">{new Date(e.time).toLocaleString(locale())}</Text>
               </Table.Td>
               <Table.Td>
-                <Text size="sm">{e.actor || "anonymous"}</Text>
+                <Text size="sm">{e.actor || t("common.anonymous")}</Text>
                 {e.tokenName && (
-                  <Text size="xs" c="dimmed">
-                    token {e.tokenName}
-                  </Text>
+                  <Text size="xs" c="dimmed">{t("audit.AuditTable.token", { tokenName: e.tokenName })}</Text>
                 )}
                 {e.clientAddress && (
                   <Text size="xs" c="dimmed">

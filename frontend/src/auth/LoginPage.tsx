@@ -7,21 +7,23 @@ import { useResetApi } from "../api/ApiProvider";
 import { errorMessage } from "../api/errors";
 import { afterLogin } from "./loginPath";
 import { LoginMutation, SignInOptionsQuery } from "./operations";
+import { t } from "../i18n";
+import { LanguageSwitch } from "../layout/LanguageSwitch";
 
 /**
  * Why single sign-on sent the browser back here (?sso_error=, set by the
  * server's callback; docs/sso.md).
  */
 const ssoErrors: Record<string, string> = {
-  denied: "The identity provider refused, or your account is not allowed here (domain or group). Ask your administrator.",
-  expired: "The sign-in took too long or was started in another tab. Try again.",
-  conflict: "A local user already has your name; an administrator must rename or remove it before you can sign in.",
-  unavailable: "The identity provider cannot be reached right now. Try again later.",
-  failed: "Signing in failed. Try again; if it keeps failing, the server's log says why.",
+  denied: t("auth.LoginPage.theIdentityProviderRefused"),
+  expired: t("auth.LoginPage.theSignInTook"),
+  conflict: t("auth.LoginPage.aLocalUserAlready"),
+  unavailable: t("auth.LoginPage.theIdentityProviderCannot"),
+  failed: t("auth.LoginPage.signingInFailedTry"),
 };
 
 export function LoginPage() {
-  useDocumentTitle("Log in · jobwheel");
+  useDocumentTitle(t("auth.LoginPage.logInJobwheel"));
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const resetApi = useResetApi();
@@ -50,19 +52,18 @@ export function LoginPage() {
 
   return (
     <Center mih="100dvh" p="md">
+      <Stack align="center" w="100%">
       <Paper component="main" withBorder shadow="sm" p="xl" radius="md" w="100%" maw={380}>
         <form onSubmit={(e) => void submit(e)}>
           <Stack>
-            <Title order={1} size="h2">
-              jobwheel
-            </Title>
+            <Title order={1} size="h2">{t("auth.LoginPage.jobwheel")}</Title>
             {error && (
-              <Alert color="red" title="Could not log in" role="alert">
+              <Alert color="red" title={t("auth.LoginPage.couldNotLogIn")} role="alert">
                 {errorMessage(error)}
               </Alert>
             )}
             {ssoError && !error && (
-              <Alert color="red" title="Could not sign in" role="alert">
+              <Alert color="red" title={t("auth.LoginPage.couldNotSignIn")} role="alert">
                 {ssoErrors[ssoError] ?? ssoErrors.failed}
               </Alert>
             )}
@@ -72,16 +73,14 @@ export function LoginPage() {
                 href={`${sso.loginUrl}?next=${encodeURIComponent(afterLogin(params.get("next")))}`}
                 variant={passwords ? "default" : "filled"}
                 fullWidth
-              >
-                Sign in with {sso.name}
-              </Button>
+              >{t("auth.LoginPage.signInWith", { name: sso.name })}</Button>
             )}
-            {sso && passwords && <Divider label="or with a password" labelPosition="center" />}
+            {sso && passwords && <Divider label={t("auth.LoginPage.orWithAPassword")} labelPosition="center" />}
             {passwords && (
               <>
                 {/* Every field is required; asterisks would only add noise here. */}
                 <TextInput
-                  label="Username"
+                  label={t("auth.LoginPage.username")}
                   name="username"
                   autoComplete="username"
                   required
@@ -94,7 +93,7 @@ export function LoginPage() {
                   }}
                 />
                 <PasswordInput
-                  label="Password"
+                  label={t("auth.LoginPage.password")}
                   name="password"
                   autoComplete="current-password"
                   required
@@ -105,14 +104,14 @@ export function LoginPage() {
                     setError(undefined);
                   }}
                 />
-                <Button type="submit" loading={fetching} fullWidth>
-                  Log in
-                </Button>
+                <Button type="submit" loading={fetching} fullWidth>{t("auth.LoginPage.logIn")}</Button>
               </>
             )}
           </Stack>
         </form>
       </Paper>
+      <LanguageSwitch />
+      </Stack>
     </Center>
   );
 }

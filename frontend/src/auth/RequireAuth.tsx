@@ -4,6 +4,7 @@ import { hasErrorCode } from "../api/errors";
 import { ErrorState, LoadingState } from "../components/states";
 import { loginPath } from "./loginPath";
 import { MeQuery } from "./operations";
+import { t } from "../i18n";
 
 /** Renders its child routes for a logged-in user; sends anyone else to log in. */
 export function RequireAuth() {
@@ -19,5 +20,5 @@ export function RequireAuth() {
   if (error) {
     return <ErrorState error={error} onRetry={() => reexecute({ requestPolicy: "network-only" })} fullPage />;
   }
-  return <LoadingState label="Loading jobwheel" fullPage />;
+  return <LoadingState label={t("auth.RequireAuth.loadingJobwheel")} fullPage />;
 }

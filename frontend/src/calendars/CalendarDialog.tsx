@@ -7,6 +7,7 @@ import { useOpenings } from "../components/useOpenings";
 import type { CalendarFieldsFragment } from "../graphql/graphql";
 import { formatDates, parseDates } from "./dates";
 import { CreateCalendarMutation, UpdateCalendarMutation } from "./operations";
+import { t } from "../i18n";
 
 /** What the dialog shows: a new calendar, or one to edit (or, read-only, to look at). */
 export type CalendarDialogTarget = { kind: "new" } | { kind: "edit"; calendar: CalendarFieldsFragment };
@@ -21,10 +22,13 @@ interface CalendarDialogProps {
 }
 
 /** Creates a calendar, or edits one (its name, description and dates). */
+/** Two example dates, one a line. */
+const datesPlaceholder = ["2026-12-25", "2026-12-26"].join("\n");
+
 export function CalendarDialog({ app, target, readOnly, onClose }: CalendarDialogProps) {
   const openings = useOpenings(target !== null);
   const calendar = target?.kind === "edit" ? target.calendar : null;
-  const title = !target ? "" : calendar ? (readOnly ? `Calendar ${calendar.name}` : `Edit ${calendar.name}`) : "New calendar";
+  const title = !target ? "" : calendar ? (readOnly ? t("calendars.CalendarDialog.calendar", { name: calendar.name }) : t("calendars.CalendarDialog.edit", { name: calendar.name })) : t("calendars.CalendarDialog.newCalendar");
   return (
     <Modal opened={target !== null} onClose={onClose} title={title} size="lg">
       {target && (
@@ -55,7 +59,7 @@ function CalendarForm({ app, calendar, readOnly, onDone }: CalendarFormProps) {
 
   const errors = fieldErrors(error);
   const general = error && !fields.some((f) => f in errors) ? errorMessage(error) : undefined;
-  const datesError = submitted && bad.length > 0 ? `Not a date such as 2026-12-25: ${bad.join(", ")}` : errors["dates"];
+  const datesError = submitted && bad.length > 0 ? t("calendars.CalendarDialog.notADateSuch", { join: bad.join(", ") }) : errors[t("calendars.CalendarDialog.dates")];
 
   async function submit(event: SubmitEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -64,7 +68,7 @@ function CalendarForm({ app, calendar, readOnly, onDone }: CalendarFormProps) {
     const input = { app, name: name.trim(), description, dates };
     const result = calendar ? await update({ id: calendar.id, input }) : await create({ input });
     if (result.error) return;
-    notifications.show({ color: "teal", message: `${calendar ? "Saved" : "Created"} calendar ${input.name}.` });
+    notifications.show({ color: "teal", message: (calendar ? t("calendars.CalendarDialog.savedCalendar", { name: input.name }) : t("calendars.CalendarDialog.createdCalendar", { name: input.name })) });
     onDone();
   }
 
@@ -74,15 +78,15 @@ function CalendarForm({ app, calendar, readOnly, onDone }: CalendarFormProps) {
       <fieldset disabled={readOnly} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack>
           {general && (
-            <Alert color="red" title={`Could not ${calendar ? "save" : "create"} the calendar`} role="alert">
+            <Alert color="red" title={(calendar ? t("calendars.CalendarDialog.couldNotSave") : t("calendars.CalendarDialog.couldNotCreate"))} role="alert">
               <Text size="sm" style={{ whiteSpace: "pre-line" }}>
                 {general}
               </Text>
             </Alert>
           )}
           <TextInput
-            label="Name"
-            description="Unique in the app; jobs name it as their calendar."
+            label={t("calendars.CalendarDialog.name")}
+            description={t("calendars.CalendarDialog.uniqueInTheApp")}
             required
             data-autofocus
             maxLength={128}
@@ -92,17 +96,17 @@ function CalendarForm({ app, calendar, readOnly, onDone }: CalendarFormProps) {
             error={errors["name"]}
           />
           <TextInput
-            label="Description"
-            placeholder="e.g. Public holidays in Germany"
+            label={t("calendars.CalendarDialog.description")}
+            placeholder={t("calendars.CalendarDialog.eGPublicHolidays")}
             maxLength={2000}
             value={description}
             onChange={(e) => setDescription(e.currentTarget.value)}
             error={errors["description"]}
           />
           <Textarea
-            label="Excluded dates"
-            description={`YYYY-MM-DD, one a line (commas and spaces work too); the jobs using it do not fire on these days, in each job's time zone. ${dates.length} ${dates.length === 1 ? "date" : "dates"}.`}
-            placeholder={"2026-12-25\n2026-12-26"}
+            label={t("calendars.CalendarDialog.excludedDates")}
+            description={t("calendars.CalendarDialog.yyyyMmDdOne", { count: dates.length })}
+            placeholder={datesPlaceholder}
             autosize
             minRows={6}
             maxRows={16}
@@ -116,11 +120,11 @@ function CalendarForm({ app, calendar, readOnly, onDone }: CalendarFormProps) {
       </fieldset>
       <Group justify="flex-end" mt="md">
         <Button variant="default" onClick={onDone}>
-          {readOnly ? "Close" : "Cancel"}
+          {readOnly ? t("calendars.CalendarDialog.close") : t("calendars.CalendarDialog.cancel")}
         </Button>
         {!readOnly && (
           <Button type="submit" loading={fetching}>
-            {calendar ? "Save calendar" : "Create calendar"}
+            {calendar ? t("calendars.CalendarDialog.saveCalendar") : t("calendars.CalendarDialog.createCalendar")}
           </Button>
         )}
       </Group>

@@ -13,6 +13,7 @@ import type { CalendarFieldsFragment } from "../graphql/graphql";
 import { CalendarDialog, type CalendarDialogTarget } from "./CalendarDialog";
 import { today, upcoming } from "./dates";
 import { AppCalendarsQuery, DeleteCalendarMutation } from "./operations";
+import { t } from "../i18n";
 
 // A new calendar is a Calendar the list holds none of while it is empty.
 const context = { additionalTypenames: ["Calendar"] };
@@ -30,28 +31,26 @@ export function CalendarsPage() {
   const deleting = useConfirmed(
     DeleteCalendarMutation,
     (c: CalendarFieldsFragment) => ({ id: c.id }),
-    (c) => `Deleted calendar ${c.name}.`,
+    (c) => t("calendars.CalendarsPage.deletedCalendar", { name: c.name }),
     refetch,
   );
 
   return (
     <Stack>
       <PageHeader
-        title="Calendars"
-        description="Dates on which the CRON and FIXED_RATE jobs that name a calendar do not fire (holidays), in each job’s time zone. A job picks its calendar in its schedule."
+        title={t("calendars.CalendarsPage.calendars")}
+        description={t("calendars.CalendarsPage.datesOnWhichThe")}
       >
         {canEdit && (
-          <Button onClick={() => setTarget({ kind: "new" })} style={{ flexShrink: 0 }}>
-            New calendar
-          </Button>
+          <Button onClick={() => setTarget({ kind: "new" })} style={{ flexShrink: 0 }}>{t("calendars.CalendarsPage.newCalendar")}</Button>
         )}
       </PageHeader>
       <QueryView
         result={result}
         onRetry={refetch}
-        loading="Loading calendars"
+        loading={t("calendars.CalendarsPage.loadingCalendars")}
         isEmpty={(data) => data.calendars.length === 0}
-        empty={`App ${app} has no calendars yet.`}
+        empty={t("calendars.CalendarsPage.appHasNoCalendars", { app: app })}
       >
         {(data) => (
           <CalendarsTable
@@ -64,10 +63,7 @@ export function CalendarsPage() {
         )}
       </QueryView>
       <CalendarDialog app={app} target={target} readOnly={!canEdit} onClose={() => setTarget(null)} />
-      <ConfirmDialog title="Delete calendar" confirmLabel="Delete calendar" danger {...deleting.dialog}>
-        Delete calendar <strong>{deleting.item?.name}</strong>? A calendar that jobs still use cannot be deleted: pick
-        another for them first.
-      </ConfirmDialog>
+      <ConfirmDialog title={t("calendars.CalendarsPage.deleteCalendar")} confirmLabel={t("calendars.CalendarsPage.deleteCalendar")} danger {...deleting.dialog}>{t("calendars.CalendarsPage.deleteCalendar")}{" "}<strong>{deleting.item?.name}</strong>{t("calendars.CalendarsPage.aCalendarThatJobs")}</ConfirmDialog>
     </Stack>
   );
 }
@@ -84,16 +80,16 @@ function CalendarsTable({ app, calendars, canEdit, onOpen, onDelete }: Calendars
   const from = today();
   return (
     <Table.ScrollContainer minWidth={800}>
-      <Table striped highlightOnHover verticalSpacing="sm" aria-label="Calendars">
+      <Table striped highlightOnHover verticalSpacing="sm" aria-label={t("calendars.CalendarsPage.calendars")}>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">Name</Table.Th>
-            <Table.Th scope="col">Dates</Table.Th>
-            <Table.Th scope="col">Next dates</Table.Th>
-            <Table.Th scope="col">Used by</Table.Th>
-            <Table.Th scope="col">Changed</Table.Th>
+            <Table.Th scope="col">{t("calendars.CalendarsPage.name")}</Table.Th>
+            <Table.Th scope="col">{t("calendars.CalendarsPage.dates")}</Table.Th>
+            <Table.Th scope="col">{t("calendars.CalendarsPage.nextDates")}</Table.Th>
+            <Table.Th scope="col">{t("calendars.CalendarsPage.usedBy")}</Table.Th>
+            <Table.Th scope="col">{t("calendars.CalendarsPage.changed")}</Table.Th>
             <Table.Th scope="col">
-              <VisuallyHidden>Actions</VisuallyHidden>
+              <VisuallyHidden>{t("calendars.CalendarsPage.actions")}</VisuallyHidden>
             </Table.Th>
           </Table.Tr>
         </Table.Thead>
@@ -123,9 +119,7 @@ function CalendarsTable({ app, calendars, canEdit, onOpen, onDelete }: Calendars
                       ))}
                     </Group>
                   ) : (
-                    <Text size="sm" c="dimmed">
-                      none ahead
-                    </Text>
+                    <Text size="sm" c="dimmed">{t("calendars.CalendarsPage.noneAhead")}</Text>
                   )}
                 </Table.Td>
                 <Table.Td>
@@ -138,9 +132,7 @@ function CalendarsTable({ app, calendars, canEdit, onOpen, onDelete }: Calendars
                       ))}
                     </Group>
                   ) : (
-                    <Text size="sm" c="dimmed">
-                      no job
-                    </Text>
+                    <Text size="sm" c="dimmed">{t("calendars.CalendarsPage.noJob")}</Text>
                   )}
                 </Table.Td>
                 <Table.Td>
@@ -152,14 +144,12 @@ function CalendarsTable({ app, calendars, canEdit, onOpen, onDelete }: Calendars
                       size="xs"
                       variant="light"
                       onClick={() => onOpen(c)}
-                      aria-label={canEdit ? `Edit ${c.name}` : `Show ${c.name}`}
+                      aria-label={canEdit ? t("calendars.CalendarsPage.edit", { name: c.name }) : t("calendars.CalendarsPage.show", { name: c.name })}
                     >
-                      {canEdit ? "Edit" : "Show"}
+                      {canEdit ? t("calendars.CalendarsPage.edit2") : t("calendars.CalendarsPage.show2")}
                     </Button>
                     {canEdit && (
-                      <Button size="xs" variant="subtle" color="red" onClick={() => onDelete(c)} aria-label={`Delete ${c.name}`}>
-                        Delete
-                      </Button>
+                      <Button size="xs" variant="subtle" color="red" onClick={() => onDelete(c)} aria-label={t("calendars.CalendarsPage.delete2", { name: c.name })}>{t("calendars.CalendarsPage.delete")}</Button>
                     )}
                   </Group>
                 </Table.Td>

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Alert, Button, Group, Modal, Stack, Text } from "@mantine/core";
 import type { CombinedError } from "urql";
 import { errorMessage } from "../api/errors";
+import { t } from "../i18n";
 
 interface ConfirmDialogProps {
   opened: boolean;
@@ -41,16 +42,14 @@ export function ConfirmDialog({
           {children}
         </Text>
         {error && (
-          <Alert color="red" title="It did not work" role="alert">
+          <Alert color="red" title={t("components.ConfirmDialog.itDidNotWork")} role="alert">
             <Text size="sm" style={{ whiteSpace: "pre-line" }}>
               {errorMessage(error)}
             </Text>
           </Alert>
         )}
         <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+          <Button variant="default" onClick={onClose}>{t("components.ConfirmDialog.cancel")}</Button>
           <Button
             color={danger ? "red" : undefined}
             loading={busy}

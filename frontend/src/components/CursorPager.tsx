@@ -1,6 +1,7 @@
 import { useCallback } from "react";
 import { Button, Group, Text } from "@mantine/core";
 import { useSearchParams } from "react-router";
+import { t } from "../i18n";
 
 /** The query parameter that holds the cursors of the pages walked so far, one per page after the first. */
 export const cursorParam = "cursor";
@@ -54,17 +55,10 @@ interface CursorPagerProps {
 export function CursorPager({ page, pageCount, hasNextPage, onPrevious, onNext }: CursorPagerProps) {
   if (page === 1 && !hasNextPage) return null;
   return (
-    <Group justify="flex-end" gap="sm" component="nav" aria-label="Pages">
-      <Button variant="default" size="xs" disabled={page === 1} onClick={onPrevious}>
-        Previous
-      </Button>
-      <Text size="sm" c="dimmed" aria-live="polite">
-        Page {page}
-        {pageCount !== undefined && pageCount >= page ? ` of ${pageCount}` : ""}
-      </Text>
-      <Button variant="default" size="xs" disabled={!hasNextPage} onClick={onNext}>
-        Next
-      </Button>
+    <Group justify="flex-end" gap="sm" component="nav" aria-label={t("components.CursorPager.pages")}>
+      <Button variant="default" size="xs" disabled={page === 1} onClick={onPrevious}>{t("components.CursorPager.previous")}</Button>
+      <Text size="sm" c="dimmed" aria-live="polite">{pageCount !== undefined && pageCount >= page ? t("components.CursorPager.pageOf", { page, pageCount }) : t("components.CursorPager.page", { page })}</Text>
+      <Button variant="default" size="xs" disabled={!hasNextPage} onClick={onNext}>{t("components.CursorPager.next")}</Button>
     </Group>
   );
 }

@@ -3,6 +3,7 @@ import { Text, TextInput } from "@mantine/core";
 import { useDebouncedCallback } from "@mantine/hooks";
 import { Link, useSearchParams } from "react-router";
 import { withoutCursor } from "./CursorPager";
+import { t } from "../i18n";
 
 /** The query parameter a list's search is kept in. */
 const searchParam = "q";
@@ -56,25 +57,21 @@ export function ListSearchField({ label, placeholder, typed, onType }: {
 
 interface NoneFoundProps {
   app: string;
-  /** What the list holds, singular, e.g. "job". */
-  noun: string;
+  /** What the list holds. */
+  kind: "job" | "workflow";
   search: string;
   /** Where a new one is created; null: the caller may not create one. */
   createPath: string | null;
 }
 
 /** A list's empty state: nothing matches the search, or the app has none yet (and how to make one). */
-export function NoneFound({ app, noun, search, createPath }: NoneFoundProps): ReactNode {
-  if (search) return <>No {noun}’s name contains “{search}”.</>;
+export function NoneFound({ app, kind, search, createPath }: NoneFoundProps): ReactNode {
+  if (search) return <>{(kind === "job" ? t("components.ListSearch.noneMatch.job", { search }) : t("components.ListSearch.noneMatch.workflow", { search }))}</>;
   return (
-    <>
-      App {app} has no {noun}s yet.
-      {createPath && (
+    <>{(kind === "job" ? t("components.ListSearch.noneYet.job", { app }) : t("components.ListSearch.noneYet.workflow", { app }))}{createPath && (
         <>
           {" "}
-          <Text component={Link} to={createPath} c="blue" inherit>
-            Create one
-          </Text>
+          <Text component={Link} to={createPath} c="blue" inherit>{t("components.ListSearch.createOne")}</Text>
           .
         </>
       )}

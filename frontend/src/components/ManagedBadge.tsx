@@ -1,4 +1,5 @@
 import { Badge } from "@mantine/core";
+import { t } from "../i18n";
 
 /** Who keeps an object's definition (Job, Workflow: managedBy and managedSource). */
 export interface Managed {
@@ -10,15 +11,15 @@ export interface Managed {
 export function managedNote({ managedBy, managedSource }: Managed): string | null {
   if (!managedBy) return null;
   return managedSource === "FILES"
-    ? `Applied from the files of set ${managedBy} (jobwheel apply): the next apply of the set overwrites a change saved here.`
-    : `Declared in the code of job set ${managedBy}: the next time one of its workers connects, it overwrites a change saved here.`;
+    ? t("components.ManagedBadge.appliedFromTheFiles", { managedBy: managedBy })
+    : t("components.ManagedBadge.declaredInTheCode", { managedBy: managedBy });
 }
 
 /** A badge for a job or workflow that a set of files or of code manages; nothing for one that none does. */
 export function ManagedBadge(props: Managed) {
   const note = managedNote(props);
   if (!note) return null;
-  const label = props.managedSource === "FILES" ? `Managed by ${props.managedBy} (files)` : `Managed by code: ${props.managedBy}`;
+  const label = props.managedSource === t("components.ManagedBadge.files") ? t("components.ManagedBadge.managedByFiles", { managedBy: props.managedBy }) : t("components.ManagedBadge.managedByCode", { managedBy: props.managedBy });
   return (
     <Badge variant="light" color="violet" w="fit-content" title={note} style={{ textTransform: "none" }}>
       {label}

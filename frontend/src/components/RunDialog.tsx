@@ -4,6 +4,8 @@ import { Link } from "react-router";
 import type { CombinedError } from "urql";
 import { errorMessage, fieldErrors } from "../api/errors";
 import { Truncated } from "./Truncated";
+import { t } from "../i18n";
+import { statusLabel } from "./statusLabel";
 
 /** What a run started: an instance of a job, a run of a workflow. */
 export interface Started {
@@ -60,29 +62,23 @@ export function RunDialog(props: RunDialogProps) {
     >
       {started ? (
         <Stack>
-          <Alert color="teal" title="Started" role="status">
+          <Alert color="teal" title={t("components.RunDialog.started")} role="status">
             <Text size="sm">
               {startedNoun}{" "}
               <Anchor component={Link} to={started.to} fw={600}>
                 #{started.id}
-              </Anchor>{" "}
-              is {started.status.toLowerCase()}.
-            </Text>
+              </Anchor>{" "}{t("components.RunDialog.is", { status: statusLabel(started.status).toLowerCase() })}</Text>
           </Alert>
           <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Close
-            </Button>
-            <Button component={Link} to={started.to}>
-              Open {startedNoun.toLowerCase()} #{started.id}
-            </Button>
+            <Button variant="default" onClick={onClose}>{t("components.RunDialog.close")}</Button>
+            <Button component={Link} to={started.to}>{t("components.RunDialog.open", { toLowerCase: startedNoun.toLowerCase(), id: started.id })}</Button>
           </Group>
         </Stack>
       ) : (
         <form onSubmit={submit} noValidate>
           <Stack>
             {general && (
-              <Alert color="red" title={`Could not run the ${kind}`} role="alert">
+              <Alert color="red" title={t("components.RunDialog.couldNotRunThe", { kind: kind })} role="alert">
                 <Text size="sm" style={{ whiteSpace: "pre-line" }}>
                   {general}
                 </Text>
@@ -90,8 +86,8 @@ export function RunDialog(props: RunDialogProps) {
             )}
             {children(errors[field])}
             <NumberInput
-              label="Delay (seconds)"
-              description="Optional: start this long from now."
+              label={t("components.RunDialog.delaySeconds")}
+              description={t("components.RunDialog.optionalStartThisLong")}
               min={0}
               allowNegative={false}
               maw={200}
@@ -100,12 +96,8 @@ export function RunDialog(props: RunDialogProps) {
               error={errors["delayMs"]}
             />
             <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={fetching}>
-                Run
-              </Button>
+              <Button variant="default" onClick={onClose}>{t("components.RunDialog.cancel")}</Button>
+              <Button type="submit" loading={fetching}>{t("components.RunDialog.run")}</Button>
             </Group>
           </Stack>
         </form>

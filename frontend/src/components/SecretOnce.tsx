@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Alert, Button, Code, CopyButton, Group, Stack, Text } from "@mantine/core";
+import { t } from "../i18n";
 
 interface SecretOnceProps {
   /** What the secret is and where it goes. */
@@ -17,7 +18,7 @@ interface SecretOnceProps {
  * A secret the server returns this one time only (an app secret, an API
  * token): shown with a copy button and a warning, until Done.
  */
-export function SecretOnce({ children, secret, copyLabel = "Copy secret", onDone, usage, ...rest }: SecretOnceProps) {
+export function SecretOnce({ children, secret, copyLabel = t("components.SecretOnce.copySecret"), onDone, usage, ...rest }: SecretOnceProps) {
   return (
     <Stack>
       <Text component="div">{children}</Text>
@@ -25,18 +26,16 @@ export function SecretOnce({ children, secret, copyLabel = "Copy secret", onDone
         {secret}
       </Code>
       {usage}
-      <Alert color="yellow" title="Copy it now" role="alert">
-        It will not be shown again. jobwheel keeps only a hash of it.
-      </Alert>
+      <Alert color="yellow" title={t("components.SecretOnce.copyItNow")} role="alert">{t("components.SecretOnce.itWillNotBe")}</Alert>
       <Group justify="flex-end">
         <CopyButton value={secret}>
           {({ copied, copy }) => (
             <Button variant="light" color={copied ? "teal" : undefined} onClick={copy}>
-              {copied ? "Copied" : copyLabel}
+              {copied ? t("components.SecretOnce.copied") : copyLabel}
             </Button>
           )}
         </CopyButton>
-        <Button onClick={onDone}>Done</Button>
+        <Button onClick={onDone}>{t("components.SecretOnce.done")}</Button>
       </Group>
     </Stack>
   );

@@ -1,17 +1,18 @@
+import { locale } from "../i18n";
 import { useState } from "react";
 import { Text } from "@mantine/core";
 import { useNow } from "./useNow";
 
-const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
-const timeOnly = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-const dateAndTime = new Intl.DateTimeFormat(undefined, {
+const absolute = new Intl.DateTimeFormat(locale(), { dateStyle: "medium", timeStyle: "medium" });
+const timeOnly = new Intl.DateTimeFormat(locale(), { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const dateAndTime = new Intl.DateTimeFormat(locale(), {
   month: "short",
   day: "numeric",
   hour: "2-digit",
   minute: "2-digit",
   second: "2-digit",
 });
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto", style: "narrow" });
+const relative = new Intl.RelativeTimeFormat(locale(), { numeric: "auto", style: "narrow" });
 
 type Unit = [Intl.RelativeTimeFormatUnit, seconds: number];
 const second: Unit = ["second", 1];

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Alert, Button, Center, Group, Loader, Text } from "@mantine/core";
 import type { CombinedError } from "urql";
 import { errorMessage } from "../api/errors";
+import { t } from "../i18n";
 
 interface PlacementProps {
   /** Centre in the whole window, for when there is no shell around it. */
@@ -45,13 +46,11 @@ interface ErrorStateProps extends PlacementProps {
 export function ErrorState({ error, onRetry, fullPage }: ErrorStateProps) {
   return (
     <Placement fullPage={fullPage}>
-      <Alert color="red" title="Something went wrong" role="alert" maw={560} w="100%">
+      <Alert color="red" title={t("components.states.somethingWentWrong")} role="alert" maw={560} w="100%">
         <Text size="sm" style={{ whiteSpace: "pre-line" }}>
           {errorMessage(error)}
         </Text>
-        <Button variant="light" color="red" size="xs" mt="sm" onClick={onRetry}>
-          Try again
-        </Button>
+        <Button variant="light" color="red" size="xs" mt="sm" onClick={onRetry}>{t("components.states.tryAgain")}</Button>
       </Alert>
     </Placement>
   );

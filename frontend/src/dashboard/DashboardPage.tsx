@@ -13,6 +13,7 @@ import type { AppStatsQuery } from "../graphql/graphql";
 import { useInstanceChanges } from "../instances/useInstanceChanges";
 import { OnCall } from "./OnCall";
 import { AppStatsQuery as AppStats } from "./operations";
+import { t } from "../i18n";
 
 // The chart library is most of the dashboard's weight: loaded with it only.
 const OutcomesChart = lazy(() => import("./OutcomesChart"));
@@ -34,7 +35,7 @@ function windowOf(params: URLSearchParams): number {
 
 /** "the last 24 hours", "the last 7 days". */
 export function windowName(hours: number): string {
-  return hours === 168 ? "the last 7 days" : `the last ${hours} hours`;
+  return hours === 168 ? t("dashboard.DashboardPage.theLast7Days") : t("dashboard.DashboardPage.theLastHours", { hours: hours });
 }
 
 /** /apps/:app/dashboard: the app at a glance. */
@@ -54,15 +55,11 @@ export function DashboardPage() {
     <Stack>
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={2}>Dashboard</Title>
-          <Text c="dimmed" size="sm">
-            App {app} at a glance: what runs now, and how its instances ended in {windowName(hours)}.
-          </Text>
+          <Title order={2}>{t("dashboard.DashboardPage.dashboard")}</Title>
+          <Text c="dimmed" size="sm">{t("dashboard.DashboardPage.appAtAGlance", { app: app, windowName: windowName(hours) })}</Text>
         </div>
         <Group gap="xs" align="center">
-          <Text size="sm" fw={500} id={windowLabelId}>
-            Window
-          </Text>
+          <Text size="sm" fw={500} id={windowLabelId}>{t("dashboard.DashboardPage.window")}</Text>
           <div role="radiogroup" aria-labelledby={windowLabelId}>
             <SegmentedControl
               size="xs"
@@ -85,7 +82,7 @@ export function DashboardPage() {
       <QueryView
         result={result}
         onRetry={refresh}
-        loading="Loading the dashboard"
+        loading={t("dashboard.DashboardPage.loadingTheDashboard")}
         isEmpty={() => false}
         empty={null}
       >
@@ -107,51 +104,45 @@ function Dashboard({ app, hours, stats }: { app: string; hours: number; stats: S
     <Stack>
       <SimpleGrid cols={{ base: 2, sm: 3, md: 5 }} spacing="md">
         <StatCard
-          label="Jobs"
+          label={t("dashboard.DashboardPage.jobs")}
           value={stats.jobs}
           to={appPath(app, "jobs")}
-          caption={`${stats.enabledJobs} enabled`}
+          caption={t("dashboard.DashboardPage.enabled", { enabledJobs: stats.enabledJobs })}
         />
         <StatCard
-          label="Running"
+          label={t("dashboard.DashboardPage.running")}
           value={stats.running}
           to={instances("status=DISPATCHED&status=RUNNING")}
-          caption={`${stats.waiting} waiting`}
+          caption={t("dashboard.DashboardPage.waiting", { waiting: stats.waiting })}
           color={stats.running > 0 ? "blue" : undefined}
         />
         <StatCard
-          label="Failed"
+          label={t("dashboard.DashboardPage.failed")}
           value={stats.failed}
           to={instances(`status=FAILED&from=${encodeURIComponent(from)}`)}
-          caption={`in ${windowName(hours)}`}
+          caption={t("dashboard.DashboardPage.in", { windowName: windowName(hours) })}
           color={stats.failed > 0 ? "red" : undefined}
         />
         <StatCard
-          label="Succeeded"
+          label={t("dashboard.DashboardPage.succeeded")}
           value={stats.succeeded}
           to={instances(`status=SUCCEEDED&from=${encodeURIComponent(from)}`)}
-          caption={successRate === null ? `in ${windowName(hours)}` : `${successRate}% of finished runs`}
+          caption={successRate === null ? t("dashboard.DashboardPage.in", { windowName: windowName(hours) }) : t("dashboard.DashboardPage.ofFinishedRuns", { successRate: successRate })}
           color={stats.succeeded > 0 ? "teal" : undefined}
         />
         <StatCard
-          label="Live workers"
+          label={t("dashboard.DashboardPage.liveWorkers")}
           value={stats.workersAlive}
           to={appPath(app, "workers")}
-          caption={stats.workersAlive === 0 ? "none connected: nothing can run" : "connected now"}
+          caption={stats.workersAlive === 0 ? t("dashboard.DashboardPage.noneConnectedNothingCan") : t("dashboard.DashboardPage.connectedNow")}
           color={stats.workersAlive === 0 ? "orange" : undefined}
         />
       </SimpleGrid>
       {stats.jobs === 0 && (
-        <Text c="dimmed" size="sm">
-          App {app} has no jobs yet.
-          {canEdit && (
+        <Text c="dimmed" size="sm">{t("dashboard.DashboardPage.appHasNoJobs", { app: app })}{canEdit && (
             <>
               {" "}
-              <Anchor component={Link} to={appPath(app, "jobs", "new")} inherit>
-                Create one
-              </Anchor>
-              , then start workers with JOBWHEEL_APP={app}.
-            </>
+              <Anchor component={Link} to={appPath(app, "jobs", "new")} inherit>{t("dashboard.DashboardPage.createOne")}</Anchor>{t("dashboard.DashboardPage.thenStartWorkersWith", { app: app })}</>
           )}
         </Text>
       )}
@@ -159,7 +150,7 @@ function Dashboard({ app, hours, stats }: { app: string; hours: number; stats: S
         fallback={
           <Card withBorder radius="md" h={340}>
             <Center h="100%">
-              <Loader size="sm" aria-label="Loading the chart" />
+              <Loader size="sm" aria-label={t("dashboard.DashboardPage.loadingTheChart")} />
             </Center>
           </Card>
         }

@@ -7,18 +7,19 @@ import { useKeptData } from "../components/useKeptData";
 import { usePolling } from "../components/usePolling";
 import type { LatencySummaryFieldsFragment, OnCallQuery as OnCallData } from "../graphql/graphql";
 import { OnCallQuery } from "./operations";
+import { locale, t } from "../i18n";
 
 type Stats = OnCallData["appStats"];
 
 /** "12 ms", "1.4 s", "—". */
 export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "—";
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  if (ms < 1000) return t("dashboard.OnCall.ms", { round: Math.round(ms) });
+  return t("dashboard.OnCall.s", { toFixed: (ms / 1000).toFixed(ms < 10_000 ? 1 : 0) });
 }
 
 function percentiles(s: LatencySummaryFieldsFragment): string {
-  return s.count === 0 ? "no runs" : `p50 ${formatMs(s.p50)} · p99 ${formatMs(s.p99)}`;
+  return s.count === 0 ? t("dashboard.OnCall.noRuns") : `p50 ${formatMs(s.p50)} · p99 ${formatMs(s.p99)}`;
 }
 
 /** How often the on-call figures are re-read. */
@@ -38,7 +39,7 @@ export function OnCall({ app, hours }: { app: string; hours: number }) {
     <QueryView
       result={result}
       onRetry={refresh}
-      loading="Loading lag, failures and next fires"
+      loading={t("dashboard.OnCall.loadingLagFailuresAnd")}
       isEmpty={() => false}
       empty={null}
     >
@@ -54,43 +55,41 @@ function Panels({ app, stats }: { app: string; stats: Stats }) {
     <>
       <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
         <Figure
-          label="Scheduling lag"
+          label={t("dashboard.OnCall.schedulingLag")}
           value={percentiles(lag.triggerLateness)}
-          caption={`actual − expected fire time, ${lag.triggerLateness.count} fires${worst !== null ? `; worst hour p99 ${formatMs(worst)}` : ""}`}
+          caption={t("dashboard.OnCall.actualExpectedFireTime", { count: lag.triggerLateness.count, value: worst !== null ? `; worst hour p99 ${formatMs(worst)}` : "" })}
           testId="lag"
         />
         <Figure
-          label="Fire → start"
+          label={t("dashboard.OnCall.fireStart")}
           value={percentiles(lag.fireToStart)}
-          caption={`from the fire to the start on a worker, max ${formatMs(lag.fireToStart.max)}`}
+          caption={t("dashboard.OnCall.fromTheFireTo", { formatMs: formatMs(lag.fireToStart.max) })}
           testId="fire-to-start"
         />
         <Figure
-          label="Worker capacity"
-          value={`${capacity.freeSlots} / ${capacity.slots} slots free`}
-          caption={`${capacity.workers} worker${capacity.workers === 1 ? "" : "s"} connected`}
+          label={t("dashboard.OnCall.workerCapacity")}
+          value={t("dashboard.OnCall.slotsFree", { freeSlots: capacity.freeSlots, slots: capacity.slots })}
+          caption={t("dashboard.OnCall.workerConnected", { count: capacity.workers })}
           color={capacity.slots === 0 ? "orange" : capacity.freeSlots === 0 ? "red" : undefined}
           testId="capacity"
         />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <Card withBorder radius="md">
-          <Title order={4}>Latest failures</Title>
+          <Title order={4}>{t("dashboard.OnCall.latestFailures")}</Title>
           {stats.latestFailures.length === 0 ? (
-            <Text c="dimmed" size="sm">
-              No instance failed in the window.
-            </Text>
+            <Text c="dimmed" size="sm">{t("dashboard.OnCall.noInstanceFailedIn")}</Text>
           ) : (
-            <Table verticalSpacing={4} aria-label="Latest failures">
+            <Table verticalSpacing={4} aria-label={t("dashboard.OnCall.latestFailures")}>
               <Table.Tbody>
                 {stats.latestFailures.map((f) => (
                   <Table.Tr key={f.id}>
                     <Table.Td>
                       <Anchor component={Link} to={appPath(app, "instances", f.id)} size="sm">
-                        {f.job?.name ?? "job"} #{f.id}
+                        {t("dashboard.OnCall.jobRun", { job: f.job?.name ?? t("dashboard.OnCall.job"), id: f.id })}
                       </Anchor>
                       <Text size="xs" c="dimmed">
-                        {f.finishedTime ? new Date(f.finishedTime).toLocaleString() : ""}
+                        {f.finishedTime ? new Date(f.finishedTime).toLocaleString(locale()) : ""}
                       </Text>
                     </Table.Td>
                     <Table.Td>
@@ -108,13 +107,11 @@ function Panels({ app, stats }: { app: string; stats: Stats }) {
           )}
         </Card>
         <Card withBorder radius="md">
-          <Title order={4}>Next fires</Title>
+          <Title order={4}>{t("dashboard.OnCall.nextFires")}</Title>
           {stats.nextFires.length === 0 ? (
-            <Text c="dimmed" size="sm">
-              No enabled job is scheduled.
-            </Text>
+            <Text c="dimmed" size="sm">{t("dashboard.OnCall.noEnabledJobIs")}</Text>
           ) : (
-            <Table verticalSpacing={4} aria-label="Next fires">
+            <Table verticalSpacing={4} aria-label={t("dashboard.OnCall.nextFires")}>
               <Table.Tbody>
                 {stats.nextFires.map((n) => (
                   <Table.Tr key={n.job.id}>
@@ -124,7 +121,7 @@ function Panels({ app, stats }: { app: string; stats: Stats }) {
                       </Anchor>
                     </Table.Td>
                     <Table.Td>
-                      <Text size="sm">{new Date(n.time).toLocaleString()}</Text>
+                      <Text size="sm">{new Date(n.time).toLocaleString(locale())}</Text>
                     </Table.Td>
                   </Table.Tr>
                 ))}

@@ -5,6 +5,7 @@ import { BarChart } from "@mantine/charts";
 import { Card, Group, SegmentedControl, Table, Text, Title } from "@mantine/core";
 import { useId } from "@mantine/hooks";
 import { hourLabel, hourRows, outcomeSeries, totals, type HourRow, type OutcomeBucket } from "./outcomes";
+import { locale, t } from "../i18n";
 
 interface OutcomesChartProps {
   outcomes: OutcomeBucket[];
@@ -14,7 +15,7 @@ interface OutcomesChartProps {
   now: number;
 }
 
-const dateAndHour = new Intl.DateTimeFormat(undefined, {
+const dateAndHour = new Intl.DateTimeFormat(locale(), {
   weekday: "short",
   month: "short",
   day: "numeric",
@@ -39,26 +40,22 @@ export default function OutcomesChart({ outcomes, hours, now }: OutcomesChartPro
     <Card withBorder radius="md" padding="md" component="section" aria-labelledby={`${viewLabelId}-title`}>
       <Group justify="space-between" align="center" mb="sm">
         <div>
-          <Title order={3} size="h5" id={`${viewLabelId}-title`}>
-            Outcomes per hour
-          </Title>
+          <Title order={3} size="h5" id={`${viewLabelId}-title`}>{t("dashboard.OutcomesChart.outcomesPerHour")}</Title>
           <Text size="xs" c="dimmed">
-            {finished === 0 ? "No instance finished in this window." : summary}
+            {finished === 0 ? t("dashboard.OutcomesChart.noInstanceFinishedIn") : summary}
           </Text>
         </div>
         {finished > 0 && (
           <Group gap="xs">
-            <Text size="sm" fw={500} id={viewLabelId}>
-              Show as
-            </Text>
+            <Text size="sm" fw={500} id={viewLabelId}>{t("dashboard.OutcomesChart.showAs")}</Text>
             <div role="radiogroup" aria-labelledby={viewLabelId}>
               <SegmentedControl
                 size="xs"
                 value={view}
                 onChange={(v) => setView(v === "table" ? "table" : "chart")}
                 data={[
-                  { value: "chart", label: "Chart" },
-                  { value: "table", label: "Table" },
+                  { value: "chart", label: t("dashboard.OutcomesChart.chart") },
+                  { value: "table", label: t("dashboard.OutcomesChart.table") },
                 ]}
               />
             </div>
@@ -66,12 +63,9 @@ export default function OutcomesChart({ outcomes, hours, now }: OutcomesChartPro
         )}
       </Group>
       {finished === 0 ? (
-        <Text c="dimmed" ta="center" py="xl" data-testid="outcomes-empty">
-          No instance finished in {hours === 168 ? "the last 7 days" : `the last ${hours} hours`}. Runs show here as
-          they end.
-        </Text>
+        <Text c="dimmed" ta="center" py="xl" data-testid="outcomes-empty">{(hours === 168 ? t("dashboard.OutcomesChart.noInstanceIn7Days") : t("dashboard.OutcomesChart.noInstanceInHours", { hours }))}</Text>
       ) : view === "chart" ? (
-        <div role="img" aria-label={`Outcomes per hour: ${summary}`} data-testid="outcomes-chart">
+        <div role="img" aria-label={t("dashboard.OutcomesChart.outcomesPerHour2", { summary: summary })} data-testid="outcomes-chart">
           <BarChart
             h={260}
             data={rows}
@@ -95,10 +89,10 @@ export default function OutcomesChart({ outcomes, hours, now }: OutcomesChartPro
         </div>
       ) : (
         <Table.ScrollContainer minWidth={480} mah={320}>
-          <Table striped verticalSpacing={4} aria-label="Outcomes per hour" data-testid="outcomes-table">
+          <Table striped verticalSpacing={4} aria-label={t("dashboard.OutcomesChart.outcomesPerHour")} data-testid="outcomes-table">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th scope="col">Hour</Table.Th>
+                <Table.Th scope="col">{t("dashboard.OutcomesChart.hour")}</Table.Th>
                 {outcomeSeries.map((s) => (
                   <Table.Th key={s.name} scope="col" ta="right">
                     {s.label}

@@ -1,13 +1,14 @@
 import type { AppStatsQuery } from "../graphql/graphql";
+import { locale, t } from "../i18n";
 
 export type OutcomeBucket = AppStatsQuery["appStats"]["outcomes"][number];
 
 /** The outcomes the chart stacks, bottom up, with their colours. */
 export const outcomeSeries = [
-  { name: "succeeded", label: "Succeeded", color: "teal.6" },
-  { name: "failed", label: "Failed", color: "red.6" },
-  { name: "stopped", label: "Stopped", color: "orange.5" },
-  { name: "canceled", label: "Canceled", color: "gray.5" },
+  { name: "succeeded", label: t("dashboard.outcomes.succeeded"), color: "teal.6" },
+  { name: "failed", label: t("dashboard.outcomes.failed"), color: "red.6" },
+  { name: "stopped", label: t("dashboard.outcomes.stopped"), color: "orange.5" },
+  { name: "canceled", label: t("dashboard.outcomes.canceled"), color: "gray.5" },
 ] as const;
 
 export interface HourRow {
@@ -49,7 +50,7 @@ export function hourRows(buckets: OutcomeBucket[], hours: number, now = Date.now
 
 /** "14:00" within a day; "Mon 14:00" over several. */
 export function hourLabel(hours: number): (date: Date) => string {
-  const format = new Intl.DateTimeFormat(undefined, {
+  const format = new Intl.DateTimeFormat(locale(), {
     ...(hours > 24 ? { weekday: "short" } : {}),
     hour: "2-digit",
     minute: "2-digit",
@@ -61,11 +62,11 @@ export function hourLabel(hours: number): (date: Date) => string {
 /** The outcomes of all buckets, added up. */
 export function totals(buckets: OutcomeBucket[]) {
   return buckets.reduce(
-    (t, b) => ({
-      succeeded: t.succeeded + b.succeeded,
-      failed: t.failed + b.failed,
-      stopped: t.stopped + b.stopped,
-      canceled: t.canceled + b.canceled,
+    (total, b) => ({
+      succeeded: total.succeeded + b.succeeded,
+      failed: total.failed + b.failed,
+      stopped: total.stopped + b.stopped,
+      canceled: total.canceled + b.canceled,
     }),
     { succeeded: 0, failed: 0, stopped: 0, canceled: 0 },
   );

@@ -2,6 +2,7 @@ import { lazy, Suspense, useState } from "react";
 import { Anchor, Box, Center, Group, Loader, PasswordInput, Text } from "@mantine/core";
 import { useDebouncedValue, useDocumentTitle } from "@mantine/hooks";
 import { Link } from "react-router";
+import { t } from "../i18n";
 
 const GraphiQLView = lazy(() => import("./GraphiQLView"));
 
@@ -28,18 +29,16 @@ export function GraphiQLPage() {
         style={{ borderBottom: "1px solid var(--mantine-color-default-border)", flexShrink: 0 }}
       >
         <Group gap="md" wrap="nowrap">
-          <Anchor component={Link} to="/" size="sm">
-            ← Console
-          </Anchor>
-          <Text fw={700}>GraphQL explorer</Text>
+          <Anchor component={Link} to="/" size="sm">{t("graphiql.GraphiQLPage.console")}</Anchor>
+          <Text fw={700}>{t("graphiql.GraphiQLPage.graphqlExplorer")}</Text>
         </Group>
         <Group gap="xs" wrap="nowrap">
           <Text size="sm" c="dimmed" visibleFrom="md">
-            {token ? "Runs with this token." : "Runs as you (your session)."}
+            {token ? t("graphiql.GraphiQLPage.runsWithThisToken") : t("graphiql.GraphiQLPage.runsAsYouYour")}
           </Text>
           <PasswordInput
-            aria-label="API token"
-            placeholder="API token (optional)"
+            aria-label={t("graphiql.GraphiQLPage.apiToken")}
+            placeholder={t("graphiql.GraphiQLPage.apiTokenOptional")}
             size="xs"
             w={260}
             autoComplete="off"
@@ -52,7 +51,7 @@ export function GraphiQLPage() {
         <Suspense
           fallback={
             <Center h="100%">
-              <Loader size="sm" aria-label="Loading the explorer" />
+              <Loader size="sm" aria-label={t("graphiql.GraphiQLPage.loadingTheExplorer")} />
             </Center>
           }
         >

@@ -3,6 +3,7 @@ import { Elapsed } from "../components/Elapsed";
 import { Timestamp } from "../components/Timestamp";
 import type { InstanceFieldsFragment } from "../graphql/graphql";
 import { StatusBadge } from "./StatusBadge";
+import { t } from "../i18n";
 
 type Attempt = InstanceFieldsFragment["attempts"][number];
 
@@ -22,9 +23,7 @@ function Dash() {
 export function AttemptsTable({ attempts, nextAttemptAt }: { attempts: Attempt[]; nextAttemptAt?: string | null }) {
   if (attempts.length === 0) {
     return (
-      <Text size="sm" c="dimmed">
-        No attempt has started yet.
-      </Text>
+      <Text size="sm" c="dimmed">{t("instances.AttemptsTable.noAttemptHasStarted")}</Text>
     );
   }
   const next = nextAttemptAt ? Math.max(...attempts.map((a) => a.attempt)) + 1 : null;
@@ -33,14 +32,14 @@ export function AttemptsTable({ attempts, nextAttemptAt }: { attempts: Attempt[]
       <Table verticalSpacing="xs" striped>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">Attempt</Table.Th>
-            <Table.Th scope="col">Worker</Table.Th>
-            <Table.Th scope="col">Status</Table.Th>
-            <Table.Th scope="col">Reason</Table.Th>
-            <Table.Th scope="col">Result</Table.Th>
-            <Table.Th scope="col">Started</Table.Th>
-            <Table.Th scope="col">Finished</Table.Th>
-            <Table.Th scope="col">Took</Table.Th>
+            <Table.Th scope="col">{t("instances.AttemptsTable.attempt")}</Table.Th>
+            <Table.Th scope="col">{t("instances.AttemptsTable.worker")}</Table.Th>
+            <Table.Th scope="col">{t("instances.AttemptsTable.status")}</Table.Th>
+            <Table.Th scope="col">{t("instances.AttemptsTable.reason")}</Table.Th>
+            <Table.Th scope="col">{t("instances.AttemptsTable.result")}</Table.Th>
+            <Table.Th scope="col">{t("instances.AttemptsTable.started")}</Table.Th>
+            <Table.Th scope="col">{t("instances.AttemptsTable.finished")}</Table.Th>
+            <Table.Th scope="col">{t("instances.AttemptsTable.took")}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -72,9 +71,7 @@ export function AttemptsTable({ attempts, nextAttemptAt }: { attempts: Attempt[]
             <Table.Tr>
               <Table.Th scope="row">{next}</Table.Th>
               <Table.Td colSpan={7}>
-                <Text size="sm" c="dimmed">
-                  Due <Timestamp value={nextAttemptAt} /> (retry back-off)
-                </Text>
+                <Text size="sm" c="dimmed">{t("instances.AttemptsTable.due")}{" "}<Timestamp value={nextAttemptAt} />{" "}{t("instances.AttemptsTable.retryBackOff")}</Text>
               </Table.Td>
             </Table.Tr>
           )}

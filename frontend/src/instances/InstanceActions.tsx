@@ -6,6 +6,7 @@ import { ConfirmDialog } from "../components/ConfirmDialog";
 import type { InstanceFieldsFragment } from "../graphql/graphql";
 import { RetryInstanceMutation, StopInstanceMutation } from "./operations";
 import { isRetryable, isUnfinished } from "./status";
+import { t } from "../i18n";
 
 /** Stop (while unfinished) and Retry (once FAILED, STOPPED or CANCELED), each asked first. */
 export function InstanceActions({ instance }: { instance: Pick<InstanceFieldsFragment, "id" | "status" | "attempt"> }) {
@@ -21,7 +22,7 @@ export function InstanceActions({ instance }: { instance: Pick<InstanceFieldsFra
     if (!result.error) {
       notifications.show({
         color: "teal",
-        message: asking === "stop" ? `Stopped instance #${instance.id}.` : `Instance #${instance.id} runs again.`,
+        message: asking === "stop" ? t("instances.InstanceActions.stoppedInstance", { id: instance.id }) : t("instances.InstanceActions.instanceRunsAgain", { id: instance.id }),
       });
       setAsking(null);
     }
@@ -36,15 +37,13 @@ export function InstanceActions({ instance }: { instance: Pick<InstanceFieldsFra
   return (
     <Group gap="sm">
       {isUnfinished(instance.status) && (
-        <Button color="red" variant="light" onClick={() => ask("stop")}>
-          Stop
-        </Button>
+        <Button color="red" variant="light" onClick={() => ask("stop")}>{t("instances.InstanceActions.stop")}</Button>
       )}
-      {isRetryable(instance.status) && <Button onClick={() => ask("retry")}>Retry</Button>}
+      {isRetryable(instance.status) && <Button onClick={() => ask("retry")}>{t("instances.InstanceActions.retry")}</Button>}
       <ConfirmDialog
         opened={asking !== null}
-        title={asking === "stop" ? "Stop instance" : "Retry instance"}
-        confirmLabel={asking === "stop" ? "Stop instance" : "Retry instance"}
+        title={asking === "stop" ? t("instances.InstanceActions.stopInstance") : t("instances.InstanceActions.retryInstance")}
+        confirmLabel={asking === "stop" ? t("instances.InstanceActions.stopInstance") : t("instances.InstanceActions.retryInstance")}
         danger={asking === "stop"}
         busy={busy}
         error={error}
@@ -52,13 +51,9 @@ export function InstanceActions({ instance }: { instance: Pick<InstanceFieldsFra
         onClose={() => setAsking(null)}
       >
         {asking === "stop" ? (
-          <>
-            Stop instance #{instance.id}? Its tasks are killed on their workers and it ends as STOPPED.
-          </>
+          <>{t("instances.InstanceActions.stopInstanceItsTasks", { id: instance.id })}</>
         ) : (
-          <>
-            Run instance #{instance.id} again as attempt {instance.attempt + 1}?
-          </>
+          <>{t("instances.InstanceActions.runInstanceAgainAs", { id: instance.id, value: instance.attempt + 1 })}</>
         )}
       </ConfirmDialog>
     </Group>

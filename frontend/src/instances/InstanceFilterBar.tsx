@@ -4,6 +4,7 @@ import dayjs from "dayjs";
 import type { InstanceStatus } from "../graphql/graphql";
 import { hasFilters, noFilters, type InstanceFilters } from "./filters";
 import { instanceStatuses } from "./status";
+import { t } from "../i18n";
 
 interface JobChoice {
   id: string;
@@ -32,24 +33,24 @@ export function InstanceFilterBar({ filters, onChange, jobs }: InstanceFilterBar
   const jobData = jobs.map((j) => ({ value: j.id, label: j.name }));
   // A job in the URL that is not among those loaded still shows.
   if (filters.jobId && !jobs.some((j) => j.id === filters.jobId)) {
-    jobData.unshift({ value: filters.jobId, label: `Job ${filters.jobId}` });
+    jobData.unshift({ value: filters.jobId, label: t("instances.InstanceFilterBar.job", { jobId: filters.jobId }) });
   }
   return (
     <Group align="flex-end" gap="sm">
       <Select
-        label="Job"
-        placeholder="All jobs"
+        label={t("instances.InstanceFilterBar.job2")}
+        placeholder={t("instances.InstanceFilterBar.allJobs")}
         data={jobData}
         value={filters.jobId}
         onChange={(jobId) => onChange({ ...filters, jobId })}
         searchable
         clearable
-        nothingFoundMessage="No such job"
+        nothingFoundMessage={t("instances.InstanceFilterBar.noSuchJob")}
         w={200}
       />
       <MultiSelect
-        label="Status"
-        placeholder={filters.statuses.length === 0 ? "Any status" : undefined}
+        label={t("instances.InstanceFilterBar.status")}
+        placeholder={filters.statuses.length === 0 ? t("instances.InstanceFilterBar.anyStatus") : undefined}
         data={instanceStatuses}
         value={filters.statuses}
         onChange={(statuses) => onChange({ ...filters, statuses: statuses as InstanceStatus[] })}
@@ -57,8 +58,8 @@ export function InstanceFilterBar({ filters, onChange, jobs }: InstanceFilterBar
         w={260}
       />
       <DateTimePicker
-        label="Triggered from"
-        placeholder="Any time"
+        label={t("instances.InstanceFilterBar.triggeredFrom")}
+        placeholder={t("instances.InstanceFilterBar.anyTime")}
         value={toLocal(filters.from)}
         onChange={(v) => onChange({ ...filters, from: fromLocal(v) })}
         clearable
@@ -67,8 +68,8 @@ export function InstanceFilterBar({ filters, onChange, jobs }: InstanceFilterBar
         w={190}
       />
       <DateTimePicker
-        label="Triggered before"
-        placeholder="Any time"
+        label={t("instances.InstanceFilterBar.triggeredBefore")}
+        placeholder={t("instances.InstanceFilterBar.anyTime")}
         value={toLocal(filters.to)}
         onChange={(v) => onChange({ ...filters, to: fromLocal(v) })}
         clearable
@@ -77,9 +78,7 @@ export function InstanceFilterBar({ filters, onChange, jobs }: InstanceFilterBar
         w={190}
       />
       {hasFilters(filters) && (
-        <Button variant="subtle" onClick={() => onChange(noFilters)}>
-          Clear filters
-        </Button>
+        <Button variant="subtle" onClick={() => onChange(noFilters)}>{t("instances.InstanceFilterBar.clearFilters")}</Button>
       )}
     </Group>
   );

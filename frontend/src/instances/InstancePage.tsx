@@ -33,6 +33,7 @@ import { UnqualifiedWorkersSection } from "./UnqualifiedWorkersTable";
 import { useInstanceChanges } from "./useInstanceChanges";
 import { useInstanceLogs } from "./useInstanceLogs";
 import { useTaskSummary } from "./useTaskSummary";
+import { t } from "../i18n";
 
 /** How often an unfinished instance is re-read while the websocket is down. */
 export const instanceFallbackMs = 2_000;
@@ -64,15 +65,13 @@ function InstanceView({ app, instanceId }: { app: string; instanceId: string }) 
 
   return (
     <Stack>
-      <Anchor component={Link} to={appPath(app, "instances")} size="sm">
-        ← Instances
-      </Anchor>
+      <Anchor component={Link} to={appPath(app, "instances")} size="sm">{t("instances.InstancePage.instances")}</Anchor>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading the instance"
+        loading={t("instances.InstancePage.loadingTheInstance")}
         isEmpty={(data) => !data.instance}
-        empty={<>There is no instance {instanceId}.</>}
+        empty={<>{t("instances.InstancePage.thereIsNoInstance", { instanceId: instanceId })}</>}
       >
         {(data) =>
           data.instance && (
@@ -134,14 +133,12 @@ function InstanceDetails({
       <Group justify="space-between" align="flex-start" wrap="nowrap">
         <Stack gap={4} miw={0}>
           <Group gap="sm">
-            <Title order={2}>Instance #{instance.id}</Title>
+            <Title order={2}>{t("instances.InstancePage.instance", { id: instance.id })}</Title>
             <StatusBadge status={instance.status} size="lg" />
           </Group>
           {instance.job ? (
             <Group gap={4} wrap="nowrap" miw={0}>
-              <Text size="sm" c="dimmed" style={{ flexShrink: 0 }}>
-                of job
-              </Text>
+              <Text size="sm" c="dimmed" style={{ flexShrink: 0 }}>{t("instances.InstancePage.ofJob")}</Text>
               <TruncatedLink text={instance.job.name} to={appPath(app, "jobs", instance.job.id)} size="sm" miw={0} />
               <Text size="sm" c="dimmed" style={{ flexShrink: 0 }}>
                 ·
@@ -151,14 +148,10 @@ function InstanceDetails({
                 to={appPath(app, "instances") + `?job=${instance.job.id}`}
                 size="sm"
                 style={{ flexShrink: 0 }}
-              >
-                its instances
-              </Anchor>
+              >{t("instances.InstancePage.itsInstances")}</Anchor>
             </Group>
           ) : (
-            <Text size="sm" c="dimmed">
-              of a deleted job
-            </Text>
+            <Text size="sm" c="dimmed">{t("instances.InstancePage.ofADeletedJob")}</Text>
           )}
         </Stack>
         {canEdit && <InstanceActions instance={instance} />}
@@ -167,45 +160,38 @@ function InstanceDetails({
       <Grid>
         <Grid.Col span={{ base: 12, md: 5 }}>
           <Card withBorder h="100%">
-            <Title order={3} size="h5" mb="sm">
-              Timeline
-            </Title>
+            <Title order={3} size="h5" mb="sm">{t("instances.InstancePage.timeline")}</Title>
             <InstanceTimeline instance={instance} />
           </Card>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Card withBorder h="100%">
-            <Title order={3} size="h5" mb="sm">
-              Details
-            </Title>
+            <Title order={3} size="h5" mb="sm">{t("instances.InstancePage.details")}</Title>
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-              <Field label="Trigger">{instance.triggerType}</Field>
-              <Field label="Attempt">{instance.attempt}</Field>
-              <Field label="Reason">{instance.reason || "—"}</Field>
+              <Field label={t("instances.InstancePage.trigger")}>{instance.triggerType}</Field>
+              <Field label={t("instances.InstancePage.attempt")}>{instance.attempt}</Field>
+              <Field label={t("instances.InstancePage.reason")}>{instance.reason || "—"}</Field>
               {traceUrl && (
-                <Field label="Trace">
-                  <Anchor href={traceUrl} target="_blank" rel="noreferrer">
-                    Open trace {instance.traceId?.slice(0, 8)}… ↗
-                  </Anchor>
+                <Field label={t("instances.InstancePage.trace")}>
+                  <Anchor href={traceUrl} target="_blank" rel="noreferrer">{t("instances.InstancePage.openTrace", { slice: instance.traceId?.slice(0, 8) ?? "" })}</Anchor>
                 </Field>
               )}
               {instance.nextAttemptAt && (
-                <Field label="Next attempt due">
+                <Field label={t("instances.InstancePage.nextAttemptDue")}>
                   <Timestamp value={instance.nextAttemptAt} />
                 </Field>
               )}
-              <Field label="Worker">
+              <Field label={t("instances.InstancePage.worker")}>
                 {worker ? (
                   <Group gap={6}>
                     <span>{worker.host}</span>
                     <Badge size="xs" color={worker.alive ? "teal" : "gray"} variant={worker.alive ? "light" : "outline"}>
-                      {worker.alive ? "alive" : "gone"}
+                      {worker.alive ? t("common.alive") : t("common.gone")}
                     </Badge>
                     <Badge size="xs" variant="dot">
                       {worker.health}
                     </Badge>
-                    <Text span size="xs" c="dimmed">
-                      heartbeat <Timestamp value={worker.lastHeartbeat} relative />
+                    <Text span size="xs" c="dimmed">{t("instances.InstancePage.heartbeat")}{" "}<Timestamp value={worker.lastHeartbeat} relative />
                     </Text>
                   </Group>
                 ) : (
@@ -213,9 +199,7 @@ function InstanceDetails({
                 )}
               </Field>
             </SimpleGrid>
-            <Title order={4} size="h6" mt="md" mb={6}>
-              Tasks
-            </Title>
+            <Title order={4} size="h6" mt="md" mb={6}>{t("instances.InstancePage.tasks")}</Title>
             <TaskSummary tasks={tasks} mode={mode} />
           </Card>
         </Grid.Col>
@@ -223,15 +207,11 @@ function InstanceDetails({
 
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Stack gap={4}>
-          <Title order={3} size="h5">
-            Parameters
-          </Title>
+          <Title order={3} size="h5">{t("instances.InstancePage.parameters")}</Title>
           {instance.params ? (
             <Code block>{instance.params}</Code>
           ) : (
-            <Text size="sm" c="dimmed">
-              None (the job’s own parameters apply).
-            </Text>
+            <Text size="sm" c="dimmed">{t("instances.InstancePage.noneTheJobS")}</Text>
           )}
         </Stack>
         <ResultSection instance={instance} live={live} />
@@ -245,16 +225,12 @@ function InstanceDetails({
       <UnqualifiedWorkersSection instance={instance} />
 
       <Stack gap="xs">
-        <Title order={3} size="h5">
-          Attempts
-        </Title>
+        <Title order={3} size="h5">{t("instances.InstancePage.attempts")}</Title>
         <AttemptsTable attempts={instance.attempts} nextAttemptAt={instance.nextAttemptAt} />
       </Stack>
 
       <Stack gap="xs">
-        <Title order={3} size="h5">
-          Log
-        </Title>
+        <Title order={3} size="h5">{t("instances.InstancePage.log")}</Title>
         <LogViewer
           lines={logs.lines}
           live={live && !logs.complete}
@@ -269,18 +245,18 @@ function InstanceDetails({
 
 /** Why an instance that has finished holds no result, and where its output is instead. */
 function noResult(instance: InstanceFieldsFragment, live: boolean): string {
-  const inLog = "Everything it printed is in the log below.";
-  if (live) return "Not yet: the processor's result arrives when the instance finishes.";
+  const inLog = t("instances.InstancePage.everythingItPrintedIs");
+  if (live) return t("instances.InstancePage.notYetTheProcessor");
   const reason = instance.reason && instance.reason !== instance.status ? ` (${instance.reason})` : "";
   switch (instance.status) {
     case "STOPPED":
-      return `None: it was stopped before its processor returned a result. ${inLog}`;
+      return t("instances.InstancePage.noneItWasStopped", { inLog: inLog });
     case "FAILED":
-      return `None: it failed${reason} before its processor returned a result. ${inLog}`;
+      return t("instances.InstancePage.noneItFailedBefore", { reason: reason, inLog: inLog });
     case "CANCELED":
-      return `None: it never ran${reason}.`;
+      return t("instances.InstancePage.noneItNeverRan", { reason: reason });
     default:
-      return `None: the processor returned an empty result. ${inLog}`;
+      return t("instances.InstancePage.noneTheProcessorReturned", { inLog: inLog });
   }
 }
 
@@ -291,19 +267,13 @@ function ResultSection({ instance, live }: { instance: InstanceFieldsFragment; l
   return (
     <Stack gap={4} component="section" aria-labelledby={id}>
       <Title order={3} size="h5" id={id}>
-        {reduce ? "Result of the reduce" : "Result"}
+        {reduce ? t("instances.InstancePage.resultOfTheReduce") : t("instances.InstancePage.result")}
       </Title>
       <Text size="xs" c="dimmed">
         {reduce ? (
-          <>
-            What the reduce task returned over every task&rsquo;s result, or why the instance failed. Each task&rsquo;s
-            own result is in its row of Tasks below.
-          </>
+          <>{t("instances.InstancePage.whatTheReduceTask")}</>
         ) : (
-          <>
-            What the processor returned: the last lines a script printed, a Go processor&rsquo;s message, or why it
-            failed. The whole output is the log.
-          </>
+          <>{t("instances.InstancePage.whatTheProcessorReturned")}</>
         )}
       </Text>
       {instance.result ? (

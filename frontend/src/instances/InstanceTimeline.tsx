@@ -3,6 +3,7 @@ import { durationBetween, formatDuration } from "../components/format";
 import { Timestamp } from "../components/Timestamp";
 import type { InstanceFieldsFragment } from "../graphql/graphql";
 import { statusColors } from "./status";
+import { t } from "../i18n";
 
 interface Step {
   title: string;
@@ -14,10 +15,10 @@ interface Step {
 /** Expected trigger → triggered → started → finished, with the time between each. */
 export function InstanceTimeline({ instance }: { instance: InstanceFieldsFragment }) {
   const steps: Step[] = [
-    { title: "Expected trigger", time: instance.expectedTriggerTime },
-    { title: "Triggered", time: instance.actualTriggerTime, gapLabel: "late by" },
-    { title: "Started", time: instance.startedTime, gapLabel: "after" },
-    { title: instance.finishedTime ? `Finished: ${instance.status}` : "Finished", time: instance.finishedTime, gapLabel: "took" },
+    { title: t("instances.InstanceTimeline.expectedTrigger"), time: instance.expectedTriggerTime },
+    { title: t("instances.InstanceTimeline.triggered"), time: instance.actualTriggerTime, gapLabel: t("instances.InstanceTimeline.lateBy") },
+    { title: t("instances.InstanceTimeline.started"), time: instance.startedTime, gapLabel: "after" },
+    { title: instance.finishedTime ? t("instances.InstanceTimeline.finished", { status: instance.status }) : t("instances.InstanceTimeline.finished2"), time: instance.finishedTime, gapLabel: "took" },
   ];
   // An API or retry run has no expected time; it starts at the trigger.
   const shown = instance.expectedTriggerTime ? steps : steps.slice(1);
@@ -40,9 +41,7 @@ export function InstanceTimeline({ instance }: { instance: InstanceFieldsFragmen
                 )}
               </>
             ) : (
-              <Text size="sm" c="dimmed">
-                not yet
-              </Text>
+              <Text size="sm" c="dimmed">{t("instances.InstanceTimeline.notYet")}</Text>
             )}
           </Timeline.Item>
         );

@@ -11,6 +11,7 @@ import { InstanceFilterBar } from "./InstanceFilterBar";
 import { InstancesTable } from "./InstancesTable";
 import { InstancesQuery, JobChoicesQuery } from "./operations";
 import { useInstanceChanges } from "./useInstanceChanges";
+import { t } from "../i18n";
 
 const pageSize = 50;
 /** How often the list is re-read while the websocket is down. */
@@ -32,10 +33,8 @@ export function InstancesPage() {
   return (
     <Stack>
       <div>
-        <Title order={2}>Instances</Title>
-        <Text c="dimmed" size="sm">
-          Runs of app {app}’s jobs, newest first. The list follows their changes as they happen.
-        </Text>
+        <Title order={2}>{t("instances.InstancesPage.instances")}</Title>
+        <Text c="dimmed" size="sm">{t("instances.InstancesPage.runsOfAppS", { app: app })}</Text>
       </div>
       <InstanceFilterBar filters={filters} onChange={change} jobs={jobs?.jobs.edges.map((e) => e.node) ?? []} />
       {/* A new filter starts again at the first page. */}
@@ -77,21 +76,17 @@ function InstanceList({ app, filters }: { app: string; filters: InstanceFilters 
   return (
     <Stack>
       {!live && (
-        <Badge color="yellow" variant="light" w="fit-content">
-          Live updates interrupted: refreshing every {instancesFallbackMs / 1000} s
-        </Badge>
+        <Badge color="yellow" variant="light" w="fit-content">{t("instances.InstancesPage.liveUpdatesInterruptedRefreshing", { value: instancesFallbackMs / 1000 })}</Badge>
       )}
       {arrived > 0 && (
-        <Button variant="light" size="xs" w="fit-content" onClick={pages.first} aria-live="polite">
-          {arrived} new — show
-        </Button>
+        <Button variant="light" size="xs" w="fit-content" onClick={pages.first} aria-live="polite">{t("instances.InstancesPage.newShow", { arrived: arrived })}</Button>
       )}
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading instances"
+        loading={t("instances.InstancesPage.loadingInstances")}
         isEmpty={(data) => data.instances.edges.length === 0}
-        empty={hasFilters(filters) ? "No instance matches these filters." : `No job of app ${app} has run yet.`}
+        empty={hasFilters(filters) ? t("instances.InstancesPage.noInstanceMatchesThese") : t("instances.InstancesPage.noJobOfApp", { app: app })}
       >
         {(data) => (
           <Stack>
@@ -120,6 +115,5 @@ function InstanceList({ app, filters }: { app: string; filters: InstanceFilters 
 
 /** "1 instance", "312 instances", or "… match" under filters. */
 function countLabel(n: number, filtered: boolean): string {
-  const noun = n === 1 ? "instance" : "instances";
-  return filtered ? `${n.toLocaleString("en")} ${noun} match` : `${n.toLocaleString("en")} ${noun}`;
+  return filtered ? t("instances.InstancesPage.match", { count: n }) : t("instances.InstancesPage.count", { count: n });
 }

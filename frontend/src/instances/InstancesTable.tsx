@@ -6,6 +6,7 @@ import { Timestamp } from "../components/Timestamp";
 import { Truncated } from "../components/Truncated";
 import type { InstanceRowFragment } from "../graphql/graphql";
 import { StatusBadge } from "./StatusBadge";
+import { t } from "../i18n";
 
 function Time({ value }: { value: string | null }) {
   return value ? (
@@ -31,15 +32,15 @@ export function InstancesTable({ app, instances, withJob = true }: InstancesTabl
       <Table striped highlightOnHover verticalSpacing="xs">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">ID</Table.Th>
-            {withJob && <Table.Th scope="col">Job</Table.Th>}
-            <Table.Th scope="col">Status</Table.Th>
-            <Table.Th scope="col">Trigger</Table.Th>
-            <Table.Th scope="col">Expected</Table.Th>
-            <Table.Th scope="col">Triggered</Table.Th>
-            <Table.Th scope="col">Duration</Table.Th>
-            <Table.Th scope="col">Attempt</Table.Th>
-            <Table.Th scope="col">Worker</Table.Th>
+            <Table.Th scope="col">{t("instances.InstancesTable.id")}</Table.Th>
+            {withJob && <Table.Th scope="col">{t("instances.InstancesTable.job")}</Table.Th>}
+            <Table.Th scope="col">{t("instances.InstancesTable.status")}</Table.Th>
+            <Table.Th scope="col">{t("instances.InstancesTable.trigger")}</Table.Th>
+            <Table.Th scope="col">{t("instances.InstancesTable.expected")}</Table.Th>
+            <Table.Th scope="col">{t("instances.InstancesTable.triggered")}</Table.Th>
+            <Table.Th scope="col">{t("instances.InstancesTable.duration")}</Table.Th>
+            <Table.Th scope="col">{t("instances.InstancesTable.attempt")}</Table.Th>
+            <Table.Th scope="col">{t("instances.InstancesTable.worker")}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -55,7 +56,7 @@ export function InstancesTable({ app, instances, withJob = true }: InstancesTabl
                 </Table.Th>
                 {withJob && (
                   <Table.Td maw={240}>
-                    {i.job ? <Truncated text={i.job.name} size="sm" /> : <Text c="dimmed">deleted</Text>}
+                    {i.job ? <Truncated text={i.job.name} size="sm" /> : <Text c="dimmed">{t("instances.InstancesTable.deleted")}</Text>}
                   </Table.Td>
                 )}
                 <Table.Td>

@@ -19,6 +19,7 @@ import type { CombinedError } from "urql";
 import { errorMessage } from "../api/errors";
 import { downloadLog } from "./logFile";
 import type { LogLine } from "./useInstanceLogs";
+import { locale, t } from "../i18n";
 
 export const logLevels = ["DEBUG", "INFO", "WARN", "ERROR"] as const;
 
@@ -27,7 +28,7 @@ const levelColors: Record<string, string> = { DEBUG: "gray", INFO: "blue", WARN:
 /** How close to the end (px) still counts as at the end, for following. */
 const endSlack = 24;
 
-const timeFormat = new Intl.DateTimeFormat(undefined, {
+const timeFormat = new Intl.DateTimeFormat(locale(), {
   hour: "2-digit",
   minute: "2-digit",
   second: "2-digit",
@@ -94,9 +95,7 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
       <Group justify="space-between" align="flex-end" gap="sm">
         <Group align="flex-end" gap="md">
           <div role="group" aria-labelledby={levelsId}>
-            <Text size="sm" fw={500} id={levelsId} mb={4}>
-              Levels
-            </Text>
+            <Text size="sm" fw={500} id={levelsId} mb={4}>{t("instances.LogViewer.levels")}</Text>
             <Chip.Group multiple value={levels} onChange={setLevels}>
               <Group gap={6}>
                 {logLevels.map((level) => (
@@ -108,8 +107,8 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
             </Chip.Group>
           </div>
           <TextInput
-            label="Search the log"
-            placeholder="Text or worker"
+            label={t("instances.LogViewer.searchTheLog")}
+            placeholder={t("instances.LogViewer.textOrWorker")}
             type="search"
             size="xs"
             w={240}
@@ -119,20 +118,16 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
         </Group>
         <Group gap="md" align="center">
           {live && (
-            <Badge color="blue" variant="dot">
-              live
-            </Badge>
+            <Badge color="blue" variant="dot">{t("instances.LogViewer.live")}</Badge>
           )}
-          <Switch label="Follow" checked={follow} onChange={(e) => setFollowing(e.currentTarget.checked)} />
-          <Button size="xs" variant="default" disabled={lines.length === 0} onClick={() => downloadLog(fileName, lines)}>
-            Download .log
-          </Button>
+          <Switch label={t("instances.LogViewer.follow")} checked={follow} onChange={(e) => setFollowing(e.currentTarget.checked)} />
+          <Button size="xs" variant="default" disabled={lines.length === 0} onClick={() => downloadLog(fileName, lines)}>{t("instances.LogViewer.downloadLog")}</Button>
         </Group>
       </Group>
 
       {error && (
-        <Alert color="red" role="alert" title="Could not read the log">
-          <Text size="sm">{errorMessage(error)} It is tried again shortly.</Text>
+        <Alert color="red" role="alert" title={t("instances.LogViewer.couldNotReadThe")}>
+          <Text size="sm">{t("instances.LogViewer.itIsTriedAgain", { errorMessage: errorMessage(error) })}</Text>
         </Alert>
       )}
 
@@ -146,17 +141,15 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
         {!loaded ? (
           <Group p="md" gap="sm" role="status">
             <Loader size="xs" />
-            <Text size="sm" c="dimmed">
-              Loading the log…
-            </Text>
+            <Text size="sm" c="dimmed">{t("instances.LogViewer.loadingTheLog")}</Text>
           </Group>
         ) : shown.length === 0 ? (
           <Text size="sm" c="dimmed" p="md">
             {lines.length === 0
               ? live
-                ? "No log lines yet; they show here as the instance writes them."
-                : "This instance wrote no log lines."
-              : "No line matches the filters."}
+                ? t("instances.LogViewer.noLogLinesYet")
+                : t("instances.LogViewer.thisInstanceWroteNo")
+              : t("instances.LogViewer.noLineMatchesThe")}
           </Text>
         ) : (
           <Table
@@ -166,16 +159,16 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
             horizontalSpacing="xs"
             withRowBorders={false}
             highlightOnHover
-            aria-label="Log lines"
+            aria-label={t("instances.LogViewer.logLines")}
             data-testid="log-lines"
           >
             <Table.Thead>
               <Table.Tr>
-                <Table.Th ta="right">Seq</Table.Th>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Level</Table.Th>
-                <Table.Th>Worker</Table.Th>
-                <Table.Th w="100%">Text</Table.Th>
+                <Table.Th ta="right">{t("instances.LogViewer.seq")}</Table.Th>
+                <Table.Th>{t("instances.LogViewer.time")}</Table.Th>
+                <Table.Th>{t("instances.LogViewer.level")}</Table.Th>
+                <Table.Th>{t("instances.LogViewer.worker")}</Table.Th>
+                <Table.Th w="100%">{t("instances.LogViewer.text")}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -193,7 +186,7 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
                     {l.level}
                   </Table.Td>
                   <Table.Td c="dimmed" style={{ whiteSpace: "nowrap" }}>
-                    {l.worker ?? "server"}
+                    {l.worker ?? t("common.server")}
                   </Table.Td>
                   <Table.Td style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
                     {needle ? (
@@ -214,13 +207,11 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
       <Group justify="space-between">
         <Text size="xs" c="dimmed" aria-live="polite">
           {shown.length === lines.length
-            ? `${lines.length} ${lines.length === 1 ? "line" : "lines"}`
-            : `${shown.length} of ${lines.length} lines`}
+            ? t("instances.LogViewer.lines", { count: lines.length })
+            : t("instances.LogViewer.ofLines", { length: shown.length, length2: lines.length })}
         </Text>
         {unseen > 0 && (
-          <Button size="compact-xs" variant="light" onClick={() => setFollowing(true)}>
-            {unseen} new {unseen === 1 ? "line" : "lines"} — follow
-          </Button>
+          <Button size="compact-xs" variant="light" onClick={() => setFollowing(true)}>{t("instances.LogViewer.newFollow", { count: unseen })}</Button>
         )}
       </Group>
     </Stack>

@@ -1,5 +1,6 @@
 import { Badge, Loader } from "@mantine/core";
 import type { InstanceStatus } from "../graphql/graphql";
+import { statusLabel } from "../components/statusLabel";
 import { isUnfinished, statusColors } from "./status";
 
 /** An instance's status in its colour; a spinner while it runs. */
@@ -15,7 +16,7 @@ export function StatusBadge({ status, size = "md" }: { status: InstanceStatus; s
       miw="max-content"
       leftSection={running ? <Loader size={10} color={statusColors[status]} aria-hidden /> : undefined}
     >
-      {status}
+      {statusLabel(status)}
     </Badge>
   );
 }

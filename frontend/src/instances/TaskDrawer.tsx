@@ -8,6 +8,7 @@ import { usePolling } from "../components/usePolling";
 import { InstanceTaskQuery } from "./operations";
 import { StatusBadge } from "./StatusBadge";
 import { taskPollMs } from "./useTaskSummary";
+import { locale, t } from "../i18n";
 
 interface TaskDrawerProps {
   instanceId: string;
@@ -26,7 +27,7 @@ export function TaskDrawer({ instanceId, taskId, live, onClose }: TaskDrawerProp
       onClose={onClose}
       position="right"
       size="lg"
-      title={<Title order={3}>Task #{taskId}</Title>}
+      title={<Title order={3}>{t("instances.TaskDrawer.task", { taskId: taskId ?? "" })}</Title>}
     >
       {taskId !== null && <TaskDetails key={taskId} instanceId={instanceId} taskId={taskId} live={live} />}
     </Drawer>
@@ -78,9 +79,7 @@ export function Preview({ label, text, size, none }: { label: string; text: stri
             {text}
           </Code>
           {cut && (
-            <Text size="xs" c="dimmed">
-              The first {new Intl.NumberFormat().format(text.length)} characters of {formatBytes(size)}.
-            </Text>
+            <Text size="xs" c="dimmed">{t("instances.TaskDrawer.theFirstCharactersOf", { format: new Intl.NumberFormat(locale()).format(text.length), formatBytes: formatBytes(size) })}</Text>
           )}
         </>
       )}
@@ -104,68 +103,65 @@ function TaskDetails({ instanceId, taskId, live }: { instanceId: string; taskId:
     <QueryView
       result={result}
       onRetry={() => reexecute({ requestPolicy: "network-only" })}
-      loading="Loading the task"
+      loading={t("instances.TaskDrawer.loadingTheTask")}
       isEmpty={(data) => !data.instance?.task}
-      empty={<>This instance has no task {taskId}.</>}
+      empty={<>{t("instances.TaskDrawer.thisInstanceHasNo", { taskId: taskId })}</>}
     >
       {(data) => {
-        const t = data.instance?.task;
-        if (!t) return null;
+        const task = data.instance?.task;
+        if (!task) return null;
         return (
           <Stack gap="md">
             <Group gap="sm">
-              <StatusBadge status={t.status} />
-              <Badge variant="outline">{t.kind}</Badge>
+              <StatusBadge status={task.status} />
+              <Badge variant="outline">{task.kind}</Badge>
               <Text size="sm" fw={600} style={{ overflowWrap: "anywhere" }}>
-                {t.name}
+                {task.name}
               </Text>
             </Group>
             <SimpleGrid cols={2} spacing="md">
-              <Field label="Worker">
-                {t.workerId ? (
+              <Field label={t("instances.TaskDrawer.worker")}>
+                {task.workerId ? (
                   <Group gap={6}>
-                    <span style={{ overflowWrap: "anywhere" }}>{t.worker?.host ?? t.workerId}</span>
-                    {t.worker && (
+                    <span style={{ overflowWrap: "anywhere" }}>{task.worker?.host ?? task.workerId}</span>
+                    {task.worker && (
                       <Badge
                         size="xs"
-                        color={t.worker.alive ? "teal" : "gray"}
-                        variant={t.worker.alive ? "light" : "outline"}
+                        color={task.worker.alive ? "teal" : "gray"}
+                        variant={task.worker.alive ? "light" : "outline"}
                       >
-                        {t.worker.alive ? "alive" : "gone"}
+                        {task.worker.alive ? t("common.alive") : t("common.gone")}
                       </Badge>
                     )}
                   </Group>
                 ) : (
-                  "— (not on a worker)"
+                  t("instances.TaskDrawer.notOnAWorker")
                 )}
               </Field>
-              <Field label="Attempt">
-                {t.attempt}
-                <Text span size="xs" c="dimmed">
-                  {" "}
-                  (of instance attempt {t.instanceAttempt})
-                </Text>
+              <Field label={t("instances.TaskDrawer.attempt")}>
+                {task.attempt}
+                <Text span size="xs" c="dimmed">{" "}{t("instances.TaskDrawer.ofInstanceAttempt", { instanceAttempt: task.instanceAttempt })}</Text>
               </Field>
-              <Field label="Created">
-                <Time value={t.createdTime} />
+              <Field label={t("instances.TaskDrawer.created")}>
+                <Time value={task.createdTime} />
               </Field>
-              <Field label="Dispatched">
-                <Time value={t.dispatchedTime} />
+              <Field label={t("instances.TaskDrawer.dispatched")}>
+                <Time value={task.dispatchedTime} />
               </Field>
-              <Field label="Finished">
-                <Time value={t.finishedTime} />
+              <Field label={t("instances.TaskDrawer.finished")}>
+                <Time value={task.finishedTime} />
               </Field>
-              <Field label="Last change">
-                <Time value={t.updatedTime} />
+              <Field label={t("instances.TaskDrawer.lastChange")}>
+                <Time value={task.updatedTime} />
               </Field>
-              <Field label="Mapped from">{t.parentId ? `task #${t.parentId}` : "—"}</Field>
+              <Field label={t("instances.TaskDrawer.mappedFrom")}>{task.parentId ? t("instances.TaskDrawer.task2", { parentId: task.parentId }) : "—"}</Field>
             </SimpleGrid>
-            <Preview label="Payload" text={t.payload} size={t.payloadSize} none="None." />
+            <Preview label={t("instances.TaskDrawer.payload")} text={task.payload} size={task.payloadSize} none={t("instances.TaskDrawer.none")} />
             <Preview
-              label="Result"
-              text={t.result}
-              size={t.resultSize}
-              none={unfinished(t.status) ? "Not yet: it has not finished." : "None: the processor returned nothing."}
+              label={t("instances.TaskDrawer.result")}
+              text={task.result}
+              size={task.resultSize}
+              none={unfinished(task.status) ? t("instances.TaskDrawer.notYetItHas") : t("instances.TaskDrawer.noneTheProcessorReturned")}
             />
           </Stack>
         );

@@ -1,5 +1,6 @@
 import { Group, Progress, Stack, Text } from "@mantine/core";
 import type { ExecutionMode, InstanceFieldsFragment } from "../graphql/graphql";
+import { locale, t } from "../i18n";
 
 type Tasks = InstanceFieldsFragment["tasks"];
 
@@ -11,7 +12,7 @@ const parts = [
   { key: "waiting", label: "waiting", color: "gray" },
 ] as const;
 
-const number = new Intl.NumberFormat();
+const number = new Intl.NumberFormat(locale());
 
 /** The share of tasks that finished, in whole percent, never 100 before all have. */
 export function donePercent(tasks: Tasks): number {
@@ -28,9 +29,7 @@ export function donePercent(tasks: Tasks): number {
 export function TaskSummary({ tasks, mode }: { tasks: Tasks; mode?: ExecutionMode }) {
   if (tasks.total === 0) {
     return (
-      <Text size="sm" c="dimmed">
-        No tasks yet.
-      </Text>
+      <Text size="sm" c="dimmed">{t("instances.TaskSummary.noTasksYet")}</Text>
     );
   }
   const mapped = mode === "MAP" || mode === "MAP_REDUCE";
@@ -39,15 +38,11 @@ export function TaskSummary({ tasks, mode }: { tasks: Tasks; mode?: ExecutionMod
     <Stack gap={6}>
       {mapped && (
         <Text size="sm" aria-live="polite">
-          <Text span fw={600}>
-            {donePercent(tasks)}% done
-          </Text>{" "}
-          <Text span c="dimmed">
-            ({number.format(done)} of {number.format(tasks.total)} tasks finished)
-          </Text>
+          <Text span fw={600}>{t("instances.TaskSummary.done", { donePercent: donePercent(tasks) })}</Text>{" "}
+          <Text span c="dimmed">{t("instances.TaskSummary.ofTasksFinished", { format: number.format(done), format2: number.format(tasks.total) })}</Text>
         </Text>
       )}
-      <Progress.Root size="lg" aria-label="Tasks by status">
+      <Progress.Root size="lg" aria-label={t("instances.TaskSummary.tasksByStatus")}>
         {parts.map(
           (p) =>
             tasks[p.key] > 0 && (
@@ -59,7 +54,7 @@ export function TaskSummary({ tasks, mode }: { tasks: Tasks; mode?: ExecutionMod
       </Progress.Root>
       <Group gap="md">
         <Text size="sm" fw={600}>
-          {number.format(tasks.total)} {tasks.total === 1 ? "task" : "tasks"}
+          {t("instances.TaskSummary.tasks", { count: tasks.total })}
         </Text>
         {parts.map((p) => (
           <Text key={p.key} size="sm" c={tasks[p.key] > 0 ? p.color : "dimmed"}>

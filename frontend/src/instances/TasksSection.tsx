@@ -13,6 +13,7 @@ import { StatusBadge } from "./StatusBadge";
 import { TaskDrawer } from "./TaskDrawer";
 import { taskFilterOf, taskFilters } from "./taskStatus";
 import { taskPollMs } from "./useTaskSummary";
+import { locale, t } from "../i18n";
 
 /** Tasks per page of the table. */
 export const taskPageSize = 20;
@@ -21,7 +22,7 @@ export const taskPageSize = 20;
 export const taskFilterParam = "taskStatus";
 export const taskParam = "task";
 
-const number = new Intl.NumberFormat();
+const number = new Intl.NumberFormat(locale());
 
 interface TasksSectionProps {
   instanceId: string;
@@ -67,12 +68,10 @@ export function TasksSection({ instanceId, counts, live }: TasksSectionProps) {
   const matching = filter.count(counts);
 
   return (
-    <Stack gap="xs" component="section" aria-label="Tasks">
-      <Title order={3} size="h5">
-        Tasks
-      </Title>
+    <Stack gap="xs" component="section" aria-label={t("instances.TasksSection.tasks")}>
+      <Title order={3} size="h5">{t("instances.TasksSection.tasks")}</Title>
       <SegmentedControl
-        aria-label="Task status"
+        aria-label={t("instances.TasksSection.taskStatus")}
         value={filter.key}
         onChange={(key) =>
           setParams((p) => {
@@ -88,9 +87,9 @@ export function TasksSection({ instanceId, counts, live }: TasksSectionProps) {
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading the tasks"
+        loading={t("instances.TasksSection.loadingTheTasks")}
         isEmpty={(data) => (data.instance?.taskList.edges.length ?? 0) === 0}
-        empty={filter.key === "all" ? <>No tasks yet.</> : <>No {filter.label.toLowerCase()} tasks.</>}
+        empty={filter.key === "all" ? <>{t("instances.TasksSection.noTasksYet")}</> : <>{t("instances.TasksSection.noTasks", { toLowerCase: filter.label.toLowerCase() })}</>}
       >
         {(data) =>
           data.instance && (
@@ -118,58 +117,57 @@ export function TasksSection({ instanceId, counts, live }: TasksSectionProps) {
 function TaskTable({ tasks, onOpen }: { tasks: TaskRowFragment[]; onOpen: (id: string) => void }) {
   return (
     <Table.ScrollContainer minWidth={760}>
-      <Table striped highlightOnHover verticalSpacing="xs" aria-label="Tasks of this page">
+      <Table striped highlightOnHover verticalSpacing="xs" aria-label={t("instances.TasksSection.tasksOfThisPage")}>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">ID</Table.Th>
-            <Table.Th scope="col">Name</Table.Th>
-            <Table.Th scope="col">Kind</Table.Th>
-            <Table.Th scope="col">Status</Table.Th>
-            <Table.Th scope="col">Worker</Table.Th>
-            <Table.Th scope="col">Attempt</Table.Th>
-            <Table.Th scope="col">Finished</Table.Th>
+            <Table.Th scope="col">{t("instances.TasksSection.id")}</Table.Th>
+            <Table.Th scope="col">{t("instances.TasksSection.name")}</Table.Th>
+            <Table.Th scope="col">{t("instances.TasksSection.kind")}</Table.Th>
+            <Table.Th scope="col">{t("instances.TasksSection.status")}</Table.Th>
+            <Table.Th scope="col">{t("instances.TasksSection.worker")}</Table.Th>
+            <Table.Th scope="col">{t("instances.TasksSection.attempt")}</Table.Th>
+            <Table.Th scope="col">{t("instances.TasksSection.finished")}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {tasks.map((t) => (
+          {tasks.map((task) => (
             // The whole row opens the task; its id is the button for keyboards.
-            <Table.Tr key={t.id} onClick={() => onOpen(t.id)} style={{ cursor: "pointer" }}>
+            <Table.Tr key={task.id} onClick={() => onOpen(task.id)} style={{ cursor: "pointer" }}>
               <Table.Th scope="row">
                 <Anchor
                   component="button"
                   type="button"
                   fw={600}
                   size="sm"
-                  aria-label={`Task #${t.id}`}
+                  aria-label={t("instances.TasksSection.task", { id: task.id })}
                   onClick={(e) => {
                     e.stopPropagation();
-                    onOpen(t.id);
+                    onOpen(task.id);
                   }}
                 >
-                  #{t.id}
+                  #{task.id}
                 </Anchor>
               </Table.Th>
               <Table.Td maw={240}>
-                <Truncated text={t.name} size="sm" />
+                <Truncated text={task.name} size="sm" />
               </Table.Td>
               <Table.Td>
                 <Badge variant="outline" size="sm">
-                  {t.kind}
+                  {task.kind}
                 </Badge>
               </Table.Td>
               <Table.Td>
-                <StatusBadge status={t.status} size="sm" />
+                <StatusBadge status={task.status} size="sm" />
               </Table.Td>
               <Table.Td maw={200}>
-                {t.workerId ? <Truncated text={t.workerId} size="sm" /> : <Text size="sm">—</Text>}
+                {task.workerId ? <Truncated text={task.workerId} size="sm" /> : <Text size="sm">—</Text>}
               </Table.Td>
-              <Table.Td>{t.attempt}</Table.Td>
+              <Table.Td>{task.attempt}</Table.Td>
               <Table.Td>
-                {t.finishedTime ? (
-                  <Timestamp value={t.finishedTime} compact />
-                ) : t.nextAttemptAt ? (
-                  <Text size="sm" c="dimmed">
-                    retry due <Timestamp value={t.nextAttemptAt} compact />
+                {task.finishedTime ? (
+                  <Timestamp value={task.finishedTime} compact />
+                ) : task.nextAttemptAt ? (
+                  <Text size="sm" c="dimmed">{t("instances.TasksSection.retryDue")}{" "}<Timestamp value={task.nextAttemptAt} compact />
                   </Text>
                 ) : (
                   <Text size="sm" c="dimmed">

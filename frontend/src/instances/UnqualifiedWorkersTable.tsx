@@ -2,21 +2,22 @@ import { Badge, Stack, Table, Text, Title } from "@mantine/core";
 import { useId } from "@mantine/hooks";
 import { Timestamp } from "../components/Timestamp";
 import type { InstanceFieldsFragment } from "../graphql/graphql";
+import { t } from "../i18n";
 
 type Unqualified = Pick<InstanceFieldsFragment, "unqualifiedAt" | "unqualifiedWorkers">;
 
 /** What each filter means, for the badge's tooltip. */
 const filterMeaning: Record<string, string> = {
-  PROCESSOR: "does not serve the job's processor",
-  DESIGNATED: "not among the job's designated workers",
-  TAG: "lacks a tag the job requires",
-  CPU: "fewer CPU cores than the job's minimum",
-  MEMORY: "less free memory than the job's minimum",
-  DISK: "less free disk than the job's minimum",
-  DRAINING: "stopping gracefully: takes no new tasks",
-  FULL: "no free slot",
-  TASK_LIMIT: "already runs the job's taskConcurrency tasks of this instance",
-  MAX_WORKERS: "the instance already runs on the job's maxWorkers others",
+  PROCESSOR: t("instances.UnqualifiedWorkersTable.doesNotServeThe"),
+  DESIGNATED: t("instances.UnqualifiedWorkersTable.notAmongTheJob"),
+  TAG: t("instances.UnqualifiedWorkersTable.lacksATagThe"),
+  CPU: t("instances.UnqualifiedWorkersTable.fewerCpuCoresThan"),
+  MEMORY: t("instances.UnqualifiedWorkersTable.lessFreeMemoryThan"),
+  DISK: t("instances.UnqualifiedWorkersTable.lessFreeDiskThan"),
+  DRAINING: t("instances.UnqualifiedWorkersTable.stoppingGracefullyTakesNo"),
+  FULL: t("instances.UnqualifiedWorkersTable.noFreeSlot"),
+  TASK_LIMIT: t("instances.UnqualifiedWorkersTable.alreadyRunsTheJob"),
+  MAX_WORKERS: t("instances.UnqualifiedWorkersTable.theInstanceAlreadyRuns"),
 };
 
 /**
@@ -30,24 +31,19 @@ export function UnqualifiedWorkersSection({ instance }: { instance: Unqualified 
   const workers = instance.unqualifiedWorkers;
   return (
     <Stack gap="xs" component="section" aria-labelledby={id}>
-      <Title order={3} size="h5" id={id}>
-        Why no worker
-      </Title>
-      <Text size="xs" c="dimmed">
-        At <Timestamp value={instance.unqualifiedAt} compact /> no connected worker could take this instance
-        {workers.length > 0 ? "; each worker of the app and the filter that ruled it out:" : "."}
-      </Text>
+      <Title order={3} size="h5" id={id}>{t("instances.UnqualifiedWorkersTable.whyNoWorker")}</Title>
+      <Text size="xs" c="dimmed">{t("instances.UnqualifiedWorkersTable.at")}{" "}<Timestamp value={instance.unqualifiedAt} compact />{" "}{workers.length > 0 ? t("instances.UnqualifiedWorkersTable.noWorkerEach") : t("instances.UnqualifiedWorkersTable.noWorker")}</Text>
       {workers.length === 0 ? (
-        <Text size="sm">No worker of the app was connected.</Text>
+        <Text size="sm">{t("instances.UnqualifiedWorkersTable.noWorkerOfThe")}</Text>
       ) : (
         <Table.ScrollContainer minWidth={600}>
           <Table verticalSpacing="xs" striped aria-labelledby={id}>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th scope="col">Worker</Table.Th>
-                <Table.Th scope="col">Host</Table.Th>
-                <Table.Th scope="col">Filter</Table.Th>
-                <Table.Th scope="col">Reason</Table.Th>
+                <Table.Th scope="col">{t("instances.UnqualifiedWorkersTable.worker")}</Table.Th>
+                <Table.Th scope="col">{t("instances.UnqualifiedWorkersTable.host")}</Table.Th>
+                <Table.Th scope="col">{t("instances.UnqualifiedWorkersTable.filter")}</Table.Th>
+                <Table.Th scope="col">{t("instances.UnqualifiedWorkersTable.reason")}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>

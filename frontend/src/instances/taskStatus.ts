@@ -1,4 +1,5 @@
 import type { InstanceFieldsFragment, TaskStatus } from "../graphql/graphql";
+import { t } from "../i18n";
 
 type Counts = InstanceFieldsFragment["tasks"];
 
@@ -8,12 +9,12 @@ type Counts = InstanceFieldsFragment["tasks"];
  * of its own.
  */
 export const taskFilters = [
-  { key: "all", label: "All", statuses: null, count: (c: Counts) => c.total },
-  { key: "waiting", label: "Waiting", statuses: ["WAITING"], count: (c: Counts) => c.waiting },
-  { key: "running", label: "Running", statuses: ["DISPATCHED", "RUNNING"], count: (c: Counts) => c.running },
-  { key: "succeeded", label: "Succeeded", statuses: ["SUCCEEDED"], count: (c: Counts) => c.succeeded },
-  { key: "failed", label: "Failed", statuses: ["FAILED"], count: (c: Counts) => c.failed },
-  { key: "stopped", label: "Stopped", statuses: ["STOPPED", "CANCELED"], count: (c: Counts) => c.stopped },
+  { key: "all", label: t("instances.taskStatus.all"), statuses: null, count: (c: Counts) => c.total },
+  { key: "waiting", label: t("instances.taskStatus.waiting"), statuses: ["WAITING"], count: (c: Counts) => c.waiting },
+  { key: "running", label: t("instances.taskStatus.running"), statuses: ["DISPATCHED", "RUNNING"], count: (c: Counts) => c.running },
+  { key: "succeeded", label: t("instances.taskStatus.succeeded"), statuses: ["SUCCEEDED"], count: (c: Counts) => c.succeeded },
+  { key: "failed", label: t("instances.taskStatus.failed"), statuses: ["FAILED"], count: (c: Counts) => c.failed },
+  { key: "stopped", label: t("instances.taskStatus.stopped"), statuses: ["STOPPED", "CANCELED"], count: (c: Counts) => c.stopped },
 ] as const satisfies readonly {
   key: string;
   label: string;

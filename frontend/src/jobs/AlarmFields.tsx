@@ -5,6 +5,7 @@ import type { AlarmRuleType } from "../graphql/graphql";
 import { alarmChannelTypes, channelLabels, ruleLabels, thresholds, type AlarmValues } from "./alarmForm";
 import { mono, useWatch } from "./formApi";
 import { useReadOnly } from "./readOnly";
+import { t } from "../i18n";
 
 /** A form with the alarm's values at `alarm`: the job form, a workflow's alarm form. */
 type AlarmFormApi = UseFormReturnType<{ alarm: AlarmValues }>;
@@ -43,30 +44,26 @@ export function AlarmFields<V extends { alarm: AlarmValues }>({ form: anyForm, l
   }
   const types = form.getValues().alarm.rules.map((r) => r.type);
   return (
-    <Fieldset legend="Alarm">
+    <Fieldset legend={t("jobs.AlarmFields.alarm")}>
       <Stack gap="sm">
-        <Text size="sm" c="dimmed">
-          Alarm when… (each rule keeps quiet for its silence window after it alarmed; a recovery ends the storm)
-        </Text>
+        <Text size="sm" c="dimmed">{t("jobs.AlarmFields.alarmWhenEachRule")}</Text>
         {types.map((type, i) => (
           <RuleRow key={type} form={form} type={type} i={i} label={labels[type]} />
         ))}
-        <Text size="sm" c="dimmed">
-          …and tell:
-        </Text>
+        <Text size="sm" c="dimmed">{t("jobs.AlarmFields.andTell")}</Text>
         {Array.from({ length: channels }, (_, i) => (
           <Group key={i} align="flex-start" gap="sm" wrap="nowrap">
             <Select
-              aria-label={`Channel ${i + 1} type`}
-              data={alarmChannelTypes.map((t) => ({ value: t, label: channelLabels[t] }))}
+              aria-label={t("jobs.AlarmFields.channelType", { value: i + 1 })}
+              data={alarmChannelTypes.map((type) => ({ value: type, label: channelLabels[type] }))}
               allowDeselect={false}
               w={170}
               key={`${form.key(`alarm.channels.${i}.type`)}@${version}`}
               {...form.getInputProps(`alarm.channels.${i}.type`)}
             />
             <TextInput
-              aria-label={`Channel ${i + 1} URL or address`}
-              placeholder="https://… (incoming webhook), or an email address"
+              aria-label={t("jobs.AlarmFields.channelUrlOrAddress", { value: i + 1 })}
+              placeholder={t("jobs.AlarmFields.targetPlaceholder")}
               style={{ flex: 1 }}
               styles={mono}
               key={`${form.key(`alarm.channels.${i}.target`)}@${version}`}
@@ -77,7 +74,7 @@ export function AlarmFields<V extends { alarm: AlarmValues }>({ form: anyForm, l
                 variant="subtle"
                 color="red"
                 mt={6}
-                aria-label={`Remove channel ${i + 1}`}
+                aria-label={t("jobs.AlarmFields.removeChannel", { value: i + 1 })}
                 onClick={() => removeChannel(i)}
               >
                 ✕
@@ -96,9 +93,7 @@ export function AlarmFields<V extends { alarm: AlarmValues }>({ form: anyForm, l
             size="xs"
             w="fit-content"
             onClick={addChannel}
-          >
-            Add a channel
-          </Button>
+          >{t("jobs.AlarmFields.addAChannel")}</Button>
         )}
       </Stack>
     </Fieldset>
@@ -133,7 +128,7 @@ function RuleRow({ form, type, i, label }: { form: AlarmFormApi; type: AlarmRule
         <NumberInput
           size="xs"
           clampBehavior="none"
-          label="Silence (seconds)"
+          label={t("jobs.AlarmFields.silenceSeconds")}
           min={0}
           allowDecimal={false}
           w={160}

@@ -17,6 +17,7 @@ import type {
 } from "../graphql/graphql";
 import { channelLabels, ruleLabels, shownTarget } from "./alarmForm";
 import { SendTestAlarmMutation } from "./operations";
+import { locale, t } from "../i18n";
 
 /** How many history entries a page adds; the server gives at most 200 at once. */
 export const alarmHistoryPageSize = 20;
@@ -45,7 +46,7 @@ export function AlarmSummary({
   if (rules.length === 0 || channels.length === 0) {
     return (
       <Text size="sm" c="dimmed">
-        {rules.length === 0 ? "No alarm rule: nobody is told when it fails." : "Rules are set, but no channel to tell."}
+        {rules.length === 0 ? t("jobs.AlarmSections.noAlarmRuleNobody") : t("jobs.AlarmSections.rulesAreSetBut")}
         {setIt && <> {setIt}.</>}
       </Text>
     );
@@ -53,24 +54,20 @@ export function AlarmSummary({
   return (
     <Group align="flex-start" gap="xl">
       <Stack gap={4}>
-        <Text size="sm" fw={600}>
-          Alarm when
-        </Text>
+        <Text size="sm" fw={600}>{t("jobs.AlarmSections.alarmWhen")}</Text>
         <List size="sm" spacing={2}>
           {rules.map((r) => (
             <List.Item key={r.type}>
               {labels[r.type]}
               {r.type === "CONSECUTIVE_FAILURES" && ` (N = ${r.threshold})`}
-              {r.type === "START_LATE" && ` (by more than ${r.threshold} ms)`}
-              {r.silenceSec > 0 && `; then quiet for ${r.silenceSec} s`}
+              {r.type === "START_LATE" && t("jobs.AlarmSections.byMoreThanMs", { threshold: r.threshold })}
+              {r.silenceSec > 0 && t("jobs.AlarmSections.thenQuietForS", { silenceSec: r.silenceSec })}
             </List.Item>
           ))}
         </List>
       </Stack>
       <Stack gap={4}>
-        <Text size="sm" fw={600}>
-          Tell
-        </Text>
+        <Text size="sm" fw={600}>{t("jobs.AlarmSections.tell")}</Text>
         <List size="sm" spacing={2}>
           {channels.map((c, i) => (
             <List.Item key={i} style={{ overflowWrap: "anywhere" }}>
@@ -109,28 +106,24 @@ export function TestAlarm({
   }
 
   return (
-    <Stack gap="xs" component="section" aria-label="Test alarm">
+    <Stack gap="xs" component="section" aria-label={t("jobs.AlarmSections.testAlarm")}>
       <Group>
-        <Button onClick={() => void test()} loading={testing.fetching} disabled={disabled}>
-          Send test alarm
-        </Button>
-        <Text size="sm" c="dimmed">
-          Sends a test message to each saved channel now and shows what each answered.
-        </Text>
+        <Button onClick={() => void test()} loading={testing.fetching} disabled={disabled}>{t("jobs.AlarmSections.sendTestAlarm")}</Button>
+        <Text size="sm" c="dimmed">{t("jobs.AlarmSections.sendsATestMessage")}</Text>
       </Group>
       {testing.error && (
-        <Alert color="red" title="Could not send the test alarm" role="alert">
+        <Alert color="red" title={t("jobs.AlarmSections.couldNotSendThe")} role="alert">
           {errorMessage(testing.error)}
         </Alert>
       )}
       {answers && (
-        <Table aria-label="Test alarm answers">
+        <Table aria-label={t("jobs.AlarmSections.testAlarmAnswers")}>
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>Channel</Table.Th>
-              <Table.Th>To</Table.Th>
-              <Table.Th>Result</Table.Th>
-              <Table.Th>Answer</Table.Th>
+              <Table.Th>{t("jobs.AlarmSections.channel")}</Table.Th>
+              <Table.Th>{t("jobs.AlarmSections.to")}</Table.Th>
+              <Table.Th>{t("jobs.AlarmSections.result")}</Table.Th>
+              <Table.Th>{t("jobs.AlarmSections.answer")}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -139,7 +132,7 @@ export function TestAlarm({
                 <Table.Td>{channelLabels[a.channel]}</Table.Td>
                 <Table.Td style={{ overflowWrap: "anywhere" }}>{a.target}</Table.Td>
                 <Table.Td>
-                  <Badge color={a.ok ? "teal" : "red"}>{a.ok ? "delivered" : "failed"}</Badge>{" "}
+                  <Badge color={a.ok ? "teal" : "red"}>{a.ok ? t("common.delivered") : t("common.failed")}</Badge>{" "}
                   {a.statusCode != null && <Code>{a.statusCode}</Code>}
                 </Table.Td>
                 <Table.Td style={{ overflowWrap: "anywhere" }}>{a.answer}</Table.Td>
@@ -176,21 +169,21 @@ export function AlarmHistoryTable({
 }) {
   return (
     <Stack gap="xs">
-      <Table striped aria-label="Alarm history">
+      <Table striped aria-label={t("jobs.AlarmSections.alarmHistory")}>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>When</Table.Th>
-            <Table.Th>Event</Table.Th>
-            <Table.Th>Outcome</Table.Th>
-            <Table.Th>Channel</Table.Th>
-            <Table.Th>Answer</Table.Th>
-            <Table.Th>Concerns</Table.Th>
+            <Table.Th>{t("jobs.AlarmSections.when")}</Table.Th>
+            <Table.Th>{t("jobs.AlarmSections.event")}</Table.Th>
+            <Table.Th>{t("jobs.AlarmSections.outcome")}</Table.Th>
+            <Table.Th>{t("jobs.AlarmSections.channel")}</Table.Th>
+            <Table.Th>{t("jobs.AlarmSections.answer")}</Table.Th>
+            <Table.Th>{t("jobs.AlarmSections.concerns")}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
           {history.edges.map(({ node: r }) => (
             <Table.Tr key={r.id}>
-              <Table.Td>{new Date(r.time).toLocaleString()}</Table.Td>
+              <Table.Td>{new Date(r.time).toLocaleString(locale())}</Table.Td>
               <Table.Td>
                 <Code>{r.event}</Code>
                 {r.rule && (
@@ -209,22 +202,16 @@ export function AlarmHistoryTable({
                 {r.statusCode != null && <Code mr={4}>{r.statusCode}</Code>}
                 {r.outcome === "SILENCED" ? r.summary : r.answer}
                 {r.attempts > 1 && (
-                  <Text size="xs" c="dimmed">
-                    {r.attempts} attempts
-                  </Text>
+                  <Text size="xs" c="dimmed">{t("jobs.AlarmSections.attempts", { attempts: r.attempts })}</Text>
                 )}
               </Table.Td>
               <Table.Td>
                 {!r.workflowInstanceId && !r.instanceId && "—"}
                 {r.instanceId && (
-                  <Anchor component={Link} to={appPath(app, "instances", r.instanceId)} size="sm" display="block">
-                    instance {r.instanceId}
-                  </Anchor>
+                  <Anchor component={Link} to={appPath(app, "instances", r.instanceId)} size="sm" display="block">{t("jobs.AlarmSections.instance", { instanceId: r.instanceId })}</Anchor>
                 )}
                 {r.workflowInstanceId && (
-                  <Anchor component={Link} to={appPath(app, "workflow-instances", r.workflowInstanceId)} size="sm" display="block">
-                    run {r.workflowInstanceId}
-                  </Anchor>
+                  <Anchor component={Link} to={appPath(app, "workflow-instances", r.workflowInstanceId)} size="sm" display="block">{t("jobs.AlarmSections.run", { workflowInstanceId: r.workflowInstanceId })}</Anchor>
                 )}
               </Table.Td>
             </Table.Tr>
@@ -232,13 +219,9 @@ export function AlarmHistoryTable({
         </Table.Tbody>
       </Table>
       <Group justify="space-between">
-        <Text size="sm" c="dimmed">
-          {history.edges.length} of {history.totalCount}
-        </Text>
+        <Text size="sm" c="dimmed">{t("jobs.AlarmSections.of", { length: history.edges.length, totalCount: history.totalCount })}</Text>
         {history.pageInfo.hasNextPage && pages * alarmHistoryPageSize < historyMax && (
-          <Button variant="default" size="xs" onClick={onMore}>
-            Show more
-          </Button>
+          <Button variant="default" size="xs" onClick={onMore}>{t("jobs.AlarmSections.showMore")}</Button>
         )}
       </Group>
     </Stack>
@@ -269,15 +252,13 @@ export function AlarmHistorySection<Data>({
 }) {
   return (
     <>
-      <Title order={3} size="h4">
-        Alarm history
-      </Title>
+      <Title order={3} size="h4">{t("jobs.AlarmSections.alarmHistory")}</Title>
       <QueryView
         result={result}
         onRetry={onRetry}
-        loading="Loading the alarm history"
+        loading={t("jobs.AlarmSections.loadingTheAlarmHistory")}
         isEmpty={(d) => (history(d)?.edges.length ?? 0) === 0}
-        empty={<>No alarm yet: none was sent, silenced or failed for this {subject}.</>}
+        empty={<>{t("jobs.AlarmSections.noAlarmYetNone", { subject: subject })}</>}
       >
         {(d) => {
           const page = history(d);

@@ -1,13 +1,14 @@
 import { Fieldset, Stack, Switch, TextInput, Textarea } from "@mantine/core";
 import type { JobFormApi } from "./formApi";
+import { t } from "../i18n";
 
 export function BasicsFields({ form }: { form: JobFormApi }) {
   return (
-    <Fieldset legend="Basics">
+    <Fieldset legend={t("jobs.BasicsFields.basics")}>
       <Stack gap="sm">
         <TextInput
-          label="Name"
-          description="Unique in the app; at most 128 characters."
+          label={t("jobs.BasicsFields.name")}
+          description={t("jobs.BasicsFields.uniqueInTheApp")}
           required
           maxLength={128}
           autoComplete="off"
@@ -16,7 +17,7 @@ export function BasicsFields({ form }: { form: JobFormApi }) {
           {...form.getInputProps("name")}
         />
         <Textarea
-          label="Description"
+          label={t("jobs.BasicsFields.description")}
           autosize
           minRows={2}
           maxRows={6}
@@ -24,8 +25,8 @@ export function BasicsFields({ form }: { form: JobFormApi }) {
           {...form.getInputProps("description")}
         />
         <Switch
-          label="Enabled"
-          description="A disabled job does not fire on its schedule; it can still be run by hand."
+          label={t("jobs.BasicsFields.enabled")}
+          description={t("jobs.BasicsFields.aDisabledJobDoes")}
           key={form.key("enabled")}
           {...form.getInputProps("enabled", { type: "checkbox" })}
         />

@@ -3,6 +3,7 @@ import { Box, Input, Loader } from "@mantine/core";
 import { useId } from "@mantine/hooks";
 import { useReadOnly } from "./readOnly";
 import type { ScriptLanguage } from "./ScriptEditor";
+import { t } from "../i18n";
 
 const ScriptEditor = lazy(() => import("./ScriptEditor"));
 
@@ -45,7 +46,7 @@ export function CodeField({ label, description, error, language, value, onChange
           overflow: "hidden",
         }}
       >
-        <Suspense fallback={<Loader size="sm" m="sm" aria-label="Loading the editor" />}>
+        <Suspense fallback={<Loader size="sm" m="sm" aria-label={t("jobs.CodeField.loadingTheEditor")} />}>
           <ScriptEditor
             language={language}
             value={value}

@@ -4,6 +4,7 @@ import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Truncated } from "../components/Truncated";
 import type { JobRowFragment } from "../graphql/graphql";
 import { DeleteJobMutation } from "./operations";
+import { t } from "../i18n";
 
 // deleteJob returns a Boolean, which names no type for the document cache
 // to refetch; this names the list's.
@@ -23,7 +24,7 @@ export function DeleteJobDialog({ job, onClose, onDeleted }: DeleteJobDialogProp
     if (!job) return;
     const result = await deleteJob({ id: job.id }, context);
     if (!result.error) {
-      notifications.show({ color: "teal", message: "Deleted the job.", title: <Truncated text={job.name} /> });
+      notifications.show({ color: "teal", message: t("jobs.DeleteJobDialog.deletedTheJob"), title: <Truncated text={job.name} /> });
       onClose();
       onDeleted?.();
     }
@@ -32,21 +33,18 @@ export function DeleteJobDialog({ job, onClose, onDeleted }: DeleteJobDialogProp
   return (
     <ConfirmDialog
       opened={job !== null}
-      title="Delete job"
-      confirmLabel="Delete job"
+      title={t("jobs.DeleteJobDialog.deleteJob")}
+      confirmLabel={t("jobs.DeleteJobDialog.deleteJob")}
       danger
       busy={fetching}
       error={error}
       onConfirm={() => void confirm()}
       onClose={onClose}
-    >
-      Delete job <Truncated
+    >{t("jobs.DeleteJobDialog.deleteJob")}{" "}<Truncated
         text={job?.name ?? ""}
         fw={700}
         display="inline-block"
         style={{ verticalAlign: "bottom" }}
-      /> and its history? Its running instances are stopped on
-      their workers. This cannot be undone.
-    </ConfirmDialog>
+      />{" "}{t("jobs.DeleteJobDialog.andItsHistoryIts")}</ConfirmDialog>
   );
 }

@@ -4,6 +4,7 @@ import { useMutation } from "urql";
 import { errorMessage } from "../api/errors";
 import type { JobRowFragment } from "../graphql/graphql";
 import { SetJobEnabledMutation } from "./operations";
+import { t } from "../i18n";
 
 interface EnabledSwitchProps {
   job: Pick<JobRowFragment, "id" | "name" | "enabled">;
@@ -20,7 +21,7 @@ export function EnabledSwitch({ job, label = false }: EnabledSwitchProps) {
     if (result.error) {
       notifications.show({
         color: "red",
-        title: `Could not ${enabled ? "enable" : "disable"} ${job.name}`,
+        title: (enabled ? t("jobs.EnabledSwitch.couldNotEnable", { name: job.name }) : t("jobs.EnabledSwitch.couldNotDisable", { name: job.name })),
         message: errorMessage(result.error),
       });
     }
@@ -31,8 +32,8 @@ export function EnabledSwitch({ job, label = false }: EnabledSwitchProps) {
       checked={job.enabled}
       disabled={fetching}
       onChange={(e) => void toggle(e.currentTarget.checked)}
-      aria-label={`${job.name} enabled`}
-      label={label ? (job.enabled ? "Enabled" : "Disabled") : undefined}
+      aria-label={t("jobs.EnabledSwitch.enabled", { name: job.name })}
+      label={label ? (job.enabled ? t("jobs.EnabledSwitch.enabled2") : t("jobs.EnabledSwitch.disabled")) : undefined}
       style={{ flexShrink: 0 }}
     />
   );

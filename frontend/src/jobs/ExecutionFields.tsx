@@ -4,8 +4,12 @@ import { mono, useWatch, type JobFormApi } from "./formApi";
 import { HttpFields } from "./HttpFields";
 import { ScriptVariables } from "./ScriptVariables";
 import { executionModes, processorTypes, selectData } from "./labels";
+import { t } from "../i18n";
 
 /** Execution mode, processor type, the processor itself (script, name or request) and parameters. */
+/** Code, not prose: the same in every language. */
+const scriptExamples = { python: 'print("hello")', shell: 'echo "hello"' };
+
 export function ExecutionFields({ form }: { form: JobFormApi }) {
   const mode = useWatch(form, "executionMode", (v) => v.executionMode);
   const type = useWatch(form, "processorType", (v) => v.processorType);
@@ -13,11 +17,11 @@ export function ExecutionFields({ form }: { form: JobFormApi }) {
   const isScript = type === "SHELL" || type === "PYTHON";
 
   return (
-    <Fieldset legend="Execution">
+    <Fieldset legend={t("jobs.ExecutionFields.execution")}>
       <Stack gap="sm">
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <Select
-            label="Execution mode"
+            label={t("jobs.ExecutionFields.executionMode")}
             data={selectData(executionModes)}
             allowDeselect={false}
             description={executionModes.find((c) => c.value === mode)?.description}
@@ -25,7 +29,7 @@ export function ExecutionFields({ form }: { form: JobFormApi }) {
             {...form.getInputProps("executionMode")}
           />
           <Select
-            label="Processor type"
+            label={t("jobs.ExecutionFields.processorType")}
             data={selectData(processorTypes)}
             allowDeselect={false}
             description={processorTypes.find((c) => c.value === type)?.description}
@@ -35,10 +39,10 @@ export function ExecutionFields({ form }: { form: JobFormApi }) {
         </SimpleGrid>
         {isScript && (
           <CodeField
-            label={type === "PYTHON" ? "Python script" : "Shell script"}
-            description="Runs in a temporary directory on the worker. Tab indents; press Esc, then Tab, to move on."
+            label={type === "PYTHON" ? t("jobs.ExecutionFields.pythonScript") : t("jobs.ExecutionFields.shellScript")}
+            description={t("jobs.ExecutionFields.runsInATemporary")}
             language={type === "PYTHON" ? "python" : "shell"}
-            placeholder={type === "PYTHON" ? 'print("hello")' : 'echo "hello"'}
+            placeholder={type === "PYTHON" ? scriptExamples.python : scriptExamples.shell}
             required
             value={script}
             // No re-render of the form per keystroke; this section watches the script.
@@ -49,8 +53,8 @@ export function ExecutionFields({ form }: { form: JobFormApi }) {
         {isScript && <ScriptVariables />}
         {type === "GO" && (
           <TextInput
-            label="Processor name"
-            description="The name a Go worker registered it under, e.g. sync-orders."
+            label={t("jobs.ExecutionFields.processorName")}
+            description={t("jobs.ExecutionFields.theNameAGo")}
             required
             styles={mono}
             autoComplete="off"
@@ -61,11 +65,11 @@ export function ExecutionFields({ form }: { form: JobFormApi }) {
         )}
         {type === "HTTP" && <HttpFields form={form} />}
         <Textarea
-          label="Parameters"
+          label={t("jobs.ExecutionFields.parameters")}
           description={
             isScript
-              ? "Given to every instance (e.g. JSON): the script reads them in $JOBWHEEL_JOB_PARAMS ($1); a run's own are in $JOBWHEEL_INSTANCE_PARAMS ($2)."
-              : "Given to every instance (e.g. JSON); a run can add its own."
+              ? t("jobs.ExecutionFields.givenToEveryInstance")
+              : t("jobs.ExecutionFields.givenToEveryInstance2")
           }
           autosize
           minRows={2}

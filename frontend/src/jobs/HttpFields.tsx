@@ -4,8 +4,12 @@ import { useId } from "@mantine/hooks";
 import { mono, type JobFormApi } from "./formApi";
 import { httpMethods } from "./jobForm";
 import { useReadOnly } from "./readOnly";
+import { t } from "../i18n";
 
 /** An HTTP processor's request: method, URL, headers, body, expected status, timeout. */
+/** A URL, not prose. */
+const urlExample = "https://example.com/hooks/sync";
+
 export function HttpFields({ form }: { form: JobFormApi }) {
   const headersId = useId();
   const readOnly = useReadOnly();
@@ -30,7 +34,7 @@ export function HttpFields({ form }: { form: JobFormApi }) {
     <Stack gap="sm">
       <Group align="flex-start" wrap="nowrap">
         <Select
-          label="Method"
+          label={t("jobs.HttpFields.method")}
           data={httpMethods}
           allowDeselect={false}
           w={130}
@@ -39,7 +43,7 @@ export function HttpFields({ form }: { form: JobFormApi }) {
         />
         <TextInput
           label="URL"
-          placeholder="https://example.com/hooks/sync"
+          placeholder={urlExample}
           required
           style={{ flex: 1 }}
           spellCheck={false}
@@ -48,19 +52,13 @@ export function HttpFields({ form }: { form: JobFormApi }) {
         />
       </Group>
       <Stack gap={4}>
-        <Text size="sm" fw={500} id={headersId}>
-          Headers
-        </Text>
+        <Text size="sm" fw={500} id={headersId}>{t("jobs.HttpFields.headers")}</Text>
         {headerCount > 0 && (
           <Table withRowBorders={false} verticalSpacing={4} horizontalSpacing={4} aria-labelledby={headersId}>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th fz="xs" fw={500}>
-                  Name
-                </Table.Th>
-                <Table.Th fz="xs" fw={500}>
-                  Value
-                </Table.Th>
+                <Table.Th fz="xs" fw={500}>{t("jobs.HttpFields.name")}</Table.Th>
+                <Table.Th fz="xs" fw={500}>{t("jobs.HttpFields.value")}</Table.Th>
                 <Table.Th w={40} />
               </Table.Tr>
             </Table.Thead>
@@ -69,15 +67,15 @@ export function HttpFields({ form }: { form: JobFormApi }) {
                 <Table.Tr key={`${version}-${i}`}>
                   <Table.Td>
                     <TextInput
-                      aria-label={`Header ${i + 1} name`}
-                      placeholder="Authorization"
+                      aria-label={t("jobs.HttpFields.headerName", { value: i + 1 })}
+                      placeholder={t("jobs.HttpFields.authorization")}
                       spellCheck={false}
                       {...form.getInputProps(`http.headers.${i}.name`)}
                     />
                   </Table.Td>
                   <Table.Td>
                     <TextInput
-                      aria-label={`Header ${i + 1} value`}
+                      aria-label={t("jobs.HttpFields.headerValue", { value: i + 1 })}
                       spellCheck={false}
                       {...form.getInputProps(`http.headers.${i}.value`)}
                     />
@@ -87,7 +85,7 @@ export function HttpFields({ form }: { form: JobFormApi }) {
                       <ActionIcon
                         variant="subtle"
                         color="red"
-                        aria-label={`Remove header ${i + 1}`}
+                        aria-label={t("jobs.HttpFields.removeHeader", { value: i + 1 })}
                         onClick={() => remove(i)}
                       >
                         ×
@@ -100,13 +98,11 @@ export function HttpFields({ form }: { form: JobFormApi }) {
           </Table>
         )}
         {!readOnly && (
-          <Button variant="light" size="xs" w="fit-content" onClick={add}>
-            Add header
-          </Button>
+          <Button variant="light" size="xs" w="fit-content" onClick={add}>{t("jobs.HttpFields.addHeader")}</Button>
         )}
       </Stack>
       <Textarea
-        label="Body"
+        label={t("jobs.HttpFields.body")}
         autosize
         minRows={2}
         maxRows={12}
@@ -118,8 +114,8 @@ export function HttpFields({ form }: { form: JobFormApi }) {
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <NumberInput
           clampBehavior="none"
-          label="Expected status"
-          description="Blank: any 2xx succeeds."
+          label={t("jobs.HttpFields.expectedStatus")}
+          description={t("jobs.HttpFields.blankAny2xxSucceeds")}
           min={100}
           max={599}
           allowDecimal={false}
@@ -128,8 +124,8 @@ export function HttpFields({ form }: { form: JobFormApi }) {
         />
         <NumberInput
           clampBehavior="none"
-          label="Request timeout (ms)"
-          description="Blank: the instance's timeout."
+          label={t("jobs.HttpFields.requestTimeoutMs")}
+          description={t("jobs.HttpFields.blankTheInstanceS")}
           min={0}
           allowDecimal={false}
           key={form.key("http.timeoutMs")}

@@ -7,6 +7,7 @@ import { canEdit, useAppRole } from "../apps/useAppRole";
 import { AlarmHistorySection, AlarmSummary, TestAlarm, alarmHistoryPageSize } from "./AlarmSections";
 import { JobHeader } from "./JobHeader";
 import { JobAlarmHistoryQuery, JobQuery } from "./operations";
+import { t } from "../i18n";
 
 /** /apps/:app/jobs/:jobId/alarms: the job's alarm rules and channels, a test alarm, and the alarm history. */
 export function JobAlarmsPage() {
@@ -30,9 +31,7 @@ export function JobAlarmsPage() {
         <AlarmSummary
           alarm={job.alarm}
           setIt={
-            <Anchor component={Link} to={appPath(app, "jobs", job.id, "edit")} inherit>
-              Set its alarm
-            </Anchor>
+            <Anchor component={Link} to={appPath(app, "jobs", job.id, "edit")} inherit>{t("jobs.JobAlarmsPage.setItsAlarm")}</Anchor>
           }
         />
       )}

@@ -16,6 +16,7 @@ import { ReadOnlyContext } from "./readOnly";
 import { ScheduleFields } from "./ScheduleFields";
 import { validateJob } from "./validate";
 import { WorkerFilterFields } from "./WorkerFilterFields";
+import { t } from "../i18n";
 
 interface JobFormProps {
   app: string;
@@ -110,7 +111,7 @@ export function JobForm({ app, initialValues, submitLabel, onSave, onCancel, rea
     return (
       <ReadOnlyContext value={true}>
         {/* A disabled fieldset disables every native control in it. */}
-        <fieldset disabled className={classes.readOnly} aria-label="Job (read only)">
+        <fieldset disabled className={classes.readOnly} aria-label={t("jobs.JobForm.jobReadOnly")}>
           <Stack gap="lg">{groups}</Stack>
         </fieldset>
       </ReadOnlyContext>
@@ -128,7 +129,7 @@ export function JobForm({ app, initialValues, submitLabel, onSave, onCancel, rea
     >
       <Stack gap="lg">
         {general && (
-          <Alert color="red" title="Could not save the job" role="alert" tabIndex={-1}>
+          <Alert color="red" title={t("jobs.JobForm.couldNotSaveThe")} role="alert" tabIndex={-1}>
             <Text size="sm" style={{ whiteSpace: "pre-line" }}>
               {general}
             </Text>
@@ -136,9 +137,7 @@ export function JobForm({ app, initialValues, submitLabel, onSave, onCancel, rea
         )}
         {groups}
         <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
+          <Button variant="default" onClick={onCancel}>{t("jobs.JobForm.cancel")}</Button>
           <Button type="submit" loading={saving}>
             {submitLabel}
           </Button>

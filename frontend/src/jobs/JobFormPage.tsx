@@ -12,12 +12,11 @@ import { JobForm } from "./JobForm";
 import { JobHeader } from "./JobHeader";
 import { jobValues, newJobValues, type JobFormValues } from "./jobForm";
 import { CreateJobMutation, JobQuery, UpdateJobMutation } from "./operations";
+import { t } from "../i18n";
 
 function BackToJobs({ app }: { app: string }) {
   return (
-    <Anchor component={Link} to={appPath(app, "jobs")} size="sm">
-      ← Jobs
-    </Anchor>
+    <Anchor component={Link} to={appPath(app, "jobs")} size="sm">{t("jobs.JobFormPage.jobs")}</Anchor>
   );
 }
 
@@ -33,7 +32,7 @@ export function NewJobPage() {
   async function save(input: JobInput) {
     const result = await createJob({ input });
     if (result.data) {
-      notifications.show({ color: "teal", message: "Created the job.", title: <Truncated text={result.data.createJob.name} /> });
+      notifications.show({ color: "teal", message: t("jobs.JobFormPage.createdTheJob"), title: <Truncated text={result.data.createJob.name} /> });
       await navigate(appPath(app, "jobs"));
     }
     return result;
@@ -43,7 +42,7 @@ export function NewJobPage() {
     <JobForm
       app={app}
       initialValues={initialValues}
-      submitLabel="Create job"
+      submitLabel={t("jobs.JobFormPage.createJob")}
       onSave={save}
       onCancel={() => void navigate(appPath(app, "jobs"))}
     />
@@ -52,11 +51,9 @@ export function NewJobPage() {
   return (
     <Stack>
       <BackToJobs app={app} />
-      <Title order={2}>New job</Title>
+      <Title order={2}>{t("jobs.JobFormPage.newJob")}</Title>
       {!canEdit(role) ? (
-        <Text>
-          Your role on app {app} is {role ?? "none"}: it lets you see the jobs, not create them.
-        </Text>
+        <Text>{t("jobs.JobFormPage.yourRoleOnApp", { app: app, value: role ?? t("common.none") })}</Text>
       ) : from ? (
         <CopyOf app={app} jobId={from}>
           {form}
@@ -83,16 +80,14 @@ function CopyOf({
     <QueryView
       result={result}
       onRetry={() => reexecute({ requestPolicy: "network-only" })}
-      loading="Loading the job to copy"
+      loading={t("jobs.JobFormPage.loadingTheJobTo")}
       isEmpty={(data) => !data.job || data.job.app.name !== app}
-      empty={<>There is no job {jobId} in app {app} to copy.</>}
+      empty={<>{t("jobs.JobFormPage.thereIsNoJob", { jobId: jobId, app: app })}</>}
     >
       {({ job }) =>
         job && (
           <Stack>
-            <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>
-              A copy of job {job.name}: change what differs, and give it a name of its own.
-            </Text>
+            <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>{t("jobs.JobFormPage.aCopyOfJob", { name: job.name })}</Text>
             {children({ ...jobValues(job), name: copyName(job.name) })}
           </Stack>
         )
@@ -121,7 +116,7 @@ export function EditJobPage() {
   async function save(input: JobInput) {
     const out = await updateJob({ id: jobId, input });
     if (out.data) {
-      notifications.show({ color: "teal", message: "Saved the job.", title: <Truncated text={out.data.updateJob.name} /> });
+      notifications.show({ color: "teal", message: t("jobs.JobFormPage.savedTheJob"), title: <Truncated text={out.data.updateJob.name} /> });
       await navigate(overview);
     }
     return out;
@@ -131,37 +126,29 @@ export function EditJobPage() {
     <QueryView
       result={result}
       onRetry={() => reexecute({ requestPolicy: "network-only" })}
-      loading="Loading the job"
+      loading={t("jobs.JobFormPage.loadingTheJob")}
       isEmpty={(data) => !data.job || data.job.app.name !== app}
-      empty={<>There is no job {jobId} in app {app}.</>}
+      empty={<>{t("jobs.JobFormPage.thereIsNoJob2", { jobId: jobId, app: app })}</>}
     >
       {({ job }) =>
         job && (
           <Stack>
             <JobHeader app={app} job={job} tab="edit" />
             {!readOnly && job.managedBy && job.managedSource === "FILES" && (
-              <Alert color="yellow" title="This job is managed by files" role="alert">
-                It is applied from the files of set {job.managedBy} (jobwheel apply). A change saved here is overwritten
-                by the next apply of the set: change the files instead.
-              </Alert>
+              <Alert color="yellow" title={t("jobs.JobFormPage.thisJobIsManaged")} role="alert">{t("jobs.JobFormPage.itIsAppliedFrom", { managedBy: job.managedBy })}</Alert>
             )}
             {!readOnly && job.managedBy && job.managedSource !== "FILES" && (
-              <Alert color="yellow" title="This job is managed by code" role="alert">
-                It is declared in the code of job set {job.managedBy}. A change saved here is overwritten the next
-                time one of its workers connects: change the declaration instead.
-              </Alert>
+              <Alert color="yellow" title={t("jobs.JobFormPage.thisJobIsManaged2")} role="alert">{t("jobs.JobFormPage.itIsDeclaredIn", { managedBy: job.managedBy })}</Alert>
             )}
             {!readOnly && (
-              <Text size="sm" c="dimmed">
-                Saving replaces the job&rsquo;s definition; its next fire is computed afresh.
-              </Text>
+              <Text size="sm" c="dimmed">{t("jobs.JobFormPage.savingReplacesTheJob")}</Text>
             )}
             {/* Keyed by version, so a reload starts from what was saved. */}
             <JobForm
               key={job.updatedAt}
               app={app}
               initialValues={jobValues(job)}
-              submitLabel="Save job"
+              submitLabel={t("jobs.JobFormPage.saveJob")}
               onSave={save}
               onCancel={() => void navigate(overview)}
               readOnly={readOnly}

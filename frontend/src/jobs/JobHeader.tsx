@@ -9,6 +9,7 @@ import type { JobFieldsFragment } from "../graphql/graphql";
 import { DeleteJobDialog } from "./DeleteJobDialog";
 import { EnabledSwitch } from "./EnabledSwitch";
 import { RunJobDialog } from "./RunJobDialog";
+import { t } from "../i18n";
 
 export type JobTab = "overview" | "edit" | "versions" | "alarms";
 
@@ -34,9 +35,7 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
 
   return (
     <Stack gap="sm">
-      <Anchor component={Link} to={appPath(app, "jobs")} size="sm" w="fit-content">
-        ← Jobs
-      </Anchor>
+      <Anchor component={Link} to={appPath(app, "jobs")} size="sm" w="fit-content">{t("jobs.JobHeader.jobs")}</Anchor>
       <Group justify="space-between" align="flex-start" wrap="nowrap" gap="md">
         <Stack gap={4} miw={0} style={{ flex: 1 }}>
           <Group gap="sm" wrap="nowrap" miw={0}>
@@ -47,7 +46,7 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
               <EnabledSwitch job={job} label />
             ) : (
               <Badge variant="outline" color={job.enabled ? "teal" : "gray"} style={{ flexShrink: 0 }}>
-                {job.enabled ? "Enabled" : "Disabled"}
+                {job.enabled ? t("jobs.JobHeader.enabled") : t("jobs.JobHeader.disabled")}
               </Badge>
             )}
           </Group>
@@ -58,28 +57,18 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
             </Text>
           )}
           {!editor && (
-            <Text size="sm" c="dimmed">
-              Your role on app {app} is {role ?? "none"}: you can see this job, not change or run it.
-            </Text>
+            <Text size="sm" c="dimmed">{t("jobs.JobHeader.yourRoleOnApp", { app: app, value: role ?? t("common.none") })}</Text>
           )}
         </Stack>
         <Group gap="xs" wrap="nowrap" style={{ flexShrink: 0 }}>
           {editor && job.scheduleType !== "WORKFLOW" && (
-            <Button onClick={() => setRunning(true)} aria-label={`Run ${job.name} now`}>
-              Run now
-            </Button>
+            <Button onClick={() => setRunning(true)} aria-label={t("jobs.JobHeader.runNow2", { name: job.name })}>{t("jobs.JobHeader.runNow")}</Button>
           )}
-          <Button variant="default" component={Link} to={appPath(app, "instances") + `?job=${job.id}`}>
-            Instances
-          </Button>
+          <Button variant="default" component={Link} to={appPath(app, "instances") + `?job=${job.id}`}>{t("jobs.JobHeader.instances")}</Button>
           {editor && (
             <>
-              <Button variant="default" component={Link} to={appPath(app, "jobs", "new") + `?from=${job.id}`}>
-                Duplicate
-              </Button>
-              <Button variant="subtle" color="red" onClick={() => setDeleting(true)} aria-label={`Delete ${job.name}`}>
-                Delete
-              </Button>
+              <Button variant="default" component={Link} to={appPath(app, "jobs", "new") + `?from=${job.id}`}>{t("jobs.JobHeader.duplicate")}</Button>
+              <Button variant="subtle" color="red" onClick={() => setDeleting(true)} aria-label={t("jobs.JobHeader.delete2", { name: job.name })}>{t("jobs.JobHeader.delete")}</Button>
             </>
           )}
         </Group>
@@ -91,10 +80,10 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
         }
       >
         <Tabs.List>
-          <Tabs.Tab value="overview">Overview</Tabs.Tab>
-          <Tabs.Tab value="edit">{editor ? "Edit" : "Definition"}</Tabs.Tab>
-          <Tabs.Tab value="versions">Versions</Tabs.Tab>
-          <Tabs.Tab value="alarms">Alarms</Tabs.Tab>
+          <Tabs.Tab value="overview">{t("jobs.JobHeader.overview")}</Tabs.Tab>
+          <Tabs.Tab value="edit">{editor ? t("jobs.JobHeader.edit") : t("jobs.JobHeader.definition")}</Tabs.Tab>
+          <Tabs.Tab value="versions">{t("jobs.JobHeader.versions")}</Tabs.Tab>
+          <Tabs.Tab value="alarms">{t("jobs.JobHeader.alarms")}</Tabs.Tab>
         </Tabs.List>
       </Tabs>
       {editor && (

@@ -32,6 +32,7 @@ import { hasExpression, labelOf, scheduleTypes } from "./labels";
 import { JobOverviewQuery } from "./operations";
 import { successRate } from "./runs";
 import { inZone } from "./SchedulePreview";
+import { t } from "../i18n";
 
 // The chart library is most of this page's weight: loaded with the charts only.
 const OutcomesChart = lazy(() => import("../dashboard/OutcomesChart"));
@@ -75,14 +76,10 @@ export function JobPage() {
     <QueryView
       result={result}
       onRetry={refresh}
-      loading="Loading the job"
+      loading={t("jobs.JobPage.loadingTheJob")}
       isEmpty={(data) => !data.job || data.job.app.name !== app}
       empty={
-        <>
-          There is no job {jobId} in app {app}.{" "}
-          <Anchor component={Link} to={appPath(app, "jobs")} inherit>
-            See its jobs
-          </Anchor>
+        <>{t("jobs.JobPage.thereIsNoJob", { jobId: jobId, app: app })}{" "}<Anchor component={Link} to={appPath(app, "jobs")} inherit>{t("jobs.JobPage.seeItsJobs")}</Anchor>
           .
         </>
       }
@@ -120,13 +117,9 @@ function Overview({ app, job, runs, hours, onHours }: OverviewProps) {
       </SimpleGrid>
 
       <Group justify="space-between" align="center">
-        <Title order={3} size="h4">
-          How its runs ended
-        </Title>
+        <Title order={3} size="h4">{t("jobs.JobPage.howItsRunsEnded")}</Title>
         <Group gap="xs" align="center">
-          <Text size="sm" fw={500} id={windowLabelId}>
-            Window
-          </Text>
+          <Text size="sm" fw={500} id={windowLabelId}>{t("jobs.JobPage.window")}</Text>
           <div role="radiogroup" aria-labelledby={windowLabelId}>
             <SegmentedControl size="xs" data={windows.map((w) => ({ ...w }))} value={String(hours)} onChange={onHours} />
           </div>
@@ -139,19 +132,13 @@ function Overview({ app, job, runs, hours, onHours }: OverviewProps) {
         </SimpleGrid>
       </Suspense>
 
-      <Stack gap="xs" component="section" aria-label="Latest runs">
+      <Stack gap="xs" component="section" aria-label={t("jobs.JobPage.latestRuns")}>
         <Group justify="space-between" align="baseline">
-          <Title order={3} size="h4">
-            Latest runs
-          </Title>
-          <Anchor component={Link} to={appPath(app, "instances") + `?job=${job.id}`} size="sm">
-            All {runs.totalCount.toLocaleString("en")} {runs.totalCount === 1 ? "instance" : "instances"} →
-          </Anchor>
+          <Title order={3} size="h4">{t("jobs.JobPage.latestRuns")}</Title>
+          <Anchor component={Link} to={appPath(app, "instances") + `?job=${job.id}`} size="sm">{t("jobs.JobPage.all", { count: runs.totalCount })}</Anchor>
         </Group>
         {latest.length === 0 ? (
-          <Text c="dimmed" size="sm">
-            It has not run yet.
-          </Text>
+          <Text c="dimmed" size="sm">{t("jobs.JobPage.itHasNotRun")}</Text>
         ) : (
           <InstancesTable app={app} instances={latest.slice(0, tableRuns)} withJob={false} />
         )}
@@ -164,7 +151,7 @@ function ChartLoading() {
   return (
     <Card withBorder radius="md" h={340}>
       <Center h="100%">
-        <Loader size="sm" aria-label="Loading the charts" />
+        <Loader size="sm" aria-label={t("jobs.JobPage.loadingTheCharts")} />
       </Center>
     </Card>
   );
@@ -186,7 +173,7 @@ function InfoCard({ title, children }: { title: string; children: ReactNode }) {
 function ScheduleCard({ job }: { job: Job }) {
   const type = labelOf(scheduleTypes, job.scheduleType);
   return (
-    <InfoCard title="Schedule">
+    <InfoCard title={t("jobs.JobPage.schedule")}>
       <Stack gap="xs">
         <Group gap={6} wrap="nowrap">
           <Badge variant="light">{type}</Badge>
@@ -202,52 +189,41 @@ function ScheduleCard({ job }: { job: Job }) {
         {!hasExpression(job.scheduleType) ? (
           <Text size="sm" c="dimmed">
             {job.scheduleType === "API"
-              ? "It fires only when it is run: Run now, or runJob in the API."
-              : "It runs only as a node of a workflow."}
+              ? t("jobs.JobPage.itFiresOnlyWhen")
+              : t("jobs.JobPage.itRunsOnlyAs")}
           </Text>
         ) : !job.enabled ? (
-          <Text size="sm" c="dimmed">
-            Disabled: it does not fire on its schedule until it is enabled. It can still be run now.
-          </Text>
+          <Text size="sm" c="dimmed">{t("jobs.JobPage.disabledItDoesNot")}</Text>
         ) : job.upcoming.length === 0 ? (
-          <Text size="sm" c="dimmed">
-            No fire is ahead (its lifecycle has ended).
-          </Text>
+          <Text size="sm" c="dimmed">{t("jobs.JobPage.noFireIsAhead")}</Text>
         ) : (
           <div>
-            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-              Next fires
-            </Text>
-            <List size="sm" spacing={2} listStyleType="none" aria-label="Next fires">
-              {job.upcoming.map((t) => (
-                <List.Item key={t}>
-                  <Timestamp value={t} />
+            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>{t("jobs.JobPage.nextFires")}</Text>
+            <List size="sm" spacing={2} listStyleType="none" aria-label={t("jobs.JobPage.nextFires")}>
+              {job.upcoming.map((time) => (
+                <List.Item key={time}>
+                  <Timestamp value={time} />
                   {job.timeZone !== "UTC" && job.scheduleType === "CRON" && (
                     <Text span size="xs" c="dimmed">
                       {" "}
-                      ({inZone(t, job.timeZone) ?? job.timeZone} {job.timeZone})
+                      ({inZone(time, job.timeZone) ?? job.timeZone} {job.timeZone})
                     </Text>
                   )}
                 </List.Item>
               ))}
             </List>
             {job.scheduleType === "FIXED_DELAY" && (
-              <Text size="xs" c="dimmed">
-                Later fires depend on when each run ends.
-              </Text>
+              <Text size="xs" c="dimmed">{t("jobs.JobPage.laterFiresDependOn")}</Text>
             )}
           </div>
         )}
         {(job.lifecycle.start ?? job.lifecycle.end) && (
-          <Text size="xs" c="dimmed">
-            Fires {job.lifecycle.start && <>from <Timestamp value={job.lifecycle.start} /> </>}
-            {job.lifecycle.end && <>until <Timestamp value={job.lifecycle.end} /></>}
+          <Text size="xs" c="dimmed">{t("jobs.JobPage.fires")}{" "}{job.lifecycle.start && <>{t("jobs.JobPage.from")}{" "}<Timestamp value={job.lifecycle.start} /> </>}
+            {job.lifecycle.end && <>{t("jobs.JobPage.until")}{" "}<Timestamp value={job.lifecycle.end} /></>}
           </Text>
         )}
         {job.calendar && (
-          <Text size="xs" c="dimmed">
-            Not on the dates of calendar{" "}
-            <Anchor component={Link} to={appPath(job.app.name, "calendars")} inherit>
+          <Text size="xs" c="dimmed">{t("jobs.JobPage.notOnTheDates")}{" "}<Anchor component={Link} to={appPath(job.app.name, "calendars")} inherit>
               {job.calendar.name}
             </Anchor>
             .
@@ -262,20 +238,20 @@ function SuccessCard({ job, hours }: { job: Job; hours: number }) {
   const { succeeded, failed, stopped, canceled } = job.stats;
   const rate = successRate(job.stats);
   return (
-    <InfoCard title="Success rate">
+    <InfoCard title={t("jobs.JobPage.successRate")}>
       <Text fz={30} fw={700} lh={1.2} c={rate === null ? "dimmed" : rate >= 95 ? "teal" : rate >= 80 ? "yellow" : "red"}>
         {rate === null ? "—" : `${rate}%`}
       </Text>
       <Text size="xs" c="dimmed" mb="xs">
         {rate === null
-          ? `No run succeeded or failed in ${windowName(hours)}.`
-          : `of the ${succeeded + failed} runs that succeeded or failed in ${windowName(hours)}`}
+          ? t("jobs.JobPage.noRunSucceededOr", { windowName: windowName(hours) })
+          : t("jobs.JobPage.ofTheRunsThat", { value: succeeded + failed, windowName: windowName(hours) })}
       </Text>
       <Group gap="md">
-        <Count label="succeeded" n={succeeded} color="teal" />
-        <Count label="failed" n={failed} color="red" />
-        <Count label="stopped" n={stopped} color="orange" />
-        <Count label="canceled" n={canceled} color="gray" />
+        <Count label={t("jobs.JobPage.count_succeeded")} n={succeeded} color="teal" />
+        <Count label={t("jobs.JobPage.count_failed")} n={failed} color="red" />
+        <Count label={t("jobs.JobPage.count_stopped")} n={stopped} color="orange" />
+        <Count label={t("jobs.JobPage.count_canceled")} n={canceled} color="gray" />
       </Group>
     </InfoCard>
   );
@@ -292,14 +268,14 @@ function Count({ label, n, color }: { label: string; n: number; color: string })
 function AlarmCard({ app, job }: { app: string; job: Job }) {
   const { rules, channels } = job.alarm;
   return (
-    <InfoCard title="Alarm">
+    <InfoCard title={t("jobs.JobPage.alarm")}>
       {rules.length === 0 || channels.length === 0 ? (
         <Text size="sm" c="dimmed">
-          {rules.length === 0 ? "No alarm: nobody is told when it fails." : "Set to go off, but it names no channel."}
+          {rules.length === 0 ? t("jobs.JobPage.noAlarmNobodyIs") : t("jobs.JobPage.setToGoOff")}
         </Text>
       ) : (
         <Stack gap={4}>
-          <Text size="sm">When {rules.map((r) => ruleLabels[r.type].toLowerCase()).join("; or ")}, tell:</Text>
+          <Text size="sm">{t("jobs.JobPage.whenTell", { join: rules.map((r) => ruleLabels[r.type].toLowerCase()).join("; or ") })}</Text>
           <List size="sm" spacing={2}>
             {channels.map((c, i) => (
               <List.Item key={i} style={{ overflowWrap: "anywhere" }}>
@@ -309,9 +285,7 @@ function AlarmCard({ app, job }: { app: string; job: Job }) {
           </List>
         </Stack>
       )}
-      <Anchor component={Link} to={appPath(app, "jobs", job.id, "alarms")} size="xs">
-        Alarm history and test →
-      </Anchor>
+      <Anchor component={Link} to={appPath(app, "jobs", job.id, "alarms")} size="xs">{t("jobs.JobPage.alarmHistoryAndTest")}</Anchor>
     </InfoCard>
   );
 }

@@ -11,6 +11,7 @@ import type { JobVersionsQuery } from "../graphql/graphql";
 import { JobHeader } from "./JobHeader";
 import { changedFields, lineDiff } from "./lineDiff";
 import { JobQuery, JobVersionsQuery as VersionsQuery, RestoreJobVersionMutation } from "./operations";
+import { locale, t } from "../i18n";
 
 type Version = NonNullable<JobVersionsQuery["job"]>["versions"][number];
 
@@ -22,13 +23,11 @@ export function ScriptDiff({ before, after }: { before: string; after: string })
   const lines = lineDiff(before, after);
   if (before === after) {
     return (
-      <Text size="sm" c="dimmed">
-        The processor is the same.
-      </Text>
+      <Text size="sm" c="dimmed">{t("jobs.JobVersionsPage.theProcessorIsThe")}</Text>
     );
   }
   return (
-    <Paper withBorder radius="sm" p={0} style={{ overflowX: "auto" }} aria-label="Processor diff" role="region">
+    <Paper withBorder radius="sm" p={0} style={{ overflowX: "auto" }} aria-label={t("jobs.JobVersionsPage.processorDiff")} role="region">
       <pre style={{ margin: 0, fontSize: 12, fontFamily: "var(--mantine-font-family-monospace)" }}>
         {lines.map((l, i) => (
           <div key={i} data-kind={l.kind} style={{ background: colors[l.kind], padding: "0 8px" }}>
@@ -53,7 +52,7 @@ export function JobVersionsPage() {
   async function doRestore(v: Version) {
     const out = await restore({ id: jobId, version: v.version });
     if (out.data) {
-      notifications.show({ color: "teal", message: `Restored version ${v.version} as version ${out.data.restoreJobVersion.version}.` });
+      notifications.show({ color: "teal", message: t("jobs.JobVersionsPage.restoredVersionAsVersion", { version: v.version, version2: out.data.restoreJobVersion.version }) });
       reexecute({ requestPolicy: "network-only" });
     }
   }
@@ -61,28 +60,28 @@ export function JobVersionsPage() {
   return (
     <Stack>
       {header.data?.job && <JobHeader app={app} job={header.data.job} tab="versions" />}
-      <QueryView result={result} onRetry={() => reexecute({ requestPolicy: "network-only" })} loading="Loading the versions" isEmpty={(d) => !d.job} empty={<>There is no job {jobId}.</>}>
+      <QueryView result={result} onRetry={() => reexecute({ requestPolicy: "network-only" })} loading={t("jobs.JobVersionsPage.loadingTheVersions")} isEmpty={(d) => !d.job} empty={<>{t("jobs.JobVersionsPage.thereIsNoJob", { jobId: jobId })}</>}>
         {({ job }) => {
           if (!job) return null;
           const versions = job.versions;
           const byNumber = (s: string | null) => versions.find((v) => String(v.version) === s);
           const to = byNumber(picked.to) ?? versions[0];
           const from = byNumber(picked.from) ?? versions.find((v) => to && v.version < to.version);
-          const options = versions.map((v) => ({ value: String(v.version), label: `Version ${v.version}` }));
+          const options = versions.map((v) => ({ value: String(v.version), label: t("jobs.JobVersionsPage.version", { version: v.version }) }));
           return (
             <Stack>
               {restoring.error && (
-                <Alert color="red" title="Could not restore the version" role="alert">
+                <Alert color="red" title={t("jobs.JobVersionsPage.couldNotRestoreThe")} role="alert">
                   {errorMessage(restoring.error)}
                 </Alert>
               )}
-              <Table striped aria-label="Versions">
+              <Table striped aria-label={t("jobs.JobVersionsPage.versions")}>
                 <Table.Thead>
                   <Table.Tr>
-                    <Table.Th>Version</Table.Th>
-                    <Table.Th>Change</Table.Th>
-                    <Table.Th>By</Table.Th>
-                    <Table.Th>When</Table.Th>
+                    <Table.Th>{t("jobs.JobVersionsPage.version2")}</Table.Th>
+                    <Table.Th>{t("jobs.JobVersionsPage.change")}</Table.Th>
+                    <Table.Th>{t("jobs.JobVersionsPage.by")}</Table.Th>
+                    <Table.Th>{t("jobs.JobVersionsPage.when")}</Table.Th>
                     <Table.Th />
                   </Table.Tr>
                 </Table.Thead>
@@ -90,16 +89,14 @@ export function JobVersionsPage() {
                   {versions.map((v) => (
                     <Table.Tr key={v.version}>
                       <Table.Td>
-                        {v.version} {v.version === job.version && <Badge size="xs">current</Badge>}
+                        {v.version} {v.version === job.version && <Badge size="xs">{t("jobs.JobVersionsPage.current")}</Badge>}
                       </Table.Td>
                       <Table.Td>{v.change}</Table.Td>
                       <Table.Td>{v.author || "—"}</Table.Td>
-                      <Table.Td>{new Date(v.createdAt).toLocaleString()}</Table.Td>
+                      <Table.Td>{new Date(v.createdAt).toLocaleString(locale())}</Table.Td>
                       <Table.Td>
                         {editor && v.version !== job.version && (
-                          <Button size="xs" variant="default" loading={restoring.fetching} onClick={() => void doRestore(v)} aria-label={`Restore version ${v.version}`}>
-                            Restore
-                          </Button>
+                          <Button size="xs" variant="default" loading={restoring.fetching} onClick={() => void doRestore(v)} aria-label={t("jobs.JobVersionsPage.restoreVersion", { version: v.version })}>{t("jobs.JobVersionsPage.restore")}</Button>
                         )}
                       </Table.Td>
                     </Table.Tr>
@@ -109,12 +106,10 @@ export function JobVersionsPage() {
               {from && to && (
                 <Stack gap="xs">
                   <Group>
-                    <Select label="Compare" data={options} value={String(from.version)} onChange={(v) => setPicked((p) => ({ ...p, from: v }))} allowDeselect={false} w={160} />
-                    <Select label="with" data={options} value={String(to.version)} onChange={(v) => setPicked((p) => ({ ...p, to: v }))} allowDeselect={false} w={160} />
+                    <Select label={t("jobs.JobVersionsPage.compare")} data={options} value={String(from.version)} onChange={(v) => setPicked((p) => ({ ...p, from: v }))} allowDeselect={false} w={160} />
+                    <Select label={t("jobs.JobVersionsPage.with")} data={options} value={String(to.version)} onChange={(v) => setPicked((p) => ({ ...p, to: v }))} allowDeselect={false} w={160} />
                   </Group>
-                  <Text size="sm">
-                    Changed:{" "}
-                    {changedFields(from.definition as Record<string, unknown>, to.definition as Record<string, unknown>).map((f) => (
+                  <Text size="sm">{t("jobs.JobVersionsPage.changed")}{" "}{changedFields(from.definition as Record<string, unknown>, to.definition as Record<string, unknown>).map((f) => (
                       <Code key={f} mr={4}>
                         {f}
                       </Code>

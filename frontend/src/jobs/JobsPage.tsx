@@ -13,6 +13,7 @@ import { DeleteJobDialog } from "./DeleteJobDialog";
 import { JobsTable } from "./JobsTable";
 import { RunJobDialog } from "./RunJobDialog";
 import { JobsQuery } from "./operations";
+import { t } from "../i18n";
 
 const pageSize = 25;
 /** At most one re-read of the page per this while instances change. */
@@ -48,20 +49,18 @@ export function JobsPage() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>Jobs</Title>
+        <Title order={2}>{t("jobs.JobsPage.jobs")}</Title>
         {canEdit && (
-          <Button component={Link} to={appPath(app, "jobs", "new")}>
-            New job
-          </Button>
+          <Button component={Link} to={appPath(app, "jobs", "new")}>{t("jobs.JobsPage.newJob")}</Button>
         )}
       </Group>
-      <ListSearchField label="Search jobs" placeholder="Part of a job's name" typed={typed} onType={onType} />
+      <ListSearchField label={t("jobs.JobsPage.searchJobs")} placeholder={t("jobs.JobsPage.partOfAJob")} typed={typed} onType={onType} />
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading jobs"
+        loading={t("jobs.JobsPage.loadingJobs")}
         isEmpty={(data) => data.jobs.edges.length === 0}
-        empty={<NoneFound app={app} noun="job" search={search} createPath={canEdit ? appPath(app, "jobs", "new") : null} />}
+        empty={<NoneFound app={app} kind="job" search={search} createPath={canEdit ? appPath(app, "jobs", "new") : null} />}
       >
         {(data) => (
           <Stack>

@@ -7,6 +7,7 @@ import { StatusBadge } from "../instances/StatusBadge";
 import { EnabledSwitch } from "./EnabledSwitch";
 import { executionModes, labelOf, processorTypes } from "./labels";
 import { EnabledBadge, LastRunCell, NameCell, NextFireCell, ScheduledHead, ScheduleCell } from "./ScheduledCells";
+import { t } from "../i18n";
 
 interface JobsTableProps {
   app: string;
@@ -39,19 +40,15 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
               <Table.Td>
                 <Group gap="xs" wrap="nowrap" justify="flex-end">
                   {canEdit && job.scheduleType !== "WORKFLOW" && (
-                    <Button size="xs" variant="light" onClick={() => onRun(job)} aria-label={`Run ${job.name} now`}>
-                      Run now
-                    </Button>
+                    <Button size="xs" variant="light" onClick={() => onRun(job)} aria-label={t("jobs.JobsTable.runNow2", { name: job.name })}>{t("jobs.JobsTable.runNow")}</Button>
                   )}
                   <Button
                     size="xs"
                     variant="default"
                     component={Link}
                     to={appPath(app, "instances") + `?job=${job.id}`}
-                    aria-label={`Instances of ${job.name}`}
-                  >
-                    Instances
-                  </Button>
+                    aria-label={t("jobs.JobsTable.instancesOf", { name: job.name })}
+                  >{t("jobs.JobsTable.instances")}</Button>
                   {canEdit && (
                     <>
                       <Button
@@ -59,19 +56,15 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
                         variant="default"
                         component={Link}
                         to={appPath(app, "jobs", job.id, "edit")}
-                        aria-label={`Edit ${job.name}`}
-                      >
-                        Edit
-                      </Button>
+                        aria-label={t("jobs.JobsTable.edit2", { name: job.name })}
+                      >{t("jobs.JobsTable.edit")}</Button>
                       <Button
                         size="xs"
                         variant="subtle"
                         color="red"
                         onClick={() => onDelete(job)}
-                        aria-label={`Delete ${job.name}`}
-                      >
-                        Delete
-                      </Button>
+                        aria-label={t("jobs.JobsTable.delete2", { name: job.name })}
+                      >{t("jobs.JobsTable.delete")}</Button>
                     </>
                   )}
                 </Group>
@@ -88,7 +81,7 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
 function LastRun({ app, run }: { app: string; run: NonNullable<JobRowFragment["lastRun"]> }) {
   return (
     <Stack gap={2} align="flex-start">
-      <Anchor component={Link} to={appPath(app, "instances", run.id)} aria-label={`Instance #${run.id}: ${run.status}`}>
+      <Anchor component={Link} to={appPath(app, "instances", run.id)} aria-label={t("jobs.JobsTable.instance", { id: run.id, status: run.status })}>
         <StatusBadge status={run.status} size="sm" />
       </Anchor>
       {run.actualTriggerTime && <Timestamp value={run.actualTriggerTime} compact />}

@@ -1,6 +1,7 @@
 import { Fieldset, NumberInput, SimpleGrid } from "@mantine/core";
 import { useWatch, type JobFormApi } from "./formApi";
 import { backoffShown } from "./jobForm";
+import { t } from "../i18n";
 
 // clampBehavior="none" in every number field of the form: a value out of
 // range stays as typed and the form says why (validateJob), rather than
@@ -10,12 +11,12 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
   // show only then.
   const backoff = useWatch(form, "retryDelayMs", backoffShown);
   return (
-    <Fieldset legend="Limits and retries">
+    <Fieldset legend={t("jobs.LimitsFields.limitsAndRetries")}>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         <NumberInput
           clampBehavior="none"
-          label="Max instances"
-          description="Runs of this job at once; the overlap policy says what a fire over it does."
+          label={t("jobs.LimitsFields.maxInstances")}
+          description={t("jobs.LimitsFields.runsOfThisJob")}
           min={1}
           allowDecimal={false}
           key={form.key("maxInstances")}
@@ -23,8 +24,8 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
         />
         <NumberInput
           clampBehavior="none"
-          label="Task concurrency"
-          description="Tasks of one instance a worker runs at once."
+          label={t("jobs.LimitsFields.taskConcurrency")}
+          description={t("jobs.LimitsFields.tasksOfOneInstance")}
           min={1}
           allowDecimal={false}
           key={form.key("taskConcurrency")}
@@ -32,8 +33,8 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
         />
         <NumberInput
           clampBehavior="none"
-          label="Timeout (ms)"
-          description="An instance running longer fails with TIMEOUT; 0: none."
+          label={t("jobs.LimitsFields.timeoutMs")}
+          description={t("jobs.LimitsFields.anInstanceRunningLonger")}
           min={0}
           step={1000}
           allowDecimal={false}
@@ -42,8 +43,8 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
         />
         <NumberInput
           clampBehavior="none"
-          label="Instance retries"
-          description="Times a failed instance runs again."
+          label={t("jobs.LimitsFields.instanceRetries")}
+          description={t("jobs.LimitsFields.timesAFailedInstance")}
           min={0}
           allowDecimal={false}
           key={form.key("instanceRetries")}
@@ -51,8 +52,8 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
         />
         <NumberInput
           clampBehavior="none"
-          label="Task retries"
-          description="Times a failed task is retried."
+          label={t("jobs.LimitsFields.taskRetries")}
+          description={t("jobs.LimitsFields.timesAFailedTask")}
           min={0}
           allowDecimal={false}
           key={form.key("taskRetries")}
@@ -60,8 +61,8 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
         />
         <NumberInput
           clampBehavior="none"
-          label="Retry delay (ms)"
-          description="Wait before the first retry; 0: 1 s for an instance, at once for a task."
+          label={t("jobs.LimitsFields.retryDelayMs")}
+          description={t("jobs.LimitsFields.waitBeforeTheFirst")}
           min={0}
           step={1000}
           allowDecimal={false}
@@ -72,8 +73,8 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
           <>
             <NumberInput
               clampBehavior="none"
-              label="Retry back-off"
-              description="Each further retry waits this many times longer (1: the same)."
+              label={t("jobs.LimitsFields.retryBackOff")}
+              description={t("jobs.LimitsFields.eachFurtherRetryWaits")}
               min={1}
               max={10}
               step={0.5}
@@ -83,8 +84,8 @@ export function LimitsFields({ form }: { form: JobFormApi }) {
             />
             <NumberInput
               clampBehavior="none"
-              label="Max retry delay (ms)"
-              description="The longest a retry waits; 0: no cap (at most a day). Up to 10% jitter is added."
+              label={t("jobs.LimitsFields.maxRetryDelayMs")}
+              description={t("jobs.LimitsFields.theLongestARetry")}
               min={0}
               step={1000}
               allowDecimal={false}

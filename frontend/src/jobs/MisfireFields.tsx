@@ -1,13 +1,14 @@
 import { Fieldset, Radio, Stack } from "@mantine/core";
 import type { JobFormApi } from "./formApi";
 import { misfirePolicies } from "./labels";
+import { t } from "../i18n";
 
 export function MisfireFields({ form }: { form: JobFormApi }) {
   return (
-    <Fieldset legend="Misfire policy">
+    <Fieldset legend={t("jobs.MisfireFields.misfirePolicy")}>
       <Radio.Group
-        label="After downtime or a fail-over"
-        description="What happens to fires missed while no server could run them."
+        label={t("jobs.MisfireFields.afterDowntimeOrA")}
+        description={t("jobs.MisfireFields.whatHappensToFires")}
         key={form.key("misfirePolicy")}
         {...form.getInputProps("misfirePolicy")}
       >

@@ -2,17 +2,18 @@ import { Fieldset, NumberInput, Radio, SimpleGrid, Stack } from "@mantine/core";
 import { useWatch, type JobFormApi } from "./formApi";
 import { overlapPolicies } from "./labels";
 import { PoolField } from "./PoolField";
+import { t } from "../i18n";
 
 /** What a fire over max instances does, how many fires a queue holds, the job's dispatch priority, and its pool. */
 export function OverlapFields({ form, app }: { form: JobFormApi; app: string }) {
   // Max queued matters to QUEUE alone; it shows only then.
   const queue = useWatch(form, "overlapPolicy", (v) => v.overlapPolicy === "QUEUE");
   return (
-    <Fieldset legend="Overlap, priority and pool">
+    <Fieldset legend={t("jobs.OverlapFields.overlapPriorityAndPool")}>
       <Stack gap="md">
         <Radio.Group
-          label="Overlap policy"
-          description="What a fire does while max instances are running."
+          label={t("jobs.OverlapFields.overlapPolicy")}
+          description={t("jobs.OverlapFields.whatAFireDoes")}
           key={form.key("overlapPolicy")}
           {...form.getInputProps("overlapPolicy")}
         >
@@ -26,8 +27,8 @@ export function OverlapFields({ form, app }: { form: JobFormApi; app: string }) 
           {queue && (
             <NumberInput
               clampBehavior="none"
-              label="Max queued"
-              description="Fires that may wait; one more is canceled (QUEUE_FULL)."
+              label={t("jobs.OverlapFields.maxQueued")}
+              description={t("jobs.OverlapFields.firesThatMayWait")}
               min={1}
               allowDecimal={false}
               key={form.key("maxQueued")}
@@ -36,8 +37,8 @@ export function OverlapFields({ form, app }: { form: JobFormApi; app: string }) 
           )}
           <NumberInput
             clampBehavior="none"
-            label="Priority"
-            description="Higher goes first when workers are short of slots (-1000 to 1000)."
+            label={t("jobs.OverlapFields.priority")}
+            description={t("jobs.OverlapFields.higherGoesFirstWhen")}
             allowDecimal={false}
             key={form.key("priority")}
             {...form.getInputProps("priority")}

@@ -2,15 +2,16 @@ import { NumberInput, Select, SimpleGrid } from "@mantine/core";
 import { useQuery } from "urql";
 import { PoolNamesQuery } from "../pools/operations";
 import { useWatch, type JobFormApi } from "./formApi";
+import { t } from "../i18n";
 
 // Every text the field shows, in one place for the console's translation.
 const text = {
-  pool: "Pool",
-  poolHelp: "The app's pool whose slots each instance takes while it runs; when it is full, instances wait their turn.",
-  none: "None",
-  slots: "Pool slots",
-  slotsHelp: (max: number | null) => `Slots each instance takes${max ? ` (1 to ${max})` : ""}.`,
-  option: (name: string, slots: number) => `${name} (${slots} ${slots === 1 ? "slot: a mutex" : "slots"})`,
+  pool: t("jobs.PoolField.pool"),
+  poolHelp: t("jobs.PoolField.theAppSPool"),
+  none: t("jobs.PoolField.none"),
+  slots: t("jobs.PoolField.poolSlots"),
+  slotsHelp: (max: number | null) => t("jobs.PoolField.slotsEachInstanceTakes", { value: max ? ` (1 to ${max})` : "" }),
+  option: (name: string, slots: number) => t("jobs.PoolField.poolSlots", { name, count: slots }),
 } as const;
 
 // A pool created on the Pools screen shows here even when the app had none.

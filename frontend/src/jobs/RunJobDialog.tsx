@@ -5,6 +5,7 @@ import { appPath } from "../apps/currentApp";
 import { monoInput, newRunKey, RunDialog } from "../components/RunDialog";
 import type { JobRowFragment, RunJobMutation as RunJobResult } from "../graphql/graphql";
 import { RunJobMutation } from "./operations";
+import { t } from "../i18n";
 
 type Started = RunJobResult["runJob"];
 
@@ -39,7 +40,7 @@ export function RunJobDialog({ app, job, onClose }: RunJobDialogProps) {
       name={job?.name}
       onClose={onClose}
       started={started && { ...started, to: appPath(app, "instances", started.id) }}
-      startedNoun="Instance"
+      startedNoun={t("jobs.RunJobDialog.instance")}
       error={error}
       field="params"
       fetching={fetching}
@@ -47,8 +48,8 @@ export function RunJobDialog({ app, job, onClose }: RunJobDialogProps) {
     >
       {(fieldError) => (
         <Textarea
-          label="Parameters"
-          description="Optional: this run's parameters, which the processor receives besides the job's own (a script in $JOBWHEEL_INSTANCE_PARAMS, or $2)."
+          label={t("jobs.RunJobDialog.parameters")}
+          description={t("jobs.RunJobDialog.optionalThisRunS")}
           autosize
           minRows={3}
           maxRows={12}

@@ -6,6 +6,7 @@ import { useId } from "@mantine/hooks";
 import { formatDuration } from "../components/format";
 import type { InstanceRowFragment } from "../graphql/graphql";
 import { runRows, runSeries } from "./runs";
+import { t } from "../i18n";
 
 /**
  * The job's latest finished runs, oldest first: one bar per run, as tall
@@ -21,23 +22,19 @@ export default function RunsChart({ runs }: { runs: InstanceRowFragment[] }) {
   const longest = durations.at(-1);
   const summary =
     median === undefined || longest === undefined
-      ? "No run has finished yet."
-      : `${rows.length} finished runs; median ${formatDuration(median)}, longest ${formatDuration(longest)}.`;
+      ? t("jobs.RunsChart.noRunHasFinished")
+      : t("jobs.RunsChart.finishedRunsMedianLongest", { length: rows.length, formatDuration: formatDuration(median), formatDuration2: formatDuration(longest) });
 
   return (
     <Card withBorder radius="md" padding="md" component="section" aria-labelledby={titleId}>
-      <Title order={3} size="h5" id={titleId}>
-        Latest runs: duration and outcome
-      </Title>
+      <Title order={3} size="h5" id={titleId}>{t("jobs.RunsChart.latestRunsDurationAnd")}</Title>
       <Text size="xs" c="dimmed" mb="sm">
         {summary}
       </Text>
       {rows.length === 0 ? (
-        <Text c="dimmed" ta="center" py="xl" data-testid="runs-empty">
-          Runs show here as they finish.
-        </Text>
+        <Text c="dimmed" ta="center" py="xl" data-testid="runs-empty">{t("jobs.RunsChart.runsShowHereAs")}</Text>
       ) : (
-        <div role="img" aria-label={`Latest runs: ${summary}`} data-testid="runs-chart">
+        <div role="img" aria-label={t("jobs.RunsChart.latestRuns", { summary: summary })} data-testid="runs-chart">
           <BarChart
             h={220}
             data={rows}

@@ -7,22 +7,23 @@ import { SchedulePreview } from "./SchedulePreview";
 import { TimeZoneSelect } from "./TimeZoneSelect";
 import { useSchedulePreview } from "./useSchedulePreview";
 import { WindowFields } from "./WindowFields";
+import { t } from "../i18n";
 
 const expressionHelp: Partial<Record<ScheduleType, { label: string; placeholder: string; description: string }>> = {
   CRON: {
-    label: "Cron expression",
+    label: t("jobs.ScheduleFields.cronExpression"),
     placeholder: "0 0/5 * * * ?",
-    description: "Quartz syntax with seconds: second minute hour day-of-month month day-of-week [year].",
+    description: t("jobs.ScheduleFields.quartzSyntaxWithSeconds"),
   },
   FIXED_RATE: {
-    label: "Interval",
+    label: t("jobs.ScheduleFields.interval"),
     placeholder: "30s",
-    description: "A duration such as 30s, 5m or 1h30m (at least 1s).",
+    description: t("jobs.ScheduleFields.aDurationSuchAs"),
   },
   FIXED_DELAY: {
-    label: "Delay",
+    label: t("jobs.ScheduleFields.delay"),
     placeholder: "30s",
-    description: "The time from one run's end to the next start, e.g. 30s or 5m.",
+    description: t("jobs.ScheduleFields.theTimeFromOne"),
   },
 };
 
@@ -41,12 +42,12 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
   const help = expressionHelp[type];
 
   return (
-    <Fieldset legend="Schedule">
+    <Fieldset legend={t("jobs.ScheduleFields.schedule")}>
       <Grid gutter="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Stack gap="sm">
             <Select
-              label="Schedule type"
+              label={t("jobs.ScheduleFields.scheduleType")}
               data={selectData(scheduleTypes)}
               allowDeselect={false}
               description={scheduleTypes.find((c) => c.value === type)?.description}
@@ -68,8 +69,8 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
               />
             )}
             <TimeZoneSelect
-              label="Time zone"
-              description="The zone the cron expression and the lifecycle are read in."
+              label={t("jobs.ScheduleFields.timeZone")}
+              description={t("jobs.ScheduleFields.theZoneTheCron")}
               key={form.key("timeZone")}
               {...form.getInputProps("timeZone")}
               error={form.errors["timeZone"] ?? preview.timeZoneError}
@@ -77,9 +78,9 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
             <WindowFields form={form} app={app} type={type} />
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
               <DateTimePicker
-                label={`Lifecycle start (${timeZone})`}
-                description="Blank: from now."
-                placeholder="No start"
+                label={t("jobs.ScheduleFields.lifecycleStart", { timeZone: timeZone })}
+                description={t("jobs.ScheduleFields.blankFromNow")}
+                placeholder={t("jobs.ScheduleFields.noStart")}
                 clearable
                 withSeconds
                 valueFormat="YYYY-MM-DD HH:mm:ss"
@@ -87,9 +88,9 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
                 {...form.getInputProps("lifecycle.start")}
               />
               <DateTimePicker
-                label={`Lifecycle end (${timeZone})`}
-                description="Blank: no end."
-                placeholder="No end"
+                label={t("jobs.ScheduleFields.lifecycleEnd", { timeZone: timeZone })}
+                description={t("jobs.ScheduleFields.blankNoEnd")}
+                placeholder={t("jobs.ScheduleFields.noEnd")}
                 clearable
                 withSeconds
                 valueFormat="YYYY-MM-DD HH:mm:ss"
@@ -106,8 +107,8 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
             <Paper withBorder p="sm" radius="md">
               <Text size="sm" c="dimmed">
                 {type === "API"
-                  ? "This job fires only when it is run: Run now, or runJob in the API."
-                  : "This job runs only as a node of a workflow."}
+                  ? t("jobs.ScheduleFields.thisJobFiresOnly")
+                  : t("jobs.ScheduleFields.thisJobRunsOnly")}
               </Text>
             </Paper>
           )}

@@ -1,6 +1,7 @@
 import { Alert, Group, Loader, Paper, Table, Text, Title } from "@mantine/core";
 import { errorMessage } from "../api/errors";
 import type { SchedulePreview as Preview } from "./useSchedulePreview";
+import { t } from "../i18n";
 
 /**
  * An instant in a zone as "Sun 2026-11-22 01:20:00"; null if this browser
@@ -39,10 +40,8 @@ export function SchedulePreview({ preview, timeZone }: SchedulePreviewProps) {
   return (
     <Paper withBorder p="sm" radius="md" component="section" aria-labelledby="schedule-preview-title">
       <Group justify="space-between" mb="xs">
-        <Title order={4} size="h6" id="schedule-preview-title">
-          Next fires
-        </Title>
-        {pending && <Loader size="xs" aria-label="Updating the preview" />}
+        <Title order={4} size="h6" id="schedule-preview-title">{t("jobs.SchedulePreview.nextFires")}</Title>
+        {pending && <Loader size="xs" aria-label={t("jobs.SchedulePreview.updatingThePreview")} />}
       </Group>
       {error ? (
         <Alert color="red" role="alert" p="xs">
@@ -51,27 +50,25 @@ export function SchedulePreview({ preview, timeZone }: SchedulePreviewProps) {
       ) : times === null ? (
         <Text size="sm" c="dimmed">
           {preview.expressionError || preview.timeZoneError
-            ? "Fix the schedule to see when it fires."
-            : "Type an expression to see when it fires."}
+            ? t("jobs.SchedulePreview.fixTheScheduleTo")
+            : t("jobs.SchedulePreview.typeAnExpressionTo")}
         </Text>
       ) : times.length === 0 ? (
-        <Text size="sm" c="dimmed">
-          This schedule never fires again.
-        </Text>
+        <Text size="sm" c="dimmed">{t("jobs.SchedulePreview.thisScheduleNeverFires")}</Text>
       ) : (
         <Table withRowBorders={false} verticalSpacing={2} horizontalSpacing="xs" fz="xs" style={{ opacity: pending ? 0.6 : 1, whiteSpace: "nowrap" }}>
           <Table.Thead>
             <Table.Tr>
               {showZone && <Table.Th scope="col">{timeZone}</Table.Th>}
-              <Table.Th scope="col">UTC</Table.Th>
+              <Table.Th scope="col">{t("jobs.SchedulePreview.utc")}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody data-testid="schedule-preview">
-            {times.map((t) => (
-              <Table.Tr key={t}>
-                {showZone && <Table.Td ff="monospace">{inZone(t, timeZone) ?? "—"}</Table.Td>}
+            {times.map((time) => (
+              <Table.Tr key={time}>
+                {showZone && <Table.Td ff="monospace">{inZone(time, timeZone) ?? "—"}</Table.Td>}
                 <Table.Td ff="monospace">
-                  <time dateTime={t}>{inZone(t, "UTC")}</time>
+                  <time dateTime={time}>{inZone(time, "UTC")}</time>
                 </Table.Td>
               </Table.Tr>
             ))}

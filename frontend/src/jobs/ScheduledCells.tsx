@@ -4,6 +4,7 @@ import { Timestamp } from "../components/Timestamp";
 import { TruncatedLink } from "../components/Truncated";
 import type { ScheduleType } from "../graphql/graphql";
 import { hasExpression, labelOf, scheduleTypes } from "./labels";
+import { t } from "../i18n";
 
 // The cells the jobs and the workflows tables share: both list scheduled
 // things by name, whether they are enabled, their schedule, next fire and
@@ -14,13 +15,13 @@ export function ScheduledHead() {
   return (
     <Table.Thead>
       <Table.Tr>
-        <Table.Th scope="col">Name</Table.Th>
-        <Table.Th scope="col">Enabled</Table.Th>
-        <Table.Th scope="col">Schedule</Table.Th>
-        <Table.Th scope="col">Next fire</Table.Th>
-        <Table.Th scope="col">Last run</Table.Th>
+        <Table.Th scope="col">{t("jobs.ScheduledCells.name")}</Table.Th>
+        <Table.Th scope="col">{t("jobs.ScheduledCells.enabled")}</Table.Th>
+        <Table.Th scope="col">{t("jobs.ScheduledCells.schedule")}</Table.Th>
+        <Table.Th scope="col">{t("jobs.ScheduledCells.nextFire")}</Table.Th>
+        <Table.Th scope="col">{t("jobs.ScheduledCells.lastRun")}</Table.Th>
         <Table.Th scope="col">
-          <VisuallyHidden>Actions</VisuallyHidden>
+          <VisuallyHidden>{t("jobs.ScheduledCells.actions")}</VisuallyHidden>
         </Table.Th>
       </Table.Tr>
     </Table.Thead>
@@ -57,7 +58,7 @@ export function NameCell({ name, to, description, detail, maw }: {
 export function EnabledBadge({ enabled }: { enabled: boolean }) {
   return (
     <Badge variant="outline" color={enabled ? "teal" : "gray"}>
-      {enabled ? "Enabled" : "Disabled"}
+      {enabled ? t("jobs.ScheduledCells.enabled") : t("jobs.ScheduledCells.disabled")}
     </Badge>
   );
 }
@@ -104,9 +105,7 @@ export function LastRunCell({ children }: { children: ReactNode | null }) {
   return (
     <Table.Td>
       {children ?? (
-        <Text size="sm" c="dimmed">
-          never
-        </Text>
+        <Text size="sm" c="dimmed">{t("jobs.ScheduledCells.never")}</Text>
       )}
     </Table.Td>
   );

@@ -1,23 +1,27 @@
 import { useState } from "react";
 import { Code, Table, Text } from "@mantine/core";
+import { t } from "../i18n";
 
 /** What a SHELL or PYTHON script is given: the README's "What a script sees", in the form. */
+/** Shell, not prose: the same in every language. */
+const paramsLine = 'params="${JOBWHEEL_INSTANCE_PARAMS:-$JOBWHEEL_JOB_PARAMS}"';
+
 export const scriptVariables: [name: string, value: string][] = [
-  ["JOBWHEEL_JOB_PARAMS", "the job's Parameters (below); also $1"],
-  ["JOBWHEEL_INSTANCE_PARAMS", "this run's parameters, given with Run now; empty for scheduled runs; also $2"],
-  ["JOBWHEEL_INSTANCE_ID", "the run's id, as on its instance page"],
-  ["JOBWHEEL_JOB_ID", "the job's id"],
-  ["JOBWHEEL_TASK_ID", "the task's id"],
-  ["JOBWHEEL_TASK_NAME", "ROOT for a run's main task; BROADCAST <index>/<total>, PRE or POST in a broadcast; REDUCE, or a subtask's name"],
-  ["JOBWHEEL_SHARD_INDEX, JOBWHEEL_SHARD_TOTAL", "in a BROADCAST task, this worker's share: 0 to total-1 of total; 0 and 0 otherwise"],
-  ["JOBWHEEL_ATTEMPT", "the instance's attempt: 1, then 2, 3… when it is retried"],
-  ["JOBWHEEL_WORKER_ID", "the worker running the task"],
-  ["JOBWHEEL_PAYLOAD", "a map subtask's payload (JSON); empty otherwise"],
-  ["PYTHONUNBUFFERED", "1 in PYTHON jobs, so lines arrive as they are printed"],
-  ["JOBWHEEL_WORKFLOW_CONTEXT", "in a workflow node only: a JSON file with the run's context and the upstream nodes' results"],
-  ["JOBWHEEL_WORKFLOW_OUTPUT", "in a workflow node only: where to write a JSON object to add to the run's context"],
-  ["JOBWHEEL_WORKFLOW_RUN_ID, JOBWHEEL_WORKFLOW_NODE", "in a workflow node only: the run's id and the node's key"],
-  ["TRACEPARENT", "the run's W3C trace context when it is traced, to pass on to what the script calls; empty otherwise"],
+  ["JOBWHEEL_JOB_PARAMS", t("jobs.ScriptVariables.theJobSParameters")],
+  ["JOBWHEEL_INSTANCE_PARAMS", t("jobs.ScriptVariables.thisRunSParameters")],
+  ["JOBWHEEL_INSTANCE_ID", t("jobs.ScriptVariables.theRunSId")],
+  ["JOBWHEEL_JOB_ID", t("jobs.ScriptVariables.theJobSId")],
+  ["JOBWHEEL_TASK_ID", t("jobs.ScriptVariables.theTaskSId")],
+  ["JOBWHEEL_TASK_NAME", t("jobs.ScriptVariables.rootForARun")],
+  [t("jobs.ScriptVariables.jobwheelShardIndexJobwheel"), t("jobs.ScriptVariables.inABroadcastTask")],
+  ["JOBWHEEL_ATTEMPT", t("jobs.ScriptVariables.theInstanceSAttempt")],
+  ["JOBWHEEL_WORKER_ID", t("jobs.ScriptVariables.theWorkerRunningThe")],
+  ["JOBWHEEL_PAYLOAD", t("jobs.ScriptVariables.aMapSubtaskS")],
+  ["PYTHONUNBUFFERED", t("jobs.ScriptVariables.n1InPythonJobs")],
+  ["JOBWHEEL_WORKFLOW_CONTEXT", t("jobs.ScriptVariables.inAWorkflowNode")],
+  ["JOBWHEEL_WORKFLOW_OUTPUT", t("jobs.ScriptVariables.inAWorkflowNode2")],
+  [t("jobs.ScriptVariables.jobwheelWorkflowRunId"), t("jobs.ScriptVariables.inAWorkflowNode3")],
+  ["TRACEPARENT", t("jobs.ScriptVariables.theRunSW3c")],
 ];
 
 /**
@@ -30,18 +34,12 @@ export function ScriptVariables() {
   return (
     <details onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
-        <Text span size="sm">
-          What the script sees: its parameters and environment
-        </Text>
+        <Text span size="sm">{t("jobs.ScriptVariables.whatTheScriptSees")}</Text>
       </summary>
       {open && (
         <>
-          <Text size="sm" mt="xs">
-            The run&apos;s parameters when given, else the job&apos;s:{" "}
-            <Code>{'params="${JOBWHEEL_INSTANCE_PARAMS:-$JOBWHEEL_JOB_PARAMS}"'}</Code>. Standard output is logged at
-            INFO, standard error at ERROR, line by line as written; exit status 0 succeeds.
-          </Text>
-          <Table mt="xs" withTableBorder verticalSpacing={4} fz="sm" aria-label="Variables a script sees">
+          <Text size="sm" mt="xs">{t("jobs.ScriptVariables.theRunSParameters")}{" "}<Code>{paramsLine}</Code>{t("jobs.ScriptVariables.standardOutputIsLogged")}</Text>
+          <Table mt="xs" withTableBorder verticalSpacing={4} fz="sm" aria-label={t("jobs.ScriptVariables.variablesAScriptSees")}>
             <Table.Tbody>
               {scriptVariables.map(([name, value]) => (
                 <Table.Tr key={name}>

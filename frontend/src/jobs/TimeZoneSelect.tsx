@@ -1,5 +1,6 @@
 import { useMemo } from "react";
 import { Select, type SelectProps } from "@mantine/core";
+import { t } from "../i18n";
 
 /** The IANA zones this browser knows, UTC first. */
 function knownZones(): string[] {
@@ -25,7 +26,7 @@ export function TimeZoneSelect(props: Omit<SelectProps, "data">) {
       data={data}
       searchable
       allowDeselect={false}
-      nothingFoundMessage="No such time zone"
+      nothingFoundMessage={t("jobs.TimeZoneSelect.noSuchTimeZone")}
       maxDropdownHeight={280}
     />
   );

@@ -3,15 +3,16 @@ import { useQuery } from "urql";
 import type { ScheduleType, Weekday } from "../graphql/graphql";
 import { mono, useWatch, type JobFormApi } from "./formApi";
 import { CalendarsQuery } from "./operations";
+import { t } from "../i18n";
 
 export const weekdays: readonly { value: Weekday; label: string }[] = [
-  { value: "MONDAY", label: "Mon" },
-  { value: "TUESDAY", label: "Tue" },
-  { value: "WEDNESDAY", label: "Wed" },
-  { value: "THURSDAY", label: "Thu" },
-  { value: "FRIDAY", label: "Fri" },
-  { value: "SATURDAY", label: "Sat" },
-  { value: "SUNDAY", label: "Sun" },
+  { value: "MONDAY", label: t("jobs.WindowFields.mon") },
+  { value: "TUESDAY", label: t("jobs.WindowFields.tue") },
+  { value: "WEDNESDAY", label: t("jobs.WindowFields.wed") },
+  { value: "THURSDAY", label: t("jobs.WindowFields.thu") },
+  { value: "FRIDAY", label: t("jobs.WindowFields.fri") },
+  { value: "SATURDAY", label: t("jobs.WindowFields.sat") },
+  { value: "SUNDAY", label: t("jobs.WindowFields.sun") },
 ];
 
 const calendarsContext = { additionalTypenames: ["Calendar"] };
@@ -37,8 +38,8 @@ export function WindowFields({ form, app, type }: { form: JobFormApi; app: strin
       {type === "FIXED_RATE" && (
         <>
           <Checkbox
-            label="Only inside a daily window"
-            description="Fire from the start time every interval up to the end time, on the chosen weekdays."
+            label={t("jobs.WindowFields.onlyInsideADaily")}
+            description={t("jobs.WindowFields.fireFromTheStart")}
             key={form.key("window.enabled")}
             {...form.getInputProps("window.enabled", { type: "checkbox" })}
           />
@@ -46,14 +47,14 @@ export function WindowFields({ form, app, type }: { form: JobFormApi; app: strin
             <>
               <SimpleGrid cols={2}>
                 <TextInput
-                  label="From"
+                  label={t("jobs.WindowFields.from")}
                   placeholder="09:00"
                   styles={mono}
                   key={form.key("window.start")}
                   {...form.getInputProps("window.start")}
                 />
                 <TextInput
-                  label="Until (included)"
+                  label={t("jobs.WindowFields.untilIncluded")}
                   placeholder="17:30"
                   styles={mono}
                   key={form.key("window.end")}
@@ -65,7 +66,7 @@ export function WindowFields({ form, app, type }: { form: JobFormApi; app: strin
                 value={days}
                 onChange={(v) => form.setFieldValue("window.days", v as Weekday[])}
               >
-                <Group gap={4} aria-label="Weekdays">
+                <Group gap={4} aria-label={t("jobs.WindowFields.weekdays")}>
                   {weekdays.map((d) => (
                     <Chip key={d.value} value={d.value} size="xs">
                       {d.label}
@@ -78,20 +79,18 @@ export function WindowFields({ form, app, type }: { form: JobFormApi; app: strin
                   {form.errors["window.days"]}
                 </Text>
               )}
-              <Text size="xs" c="dimmed">
-                No day chosen: every day. Wall-clock times: the hour skipped when summer time starts has no fires.
-              </Text>
+              <Text size="xs" c="dimmed">{t("jobs.WindowFields.noDayChosenEvery")}</Text>
             </>
           )}
         </>
       )}
       {(type === "CRON" || type === "FIXED_RATE") && (
         <Select
-          label="Calendar of excluded dates"
-          description="No fires on its dates (holidays), in the job's time zone."
-          placeholder="None"
+          label={t("jobs.WindowFields.calendarOfExcludedDates")}
+          description={t("jobs.WindowFields.noFiresOnIts")}
+          placeholder={t("jobs.WindowFields.none")}
           clearable
-          data={calendars.map((c) => ({ value: c.name, label: `${c.name} (${c.dates.length} ${c.dates.length === 1 ? "date" : "dates"})` }))}
+          data={calendars.map((c) => ({ value: c.name, label: t("jobs.WindowFields.calendarDates", { name: c.name, count: c.dates.length }) }))}
           key={form.key("calendar")}
           {...form.getInputProps("calendar")}
           onChange={(v) => form.setFieldValue("calendar", v ?? "")}

@@ -1,24 +1,25 @@
 import { Fieldset, NumberInput, Select, SimpleGrid, Stack, TagsInput } from "@mantine/core";
 import { useWatch, type JobFormApi } from "./formApi";
 import { dispatchStrategies, selectData } from "./labels";
+import { t } from "../i18n";
 
 /** Which workers may run the job's tasks, and how one is chosen. */
 export function WorkerFilterFields({ form }: { form: JobFormApi }) {
   const strategy = useWatch(form, "dispatchStrategy", (v) => v.dispatchStrategy);
   return (
-    <Fieldset legend="Worker filter">
+    <Fieldset legend={t("jobs.WorkerFilterFields.workerFilter")}>
       <Stack gap="sm">
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TagsInput
-            label="Designated workers"
-            description="Worker hosts or ids allowed; blank: any. Enter after each."
+            label={t("jobs.WorkerFilterFields.designatedWorkers")}
+            description={t("jobs.WorkerFilterFields.workerHostsOrIds")}
             clearable
             key={form.key("workerFilter.designated")}
             {...form.getInputProps("workerFilter.designated")}
           />
           <TagsInput
-            label="Required tags"
-            description="Tags every chosen worker must have. Enter after each."
+            label={t("jobs.WorkerFilterFields.requiredTags")}
+            description={t("jobs.WorkerFilterFields.tagsEveryChosenWorker")}
             clearable
             key={form.key("workerFilter.tags")}
             {...form.getInputProps("workerFilter.tags")}
@@ -27,7 +28,7 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
           <NumberInput
             clampBehavior="none"
-            label="Min CPU cores"
+            label={t("jobs.WorkerFilterFields.minCpuCores")}
             min={0}
             allowDecimal={false}
             key={form.key("workerFilter.minCpuCores")}
@@ -35,7 +36,7 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
           />
           <NumberInput
             clampBehavior="none"
-            label="Min free memory (MB)"
+            label={t("jobs.WorkerFilterFields.minFreeMemoryMb")}
             min={0}
             allowDecimal={false}
             key={form.key("workerFilter.minMemoryMB")}
@@ -43,7 +44,7 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
           />
           <NumberInput
             clampBehavior="none"
-            label="Min free disk (MB)"
+            label={t("jobs.WorkerFilterFields.minFreeDiskMb")}
             min={0}
             allowDecimal={false}
             key={form.key("workerFilter.minDiskMB")}
@@ -51,8 +52,8 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
           />
           <NumberInput
             clampBehavior="none"
-            label="Max workers"
-            description="Per instance; 0: all."
+            label={t("jobs.WorkerFilterFields.maxWorkers")}
+            description={t("jobs.WorkerFilterFields.perInstance0All")}
             min={0}
             allowDecimal={false}
             key={form.key("workerFilter.maxWorkers")}
@@ -60,7 +61,7 @@ export function WorkerFilterFields({ form }: { form: JobFormApi }) {
           />
         </SimpleGrid>
         <Select
-          label="Dispatch strategy"
+          label={t("jobs.WorkerFilterFields.dispatchStrategy")}
           data={selectData(dispatchStrategies)}
           allowDeselect={false}
           maw={360}

@@ -4,44 +4,45 @@
 // workflow's alarm and to AlarmInput (README "Alarms").
 import type { AlarmChannelType, AlarmInput, AlarmRuleType } from "../graphql/graphql";
 import type { NumberValue } from "./jobForm";
+import { t } from "../i18n";
 
 export const alarmRuleTypes: AlarmRuleType[] = ["FAILURE", "CONSECUTIVE_FAILURES", "TIMEOUT", "START_LATE", "RECOVERY"];
 
 /** The rules a workflow takes: START_LATE is for jobs (the server refuses it for a workflow). */
-export const workflowAlarmRuleTypes: AlarmRuleType[] = alarmRuleTypes.filter((t) => t !== "START_LATE");
+export const workflowAlarmRuleTypes: AlarmRuleType[] = alarmRuleTypes.filter((type) => type !== "START_LATE");
 
 export const alarmChannelTypes: AlarmChannelType[] = ["WEBHOOK", "SLACK", "FEISHU", "DINGTALK", "WECOM", "EMAIL"];
 
 /** What each rule is called in the console. */
 export const ruleLabels: Record<AlarmRuleType, string> = {
-  FAILURE: "An instance fails",
-  CONSECUTIVE_FAILURES: "N instances in a row fail",
-  TIMEOUT: "An instance times out",
-  START_LATE: "An instance starts late",
-  RECOVERY: "It recovers (first success after an alarm)",
+  FAILURE: t("jobs.alarmForm.anInstanceFails"),
+  CONSECUTIVE_FAILURES: t("jobs.alarmForm.nInstancesInA"),
+  TIMEOUT: t("jobs.alarmForm.anInstanceTimesOut"),
+  START_LATE: t("jobs.alarmForm.anInstanceStartsLate"),
+  RECOVERY: t("jobs.alarmForm.itRecoversFirstSuccess"),
 };
 
 /** What each rule a workflow takes is called: its instances are runs. */
 export const workflowRuleLabels: Record<AlarmRuleType, string> = {
   ...ruleLabels,
-  FAILURE: "A run fails",
-  CONSECUTIVE_FAILURES: "N runs in a row fail",
-  TIMEOUT: "A run times out",
+  FAILURE: t("jobs.alarmForm.aRunFails"),
+  CONSECUTIVE_FAILURES: t("jobs.alarmForm.nRunsInA"),
+  TIMEOUT: t("jobs.alarmForm.aRunTimesOut"),
 };
 
 export const channelLabels: Record<AlarmChannelType, string> = {
-  WEBHOOK: "Webhook (JSON)",
-  SLACK: "Slack",
-  FEISHU: "Feishu",
-  DINGTALK: "DingTalk",
-  WECOM: "WeCom",
-  EMAIL: "Email",
+  WEBHOOK: t("jobs.alarmForm.webhookJson"),
+  SLACK: t("jobs.alarmForm.slack"),
+  FEISHU: t("jobs.alarmForm.feishu"),
+  DINGTALK: t("jobs.alarmForm.dingtalk"),
+  WECOM: t("jobs.alarmForm.wecom"),
+  EMAIL: t("jobs.alarmForm.email"),
 };
 
 /** Rules that take a threshold, with what it means. */
 export const thresholds: Partial<Record<AlarmRuleType, { label: string; min: number; initial: number }>> = {
-  CONSECUTIVE_FAILURES: { label: "N (failures in a row)", min: 2, initial: 3 },
-  START_LATE: { label: "Later than (ms)", min: 1, initial: 60_000 },
+  CONSECUTIVE_FAILURES: { label: t("jobs.alarmForm.nFailuresInA"), min: 2, initial: 3 },
+  START_LATE: { label: t("jobs.alarmForm.laterThanMs"), min: 1, initial: 60_000 },
 };
 
 export interface AlarmRuleValues {
@@ -139,25 +140,25 @@ function isHttpUrl(s: string): boolean {
 export function validateAlarm(v: AlarmValues, set: (path: string, message: string) => void) {
   v.rules.forEach((r, i) => {
     if (!r.on) return;
-    const t = thresholds[r.type];
-    if (t) {
+    const th = thresholds[r.type];
+    if (th) {
       const n = num(r.threshold);
-      if (n === null || !Number.isInteger(n) || n < t.min) set(`alarm.rules.${i}.threshold`, `must be a whole number, at least ${t.min}`);
+      if (n === null || !Number.isInteger(n) || n < th.min) set(`alarm.rules.${i}.threshold`, t("jobs.alarmForm.mustBeAWhole", { min: th.min }));
     }
     const s = num(r.silenceSec);
-    if (s !== null && (!Number.isInteger(s) || s < 0)) set(`alarm.rules.${i}.silenceSec`, "must not be negative");
+    if (s !== null && (!Number.isInteger(s) || s < 0)) set(`alarm.rules.${i}.silenceSec`, t("jobs.alarmForm.mustNotBeNegative"));
   });
   const recovery = v.rules.findIndex((r) => r.type === "RECOVERY");
   const failure = v.rules.some((r) => r.on && r.type !== "RECOVERY" && r.type !== "START_LATE");
   if (v.rules[recovery]?.on && !failure) {
-    set(`alarm.rules.${recovery}.on`, "follows an alarm of a failure rule: switch one on too");
+    set(`alarm.rules.${recovery}.on`, t("jobs.alarmForm.followsAnAlarmOf"));
   }
   v.channels.forEach((c, i) => {
     const target = c.target.trim();
     if (c.type === "EMAIL") {
-      if (!target.includes("@")) set(`alarm.channels.${i}.target`, `"${target}" is not an email address`);
+      if (!target.includes("@")) set(`alarm.channels.${i}.target`, t("jobs.alarmForm.isNotAnEmail", { target: target }));
     } else if (!isHttpUrl(target)) {
-      set(`alarm.channels.${i}.target`, `"${target}" is not an http(s) URL`);
+      set(`alarm.channels.${i}.target`, t("jobs.alarmForm.isNotAnHttp", { target: target }));
     }
   });
 }

@@ -6,6 +6,7 @@ import type {
   ProcessorType,
   ScheduleType,
 } from "../graphql/graphql";
+import { t } from "../i18n";
 
 /** An enum value with what the console calls it and what it means. */
 export interface Choice<T extends string> {
@@ -15,53 +16,53 @@ export interface Choice<T extends string> {
 }
 
 export const scheduleTypes: readonly Choice<ScheduleType>[] = [
-  { value: "CRON", label: "Cron", description: "A Quartz cron expression with seconds, in the job's time zone" },
-  { value: "FIXED_RATE", label: "Fixed rate", description: "Every interval, however long runs take" },
-  { value: "FIXED_DELAY", label: "Fixed delay", description: "The interval after the previous run ended" },
-  { value: "API", label: "API only", description: "Only when run by hand or through the API" },
-  { value: "WORKFLOW", label: "Workflow node", description: "Only as a node of a workflow" },
+  { value: "CRON", label: t("jobs.labels.cron"), description: t("jobs.labels.aQuartzCronExpression") },
+  { value: "FIXED_RATE", label: t("jobs.labels.fixedRate"), description: t("jobs.labels.everyIntervalHoweverLong") },
+  { value: "FIXED_DELAY", label: t("jobs.labels.fixedDelay"), description: t("jobs.labels.theIntervalAfterThe") },
+  { value: "API", label: t("jobs.labels.apiOnly"), description: t("jobs.labels.onlyWhenRunBy") },
+  { value: "WORKFLOW", label: t("jobs.labels.workflowNode"), description: t("jobs.labels.onlyAsANode") },
 ];
 
 export const executionModes: readonly Choice<ExecutionMode>[] = [
-  { value: "STANDALONE", label: "Standalone", description: "One task on one worker" },
-  { value: "BROADCAST", label: "Broadcast", description: "One task on every selected worker" },
-  { value: "MAP", label: "Map", description: "A root task emits subtasks, spread over workers (GO only)" },
-  { value: "MAP_REDUCE", label: "Map-reduce", description: "Map, then reduce over every subtask's result (GO only)" },
+  { value: "STANDALONE", label: t("jobs.labels.standalone"), description: t("jobs.labels.oneTaskOnOne") },
+  { value: "BROADCAST", label: t("jobs.labels.broadcast"), description: t("jobs.labels.oneTaskOnEvery") },
+  { value: "MAP", label: t("jobs.labels.map"), description: t("jobs.labels.aRootTaskEmits") },
+  { value: "MAP_REDUCE", label: t("jobs.labels.mapReduce"), description: t("jobs.labels.mapThenReduceOver") },
 ];
 
 export const processorTypes: readonly Choice<ProcessorType>[] = [
-  { value: "SHELL", label: "Shell script", description: "Run by /bin/sh on the worker" },
-  { value: "PYTHON", label: "Python script", description: "Run by Python 3 on the worker" },
-  { value: "HTTP", label: "HTTP request", description: "Sent by the worker" },
-  { value: "GO", label: "Go processor", description: "Registered by name in a Go worker" },
+  { value: "SHELL", label: t("jobs.labels.shellScript"), description: t("jobs.labels.runByBinSh") },
+  { value: "PYTHON", label: t("jobs.labels.pythonScript"), description: t("jobs.labels.runByPython3") },
+  { value: "HTTP", label: t("jobs.labels.httpRequest"), description: t("jobs.labels.sentByTheWorker") },
+  { value: "GO", label: t("jobs.labels.goProcessor"), description: t("jobs.labels.registeredByNameIn") },
 ];
 
 export const dispatchStrategies: readonly Choice<DispatchStrategy>[] = [
-  { value: "HEALTH_FIRST", label: "Healthiest first", description: "Most free slots, least load per core" },
-  { value: "RANDOM", label: "Random", description: "Any qualifying worker" },
-  { value: "ROUND_ROBIN", label: "Round robin", description: "Each qualifying worker in turn" },
+  { value: "HEALTH_FIRST", label: t("jobs.labels.healthiestFirst"), description: t("jobs.labels.mostFreeSlotsLeast") },
+  { value: "RANDOM", label: t("jobs.labels.random"), description: t("jobs.labels.anyQualifyingWorker") },
+  { value: "ROUND_ROBIN", label: t("jobs.labels.roundRobin"), description: t("jobs.labels.eachQualifyingWorkerIn") },
   {
     value: "CONSISTENT_HASH",
-    label: "Consistent hash",
-    description: 'The same key to the same worker: the run params\' "key" (JSON), else the job',
+    label: t("jobs.labels.consistentHash"),
+    description: t("jobs.labels.theSameKeyTo"),
   },
-  { value: "LEAST_RECENTLY_USED", label: "Least recently used", description: "The worker picked longest ago" },
+  { value: "LEAST_RECENTLY_USED", label: t("jobs.labels.leastRecentlyUsed"), description: t("jobs.labels.theWorkerPickedLongest") },
 ];
 
 export const overlapPolicies: readonly Choice<JobOverlapPolicy>[] = [
-  { value: "CANCEL", label: "Cancel", description: "A fire over max instances is recorded canceled" },
+  { value: "CANCEL", label: t("jobs.labels.cancel"), description: t("jobs.labels.aFireOverMax") },
   {
     value: "QUEUE",
-    label: "Queue",
-    description: "It waits and starts when a running instance ends, in fire order (at most max queued wait)",
+    label: t("jobs.labels.queue"),
+    description: t("jobs.labels.itWaitsAndStarts"),
   },
-  { value: "REPLACE", label: "Replace", description: "The oldest running instance is stopped and the new fire starts" },
+  { value: "REPLACE", label: t("jobs.labels.replace"), description: t("jobs.labels.theOldestRunningInstance") },
 ];
 
 export const misfirePolicies: readonly Choice<MisfirePolicy>[] = [
-  { value: "FIRE_ONCE", label: "Fire once", description: "Run once for the latest missed fire, then continue" },
-  { value: "SKIP", label: "Skip", description: "Skip fires missed while no server could run them" },
-  { value: "FIRE_ALL", label: "Fire all", description: "Run every missed fire (at most 100 per job)" },
+  { value: "FIRE_ONCE", label: t("jobs.labels.fireOnce"), description: t("jobs.labels.runOnceForThe") },
+  { value: "SKIP", label: t("jobs.labels.skip"), description: t("jobs.labels.skipFiresMissedWhile") },
+  { value: "FIRE_ALL", label: t("jobs.labels.fireAll"), description: t("jobs.labels.runEveryMissedFire") },
 ];
 
 /** The label of an enum value, or the value itself if it is new. */

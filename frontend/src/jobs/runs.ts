@@ -1,11 +1,12 @@
 import { durationBetween } from "../components/format";
 import type { InstanceRowFragment } from "../graphql/graphql";
+import { t } from "../i18n";
 
 /** The outcomes a run's bar can have, with their colours (as the status badges'). */
 export const runSeries = [
-  { name: "succeeded", label: "Succeeded", color: "teal.6" },
-  { name: "failed", label: "Failed", color: "red.6" },
-  { name: "stopped", label: "Stopped", color: "orange.5" },
+  { name: "succeeded", label: t("jobs.runs.succeeded"), color: "teal.6" },
+  { name: "failed", label: t("jobs.runs.failed"), color: "red.6" },
+  { name: "stopped", label: t("jobs.runs.stopped"), color: "orange.5" },
 ] as const;
 
 /** One run as the chart draws it: its duration in ms under its outcome, 0 under the others. */

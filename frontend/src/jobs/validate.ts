@@ -6,6 +6,7 @@
 import { validateAlarm } from "./alarmForm";
 import { hasExpression } from "./labels";
 import { backoffShown, fromWallTime, type JobFormValues, type NumberValue } from "./jobForm";
+import { t } from "../i18n";
 
 /** Limits of a job definition, as server/api/jobs has them. */
 export const limits = {
@@ -32,18 +33,18 @@ const bytes = (s: string) => encoder.encode(s).length;
 /** A number field's value: null when blank (the API's default applies), NaN when not a whole number. */
 function whole(v: NumberValue): number | null {
   if (typeof v === "number") return Number.isInteger(v) ? v : Number.NaN;
-  const t = v.trim();
-  if (t === "") return null;
-  const n = Number(t);
+  const s = v.trim();
+  if (s === "") return null;
+  const n = Number(s);
   return Number.isInteger(n) ? n : Number.NaN;
 }
 
 /** A decimal field's value: null when blank, NaN when not a number. */
 function decimal(v: NumberValue): number | null {
   if (typeof v === "number") return v;
-  const t = v.trim();
-  if (t === "") return null;
-  const n = Number(t);
+  const s = v.trim();
+  if (s === "") return null;
+  const n = Number(s);
   return Number.isFinite(n) ? n : Number.NaN;
 }
 
@@ -64,25 +65,25 @@ export function validateJob(v: JobFormValues): FormErrors {
   };
 
   const name = v.name.trim();
-  if (name === "") set("name", "must not be empty");
+  if (name === "") set("name", t("jobs.validate.mustNotBeEmpty"));
   // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points, as the server counts runes
-  else if ([...name].length > limits.nameChars) set("name", `must be at most ${limits.nameChars} characters`);
+  else if ([...name].length > limits.nameChars) set("name", t("jobs.validate.mustBeAtMost", { nameChars: limits.nameChars }));
   if (bytes(v.description) > limits.descriptionBytes) {
-    set("description", `must be at most ${limits.descriptionBytes} characters`);
+    set("description", t("jobs.validate.mustBeAtMost2", { descriptionBytes: limits.descriptionBytes }));
   }
-  if (bytes(v.params) > limits.paramsBytes) set("params", `must be at most ${limits.paramsBytes} bytes`);
+  if (bytes(v.params) > limits.paramsBytes) set("params", t("jobs.validate.mustBeAtMost3", { paramsBytes: limits.paramsBytes }));
 
   if (hasExpression(v.scheduleType) && v.scheduleExpression.trim() === "") {
     set(
       "scheduleExpression",
       v.scheduleType === "CRON"
-        ? 'a CRON job needs a Quartz cron expression with seconds, e.g. "0 0/5 * * * ?"'
-        : `a ${v.scheduleType} job needs an interval such as 30s, 5m or 1h30m`,
+        ? t("jobs.validate.aCronJobNeeds")
+        : t("jobs.validate.aJobNeedsAn", { scheduleType: v.scheduleType }),
     );
   }
   const start = fromWallTime(v.lifecycle.start, v.timeZone || "UTC");
   const end = fromWallTime(v.lifecycle.end, v.timeZone || "UTC");
-  if (start && end && Date.parse(end) <= Date.parse(start)) set("lifecycle.end", "the end must be after the start");
+  if (start && end && Date.parse(end) <= Date.parse(start)) set("lifecycle.end", t("jobs.validate.theEndMustBe"));
 
   switch (v.processorType) {
     case "GO": {
@@ -90,69 +91,69 @@ export function validateJob(v: JobFormValues): FormErrors {
       if (p === "" || bytes(p) > limits.goProcessorBytes || /[ \t\n]/.test(p)) {
         set(
           "goProcessor",
-          'a GO job names the processor its workers registered, e.g. "sync-orders" (no spaces, at most 255 characters)',
+          t("jobs.validate.aGoJobNames"),
         );
       }
       break;
     }
     case "SHELL":
     case "PYTHON":
-      if (v.script.trim() === "") set("script", `a ${v.processorType} job needs the script to run`);
+      if (v.script.trim() === "") set("script", t("jobs.validate.aJobNeedsThe", { processorType: v.processorType }));
       else if (bytes(v.script) > limits.scriptBytes) {
-        set("script", `the script is ${bytes(v.script)} bytes; at most ${limits.scriptBytes}`);
+        set("script", t("jobs.validate.theScriptIsBytes", { bytes: bytes(v.script), scriptBytes: limits.scriptBytes }));
       }
       break;
     case "HTTP": {
       const url = v.http.url.trim();
-      if (!isHttpUrl(url)) set("http.url", url === "" ? "the request needs an http(s) URL" : `url "${url}" is not an http(s) URL`);
+      if (!isHttpUrl(url)) set("http.url", url === "" ? t("jobs.validate.theRequestNeedsAn") : t("jobs.validate.urlIsNotAn", { url: url }));
       const expect = whole(v.http.expectStatus);
       if (expect !== null && (Number.isNaN(expect) || expect < 100 || expect > 599)) {
-        set("http.expectStatus", `expectStatus ${String(v.http.expectStatus)} is not an HTTP status`);
+        set("http.expectStatus", t("jobs.validate.expectstatusIsNotAn", { String: String(v.http.expectStatus) }));
       }
       const timeout = whole(v.http.timeoutMs);
-      if (timeout !== null && (Number.isNaN(timeout) || timeout < 0)) set("http.timeoutMs", "timeoutMs must not be negative");
+      if (timeout !== null && (Number.isNaN(timeout) || timeout < 0)) set("http.timeoutMs", t("jobs.validate.timeoutmsMustNotBe"));
       break;
     }
   }
   if ((v.executionMode === "MAP" || v.executionMode === "MAP_REDUCE") && v.processorType !== "GO") {
     set(
       "executionMode",
-      `${v.executionMode} needs a GO processor, which can call map(); ${v.processorType} scripts cannot`,
+      t("jobs.validate.needsAGoProcessor", { executionMode: v.executionMode, processorType: v.processorType }),
     );
   }
 
   const ranges: [field: string, value: NumberValue, lo: number, hi: number, hint: string][] = [
-    ["maxInstances", v.maxInstances, 1, limits.concurrency, "instances of the job that may run at once"],
-    ["taskConcurrency", v.taskConcurrency, 1, limits.concurrency, "tasks of one instance one worker runs at once"],
-    ["instanceRetries", v.instanceRetries, 0, limits.retries, "times a failed instance is retried"],
-    ["taskRetries", v.taskRetries, 0, limits.retries, "times a failed task is retried"],
-    ["workerFilter.maxWorkers", v.workerFilter.maxWorkers, 0, limits.concurrency, "workers one instance may use (0: all)"],
-    ["workerFilter.minCpuCores", v.workerFilter.minCpuCores, 0, limits.cpuCores, "CPU cores a worker needs"],
-    ["priority", v.priority, -limits.priority, limits.priority, "higher goes first when workers are short of slots"],
-    ["retryDelayMs", v.retryDelayMs, 0, limits.retryDelayMs, "milliseconds before the first retry; 0: the default"],
+    ["maxInstances", v.maxInstances, 1, limits.concurrency, t("jobs.validate.instancesOfTheJob")],
+    ["taskConcurrency", v.taskConcurrency, 1, limits.concurrency, t("jobs.validate.tasksOfOneInstance")],
+    ["instanceRetries", v.instanceRetries, 0, limits.retries, t("jobs.validate.timesAFailedInstance")],
+    ["taskRetries", v.taskRetries, 0, limits.retries, t("jobs.validate.timesAFailedTask")],
+    ["workerFilter.maxWorkers", v.workerFilter.maxWorkers, 0, limits.concurrency, t("jobs.validate.workersOneInstanceMay")],
+    ["workerFilter.minCpuCores", v.workerFilter.minCpuCores, 0, limits.cpuCores, t("jobs.validate.cpuCoresAWorker")],
+    ["priority", v.priority, -limits.priority, limits.priority, t("jobs.validate.higherGoesFirstWhen")],
+    ["retryDelayMs", v.retryDelayMs, 0, limits.retryDelayMs, t("jobs.validate.millisecondsBeforeTheFirst")],
   ];
   // Fields shown only when they apply are checked only then.
   if (v.overlapPolicy === "QUEUE") {
-    ranges.push(["maxQueued", v.maxQueued, 1, limits.maxQueued, "fires of a QUEUE job that wait for a running instance to end"]);
+    ranges.push(["maxQueued", v.maxQueued, 1, limits.maxQueued, t("jobs.validate.firesOfAQueue")]);
   }
   if (backoffShown(v)) {
-    ranges.push(["retryDelayMaxMs", v.retryDelayMaxMs, 0, limits.retryDelayMs, "the longest a retry waits; 0: no cap of the job's own"]);
+    ranges.push(["retryDelayMaxMs", v.retryDelayMaxMs, 0, limits.retryDelayMs, t("jobs.validate.theLongestARetry")]);
   }
   for (const [field, value, lo, hi, hint] of ranges) {
     const n = whole(value);
     if (n === null) continue;
-    if (Number.isNaN(n)) set(field, "must be a whole number");
-    else if (n < lo || n > hi) set(field, `${n} is out of range ${lo} to ${hi} (${hint})`);
+    if (Number.isNaN(n)) set(field, t("jobs.validate.mustBeAWhole"));
+    else if (n < lo || n > hi) set(field, t("jobs.validate.isOutOfRange", { n: n, lo: lo, hi: hi, hint: hint }));
   }
   const notNegative: [field: string, value: NumberValue, reason: (n: number) => string][] = [
-    ["timeoutMs", v.timeoutMs, (n) => `${n} is negative; use 0 for no timeout`],
-    ["workerFilter.minMemoryMB", v.workerFilter.minMemoryMB, () => "must not be negative"],
-    ["workerFilter.minDiskMB", v.workerFilter.minDiskMB, () => "must not be negative"],
+    ["timeoutMs", v.timeoutMs, (n) => t("jobs.validate.isNegativeUse0", { n: n })],
+    ["workerFilter.minMemoryMB", v.workerFilter.minMemoryMB, () => t("jobs.validate.mustNotBeNegative")],
+    ["workerFilter.minDiskMB", v.workerFilter.minDiskMB, () => t("jobs.validate.mustNotBeNegative")],
   ];
   for (const [field, value, reason] of notNegative) {
     const n = whole(value);
     if (n === null) continue;
-    if (Number.isNaN(n)) set(field, "must be a whole number");
+    if (Number.isNaN(n)) set(field, t("jobs.validate.mustBeAWhole"));
     else if (n < 0) set(field, reason(n));
   }
 
@@ -160,17 +161,17 @@ export function validateJob(v: JobFormValues): FormErrors {
   if (backoff !== null && (Number.isNaN(backoff) || backoff < 1 || backoff > limits.retryBackoff)) {
     set(
       "retryBackoff",
-      `${String(v.retryBackoff)} is out of range 1 to ${limits.retryBackoff} (the factor each retry's delay grows by; 1: constant)`,
+      t("jobs.validate.isOutOfRange2", { String: String(v.retryBackoff), retryBackoff: limits.retryBackoff }),
     );
   }
   const delay = whole(v.retryDelayMs);
   const cap = whole(v.retryDelayMaxMs);
   if (delay !== null && cap !== null && cap > 0 && cap < delay) {
-    set("retryDelayMaxMs", `${cap} is below retryDelayMs ${delay}; the cap must be at least the first delay (0: no cap)`);
+    set("retryDelayMaxMs", t("jobs.validate.isBelowRetrydelaymsThe", { cap: cap, delay: delay }));
   }
 
-  if (v.workerFilter.designated.some((d) => d.trim() === "")) set("workerFilter.designated", "must not contain empty names");
-  if (v.workerFilter.tags.some((t) => t.trim() === "")) set("workerFilter.tags", "must not contain empty tags");
+  if (v.workerFilter.designated.some((d) => d.trim() === "")) set("workerFilter.designated", t("jobs.validate.mustNotContainEmpty"));
+  if (v.workerFilter.tags.some((tag) => tag.trim() === "")) set("workerFilter.tags", t("jobs.validate.mustNotContainEmpty2"));
   validateAlarm(v.alarm, set);
   return errors;
 }

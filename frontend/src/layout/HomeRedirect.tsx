@@ -3,6 +3,7 @@ import { appPath } from "../apps/currentApp";
 import { useApps } from "../apps/useApps";
 import { ErrorState, LoadingState } from "../components/states";
 import { screens } from "../screens";
+import { t } from "../i18n";
 
 /**
  * The console's home (/, where login leads): a user with exactly one app
@@ -14,7 +15,7 @@ export function HomeRedirect() {
     return error ? (
       <ErrorState error={error} onRetry={() => reexecute({ requestPolicy: "network-only" })} />
     ) : (
-      <LoadingState label="Loading apps" />
+      <LoadingState label={t("layout.HomeRedirect.loadingApps")} />
     );
   }
   const only = data.apps.length === 1 ? data.apps[0] : undefined;

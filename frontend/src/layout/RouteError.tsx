@@ -1,5 +1,6 @@
 import { Alert, Button, Center, Code, Stack, Text } from "@mantine/core";
 import { isRouteErrorResponse, useRouteError } from "react-router";
+import { t } from "../i18n";
 
 function describe(error: unknown): string {
   if (isRouteErrorResponse(error)) return `${String(error.status)} ${error.statusText}`;
@@ -12,13 +13,11 @@ export function RouteError() {
   const error = useRouteError();
   return (
     <Center mih="100dvh" p="md">
-      <Alert color="red" title="The console hit an error" role="alert" maw={560} w="100%">
+      <Alert color="red" title={t("layout.RouteError.theConsoleHitAn")} role="alert" maw={560} w="100%">
         <Stack gap="sm">
-          <Text size="sm">This page could not be shown. Reloading usually helps; if not, the browser console has details.</Text>
+          <Text size="sm">{t("layout.RouteError.thisPageCouldNot")}</Text>
           <Code block>{describe(error)}</Code>
-          <Button variant="light" color="red" size="xs" w="fit-content" onClick={() => window.location.reload()}>
-            Reload
-          </Button>
+          <Button variant="light" color="red" size="xs" w="fit-content" onClick={() => window.location.reload()}>{t("layout.RouteError.reload")}</Button>
         </Stack>
       </Alert>
     </Center>

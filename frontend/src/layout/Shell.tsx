@@ -4,7 +4,9 @@ import { Link, Outlet, useMatches } from "react-router";
 import { AppPicker } from "../apps/AppPicker";
 import { MainNav } from "./MainNav";
 import { Shortcuts } from "./Shortcuts";
+import { LanguageSwitch } from "./LanguageSwitch";
 import { UserMenu } from "./UserMenu";
+import { t } from "../i18n";
 
 /** What a screen's route carries in its `handle`. */
 export interface RouteHandle {
@@ -17,7 +19,7 @@ function usePageTitle(): string {
   const handle = last?.handle as RouteHandle | undefined;
   const app = last?.params["app"];
   if (!handle) return "jobwheel";
-  return app ? `${handle.title} · ${app} · jobwheel` : `${handle.title} · jobwheel`;
+  return app ? t("layout.Shell.jobwheel", { title: handle.title, app: app }) : t("layout.Shell.jobwheel2", { title: handle.title });
 }
 
 /** The frame around every screen: header with the user menu, navbar, content. */
@@ -39,17 +41,18 @@ export function Shell() {
               onClick={toggle}
               hiddenFrom="sm"
               size="sm"
-              aria-label={navOpened ? "Close navigation" : "Open navigation"}
+              aria-label={navOpened ? t("layout.Shell.closeNavigation") : t("layout.Shell.openNavigation")}
             />
-            <Anchor component={Link} to="/" fw={700} size="lg" c="var(--mantine-color-text)" underline="never">
-              jobwheel
-            </Anchor>
+            <Anchor component={Link} to="/" fw={700} size="lg" c="var(--mantine-color-text)" underline="never">{t("layout.Shell.jobwheel3")}</Anchor>
             <AppPicker />
           </Group>
-          <UserMenu />
+          <Group gap="sm" wrap="nowrap">
+            <LanguageSwitch />
+            <UserMenu />
+          </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" aria-label="Main">
+      <AppShell.Navbar p="xs" component="nav" aria-label={t("layout.Shell.main")}>
         <MainNav onNavigate={close} />
       </AppShell.Navbar>
       <AppShell.Main>

@@ -1,11 +1,12 @@
 import { Kbd, Modal, Table } from "@mantine/core";
 import { useDisclosure, useWindowEvent } from "@mantine/hooks";
+import { t } from "../i18n";
 
 /** The console's keyboard shortcuts, as the "?" dialog lists them. */
 export const shortcuts = [
-  { keys: ["/"], does: "Go to the search field of the screen (jobs, a log)" },
-  { keys: ["?"], does: "Show these shortcuts" },
-  { keys: ["Esc"], does: "Close a dialog or menu; leave a field" },
+  { keys: ["/"], does: t("layout.Shortcuts.goToTheSearch") },
+  { keys: ["?"], does: t("layout.Shortcuts.showTheseShortcuts") },
+  { keys: [t("layout.Shortcuts.esc")], does: t("layout.Shortcuts.closeADialogOr") },
 ] as const;
 
 /** Whether a key press is typing into something, where a shortcut must not fire. */
@@ -39,8 +40,8 @@ export function Shortcuts() {
     }
   });
   return (
-    <Modal opened={opened} onClose={close} title="Keyboard shortcuts">
-      <Table verticalSpacing="xs" aria-label="Keyboard shortcuts">
+    <Modal opened={opened} onClose={close} title={t("layout.Shortcuts.keyboardShortcuts")}>
+      <Table verticalSpacing="xs" aria-label={t("layout.Shortcuts.keyboardShortcuts")}>
         <Table.Tbody>
           {shortcuts.map((s) => (
             <Table.Tr key={s.keys.join("+")}>

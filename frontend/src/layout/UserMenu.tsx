@@ -17,11 +17,12 @@ import { errorMessage, hasErrorCode } from "../api/errors";
 import { LogoutMutation, MeQuery, SignInOptionsQuery } from "../auth/operations";
 import { ChangePasswordDialog } from "../account/ChangePasswordDialog";
 import classes from "./UserMenu.module.css";
+import { t } from "../i18n";
 
 const schemes: { value: MantineColorScheme; label: string }[] = [
-  { value: "auto", label: "System" },
-  { value: "light", label: "Light" },
-  { value: "dark", label: "Dark" },
+  { value: "auto", label: t("layout.UserMenu.system") },
+  { value: "light", label: t("layout.UserMenu.light") },
+  { value: "dark", label: t("layout.UserMenu.dark") },
 ];
 
 /**
@@ -40,7 +41,7 @@ export function UserMenu() {
   // vouched for them instead.
   const sso = Boolean(data?.me?.ssoSubject);
   const [{ data: options }] = useQuery({ query: SignInOptionsQuery, pause: !sso });
-  const provider = options?.signInOptions.sso?.name ?? "single sign-on";
+  const provider = options?.signInOptions.sso?.name ?? t("layout.UserMenu.singleSignOn");
   // Mantine keeps the choice in localStorage; "auto" follows the OS.
   const { colorScheme, setColorScheme } = useMantineColorScheme();
   const schemeLabelId = useId();
@@ -49,7 +50,7 @@ export function UserMenu() {
     const result = await logout({});
     // An expired session is as good as ended.
     if (result.error && !hasErrorCode(result.error, "UNAUTHENTICATED")) {
-      notifications.show({ color: "red", title: "Could not log out", message: errorMessage(result.error) });
+      notifications.show({ color: "red", title: t("layout.UserMenu.couldNotLogOut"), message: errorMessage(result.error) });
       return;
     }
     resetApi();
@@ -60,7 +61,7 @@ export function UserMenu() {
     <>
       <Menu position="bottom-end" withArrow>
         <Menu.Target>
-          <UnstyledButton className={classes.target} aria-label={`Account: ${username}`}>
+          <UnstyledButton className={classes.target} aria-label={t("layout.UserMenu.account", { username: username })}>
             <Avatar name={username} color="initials" size="sm" aria-hidden />
             <Text size="sm" fw={500}>
               {username}
@@ -71,17 +72,13 @@ export function UserMenu() {
           </UnstyledButton>
         </Menu.Target>
         <Menu.Dropdown>
-          <Menu.Label>{data?.me?.admin ? "Administrator" : "User"}</Menu.Label>
-          {sso && <Menu.Label title={data?.me?.ssoSubject ?? undefined}>Signed in with {provider}</Menu.Label>}
-          <Menu.Item component={Link} to="/tokens">
-            API tokens
-          </Menu.Item>
-          <Menu.Item component={Link} to="/graphiql">
-            GraphQL explorer
-          </Menu.Item>
-          {!sso && <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>}
+          <Menu.Label>{data?.me?.admin ? t("layout.UserMenu.administrator") : t("layout.UserMenu.user")}</Menu.Label>
+          {sso && <Menu.Label title={data?.me?.ssoSubject ?? undefined}>{t("layout.UserMenu.signedInWith", { provider: provider })}</Menu.Label>}
+          <Menu.Item component={Link} to="/tokens">{t("layout.UserMenu.apiTokens")}</Menu.Item>
+          <Menu.Item component={Link} to="/graphiql">{t("layout.UserMenu.graphqlExplorer")}</Menu.Item>
+          {!sso && <Menu.Item onClick={passwordDialog.open}>{t("layout.UserMenu.changePassword")}</Menu.Item>}
           <Menu.Divider />
-          <Menu.Label id={schemeLabelId}>Colour scheme</Menu.Label>
+          <Menu.Label id={schemeLabelId}>{t("layout.UserMenu.colourScheme")}</Menu.Label>
           <Box px="xs" pb={6} role="radiogroup" aria-labelledby={schemeLabelId}>
             <SegmentedControl
               size="xs"
@@ -92,7 +89,7 @@ export function UserMenu() {
             />
           </Box>
           <Menu.Divider />
-          <Menu.Item onClick={() => void logOut()}>Log out</Menu.Item>
+          <Menu.Item onClick={() => void logOut()}>{t("layout.UserMenu.logOut")}</Menu.Item>
         </Menu.Dropdown>
       </Menu>
       <ChangePasswordDialog opened={changingPassword} onClose={passwordDialog.close} />

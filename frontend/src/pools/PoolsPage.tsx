@@ -15,6 +15,8 @@ import { useInstanceChanges } from "../instances/useInstanceChanges";
 import { PoolDialog, type PoolDialogTarget } from "./PoolDialog";
 import { AppPoolsQuery, DeletePoolMutation } from "./operations";
 import { poolText as text } from "./strings";
+import { t } from "../i18n";
+import { statusLabel } from "../components/statusLabel";
 
 // A new pool is a Pool the list holds none of while it is empty.
 const context = { additionalTypenames: ["Pool"] };
@@ -104,7 +106,7 @@ interface PoolCardProps {
 function PoolCard({ app, pool, canEdit, onOpen, onDelete }: PoolCardProps) {
   const full = pool.usedSlots >= pool.slots;
   return (
-    <Card withBorder padding="md" data-testid="pool" data-pool={pool.name} aria-label={`Pool ${pool.name}`} component="section">
+    <Card withBorder padding="md" data-testid="pool" data-pool={pool.name} aria-label={t("pools.PoolsPage.pool", { name: pool.name })} component="section">
       <Stack gap="sm">
         <Group justify="space-between" wrap="nowrap" align="flex-start">
           <Stack gap={2}>
@@ -221,12 +223,12 @@ function InstanceRow({ app, instance: i, queued }: { app: string; instance: Pool
         <Text size="sm" c="dimmed">
           {queued ? (
             <Badge size="xs" variant="light" color="orange">
-              {i.status}
+              {statusLabel(i.status)}
             </Badge>
           ) : (
             <>
               <Badge size="xs" variant="light">
-                {i.status}
+                {statusLabel(i.status)}
               </Badge>{" "}
               <Elapsed start={i.startedTime ?? i.actualTriggerTime ?? null} end={null} />
             </>

@@ -4,6 +4,7 @@ import { useQuery } from "urql";
 import { QueryView } from "../components/QueryView";
 import { ServersTable } from "./ServersTable";
 import { ServersQuery } from "./operations";
+import { t } from "../i18n";
 
 /** How often the list is re-read, so liveness and heartbeats stay current. */
 const refreshMs = 10_000;
@@ -19,17 +20,15 @@ export function ServersPage() {
   return (
     <Stack>
       <div>
-        <Title order={2}>Servers</Title>
-        <Text c="dimmed" size="sm">
-          Every registered jobwheel server, oldest first. Refreshed every {refreshMs / 1000} seconds.
-        </Text>
+        <Title order={2}>{t("servers.ServersPage.servers")}</Title>
+        <Text c="dimmed" size="sm">{t("servers.ServersPage.everyRegisteredJobwheelServer", { value: refreshMs / 1000 })}</Text>
       </div>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading servers"
+        loading={t("servers.ServersPage.loadingServers")}
         isEmpty={(data) => data.servers.length === 0}
-        empty="No server has registered yet."
+        empty={t("servers.ServersPage.noServerHasRegistered")}
       >
         {(data) => <ServersTable servers={data.servers} />}
       </QueryView>

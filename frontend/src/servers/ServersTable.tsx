@@ -1,6 +1,7 @@
 import { Badge, Code, Table } from "@mantine/core";
 import { Timestamp } from "../components/Timestamp";
 import type { ServersQuery } from "../graphql/graphql";
+import { t } from "../i18n";
 
 type Server = ServersQuery["servers"][number];
 
@@ -10,12 +11,12 @@ export function ServersTable({ servers }: { servers: Server[] }) {
       <Table striped highlightOnHover verticalSpacing="sm">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">ID</Table.Th>
-            <Table.Th scope="col">Advertise URL</Table.Th>
-            <Table.Th scope="col">Status</Table.Th>
-            <Table.Th scope="col">Started</Table.Th>
-            <Table.Th scope="col">Last heartbeat</Table.Th>
-            <Table.Th scope="col">Version</Table.Th>
+            <Table.Th scope="col">{t("servers.ServersTable.id")}</Table.Th>
+            <Table.Th scope="col">{t("servers.ServersTable.advertiseUrl")}</Table.Th>
+            <Table.Th scope="col">{t("servers.ServersTable.status")}</Table.Th>
+            <Table.Th scope="col">{t("servers.ServersTable.started")}</Table.Th>
+            <Table.Th scope="col">{t("servers.ServersTable.lastHeartbeat")}</Table.Th>
+            <Table.Th scope="col">{t("servers.ServersTable.version")}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -29,7 +30,7 @@ export function ServersTable({ servers }: { servers: Server[] }) {
               </Table.Td>
               <Table.Td>
                 <Badge color={server.alive ? "teal" : "gray"} variant={server.alive ? "light" : "outline"}>
-                  {server.alive ? "alive" : "down"}
+                  {server.alive ? t("common.alive") : t("common.down")}
                 </Badge>
               </Table.Td>
               <Table.Td>

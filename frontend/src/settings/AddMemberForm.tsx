@@ -6,6 +6,7 @@ import { errorMessage, fieldErrors } from "../api/errors";
 import { appRoles } from "../apps/useAppRole";
 import type { AppRole } from "../graphql/graphql";
 import { SetAppRoleMutation } from "./operations";
+import { t } from "../i18n";
 
 /** Gives a user a role on the app (setAppRole), by username. */
 export function AddMemberForm({ app }: { app: string }) {
@@ -26,7 +27,7 @@ export function AddMemberForm({ app }: { app: string }) {
     setSent({ username, role });
     const result = await setRole({ app, username: name, role });
     if (result.data) {
-      notifications.show({ color: "teal", message: `${name} is ${role} of app ${app}.` });
+      notifications.show({ color: "teal", message: t("settings.AddMemberForm.isOfApp", { name: name, role: role, app: app }) });
       setUsername("");
       setSent(null);
     }
@@ -34,18 +35,16 @@ export function AddMemberForm({ app }: { app: string }) {
 
   return (
     <form onSubmit={(e) => void submit(e)} noValidate aria-labelledby="add-member-title">
-      <Title order={4} size="h5" id="add-member-title" mt="sm" mb="xs">
-        Add a member
-      </Title>
+      <Title order={4} size="h5" id="add-member-title" mt="sm" mb="xs">{t("settings.AddMemberForm.addAMember")}</Title>
       {general && (
-        <Alert color="red" role="alert" title="Could not add the member" mb="sm">
+        <Alert color="red" role="alert" title={t("settings.AddMemberForm.couldNotAddThe")} mb="sm">
           {general}
         </Alert>
       )}
       <Group align="flex-start" gap="sm">
         <TextInput
-          label="Username"
-          description="An existing user's name"
+          label={t("settings.AddMemberForm.username")}
+          description={t("settings.AddMemberForm.anExistingUserS")}
           required
           autoComplete="off"
           spellCheck={false}
@@ -55,7 +54,7 @@ export function AddMemberForm({ app }: { app: string }) {
           error={usernameError}
         />
         <Select
-          label="Role"
+          label={t("settings.AddMemberForm.role")}
           description={appRoles.find((r) => r.value === role)?.description}
           data={appRoles.map((r) => ({ value: r.value, label: r.label }))}
           value={role}
@@ -68,9 +67,7 @@ export function AddMemberForm({ app }: { app: string }) {
           comboboxProps={{ withinPortal: true }}
         />
         {/* Aligned with the inputs, below their label and description. */}
-        <Button type="submit" loading={fetching} mt={46} disabled={username.trim() === ""}>
-          Add member
-        </Button>
+        <Button type="submit" loading={fetching} mt={46} disabled={username.trim() === ""}>{t("settings.AddMemberForm.addMember")}</Button>
       </Group>
     </form>
   );

@@ -12,6 +12,7 @@ import { DeleteApp } from "./DeleteApp";
 import { MembersTable } from "./MembersTable";
 import { AppSettingsQuery as AppSettings } from "./operations";
 import { RotateSecret } from "./RotateSecret";
+import { t } from "../i18n";
 
 type App = AppSettingsQuery["apps"][number];
 
@@ -23,17 +24,15 @@ export function AppSettingsPage() {
   return (
     <Stack>
       <div>
-        <Title order={2}>Settings</Title>
-        <Text c="dimmed" size="sm">
-          App {app}: who may do what on it, and the secret its workers use.
-        </Text>
+        <Title order={2}>{t("settings.AppSettingsPage.settings")}</Title>
+        <Text c="dimmed" size="sm">{t("settings.AppSettingsPage.appWhoMayDo", { app: app })}</Text>
       </div>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading the app's settings"
+        loading={t("settings.AppSettingsPage.loadingTheAppS")}
         isEmpty={(data) => !data.apps.some((a) => a.name === app)}
-        empty={<>There is no app {app}, or you may not see it.</>}
+        empty={<>{t("settings.AppSettingsPage.thereIsNoApp", { app: app })}</>}
       >
         {(data) => {
           const found = data.apps.find((a) => a.name === app);
@@ -64,23 +63,21 @@ function Settings({ app }: { app: App }) {
     <Stack gap="lg">
       <Card withBorder radius="md">
         <SimpleGrid cols={{ base: 2, md: 4 }}>
-          <Field label="Name">{app.name}</Field>
-          <Field label="Description">{app.description || "—"}</Field>
-          <Field label="Created">
+          <Field label={t("settings.AppSettingsPage.name")}>{app.name}</Field>
+          <Field label={t("settings.AppSettingsPage.description")}>{app.description || "—"}</Field>
+          <Field label={t("settings.AppSettingsPage.created")}>
             <Timestamp value={app.createdAt} />
           </Field>
-          <Field label="Your role">{app.myRole ? <Badge variant="light">{app.myRole}</Badge> : "—"}</Field>
+          <Field label={t("settings.AppSettingsPage.yourRole")}>{app.myRole ? <Badge variant="light">{app.myRole}</Badge> : "—"}</Field>
         </SimpleGrid>
       </Card>
 
       <Stack gap="xs" component="section" aria-labelledby="members-title">
-        <Title order={3} size="h4" id="members-title">
-          Members
-        </Title>
+        <Title order={3} size="h4" id="members-title">{t("settings.AppSettingsPage.members")}</Title>
         <Text size="sm" c="dimmed">
           {owner
-            ? "Who has a role on this app. Administrators are OWNER of every app without being listed; the app always keeps one OWNER."
-            : `Who has a role on this app. Only its owners can change members or rotate its secret; your role is ${app.myRole ?? "none"}.`}
+            ? t("settings.AppSettingsPage.whoHasARole")
+            : t("settings.AppSettingsPage.whoHasARole2", { value: app.myRole ?? t("common.none") })}
         </Text>
         <MembersTable app={app.name} members={app.members} editable={owner} />
         {owner && <AddMemberForm app={app.name} />}

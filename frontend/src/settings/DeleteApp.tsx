@@ -6,6 +6,7 @@ import { useRememberedApp } from "../apps/currentApp";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ActionCard } from "./ActionCard";
 import { DeleteAppMutation } from "./operations";
+import { t } from "../i18n";
 
 /** The apps list is re-read after a deletion. */
 const context = { additionalTypenames: ["App"] };
@@ -37,9 +38,9 @@ export function DeleteApp({ app }: { app: string }) {
   return (
     <ActionCard
       id="delete-app"
-      title="Delete app"
-      description="Deletes the app with all its jobs, instances, logs and members, and the API tokens scoped to it. Stop its workers first."
-      action="Delete app"
+      title={t("settings.DeleteApp.deleteApp")}
+      description={t("settings.DeleteApp.deletesTheAppWith")}
+      action={t("settings.DeleteApp.deleteApp")}
       onAction={() => {
         setError(undefined);
         setTyped("");
@@ -48,8 +49,8 @@ export function DeleteApp({ app }: { app: string }) {
     >
       <ConfirmDialog
         opened={asking}
-        title="Delete the app"
-        confirmLabel="Delete app"
+        title={t("settings.DeleteApp.deleteTheApp")}
+        confirmLabel={t("settings.DeleteApp.deleteApp")}
         danger
         busy={fetching}
         confirmDisabled={typed !== app}
@@ -57,11 +58,9 @@ export function DeleteApp({ app }: { app: string }) {
         onConfirm={() => void confirm()}
         onClose={() => setAsking(false)}
       >
-        <Text size="sm" mb="sm">
-          Delete app <strong>{app}</strong> and everything it holds? This cannot be undone.
-        </Text>
+        <Text size="sm" mb="sm">{t("settings.DeleteApp.deleteApp")}{" "}<strong>{app}</strong>{" "}{t("settings.DeleteApp.andEverythingItHolds")}</Text>
         <TextInput
-          label="Type the app's name to confirm"
+          label={t("settings.DeleteApp.typeTheAppS")}
           value={typed}
           onChange={(e) => setTyped(e.currentTarget.value)}
           autoComplete="off"

@@ -8,6 +8,7 @@ import { appRoles } from "../apps/useAppRole";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import type { AppRole, AppSettingsQuery } from "../graphql/graphql";
 import { SetAppRoleMutation } from "./operations";
+import { t } from "../i18n";
 
 type Member = AppSettingsQuery["apps"][number]["members"][number];
 
@@ -36,7 +37,7 @@ export function MembersTable({ app, members, editable }: MembersTableProps) {
     setChangeError(null);
     const result = await setRole({ app, username: member.username, role });
     if (result.error) setChangeError({ username: member.username, error: result.error });
-    else notifications.show({ color: "teal", message: `${member.username} is now ${role} of app ${app}.` });
+    else notifications.show({ color: "teal", message: t("settings.MembersTable.isNowOfApp", { username: member.username, role: role, app: app }) });
   }
 
   async function remove() {
@@ -44,39 +45,35 @@ export function MembersTable({ app, members, editable }: MembersTableProps) {
     const result = await setRole({ app, username: removing.username, role: null });
     setRemoveError(result.error);
     if (!result.error) {
-      notifications.show({ color: "teal", message: `Removed ${removing.username} from app ${app}.` });
+      notifications.show({ color: "teal", message: t("settings.MembersTable.removedFromApp", { username: removing.username, app: app }) });
       setRemoving(null);
     }
   }
 
   if (members.length === 0) {
     return (
-      <Text size="sm" c="dimmed">
-        Nobody is listed: only administrators have access.
-      </Text>
+      <Text size="sm" c="dimmed">{t("settings.MembersTable.nobodyIsListedOnly")}</Text>
     );
   }
 
   return (
     <>
       {changeError && (
-        <Alert color="red" role="alert" title={`Could not change the role of ${changeError.username}`}>
+        <Alert color="red" role="alert" title={t("settings.MembersTable.couldNotChangeThe", { username: changeError.username })}>
           <Text size="sm" style={{ whiteSpace: "pre-line" }}>
             {errorMessage(changeError.error)}
           </Text>
         </Alert>
       )}
       <Table.ScrollContainer minWidth={480}>
-        <Table verticalSpacing="xs" striped aria-label="Members">
+        <Table verticalSpacing="xs" striped aria-label={t("settings.MembersTable.members")}>
           <Table.Thead>
             <Table.Tr>
-              <Table.Th scope="col">User</Table.Th>
-              <Table.Th scope="col" id={`${id}-role`}>
-                Role
-              </Table.Th>
+              <Table.Th scope="col">{t("settings.MembersTable.user")}</Table.Th>
+              <Table.Th scope="col" id={`${id}-role`}>{t("settings.MembersTable.role")}</Table.Th>
               {editable && (
                 <Table.Th scope="col">
-                  <VisuallyHidden>Actions</VisuallyHidden>
+                  <VisuallyHidden>{t("settings.MembersTable.actions")}</VisuallyHidden>
                 </Table.Th>
               )}
             </Table.Tr>
@@ -113,14 +110,12 @@ export function MembersTable({ app, members, editable }: MembersTableProps) {
                       size="xs"
                       variant="subtle"
                       color="red"
-                      aria-label={`Remove ${m.username}`}
+                      aria-label={t("settings.MembersTable.remove2", { username: m.username })}
                       onClick={() => {
                         setRemoveError(undefined);
                         setRemoving(m);
                       }}
-                    >
-                      Remove
-                    </Button>
+                    >{t("settings.MembersTable.remove")}</Button>
                   </Table.Td>
                 )}
               </Table.Tr>
@@ -131,17 +126,14 @@ export function MembersTable({ app, members, editable }: MembersTableProps) {
       {editable && (
         <ConfirmDialog
           opened={removing !== null}
-          title="Remove member"
-          confirmLabel="Remove member"
+          title={t("settings.MembersTable.removeMember")}
+          confirmLabel={t("settings.MembersTable.removeMember")}
           danger
           busy={fetching}
           error={removeError}
           onConfirm={() => void remove()}
           onClose={() => setRemoving(null)}
-        >
-          Remove <strong>{removing?.username}</strong> from app {app}? They lose their {removing?.role} role and with
-          it their access to the app, unless they are an administrator.
-        </ConfirmDialog>
+        >{t("settings.MembersTable.remove")}{" "}<strong>{removing?.username}</strong>{" "}{t("settings.MembersTable.fromAppTheyLose", { app: app, role: removing?.role ?? "" })}</ConfirmDialog>
       )}
     </>
   );

@@ -6,6 +6,7 @@ import { AgentCommand } from "../apps/AgentCommand";
 import { SecretOnce } from "../components/SecretOnce";
 import { ActionCard } from "./ActionCard";
 import { RotateAppSecretMutation } from "./operations";
+import { t } from "../i18n";
 
 /** Gives the app a new secret after asking, then shows it this once. */
 export function RotateSecret({ app }: { app: string }) {
@@ -28,14 +29,11 @@ export function RotateSecret({ app }: { app: string }) {
   return (
     <ActionCard
       id="secret"
-      title="App secret"
+      title={t("settings.RotateSecret.appSecret")}
       description={
-        <>
-          Workers authenticate with the app secret (JOBWHEEL_APP_SECRET). Rotating it gives the app a new one; workers
-          still using the old one are refused when they next connect.
-        </>
+        <>{t("settings.RotateSecret.workersAuthenticateWithThe")}</>
       }
-      action="Rotate secret"
+      action={t("settings.RotateSecret.rotateSecret")}
       onAction={() => {
         setError(undefined);
         setAsking(true);
@@ -43,23 +41,20 @@ export function RotateSecret({ app }: { app: string }) {
     >
       <ConfirmDialog
         opened={asking}
-        title="Rotate the app secret"
-        confirmLabel="Rotate secret"
+        title={t("settings.RotateSecret.rotateTheAppSecret")}
+        confirmLabel={t("settings.RotateSecret.rotateSecret")}
         danger
         busy={fetching}
         error={error}
         onConfirm={() => void confirm()}
         onClose={() => setAsking(false)}
-      >
-        Give app <strong>{app}</strong> a new secret? Workers still using the current one are refused when they next
-        connect, until they are restarted with the new one.
-      </ConfirmDialog>
+      >{t("settings.RotateSecret.giveApp")}{" "}<strong>{app}</strong>{" "}{t("settings.RotateSecret.aNewSecretWorkers")}</ConfirmDialog>
       <Modal
         opened={showing}
         onClose={() => setShowing(false)}
         // Forget the secret once the dialog is gone, not during its fade.
         onExitTransitionEnd={() => setSecret(null)}
-        title="New app secret"
+        title={t("settings.RotateSecret.newAppSecret")}
         size="lg"
         // Only Done or the close button dismisses it, so a stray key press does not lose it.
         closeOnClickOutside={false}
@@ -71,9 +66,7 @@ export function RotateSecret({ app }: { app: string }) {
             onDone={() => setShowing(false)}
             data-testid="app-secret"
             usage={<AgentCommand app={app} secret={secret} />}
-          >
-            App <strong>{app}</strong> has a new secret. Restart its workers with it (JOBWHEEL_APP_SECRET):
-          </SecretOnce>
+          >{t("settings.RotateSecret.app")}{" "}<strong>{app}</strong>{" "}{t("settings.RotateSecret.hasANewSecret")}</SecretOnce>
         )}
       </Modal>
     </ActionCard>

@@ -10,6 +10,7 @@ import { useConfirmed } from "../components/useConfirmed";
 import type { ApiTokenFieldsFragment } from "../graphql/graphql";
 import { CreateTokenDialog } from "./CreateTokenDialog";
 import { ApiTokensQuery, RevokeApiTokenMutation } from "./operations";
+import { t } from "../i18n";
 
 // A new token is an ApiToken the list holds none of while it is empty.
 const context = { additionalTypenames: ["ApiToken"] };
@@ -30,90 +31,79 @@ export function ApiTokensPage() {
   const refetch = () => reexecute({ requestPolicy: "network-only" });
   const revoking = useConfirmed(
     RevokeApiTokenMutation,
-    (t: ApiTokenFieldsFragment) => ({ id: t.id }),
-    (t) => `Revoked token ${t.name}.`,
+    (token: ApiTokenFieldsFragment) => ({ id: token.id }),
+    (token) => t("tokens.ApiTokensPage.revokedToken", { name: token.name }),
     refetch,
   );
 
   return (
     <Stack>
       <PageHeader
-        title="API tokens"
+        title={t("tokens.ApiTokensPage.apiTokens")}
         description={
-          <>
-            {admin ? "Every user’s tokens. " : "Your tokens. "}A token lets another service call the API as its
-            creator (Authorization: Bearer …), narrowed to one app and a role if you choose.
-          </>
+          <>{(admin ? t("tokens.ApiTokensPage.everyUsersTokens") : t("tokens.ApiTokensPage.yourTokens"))}</>
         }
       >
-        <Button onClick={open} style={{ flexShrink: 0 }}>
-          Create token
-        </Button>
+        <Button onClick={open} style={{ flexShrink: 0 }}>{t("tokens.ApiTokensPage.createToken")}</Button>
       </PageHeader>
       <QueryView
         result={result}
         onRetry={refetch}
-        loading="Loading API tokens"
+        loading={t("tokens.ApiTokensPage.loadingApiTokens")}
         isEmpty={(data) => data.apiTokens.length === 0}
-        empty="No API tokens yet."
+        empty={t("tokens.ApiTokensPage.noApiTokensYet")}
       >
         {(data) => (
           <Table.ScrollContainer minWidth={admin ? 900 : 800}>
-            <Table striped highlightOnHover verticalSpacing="sm" aria-label="API tokens">
+            <Table striped highlightOnHover verticalSpacing="sm" aria-label={t("tokens.ApiTokensPage.apiTokens")}>
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th scope="col">Name</Table.Th>
-                  {admin && <Table.Th scope="col">User</Table.Th>}
-                  <Table.Th scope="col">App</Table.Th>
-                  <Table.Th scope="col">Role</Table.Th>
-                  <Table.Th scope="col">Created</Table.Th>
-                  <Table.Th scope="col">Last used</Table.Th>
-                  <Table.Th scope="col">Status</Table.Th>
+                  <Table.Th scope="col">{t("tokens.ApiTokensPage.name")}</Table.Th>
+                  {admin && <Table.Th scope="col">{t("tokens.ApiTokensPage.user")}</Table.Th>}
+                  <Table.Th scope="col">{t("tokens.ApiTokensPage.app")}</Table.Th>
+                  <Table.Th scope="col">{t("tokens.ApiTokensPage.role")}</Table.Th>
+                  <Table.Th scope="col">{t("tokens.ApiTokensPage.created")}</Table.Th>
+                  <Table.Th scope="col">{t("tokens.ApiTokensPage.lastUsed")}</Table.Th>
+                  <Table.Th scope="col">{t("tokens.ApiTokensPage.status")}</Table.Th>
                   <Table.Th scope="col">
-                    <VisuallyHidden>Actions</VisuallyHidden>
+                    <VisuallyHidden>{t("tokens.ApiTokensPage.actions")}</VisuallyHidden>
                   </Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {data.apiTokens.map((t) => (
-                  <Table.Tr key={t.id} c={t.revokedAt ? "dimmed" : undefined}>
+                {data.apiTokens.map((token) => (
+                  <Table.Tr key={token.id} c={token.revokedAt ? "dimmed" : undefined}>
                     <Table.Th scope="row" fw={600}>
-                      {t.name}
+                      {token.name}
                     </Table.Th>
-                    {admin && <Table.Td>{t.user.username}</Table.Td>}
-                    <Table.Td>{t.app?.name ?? <Text size="sm">Every app</Text>}</Table.Td>
+                    {admin && <Table.Td>{token.user.username}</Table.Td>}
+                    <Table.Td>{token.app?.name ?? <Text size="sm">{t("tokens.ApiTokensPage.everyApp")}</Text>}</Table.Td>
                     <Table.Td>
-                      {t.role ? <Badge variant="light">{t.role}</Badge> : <Text size="sm">Creator’s role</Text>}
+                      {token.role ? <Badge variant="light">{token.role}</Badge> : <Text size="sm">{t("tokens.ApiTokensPage.creatorSRole")}</Text>}
                     </Table.Td>
                     <Table.Td>
-                      <Timestamp value={t.createdAt} compact />
+                      <Timestamp value={token.createdAt} compact />
                     </Table.Td>
-                    <Table.Td>{t.lastUsedAt ? <Timestamp value={t.lastUsedAt} relative /> : <Dash />}</Table.Td>
+                    <Table.Td>{token.lastUsedAt ? <Timestamp value={token.lastUsedAt} relative /> : <Dash />}</Table.Td>
                     <Table.Td>
-                      {t.revokedAt ? (
+                      {token.revokedAt ? (
                         <Group gap={6} wrap="nowrap">
-                          <Badge color="gray" variant="outline">
-                            Revoked
-                          </Badge>
-                          <Timestamp value={t.revokedAt} compact />
+                          <Badge color="gray" variant="outline">{t("tokens.ApiTokensPage.revoked")}</Badge>
+                          <Timestamp value={token.revokedAt} compact />
                         </Group>
                       ) : (
-                        <Badge color="teal" variant="light">
-                          Active
-                        </Badge>
+                        <Badge color="teal" variant="light">{t("tokens.ApiTokensPage.active")}</Badge>
                       )}
                     </Table.Td>
                     <Table.Td ta="right">
-                      {!t.revokedAt && (
+                      {!token.revokedAt && (
                         <Button
                           size="xs"
                           variant="subtle"
                           color="red"
-                          aria-label={`Revoke ${t.name}`}
-                          onClick={() => revoking.ask(t)}
-                        >
-                          Revoke
-                        </Button>
+                          aria-label={t("tokens.ApiTokensPage.revoke2", { name: token.name })}
+                          onClick={() => revoking.ask(token)}
+                        >{t("tokens.ApiTokensPage.revoke")}</Button>
                       )}
                     </Table.Td>
                   </Table.Tr>
@@ -124,10 +114,7 @@ export function ApiTokensPage() {
         )}
       </QueryView>
       <CreateTokenDialog opened={creating} onClose={close} />
-      <ConfirmDialog title="Revoke API token" confirmLabel="Revoke token" danger {...revoking.dialog}>
-        Revoke <strong>{revoking.item?.name}</strong>? It stops working at once, for every service that uses it. This cannot
-        be undone.
-      </ConfirmDialog>
+      <ConfirmDialog title={t("tokens.ApiTokensPage.revokeApiToken")} confirmLabel={t("tokens.ApiTokensPage.revokeToken")} danger {...revoking.dialog}>{t("tokens.ApiTokensPage.revoke")}{" "}<strong>{revoking.item?.name}</strong>{t("tokens.ApiTokensPage.itStopsWorkingAt")}</ConfirmDialog>
     </Stack>
   );
 }

@@ -8,6 +8,7 @@ import { SecretOnce } from "../components/SecretOnce";
 import { useOpenings } from "../components/useOpenings";
 import type { AppRole, CreateApiTokenMutation as CreateResult } from "../graphql/graphql";
 import { CreateApiTokenMutation } from "./operations";
+import { t } from "../i18n";
 
 type Created = CreateResult["createApiToken"];
 
@@ -28,16 +29,14 @@ export function CreateTokenDialog({ opened, onClose }: CreateTokenDialogProps) {
       onClose={onClose}
       // Forget the secret once the dialog is gone, not during its fade.
       onExitTransitionEnd={() => setKept(null)}
-      title={created ? "New API token" : "Create API token"}
+      title={created ? t("tokens.CreateTokenDialog.newApiToken") : t("tokens.CreateTokenDialog.createApiToken")}
       size="lg"
       // While the secret shows, only Done or the close button dismisses it.
       closeOnClickOutside={!created}
       closeOnEscape={!created}
     >
       {created ? (
-        <SecretOnce secret={created.secret} copyLabel="Copy token" onDone={onClose} data-testid="token-secret">
-          Token <strong>{created.token.name}</strong> was created. Services send it as{" "}
-          <code>Authorization: Bearer &lt;token&gt;</code>:
+        <SecretOnce secret={created.secret} copyLabel={t("tokens.CreateTokenDialog.copyToken")} onDone={onClose} data-testid="token-secret">{t("tokens.CreateTokenDialog.token")}{" "}<strong>{created.token.name}</strong>{" "}{t("tokens.CreateTokenDialog.wasCreatedServicesSend")}{" "}<code>{t("tokens.CreateTokenDialog.authorizationBearerToken")}</code>:
         </SecretOnce>
       ) : (
         <CreateTokenForm
@@ -74,13 +73,13 @@ function CreateTokenForm({ onCreated, onCancel }: { onCreated: (c: Created) => v
     <form onSubmit={(e) => void submit(e)} noValidate>
       <Stack>
         {general && (
-          <Alert color="red" title="Could not create the token" role="alert">
+          <Alert color="red" title={t("tokens.CreateTokenDialog.couldNotCreateThe")} role="alert">
             {general}
           </Alert>
         )}
         <TextInput
-          label="Name"
-          description="What the token is for, e.g. “deploy pipeline”."
+          label={t("tokens.CreateTokenDialog.name")}
+          description={t("tokens.CreateTokenDialog.whatTheTokenIs")}
           required
           data-autofocus
           maxLength={128}
@@ -90,22 +89,22 @@ function CreateTokenForm({ onCreated, onCancel }: { onCreated: (c: Created) => v
           error={sentName === name ? errors["name"] : undefined}
         />
         <Select
-          label="App"
-          description="Limit the token to one app; empty: every app you may use."
-          placeholder="Every app"
+          label={t("tokens.CreateTokenDialog.app")}
+          description={t("tokens.CreateTokenDialog.limitTheTokenTo")}
+          placeholder={t("tokens.CreateTokenDialog.everyApp")}
           data={apps?.apps.map((a) => a.name) ?? []}
           value={app}
           onChange={setApp}
           clearable
           searchable
-          nothingFoundMessage="No such app"
+          nothingFoundMessage={t("tokens.CreateTokenDialog.noSuchApp")}
           error={errors["app"]}
           comboboxProps={{ withinPortal: true }}
         />
         <Select
-          label="Role"
-          description="The most the token may do; empty: whatever your own role allows. Never more than yours."
-          placeholder="Your own role"
+          label={t("tokens.CreateTokenDialog.role")}
+          description={t("tokens.CreateTokenDialog.theMostTheToken")}
+          placeholder={t("tokens.CreateTokenDialog.yourOwnRole")}
           data={appRoles.map((r) => ({ value: r.value, label: `${r.label}: ${r.description.toLowerCase()}` }))}
           value={role}
           onChange={(value) => setRole(value as AppRole | null)}
@@ -114,12 +113,8 @@ function CreateTokenForm({ onCreated, onCancel }: { onCreated: (c: Created) => v
           comboboxProps={{ withinPortal: true }}
         />
         <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create token
-          </Button>
+          <Button variant="default" onClick={onCancel}>{t("tokens.CreateTokenDialog.cancel")}</Button>
+          <Button type="submit" loading={fetching}>{t("tokens.CreateTokenDialog.createToken")}</Button>
         </Group>
       </Stack>
     </form>

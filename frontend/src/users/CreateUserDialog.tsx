@@ -5,6 +5,7 @@ import { useMutation } from "urql";
 import { errorMessage, fieldErrors } from "../api/errors";
 import { useOpenings } from "../components/useOpenings";
 import { CreateUserMutation } from "./operations";
+import { t } from "../i18n";
 
 interface CreateUserDialogProps {
   opened: boolean;
@@ -26,7 +27,7 @@ const empty: Values = { username: "", password: "", admin: false };
 export function CreateUserDialog({ opened, onClose }: CreateUserDialogProps) {
   const openings = useOpenings(opened);
   return (
-    <Modal opened={opened} onClose={onClose} title="Create user">
+    <Modal opened={opened} onClose={onClose} title={t("users.CreateUserDialog.createUser")}>
       {/* Keyed by opening, so each starts empty. */}
       <CreateUserForm key={openings} onDone={onClose} />
     </Modal>
@@ -49,7 +50,7 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
     const result = await createUser({ username: values.username.trim(), password: values.password, admin: values.admin });
     if (result.data) {
       const { username, admin } = result.data.createUser;
-      notifications.show({ color: "teal", message: `Created ${admin ? "administrator" : "user"} ${username}.` });
+      notifications.show({ color: "teal", message: (admin ? t("users.CreateUserDialog.createdAdmin", { username }) : t("users.CreateUserDialog.createdUser", { username })) });
       onDone();
     }
   }
@@ -58,13 +59,13 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
     <form onSubmit={(e) => void submit(e)} noValidate>
       <Stack>
         {general && (
-          <Alert color="red" title="Could not create the user" role="alert">
+          <Alert color="red" title={t("users.CreateUserDialog.couldNotCreateThe")} role="alert">
             {general}
           </Alert>
         )}
         <TextInput
-          label="Username"
-          description="Letters, digits and . _ - @; at most 64 characters."
+          label={t("users.CreateUserDialog.username")}
+          description={t("users.CreateUserDialog.lettersDigitsAndAt")}
           required
           data-autofocus
           autoComplete="off"
@@ -75,8 +76,8 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
           error={fieldError("username")}
         />
         <PasswordInput
-          label="Password"
-          description="At least 8 characters. Tell it to the user; they can change it from their menu."
+          label={t("users.CreateUserDialog.password")}
+          description={t("users.CreateUserDialog.atLeast8Characters")}
           required
           autoComplete="new-password"
           value={values.password}
@@ -86,18 +87,14 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
           aria-invalid={Boolean(fieldError("password"))}
         />
         <Checkbox
-          label="Administrator"
-          description="May do anything, on every app, and manage users."
+          label={t("users.CreateUserDialog.administrator")}
+          description={t("users.CreateUserDialog.mayDoAnythingOn")}
           checked={values.admin}
           onChange={(e) => setValues({ ...values, admin: e.currentTarget.checked })}
         />
         <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create user
-          </Button>
+          <Button variant="default" onClick={onDone}>{t("users.CreateUserDialog.cancel")}</Button>
+          <Button type="submit" loading={fetching}>{t("users.CreateUserDialog.createUser")}</Button>
         </Group>
       </Stack>
     </form>

@@ -7,6 +7,7 @@ import { QueryView } from "../components/QueryView";
 import { Timestamp } from "../components/Timestamp";
 import { CreateUserDialog } from "./CreateUserDialog";
 import { UsersQuery } from "./operations";
+import { t } from "../i18n";
 
 // A new user is a User the list holds none of while it is empty.
 const context = { additionalTypenames: ["User"] };
@@ -20,8 +21,8 @@ export function UsersPage() {
         <Users />
       ) : (
         <>
-          <Title order={2}>Users</Title>
-          <Text>Only administrators can see and create users.</Text>
+          <Title order={2}>{t("users.UsersPage.users")}</Title>
+          <Text>{t("users.UsersPage.onlyAdministratorsCanSee")}</Text>
         </>
       )}
     </Stack>
@@ -34,28 +35,26 @@ function Users() {
   return (
     <>
       <PageHeader
-        title="Users"
-        description="Everyone who can log in. Roles on an app are given in the app’s settings; administrators may do anything."
+        title={t("users.UsersPage.users")}
+        description={t("users.UsersPage.everyoneWhoCanLog")}
       >
-        <Button onClick={open} style={{ flexShrink: 0 }}>
-          Create user
-        </Button>
+        <Button onClick={open} style={{ flexShrink: 0 }}>{t("users.UsersPage.createUser")}</Button>
       </PageHeader>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading users"
+        loading={t("users.UsersPage.loadingUsers")}
         isEmpty={(data) => data.users.length === 0}
-        empty="No users yet."
+        empty={t("users.UsersPage.noUsersYet")}
       >
         {(data) => (
           <Table.ScrollContainer minWidth={480}>
-            <Table striped highlightOnHover verticalSpacing="sm" aria-label="Users">
+            <Table striped highlightOnHover verticalSpacing="sm" aria-label={t("users.UsersPage.users")}>
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th scope="col">Username</Table.Th>
-                  <Table.Th scope="col">Kind</Table.Th>
-                  <Table.Th scope="col">Created</Table.Th>
+                  <Table.Th scope="col">{t("users.UsersPage.username")}</Table.Th>
+                  <Table.Th scope="col">{t("users.UsersPage.kind")}</Table.Th>
+                  <Table.Th scope="col">{t("users.UsersPage.created")}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -66,11 +65,9 @@ function Users() {
                     </Table.Th>
                     <Table.Td>
                       {u.admin ? (
-                        <Badge color="grape" variant="light">
-                          Administrator
-                        </Badge>
+                        <Badge color="grape" variant="light">{t("users.UsersPage.administrator")}</Badge>
                       ) : (
-                        <Text size="sm">User</Text>
+                        <Text size="sm">{t("users.UsersPage.user")}</Text>
                       )}
                     </Table.Td>
                     <Table.Td>

@@ -10,6 +10,7 @@ import { usePolling } from "../components/usePolling";
 import type { WorkerRowFragment } from "../graphql/graphql";
 import { WorkersTable } from "./WorkersTable";
 import { WorkersQuery, WorkersUpdatedSubscription } from "./operations";
+import { t } from "../i18n";
 
 /** How often the list is re-read while the websocket is down. */
 export const workersFallbackMs = 5_000;
@@ -49,27 +50,19 @@ function Workers({ app }: { app: string }) {
   return (
     <Stack>
       <div>
-        <Title order={2}>Workers</Title>
-        <Text c="dimmed" size="sm">
-          The workers of app {app}: connected ones first, then those lost in the last hour. Connections, losses and
-          heartbeats show as they happen.
-        </Text>
+        <Title order={2}>{t("workers.WorkersPage.workers")}</Title>
+        <Text c="dimmed" size="sm">{t("workers.WorkersPage.theWorkersOfApp", { app: app })}</Text>
       </div>
       {down && (
-        <Badge color="yellow" variant="light" w="fit-content">
-          Live updates interrupted: refreshing every {workersFallbackMs / 1000} s
-        </Badge>
+        <Badge color="yellow" variant="light" w="fit-content">{t("workers.WorkersPage.liveUpdatesInterruptedRefreshing", { value: workersFallbackMs / 1000 })}</Badge>
       )}
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading workers"
+        loading={t("workers.WorkersPage.loadingWorkers")}
         isEmpty={(data) => (pushed ?? data.workers).length === 0}
         empty={
-          <>
-            No worker of app {app} has connected in the last hour. Start one with JOBWHEEL_APP={app} and the app’s
-            secret.
-          </>
+          <>{t("workers.WorkersPage.noWorkerOfApp", { app: app, app2: app })}</>
         }
       >
         {(data) => <WorkersTable workers={pushed ?? data.workers} />}

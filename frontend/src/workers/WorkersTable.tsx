@@ -2,6 +2,7 @@ import { Badge, Code, Group, Stack, Table, Text } from "@mantine/core";
 import { formatMegabytes } from "../components/format";
 import { Timestamp } from "../components/Timestamp";
 import type { WorkerRowFragment } from "../graphql/graphql";
+import { t } from "../i18n";
 
 type Worker = WorkerRowFragment;
 
@@ -43,13 +44,13 @@ export function WorkersTable({ workers }: { workers: Worker[] }) {
       <Table striped highlightOnHover verticalSpacing="sm">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">Host</Table.Th>
-            <Table.Th scope="col">Status</Table.Th>
-            <Table.Th scope="col">Tags</Table.Th>
-            <Table.Th scope="col">Processors</Table.Th>
-            <Table.Th scope="col">Slots</Table.Th>
-            <Table.Th scope="col">Metrics</Table.Th>
-            <Table.Th scope="col">Last heartbeat</Table.Th>
+            <Table.Th scope="col">{t("workers.WorkersTable.host")}</Table.Th>
+            <Table.Th scope="col">{t("workers.WorkersTable.status")}</Table.Th>
+            <Table.Th scope="col">{t("workers.WorkersTable.tags")}</Table.Th>
+            <Table.Th scope="col">{t("workers.WorkersTable.processors")}</Table.Th>
+            <Table.Th scope="col">{t("workers.WorkersTable.slots")}</Table.Th>
+            <Table.Th scope="col">{t("workers.WorkersTable.metrics")}</Table.Th>
+            <Table.Th scope="col">{t("workers.WorkersTable.lastHeartbeat")}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -68,9 +69,9 @@ export function WorkersTable({ workers }: { workers: Worker[] }) {
               <Table.Td>
                 <Stack gap={4} align="flex-start">
                   <Badge color={w.alive ? "teal" : "gray"} variant={w.alive ? "light" : "outline"}>
-                    {w.alive ? "alive" : "gone"}
+                    {w.alive ? t("common.alive") : t("common.gone")}
                   </Badge>
-                  <Badge color={healthColors[w.health] ?? "gray"} variant="dot" title="Health">
+                  <Badge color={healthColors[w.health] ?? "gray"} variant="dot" title={t("workers.WorkersTable.health")}>
                     {w.health}
                   </Badge>
                 </Stack>
@@ -83,10 +84,10 @@ export function WorkersTable({ workers }: { workers: Worker[] }) {
               </Table.Td>
               <Table.Td>{w.slots}</Table.Td>
               <Table.Td>
-                <Metric label="cores" value={String(w.metrics.cpuCores)} />
-                <Metric label="load" value={w.metrics.load1.toFixed(2)} />
-                <Metric label="free memory" value={formatMegabytes(w.metrics.freeMemoryMB)} />
-                <Metric label="free disk" value={formatMegabytes(w.metrics.freeDiskMB)} />
+                <Metric label={t("workers.WorkersTable.cores")} value={String(w.metrics.cpuCores)} />
+                <Metric label={t("workers.WorkersTable.load")} value={w.metrics.load1.toFixed(2)} />
+                <Metric label={t("workers.WorkersTable.freeMemory")} value={formatMegabytes(w.metrics.freeMemoryMB)} />
+                <Metric label={t("workers.WorkersTable.freeDisk")} value={formatMegabytes(w.metrics.freeDiskMB)} />
               </Table.Td>
               <Table.Td>
                 <Timestamp value={w.lastHeartbeat} relative />

@@ -13,6 +13,7 @@ import {
 import { dagNodeTypes, type DagFlowNode } from "./DagNode";
 import type { EditorAction, EditorState } from "./editorState";
 import { edgeId, isAt, type EditorNode, type Problem } from "./graph";
+import { t } from "../i18n";
 
 /** The drag-and-drop type a palette entry carries. */
 export const paletteMime = "application/x-jobwheel-node-type";
@@ -30,15 +31,15 @@ interface EditorCanvasProps {
 function detailOf(n: EditorNode, jobNames: Map<string, string>, workflowNames: Map<string, string>): string {
   switch (n.type) {
     case "JOB":
-      return n.jobId ? (jobNames.get(n.jobId) ?? `job ${n.jobId}`) : "no job chosen";
+      return n.jobId ? (jobNames.get(n.jobId) ?? t("workflows.EditorCanvas.job", { jobId: n.jobId })) : t("workflows.EditorCanvas.noJobChosen");
     case "FOREACH":
       return `${n.jobId ? (jobNames.get(n.jobId) ?? `job ${n.jobId}`) : "no job"} × ${n.expression || "?"}`;
     case "NESTED":
-      return n.workflowId ? (workflowNames.get(n.workflowId) ?? `workflow ${n.workflowId}`) : "no workflow chosen";
+      return n.workflowId ? (workflowNames.get(n.workflowId) ?? t("workflows.EditorCanvas.workflow", { workflowId: n.workflowId })) : t("workflows.EditorCanvas.noWorkflowChosen");
     case "DECISION":
-      return n.expression || "no expression";
+      return n.expression || t("workflows.EditorCanvas.noExpression");
     case "APPROVAL":
-      return n.timeoutMs ? `times out after ${Math.round(n.timeoutMs / 1000)} s` : "waits for a decision";
+      return n.timeoutMs ? t("workflows.EditorCanvas.timesOutAfterS", { round: Math.round(n.timeoutMs / 1000) }) : t("workflows.EditorCanvas.waitsForADecision");
   }
 }
 

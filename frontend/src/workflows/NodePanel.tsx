@@ -15,6 +15,7 @@ import {
 import type { TriggerRule, WorkflowNodeType } from "../graphql/graphql";
 import type { EditorAction, Selection } from "./editorState";
 import { isAt, nodeTypes, triggerRules, type EditorEdge, type EditorNode, type Graph, type Problem } from "./graph";
+import { t } from "../i18n";
 
 const mono = { input: { fontFamily: "var(--mantine-font-family-monospace)" } };
 
@@ -32,10 +33,10 @@ interface PanelProps {
 
 // The pool fields' texts, in one place for the console's translation.
 const poolText = {
-  pool: "Pool override",
-  poolHelp: "A pool whose slots the node's instances take in place of their job's; blank: the job's own.",
-  slots: "Pool slots",
-  slotsHelp: "Slots each instance takes (default 1).",
+  pool: t("workflows.NodePanel.poolOverride"),
+  poolHelp: t("workflows.NodePanel.aPoolWhoseSlots"),
+  slots: t("workflows.NodePanel.poolSlots"),
+  slotsHelp: t("workflows.NodePanel.slotsEachInstanceTakes"),
 } as const;
 
 /** The side panel: the selected node's or edge's options, or how to start. */
@@ -51,13 +52,11 @@ export function NodePanel(props: PanelProps) {
   }
   return (
     <Stack gap="xs">
-      <Title order={3} size="h5">
-        Options
-      </Title>
+      <Title order={3} size="h5">{t("workflows.NodePanel.options")}</Title>
       <Text size="sm" c="dimmed">
         {props.readOnly
-          ? "Click a node or an edge to see its options."
-          : "Add nodes from the palette (click, or drag onto the canvas), then drag from a node’s right handle to another node’s left handle to connect them. Click a node or an edge to set its options; Delete removes it."}
+          ? t("workflows.NodePanel.clickANodeOr")
+          : t("workflows.NodePanel.addNodesFromThe")}
       </Text>
     </Stack>
   );
@@ -85,40 +84,36 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
   const outEdges = graph.edges.filter((e) => e.from === node.key);
   const numberOrNull = (v: number | string) => (typeof v === "number" ? v : null);
   return (
-    <Stack gap="sm" component="section" aria-label={`Node ${node.key}`}>
+    <Stack gap="sm" component="section" aria-label={t("workflows.NodePanel.node", { key: node.key })}>
       <Group justify="space-between">
-        <Title order={3} size="h5">
-          {nodeTypes.find((t) => t.value === node.type)?.label} node
-        </Title>
+        <Title order={3} size="h5">{t("workflows.NodePanel.node2", { label: nodeTypes.find((nodeType) => nodeType.value === node.type)?.label ?? "" })}</Title>
         {!readOnly && (
           <Button
             size="compact-xs"
             color="red"
             variant="subtle"
             onClick={() => dispatch({ type: "remove", nodes: [node.key], edges: [] })}
-          >
-            Delete node
-          </Button>
+          >{t("workflows.NodePanel.deleteNode")}</Button>
         )}
       </Group>
       <Problems problems={mine} />
       <TextInput
-        label="Key"
-        description="Stable within the workflow: runs, retries and imports name the node by it."
+        label={t("workflows.NodePanel.key")}
+        description={t("workflows.NodePanel.stableWithinTheWorkflow")}
         value={node.key}
         disabled={readOnly}
         styles={mono}
         onChange={(e) => set({ key: e.currentTarget.value })}
       />
       <TextInput
-        label="Name"
+        label={t("workflows.NodePanel.name")}
         value={node.name}
         disabled={readOnly}
         onChange={(e) => set({ name: e.currentTarget.value }, true)}
       />
       <Select
-        label="Type"
-        data={nodeTypes.map((t) => ({ value: t.value, label: t.label }))}
+        label={t("workflows.NodePanel.type")}
+        data={nodeTypes.map((nodeType) => ({ value: nodeType.value, label: nodeType.label }))}
         value={node.type}
         allowDeselect={false}
         disabled={readOnly}
@@ -126,35 +121,35 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
       />
       {runsJob && (
         <Select
-          label="Job"
-          placeholder="Choose a job"
+          label={t("workflows.NodePanel.job")}
+          placeholder={t("workflows.NodePanel.chooseAJob")}
           data={jobs}
           value={node.jobId}
           searchable
-          nothingFoundMessage="No such job"
+          nothingFoundMessage={t("workflows.NodePanel.noSuchJob")}
           disabled={readOnly}
           onChange={(v) => set({ jobId: v })}
         />
       )}
       {node.type === "NESTED" && (
         <Select
-          label="Workflow"
-          placeholder="Choose a workflow"
+          label={t("workflows.NodePanel.workflow")}
+          placeholder={t("workflows.NodePanel.chooseAWorkflow")}
           data={workflows}
           value={node.workflowId}
           searchable
-          nothingFoundMessage="No other workflow"
+          nothingFoundMessage={t("workflows.NodePanel.noOtherWorkflow")}
           disabled={readOnly}
           onChange={(v) => set({ workflowId: v })}
         />
       )}
       {(node.type === "DECISION" || node.type === "FOREACH") && (
         <Textarea
-          label="Expression"
+          label={t("workflows.NodePanel.expression")}
           description={
             node.type === "DECISION"
-              ? "expr-lang over context and upstream; its value picks the out-edges with that label (true/false for a boolean)."
-              : "expr-lang over context and upstream, yielding the list to run the job for."
+              ? t("workflows.NodePanel.exprLangOverContext")
+              : t("workflows.NodePanel.exprLangOverContext2")
           }
           autosize
           minRows={2}
@@ -166,18 +161,14 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
       )}
       {node.type === "DECISION" && (
         <Stack gap={4}>
-          <Text size="sm" fw={500}>
-            Out-edges
-          </Text>
+          <Text size="sm" fw={500}>{t("workflows.NodePanel.outEdges")}</Text>
           {outEdges.length === 0 ? (
-            <Text size="xs" c="dimmed">
-              None yet: drag from this node’s right handle to the nodes it chooses between.
-            </Text>
+            <Text size="xs" c="dimmed">{t("workflows.NodePanel.noneYetDragFrom")}</Text>
           ) : (
             outEdges.map((e) => (
               <TextInput
                 key={e.to}
-                label={`Label of the edge to ${e.to}`}
+                label={t("workflows.NodePanel.labelOfTheEdge", { to: e.to })}
                 size="xs"
                 styles={mono}
                 value={e.label}
@@ -192,8 +183,8 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
       )}
       {node.type === "JOB" && (
         <Textarea
-          label="Parameters"
-          description="In place of the job’s own; empty keeps the job’s."
+          label={t("workflows.NodePanel.parameters")}
+          description={t("workflows.NodePanel.inPlaceOfThe")}
           autosize
           minRows={1}
           styles={mono}
@@ -204,8 +195,8 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
       )}
       {node.type === "FOREACH" && (
         <NumberInput
-          label="Parallelism"
-          description="Elements running at once (1 to 1000)."
+          label={t("workflows.NodePanel.parallelism")}
+          description={t("workflows.NodePanel.elementsRunningAtOnce")}
           min={1}
           max={1000}
           value={node.parallelism ?? ""}
@@ -215,8 +206,8 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
       )}
       {(runsJob || node.type === "APPROVAL") && (
         <NumberInput
-          label={node.type === "APPROVAL" ? "Timeout (seconds)" : "Timeout override (seconds)"}
-          description={node.type === "APPROVAL" ? "Blank: waits for ever." : "Blank: the job’s own."}
+          label={node.type === "APPROVAL" ? t("workflows.NodePanel.timeoutSeconds") : t("workflows.NodePanel.timeoutOverrideSeconds")}
+          description={node.type === "APPROVAL" ? t("workflows.NodePanel.blankWaitsForEver") : t("workflows.NodePanel.blankTheJobS")}
           min={0}
           allowNegative={false}
           value={node.timeoutMs === null ? "" : node.timeoutMs / 1000}
@@ -226,8 +217,8 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
       )}
       {runsJob && (
         <NumberInput
-          label="Retries override"
-          description="Blank: the job’s own."
+          label={t("workflows.NodePanel.retriesOverride")}
+          description={t("workflows.NodePanel.blankTheJobS")}
           min={0}
           max={100}
           allowNegative={false}
@@ -261,8 +252,8 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
         />
       )}
       <Select
-        label="Trigger rule"
-        description="When it runs, given how its upstream nodes ended."
+        label={t("workflows.NodePanel.triggerRule")}
+        description={t("workflows.NodePanel.whenItRunsGiven")}
         data={triggerRules.map((r) => ({ value: r.value, label: r.label }))}
         value={node.triggerRule}
         allowDeselect={false}
@@ -270,13 +261,13 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
         onChange={(v) => v && set({ triggerRule: v as TriggerRule })}
       />
       <Switch
-        label="Enabled (a disabled node is skipped)"
+        label={t("workflows.NodePanel.enabledADisabledNode")}
         checked={node.enabled}
         disabled={readOnly}
         onChange={(e) => set({ enabled: e.currentTarget.checked })}
       />
       <Switch
-        label="Ignore its failure"
+        label={t("workflows.NodePanel.ignoreItsFailure")}
         checked={node.skipWhenFailed}
         disabled={readOnly}
         onChange={(e) => set({ skipWhenFailed: e.currentTarget.checked })}
@@ -289,27 +280,23 @@ function EdgeOptions({ graph, dispatch, problems, readOnly, edge }: PanelProps &
   const mine = problems.filter((p) => isAt(p, { edge }));
   const fromDecision = graph.nodes.find((n) => n.key === edge.from)?.type === "DECISION";
   return (
-    <Stack gap="sm" component="section" aria-label={`Edge ${edge.from} to ${edge.to}`}>
+    <Stack gap="sm" component="section" aria-label={t("workflows.NodePanel.edgeTo", { from: edge.from, to: edge.to })}>
       <Group justify="space-between">
-        <Title order={3} size="h5">
-          Edge {edge.from} → {edge.to}
-        </Title>
+        <Title order={3} size="h5">{t("workflows.NodePanel.edge", { from: edge.from, to: edge.to })}</Title>
         {!readOnly && (
           <Button
             size="compact-xs"
             color="red"
             variant="subtle"
             onClick={() => dispatch({ type: "remove", nodes: [], edges: [{ from: edge.from, to: edge.to }] })}
-          >
-            Delete edge
-          </Button>
+          >{t("workflows.NodePanel.deleteEdge")}</Button>
         )}
       </Group>
       <Problems problems={mine} />
       {fromDecision ? (
         <TextInput
-          label="Label"
-          description={`The value ${edge.from} must yield for this edge to be taken.`}
+          label={t("workflows.NodePanel.label")}
+          description={t("workflows.NodePanel.theValueMustYield", { from: edge.from })}
           styles={mono}
           value={edge.label}
           disabled={readOnly}
@@ -318,9 +305,7 @@ function EdgeOptions({ graph, dispatch, problems, readOnly, edge }: PanelProps &
           }
         />
       ) : (
-        <Text size="sm" c="dimmed">
-          {edge.to} may start once {edge.from} has settled, as its trigger rule says.
-        </Text>
+        <Text size="sm" c="dimmed">{t("workflows.NodePanel.mayStartOnceHas", { to: edge.to, from: edge.from })}</Text>
       )}
     </Stack>
   );

@@ -10,6 +10,7 @@ import { isUnfinished } from "../instances/status";
 import { useInstanceLogs } from "../instances/useInstanceLogs";
 import { NodeActions } from "./RunActions";
 import { nodeStatusColors, shownNodeStatus } from "./status";
+import { t } from "../i18n";
 
 type Run = WorkflowRunFieldsFragment;
 type Node = Run["nodes"][number];
@@ -49,7 +50,7 @@ export function NodeRunPanel({ app, run, node, canEdit, onRun, onClose }: NodeRu
   const [chosen, setChosen] = useState<string | null>(null);
   const instance = node.instances.find((i) => i.id === chosen) ?? node.instances.at(-1) ?? null;
   return (
-    <Paper withBorder radius="md" p="sm" component="section" aria-label={`Node ${node.key}`}>
+    <Paper withBorder radius="md" p="sm" component="section" aria-label={t("workflows.NodeRunPanel.node", { key: node.key })}>
       <Stack gap="sm">
         <Group justify="space-between" wrap="nowrap">
           <Group gap="xs">
@@ -63,31 +64,29 @@ export function NodeRunPanel({ app, run, node, canEdit, onRun, onClose }: NodeRu
               {shown.replace("_", " ")}
             </Badge>
           </Group>
-          <CloseButton aria-label="Close the node" onClick={onClose} />
+          <CloseButton aria-label={t("workflows.NodeRunPanel.closeTheNode")} onClick={onClose} />
         </Group>
         {canEdit && <NodeActions run={run} node={node} onRun={onRun} />}
         <SimpleGrid cols={{ base: 2, md: 4 }} spacing="xs">
-          <Field label="Key">{node.key}</Field>
-          <Field label="Generation">{node.generation}</Field>
-          <Field label="Started">{node.startedTime ? <Timestamp value={node.startedTime} compact /> : "—"}</Field>
-          <Field label="Finished">{node.finishedTime ? <Timestamp value={node.finishedTime} compact /> : "—"}</Field>
-          {node.reason && <Field label="Reason">{node.reason}</Field>}
-          {node.failureIgnored && <Field label="Failure">ignored (skipWhenFailed)</Field>}
+          <Field label={t("workflows.NodeRunPanel.key")}>{node.key}</Field>
+          <Field label={t("workflows.NodeRunPanel.generation")}>{node.generation}</Field>
+          <Field label={t("workflows.NodeRunPanel.started")}>{node.startedTime ? <Timestamp value={node.startedTime} compact /> : "—"}</Field>
+          <Field label={t("workflows.NodeRunPanel.finished")}>{node.finishedTime ? <Timestamp value={node.finishedTime} compact /> : "—"}</Field>
+          {node.reason && <Field label={t("workflows.NodeRunPanel.reason")}>{node.reason}</Field>}
+          {node.failureIgnored && <Field label={t("workflows.NodeRunPanel.failure")}>{t("workflows.NodeRunPanel.ignoredSkipwhenfailed")}</Field>}
           {node.deadline && (
-            <Field label="Deadline">
+            <Field label={t("workflows.NodeRunPanel.deadline")}>
               <Timestamp value={node.deadline} compact />
             </Field>
           )}
-          {node.decidedBy && <Field label="Decided by">{node.decidedBy}</Field>}
+          {node.decidedBy && <Field label={t("workflows.NodeRunPanel.decidedBy")}>{node.decidedBy}</Field>}
         </SimpleGrid>
         {node.message && <Text size="sm">{node.message}</Text>}
         {node.comment && (
-          <Text size="sm" c="dimmed">
-            Comment: {node.comment}
-          </Text>
+          <Text size="sm" c="dimmed">{t("workflows.NodeRunPanel.comment", { comment: node.comment })}</Text>
         )}
         {node.result && (
-          <Field label="Result">
+          <Field label={t("workflows.NodeRunPanel.result")}>
             <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
               {node.result}
             </Code>
@@ -95,15 +94,13 @@ export function NodeRunPanel({ app, run, node, canEdit, onRun, onClose }: NodeRu
         )}
         {node.child && (
           <Group gap="xs">
-            <Text size="sm">Nested run:</Text>
-            <Anchor component={Link} to={appPath(app, "workflow-instances", node.child.id)}>
-              run #{node.child.id}
-            </Anchor>
+            <Text size="sm">{t("workflows.NodeRunPanel.nestedRun")}</Text>
+            <Anchor component={Link} to={appPath(app, "workflow-instances", node.child.id)}>{t("workflows.NodeRunPanel.run", { id: node.child.id })}</Anchor>
             <Badge size="xs">{node.child.status}</Badge>
           </Group>
         )}
-        <Field label="Appended to the context">
-          {node.output ? <Code block>{json(node.output)}</Code> : <Text size="sm" c="dimmed">Nothing.</Text>}
+        <Field label={t("workflows.NodeRunPanel.appendedToTheContext")}>
+          {node.output ? <Code block>{json(node.output)}</Code> : <Text size="sm" c="dimmed">{t("workflows.NodeRunPanel.nothing")}</Text>}
         </Field>
         {node.instances.length > 0 && (
           <Instances app={app} node={node} current={instance} onChoose={setChosen} />
@@ -129,16 +126,16 @@ function Instances({
   return (
     <Stack gap={4}>
       <Text size="sm" fw={600}>
-        {node.type === "FOREACH" ? `Element runs (${node.items})` : "Job instance"}
+        {node.type === "FOREACH" ? t("workflows.NodeRunPanel.elementRuns", { items: node.items }) : t("workflows.NodeRunPanel.jobInstance")}
       </Text>
-      <Table fz="xs" verticalSpacing={2} aria-label="Node instances">
+      <Table fz="xs" verticalSpacing={2} aria-label={t("workflows.NodeRunPanel.nodeInstances")}>
         <Table.Thead>
           <Table.Tr>
             {node.type === "FOREACH" && <Table.Th>#</Table.Th>}
-            <Table.Th>Instance</Table.Th>
-            <Table.Th>Status</Table.Th>
-            <Table.Th>Attempt</Table.Th>
-            <Table.Th>Started</Table.Th>
+            <Table.Th>{t("workflows.NodeRunPanel.instance")}</Table.Th>
+            <Table.Th>{t("workflows.NodeRunPanel.status")}</Table.Th>
+            <Table.Th>{t("workflows.NodeRunPanel.attempt")}</Table.Th>
+            <Table.Th>{t("workflows.NodeRunPanel.started")}</Table.Th>
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
@@ -157,9 +154,7 @@ function Instances({
               <Table.Td>{i.attempt}</Table.Td>
               <Table.Td>{i.startedTime ? <Timestamp value={i.startedTime} compact /> : "—"}</Table.Td>
               <Table.Td>
-                <Button size="compact-xs" variant="subtle" onClick={() => onChoose(i.id)} aria-label={`Log of instance #${i.id}`}>
-                  Log
-                </Button>
+                <Button size="compact-xs" variant="subtle" onClick={() => onChoose(i.id)} aria-label={t("workflows.NodeRunPanel.logOfInstance", { id: i.id })}>{t("workflows.NodeRunPanel.log")}</Button>
               </Table.Td>
             </Table.Tr>
           ))}
@@ -175,9 +170,7 @@ function InstanceInput({ instance }: { instance: NodeInstance }) {
   return (
     <details>
       <summary>
-        <Text span size="sm" fw={600}>
-          Context it saw (instance #{instance.id})
-        </Text>
+        <Text span size="sm" fw={600}>{t("workflows.NodeRunPanel.contextItSawInstance", { id: instance.id })}</Text>
       </summary>
       <Code block mt={4} data-testid="node-input">
         {json(instance.workflowInput)}
@@ -191,13 +184,9 @@ function InstanceLog({ instance }: { instance: NodeInstance }) {
   const logs = useInstanceLogs(instance.id, live);
   return (
     <Stack gap={4}>
-      <Text size="sm" fw={600}>
-        Log of instance #{instance.id}
-      </Text>
+      <Text size="sm" fw={600}>{t("workflows.NodeRunPanel.logOfInstance", { id: instance.id })}</Text>
       {instance.result && (
-        <Text size="xs" c="dimmed" lineClamp={3}>
-          Result: {instance.result}
-        </Text>
+        <Text size="xs" c="dimmed" lineClamp={3}>{t("workflows.NodeRunPanel.result2", { result: instance.result })}</Text>
       )}
       <LogViewer
         lines={logs.lines}

@@ -13,6 +13,7 @@ import {
   RetryWorkflowRunMutation,
   StopWorkflowRunMutation,
 } from "./operations";
+import { t } from "../i18n";
 
 type Run = WorkflowRunFieldsFragment;
 type Node = Run["nodes"][number];
@@ -87,7 +88,7 @@ function ActionButtons({ actions, onRun }: { actions: Action[]; onRun: (run: Run
         {asking?.comment && (
           <Textarea
             mt="sm"
-            label="Comment (optional)"
+            label={t("workflows.RunActions.commentOptional")}
             autosize
             minRows={2}
             value={comment}
@@ -109,41 +110,41 @@ export function RunActions({ run, onRun }: { run: Run; onRun: (run: Run) => void
   const actions: Action[] = [];
   if (run.status === "RUNNING") {
     actions.push({
-      label: "Pause",
-      title: "Pause run",
-      body: <>Pause run #{id}? No new node starts until it is resumed; nodes running now go on.</>,
+      label: t("workflows.RunActions.pause"),
+      title: t("workflows.RunActions.pauseRun"),
+      body: <>{t("workflows.RunActions.pauseRunNoNew", { id: id })}</>,
       color: "yellow",
       run: () => pause({ id }),
-      done: `Paused run #${id}.`,
+      done: t("workflows.RunActions.pausedRun", { id: id }),
     });
   }
   if (run.status === "PAUSED") {
     actions.push({
-      label: "Resume",
-      title: "Resume run",
-      body: <>Resume run #{id}? Its waiting nodes start as their upstream nodes allow.</>,
+      label: t("workflows.RunActions.resume"),
+      title: t("workflows.RunActions.resumeRun"),
+      body: <>{t("workflows.RunActions.resumeRunItsWaiting", { id: id })}</>,
       run: () => resume({ id }),
-      done: `Resumed run #${id}.`,
+      done: t("workflows.RunActions.resumedRun", { id: id }),
     });
   }
   if (run.status === "FAILED" || run.status === "STOPPED") {
     actions.push({
-      label: "Retry failed nodes",
-      title: "Retry failed nodes",
-      body: <>Run run #{id}’s failed and stopped nodes again? Succeeded nodes keep their results.</>,
+      label: t("workflows.RunActions.retryFailedNodes"),
+      title: t("workflows.RunActions.retryFailedNodes"),
+      body: <>{t("workflows.RunActions.runRunSFailed", { id: id })}</>,
       variant: "filled",
       run: () => retry({ id }),
-      done: `Run #${id} runs its failed nodes again.`,
+      done: t("workflows.RunActions.runRunsItsFailed", { id: id }),
     });
   }
   if (run.status === "RUNNING" || run.status === "PAUSED" || run.status === "WAITING") {
     actions.push({
-      label: "Stop",
-      title: "Stop run",
-      body: <>Stop run #{id}? Its running nodes are stopped, nested runs too, and it ends STOPPED.</>,
+      label: t("workflows.RunActions.stop"),
+      title: t("workflows.RunActions.stopRun"),
+      body: <>{t("workflows.RunActions.stopRunItsRunning", { id: id })}</>,
       danger: true,
       run: () => stop({ id }),
-      done: `Stopped run #${id}.`,
+      done: t("workflows.RunActions.stoppedRun", { id: id }),
     });
   }
   return <ActionButtons actions={actions} onRun={onRun} />;
@@ -160,9 +161,9 @@ export function NodeActions({ run, node, onRun }: { run: Run; node: Node; onRun:
   if (node.status === "AWAITING_APPROVAL") {
     actions.push(
       {
-        label: "Approve",
-        title: "Approve",
-        body: <>Approve node {key}? Its successors run as if it succeeded.</>,
+        label: t("workflows.RunActions.approve"),
+        title: t("workflows.RunActions.approve"),
+        body: <>{t("workflows.RunActions.approveNodeItsSuccessors", { key: key })}</>,
         variant: "filled",
         color: "teal",
         comment: true,
@@ -170,9 +171,9 @@ export function NodeActions({ run, node, onRun }: { run: Run; node: Node; onRun:
         done: `Approved ${key}.`,
       },
       {
-        label: "Reject",
-        title: "Reject",
-        body: <>Reject node {key}? It fails with reason REJECTED.</>,
+        label: t("workflows.RunActions.reject"),
+        title: t("workflows.RunActions.reject"),
+        body: <>{t("workflows.RunActions.rejectNodeItFails", { key: key })}</>,
         danger: true,
         comment: true,
         run: (comment) => approve({ id, node: key, approve: false, comment: comment || null }),
@@ -182,9 +183,9 @@ export function NodeActions({ run, node, onRun }: { run: Run; node: Node; onRun:
   }
   if (node.status === "FAILED" || node.status === "STOPPED" || node.status === "SKIPPED") {
     actions.push({
-      label: "Mark succeeded",
-      title: "Mark node succeeded",
-      body: <>Mark node {key} SUCCEEDED by hand, so its successors can run?</>,
+      label: t("workflows.RunActions.markSucceeded"),
+      title: t("workflows.RunActions.markNodeSucceeded"),
+      body: <>{t("workflows.RunActions.markNodeSucceededBy", { key: key })}</>,
       run: () => mark({ id, node: key }),
       done: `Marked ${key} succeeded.`,
     });
@@ -193,20 +194,20 @@ export function NodeActions({ run, node, onRun }: { run: Run; node: Node; onRun:
   if (ended) {
     actions.push(
       {
-        label: "Rerun node",
-        title: "Rerun node",
-        body: <>Run node {key} again, alone? Its successors keep their state.</>,
+        label: t("workflows.RunActions.rerunNode"),
+        title: t("workflows.RunActions.rerunNode"),
+        body: <>{t("workflows.RunActions.runNodeAgainAlone", { key: key })}</>,
         variant: "default",
         run: () => rerun({ id, node: key, downstream: false }),
-        done: `Node ${key} runs again.`,
+        done: t("workflows.RunActions.nodeRunsAgain", { key: key }),
       },
       {
-        label: "Rerun with downstream",
-        title: "Rerun with downstream",
-        body: <>Run node {key} and everything after it again?</>,
+        label: t("workflows.RunActions.rerunWithDownstream"),
+        title: t("workflows.RunActions.rerunWithDownstream"),
+        body: <>{t("workflows.RunActions.runNodeAndEverything", { key: key })}</>,
         variant: "default",
         run: () => rerun({ id, node: key, downstream: true }),
-        done: `Node ${key} and its downstream run again.`,
+        done: t("workflows.RunActions.nodeAndItsDownstream", { key: key }),
       },
     );
   }

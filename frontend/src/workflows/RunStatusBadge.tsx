@@ -1,5 +1,6 @@
 import { Badge, Loader } from "@mantine/core";
 import type { WorkflowInstanceStatus } from "../graphql/graphql";
+import { statusLabel } from "../components/statusLabel";
 import { isRunActive, runStatusColors } from "./status";
 
 /** A workflow run's status in its colour; a spinner while it runs. */
@@ -11,7 +12,7 @@ export function RunStatusBadge({ status, size = "md" }: { status: WorkflowInstan
       size={size}
       leftSection={status === "RUNNING" ? <Loader size={10} color={runStatusColors[status]} aria-hidden /> : undefined}
     >
-      {status}
+      {statusLabel(status)}
     </Badge>
   );
 }

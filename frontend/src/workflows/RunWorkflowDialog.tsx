@@ -5,20 +5,24 @@ import { appPath } from "../apps/currentApp";
 import { monoInput, newRunKey, RunDialog } from "../components/RunDialog";
 import type { RunWorkflowMutation as RunResult } from "../graphql/graphql";
 import { RunWorkflowMutation } from "./operations";
+import { t } from "../i18n";
 
 type Started = RunResult["runWorkflow"];
 
 /** Reads the context field: a JSON object, or nothing; otherwise why not. */
+/** JSON, not prose: the same in every language. */
+const contextExample = '{"region": "eu"}';
+
 export function parseContext(text: string): { value: Record<string, unknown> | null } | { error: string } {
   if (text.trim() === "") return { value: null };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    return { error: `Not valid JSON: ${(e as Error).message}` };
+    return { error: t("workflows.RunWorkflowDialog.notValidJson", { message: (e as Error).message }) };
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return { error: "Must be a JSON object, e.g. {\"region\": \"eu\"}." };
+    return { error: t("workflows.RunWorkflowDialog.mustBeAJson") };
   }
   return { value: parsed as Record<string, unknown> };
 }
@@ -57,7 +61,7 @@ export function RunWorkflowDialog({ app, workflow, onClose }: RunWorkflowDialogP
       name={workflow?.name}
       onClose={onClose}
       started={started && { ...started, to: appPath(app, "workflow-instances", started.id) }}
-      startedNoun="Run"
+      startedNoun={t("workflows.RunWorkflowDialog.run")}
       error={error}
       field="context"
       fetching={fetching}
@@ -65,9 +69,9 @@ export function RunWorkflowDialog({ app, workflow, onClose }: RunWorkflowDialogP
     >
       {(fieldError) => (
         <Textarea
-          label="Context"
-          description="Optional: the run's initial context, a JSON object its nodes read (and append to)."
-          placeholder='{"region": "eu"}'
+          label={t("workflows.RunWorkflowDialog.context")}
+          description={t("workflows.RunWorkflowDialog.optionalTheRunS")}
+          placeholder={contextExample}
           autosize
           minRows={4}
           maxRows={14}

@@ -17,13 +17,14 @@ import { SchedulePreview } from "../jobs/SchedulePreview";
 import { TimeZoneSelect } from "../jobs/TimeZoneSelect";
 import { useSchedulePreview } from "../jobs/useSchedulePreview";
 import type { WorkflowSettings } from "./graph";
+import { t } from "../i18n";
 
 /** Workflows run on a cron, at a fixed rate, or only when run. */
-const workflowScheduleTypes = scheduleTypes.filter((t) => t.value === "CRON" || t.value === "FIXED_RATE" || t.value === "API");
+const workflowScheduleTypes = scheduleTypes.filter((type) => type.value === "CRON" || type.value === "FIXED_RATE" || type.value === "API");
 
 const overlapPolicies: { value: OverlapPolicy; label: string }[] = [
-  { value: "CANCEL", label: "Cancel the run over the limit" },
-  { value: "QUEUE", label: "Queue it until an earlier run ends" },
+  { value: "CANCEL", label: t("workflows.SettingsFields.cancelTheRunOver") },
+  { value: "QUEUE", label: t("workflows.SettingsFields.queueItUntilAn") },
 ];
 
 interface SettingsFieldsProps {
@@ -35,16 +36,19 @@ interface SettingsFieldsProps {
 }
 
 /** The workflow's own fields: name, schedule (with the next fires previewed, as for jobs), limits. */
+/** Expressions, not prose: the same in every language. */
+const expressionExamples = { cron: "0 0/5 * * * ?", interval: "30s" };
+
 export function SettingsFields({ settings, onChange, errors, readOnly }: SettingsFieldsProps) {
   const { scheduleType, scheduleExpression, timeZone } = settings;
   const preview = useSchedulePreview(scheduleType, scheduleType === "API" ? "" : scheduleExpression, timeZone || "UTC");
   const num = (v: number | string, fallback: number) => (typeof v === "number" ? v : fallback);
   return (
     <Stack>
-      <Fieldset legend="Workflow" disabled={readOnly}>
+      <Fieldset legend={t("workflows.SettingsFields.workflow")} disabled={readOnly}>
         <SimpleGrid cols={{ base: 1, md: 2 }}>
           <TextInput
-            label="Name"
+            label={t("workflows.SettingsFields.name")}
             required
             value={settings.name}
             error={errors["name"]}
@@ -52,14 +56,14 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
           />
           <Switch
             mt="xl"
-            label="Enabled (runs on its schedule)"
+            label={t("workflows.SettingsFields.enabledRunsOnIts")}
             checked={settings.enabled}
             onChange={(e) => onChange({ enabled: e.currentTarget.checked })}
           />
         </SimpleGrid>
         <Textarea
           mt="sm"
-          label="Description"
+          label={t("workflows.SettingsFields.description")}
           autosize
           minRows={1}
           value={settings.description}
@@ -67,12 +71,12 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
           onChange={(e) => onChange({ description: e.currentTarget.value })}
         />
       </Fieldset>
-      <Fieldset legend="Schedule" disabled={readOnly}>
+      <Fieldset legend={t("workflows.SettingsFields.schedule")} disabled={readOnly}>
         <Grid gutter="md">
           <Grid.Col span={{ base: 12, md: 7 }}>
             <Stack gap="sm">
               <Select
-                label="Schedule type"
+                label={t("workflows.SettingsFields.scheduleType")}
                 data={selectData(workflowScheduleTypes)}
                 allowDeselect={false}
                 value={scheduleType}
@@ -81,13 +85,13 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
               />
               {scheduleType !== "API" && (
                 <TextInput
-                  label={scheduleType === "CRON" ? "Cron expression" : "Interval"}
+                  label={scheduleType === "CRON" ? t("workflows.SettingsFields.cronExpression") : t("workflows.SettingsFields.interval")}
                   description={
                     scheduleType === "CRON"
-                      ? "Quartz syntax with seconds: second minute hour day-of-month month day-of-week [year]."
-                      : "A duration such as 30s, 5m or 1h30m (at least 1s)."
+                      ? t("workflows.SettingsFields.quartzSyntaxWithSeconds")
+                      : t("workflows.SettingsFields.aDurationSuchAs")
                   }
-                  placeholder={scheduleType === "CRON" ? "0 0/5 * * * ?" : "30s"}
+                  placeholder={scheduleType === "CRON" ? expressionExamples.cron : expressionExamples.interval}
                   required
                   styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
                   autoComplete="off"
@@ -98,16 +102,16 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
                 />
               )}
               <TimeZoneSelect
-                label="Time zone"
-                description="The zone the cron expression is read in."
+                label={t("workflows.SettingsFields.timeZone")}
+                description={t("workflows.SettingsFields.theZoneTheCron")}
                 value={timeZone}
                 error={errors["timeZone"] ?? preview.timeZoneError}
                 onChange={(v) => v && onChange({ timeZone: v })}
               />
               <SimpleGrid cols={{ base: 1, sm: 2 }}>
                 <NumberInput
-                  label="Max runs at once"
-                  description="Top-level runs RUNNING or PAUSED at once."
+                  label={t("workflows.SettingsFields.maxRunsAtOnce")}
+                  description={t("workflows.SettingsFields.topLevelRunsRunning")}
                   min={1}
                   max={10000}
                   allowNegative={false}
@@ -116,7 +120,7 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
                   onChange={(v) => onChange({ maxInstances: num(v, 1) })}
                 />
                 <Select
-                  label="Over the limit"
+                  label={t("workflows.SettingsFields.overTheLimit")}
                   data={overlapPolicies}
                   allowDeselect={false}
                   value={settings.overlapPolicy}
@@ -124,7 +128,7 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
                   onChange={(v) => v && onChange({ overlapPolicy: v as OverlapPolicy })}
                 />
                 <Select
-                  label="Misfire policy"
+                  label={t("workflows.SettingsFields.misfirePolicy")}
                   data={selectData(misfirePolicies)}
                   allowDeselect={false}
                   value={settings.misfirePolicy}
@@ -133,7 +137,7 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
                 />
                 <Switch
                   mt="xl"
-                  label="Fail fast (end at the first failed node)"
+                  label={t("workflows.SettingsFields.failFastEndAt")}
                   checked={settings.failFast}
                   onChange={(e) => onChange({ failFast: e.currentTarget.checked })}
                 />
@@ -143,9 +147,7 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
           <Grid.Col span={{ base: 12, md: 5 }}>
             {scheduleType === "API" ? (
               <Paper withBorder p="sm" radius="md">
-                <Text size="sm" c="dimmed">
-                  This workflow runs only when it is run: Run, or runWorkflow in the API.
-                </Text>
+                <Text size="sm" c="dimmed">{t("workflows.SettingsFields.thisWorkflowRunsOnly")}</Text>
               </Paper>
             ) : (
               <SchedulePreview preview={preview} timeZone={timeZone || "UTC"} />

@@ -18,6 +18,7 @@ import {
 } from "../jobs/alarmForm";
 import { graphOf, settingsOf, toInput } from "./graph";
 import { UpdateWorkflowMutation, WorkflowAlarmHistoryQuery } from "./operations";
+import { t } from "../i18n";
 
 const context = { additionalTypenames: ["Workflow"] };
 
@@ -121,7 +122,7 @@ function AlarmForm({ app, workflow, onReset }: { app: string; workflow: Workflow
     const res = await update({ id: workflow.id, input, expectedVersion: workflow.version }, context);
     setSaving(false);
     if (res.data) {
-      notifications.show({ color: "teal", message: `Saved the alarm as version ${res.data.updateWorkflow.version}.` });
+      notifications.show({ color: "teal", message: t("workflows.WorkflowAlarms.savedTheAlarmAs", { version: res.data.updateWorkflow.version }) });
       return;
     }
     if (!res.error) return;
@@ -131,21 +132,17 @@ function AlarmForm({ app, workflow, onReset }: { app: string; workflow: Workflow
   }
 
   return (
-    <form onSubmit={form.onSubmit((values) => void save(values))} noValidate aria-label="Workflow alarm">
+    <form onSubmit={form.onSubmit((values) => void save(values))} noValidate aria-label={t("workflows.WorkflowAlarms.workflowAlarm")}>
       <Stack gap="sm">
         {general && (
-          <Alert color="red" title="Could not save the alarm" role="alert" style={{ whiteSpace: "pre-wrap" }}>
+          <Alert color="red" title={t("workflows.WorkflowAlarms.couldNotSaveThe")} role="alert" style={{ whiteSpace: "pre-wrap" }}>
             {general}
           </Alert>
         )}
         <AlarmFields form={form} labels={workflowRuleLabels} />
         <Group>
-          <Button type="submit" loading={saving}>
-            Save alarm
-          </Button>
-          <Button variant="default" onClick={onReset} disabled={saving}>
-            Reset
-          </Button>
+          <Button type="submit" loading={saving}>{t("workflows.WorkflowAlarms.saveAlarm")}</Button>
+          <Button variant="default" onClick={onReset} disabled={saving}>{t("workflows.WorkflowAlarms.reset")}</Button>
         </Group>
       </Stack>
     </form>

@@ -13,6 +13,7 @@ import { autoLayout } from "./layout";
 import { NodePanel } from "./NodePanel";
 import { WorkflowChoicesQuery } from "./operations";
 import { SettingsFields } from "./SettingsFields";
+import { t } from "../i18n";
 
 export interface SaveOutcome {
   error?: CombinedError;
@@ -88,8 +89,8 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
   const [fitAfter, setFitAfter] = useState(0);
   useEffect(() => {
     if (fitAfter === 0) return;
-    const t = window.requestAnimationFrame(() => void flow.fitView({ padding: 0.2, maxZoom: 1.2 }));
-    return () => window.cancelAnimationFrame(t);
+    const frame = window.requestAnimationFrame(() => void flow.fitView({ padding: 0.2, maxZoom: 1.2 }));
+    return () => window.cancelAnimationFrame(frame);
   }, [fitAfter, flow]);
 
   function add(type: WorkflowNodeType) {
@@ -148,41 +149,31 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
     <Stack>
       {!readOnly && (
         <Group justify="space-between" wrap="wrap" gap="xs">
-          <Group gap={6} role="toolbar" aria-label="Palette">
-            <Text size="sm" fw={500}>
-              Add:
-            </Text>
-            {nodeTypes.map((t) => (
-              <Tooltip key={t.value} label={`${t.description} (click, or drag onto the canvas)`}>
+          <Group gap={6} role="toolbar" aria-label={t("workflows.WorkflowEditor.palette")}>
+            <Text size="sm" fw={500}>{t("workflows.WorkflowEditor.add")}</Text>
+            {nodeTypes.map((nodeType) => (
+              <Tooltip key={nodeType.value} label={t("workflows.WorkflowEditor.clickOrDragOnto", { description: nodeType.description })}>
                 <Button
                   size="xs"
                   variant="light"
                   draggable
                   onDragStart={(e) => {
-                    e.dataTransfer.setData(paletteMime, t.value);
+                    e.dataTransfer.setData(paletteMime, nodeType.value);
                     e.dataTransfer.effectAllowed = "move";
                   }}
-                  onClick={() => add(t.value)}
-                  aria-label={`Add ${t.label} node`}
+                  onClick={() => add(nodeType.value)}
+                  aria-label={t("workflows.WorkflowEditor.addNode", { label: nodeType.label })}
                 >
-                  {t.label}
+                  {nodeType.label}
                 </Button>
               </Tooltip>
             ))}
           </Group>
           <Group gap={6}>
-            <Button size="xs" variant="default" disabled={state.past.length === 0} onClick={() => dispatch({ type: "undo" })}>
-              Undo
-            </Button>
-            <Button size="xs" variant="default" disabled={state.future.length === 0} onClick={() => dispatch({ type: "redo" })}>
-              Redo
-            </Button>
-            <Button size="xs" variant="default" disabled={state.graph.nodes.length === 0} onClick={layout}>
-              Auto-layout
-            </Button>
-            <Button size="xs" variant="default" onClick={() => void flow.fitView({ padding: 0.2, maxZoom: 1.2 })}>
-              Fit view
-            </Button>
+            <Button size="xs" variant="default" disabled={state.past.length === 0} onClick={() => dispatch({ type: "undo" })}>{t("workflows.WorkflowEditor.undo")}</Button>
+            <Button size="xs" variant="default" disabled={state.future.length === 0} onClick={() => dispatch({ type: "redo" })}>{t("workflows.WorkflowEditor.redo")}</Button>
+            <Button size="xs" variant="default" disabled={state.graph.nodes.length === 0} onClick={layout}>{t("workflows.WorkflowEditor.autoLayout")}</Button>
+            <Button size="xs" variant="default" onClick={() => void flow.fitView({ padding: 0.2, maxZoom: 1.2 })}>{t("workflows.WorkflowEditor.fitView")}</Button>
           </Group>
         </Group>
       )}
@@ -203,7 +194,7 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
             {state.graph.nodes.length === 0 && (
               <Box pos="absolute" top="40%" left={0} right={0} style={{ zIndex: 5, pointerEvents: "none" }}>
                 <Text ta="center" c="dimmed" size="sm">
-                  {readOnly ? "This workflow has no nodes." : "Empty: add a node from the palette above."}
+                  {readOnly ? t("workflows.WorkflowEditor.thisWorkflowHasNo") : t("workflows.WorkflowEditor.emptyAddANode")}
                 </Text>
               </Box>
             )}
@@ -233,10 +224,10 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
         </Grid.Col>
       </Grid>
       {graphProblems.length > 0 && (
-        <Alert color="red" title="The server refused the workflow" role="alert">
+        <Alert color="red" title={t("workflows.WorkflowEditor.theServerRefusedThe")} role="alert">
           {graphProblems.map((p) => (
             <Text size="sm" key={p.message}>
-              {"node" in p.target ? `Node ${p.target.node}` : "edge" in p.target ? `Edge ${p.target.edge.from} → ${p.target.edge.to}` : ""}: {p.message}
+              {"node" in p.target ? t("workflows.WorkflowEditor.node", { node: p.target.node }) : "edge" in p.target ? t("workflows.WorkflowEditor.edge", { from: p.target.edge.from, to: p.target.edge.to }) : ""}: {p.message}
             </Text>
           ))}
         </Alert>
@@ -248,7 +239,7 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
         readOnly={readOnly}
       />
       {saveError && (
-        <Alert color="red" title="Could not save the workflow" role="alert">
+        <Alert color="red" title={t("workflows.WorkflowEditor.couldNotSaveThe")} role="alert">
           <Text size="sm" style={{ whiteSpace: "pre-line" }}>
             {errorMessage(saveError)}
           </Text>
@@ -257,9 +248,7 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
       {!readOnly && (
         <Group justify="flex-end">
           {problems.length > 0 && (
-            <Badge color="red" variant="light">
-              {problems.length} {problems.length === 1 ? "problem" : "problems"} on the canvas
-            </Badge>
+            <Badge color="red" variant="light">{t("workflows.WorkflowEditor.onTheCanvas", { count: problems.length })}</Badge>
           )}
           <Button onClick={() => void save()} loading={saving}>
             {saveLabel}

@@ -26,6 +26,7 @@ import { RunWorkflowDialog } from "./RunWorkflowDialog";
 import { WorkflowAlarms } from "./WorkflowAlarms";
 import { WorkflowEditor } from "./WorkflowEditor";
 import { WorkflowRuns } from "./WorkflowRuns";
+import { t } from "../i18n";
 
 const context = { additionalTypenames: ["Workflow"] };
 
@@ -39,16 +40,14 @@ export function NewWorkflowPage() {
   const navigate = useNavigate();
   const canEdit = useCanEdit();
 
-  if (from && !source.data && !source.error) return <Text c="dimmed">Loading the workflow to copy…</Text>;
+  if (from && !source.data && !source.error) return <Text c="dimmed">{t("workflows.WorkflowPage.loadingTheWorkflowTo")}</Text>;
   const copied = source.data?.workflow;
   const initialGraph: Graph = copied ? graphOf(copied) : { nodes: [], edges: [] };
-  const initialSettings = copied ? { ...settingsOf(copied), name: `Copy of ${copied.name}`.slice(0, 128) } : defaultSettings;
+  const initialSettings = copied ? { ...settingsOf(copied), name: t("workflows.WorkflowPage.copyOf", { name: copied.name }).slice(0, 128) } : defaultSettings;
   return (
     <Stack>
-      <Anchor component={Link} to={appPath(app, "workflows")} size="sm">
-        ← Workflows
-      </Anchor>
-      <Title order={2}>{copied ? `New workflow from ${copied.name}` : "New workflow"}</Title>
+      <Anchor component={Link} to={appPath(app, "workflows")} size="sm">{t("workflows.WorkflowPage.workflows")}</Anchor>
+      <Title order={2}>{copied ? t("workflows.WorkflowPage.newWorkflowFrom", { name: copied.name }) : t("workflows.WorkflowPage.newWorkflow")}</Title>
       <WorkflowEditor
         key={from ?? "new"}
         app={app}
@@ -56,11 +55,11 @@ export function NewWorkflowPage() {
         initialGraph={initialGraph}
         initialSettings={initialSettings}
         readOnly={!canEdit}
-        saveLabel="Create workflow"
+        saveLabel={t("workflows.WorkflowPage.createWorkflow")}
         onSave={async (settings, graph) => {
           const result = await create({ input: toInput(app, settings, graph) }, context);
           if (result.data) {
-            notifications.show({ color: "teal", message: `Created workflow ${result.data.createWorkflow.name}.` });
+            notifications.show({ color: "teal", message: t("workflows.WorkflowPage.createdWorkflow", { name: result.data.createWorkflow.name }) });
             void navigate(appPath(app, "workflows", result.data.createWorkflow.id));
           }
           return { error: result.error };
@@ -77,15 +76,13 @@ export function WorkflowPage() {
   const [result, reexecute] = useQuery({ query: WorkflowQuery, variables: { id: workflowId } });
   return (
     <Stack>
-      <Anchor component={Link} to={appPath(app, "workflows")} size="sm">
-        ← Workflows
-      </Anchor>
+      <Anchor component={Link} to={appPath(app, "workflows")} size="sm">{t("workflows.WorkflowPage.workflows")}</Anchor>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading the workflow"
+        loading={t("workflows.WorkflowPage.loadingTheWorkflow")}
         isEmpty={(data) => !data.workflow}
-        empty={<>There is no workflow {workflowId}.</>}
+        empty={<>{t("workflows.WorkflowPage.thereIsNoWorkflow", { workflowId: workflowId })}</>}
       >
         {(data) => data.workflow && <WorkflowView app={app} workflow={data.workflow} />}
       </QueryView>
@@ -111,9 +108,9 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
         <Stack gap={2}>
           <Group gap="sm">
             <Title order={2}>{workflow.name}</Title>
-            <Badge variant="light">version {workflow.version}</Badge>
+            <Badge variant="light">{t("workflows.WorkflowPage.version", { version: workflow.version })}</Badge>
             <Badge variant="outline" color={workflow.enabled ? "teal" : "gray"}>
-              {workflow.enabled ? "Enabled" : "Disabled"}
+              {workflow.enabled ? t("workflows.WorkflowPage.enabled") : t("workflows.WorkflowPage.disabled")}
             </Badge>
           </Group>
           <ManagedBadge managedBy={workflow.managedBy} managedSource={workflow.managedSource} />
@@ -129,27 +126,21 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
           )}
         </Stack>
         <Group gap="xs">
-          <Button variant="default" onClick={() => void exportWorkflow(workflow)}>
-            Export JSON
-          </Button>
+          <Button variant="default" onClick={() => void exportWorkflow(workflow)}>{t("workflows.WorkflowPage.exportJson")}</Button>
           {canEdit && (
             <>
-              <Button variant="default" component={Link} to={appPath(app, "workflows", "new") + `?from=${workflow.id}`}>
-                Duplicate
-              </Button>
-              <Button variant="subtle" color="red" onClick={() => setDeleting(true)}>
-                Delete
-              </Button>
-              <Button onClick={() => setRunning(true)}>Run</Button>
+              <Button variant="default" component={Link} to={appPath(app, "workflows", "new") + `?from=${workflow.id}`}>{t("workflows.WorkflowPage.duplicate")}</Button>
+              <Button variant="subtle" color="red" onClick={() => setDeleting(true)}>{t("workflows.WorkflowPage.delete")}</Button>
+              <Button onClick={() => setRunning(true)}>{t("workflows.WorkflowPage.run")}</Button>
             </>
           )}
         </Group>
       </Group>
       <Tabs
         value={tab}
-        onChange={(t) =>
+        onChange={(type) =>
           setParams((p) => {
-            p.set("tab", t ?? "definition");
+            p.set("tab", type ?? "definition");
             p.delete("status");
             p.delete("cursor");
             return p;
@@ -158,10 +149,10 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
         keepMounted={false}
       >
         <Tabs.List>
-          <Tabs.Tab value="definition">Definition</Tabs.Tab>
-          <Tabs.Tab value="runs">Runs</Tabs.Tab>
-          <Tabs.Tab value="versions">Versions</Tabs.Tab>
-          <Tabs.Tab value="alarms">Alarms</Tabs.Tab>
+          <Tabs.Tab value="definition">{t("workflows.WorkflowPage.definition")}</Tabs.Tab>
+          <Tabs.Tab value="runs">{t("workflows.WorkflowPage.runs")}</Tabs.Tab>
+          <Tabs.Tab value="versions">{t("workflows.WorkflowPage.versions")}</Tabs.Tab>
+          <Tabs.Tab value="alarms">{t("workflows.WorkflowPage.alarms")}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="definition" pt="md">
           <WorkflowEditor
@@ -171,14 +162,14 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
             initialGraph={graphOf(workflow)}
             initialSettings={settingsOf(workflow)}
             readOnly={!canEdit}
-            saveLabel="Save workflow"
+            saveLabel={t("workflows.WorkflowPage.saveWorkflow")}
             onSave={async (settings, graph) => {
               const res = await update(
                 { id: workflow.id, input: toInput(app, settings, graph), expectedVersion: workflow.version },
                 context,
               );
               if (res.data) {
-                notifications.show({ color: "teal", message: `Saved version ${res.data.updateWorkflow.version}.` });
+                notifications.show({ color: "teal", message: t("workflows.WorkflowPage.savedVersion", { version: res.data.updateWorkflow.version }) });
               }
               return { error: res.error };
             }}
@@ -225,7 +216,7 @@ function Versions({ workflowId, canEdit }: { workflowId: string; canEdit: boolea
     if (res.data) {
       notifications.show({
         color: "teal",
-        message: `Restored version ${restoring} as version ${res.data.restoreWorkflowVersion.version}.`,
+        message: t("workflows.WorkflowPage.restoredVersionAsVersion", { restoring: restoring, version: res.data.restoreWorkflowVersion.version }),
       });
       setRestoring(null);
     }
@@ -235,9 +226,9 @@ function Versions({ workflowId, canEdit }: { workflowId: string; canEdit: boolea
     <QueryView
       result={result}
       onRetry={() => reexecute({ requestPolicy: "network-only" })}
-      loading="Loading versions"
+      loading={t("workflows.WorkflowPage.loadingVersions")}
       isEmpty={(data) => !data.workflow}
-      empty={<>The workflow is gone.</>}
+      empty={<>{t("workflows.WorkflowPage.theWorkflowIsGone")}</>}
     >
       {(data) => {
         const w = data.workflow;
@@ -245,12 +236,12 @@ function Versions({ workflowId, canEdit }: { workflowId: string; canEdit: boolea
         const shown = w.versions.find((v) => v.version === viewing);
         return (
           <>
-            <Table striped aria-label="Versions">
+            <Table striped aria-label={t("workflows.WorkflowPage.versions")}>
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>Version</Table.Th>
-                  <Table.Th>Saved by</Table.Th>
-                  <Table.Th>Saved</Table.Th>
+                  <Table.Th>{t("workflows.WorkflowPage.version2")}</Table.Th>
+                  <Table.Th>{t("workflows.WorkflowPage.savedBy")}</Table.Th>
+                  <Table.Th>{t("workflows.WorkflowPage.saved")}</Table.Th>
                   <Table.Th />
                 </Table.Tr>
               </Table.Thead>
@@ -260,9 +251,7 @@ function Versions({ workflowId, canEdit }: { workflowId: string; canEdit: boolea
                     <Table.Td>
                       {v.version}
                       {v.version === w.version && (
-                        <Badge ml="xs" size="xs" variant="light">
-                          current
-                        </Badge>
+                        <Badge ml="xs" size="xs" variant="light">{t("workflows.WorkflowPage.current")}</Badge>
                       )}
                     </Table.Td>
                     <Table.Td>{v.createdBy}</Table.Td>
@@ -271,13 +260,9 @@ function Versions({ workflowId, canEdit }: { workflowId: string; canEdit: boolea
                     </Table.Td>
                     <Table.Td>
                       <Group gap="xs" justify="flex-end">
-                        <Button size="xs" variant="default" onClick={() => setViewing(v.version)}>
-                          View
-                        </Button>
+                        <Button size="xs" variant="default" onClick={() => setViewing(v.version)}>{t("workflows.WorkflowPage.view")}</Button>
                         {canEdit && v.version !== w.version && (
-                          <Button size="xs" variant="light" onClick={() => setRestoring(v.version)}>
-                            Restore version {v.version}
-                          </Button>
+                          <Button size="xs" variant="light" onClick={() => setRestoring(v.version)}>{t("workflows.WorkflowPage.restoreVersion", { version: v.version })}</Button>
                         )}
                       </Group>
                     </Table.Td>
@@ -285,20 +270,18 @@ function Versions({ workflowId, canEdit }: { workflowId: string; canEdit: boolea
                 ))}
               </Table.Tbody>
             </Table>
-            <Modal opened={shown !== undefined} onClose={() => setViewing(null)} title={`Version ${viewing ?? ""}`} size="xl">
+            <Modal opened={shown !== undefined} onClose={() => setViewing(null)} title={t("workflows.WorkflowPage.version3", { value: viewing ?? "" })} size="xl">
               {shown && <VersionView definition={shown.definition} />}
             </Modal>
             <ConfirmDialog
               opened={restoring !== null}
-              title="Restore version"
-              confirmLabel={`Restore version ${restoring ?? ""}`}
+              title={t("workflows.WorkflowPage.restoreVersion2")}
+              confirmLabel={t("workflows.WorkflowPage.restoreVersion3", { value: restoring ?? "" })}
               busy={restoreState.fetching}
               error={restoreState.error}
               onConfirm={() => void confirmRestore()}
               onClose={() => setRestoring(null)}
-            >
-              Save version {restoring}’s definition as the next version? Runs already recorded keep theirs.
-            </ConfirmDialog>
+            >{t("workflows.WorkflowPage.saveVersionSDefinition", { restoring: restoring ?? "" })}</ConfirmDialog>
           </>
         );
       }}
@@ -327,7 +310,7 @@ function VersionView({ definition }: { definition: unknown }) {
         </ReactFlowProvider>
       </div>
       <details>
-        <summary>Definition (JSON)</summary>
+        <summary>{t("workflows.WorkflowPage.definitionJson")}</summary>
         <pre style={{ fontSize: 12, maxHeight: 300, overflow: "auto" }}>{JSON.stringify(definition, null, 2)}</pre>
       </details>
     </Stack>

@@ -16,6 +16,7 @@ import { RunActions } from "./RunActions";
 import { RunDag, type RunDagNode } from "./RunDag";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { shownNodeStatus } from "./status";
+import { t } from "../i18n";
 
 type Run = WorkflowRunFieldsFragment;
 
@@ -46,15 +47,13 @@ function RunView({ app, runId }: { app: string; runId: string }) {
   };
   return (
     <Stack>
-      <Anchor component={Link} to={appPath(app, "workflow-instances")} size="sm">
-        ← Workflow runs
-      </Anchor>
+      <Anchor component={Link} to={appPath(app, "workflow-instances")} size="sm">{t("workflows.WorkflowRunPage.workflowRuns")}</Anchor>
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading the run"
+        loading={t("workflows.WorkflowRunPage.loadingTheRun")}
         isEmpty={(data) => !data.workflowInstance}
-        empty={<>There is no workflow run {runId}.</>}
+        empty={<>{t("workflows.WorkflowRunPage.thereIsNoWorkflow", { runId: runId })}</>}
       >
         {(data) => {
           const run = latest ?? data.workflowInstance;
@@ -80,7 +79,7 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 
 /** What a node shows under its title on the run's canvas. */
 function nodeDetail(n: Run["nodes"][number]): string {
-  if (n.type === "FOREACH" && n.items > 0) return `${n.items} elements`;
+  if (n.type === "FOREACH" && n.items > 0) return t("workflows.WorkflowRunPage.elements", { items: n.items });
   if (n.reason) return n.reason.replaceAll("_", " ").toLowerCase();
   if (n.type === "DECISION" && n.result) return `→ ${n.result}`;
   return n.name ? n.key : "";
@@ -111,29 +110,19 @@ function RunDetails({ app, run, onRun }: { app: string; run: Run; onRun: (run: R
       <Group justify="space-between" align="flex-start">
         <Stack gap={4}>
           <Group gap="sm">
-            <Title order={2}>Run #{run.id}</Title>
+            <Title order={2}>{t("workflows.WorkflowRunPage.run", { id: run.id })}</Title>
             <RunStatusBadge status={run.status} size="lg" />
           </Group>
           <Group gap={6}>
-            <Text size="sm" c="dimmed">
-              of workflow
-            </Text>
+            <Text size="sm" c="dimmed">{t("workflows.WorkflowRunPage.ofWorkflow")}</Text>
             <Anchor component={Link} to={appPath(app, "workflows", run.workflow.id)} size="sm">
               {run.workflow.name}
             </Anchor>
-            <Badge size="xs" variant="light">
-              version {run.version}
-            </Badge>
-            <Anchor component={Link} to={appPath(app, "workflows", run.workflow.id) + "?tab=runs"} size="sm">
-              its runs
-            </Anchor>
+            <Badge size="xs" variant="light">{t("workflows.WorkflowRunPage.version", { version: run.version })}</Badge>
+            <Anchor component={Link} to={appPath(app, "workflows", run.workflow.id) + "?tab=runs"} size="sm">{t("workflows.WorkflowRunPage.itsRuns")}</Anchor>
           </Group>
           {run.parent && (
-            <Text size="sm">
-              Nested run of node {run.parentNodeKey} in{" "}
-              <Anchor component={Link} to={appPath(app, "workflow-instances", run.parent.id)}>
-                run #{run.parent.id}
-              </Anchor>{" "}
+            <Text size="sm">{t("workflows.WorkflowRunPage.nestedRunOfNode", { parentNodeKey: run.parentNodeKey ?? "" })}{" "}<Anchor component={Link} to={appPath(app, "workflow-instances", run.parent.id)}>{t("workflows.WorkflowRunPage.run2", { id: run.parent.id })}</Anchor>{" "}
               ({run.parent.workflow.name})
             </Text>
           )}
@@ -142,13 +131,13 @@ function RunDetails({ app, run, onRun }: { app: string; run: Run; onRun: (run: R
       </Group>
 
       <SimpleGrid cols={{ base: 2, md: 5 }}>
-        <Field label="Trigger">{run.triggerType}</Field>
-        <Field label="Due">
+        <Field label={t("workflows.WorkflowRunPage.trigger")}>{run.triggerType}</Field>
+        <Field label={t("workflows.WorkflowRunPage.due")}>
           <Timestamp value={run.triggerTime} compact />
         </Field>
-        <Field label="Started">{run.startedTime ? <Timestamp value={run.startedTime} compact /> : "—"}</Field>
-        <Field label="Finished">{run.finishedTime ? <Timestamp value={run.finishedTime} compact /> : "—"}</Field>
-        <Field label="Outcome">{run.result || run.reason || "—"}</Field>
+        <Field label={t("workflows.WorkflowRunPage.started")}>{run.startedTime ? <Timestamp value={run.startedTime} compact /> : "—"}</Field>
+        <Field label={t("workflows.WorkflowRunPage.finished")}>{run.finishedTime ? <Timestamp value={run.finishedTime} compact /> : "—"}</Field>
+        <Field label={t("workflows.WorkflowRunPage.outcome")}>{run.result || run.reason || "—"}</Field>
       </SimpleGrid>
 
       {/* Full width, so the whole DAG stays in view; the chosen node's panel goes below. */}
@@ -164,9 +153,7 @@ function RunDetails({ app, run, onRun }: { app: string; run: Run; onRun: (run: R
             />
           </ReactFlowProvider>
         </Paper>
-        <Text size="xs" c="dimmed" mt={4}>
-          Click a node to see its instances, what it was given and appended, and its log.
-        </Text>
+        <Text size="xs" c="dimmed" mt={4}>{t("workflows.WorkflowRunPage.clickANodeTo")}</Text>
       </div>
       {node && (
         <NodeRunPanel key={node.key} app={app} run={run} node={node} canEdit={canEdit} onRun={onRun} onClose={() => setSelected(null)} />
@@ -174,15 +161,11 @@ function RunDetails({ app, run, onRun }: { app: string; run: Run; onRun: (run: R
 
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
-          <Title order={3} size="h6" mb={4}>
-            Initial context
-          </Title>
+          <Title order={3} size="h6" mb={4}>{t("workflows.WorkflowRunPage.initialContext")}</Title>
           <Code block>{JSON.stringify(run.initialContext, null, 2)}</Code>
         </Card>
         <Card withBorder>
-          <Title order={3} size="h6" mb={4}>
-            Context now
-          </Title>
+          <Title order={3} size="h6" mb={4}>{t("workflows.WorkflowRunPage.contextNow")}</Title>
           <Code block data-testid="run-context">
             {JSON.stringify(run.context, null, 2)}
           </Code>

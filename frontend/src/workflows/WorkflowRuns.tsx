@@ -8,6 +8,7 @@ import { Timestamp } from "../components/Timestamp";
 import { WorkflowRunsQuery } from "./operations";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { isRunStatus, runStatuses } from "./status";
+import { t } from "../i18n";
 
 const pageSize = 25;
 const context = { additionalTypenames: ["WorkflowInstance"] };
@@ -38,7 +39,7 @@ export function WorkflowRuns({ app, workflowId }: { app: string; workflowId?: st
 
   return (
     <Stack>
-      <div role="group" aria-label="Status filter">
+      <div role="group" aria-label={t("workflows.WorkflowRuns.statusFilter")}>
         <Chip.Group multiple value={status} onChange={setStatus}>
           <Group gap={6}>
             {runStatuses.map((s) => (
@@ -52,26 +53,26 @@ export function WorkflowRuns({ app, workflowId }: { app: string; workflowId?: st
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading runs"
+        loading={t("workflows.WorkflowRuns.loadingRuns")}
         isEmpty={(data) => data.workflowInstances.edges.length === 0}
-        empty={status.length > 0 ? <>No run is {status.join(" or ")}.</> : <>No runs yet.</>}
+        empty={status.length > 0 ? <>{t("workflows.WorkflowRuns.noRunIs", { join: status.join(" or ") })}</> : <>{t("workflows.WorkflowRuns.noRunsYet")}</>}
       >
         {(data) => (
           <Stack>
             <Text size="sm" c="dimmed" data-testid="runs-total">
-              {data.workflowInstances.totalCount} {data.workflowInstances.totalCount === 1 ? "run" : "runs"}
+              {t("workflows.WorkflowRuns.runs", { count: data.workflowInstances.totalCount })}
             </Text>
             <Table.ScrollContainer minWidth={760}>
-              <Table striped highlightOnHover aria-label="Workflow runs">
+              <Table striped highlightOnHover aria-label={t("workflows.WorkflowRuns.workflowRuns")}>
                 <Table.Thead>
                   <Table.Tr>
-                    <Table.Th scope="col">Run</Table.Th>
-                    {!workflowId && <Table.Th scope="col">Workflow</Table.Th>}
-                    <Table.Th scope="col">Status</Table.Th>
-                    <Table.Th scope="col">Trigger</Table.Th>
-                    <Table.Th scope="col">Due</Table.Th>
-                    <Table.Th scope="col">Started</Table.Th>
-                    <Table.Th scope="col">Finished</Table.Th>
+                    <Table.Th scope="col">{t("workflows.WorkflowRuns.run")}</Table.Th>
+                    {!workflowId && <Table.Th scope="col">{t("workflows.WorkflowRuns.workflow")}</Table.Th>}
+                    <Table.Th scope="col">{t("workflows.WorkflowRuns.status")}</Table.Th>
+                    <Table.Th scope="col">{t("workflows.WorkflowRuns.trigger")}</Table.Th>
+                    <Table.Th scope="col">{t("workflows.WorkflowRuns.due")}</Table.Th>
+                    <Table.Th scope="col">{t("workflows.WorkflowRuns.started")}</Table.Th>
+                    <Table.Th scope="col">{t("workflows.WorkflowRuns.finished")}</Table.Th>
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
@@ -81,10 +82,7 @@ export function WorkflowRuns({ app, workflowId }: { app: string; workflowId?: st
                         <Anchor component={Link} to={appPath(app, "workflow-instances", r.id)}>
                           #{r.id}
                         </Anchor>
-                        <Text size="xs" c="dimmed">
-                          v{r.version}
-                          {r.parentNodeKey ? ` · nested (${r.parentNodeKey})` : ""}
-                        </Text>
+                        <Text size="xs" c="dimmed">{r.parentNodeKey ? t("workflows.WorkflowRuns.versionNested", { version: r.version, parentNodeKey: r.parentNodeKey }) : t("workflows.WorkflowRuns.version", { version: r.version })}</Text>
                       </Table.Th>
                       {!workflowId && (
                         <Table.Td>

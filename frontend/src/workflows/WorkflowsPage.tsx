@@ -14,6 +14,7 @@ import { DeleteWorkflowDialog, ImportWorkflowDialog, WorkflowEnabledSwitch, useE
 import { WorkflowsQuery } from "./operations";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { RunWorkflowDialog } from "./RunWorkflowDialog";
+import { t } from "../i18n";
 
 const pageSize = 25;
 const context = { additionalTypenames: ["Workflow"] };
@@ -38,37 +39,31 @@ export function WorkflowsPage() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>Workflows</Title>
+        <Title order={2}>{t("workflows.WorkflowsPage.workflows")}</Title>
         <Group gap="xs">
-          <Button variant="default" component={Link} to={appPath(app, "workflow-instances")}>
-            All runs
-          </Button>
+          <Button variant="default" component={Link} to={appPath(app, "workflow-instances")}>{t("workflows.WorkflowsPage.allRuns")}</Button>
           {canEdit && (
             <>
-              <Button variant="default" onClick={() => setImporting(true)}>
-                Import
-              </Button>
-              <Button component={Link} to={appPath(app, "workflows", "new")}>
-                New workflow
-              </Button>
+              <Button variant="default" onClick={() => setImporting(true)}>{t("workflows.WorkflowsPage.import")}</Button>
+              <Button component={Link} to={appPath(app, "workflows", "new")}>{t("workflows.WorkflowsPage.newWorkflow")}</Button>
             </>
           )}
         </Group>
       </Group>
-      <ListSearchField label="Search workflows" placeholder="Part of a workflow's name" typed={typed} onType={onType} />
+      <ListSearchField label={t("workflows.WorkflowsPage.searchWorkflows")} placeholder={t("workflows.WorkflowsPage.partOfAWorkflow")} typed={typed} onType={onType} />
       <QueryView
         result={result}
         onRetry={() => reexecute({ requestPolicy: "network-only" })}
-        loading="Loading workflows"
+        loading={t("workflows.WorkflowsPage.loadingWorkflows")}
         isEmpty={(data) => data.workflows.edges.length === 0}
         empty={
-          <NoneFound app={app} noun="workflow" search={search} createPath={canEdit ? appPath(app, "workflows", "new") : null} />
+          <NoneFound app={app} kind="workflow" search={search} createPath={canEdit ? appPath(app, "workflows", "new") : null} />
         }
       >
         {(data) => (
           <Stack>
             <Text size="sm" c="dimmed">
-              {data.workflows.totalCount} {data.workflows.totalCount === 1 ? "workflow" : "workflows"}
+              {t("workflows.WorkflowsPage.workflows", { count: data.workflows.totalCount })}
             </Text>
             <WorkflowsTable
               app={app}
@@ -130,7 +125,7 @@ function WorkflowsTable({ app, workflows, canEdit, onRun, onDelete, onExport }: 
                     <Anchor
                       component={Link}
                       to={appPath(app, "workflow-instances", w.lastRun.id)}
-                      aria-label={`Run #${w.lastRun.id}: ${w.lastRun.status}`}
+                      aria-label={t("workflows.WorkflowsPage.run", { id: w.lastRun.id, status: w.lastRun.status })}
                     >
                       <RunStatusBadge status={w.lastRun.status} size="sm" />
                     </Anchor>
@@ -141,35 +136,25 @@ function WorkflowsTable({ app, workflows, canEdit, onRun, onDelete, onExport }: 
               <Table.Td>
                 <Group gap="xs" wrap="nowrap" justify="flex-end">
                   {canEdit && (
-                    <Button size="xs" variant="light" onClick={() => onRun(w)} aria-label={`Run ${w.name}`}>
-                      Run
-                    </Button>
+                    <Button size="xs" variant="light" onClick={() => onRun(w)} aria-label={t("workflows.WorkflowsPage.run3", { name: w.name })}>{t("workflows.WorkflowsPage.run2")}</Button>
                   )}
                   <Button
                     size="xs"
                     variant="default"
                     component={Link}
                     to={appPath(app, "workflows", w.id) + "?tab=runs"}
-                    aria-label={`Runs of ${w.name}`}
-                  >
-                    Runs
-                  </Button>
+                    aria-label={t("workflows.WorkflowsPage.runsOf", { name: w.name })}
+                  >{t("workflows.WorkflowsPage.runs")}</Button>
                   <Menu position="bottom-end" withinPortal>
                     <Menu.Target>
-                      <Button size="xs" variant="subtle" aria-label={`More for ${w.name}`}>
-                        More
-                      </Button>
+                      <Button size="xs" variant="subtle" aria-label={t("workflows.WorkflowsPage.moreFor", { name: w.name })}>{t("workflows.WorkflowsPage.more")}</Button>
                     </Menu.Target>
                     <Menu.Dropdown>
-                      <Menu.Item onClick={() => onExport(w)}>Export JSON</Menu.Item>
+                      <Menu.Item onClick={() => onExport(w)}>{t("workflows.WorkflowsPage.exportJson")}</Menu.Item>
                       {canEdit && (
                         <>
-                          <Menu.Item component={Link} to={appPath(app, "workflows", "new") + `?from=${w.id}`}>
-                            Duplicate
-                          </Menu.Item>
-                          <Menu.Item color="red" onClick={() => onDelete(w)}>
-                            Delete
-                          </Menu.Item>
+                          <Menu.Item component={Link} to={appPath(app, "workflows", "new") + `?from=${w.id}`}>{t("workflows.WorkflowsPage.duplicate")}</Menu.Item>
+                          <Menu.Item color="red" onClick={() => onDelete(w)}>{t("workflows.WorkflowsPage.delete")}</Menu.Item>
                         </>
                       )}
                     </Menu.Dropdown>

@@ -14,6 +14,7 @@ import {
   ImportWorkflowMutation,
   SetWorkflowEnabledMutation,
 } from "./operations";
+import { t } from "../i18n";
 
 // Mutations that return a Boolean or another type name none for the document cache to refetch.
 const context = { additionalTypenames: ["Workflow", "WorkflowInstance"] };
@@ -32,7 +33,7 @@ export function DeleteWorkflowDialog({
     if (!workflow) return;
     const result = await remove({ id: workflow.id }, context);
     if (!result.error) {
-      notifications.show({ color: "teal", message: "Deleted the workflow.", title: <Truncated text={workflow.name} /> });
+      notifications.show({ color: "teal", message: t("workflows.dialogs.deletedTheWorkflow"), title: <Truncated text={workflow.name} /> });
       onClose();
       onDeleted?.();
     }
@@ -40,17 +41,14 @@ export function DeleteWorkflowDialog({
   return (
     <ConfirmDialog
       opened={workflow !== null}
-      title="Delete workflow"
-      confirmLabel="Delete workflow"
+      title={t("workflows.dialogs.deleteWorkflow")}
+      confirmLabel={t("workflows.dialogs.deleteWorkflow")}
       danger
       busy={fetching}
       error={error}
       onConfirm={() => void confirm()}
       onClose={onClose}
-    >
-      Delete workflow <b>{workflow?.name}</b> with its versions and runs? Runs still running must be stopped first.
-      This cannot be undone.
-    </ConfirmDialog>
+    >{t("workflows.dialogs.deleteWorkflow")}{" "}<b>{workflow?.name}</b>{" "}{t("workflows.dialogs.withItsVersionsAnd")}</ConfirmDialog>
   );
 }
 
@@ -62,7 +60,7 @@ export function WorkflowEnabledSwitch({ workflow }: { workflow: Pick<WorkflowRow
     if (result.error) {
       notifications.show({
         color: "red",
-        title: `Could not ${enabled ? "enable" : "disable"} ${workflow.name}`,
+        title: (enabled ? t("workflows.dialogs.couldNotEnable", { name: workflow.name }) : t("workflows.dialogs.couldNotDisable", { name: workflow.name })),
         message: errorMessage(result.error),
       });
     }
@@ -72,7 +70,7 @@ export function WorkflowEnabledSwitch({ workflow }: { workflow: Pick<WorkflowRow
       checked={workflow.enabled}
       disabled={fetching}
       onChange={(e) => void toggle(e.currentTarget.checked)}
-      aria-label={`${workflow.name} enabled`}
+      aria-label={t("workflows.dialogs.enabled", { name: workflow.name })}
     />
   );
 }
@@ -95,8 +93,8 @@ export function useExportWorkflow() {
     if (result.error || !result.data) {
       notifications.show({
         color: "red",
-        title: `Could not export ${workflow.name}`,
-        message: result.error ? errorMessage(result.error) : "No answer.",
+        title: t("workflows.dialogs.couldNotExport", { name: workflow.name }),
+        message: result.error ? errorMessage(result.error) : t("workflows.dialogs.noAnswer"),
       });
       return;
     }
@@ -122,33 +120,29 @@ export function ImportWorkflowDialog({ app, opened, onClose }: { app: string; op
       return;
     }
     if (typeof definition !== "object" || definition === null || Array.isArray(definition)) {
-      setParseError("Must be a JSON object, as Export writes it.");
+      setParseError(t("workflows.dialogs.mustBeAJson"));
       return;
     }
     setParseError(null);
     const result = await importWorkflow({ app, definition, replace }, context);
     if (result.data) {
-      notifications.show({ color: "teal", message: `Imported workflow ${result.data.importWorkflow.name}.` });
+      notifications.show({ color: "teal", message: t("workflows.dialogs.importedWorkflow", { name: result.data.importWorkflow.name }) });
       onClose();
       void navigate(appPath(app, "workflows", result.data.importWorkflow.id));
     }
   }
 
   return (
-    <Modal opened={opened} onClose={onClose} title="Import a workflow" size="lg">
+    <Modal opened={opened} onClose={onClose} title={t("workflows.dialogs.importAWorkflow")} size="lg">
       <Stack>
-        <Text size="sm" c="dimmed">
-          The JSON a workflow’s Export wrote. Its jobs and nested workflows are found in app {app} by name.
-        </Text>
+        <Text size="sm" c="dimmed">{t("workflows.dialogs.theJsonAWorkflow", { app: app })}</Text>
         <FileButton accept="application/json,.json" onChange={(f) => void f?.text().then(setText)}>
           {(props) => (
-            <Button variant="default" size="xs" w="fit-content" {...props}>
-              Read a file…
-            </Button>
+            <Button variant="default" size="xs" w="fit-content" {...props}>{t("workflows.dialogs.readAFile")}</Button>
           )}
         </FileButton>
         <Textarea
-          label="Definition"
+          label={t("workflows.dialogs.definition")}
           autosize
           minRows={6}
           maxRows={18}
@@ -158,24 +152,20 @@ export function ImportWorkflowDialog({ app, opened, onClose }: { app: string; op
           onChange={(e) => setText(e.currentTarget.value)}
         />
         <Checkbox
-          label="Replace the app’s workflow of the same name (as its next version)"
+          label={t("workflows.dialogs.replaceTheAppS")}
           checked={replace}
           onChange={(e) => setReplace(e.currentTarget.checked)}
         />
         {error && (
-          <Alert color="red" title="Could not import" role="alert">
+          <Alert color="red" title={t("workflows.dialogs.couldNotImport")} role="alert">
             <Text size="sm" style={{ whiteSpace: "pre-line" }}>
               {errorMessage(error)}
             </Text>
           </Alert>
         )}
         <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button onClick={() => void submit()} loading={fetching} disabled={text.trim() === ""}>
-            Import
-          </Button>
+          <Button variant="default" onClick={onClose}>{t("workflows.dialogs.cancel")}</Button>
+          <Button onClick={() => void submit()} loading={fetching} disabled={text.trim() === ""}>{t("workflows.dialogs.import")}</Button>
         </Group>
       </Stack>
     </Modal>

@@ -7,6 +7,7 @@ import {
   type EditorNode,
   type Graph,
 } from "./graph";
+import { t } from "../i18n";
 
 /** What is selected on the canvas: one node, one edge, or nothing. */
 export type Selection = { node: string } | { edge: { from: string; to: string } } | null;
@@ -92,10 +93,10 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
     case "connect": {
       const { from, to } = action;
       if (graph.edges.some((e) => e.from === from && e.to === to)) {
-        return { ...state, refused: `${from} is already connected to ${to}.` };
+        return { ...state, refused: t("workflows.editorState.isAlreadyConnectedTo", { from: from, to: to }) };
       }
       if (wouldCycle(graph, from, to)) {
-        return { ...state, refused: `An edge from ${from} to ${to} would close a cycle; a workflow is acyclic.` };
+        return { ...state, refused: t("workflows.editorState.anEdgeFromTo", { from: from, to: to }) };
       }
       const decision = graph.nodes.find((n) => n.key === from)?.type === "DECISION";
       const edge: EditorEdge = { from, to, label: decision ? nextDecisionLabel(graph, from) : "" };
@@ -105,7 +106,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       const { key, patch } = action;
       const renamed = patch.key !== undefined && patch.key !== key ? patch.key : null;
       if (renamed !== null && graph.nodes.some((n) => n.key === renamed)) {
-        return { ...state, refused: `Another node has key ${renamed}.` };
+        return { ...state, refused: t("workflows.editorState.anotherNodeHasKey", { renamed: renamed }) };
       }
       const nodes = graph.nodes.map((n) => (n.key === key ? { ...n, ...patch } : n));
       // A key change carries the node's edges (and the selection) with it.

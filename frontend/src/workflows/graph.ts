@@ -7,6 +7,7 @@ import type {
   WorkflowInput,
   WorkflowNodeType,
 } from "../graphql/graphql";
+import { t } from "../i18n";
 
 /** One node as the editor holds it: every field a string or number the form edits. */
 export interface EditorNode {
@@ -70,19 +71,19 @@ export const defaultSettings: WorkflowSettings = {
 };
 
 export const nodeTypes: readonly { value: WorkflowNodeType; label: string; description: string }[] = [
-  { value: "JOB", label: "Job", description: "Runs a job of the app" },
-  { value: "DECISION", label: "Decision", description: "Takes the out-edges whose label equals its expression's value" },
-  { value: "NESTED", label: "Nested workflow", description: "Runs another workflow of the app" },
-  { value: "FOREACH", label: "For each", description: "Runs a job once per element of a list" },
-  { value: "APPROVAL", label: "Approval", description: "Waits until a person approves or rejects it" },
+  { value: "JOB", label: t("workflows.graph.job"), description: t("workflows.graph.runsAJobOf") },
+  { value: "DECISION", label: t("workflows.graph.decision"), description: t("workflows.graph.takesTheOutEdges") },
+  { value: "NESTED", label: t("workflows.graph.nestedWorkflow"), description: t("workflows.graph.runsAnotherWorkflowOf") },
+  { value: "FOREACH", label: t("workflows.graph.forEach"), description: t("workflows.graph.runsAJobOnce") },
+  { value: "APPROVAL", label: t("workflows.graph.approval"), description: t("workflows.graph.waitsUntilAPerson") },
 ];
 
 export const triggerRules: readonly { value: TriggerRule; label: string }[] = [
-  { value: "ALL_SUCCEEDED", label: "All upstream succeeded" },
-  { value: "ALL_DONE", label: "All upstream ended, however" },
-  { value: "ONE_SUCCEEDED", label: "At least one upstream succeeded" },
-  { value: "ONE_FAILED", label: "At least one upstream failed" },
-  { value: "NONE_FAILED", label: "All upstream ended, none failed" },
+  { value: "ALL_SUCCEEDED", label: t("workflows.graph.allUpstreamSucceeded") },
+  { value: "ALL_DONE", label: t("workflows.graph.allUpstreamEndedHowever") },
+  { value: "ONE_SUCCEEDED", label: t("workflows.graph.atLeastOneUpstream") },
+  { value: "ONE_FAILED", label: t("workflows.graph.atLeastOneUpstream2") },
+  { value: "NONE_FAILED", label: t("workflows.graph.allUpstreamEndedNone") },
 ];
 
 /** A new node of a type at a position, with a key no node of the graph has. */
@@ -284,21 +285,21 @@ export function localProblems(graph: Graph): Problem[] {
   for (const n of graph.nodes) {
     const at = { node: n.key };
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(n.key)) out.push({ target: at, message: "key: 1 to 64 letters, digits, '_' or '-'" });
-    if ((n.type === "JOB" || n.type === "FOREACH") && !n.jobId) out.push({ target: at, message: "Choose the job it runs" });
-    if (n.type === "NESTED" && !n.workflowId) out.push({ target: at, message: "Choose the workflow it runs" });
+    if ((n.type === "JOB" || n.type === "FOREACH") && !n.jobId) out.push({ target: at, message: t("workflows.graph.chooseTheJobIt") });
+    if (n.type === "NESTED" && !n.workflowId) out.push({ target: at, message: t("workflows.graph.chooseTheWorkflowIt") });
     if ((n.type === "DECISION" || n.type === "FOREACH") && n.expression.trim() === "") {
-      out.push({ target: at, message: n.type === "DECISION" ? "Needs an expression" : "Needs an expression yielding a list" });
+      out.push({ target: at, message: n.type === "DECISION" ? t("workflows.graph.needsAnExpression") : t("workflows.graph.needsAnExpressionYielding") });
     }
   }
   const seen = new Set<string>();
   for (const e of graph.edges) {
     const at = { edge: { from: e.from, to: e.to } };
     if (byKey.get(e.from)?.type === "DECISION" && e.label.trim() === "") {
-      out.push({ target: at, message: "Needs the value that takes it" });
+      out.push({ target: at, message: t("workflows.graph.needsTheValueThat") });
     }
     const id = `${e.from}\u0000${e.label}`;
     if (byKey.get(e.from)?.type === "DECISION" && e.label !== "") {
-      if (seen.has(id)) out.push({ target: at, message: `Another edge out of ${e.from} has label “${e.label}”` });
+      if (seen.has(id)) out.push({ target: at, message: t("workflows.graph.anotherEdgeOutOf", { from: e.from, label: e.label }) });
       seen.add(id);
     }
   }
