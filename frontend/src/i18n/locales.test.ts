@@ -33,8 +33,8 @@ const sources = Object.entries(
   }),
 );
 
-const enKeys = flatten(en as Tree);
-const zhKeys = flatten(zhCN as Tree);
+const enKeys = flatten(en);
+const zhKeys = flatten(zhCN);
 
 describe("the locale files", () => {
   it("have a translation in both languages for every key the source uses", () => {

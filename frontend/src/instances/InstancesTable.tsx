@@ -45,6 +45,7 @@ export function InstancesTable({ app, instances, withJob = true }: InstancesTabl
         </Table.Thead>
         <Table.Tbody>
           {instances.map((i) => {
+            // eslint-disable-next-line i18next/no-literal-string -- a route segment, not text a user reads
             const to = appPath(app, "instances", i.id);
             return (
               // The whole row opens the instance; its id is the link for keyboards.
