@@ -1,5 +1,5 @@
 /// <reference types="vitest/config" />
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
@@ -7,12 +7,21 @@ import { defineConfig, type Plugin } from "vite";
 const outDir = resolve(import.meta.dirname, "dist");
 
 // The Go server embeds dist/ (embed.go), and `go:embed` fails on a missing
-// directory, so git tracks dist/.gitkeep. emptyOutDir deletes it on every
-// build; this puts it back.
+// or empty directory, so git tracks dist/.gitkeep. A build must never take
+// it away, not even for a moment: `make test` runs go vet in one lane while
+// the other builds the console. So the build does not empty dist/ itself
+// (emptyOutDir: false); this removes the last build's files but .gitkeep
+// before writing, and puts .gitkeep back should it be missing.
 function keepDistGitkeep(): Plugin {
   return {
     name: "jobwheel-keep-dist-gitkeep",
     apply: "build",
+    buildStart() {
+      mkdirSync(outDir, { recursive: true });
+      for (const name of readdirSync(outDir, { withFileTypes: true })) {
+        if (name.name !== ".gitkeep") rmSync(resolve(outDir, name.name), { recursive: true, force: true });
+      }
+    },
     closeBundle() {
       writeFileSync(resolve(outDir, ".gitkeep"), "");
     },
@@ -29,7 +38,7 @@ export default defineConfig({
   plugins: [react(), keepDistGitkeep()],
   build: {
     outDir,
-    emptyOutDir: true,
+    emptyOutDir: false, // keepDistGitkeep empties it, .gitkeep aside
     // The largest chunk is the GraphQL explorer's (GraphiQL and its
     // editors, ~210 kB gzipped), loaded on /graphiql only.
     chunkSizeWarningLimit: 700,
