@@ -208,6 +208,8 @@ func matrixRows() []matrixRow {
 		{op: "instances", query: `{ instances(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
 		{op: "instance", query: `query($id: ID!) { instance(id: $id) { status } }`, need: needViewer, vars: instance(db.StatusSucceeded)},
 		{op: "appStats", query: `{ appStats(app: "alpha") { jobs } }`, need: needViewer, vars: noVars},
+		{op: "runReport", query: `{ runReport(app: "alpha", from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z") { days { runs } } }`, need: needViewer, vars: noVars},
+		{op: "appsOverview", query: `{ appsOverview { app { name } } }`, need: needCaller, vars: noVars},
 		{op: "auditLog", query: `{ auditLog(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},
 		{op: "workers", query: `{ workers(app: "alpha") { id } }`, need: needViewer, vars: noVars},
 		{op: "workflows", query: `{ workflows(app: "alpha") { totalCount } }`, need: needViewer, vars: noVars},

@@ -3,6 +3,7 @@ package dbtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/url"
@@ -137,7 +138,7 @@ func (p *commitCutter) serve(in, out net.Conn) {
 			}
 		}
 		if err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return
 			}
 			return

@@ -6679,8 +6679,11 @@ type RunReportDay {
   end: Time!
   "Instances that finished that day, whatever their outcome."
   runs: Int!
+  "Of which SUCCEEDED."
   succeeded: Int!
+  "Of which FAILED (after their retries)."
   failed: Int!
+  "Of which STOPPED by someone."
   stopped: Int!
   "Fires not run: over maxInstances, a disabled job, a full queue, a skipped misfire."
   canceled: Int!
@@ -6690,12 +6693,17 @@ type RunReportDay {
 type RunReportRow {
   "The day's date in the report's time zone (YYYY-MM-DD)."
   date: String!
+  "The job the row counts."
   job: Job!
   "Instances that finished that day, whatever their outcome."
   runs: Int!
+  "Of which SUCCEEDED."
   succeeded: Int!
+  "Of which FAILED (after their retries)."
   failed: Int!
+  "Of which STOPPED by someone."
   stopped: Int!
+  "Fires not run: over maxInstances, a disabled job, a full queue, a skipped misfire."
   canceled: Int!
   "The median duration (start to end) of the runs that started, in milliseconds (nearest rank); null when none started."
   durationP50Ms: Int
@@ -6707,6 +6715,7 @@ type RunReportRow {
 
 "One app at a glance, for people who see many."
 type AppOverview {
+  "The app."
   app: App!
   "Jobs of the app."
   jobs: Int!

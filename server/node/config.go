@@ -329,7 +329,7 @@ func sideAddr(a, httpAddr, what string) (string, error) {
 		return "", nil
 	}
 	if err := checkListenAddr(a); err != nil {
-		return "", fmt.Errorf("%q: %v", a, err)
+		return "", fmt.Errorf("%q: %w", a, err)
 	}
 	host, port, _ := net.SplitHostPort(a)
 	if host == "" {

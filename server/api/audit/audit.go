@@ -48,6 +48,7 @@ type Store interface {
 	APITokenGet(ctx context.Context, id int64) (*db.APIToken, error)
 	CalendarGet(ctx context.Context, id int64) (*db.Calendar, error)
 	PoolGet(ctx context.Context, id int64) (*db.Pool, error)
+	BackfillGet(ctx context.Context, id int64) (*db.Backfill, error)
 }
 
 // Auth checks the reader's rights (auth.Service).
@@ -95,6 +96,7 @@ const (
 	KindSession          = "session"
 	KindCalendar         = "calendar"
 	KindPool             = "pool"
+	KindBackfill         = "backfill"
 	// KindConfigSet is a managed set of configuration files (applyConfig):
 	// its entry names the set and lists what was created, updated and
 	// deleted.
@@ -111,7 +113,8 @@ type target struct {
 // their entry names the object and what it made, and no snapshot of the
 // object is taken to diff — on runJob, the hottest mutation, the job's
 // snapshot cost a fifth of the call's CPU.
-var acting = map[string]bool{"runJob": true, "runWorkflow": true, "sendTestAlarm": true}
+var acting = map[string]bool{"runJob": true, "runWorkflow": true, "sendTestAlarm": true,
+	"backfillWorkflow": true, "backfillJob": true}
 
 // targets are the mutations whose object is known; any other mutation is
 // recorded with its (redacted) arguments only.
@@ -158,6 +161,10 @@ var targets = map[string]target{
 	"createPool":                {KindPool, ""},
 	"updatePool":                {KindPool, "id"},
 	"deletePool":                {KindPool, "id"},
+	"backfillWorkflow":          {KindWorkflow, "id"},
+	"backfillJob":               {KindJob, "id"},
+	"stopBackfill":              {KindBackfill, "id"},
+	"setWorkflowUpstream":       {KindWorkflow, "id"},
 	// sendTestAlarm names a job or a workflow (targetOf).
 	"sendTestAlarm": {KindJob, "jobId"},
 }
@@ -183,7 +190,7 @@ func AppScoped(action string) bool {
 	}
 	switch t.kind {
 	case KindApp, KindAppMember, KindJob, KindInstance, KindWorkflow, KindWorkflowInstance,
-		KindCalendar, KindPool, KindConfigSet:
+		KindCalendar, KindPool, KindBackfill, KindConfigSet:
 		return true
 	}
 	return false
@@ -468,6 +475,8 @@ func (r *Record) load(ctx context.Context, kind, key string) map[string]any {
 		v, err = st.CalendarGet(ctx, id)
 	case KindPool:
 		v, err = st.PoolGet(ctx, id)
+	case KindBackfill:
+		v, err = st.BackfillGet(ctx, id)
 	default:
 		return nil
 	}
@@ -521,6 +530,8 @@ func describe(v any) (kind, id string, snap map[string]any, appID int64) {
 		return KindCalendar, itoa(o.ID), Snapshot(map[string]any{"name": o.Name, "description": o.Description, "dates": o.Dates}), o.AppID
 	case *db.Pool:
 		return KindPool, itoa(o.ID), Snapshot(map[string]any{"name": o.Name, "description": o.Description, "slots": o.Slots}), o.AppID
+	case *db.Backfill:
+		return KindBackfill, itoa(o.ID), Snapshot(map[string]any{"status": o.Status}), o.AppID
 	case *db.User:
 		return KindUser, itoa(o.ID), Snapshot(map[string]any{"username": o.Username, "admin": o.Admin}), 0
 	case *db.APIToken:
