@@ -13,14 +13,14 @@ export const scriptVariables: [name: string, value: string][] = [
   ["JOBWHEEL_JOB_ID", t("jobs.ScriptVariables.theJobSId")],
   ["JOBWHEEL_TASK_ID", t("jobs.ScriptVariables.theTaskSId")],
   ["JOBWHEEL_TASK_NAME", t("jobs.ScriptVariables.rootForARun")],
-  [t("jobs.ScriptVariables.jobwheelShardIndexJobwheel"), t("jobs.ScriptVariables.inABroadcastTask")],
+  ["JOBWHEEL_SHARD_INDEX, JOBWHEEL_SHARD_TOTAL", t("jobs.ScriptVariables.inABroadcastTask")],
   ["JOBWHEEL_ATTEMPT", t("jobs.ScriptVariables.theInstanceSAttempt")],
   ["JOBWHEEL_WORKER_ID", t("jobs.ScriptVariables.theWorkerRunningThe")],
   ["JOBWHEEL_PAYLOAD", t("jobs.ScriptVariables.aMapSubtaskS")],
   ["PYTHONUNBUFFERED", t("jobs.ScriptVariables.n1InPythonJobs")],
   ["JOBWHEEL_WORKFLOW_CONTEXT", t("jobs.ScriptVariables.inAWorkflowNode")],
   ["JOBWHEEL_WORKFLOW_OUTPUT", t("jobs.ScriptVariables.inAWorkflowNode2")],
-  [t("jobs.ScriptVariables.jobwheelWorkflowRunId"), t("jobs.ScriptVariables.inAWorkflowNode3")],
+  ["JOBWHEEL_WORKFLOW_RUN_ID, JOBWHEEL_WORKFLOW_NODE", t("jobs.ScriptVariables.inAWorkflowNode3")],
   ["TRACEPARENT", t("jobs.ScriptVariables.theRunSW3c")],
 ];
 
