@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -34,7 +35,10 @@ type loaders struct {
 	attempts *dataloadgen.Loader[int64, []db.InstanceAttempt]
 	tasks    *dataloadgen.Loader[int64, *db.TaskCounts]
 	lastRuns *dataloadgen.Loader[int64, *db.Instance] // by job
-	wf       *workflowLoaders
+	// poolHolders is read once per pool and response, so a pool's
+	// usedSlots and holders, resolved concurrently, agree.
+	poolHolders memo[poolKey, []db.Instance]
+	wf          *workflowLoaders
 	r        *Resolver
 }
 
@@ -100,6 +104,46 @@ func load[K comparable, V any](ctx context.Context, l *dataloadgen.Loader[K, *V]
 		return nil, nil
 	}
 	return v, err
+}
+
+// poolKey names a pool within its app.
+type poolKey struct {
+	app  int64
+	name string
+}
+
+// memo computes each key's value once per response, however many fields
+// ask for it at the same time.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]*memoEntry[V]
+}
+
+type memoEntry[V any] struct {
+	once sync.Once
+	v    V
+	err  error
+}
+
+func (m *memo[K, V]) get(key K, fetch func() (V, error)) (V, error) {
+	m.mu.Lock()
+	if m.m == nil {
+		m.m = map[K]*memoEntry[V]{}
+	}
+	e, ok := m.m[key]
+	if !ok {
+		e = &memoEntry[V]{}
+		m.m[key] = e
+	}
+	m.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = fetch() })
+	return e.v, e.err
+}
+
+// poolHoldersOf returns the instances holding a pool's slots, read once
+// per response.
+func (l *loaders) poolHoldersOf(ctx context.Context, p *db.Pool) ([]db.Instance, error) {
+	return l.poolHolders.get(poolKey{p.AppID, p.Name}, func() ([]db.Instance, error) { return l.r.jobs.PoolHolders(ctx, p) })
 }
 
 func (l *loaders) job(ctx context.Context, id int64) (*db.Job, error) { return load(ctx, l.jobs, id) }

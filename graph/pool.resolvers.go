@@ -60,7 +60,7 @@ func (r *poolResolver) App(ctx context.Context, obj *db.Pool) (*db.App, error) {
 }
 
 func (r *poolResolver) UsedSlots(ctx context.Context, obj *db.Pool) (int, error) {
-	holders, err := r.jobs.PoolHolders(ctx, obj)
+	holders, err := loadersFor(ctx).poolHoldersOf(ctx, obj)
 	if err != nil {
 		return 0, err
 	}
@@ -72,7 +72,7 @@ func (r *poolResolver) UsedSlots(ctx context.Context, obj *db.Pool) (int, error)
 }
 
 func (r *poolResolver) Holders(ctx context.Context, obj *db.Pool) ([]*db.Instance, error) {
-	list, err := r.jobs.PoolHolders(ctx, obj)
+	list, err := loadersFor(ctx).poolHoldersOf(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
