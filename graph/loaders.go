@@ -39,7 +39,7 @@ type loaders struct {
 	// usedSlots and holders, resolved concurrently, agree.
 	poolHolders memo[poolKey, []db.Instance]
 	wf          *workflowLoaders
-	r        *Resolver
+	r           *Resolver
 }
 
 type loadersKey struct{}
