@@ -144,7 +144,8 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	srv.SetErrorPresenter(r.present)
 	srv.SetRecoverFunc(recoverFunc(log))
 	srv.AroundOperations(ss.authorizeNow(r.present))
-	srv.AroundRootFields(requireLogin)
+	// First: an anonymous caller's refused mutation is not audited.
+	srv.AroundFields(requireLogin)
 	if r.audit != nil {
 		srv.AroundFields(auditMutations(r.audit))
 	}
@@ -213,20 +214,35 @@ func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // requireLogin refuses every root field not marked @public when the caller
 // is anonymous. It is the one place authentication is enforced; rights on
 // apps are checked by the server packages the resolvers call.
-func requireLogin(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
-	rc := graphql.GetRootFieldContext(ctx)
-	if rc == nil || auth.FromContext(ctx) != nil || rc.Field.Name == "__typename" {
+//
+// It is a field middleware, not a root-field one, so a refused field is an
+// error gqlgen's null handling sees: a refused non-null root field makes
+// the whole data null, as the GraphQL spec says. A root-field middleware's
+// own null skipped that, and answered {"appStats": null} for an
+// AppStats!, which a client typed by the schema cannot expect.
+func requireLogin(ctx context.Context, next graphql.Resolver) (any, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !isRootField(fc) || auth.FromContext(ctx) != nil || fc.Field.Name == "__typename" {
 		return next(ctx)
 	}
-	if def := rc.Field.Definition; def != nil && def.Directives.ForName("public") != nil {
+	if def := fc.Field.Definition; def != nil && def.Directives.ForName("public") != nil {
 		return next(ctx)
 	}
-	err := fault.ErrUnauthenticated
 	if authErr, ok := ctx.Value(authErrKey{}).(error); ok {
-		err = authErr
+		return nil, authErr
 	}
-	graphql.AddError(ctx, err)
-	return graphql.Null
+	return nil, fault.ErrUnauthenticated
+}
+
+// isRootField tells a field of the operation's root type (Query, Mutation,
+// Subscription) from one below it: the only context above a root field is
+// its root object's, which has no field.
+func isRootField(fc *graphql.FieldContext) bool {
+	p := fc.Parent
+	for p != nil && p.Field.Field == nil && p.Index == nil {
+		p = p.Parent
+	}
+	return p == nil
 }
 
 type authErrKey struct{}

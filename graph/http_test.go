@@ -360,3 +360,24 @@ func TestTimeOutOfRangeIsBadInput(t *testing.T) {
 		api.must(t, admin, `query { instances(app: "orders", from: "0001-01-01T00:00:00Z", to: "9999-12-31T23:59:59Z") { totalCount } }`, nil, nil)
 	})
 }
+
+// TestRefusedNonNullRootFieldNullsTheData: a caller without a session asks
+// for a non-null root field (appStats: AppStats!) and gets data null with
+// UNAUTHENTICATED, as the GraphQL spec says, never {"appStats": null}: the
+// console typed by the schema read that null as stats and failed to render
+// while it was being sent to the login page.
+func TestRefusedNonNullRootFieldNullsTheData(t *testing.T) {
+	t.Parallel()
+	api := newAPI(t, dbtest.Open(t, db.SQLite), apiOptions{})
+	for _, q := range []string{`{ appStats(app: "orders") { jobs } }`, `{ me { username } appStats(app: "orders") { jobs } }`} {
+		r := api.do(t, "", q, nil, nil)
+		if r.code() != CodeUnauthenticated || string(r.Data) != "null" {
+			t.Errorf("%s anonymously: data %s, errors %+v; want data null and UNAUTHENTICATED", q, r.Data, r.Errors)
+		}
+	}
+	// A nullable root field is null on its own; the @public ones answer.
+	r := api.do(t, "", `{ me { username } }`, nil, nil)
+	if r.code() != CodeUnauthenticated || string(r.Data) != `{"me":null}` {
+		t.Errorf("me anonymously: data %s, errors %+v; want {\"me\":null} and UNAUTHENTICATED", r.Data, r.Errors)
+	}
+}

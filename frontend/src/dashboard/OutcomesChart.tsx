@@ -34,7 +34,7 @@ export default function OutcomesChart({ outcomes, hours, now }: OutcomesChartPro
   const rows = useMemo(() => hourRows(outcomes, hours, now, hourLabel(hours)), [outcomes, hours, now]);
   const sum = totals(outcomes);
   const finished = sum.succeeded + sum.failed + sum.stopped + sum.canceled;
-  const summary = `${sum.succeeded} succeeded, ${sum.failed} failed, ${sum.stopped} stopped, ${sum.canceled} canceled`;
+  const summary = t("dashboard.OutcomesChart.summary", sum);
 
   return (
     <Card withBorder radius="md" padding="md" component="section" aria-labelledby={`${viewLabelId}-title`}>
