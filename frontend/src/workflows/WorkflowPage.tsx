@@ -25,6 +25,7 @@ import { RunDag } from "./RunDag";
 import { RunWorkflowDialog } from "./RunWorkflowDialog";
 import { WorkflowAlarms } from "./WorkflowAlarms";
 import { WorkflowEditor } from "./WorkflowEditor";
+import { WorkflowGrid } from "./WorkflowGrid";
 import { WorkflowRuns } from "./WorkflowRuns";
 import { t } from "../i18n";
 
@@ -176,7 +177,10 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
           />
         </Tabs.Panel>
         <Tabs.Panel value="runs" pt="md">
-          <WorkflowRuns app={app} workflowId={workflow.id} />
+          <Stack gap="lg">
+            <WorkflowGrid app={app} workflow={workflow} />
+            <WorkflowRuns app={app} workflowId={workflow.id} />
+          </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="versions" pt="md">
           <Versions workflowId={workflow.id} canEdit={canEdit} />
