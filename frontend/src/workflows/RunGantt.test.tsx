@@ -129,6 +129,13 @@ describe("the run's Gantt chart", () => {
     expect(within(screen.getByRole("list", { name: "What the colours mean" })).getByText("Waiting (for a worker, or an approval)")).toBeInTheDocument();
   });
 
+  it("puts its times at least a second apart, so a short run's are not repeated", () => {
+    renderWithMantine(
+      <RunGantt run={run("SUCCEEDED", [node("extract", "JOB", "SUCCEEDED", { start: 0, ranFrom: 0, end: 2 })], "2026-11-21T12:00:02Z")} />,
+    );
+    expect(screen.getAllByTestId("gantt-tick").map((t) => t.textContent)).toEqual([local(0), local(1), local(2)]);
+  });
+
   it("grows a running node's bar as time passes, without a push", async () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
     vi.setSystemTime(new Date("2026-11-21T12:00:10Z"));

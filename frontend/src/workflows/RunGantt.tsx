@@ -13,7 +13,8 @@ type Run = Pick<WorkflowRunFieldsFragment, "status" | "startedTime" | "finishedT
 const clock = new Intl.DateTimeFormat(locale(), { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 /** The viewer's zone, which every time here is shown in. */
 const zone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
-const ticks = 5;
+/** At most this many times under the chart, at least a second apart (they show whole seconds). */
+const maxTicks = 5;
 const labelWidth = 180;
 const rowHeight = 24;
 
@@ -43,6 +44,7 @@ export function RunGantt({ run, onSelect, selected }: { run: Run; onSelect?: (ke
   const span = chart.to - chart.from;
   const pct = (ms: number) => percent((ms - chart.from) / span);
   const width = (a: number, b: number) => percent((b - a) / span);
+  const ticks = Math.max(2, Math.min(maxTicks, Math.floor(span / 1000) + 1));
 
   return (
     <Stack gap={6} data-testid="run-gantt">
