@@ -122,6 +122,8 @@ test("the grid shows runs × nodes in topological order and follows a new run li
   await waitCell(page, runs[1], "extract", "SUCCEEDED");
   assert.equal(await cell(page, runs[1], "load").getAttribute("data-status"), "WAITING");
   assert.deepEqual(await grid.getByRole("columnheader").allInnerTexts().then((h) => h.slice(1)), [`#${runs[0]}`, `#${runs[1]}`]);
+  // The runs list under the grid follows it.
+  await page.getByTestId("runs-total").getByText("2 runs").waitFor();
   await shot(browser, "grid-running");
 
   writeFileSync(gates[0], "");

@@ -188,6 +188,16 @@ describe("the workflow's grid", () => {
     expect(mock.subscribed("WorkflowGridRunChanged").map((r) => r.variables)).toEqual([{ id: "12" }, { id: "13" }]);
   });
 
+  it("follows at most the newest 10 unfinished runs one by one", async () => {
+    const { mock } = setup(
+      Array.from({ length: 12 }, (_, i) => run(String(20 - i), i % 2 === 0 ? "RUNNING" : "WAITING", [node("extract", "WAITING")])).concat(
+        run("5", "SUCCEEDED", [node("extract", "SUCCEEDED")]),
+      ),
+    );
+    await screen.findByTestId("workflow-grid");
+    expect(mock.subscribed("WorkflowGridRunChanged").map((r) => r.variables["id"])).toEqual(["20", "19", "18", "17", "16", "15", "14", "13", "12", "11"]);
+  });
+
   it("says so when the workflow has not run", async () => {
     setup([]);
     expect(await screen.findByText("No runs yet: the grid fills in as the workflow runs.")).toBeInTheDocument();

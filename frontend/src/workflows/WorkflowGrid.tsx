@@ -17,6 +17,12 @@ import { gridCell, gridColumns, gridRows, type GridRun } from "./timeline";
 
 /** How many of the newest runs the grid shows. */
 export const gridRunCount = 25;
+/**
+ * How many unfinished runs it follows one by one (the newest): each is a
+ * subscription the server re-reads every few seconds. Beyond them, a run's
+ * changes still show through its nodes' instances (instanceUpdated).
+ */
+export const watchedRunCount = 10;
 const context = { additionalTypenames: ["WorkflowInstance"] };
 const cellSize = 22;
 
@@ -28,16 +34,32 @@ const cellSize = 22;
  * and so is the app's instances (a new run's first node), each change
  * re-reading the grid; while the websocket is down it polls.
  */
-export function WorkflowGrid({ app, workflow }: { app: string; workflow: Pick<WorkflowFieldsFragment, "id" | "nodes" | "edges"> }) {
+export function WorkflowGrid({
+  app,
+  workflow,
+  onChange,
+}: {
+  app: string;
+  workflow: Pick<WorkflowFieldsFragment, "id" | "nodes" | "edges">;
+  /** Called each time the grid re-reads its runs because they changed (e.g. so a runs list beside it does too). */
+  onChange?: () => void;
+}) {
   const [result, reexecute] = useQuery({
     query: WorkflowGridQuery,
     variables: { app, workflowId: workflow.id, first: gridRunCount },
     context,
     requestPolicy: "cache-and-network",
   });
-  const refresh = useThrottled(() => reexecute({ requestPolicy: "network-only" }), 1_000);
+  const refresh = useThrottled(() => {
+    reexecute({ requestPolicy: "network-only" });
+    onChange?.();
+  }, 1_000);
   const runs = result.data?.workflowInstances.edges.map((e) => e.node) ?? [];
-  const active = runs.filter((r) => isRunActive(r.status)).map((r) => r.id);
+  const watched = runs
+    .filter((r) => isRunActive(r.status))
+    .map((r) => r.id)
+    .sort((a, b) => Number(b) - Number(a))
+    .slice(0, watchedRunCount);
 
   const live = useLiveStatus();
   const instances = useLiveSubscription({
@@ -58,7 +80,7 @@ export function WorkflowGrid({ app, workflow }: { app: string; workflow: Pick<Wo
   return (
     <Stack gap="xs">
       <Title order={3} size="h5">{t("workflows.WorkflowGrid.title")}</Title>
-      {active.map((id) => (
+      {watched.map((id) => (
         <RunWatch key={id} runId={id} onChange={refresh} />
       ))}
       <QueryView
