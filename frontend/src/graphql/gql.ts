@@ -110,6 +110,10 @@ type Documents = {
     "\n  mutation MarkWorkflowNodeSucceeded($id: ID!, $node: String!) {\n    markWorkflowNodeSucceeded(workflowInstanceId: $id, node: $node) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.MarkWorkflowNodeSucceededDocument,
     "\n  mutation RerunWorkflowNode($id: ID!, $node: String!, $downstream: Boolean!) {\n    rerunWorkflowNode(workflowInstanceId: $id, node: $node, downstream: $downstream) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.RerunWorkflowNodeDocument,
     "\n  mutation ApproveWorkflowNode($id: ID!, $node: String!, $approve: Boolean!, $comment: String) {\n    approveWorkflowNode(workflowInstanceId: $id, node: $node, approve: $approve, comment: $comment) {\n      ...WorkflowRunFields\n    }\n  }\n": typeof types.ApproveWorkflowNodeDocument,
+    "\n  fragment WorkflowGridRun on WorkflowInstance {\n    id\n    status\n    version\n    triggerTime\n    startedTime\n    finishedTime\n    parentNodeKey\n    nodes {\n      key\n      name\n      type\n      status\n      reason\n      startedTime\n      finishedTime\n    }\n  }\n": typeof types.WorkflowGridRunFragmentDoc,
+    "\n  query WorkflowGrid($app: String!, $workflowId: ID!, $first: Int) {\n    workflowInstances(app: $app, workflowId: $workflowId, first: $first) {\n      edges {\n        node {\n          ...WorkflowGridRun\n        }\n      }\n      totalCount\n    }\n  }\n": typeof types.WorkflowGridDocument,
+    "\n  subscription WorkflowGridRunChanged($id: ID!) {\n    workflowInstanceUpdated(id: $id) {\n      id\n      status\n    }\n  }\n": typeof types.WorkflowGridRunChangedDocument,
+    "\n  subscription WorkflowGridInstanceChanged($app: String!) {\n    instanceUpdated(app: $app) {\n      id\n      triggerType\n    }\n  }\n": typeof types.WorkflowGridInstanceChangedDocument,
 };
 const documents: Documents = {
     "\n  mutation ChangePassword($oldPassword: String!, $newPassword: String!) {\n    changePassword(oldPassword: $oldPassword, newPassword: $newPassword)\n  }\n": types.ChangePasswordDocument,
@@ -208,6 +212,10 @@ const documents: Documents = {
     "\n  mutation MarkWorkflowNodeSucceeded($id: ID!, $node: String!) {\n    markWorkflowNodeSucceeded(workflowInstanceId: $id, node: $node) {\n      ...WorkflowRunFields\n    }\n  }\n": types.MarkWorkflowNodeSucceededDocument,
     "\n  mutation RerunWorkflowNode($id: ID!, $node: String!, $downstream: Boolean!) {\n    rerunWorkflowNode(workflowInstanceId: $id, node: $node, downstream: $downstream) {\n      ...WorkflowRunFields\n    }\n  }\n": types.RerunWorkflowNodeDocument,
     "\n  mutation ApproveWorkflowNode($id: ID!, $node: String!, $approve: Boolean!, $comment: String) {\n    approveWorkflowNode(workflowInstanceId: $id, node: $node, approve: $approve, comment: $comment) {\n      ...WorkflowRunFields\n    }\n  }\n": types.ApproveWorkflowNodeDocument,
+    "\n  fragment WorkflowGridRun on WorkflowInstance {\n    id\n    status\n    version\n    triggerTime\n    startedTime\n    finishedTime\n    parentNodeKey\n    nodes {\n      key\n      name\n      type\n      status\n      reason\n      startedTime\n      finishedTime\n    }\n  }\n": types.WorkflowGridRunFragmentDoc,
+    "\n  query WorkflowGrid($app: String!, $workflowId: ID!, $first: Int) {\n    workflowInstances(app: $app, workflowId: $workflowId, first: $first) {\n      edges {\n        node {\n          ...WorkflowGridRun\n        }\n      }\n      totalCount\n    }\n  }\n": types.WorkflowGridDocument,
+    "\n  subscription WorkflowGridRunChanged($id: ID!) {\n    workflowInstanceUpdated(id: $id) {\n      id\n      status\n    }\n  }\n": types.WorkflowGridRunChangedDocument,
+    "\n  subscription WorkflowGridInstanceChanged($app: String!) {\n    instanceUpdated(app: $app) {\n      id\n      triggerType\n    }\n  }\n": types.WorkflowGridInstanceChangedDocument,
 };
 
 /**
@@ -608,6 +616,22 @@ export function graphql(source: "\n  mutation RerunWorkflowNode($id: ID!, $node:
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ApproveWorkflowNode($id: ID!, $node: String!, $approve: Boolean!, $comment: String) {\n    approveWorkflowNode(workflowInstanceId: $id, node: $node, approve: $approve, comment: $comment) {\n      ...WorkflowRunFields\n    }\n  }\n"): (typeof documents)["\n  mutation ApproveWorkflowNode($id: ID!, $node: String!, $approve: Boolean!, $comment: String) {\n    approveWorkflowNode(workflowInstanceId: $id, node: $node, approve: $approve, comment: $comment) {\n      ...WorkflowRunFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment WorkflowGridRun on WorkflowInstance {\n    id\n    status\n    version\n    triggerTime\n    startedTime\n    finishedTime\n    parentNodeKey\n    nodes {\n      key\n      name\n      type\n      status\n      reason\n      startedTime\n      finishedTime\n    }\n  }\n"): (typeof documents)["\n  fragment WorkflowGridRun on WorkflowInstance {\n    id\n    status\n    version\n    triggerTime\n    startedTime\n    finishedTime\n    parentNodeKey\n    nodes {\n      key\n      name\n      type\n      status\n      reason\n      startedTime\n      finishedTime\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WorkflowGrid($app: String!, $workflowId: ID!, $first: Int) {\n    workflowInstances(app: $app, workflowId: $workflowId, first: $first) {\n      edges {\n        node {\n          ...WorkflowGridRun\n        }\n      }\n      totalCount\n    }\n  }\n"): (typeof documents)["\n  query WorkflowGrid($app: String!, $workflowId: ID!, $first: Int) {\n    workflowInstances(app: $app, workflowId: $workflowId, first: $first) {\n      edges {\n        node {\n          ...WorkflowGridRun\n        }\n      }\n      totalCount\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription WorkflowGridRunChanged($id: ID!) {\n    workflowInstanceUpdated(id: $id) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  subscription WorkflowGridRunChanged($id: ID!) {\n    workflowInstanceUpdated(id: $id) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription WorkflowGridInstanceChanged($app: String!) {\n    instanceUpdated(app: $app) {\n      id\n      triggerType\n    }\n  }\n"): (typeof documents)["\n  subscription WorkflowGridInstanceChanged($app: String!) {\n    instanceUpdated(app: $app) {\n      id\n      triggerType\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

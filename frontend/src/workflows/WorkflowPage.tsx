@@ -25,6 +25,7 @@ import { RunDag } from "./RunDag";
 import { RunWorkflowDialog } from "./RunWorkflowDialog";
 import { WorkflowAlarms } from "./WorkflowAlarms";
 import { WorkflowEditor } from "./WorkflowEditor";
+import { WorkflowGrid } from "./WorkflowGrid";
 import { WorkflowRuns } from "./WorkflowRuns";
 import { t } from "../i18n";
 
@@ -96,6 +97,8 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
   const tab = params.get("tab") ?? "definition";
   const [running, setRunning] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  // Raised each time the grid sees the runs change, so the runs list follows it.
+  const [runChanges, setRunChanges] = useState(0);
   const [, update] = useMutation(UpdateWorkflowMutation);
   const navigate = useNavigate();
   const exportWorkflow = useExportWorkflow();
@@ -176,7 +179,10 @@ function WorkflowView({ app, workflow }: { app: string; workflow: WorkflowFields
           />
         </Tabs.Panel>
         <Tabs.Panel value="runs" pt="md">
-          <WorkflowRuns app={app} workflowId={workflow.id} />
+          <Stack gap="lg">
+            <WorkflowGrid app={app} workflow={workflow} onChange={() => setRunChanges((n) => n + 1)} />
+            <WorkflowRuns app={app} workflowId={workflow.id} changes={runChanges} />
+          </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="versions" pt="md">
           <Versions workflowId={workflow.id} canEdit={canEdit} />

@@ -1,7 +1,7 @@
 import { useMemo, useState } from "react";
 import { Anchor, Badge, Card, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { ReactFlowProvider } from "@xyflow/react";
-import { Link, useParams } from "react-router";
+import { Link, useParams, useSearchParams } from "react-router";
 import { useQuery } from "urql";
 import { useLiveSubscription } from "../api/useLiveSubscription";
 import { appPath, useAppName } from "../apps/currentApp";
@@ -14,6 +14,7 @@ import { NodeRunPanel } from "./NodeRunPanel";
 import { WorkflowRunQuery, WorkflowRunUpdatedSubscription } from "./operations";
 import { RunActions } from "./RunActions";
 import { RunDag, type RunDagNode } from "./RunDag";
+import { RunGantt } from "./RunGantt";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { shownNodeStatus } from "./status";
 import { t } from "../i18n";
@@ -87,7 +88,9 @@ function nodeDetail(n: Run["nodes"][number]): string {
 
 function RunDetails({ app, run, onRun }: { app: string; run: Run; onRun: (run: Run) => void }) {
   const canEdit = useCanEdit();
-  const [selected, setSelected] = useState<string | null>(null);
+  // ?node=<key> (the workflow's grid links a cell so) opens with that node chosen.
+  const [params] = useSearchParams();
+  const [selected, setSelected] = useState<string | null>(() => params.get("node"));
   // The run's own version is drawn laid out, the same way every time.
   const shape = JSON.stringify([run.nodes.map((n) => n.key), run.edges.map((e) => [e.from, e.to])]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the layout depends on the shape only, not on each state change
@@ -155,6 +158,9 @@ function RunDetails({ app, run, onRun }: { app: string; run: Run; onRun: (run: R
         </Paper>
         <Text size="xs" c="dimmed" mt={4}>{t("workflows.WorkflowRunPage.clickANodeTo")}</Text>
       </div>
+      <Paper withBorder radius="md" p="sm">
+        <RunGantt run={run} selected={selected} onSelect={setSelected} />
+      </Paper>
       {node && (
         <NodeRunPanel key={node.key} app={app} run={run} node={node} canEdit={canEdit} onRun={onRun} onClose={() => setSelected(null)} />
       )}

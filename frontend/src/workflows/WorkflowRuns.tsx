@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import { Anchor, Chip, Group, Stack, Table, Text } from "@mantine/core";
 import { Link, useSearchParams } from "react-router";
 import { useQuery } from "urql";
@@ -16,8 +17,9 @@ const context = { additionalTypenames: ["WorkflowInstance"] };
 /**
  * Workflow runs, newest first: of one workflow (nested runs too), or the
  * app's top-level runs. The status filter and the page are in the URL.
+ * `changes`: a count the page raises when it learns the runs changed.
  */
-export function WorkflowRuns({ app, workflowId }: { app: string; workflowId?: string }) {
+export function WorkflowRuns({ app, workflowId, changes = 0 }: { app: string; workflowId?: string; changes?: number }) {
   const [params, setParams] = useSearchParams();
   const status = params.getAll("status").filter(isRunStatus);
   const pages = useCursorPages();
@@ -27,6 +29,11 @@ export function WorkflowRuns({ app, workflowId }: { app: string; workflowId?: st
     context,
     requestPolicy: "cache-and-network",
   });
+
+  // Each change the page was told of (the workflow's grid sees them live) reads the list afresh.
+  useEffect(() => {
+    if (changes > 0) reexecute({ requestPolicy: "network-only" });
+  }, [changes, reexecute]);
 
   function setStatus(next: string[]) {
     setParams((p) => {

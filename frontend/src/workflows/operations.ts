@@ -399,3 +399,59 @@ export const ApproveWorkflowNodeMutation = graphql(`
     }
   }
 `);
+
+/** A run as the grid shows it: its state and each node's. */
+export const WorkflowGridRunFields = graphql(`
+  fragment WorkflowGridRun on WorkflowInstance {
+    id
+    status
+    version
+    triggerTime
+    startedTime
+    finishedTime
+    parentNodeKey
+    nodes {
+      key
+      name
+      type
+      status
+      reason
+      startedTime
+      finishedTime
+    }
+  }
+`);
+
+/** A workflow's newest runs (nested ones too) with each node's state, for the grid. */
+export const WorkflowGridQuery = graphql(`
+  query WorkflowGrid($app: String!, $workflowId: ID!, $first: Int) {
+    workflowInstances(app: $app, workflowId: $workflowId, first: $first) {
+      edges {
+        node {
+          ...WorkflowGridRun
+        }
+      }
+      totalCount
+    }
+  }
+`);
+
+/** That a run changed (the grid reads its runs afresh). */
+export const WorkflowGridRunChangedSubscription = graphql(`
+  subscription WorkflowGridRunChanged($id: ID!) {
+    workflowInstanceUpdated(id: $id) {
+      id
+      status
+    }
+  }
+`);
+
+/** That an instance of the app changed (a new run's first node shows as one). */
+export const WorkflowGridInstanceChangedSubscription = graphql(`
+  subscription WorkflowGridInstanceChanged($app: String!) {
+    instanceUpdated(app: $app) {
+      id
+      triggerType
+    }
+  }
+`);
