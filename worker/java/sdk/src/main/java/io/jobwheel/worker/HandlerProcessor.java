@@ -1,12 +1,15 @@
 package io.jobwheel.worker;
 
+import io.jobwheel.worker.xxl.IJobHandler;
+import io.jobwheel.worker.xxl.XxlJob;
+
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A {@link JobHandler} method as a processor. */
+/** A {@link JobHandler} or {@link XxlJob} method, or an {@link IJobHandler}, as a processor. */
 final class HandlerProcessor implements BasicProcessor {
     final String name;
     private final Object bean;
@@ -24,7 +27,8 @@ final class HandlerProcessor implements BasicProcessor {
     }
 
     /**
-     * The handlers of bean's class (and its superclasses); throws
+     * The handlers of bean's class (and its superclasses): its methods
+     * annotated {@link JobHandler} or xxl-job's {@link XxlJob}; throws
      * IllegalArgumentException naming a method that cannot be one.
      */
     static List<HandlerProcessor> scan(Object bean) {
@@ -35,27 +39,46 @@ final class HandlerProcessor implements BasicProcessor {
         for (Class<?> c = bean.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
             for (Method m : c.getDeclaredMethods()) {
                 JobHandler h = m.getAnnotation(JobHandler.class);
-                if (h == null || m.isBridge()) {
+                XxlJob x = m.getAnnotation(XxlJob.class);
+                if (h == null && x == null || m.isBridge()) {
                     continue;
                 }
                 String where = c.getName() + "." + m.getName();
-                if (h.value().isBlank()) {
-                    throw new IllegalArgumentException("@JobHandler on " + where + ": the name is empty");
+                if (h != null && x != null) {
+                    throw new IllegalArgumentException("@JobHandler and @XxlJob on " + where + ": use one of them");
+                }
+                String annotation = h != null ? "@JobHandler" : "@XxlJob";
+                String name = h != null ? h.value() : x.value();
+                String init = h != null ? h.init() : x.init();
+                String destroy = h != null ? h.destroy() : x.destroy();
+                where = annotation + " on " + where;
+                if (name.isBlank()) {
+                    throw new IllegalArgumentException(where + ": the name is empty");
                 }
                 if (Modifier.isStatic(m.getModifiers())) {
-                    throw new IllegalArgumentException("@JobHandler on " + where + ": the method is static; handlers are instance methods");
+                    throw new IllegalArgumentException(where + ": the method is static; handlers are instance methods");
                 }
                 Class<?>[] p = m.getParameterTypes();
                 if (p.length > 1 || p.length == 1 && p[0] != String.class && p[0] != TaskContext.class) {
-                    throw new IllegalArgumentException("@JobHandler on " + where
+                    throw new IllegalArgumentException(where
                             + ": a handler takes no argument, a String (the parameters) or a TaskContext");
                 }
                 m.setAccessible(true);
-                out.add(new HandlerProcessor(h.value(), bean, m, lifecycle(c, where, "init", h.init()),
-                        lifecycle(c, where, "destroy", h.destroy())));
+                out.add(new HandlerProcessor(name, bean, m, lifecycle(c, where, "init", init),
+                        lifecycle(c, where, "destroy", destroy)));
             }
         }
         return out;
+    }
+
+    /** xxl-job's IJobHandler as the processor called name: its execute, init and destroy. */
+    static HandlerProcessor of(String name, IJobHandler handler) {
+        try {
+            return new HandlerProcessor(name, handler, IJobHandler.class.getMethod("execute"),
+                    IJobHandler.class.getMethod("init"), IJobHandler.class.getMethod("destroy"));
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Method lifecycle(Class<?> c, String where, String what, String name) {
@@ -71,7 +94,7 @@ final class HandlerProcessor implements BasicProcessor {
                 // look further up
             }
         }
-        throw new IllegalArgumentException("@JobHandler on " + where + ": " + what + " method " + name
+        throw new IllegalArgumentException(where + ": " + what + " method " + name
                 + "() not found on " + c.getName() + " (it takes no argument)");
     }
 

@@ -8,7 +8,9 @@ import java.lang.annotation.Target;
 
 /**
  * Marks a method as the processor called {@link #value()}, the way
- * xxl-job's {@code @XxlJob("name")} marks a handler; register the object
+ * xxl-job's {@code @XxlJob("name")} marks a handler (code written for
+ * xxl-job can keep {@code @XxlJob}: {@link io.jobwheel.worker.xxl.XxlJob}
+ * means the same); register the object
  * holding it with {@link Worker#registerHandlers(Object)}. Inside, read the
  * run through {@link JobHelper}:
  *

@@ -2,15 +2,16 @@ package io.jobwheel.worker;
 
 /**
  * What a {@link JobHandler} method reads and says about its run, through
- * static calls bound to the thread running it: the shape of xxl-job's
- * {@code XxlJobHelper}. Outside a run (another thread, or no task) the
- * getters return empty values and the others return false.
+ * static calls bound to the thread running it (and to the threads it
+ * starts, as xxl-job's): the shape of xxl-job's {@code XxlJobHelper}, whose
+ * very names {@link io.jobwheel.worker.xxl.XxlJobHelper} has. Outside a run
+ * the getters return empty values and the others return false.
  */
 public final class JobHelper {
     private JobHelper() {
     }
 
-    /** The task running on this thread, or null. */
+    /** The task running on this thread (or on the handler thread that started it), or null. */
     public static TaskContext getContext() {
         return TaskContext.current();
     }
@@ -104,7 +105,10 @@ public final class JobHelper {
         return handle(false, msg, true);
     }
 
-    /** xxl-job's codes: 200 success, 502 timeout, anything else a failure. */
+    /**
+     * xxl-job's codes: 200 success, 502 timeout, anything else a failure. As
+     * with every handle call, a null msg keeps the message given before.
+     */
     public static boolean handleResult(int code, String msg) {
         return handle(code == 200, msg, code == 502);
     }
@@ -115,7 +119,9 @@ public final class JobHelper {
             return false;
         }
         c.handledSuccess = success;
-        c.handledMsg = msg;
+        if (msg != null) {
+            c.handledMsg = msg; // as xxl-job's: no message keeps the one given before
+        }
         c.handledTimeout = timeout;
         return true;
     }

@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  * checks instead.
  */
 public final class TaskContext {
-    private static final ThreadLocal<TaskContext> CURRENT = new ThreadLocal<>();
+    // Inherited, as xxl-job's context is: threads a handler starts log to its run through JobHelper too.
+    private static final ThreadLocal<TaskContext> CURRENT = new InheritableThreadLocal<>();
 
     /** JSON for subtasks: fields as well as getters, PowerJob's subtask classes rarely have setters. */
     static final ObjectMapper SUBTASKS = new ObjectMapper()
@@ -52,6 +53,7 @@ public final class TaskContext {
     private final TaskLogger logger;
     private final WorkflowContext workflow;
     private final Results results;
+    private final Instant startedAt = Instant.now();
     private final CountDownLatch cancelled = new CountDownLatch(1);
     private final List<Runnable> onCancel = new CopyOnWriteArrayList<>();
     private volatile Cause cause;
@@ -75,7 +77,11 @@ public final class TaskContext {
                 : new Results(task.results, null, 0);
     }
 
-    /** The task running on this thread (a processor's), or null. */
+    /**
+     * The task running on this thread (a processor's), or on the thread that
+     * started it (as xxl-job's context, a thread inherits the task of the
+     * processor thread starting it, and keeps it); or null.
+     */
     public static TaskContext current() {
         return CURRENT.get();
     }
@@ -174,6 +180,11 @@ public final class TaskContext {
     /** How many broadcast tasks the instance has; 1 for other tasks. */
     public int getShardTotal() {
         return Math.max(task.shardTotal, 1);
+    }
+
+    /** When this worker took the task. */
+    public Instant getStartedAt() {
+        return startedAt;
     }
 
     /** When the run times out, or null. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jobwheel.worker.xxl.IJobHandler;
+import io.jobwheel.worker.xxl.XxlJob;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -54,7 +56,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * Worker w = new Worker(WorkerConfig.fromEnv().build());
  * w.register(new SyncOrders());                   // a BasicProcessor, named by its class
  * w.register("squares", new Squares());           // a MapReduceProcessor, named "squares"
- * w.registerHandlers(new XxlStyleJobs());         // its @JobHandler methods
+ * w.registerHandlers(new XxlStyleJobs());         // its @JobHandler (or xxl-job's @XxlJob) methods
  * w.run();                                        // reconnects by itself; returns after stop()
  * }</pre>
  *
@@ -185,25 +187,47 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Registers every {@link JobHandler} method of bean (xxl-job's
-     * {@code @XxlJob} way) under its annotation's name; returns the names.
+     * Makes xxl-job's {@link IJobHandler} the GO processor called name (where
+     * xxl-job's code called {@code XxlJobExecutor.registJobHandler(name,
+     * handler)}): its {@code init()} runs before its first run, its
+     * {@code destroy()} when the worker stops.
+     */
+    public Worker register(String name, IJobHandler handler) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("register: empty processor name");
+        }
+        if (handler == null) {
+            throw new IllegalArgumentException("register " + name + ": the handler is null");
+        }
+        addHandlers(List.of(HandlerProcessor.of(name, handler)), userClass(handler.getClass()));
+        return this;
+    }
+
+    /**
+     * Registers every method of bean annotated {@link JobHandler} or
+     * xxl-job's {@link XxlJob} under its annotation's name; returns the
+     * names.
      */
     public List<String> registerHandlers(Object bean) {
         List<HandlerProcessor> found = HandlerProcessor.scan(bean);
         if (found.isEmpty()) {
-            throw new IllegalArgumentException("registerHandlers: " + bean.getClass().getName() + " has no @JobHandler method");
+            throw new IllegalArgumentException("registerHandlers: " + bean.getClass().getName() + " has no @JobHandler or @XxlJob method");
         }
+        return addHandlers(found, userClass(bean.getClass()));
+    }
+
+    private List<String> addHandlers(List<HandlerProcessor> found, Class<?> type) {
         List<String> names = new ArrayList<>();
         lock.lock();
         try {
             for (HandlerProcessor h : found) {
-                if (processors.containsKey(h.name)) {
+                if (processors.containsKey(h.name) || names.contains(h.name)) {
                     throw new IllegalArgumentException("register: processor " + h.name + " registered twice");
                 }
                 names.add(h.name);
             }
             for (HandlerProcessor h : found) {
-                processors.put(h.name, new Registered(h.name, h, userClass(bean.getClass())));
+                processors.put(h.name, new Registered(h.name, h, type));
                 handlers.add(h);
             }
         } finally {
