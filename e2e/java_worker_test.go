@@ -21,9 +21,11 @@ import (
 // arrive; a BroadcastProcessor runs on both workers, each with its shard,
 // with its pre- and post-process once; a MapReduceProcessor maps 2,500
 // subtask objects through the server and reduces their results, read in
-// pages; xxl-job-style @JobHandler methods read their parameter and shard
-// through JobHelper and succeed or fail the way they say; a stop from the
-// API interrupts a handler. Then both workers stop gracefully on SIGTERM.
+// pages; xxl-job @XxlJob methods (xxl-job's SampleXxlJob, its imports
+// changed) read their parameter and shard through XxlJobHelper, run their
+// init before and their destroy after, and succeed or fail the way they
+// say; a stop from the API interrupts a handler. Then both workers stop
+// gracefully on SIGTERM.
 // A worker given a wrong secret stops at once (exit status 1) instead of
 // retrying.
 func TestJavaWorker(t *testing.T) {
@@ -85,7 +87,7 @@ func TestJavaWorker(t *testing.T) {
 		}
 		jobs[e.Node.Name] = e.Node.ID
 	}
-	for _, name := range []string{"java-hello", "java-broadcast", "java-sum-of-squares", "xxl-demo", "xxl-sharding"} {
+	for _, name := range []string{"java-hello", "java-broadcast", "java-sum-of-squares", "xxl-demo", "xxl-lifecycle", "xxl-sharding"} {
 		if jobs[name] == "" {
 			t.Fatalf("the worker did not declare job %s (jobs: %v)\n%s", name, jobs, output())
 		}
@@ -148,18 +150,43 @@ func TestJavaWorker(t *testing.T) {
 		t.Errorf("no Java worker read the results in pages (%q)\n%s", paged, output())
 	}
 
-	// xxl-job-style handlers: the parameter, the shards, success and failure.
+	// xxl-job handlers (@XxlJob, XxlJobHelper): the parameter, the shards,
+	// init and destroy, success and failure.
 	id, err = c.RunJob(jobs["xxl-demo"], "e2e")
 	if err != nil {
 		t.Fatal(err)
 	}
 	in = cl.wait(t, id, "SUCCEEDED")
-	if got := texts(in); in.Result != "hello e2e" || len(got) != 4 || got[0] != "XXL-JOB, Hello World. param=e2e ready=true" {
-		t.Errorf("xxl-demo: result %q, lines %q; want hello e2e after the handler's init", in.Result, got)
+	if got, want := texts(in), []string{"XXL-JOB, Hello World. param=e2e", "beat at:0", "beat at:1", "beat at:2"}; !slices.Equal(got, want) {
+		t.Errorf("xxl-demo: lines %q; want %q", got, want)
+	}
+	id, err = c.RunJob(jobs["xxl-lifecycle"], "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in = cl.wait(t, id, "SUCCEEDED")
+	if got := texts(in); in.Result != "hello e2e" || !slices.Equal(got, []string{"XXL-JOB, Hello World. ready=true"}) {
+		t.Errorf("xxl-lifecycle: result %q, lines %q; want hello e2e after the handler's init", in.Result, got)
+	}
+	lifecycleWorker := -1
+	for i := range workers { // java1, java2
+		if in.Worker != nil && strings.HasPrefix(in.Worker.ID, fmt.Sprintf("java%d-", i+1)) {
+			lifecycleWorker = i
+		}
+	}
+	if lifecycleWorker < 0 || !testkit.Poll(settle, func() bool {
+		return strings.Contains(workers[lifecycleWorker].Output(), "demoJobHandler2 init")
+	}) {
+		t.Errorf("the worker that ran xxl-lifecycle (%v) did not run its init\n%s", in.Worker, output())
 	}
 	in = cl.wait(t, cl.run(t, jobs["xxl-sharding"]), "SUCCEEDED")
 	if shards := shardLines(texts(in), "sharding: index=%d total=%d"); !slices.Equal(shards, []string{"0/2", "1/2"}) {
 		t.Errorf("xxl-sharding shards %q; want 0/2 and 1/2 (lines %q)", shards, texts(in))
+	}
+	for _, l := range []string{"shard 0: mine, processing", "shard 1: mine, processing", "shard 0: skipped", "shard 1: skipped"} {
+		if !slices.Contains(texts(in), l) {
+			t.Errorf("xxl-sharding lines %q; want %q among them", texts(in), l)
+		}
 	}
 	failing := cl.job(t, map[string]any{"name": "xxl-failing", "processorType": "GO", "processor": "failingJobHandler"})
 	in = cl.wait(t, cl.run(t, failing), "FAILED")
@@ -191,12 +218,15 @@ func TestJavaWorker(t *testing.T) {
 	for _, w := range workers {
 		w.Signal(syscall.SIGTERM)
 	}
-	for _, w := range workers {
+	for i, w := range workers {
 		if err, ok := w.Wait(connect); !ok || err != nil {
 			t.Fatalf("%s after SIGTERM: exited %t, %v\noutput:\n%s", w.Name, ok, err, tail(w.Output(), 40))
 		}
 		if !strings.Contains(w.Output(), "worker stopped") {
 			t.Errorf("%s did not say it stopped:\n%s", w.Name, tail(w.Output(), 20))
+		}
+		if i == lifecycleWorker && !strings.Contains(w.Output(), "demoJobHandler2 destroy") {
+			t.Errorf("%s ran demoJobHandler2's init but not its destroy on stopping:\n%s", w.Name, tail(w.Output(), 20))
 		}
 	}
 }

@@ -51,9 +51,11 @@ public final class ExampleWorker {
                                 .description("a PowerJob-style MapReduceProcessor").executionMode("MAP_REDUCE").params("1000")
                                 .taskConcurrency(8).build(),
                         JobDeclaration.builder("xxl-demo", "API", "demoJobHandler")
-                                .description("an xxl-job-style @JobHandler").build(),
+                                .description("an xxl-job @XxlJob handler").build(),
+                        JobDeclaration.builder("xxl-lifecycle", "API", "demoJobHandler2")
+                                .description("an xxl-job @XxlJob handler with init and destroy").build(),
                         JobDeclaration.builder("xxl-sharding", "API", "shardingJobHandler")
-                                .description("an xxl-job-style sharding handler (SHARDING_BROADCAST)").executionMode("BROADCAST").build());
+                                .description("an xxl-job sharding handler (SHARDING_BROADCAST)").executionMode("BROADCAST").build());
             }
             w = new Worker(b.build());
         } catch (ConfigException e) {
@@ -64,7 +66,7 @@ public final class ExampleWorker {
         w.register(new HelloProcessor());
         w.register(new ShardedBroadcast());
         w.register(new SumOfSquares());
-        // xxl-job's way: @JobHandler methods, named by the annotation.
+        // xxl-job's way: @XxlJob methods, named by the annotation.
         w.registerHandlers(new XxlStyleJobs());
         Signals.stopOn(w, "TERM", "INT");
         try {

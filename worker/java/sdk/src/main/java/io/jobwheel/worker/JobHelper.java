@@ -13,17 +13,17 @@ public final class JobHelper {
 
     /** The task running on this thread (or on the handler thread that started it), or null. */
     public static TaskContext getContext() {
-        return TaskContext.current();
+        return TaskContext.inherited();
     }
 
     public static long getJobId() {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         return c == null ? 0 : c.getJobId();
     }
 
     /** The run's instance id (xxl-job's log id plays that part). */
     public static long getInstanceId() {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         return c == null ? 0 : c.getInstanceId();
     }
 
@@ -32,7 +32,7 @@ public final class JobHelper {
      * xxl-job's trigger parameter), else the job's.
      */
     public static String getJobParam() {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         return c == null ? "" : c.getParams();
     }
 
@@ -41,26 +41,26 @@ public final class JobHelper {
      * when it is not traced, or outside a run.
      */
     public static String getTraceparent() {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         return c == null ? "" : c.getTraceparent();
     }
 
     /** In a BROADCAST job (SHARDING_BROADCAST): this worker's shard, 0 … total−1; else 0. */
 
     public static int getShardIndex() {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         return c == null ? 0 : c.getShardIndex();
     }
 
     /** In a BROADCAST job: how many shards there are; else 1. */
     public static int getShardTotal() {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         return c == null ? 1 : c.getShardTotal();
     }
 
     /** Logs a line of the run, {@code {}} placeholders as in SLF4J; false outside a run. */
     public static boolean log(String pattern, Object... args) {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         if (c == null) {
             return false;
         }
@@ -70,7 +70,7 @@ public final class JobHelper {
 
     /** Logs the throwable's stack trace, at ERROR; false outside a run. */
     public static boolean log(Throwable e) {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         if (c == null) {
             return false;
         }
@@ -114,7 +114,7 @@ public final class JobHelper {
     }
 
     private static boolean handle(boolean success, String msg, boolean timeout) {
-        TaskContext c = TaskContext.current();
+        TaskContext c = TaskContext.inherited();
         if (c == null) {
             return false;
         }

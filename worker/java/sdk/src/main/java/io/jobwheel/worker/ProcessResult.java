@@ -6,8 +6,13 @@ package io.jobwheel.worker;
  * of PowerJob's {@code ProcessResult}.
  */
 public final class ProcessResult {
-    private final boolean success;
-    private final String msg;
+    private boolean success;
+    private String msg;
+
+    /** A failure without a message, to fill with the setters (PowerJob's no-argument constructor). */
+    public ProcessResult() {
+        this(false, "");
+    }
 
     /** A result without a message. */
     public ProcessResult(boolean success) {
@@ -35,6 +40,16 @@ public final class ProcessResult {
 
     public String getMsg() {
         return msg;
+    }
+
+    /** PowerJob's setter; read when the processor returns. */
+    public void setSuccess(boolean success) {
+        this.success = success;
+    }
+
+    /** PowerJob's setter (null is ""); read when the processor returns. */
+    public void setMsg(String msg) {
+        this.msg = msg == null ? "" : msg;
     }
 
     @Override

@@ -34,8 +34,9 @@ import java.util.concurrent.TimeUnit;
  * checks instead.
  */
 public final class TaskContext {
-    // Inherited, as xxl-job's context is: threads a handler starts log to its run through JobHelper too.
-    private static final ThreadLocal<TaskContext> CURRENT = new InheritableThreadLocal<>();
+    private static final ThreadLocal<TaskContext> CURRENT = new ThreadLocal<>();
+    // The same, inherited by the threads a processor starts, as xxl-job's context is: for JobHelper.
+    private static final ThreadLocal<TaskContext> INHERITED = new InheritableThreadLocal<>();
 
     /** JSON for subtasks: fields as well as getters, PowerJob's subtask classes rarely have setters. */
     static final ObjectMapper SUBTASKS = new ObjectMapper()
@@ -77,20 +78,28 @@ public final class TaskContext {
                 : new Results(task.results, null, 0);
     }
 
-    /**
-     * The task running on this thread (a processor's), or on the thread that
-     * started it (as xxl-job's context, a thread inherits the task of the
-     * processor thread starting it, and keeps it); or null.
-     */
+    /** The task running on this thread (a processor's), or null. */
     public static TaskContext current() {
         return CURRENT.get();
+    }
+
+    /**
+     * The task running on this thread, or else the one that ran on the
+     * processor thread that started this thread (xxl-job's inherited
+     * context, which the thread keeps); or null.
+     */
+    static TaskContext inherited() {
+        TaskContext c = CURRENT.get();
+        return c != null ? c : INHERITED.get();
     }
 
     static void bind(TaskContext ctx) {
         if (ctx == null) {
             CURRENT.remove();
+            INHERITED.remove();
         } else {
             CURRENT.set(ctx);
+            INHERITED.set(ctx);
         }
     }
 

@@ -190,6 +190,28 @@ class ProcessorsTest {
     }
 
     @Test
+    void aResultBuiltWithPowerJobsSetters() {
+        w = Support.worker(config(), w -> w.register("p", ctx -> {
+            ProcessResult r = new ProcessResult();
+            r.setSuccess(!"fail".equals(ctx.getJobParams()));
+            r.setMsg("set " + ctx.getJobParams());
+            return r;
+        }));
+        Support.Recorder rec = new Support.Recorder(w);
+        ObjectNode ok = task(1, "p");
+        ok.put("jobParams", "ok");
+        ObjectNode fail = task(2, "p");
+        fail.put("jobParams", "fail");
+        w.accept(dispatch(ok, fail));
+        assertEquals("SUCCEEDED", rec.fin(1).get("status").asText());
+        assertEquals("set ok", rec.fin(1).get("result").asText());
+        assertEquals("FAILED", rec.fin(2).get("status").asText());
+        assertEquals("set fail", rec.fin(2).get("result").asText());
+        assertEquals("", new ProcessResult().getMsg());
+        assertFalse(new ProcessResult().isSuccess(), "PowerJob's default: not a success");
+    }
+
+    @Test
     void reduceWithoutAMapReduceProcessorFails() {
         w = Support.worker(config(), w -> w.register("p", ctx -> new ProcessResult(true, "")));
         Support.Recorder rec = new Support.Recorder(w);
@@ -208,6 +230,28 @@ class ProcessorsTest {
         Support.Recorder rec = new Support.Recorder(w);
         w.accept(dispatch(task(1, "p")));
         assertTrue(rec.fin(1).get("result").asText().startsWith("map: only MAP and MAP_REDUCE jobs can emit subtasks"));
+    }
+
+    /** PowerJob code catching what its map throws, by PowerJob's name. */
+    static class CatchesMapFailures implements MapProcessor {
+        @Override
+        public ProcessResult process(TaskContext context) throws Exception {
+            try {
+                map(List.of(1), "n");
+            } catch (PowerJobCheckedException e) {
+                return new ProcessResult(false, "caught: " + e.getMessage());
+            }
+            return new ProcessResult(true, "mapped");
+        }
+    }
+
+    @Test
+    void powerJobCodeCatchesMapFailuresByPowerJobsName() {
+        w = Support.worker(config(), w -> w.register(new CatchesMapFailures()));
+        Support.Recorder rec = new Support.Recorder(w);
+        w.accept(dispatch(task(1, CatchesMapFailures.class.getName())));
+        assertTrue(rec.fin(1).get("result").asText().startsWith("caught: map: only MAP and MAP_REDUCE jobs can emit subtasks"),
+                rec.fin(1).toString());
     }
 
     @Test
