@@ -232,6 +232,34 @@ class ProcessorsTest {
         assertTrue(rec.fin(1).get("result").asText().startsWith("map: only MAP and MAP_REDUCE jobs can emit subtasks"));
     }
 
+    /** Maps from a thread it starts: only the processor's own thread may (JobHelper's context is inherited, map's is not). */
+    static class MapsFromAnotherThread implements MapProcessor {
+        @Override
+        public ProcessResult process(TaskContext context) throws Exception {
+            String[] err = new String[2];
+            Thread t = new Thread(() -> {
+                err[1] = "JobHelper there: " + (JobHelper.getContext() == context);
+                try {
+                    map(List.of(1), "n");
+                } catch (MapException e) {
+                    err[0] = e.getMessage();
+                }
+            });
+            t.start();
+            t.join();
+            return new ProcessResult(false, err[0] + "; " + err[1]);
+        }
+    }
+
+    @Test
+    void mapFromAThreadTheProcessorStartsSaysWhy() {
+        w = Support.worker(config(), w -> w.register(new MapsFromAnotherThread()));
+        Support.Recorder rec = new Support.Recorder(w);
+        w.accept(dispatch(kind(task(1, MapsFromAnotherThread.class.getName()), "MAP", "ROOT", "ROOT")));
+        assertEquals("map: no task runs on this thread; call map from the thread running process; JobHelper there: true",
+                rec.fin(1).get("result").asText());
+    }
+
     /** PowerJob code catching what its map throws, by PowerJob's name. */
     static class CatchesMapFailures implements MapProcessor {
         @Override
