@@ -138,7 +138,7 @@ describe("a job's overview page", () => {
       "/apps/orders/instances?job=7",
     );
     // Both charts (loaded on their own: a busy machine may take a while), with what they show in words.
-    const loaded = { timeout: 10_000 };
+    const loaded = { timeout: 30_000 };
     expect(
       await screen.findByRole("img", { name: /Outcomes per hour: 9 succeeded, 1 failed, 1 stopped/ }, loaded),
     ).toBeInTheDocument();
