@@ -429,11 +429,12 @@ type ComplexityRoot struct {
 	}
 
 	LogLine struct {
-		Level  func(childComplexity int) int
-		Seq    func(childComplexity int) int
-		Text   func(childComplexity int) int
-		Time   func(childComplexity int) int
-		Worker func(childComplexity int) int
+		Attempt func(childComplexity int) int
+		Level   func(childComplexity int) int
+		Seq     func(childComplexity int) int
+		Text    func(childComplexity int) int
+		Time    func(childComplexity int) int
+		Worker  func(childComplexity int) int
 	}
 
 	LogPage struct {
@@ -2730,6 +2731,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Lifecycle.Start(childComplexity), true
 
+	case "LogLine.attempt":
+		if e.ComplexityRoot.LogLine.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LogLine.Attempt(childComplexity), true
 	case "LogLine.level":
 		if e.ComplexityRoot.LogLine.Level == nil {
 			break
@@ -5953,6 +5960,8 @@ type LogLine {
   worker: String
   "The text."
   text: String!
+  "The instance's attempt when the line was stored (a retry's lines have the retry's number); 0 for a line stored before attempts were recorded."
+  attempt: Int!
 }
 
 "An instance in a list."
@@ -8402,6 +8411,8 @@ func (ec *executionContext) childFields_LogLine(ctx context.Context, field graph
 		return ec.fieldContext_LogLine_worker(ctx, field)
 	case "text":
 		return ec.fieldContext_LogLine_text(ctx, field)
+	case "attempt":
+		return ec.fieldContext_LogLine_attempt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LogLine", field.Name)
 }
@@ -17463,6 +17474,29 @@ func (ec *executionContext) _LogLine_text(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_LogLine_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LogLine", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LogLine_attempt(ctx context.Context, field graphql.CollectedField, obj *db.InstanceLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LogLine_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LogLine_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LogLine", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _LogPage_lines(ctx context.Context, field graphql.CollectedField, obj *model.LogPage) (ret graphql.Marshaler) {
@@ -33393,6 +33427,11 @@ func (ec *executionContext) _LogLine(ctx context.Context, sel ast.SelectionSet, 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "text":
 			out.Values[i] = ec._LogLine_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attempt":
+			out.Values[i] = ec._LogLine_attempt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

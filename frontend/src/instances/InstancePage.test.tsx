@@ -76,7 +76,7 @@ function setup(
 
 function logLine(seq: number, text: string) {
   return {
-    data: { instanceLogs: { seq, time: "2026-11-21T12:00:02Z", level: "INFO", worker: "agent1", text } },
+    data: { instanceLogs: { seq, time: "2026-11-21T12:00:02Z", level: "INFO", worker: "agent1", text, attempt: 1 } },
   };
 }
 

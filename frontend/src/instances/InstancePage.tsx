@@ -121,7 +121,7 @@ function InstanceDetails({
   live: boolean;
   traceUrl?: string;
 }) {
-  const logs = useInstanceLogs(instance.id, live);
+  const logs = useInstanceLogs(instance.id, live, instance.attempt);
   const canEdit = useCanEdit();
   const worker = instance.worker;
   const mode = instance.job?.executionMode;

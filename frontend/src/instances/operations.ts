@@ -129,6 +129,7 @@ export const InstanceLogsQuery = graphql(`
           level
           worker
           text
+          attempt
         }
         hasMore
       }
@@ -161,6 +162,7 @@ export const InstanceLogLinesSubscription = graphql(`
       level
       worker
       text
+      attempt
     }
   }
 `);
