@@ -41,6 +41,7 @@ type Documents = {
     "\n  mutation RetryInstance($id: ID!) {\n    retryInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n": typeof types.RetryInstanceDocument,
     "\n  subscription InstanceLogLines($instanceId: ID!, $afterSeq: Int) {\n    instanceLogs(instanceId: $instanceId, afterSeq: $afterSeq) {\n      seq\n      time\n      level\n      worker\n      text\n      attempt\n    }\n  }\n": typeof types.InstanceLogLinesDocument,
     "\n  subscription InstanceChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n    }\n  }\n": typeof types.InstanceChangesDocument,
+    "\n  subscription InstanceLiveChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n      attempt\n      reason\n      startedTime\n      finishedTime\n      worker {\n        id\n        host\n        alive\n        health\n        lastHeartbeat\n      }\n    }\n  }\n": typeof types.InstanceLiveChangesDocument,
     "\n  query InstanceTaskSummary($id: ID!) {\n    instance(id: $id) {\n      id\n      status\n      tasks {\n        total\n        waiting\n        running\n        succeeded\n        failed\n        stopped\n      }\n    }\n  }\n": typeof types.InstanceTaskSummaryDocument,
     "\n  fragment TaskRow on Task {\n    id\n    name\n    kind\n    status\n    workerId\n    attempt\n    createdTime\n    finishedTime\n    nextAttemptAt\n  }\n": typeof types.TaskRowFragmentDoc,
     "\n  query InstanceTasks($id: ID!, $status: [TaskStatus!], $first: Int, $after: String) {\n    instance(id: $id) {\n      id\n      taskList(status: $status, first: $first, after: $after) {\n        edges {\n          cursor\n          node {\n            ...TaskRow\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": typeof types.InstanceTasksDocument,
@@ -139,6 +140,7 @@ const documents: Documents = {
     "\n  mutation RetryInstance($id: ID!) {\n    retryInstance(id: $id) {\n      ...InstanceFields\n    }\n  }\n": types.RetryInstanceDocument,
     "\n  subscription InstanceLogLines($instanceId: ID!, $afterSeq: Int) {\n    instanceLogs(instanceId: $instanceId, afterSeq: $afterSeq) {\n      seq\n      time\n      level\n      worker\n      text\n      attempt\n    }\n  }\n": types.InstanceLogLinesDocument,
     "\n  subscription InstanceChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n    }\n  }\n": types.InstanceChangesDocument,
+    "\n  subscription InstanceLiveChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n      attempt\n      reason\n      startedTime\n      finishedTime\n      worker {\n        id\n        host\n        alive\n        health\n        lastHeartbeat\n      }\n    }\n  }\n": types.InstanceLiveChangesDocument,
     "\n  query InstanceTaskSummary($id: ID!) {\n    instance(id: $id) {\n      id\n      status\n      tasks {\n        total\n        waiting\n        running\n        succeeded\n        failed\n        stopped\n      }\n    }\n  }\n": types.InstanceTaskSummaryDocument,
     "\n  fragment TaskRow on Task {\n    id\n    name\n    kind\n    status\n    workerId\n    attempt\n    createdTime\n    finishedTime\n    nextAttemptAt\n  }\n": types.TaskRowFragmentDoc,
     "\n  query InstanceTasks($id: ID!, $status: [TaskStatus!], $first: Int, $after: String) {\n    instance(id: $id) {\n      id\n      taskList(status: $status, first: $first, after: $after) {\n        edges {\n          cursor\n          node {\n            ...TaskRow\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": types.InstanceTasksDocument,
@@ -332,6 +334,10 @@ export function graphql(source: "\n  subscription InstanceLogLines($instanceId: 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription InstanceChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  subscription InstanceChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription InstanceLiveChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n      attempt\n      reason\n      startedTime\n      finishedTime\n      worker {\n        id\n        host\n        alive\n        health\n        lastHeartbeat\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription InstanceLiveChanges($app: String!, $jobId: ID) {\n    instanceUpdated(app: $app, jobId: $jobId) {\n      id\n      status\n      attempt\n      reason\n      startedTime\n      finishedTime\n      worker {\n        id\n        host\n        alive\n        health\n        lastHeartbeat\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -65,7 +65,7 @@ function setup(
     subscription: ({ name, variables }) => {
       const subject = makeSubject<Pushed>();
       if (name === "InstanceLogLines") logs.push(subject);
-      else if (name === "InstanceChanges") changes.push({ variables, subject });
+      else if (name === "InstanceChanges" || name === "InstanceLiveChanges") changes.push({ variables, subject });
       else return undefined;
       return subject.source;
     },
@@ -160,6 +160,43 @@ describe("the instance page", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("shows the status, start and worker the server pushes, even when a read raced the change", async () => {
+    // Every read answers as the instance was when it was dispatched: the
+    // re-read after the push was answered before the change committed.
+    const { changes, mock } = setup(() => "DISPATCHED", "OWNER", { startedTime: null, finishedTime: null, worker: null });
+    await screen.findByRole("heading", { name: "Instance #42" });
+    const heading = screen.getByRole("heading", { name: "Instance #42" }).parentElement;
+    if (!heading) throw new Error("no heading group");
+    expect(within(heading).getByText("DISPATCHED")).toBeInTheDocument();
+    expect(screen.getAllByText("not yet").length).toBeGreaterThan(0);
+    await waitFor(() => expect(changes).toHaveLength(1));
+
+    act(() =>
+      changes[0]?.subject.next({
+        data: {
+          instanceUpdated: {
+            id: "42",
+            status: "RUNNING",
+            attempt: 1,
+            reason: "",
+            startedTime: "2026-11-21T12:00:01Z",
+            finishedTime: null,
+            worker: { id: "agent-7-x", host: "agent-7", alive: true, health: "HEALTHY", lastHeartbeat: "2026-11-21T12:00:01Z" },
+          },
+        },
+      }),
+    );
+    expect(await within(heading).findByText("RUNNING")).toBeInTheDocument();
+    expect(screen.getByText("agent-7")).toBeInTheDocument();
+    // Started is reached: only Finished still says not yet.
+    expect(screen.getAllByText("not yet")).toHaveLength(1);
+    expect(await screen.findByRole("button", { name: "Stop" })).toBeInTheDocument();
+
+    // The re-read the push asked for (still answering DISPATCHED) takes nothing back.
+    await waitFor(() => expect(mock.sent("Instance").length).toBeGreaterThanOrEqual(2));
+    expect(within(heading).getByText("RUNNING")).toBeInTheDocument();
   });
 
   it("offers no stop or retry to a VIEWER", async () => {

@@ -10,6 +10,7 @@ import {
   Text,
   Title,
 } from "@mantine/core";
+import { useState } from "react";
 import { useId } from "@mantine/hooks";
 import { Link, useParams } from "react-router";
 import { useQuery } from "urql";
@@ -25,12 +26,12 @@ import { InstanceActions } from "./InstanceActions";
 import { InstanceTimeline } from "./InstanceTimeline";
 import { LogViewer } from "./LogViewer";
 import { InstanceQuery } from "./operations";
-import { isUnfinished } from "./status";
+import { isLaterState, isUnfinished } from "./status";
 import { StatusBadge } from "./StatusBadge";
 import { TaskSummary } from "./TaskSummary";
 import { TasksSection } from "./TasksSection";
 import { UnqualifiedWorkersSection } from "./UnqualifiedWorkersTable";
-import { useInstanceChanges } from "./useInstanceChanges";
+import { useInstanceChanges, type LiveInstanceChange } from "./useInstanceChanges";
 import { useInstanceLogs } from "./useInstanceLogs";
 import { useTaskSummary } from "./useTaskSummary";
 import { t } from "../i18n";
@@ -48,16 +49,24 @@ export function InstancePage() {
 
 function InstanceView({ app, instanceId }: { app: string; instanceId: string }) {
   const [fetched, reexecute] = useQuery({ query: InstanceQuery, variables: { id: instanceId } });
-  const result = useKeptData(fetched);
-  const instance = result.data?.instance;
+  const kept = useKeptData(fetched);
+  const read = kept.data?.instance;
+  // The latest state the server pushed of this instance.
+  const [pushed, setPushed] = useState<LiveInstanceChange | null>(null);
+  const instance = read && pushed && isLaterState(pushed, read) ? { ...read, ...pushed } : read;
+  const result = instance && kept.data ? { ...kept, data: { ...kept.data, instance } } : kept;
   const live = instance ? isUnfinished(instance.status) : false;
-  // Read afresh whenever the server says this instance changed (it can be
+  // Its status, attempt, worker and times show as the server pushes them;
+  // the rest is read afresh whenever the server says it changed (it can be
   // retried after it finished, so also then); poll only without a websocket.
   useInstanceChanges({
     app,
-    jobId: instance?.job?.id,
-    enabled: instance !== undefined && instance !== null,
+    jobId: read?.job?.id,
+    enabled: read !== undefined && read !== null,
     matters: (change) => change.id === instanceId,
+    onPush: (change) => {
+      if (change.id === instanceId) setPushed(change);
+    },
     refresh: () => reexecute({ requestPolicy: "network-only" }),
     fallbackMs: instanceFallbackMs,
     fallback: live,

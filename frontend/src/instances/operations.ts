@@ -180,6 +180,31 @@ export const InstanceChangesSubscription = graphql(`
   }
 `);
 
+/**
+ * The app's instances (of one job) as they change, with what a screen of
+ * one instance shows straight from the push, before it reads the rest
+ * afresh: where it is in its life, its attempt, who runs it and since when.
+ */
+export const InstanceLiveChangesSubscription = graphql(`
+  subscription InstanceLiveChanges($app: String!, $jobId: ID) {
+    instanceUpdated(app: $app, jobId: $jobId) {
+      id
+      status
+      attempt
+      reason
+      startedTime
+      finishedTime
+      worker {
+        id
+        host
+        alive
+        health
+        lastHeartbeat
+      }
+    }
+  }
+`);
+
 /** An instance's task counts by status, re-read while it runs (tasks progress without the instance changing). */
 export const InstanceTaskSummaryQuery = graphql(`
   query InstanceTaskSummary($id: ID!) {
