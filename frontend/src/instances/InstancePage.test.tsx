@@ -1,4 +1,5 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { CombinedError } from "urql";
 import { makeSubject, type Subject } from "wonka";
 import type { AppRole, InstanceFieldsFragment, InstanceStatus } from "../graphql/graphql";
@@ -197,6 +198,50 @@ describe("the instance page", () => {
     // The re-read the push asked for (still answering DISPATCHED) takes nothing back.
     await waitFor(() => expect(mock.sent("Instance").length).toBeGreaterThanOrEqual(2));
     expect(within(heading).getByText("RUNNING")).toBeInTheDocument();
+  });
+
+  it("shows a live instance's log before the rest, and a finished one's result once, above its log", async () => {
+    let status: InstanceStatus = "RUNNING";
+    const { changes } = setup(() => status, "OWNER", { worker: null });
+    const log = await screen.findByRole("heading", { name: "Log" });
+    const result = screen.getByRole("heading", { name: "Result" });
+    expect(log.compareDocumentPosition(result) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    // One attempt is the instance itself: no table repeats it.
+    expect(screen.queryByRole("heading", { name: "Attempts" })).not.toBeInTheDocument();
+    await waitFor(() => expect(changes).toHaveLength(1));
+
+    // It finished: what it returned comes first, once, and the log stays as it was (its search kept).
+    const search = screen.getByRole("searchbox", { name: "Search the log" });
+    await userEvent.type(search, "boom");
+    status = "FAILED";
+    act(() => changes[0]?.subject.next({ data: { instanceUpdated: { id: "42", status: "FAILED" } } }));
+    const failed = await screen.findByRole("heading", { name: "Result" });
+    await waitFor(() =>
+      expect(screen.getByRole("heading", { name: "Log" }).compareDocumentPosition(failed) & Node.DOCUMENT_POSITION_PRECEDING).toBeTruthy(),
+    );
+    expect(screen.getByRole("searchbox", { name: "Search the log" })).toHaveValue("boom");
+  });
+
+  it("lists a retried instance's attempts without repeating the result shown under Result", async () => {
+    const attempt = (n: number, result: string) => ({
+      attempt: n,
+      status: "FAILED" as const,
+      worker: "agent1",
+      result,
+      reason: "FAILED",
+      startedTime: "2026-11-21T12:00:01Z",
+      finishedTime: "2026-11-21T12:00:09Z",
+    });
+    setup(() => "FAILED", "OWNER", {
+      attempt: 2,
+      result: "exit status 4",
+      attempts: [attempt(1, "exit status 3"), attempt(2, "exit status 4")],
+    });
+    const table = (await screen.findByRole("heading", { name: "Attempts" })).parentElement;
+    if (!table) throw new Error("no attempts section");
+    expect(screen.getAllByText("exit status 4")).toHaveLength(1);
+    expect(within(table).getByText("exit status 3")).toBeInTheDocument();
+    expect(within(table).getByText("Under Result, above")).toBeInTheDocument();
   });
 
   it("offers no stop or retry to a VIEWER", async () => {

@@ -137,6 +137,19 @@ function InstanceDetails({
   // A STANDALONE instance's one task moves with the instance, which
   // instanceUpdated already follows: only the others' counts are re-read.
   const tasks = useTaskSummary(instance, live && mode !== undefined && mode !== "STANDALONE");
+  const outcome = (
+    <SimpleGrid cols={{ base: 1, md: 2 }}>
+      <Stack gap={4}>
+        <Title order={3} size="h5">{t("instances.InstancePage.parameters")}</Title>
+        {instance.params ? (
+          <Code block>{instance.params}</Code>
+        ) : (
+          <Text size="sm" c="dimmed">{t("instances.InstancePage.noneTheJobS")}</Text>
+        )}
+      </Stack>
+      <ResultSection instance={instance} live={live} />
+    </SimpleGrid>
+  );
   return (
     <Stack gap="lg">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -214,30 +227,9 @@ function InstanceDetails({
         </Grid.Col>
       </Grid>
 
-      <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Stack gap={4}>
-          <Title order={3} size="h5">{t("instances.InstancePage.parameters")}</Title>
-          {instance.params ? (
-            <Code block>{instance.params}</Code>
-          ) : (
-            <Text size="sm" c="dimmed">{t("instances.InstancePage.noneTheJobS")}</Text>
-          )}
-        </Stack>
-        <ResultSection instance={instance} live={live} />
-      </SimpleGrid>
-
-      {/* A STANDALONE instance's one task is the instance itself, shown above. */}
-      {mode !== undefined && mode !== "STANDALONE" && (
-        <TasksSection instanceId={instance.id} counts={tasks} live={live} />
-      )}
-
-      <UnqualifiedWorkersSection instance={instance} />
-
-      <Stack gap="xs">
-        <Title order={3} size="h5">{t("instances.InstancePage.attempts")}</Title>
-        <AttemptsTable attempts={instance.attempts} nextAttemptAt={instance.nextAttemptAt} />
-      </Stack>
-
+      {/* The log is where a live instance's output is: first then, under what it returned once it finished.
+          It keeps its place among the children either way, so it stays mounted (its filters, its scroll). */}
+      {!live && outcome}
       <Stack gap="xs">
         <Title order={3} size="h5">{t("instances.InstancePage.log")}</Title>
         <LogViewer
@@ -248,6 +240,26 @@ function InstanceDetails({
           fileName={`instance-${instance.id}.log`}
         />
       </Stack>
+      {live && outcome}
+
+      {/* A STANDALONE instance's one task is the instance itself, shown above. */}
+      {mode !== undefined && mode !== "STANDALONE" && (
+        <TasksSection instanceId={instance.id} counts={tasks} live={live} />
+      )}
+
+      <UnqualifiedWorkersSection instance={instance} />
+
+      {/* One attempt is the instance itself, told above; a retried one lists each. */}
+      {(instance.attempts.length > 1 || instance.nextAttemptAt) && (
+        <Stack gap="xs">
+          <Title order={3} size="h5">{t("instances.InstancePage.attempts")}</Title>
+          <AttemptsTable
+            attempts={instance.attempts}
+            nextAttemptAt={instance.nextAttemptAt}
+            current={{ attempt: instance.attempt, result: instance.result }}
+          />
+        </Stack>
+      )}
     </Stack>
   );
 }
