@@ -1,6 +1,7 @@
 import { Fieldset, Grid, Paper, Select, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
 import { DateTimePicker } from "@mantine/dates";
 import type { ScheduleType } from "../graphql/graphql";
+import { CronPresets } from "./cronHelp";
 import { mono, useWatch, type JobFormApi } from "./formApi";
 import { hasExpression, scheduleTypes, selectData } from "./labels";
 import { SchedulePreview } from "./SchedulePreview";
@@ -68,6 +69,7 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
                 error={form.errors["scheduleExpression"] ?? preview.expressionError}
               />
             )}
+            {type === "CRON" && <CronPresets onPick={(e) => form.setFieldValue("scheduleExpression", e)} />}
             <TimeZoneSelect
               label={t("jobs.ScheduleFields.timeZone")}
               description={t("jobs.ScheduleFields.theZoneTheCron")}
@@ -102,7 +104,7 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 5 }}>
           {hasExpression(type) ? (
-            <SchedulePreview preview={preview} timeZone={timeZone} />
+            <SchedulePreview preview={preview} timeZone={timeZone} cron={type === "CRON" ? expression : undefined} />
           ) : (
             <Paper withBorder p="sm" radius="md">
               <Text size="sm" c="dimmed">
