@@ -161,6 +161,7 @@ type ComplexityRoot struct {
 	}
 
 	AppMember struct {
+		Admin    func(childComplexity int) int
 		Role     func(childComplexity int) int
 		UserID   func(childComplexity int) int
 		Username func(childComplexity int) int
@@ -1503,6 +1504,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.App.WorkflowBudget(childComplexity), true
 
+	case "AppMember.admin":
+		if e.ComplexityRoot.AppMember.Admin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppMember.Admin(childComplexity), true
 	case "AppMember.role":
 		if e.ComplexityRoot.AppMember.Role == nil {
 			break
@@ -5365,6 +5372,8 @@ type AppMember {
   username: String!
   "What the user may do on the app."
   role: AppRole!
+  "Whether the user is an administrator: they may do everything on every app, whatever their role here (and without one)."
+  admin: Boolean!
 }
 
 "What a user or token may do on an app."
@@ -7871,6 +7880,8 @@ func (ec *executionContext) childFields_AppMember(ctx context.Context, field gra
 		return ec.fieldContext_AppMember_username(ctx, field)
 	case "role":
 		return ec.fieldContext_AppMember_role(ctx, field)
+	case "admin":
+		return ec.fieldContext_AppMember_admin(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AppMember", field.Name)
 }
@@ -12431,6 +12442,29 @@ func (ec *executionContext) _AppMember_role(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_AppMember_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppMember", field, true, true, errors.New("field of type AppRole does not have child fields"))
+}
+
+func (ec *executionContext) _AppMember_admin(ctx context.Context, field graphql.CollectedField, obj *db.AppMemberUser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppMember_admin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Admin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppMember_admin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppMember", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _AppOverview_app(ctx context.Context, field graphql.CollectedField, obj *jobs.AppOverview) (ret graphql.Marshaler) {
@@ -30178,6 +30212,11 @@ func (ec *executionContext) _AppMember(ctx context.Context, sel ast.SelectionSet
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "admin":
+			out.Values[i] = ec._AppMember_admin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

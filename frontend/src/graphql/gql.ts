@@ -71,8 +71,8 @@ type Documents = {
     "\n  mutation UpdatePool($id: ID!, $input: PoolInput!) {\n    updatePool(id: $id, input: $input) {\n      ...PoolFields\n    }\n  }\n": typeof types.UpdatePoolDocument,
     "\n  mutation DeletePool($id: ID!) {\n    deletePool(id: $id)\n  }\n": typeof types.DeletePoolDocument,
     "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n": typeof types.ServersDocument,
-    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": typeof types.AppSettingsDocument,
-    "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": typeof types.SetAppRoleDocument,
+    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": typeof types.AppSettingsDocument,
+    "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": typeof types.SetAppRoleDocument,
     "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n": typeof types.RotateAppSecretDocument,
     "\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n": typeof types.DeleteAppDocument,
     "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": typeof types.ApiTokenFieldsFragmentDoc,
@@ -170,8 +170,8 @@ const documents: Documents = {
     "\n  mutation UpdatePool($id: ID!, $input: PoolInput!) {\n    updatePool(id: $id, input: $input) {\n      ...PoolFields\n    }\n  }\n": types.UpdatePoolDocument,
     "\n  mutation DeletePool($id: ID!) {\n    deletePool(id: $id)\n  }\n": types.DeletePoolDocument,
     "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n": types.ServersDocument,
-    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": types.AppSettingsDocument,
-    "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n": types.SetAppRoleDocument,
+    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": types.AppSettingsDocument,
+    "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": types.SetAppRoleDocument,
     "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n": types.RotateAppSecretDocument,
     "\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n": types.DeleteAppDocument,
     "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": types.ApiTokenFieldsFragmentDoc,
@@ -457,11 +457,11 @@ export function graphql(source: "\n  query Servers {\n    servers {\n      id\n 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n"): (typeof documents)["\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n"): (typeof documents)["\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
