@@ -222,6 +222,20 @@ describe("the instance page", () => {
     expect(screen.getByRole("searchbox", { name: "Search the log" })).toHaveValue("boom");
   });
 
+  it("does not repeat in Result the last lines a script printed, which the log shows", async () => {
+    const { logs } = setup(() => "FAILED", "OWNER", { result: "exit status 3\nabout to fail\nbye" });
+    await waitFor(() => expect(logs).toHaveLength(1));
+    act(() => logs[0]?.next(logLine(1, "hello")));
+    act(() => logs[0]?.next(logLine(2, "about to fail")));
+    act(() => logs[0]?.next(logLine(3, "bye")));
+    const result = screen.getByRole("region", { name: "Result" });
+    await within(result).findByText("…then the last 2 lines it printed, shown in the log below.");
+    expect(within(result).getByText("exit status 3")).toBeInTheDocument();
+    expect(within(result).queryByText(/about to fail/)).not.toBeInTheDocument();
+    // Once in all: the log.
+    expect(screen.getAllByText("about to fail")).toHaveLength(1);
+  });
+
   it("lists a retried instance's attempts without repeating the result shown under Result", async () => {
     const attempt = (n: number, result: string) => ({
       attempt: n,

@@ -32,7 +32,7 @@ import { TaskSummary } from "./TaskSummary";
 import { TasksSection } from "./TasksSection";
 import { UnqualifiedWorkersSection } from "./UnqualifiedWorkersTable";
 import { useInstanceChanges, type LiveInstanceChange } from "./useInstanceChanges";
-import { useInstanceLogs } from "./useInstanceLogs";
+import { useInstanceLogs, type LogLine } from "./useInstanceLogs";
 import { useTaskSummary } from "./useTaskSummary";
 import { t } from "../i18n";
 
@@ -147,7 +147,7 @@ function InstanceDetails({
           <Text size="sm" c="dimmed">{t("instances.InstancePage.noneTheJobS")}</Text>
         )}
       </Stack>
-      <ResultSection instance={instance} live={live} />
+      <ResultSection instance={instance} live={live} logTexts={currentAttemptTexts(logs.lines, instance.attempt)} />
     </SimpleGrid>
   );
   return (
@@ -281,10 +281,30 @@ function noResult(instance: InstanceFieldsFragment, live: boolean): string {
   }
 }
 
-/** The instance's result, with what a result is: it is not the whole output. */
-function ResultSection({ instance, live }: { instance: InstanceFieldsFragment; live: boolean }) {
+/** The texts of the log lines of the instance's current attempt (all, for lines that do not say). */
+function currentAttemptTexts(lines: LogLine[], attempt: number): string[] {
+  return lines.filter((l) => l.attempt === attempt || l.attempt === 0).map((l) => l.text);
+}
+
+/**
+ * How a result repeats the log: a script's result is its last lines (after
+ * a line such as "exit status 3"); `lines` of it are the log's last lines,
+ * after what only the result holds (`head`). Null when it does not end with
+ * the log.
+ */
+export function resultInLog(result: string, logTexts: string[]): { head: string; lines: number } | null {
+  const r = result.replace(/\n+$/, "").split("\n");
+  let k = 0;
+  while (k < r.length && k < logTexts.length && r[r.length - 1 - k] === logTexts[logTexts.length - 1 - k]) k++;
+  if (k === 0) return null;
+  return { head: r.slice(0, r.length - k).join("\n"), lines: k };
+}
+
+/** The instance's result, with what a result is: it is not the whole output. What the log shows is not repeated. */
+function ResultSection({ instance, live, logTexts }: { instance: InstanceFieldsFragment; live: boolean; logTexts: string[] }) {
   const id = useId();
   const reduce = instance.job?.executionMode === "MAP_REDUCE";
+  const inLog = instance.result && !live ? resultInLog(instance.result, logTexts) : null;
   return (
     <Stack gap={4} component="section" aria-labelledby={id}>
       <Title order={3} size="h5" id={id}>
@@ -297,7 +317,20 @@ function ResultSection({ instance, live }: { instance: InstanceFieldsFragment; l
           <>{t("instances.InstancePage.whatTheProcessorReturned")}</>
         )}
       </Text>
-      {instance.result ? (
+      {inLog ? (
+        <>
+          {inLog.head && (
+            <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
+              {inLog.head}
+            </Code>
+          )}
+          <Text size="sm" c="dimmed" data-testid="result-in-log">
+            {inLog.head
+              ? t("instances.InstancePage.thenItsLastLines", { count: inLog.lines })
+              : t("instances.InstancePage.itsLastLines", { count: inLog.lines })}
+          </Text>
+        </>
+      ) : instance.result ? (
         <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
           {instance.result}
         </Code>
