@@ -304,7 +304,8 @@ export function resultInLog(result: string, logTexts: string[]): { head: string;
 function ResultSection({ instance, live, logTexts }: { instance: InstanceFieldsFragment; live: boolean; logTexts: string[] }) {
   const id = useId();
   const reduce = instance.job?.executionMode === "MAP_REDUCE";
-  const inLog = instance.result && !live ? resultInLog(instance.result, logTexts) : null;
+  // A reduce's result is the work's answer: shown whole, whatever the log says.
+  const inLog = instance.result && !live && !reduce ? resultInLog(instance.result, logTexts) : null;
   return (
     <Stack gap={4} component="section" aria-labelledby={id}>
       <Title order={3} size="h5" id={id}>
