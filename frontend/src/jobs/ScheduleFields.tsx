@@ -2,6 +2,7 @@ import { Fieldset, Grid, Paper, Select, SimpleGrid, Stack, Text, TextInput } fro
 import { DateTimePicker } from "@mantine/dates";
 import type { ScheduleType } from "../graphql/graphql";
 import { CronPresets } from "./cronHelp";
+import { useReadOnly } from "./readOnly";
 import { mono, useWatch, type JobFormApi } from "./formApi";
 import { hasExpression, scheduleTypes, selectData } from "./labels";
 import { SchedulePreview } from "./SchedulePreview";
@@ -41,6 +42,7 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
     calendar: calendar || null,
   });
   const help = expressionHelp[type];
+  const readOnly = useReadOnly();
 
   return (
     <Fieldset legend={t("jobs.ScheduleFields.schedule")}>
@@ -69,7 +71,9 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
                 error={form.errors["scheduleExpression"] ?? preview.expressionError}
               />
             )}
-            {type === "CRON" && <CronPresets onPick={(e) => form.setFieldValue("scheduleExpression", e)} />}
+            {type === "CRON" && (
+              <CronPresets disabled={readOnly} onPick={(e) => form.setFieldValue("scheduleExpression", e)} />
+            )}
             <TimeZoneSelect
               label={t("jobs.ScheduleFields.timeZone")}
               description={t("jobs.ScheduleFields.theZoneTheCron")}
