@@ -159,7 +159,7 @@ func (s *Store) AppMemberGetRole(ctx context.Context, appID, userID int64) (Role
 func (s *Store) AppMemberList(ctx context.Context, appID int64) ([]AppMemberUser, error) {
 	var out []AppMemberUser
 	err := s.idb.NewSelect().Model((*AppMember)(nil)).
-		ColumnExpr("m.app_id, m.user_id, m.role, u.username").
+		ColumnExpr("m.app_id, m.user_id, m.role, u.username, u.admin").
 		Join("JOIN users AS u ON u.id = m.user_id").
 		Where("m.app_id = ?", appID).Order("u.username").Scan(ctx, &out)
 	return out, wrap(err, "listing app members")
@@ -171,6 +171,9 @@ type AppMemberUser struct {
 	UserID   int64  `bun:"user_id"`
 	Role     Role   `bun:"role"`
 	Username string `bun:"username"`
+	// Admin: the user is an administrator, who may do everything on every
+	// app whatever their role here.
+	Admin bool `bun:"admin"`
 }
 
 // expectOne turns "no row changed" into ErrNotFound.

@@ -20,21 +20,25 @@ type InstanceLog struct {
 	Time       time.Time `bun:"time,notnull"`
 	Level      string    `bun:"level,notnull"`
 	Text       string    `bun:"text,notnull"`
+	// Attempt is the instance's attempt when the line was stored (0: a
+	// line stored before attempts were recorded).
+	Attempt int `bun:"attempt,notnull"`
 }
 
 // LogReserveSeq reserves n consecutive log sequence numbers of an
-// instance of the app and returns the first; ErrNotFound if the app has no
-// such instance. Seq numbers of one instance only grow.
-func (s *Store) LogReserveSeq(ctx context.Context, appID, instanceID int64, n int) (int64, error) {
+// instance of the app and returns the first, with the instance's current
+// attempt (the lines' Attempt); ErrNotFound if the app has no such
+// instance. Seq numbers of one instance only grow.
+func (s *Store) LogReserveSeq(ctx context.Context, appID, instanceID int64, n int) (first int64, attempt int, err error) {
 	var last int64
-	err := s.idb.NewUpdate().Model((*Instance)(nil)).
+	err = s.idb.NewUpdate().Model((*Instance)(nil)).
 		Set("log_seq = log_seq + ?", n).
 		Where("id = ? AND app_id = ?", instanceID, appID).
-		Returning("log_seq").Scan(ctx, &last)
+		Returning("log_seq, attempt").Scan(ctx, &last, &attempt)
 	if err != nil {
-		return 0, wrap(err, "reserving log sequence numbers")
+		return 0, 0, wrap(err, "reserving log sequence numbers")
 	}
-	return last - int64(n) + 1, nil
+	return last - int64(n) + 1, attempt, nil
 }
 
 // LogInsertMany inserts log lines, skipping any already stored (the same

@@ -41,12 +41,21 @@ func TestAccessAPI(t *testing.T) {
 	var app struct {
 		Apps []struct {
 			MyRole  string
-			Members []struct{ Username, Role string }
+			Members []struct {
+				Username, Role string
+				Admin          bool
+			}
 		}
 	}
-	api.must(t, olga, `{ apps { myRole members { username role } } }`, nil, &app)
+	api.must(t, olga, `{ apps { myRole members { username role admin } } }`, nil, &app)
 	if len(app.Apps) != 1 || app.Apps[0].MyRole != "OWNER" || len(app.Apps[0].Members) != 3 {
 		t.Fatalf("olga's view: %+v", app)
+	}
+	// The members say who is an administrator (listed or not, they may do everything).
+	for _, m := range app.Apps[0].Members {
+		if m.Admin != (m.Username == "admin") {
+			t.Fatalf("member %s: admin = %v", m.Username, m.Admin)
+		}
 	}
 	if r := api.setRole(t, admin, "orders", "admin", nil); len(r.Errors) > 0 {
 		t.Fatalf("the admin leaves the app: %+v", r.Errors)

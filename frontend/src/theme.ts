@@ -1,6 +1,13 @@
-import { createTheme } from "@mantine/core";
+import { createTheme, Input } from "@mantine/core";
 
 export const theme = createTheme({
   // People who ask their system for less motion get no transitions.
   respectReducedMotion: true,
+  components: {
+    Input: Input.extend({
+      // A field in error keeps its placeholder grey: Mantine colours it like
+      // the error, so an example (a cron expression) read as a value refused.
+      styles: { input: { "--input-placeholder-color": "var(--mantine-color-placeholder)" } },
+    }),
+  },
 });

@@ -161,6 +161,7 @@ type ComplexityRoot struct {
 	}
 
 	AppMember struct {
+		Admin    func(childComplexity int) int
 		Role     func(childComplexity int) int
 		UserID   func(childComplexity int) int
 		Username func(childComplexity int) int
@@ -429,11 +430,12 @@ type ComplexityRoot struct {
 	}
 
 	LogLine struct {
-		Level  func(childComplexity int) int
-		Seq    func(childComplexity int) int
-		Text   func(childComplexity int) int
-		Time   func(childComplexity int) int
-		Worker func(childComplexity int) int
+		Attempt func(childComplexity int) int
+		Level   func(childComplexity int) int
+		Seq     func(childComplexity int) int
+		Text    func(childComplexity int) int
+		Time    func(childComplexity int) int
+		Worker  func(childComplexity int) int
 	}
 
 	LogPage struct {
@@ -1502,6 +1504,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.App.WorkflowBudget(childComplexity), true
 
+	case "AppMember.admin":
+		if e.ComplexityRoot.AppMember.Admin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppMember.Admin(childComplexity), true
 	case "AppMember.role":
 		if e.ComplexityRoot.AppMember.Role == nil {
 			break
@@ -2730,6 +2738,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Lifecycle.Start(childComplexity), true
 
+	case "LogLine.attempt":
+		if e.ComplexityRoot.LogLine.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LogLine.Attempt(childComplexity), true
 	case "LogLine.level":
 		if e.ComplexityRoot.LogLine.Level == nil {
 			break
@@ -5358,6 +5372,8 @@ type AppMember {
   username: String!
   "What the user may do on the app."
   role: AppRole!
+  "Whether the user is an administrator: they may do everything on every app, whatever their role here (and without one)."
+  admin: Boolean!
 }
 
 "What a user or token may do on an app."
@@ -5953,6 +5969,8 @@ type LogLine {
   worker: String
   "The text."
   text: String!
+  "The instance's attempt when the line was stored (a retry's lines have the retry's number); 0 for a line stored before attempts were recorded."
+  attempt: Int!
 }
 
 "An instance in a list."
@@ -7862,6 +7880,8 @@ func (ec *executionContext) childFields_AppMember(ctx context.Context, field gra
 		return ec.fieldContext_AppMember_username(ctx, field)
 	case "role":
 		return ec.fieldContext_AppMember_role(ctx, field)
+	case "admin":
+		return ec.fieldContext_AppMember_admin(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AppMember", field.Name)
 }
@@ -8402,6 +8422,8 @@ func (ec *executionContext) childFields_LogLine(ctx context.Context, field graph
 		return ec.fieldContext_LogLine_worker(ctx, field)
 	case "text":
 		return ec.fieldContext_LogLine_text(ctx, field)
+	case "attempt":
+		return ec.fieldContext_LogLine_attempt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LogLine", field.Name)
 }
@@ -12420,6 +12442,29 @@ func (ec *executionContext) _AppMember_role(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_AppMember_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppMember", field, true, true, errors.New("field of type AppRole does not have child fields"))
+}
+
+func (ec *executionContext) _AppMember_admin(ctx context.Context, field graphql.CollectedField, obj *db.AppMemberUser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppMember_admin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Admin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppMember_admin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppMember", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _AppOverview_app(ctx context.Context, field graphql.CollectedField, obj *jobs.AppOverview) (ret graphql.Marshaler) {
@@ -17463,6 +17508,29 @@ func (ec *executionContext) _LogLine_text(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_LogLine_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LogLine", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LogLine_attempt(ctx context.Context, field graphql.CollectedField, obj *db.InstanceLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LogLine_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LogLine_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LogLine", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _LogPage_lines(ctx context.Context, field graphql.CollectedField, obj *model.LogPage) (ret graphql.Marshaler) {
@@ -30144,6 +30212,11 @@ func (ec *executionContext) _AppMember(ctx context.Context, sel ast.SelectionSet
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "admin":
+			out.Values[i] = ec._AppMember_admin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33393,6 +33466,11 @@ func (ec *executionContext) _LogLine(ctx context.Context, sel ast.SelectionSet, 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "text":
 			out.Values[i] = ec._LogLine_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attempt":
+			out.Values[i] = ec._LogLine_attempt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

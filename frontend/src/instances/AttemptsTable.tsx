@@ -16,11 +16,20 @@ function Dash() {
 }
 
 /**
- * Every attempt of an instance: its worker, status, reason, result and
- * times; and, while a failed attempt waits for its retry, when the next one
+ * Every attempt of an instance: its worker, status, reason, result (the
+ * current attempt's is under Result, not repeated) and times; and, while a failed attempt waits for its retry, when the next one
  * is due (nextAttemptAt, after the job's retry back-off).
  */
-export function AttemptsTable({ attempts, nextAttemptAt }: { attempts: Attempt[]; nextAttemptAt?: string | null }) {
+export function AttemptsTable({
+  attempts,
+  nextAttemptAt,
+  current,
+}: {
+  attempts: Attempt[];
+  nextAttemptAt?: string | null;
+  /** The instance's current attempt and result: its result shows under Result, not again here. */
+  current?: { attempt: number; result: string };
+}) {
   if (attempts.length === 0) {
     return (
       <Text size="sm" c="dimmed">{t("instances.AttemptsTable.noAttemptHasStarted")}</Text>
@@ -52,7 +61,9 @@ export function AttemptsTable({ attempts, nextAttemptAt }: { attempts: Attempt[]
               </Table.Td>
               <Table.Td>{a.reason || <Dash />}</Table.Td>
               <Table.Td maw={360}>
-                {a.result ? (
+                {a.result && current?.attempt === a.attempt && a.result === current.result ? (
+                  <Text size="sm" c="dimmed" fs="italic">{t("instances.AttemptsTable.underResult")}</Text>
+                ) : a.result ? (
                   <Text size="sm" lineClamp={3} title={a.result}>
                     {a.result}
                   </Text>

@@ -1,4 +1,5 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { CombinedError } from "urql";
 import { makeSubject, type Subject } from "wonka";
 import type { AppRole, InstanceFieldsFragment, InstanceStatus } from "../graphql/graphql";
@@ -65,7 +66,7 @@ function setup(
     subscription: ({ name, variables }) => {
       const subject = makeSubject<Pushed>();
       if (name === "InstanceLogLines") logs.push(subject);
-      else if (name === "InstanceChanges") changes.push({ variables, subject });
+      else if (name === "InstanceChanges" || name === "InstanceLiveChanges") changes.push({ variables, subject });
       else return undefined;
       return subject.source;
     },
@@ -76,7 +77,7 @@ function setup(
 
 function logLine(seq: number, text: string) {
   return {
-    data: { instanceLogs: { seq, time: "2026-11-21T12:00:02Z", level: "INFO", worker: "agent1", text } },
+    data: { instanceLogs: { seq, time: "2026-11-21T12:00:02Z", level: "INFO", worker: "agent1", text, attempt: 1 } },
   };
 }
 
@@ -160,6 +161,101 @@ describe("the instance page", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("shows the status, start and worker the server pushes, even when a read raced the change", async () => {
+    // Every read answers as the instance was when it was dispatched: the
+    // re-read after the push was answered before the change committed.
+    const { changes, mock } = setup(() => "DISPATCHED", "OWNER", { startedTime: null, finishedTime: null, worker: null });
+    await screen.findByRole("heading", { name: "Instance #42" });
+    const heading = screen.getByRole("heading", { name: "Instance #42" }).parentElement;
+    if (!heading) throw new Error("no heading group");
+    expect(within(heading).getByText("DISPATCHED")).toBeInTheDocument();
+    expect(screen.getAllByText("not yet").length).toBeGreaterThan(0);
+    await waitFor(() => expect(changes).toHaveLength(1));
+
+    act(() =>
+      changes[0]?.subject.next({
+        data: {
+          instanceUpdated: {
+            id: "42",
+            status: "RUNNING",
+            attempt: 1,
+            reason: "",
+            startedTime: "2026-11-21T12:00:01Z",
+            finishedTime: null,
+            worker: { id: "agent-7-x", host: "agent-7", alive: true, health: "HEALTHY", lastHeartbeat: "2026-11-21T12:00:01Z" },
+          },
+        },
+      }),
+    );
+    expect(await within(heading).findByText("RUNNING")).toBeInTheDocument();
+    expect(screen.getByText("agent-7")).toBeInTheDocument();
+    // Started is reached: only Finished still says not yet.
+    expect(screen.getAllByText("not yet")).toHaveLength(1);
+    expect(await screen.findByRole("button", { name: "Stop" })).toBeInTheDocument();
+
+    // The re-read the push asked for (still answering DISPATCHED) takes nothing back.
+    await waitFor(() => expect(mock.sent("Instance").length).toBeGreaterThanOrEqual(2));
+    expect(within(heading).getByText("RUNNING")).toBeInTheDocument();
+  });
+
+  it("shows a live instance's log before the rest, and a finished one's result once, above its log", async () => {
+    let status: InstanceStatus = "RUNNING";
+    const { changes } = setup(() => status, "OWNER", { worker: null });
+    const log = await screen.findByRole("heading", { name: "Log" });
+    const result = screen.getByRole("heading", { name: "Result" });
+    expect(log.compareDocumentPosition(result) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    // One attempt is the instance itself: no table repeats it.
+    expect(screen.queryByRole("heading", { name: "Attempts" })).not.toBeInTheDocument();
+    await waitFor(() => expect(changes).toHaveLength(1));
+
+    // It finished: what it returned comes first, once, and the log stays as it was (its search kept).
+    const search = screen.getByRole("searchbox", { name: "Search the log" });
+    await userEvent.type(search, "boom");
+    status = "FAILED";
+    act(() => changes[0]?.subject.next({ data: { instanceUpdated: { id: "42", status: "FAILED" } } }));
+    const failed = await screen.findByRole("heading", { name: "Result" });
+    await waitFor(() =>
+      expect(screen.getByRole("heading", { name: "Log" }).compareDocumentPosition(failed) & Node.DOCUMENT_POSITION_PRECEDING).toBeTruthy(),
+    );
+    expect(screen.getByRole("searchbox", { name: "Search the log" })).toHaveValue("boom");
+  });
+
+  it("does not repeat in Result the last lines a script printed, which the log shows", async () => {
+    const { logs } = setup(() => "FAILED", "OWNER", { result: "exit status 3\nabout to fail\nbye" });
+    await waitFor(() => expect(logs).toHaveLength(1));
+    act(() => logs[0]?.next(logLine(1, "hello")));
+    act(() => logs[0]?.next(logLine(2, "about to fail")));
+    act(() => logs[0]?.next(logLine(3, "bye")));
+    const result = screen.getByRole("region", { name: "Result" });
+    await within(result).findByText("…then the last 2 lines it printed, shown in the log below.");
+    expect(within(result).getByText("exit status 3")).toBeInTheDocument();
+    expect(within(result).queryByText(/about to fail/)).not.toBeInTheDocument();
+    // Once in all: the log.
+    expect(screen.getAllByText("about to fail")).toHaveLength(1);
+  });
+
+  it("lists a retried instance's attempts without repeating the result shown under Result", async () => {
+    const attempt = (n: number, result: string) => ({
+      attempt: n,
+      status: "FAILED" as const,
+      worker: "agent1",
+      result,
+      reason: "FAILED",
+      startedTime: "2026-11-21T12:00:01Z",
+      finishedTime: "2026-11-21T12:00:09Z",
+    });
+    setup(() => "FAILED", "OWNER", {
+      attempt: 2,
+      result: "exit status 4",
+      attempts: [attempt(1, "exit status 3"), attempt(2, "exit status 4")],
+    });
+    const table = (await screen.findByRole("heading", { name: "Attempts" })).parentElement;
+    if (!table) throw new Error("no attempts section");
+    expect(screen.getAllByText("exit status 4")).toHaveLength(1);
+    expect(within(table).getByText("exit status 3")).toBeInTheDocument();
+    expect(within(table).getByText("Under Result, above")).toBeInTheDocument();
   });
 
   it("offers no stop or retry to a VIEWER", async () => {

@@ -10,6 +10,7 @@ import {
   Text,
   Title,
 } from "@mantine/core";
+import { useState } from "react";
 import { useId } from "@mantine/hooks";
 import { Link, useParams } from "react-router";
 import { useQuery } from "urql";
@@ -25,13 +26,13 @@ import { InstanceActions } from "./InstanceActions";
 import { InstanceTimeline } from "./InstanceTimeline";
 import { LogViewer } from "./LogViewer";
 import { InstanceQuery } from "./operations";
-import { isUnfinished } from "./status";
+import { isLaterState, isUnfinished } from "./status";
 import { StatusBadge } from "./StatusBadge";
 import { TaskSummary } from "./TaskSummary";
 import { TasksSection } from "./TasksSection";
 import { UnqualifiedWorkersSection } from "./UnqualifiedWorkersTable";
-import { useInstanceChanges } from "./useInstanceChanges";
-import { useInstanceLogs } from "./useInstanceLogs";
+import { useInstanceChanges, type LiveInstanceChange } from "./useInstanceChanges";
+import { useInstanceLogs, type LogLine } from "./useInstanceLogs";
 import { useTaskSummary } from "./useTaskSummary";
 import { t } from "../i18n";
 
@@ -48,16 +49,24 @@ export function InstancePage() {
 
 function InstanceView({ app, instanceId }: { app: string; instanceId: string }) {
   const [fetched, reexecute] = useQuery({ query: InstanceQuery, variables: { id: instanceId } });
-  const result = useKeptData(fetched);
-  const instance = result.data?.instance;
+  const kept = useKeptData(fetched);
+  const read = kept.data?.instance;
+  // The latest state the server pushed of this instance.
+  const [pushed, setPushed] = useState<LiveInstanceChange | null>(null);
+  const instance = read && pushed && isLaterState(pushed, read) ? { ...read, ...pushed } : read;
+  const result = instance && kept.data ? { ...kept, data: { ...kept.data, instance } } : kept;
   const live = instance ? isUnfinished(instance.status) : false;
-  // Read afresh whenever the server says this instance changed (it can be
+  // Its status, attempt, worker and times show as the server pushes them;
+  // the rest is read afresh whenever the server says it changed (it can be
   // retried after it finished, so also then); poll only without a websocket.
   useInstanceChanges({
     app,
-    jobId: instance?.job?.id,
-    enabled: instance !== undefined && instance !== null,
+    jobId: read?.job?.id,
+    enabled: read !== undefined && read !== null,
     matters: (change) => change.id === instanceId,
+    onPush: (change) => {
+      if (change.id === instanceId) setPushed(change);
+    },
     refresh: () => reexecute({ requestPolicy: "network-only" }),
     fallbackMs: instanceFallbackMs,
     fallback: live,
@@ -121,13 +130,26 @@ function InstanceDetails({
   live: boolean;
   traceUrl?: string;
 }) {
-  const logs = useInstanceLogs(instance.id, live);
+  const logs = useInstanceLogs(instance.id, live, instance.attempt);
   const canEdit = useCanEdit();
   const worker = instance.worker;
   const mode = instance.job?.executionMode;
   // A STANDALONE instance's one task moves with the instance, which
   // instanceUpdated already follows: only the others' counts are re-read.
   const tasks = useTaskSummary(instance, live && mode !== undefined && mode !== "STANDALONE");
+  const outcome = (
+    <SimpleGrid cols={{ base: 1, md: 2 }}>
+      <Stack gap={4}>
+        <Title order={3} size="h5">{t("instances.InstancePage.parameters")}</Title>
+        {instance.params ? (
+          <Code block>{instance.params}</Code>
+        ) : (
+          <Text size="sm" c="dimmed">{t("instances.InstancePage.noneTheJobS")}</Text>
+        )}
+      </Stack>
+      <ResultSection instance={instance} live={live} logTexts={currentAttemptTexts(logs.lines, instance.attempt)} />
+    </SimpleGrid>
+  );
   return (
     <Stack gap="lg">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -205,30 +227,9 @@ function InstanceDetails({
         </Grid.Col>
       </Grid>
 
-      <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Stack gap={4}>
-          <Title order={3} size="h5">{t("instances.InstancePage.parameters")}</Title>
-          {instance.params ? (
-            <Code block>{instance.params}</Code>
-          ) : (
-            <Text size="sm" c="dimmed">{t("instances.InstancePage.noneTheJobS")}</Text>
-          )}
-        </Stack>
-        <ResultSection instance={instance} live={live} />
-      </SimpleGrid>
-
-      {/* A STANDALONE instance's one task is the instance itself, shown above. */}
-      {mode !== undefined && mode !== "STANDALONE" && (
-        <TasksSection instanceId={instance.id} counts={tasks} live={live} />
-      )}
-
-      <UnqualifiedWorkersSection instance={instance} />
-
-      <Stack gap="xs">
-        <Title order={3} size="h5">{t("instances.InstancePage.attempts")}</Title>
-        <AttemptsTable attempts={instance.attempts} nextAttemptAt={instance.nextAttemptAt} />
-      </Stack>
-
+      {/* The log is where a live instance's output is: first then, under what it returned once it finished.
+          It keeps its place among the children either way, so it stays mounted (its filters, its scroll). */}
+      {!live && outcome}
       <Stack gap="xs">
         <Title order={3} size="h5">{t("instances.InstancePage.log")}</Title>
         <LogViewer
@@ -239,6 +240,26 @@ function InstanceDetails({
           fileName={`instance-${instance.id}.log`}
         />
       </Stack>
+      {live && outcome}
+
+      {/* A STANDALONE instance's one task is the instance itself, shown above. */}
+      {mode !== undefined && mode !== "STANDALONE" && (
+        <TasksSection instanceId={instance.id} counts={tasks} live={live} />
+      )}
+
+      <UnqualifiedWorkersSection instance={instance} />
+
+      {/* One attempt is the instance itself, told above; a retried one lists each. */}
+      {(instance.attempts.length > 1 || instance.nextAttemptAt) && (
+        <Stack gap="xs">
+          <Title order={3} size="h5">{t("instances.InstancePage.attempts")}</Title>
+          <AttemptsTable
+            attempts={instance.attempts}
+            nextAttemptAt={instance.nextAttemptAt}
+            current={{ attempt: instance.attempt, result: instance.result }}
+          />
+        </Stack>
+      )}
     </Stack>
   );
 }
@@ -260,10 +281,31 @@ function noResult(instance: InstanceFieldsFragment, live: boolean): string {
   }
 }
 
-/** The instance's result, with what a result is: it is not the whole output. */
-function ResultSection({ instance, live }: { instance: InstanceFieldsFragment; live: boolean }) {
+/** The texts of the log lines of the instance's current attempt (all, for lines that do not say). */
+function currentAttemptTexts(lines: LogLine[], attempt: number): string[] {
+  return lines.filter((l) => l.attempt === attempt || l.attempt === 0).map((l) => l.text);
+}
+
+/**
+ * How a result repeats the log: a script's result is its last lines (after
+ * a line such as "exit status 3"); `lines` of it are the log's last lines,
+ * after what only the result holds (`head`). Null when it does not end with
+ * the log.
+ */
+export function resultInLog(result: string, logTexts: string[]): { head: string; lines: number } | null {
+  const r = result.replace(/\n+$/, "").split("\n");
+  let k = 0;
+  while (k < r.length && k < logTexts.length && r[r.length - 1 - k] === logTexts[logTexts.length - 1 - k]) k++;
+  if (k === 0) return null;
+  return { head: r.slice(0, r.length - k).join("\n"), lines: k };
+}
+
+/** The instance's result, with what a result is: it is not the whole output. What the log shows is not repeated. */
+function ResultSection({ instance, live, logTexts }: { instance: InstanceFieldsFragment; live: boolean; logTexts: string[] }) {
   const id = useId();
   const reduce = instance.job?.executionMode === "MAP_REDUCE";
+  // A reduce's result is the work's answer: shown whole, whatever the log says.
+  const inLog = instance.result && !live && !reduce ? resultInLog(instance.result, logTexts) : null;
   return (
     <Stack gap={4} component="section" aria-labelledby={id}>
       <Title order={3} size="h5" id={id}>
@@ -276,7 +318,20 @@ function ResultSection({ instance, live }: { instance: InstanceFieldsFragment; l
           <>{t("instances.InstancePage.whatTheProcessorReturned")}</>
         )}
       </Text>
-      {instance.result ? (
+      {inLog ? (
+        <>
+          {inLog.head && (
+            <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
+              {inLog.head}
+            </Code>
+          )}
+          <Text size="sm" c="dimmed" data-testid="result-in-log">
+            {inLog.head
+              ? t("instances.InstancePage.thenItsLastLines", { count: inLog.lines })
+              : t("instances.InstancePage.itsLastLines", { count: inLog.lines })}
+          </Text>
+        </>
+      ) : instance.result ? (
         <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
           {instance.result}
         </Code>

@@ -5,8 +5,8 @@ import { logText } from "./logFile";
 import { LogViewer } from "./LogViewer";
 import type { LogLine } from "./useInstanceLogs";
 
-function line(seq: number, level: string, text: string, worker: string | null = "w-1"): LogLine {
-  return { seq, time: `2026-11-21T12:00:0${seq % 10}.000Z`, level, worker, text };
+function line(seq: number, level: string, text: string, worker: string | null = "w-1", attempt = 1): LogLine {
+  return { seq, time: `2026-11-21T12:00:0${seq % 10}.000Z`, level, worker, text, attempt };
 }
 
 const lines = [
@@ -139,5 +139,34 @@ describe("LogViewer", () => {
     expect(await blob?.text()).toBe(logText(lines));
     expect(logText(lines.slice(2, 3))).toBe("2026-11-21T12:00:03.000Z WARN  [w-2] slow query: 2s\n");
     click.mockRestore();
+  });
+
+  it("separates a retried instance's attempts with a line each, in the view and in the downloaded file", () => {
+    const retried = [
+      line(1, "INFO", "first try"),
+      line(2, "ERROR", "exit status 3"),
+      line(3, "INFO", "second try", "w-2", 2),
+      line(4, "INFO", "done", "w-2", 2),
+    ];
+    const { rerender } = renderWithMantine(view({ lines: retried }));
+    const rows = within(screen.getByTestId("log-lines")).getAllByRole("row").slice(1);
+    expect(rows.map((r) => r.textContent)).toEqual([
+      "Attempt 1",
+      expect.stringContaining("first try"),
+      expect.stringContaining("exit status 3"),
+      "Attempt 2",
+      expect.stringContaining("second try"),
+      expect.stringContaining("done"),
+    ]);
+    // Narrowed by level, a separator still heads each attempt's first line shown.
+    rerender(view({ lines: retried.filter((l) => l.level === "INFO") }));
+    expect(screen.getAllByTestId("attempt-separator").map((r) => r.textContent)).toEqual(["Attempt 1", "Attempt 2"]);
+    expect(logText(retried)).toMatch(/^--- attempt 1 ---\n.*first try\n.*exit status 3\n--- attempt 2 ---\n.*second try\n/);
+  });
+
+  it("shows no separator while the instance has had one attempt", () => {
+    renderWithMantine(view());
+    expect(screen.queryByTestId("attempt-separator")).not.toBeInTheDocument();
+    expect(logText(lines)).not.toContain("attempt");
   });
 });

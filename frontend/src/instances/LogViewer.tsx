@@ -1,9 +1,10 @@
-import { useEffect, useMemo, useRef, useState } from "react";
+import { Fragment, useEffect, useMemo, useRef, useState } from "react";
 import {
   Alert,
   Badge,
   Button,
   Chip,
+  Divider,
   Group,
   Highlight,
   Loader,
@@ -71,6 +72,10 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
       ),
     [lines, levels, needle],
   );
+
+  // A retried instance's lines are separated by attempt, once there is more
+  // than the first (lines stored before attempts were recorded say 0).
+  const separated = lines.some((l) => l.attempt > 1);
 
   useEffect(() => {
     const el = viewport.current;
@@ -172,8 +177,21 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {shown.map((l) => (
-                <Table.Tr key={l.seq} data-level={l.level}>
+              {shown.map((l, i) => (
+                <Fragment key={l.seq}>
+                {separated && l.attempt > 0 && l.attempt !== shown[i - 1]?.attempt && (
+                  <Table.Tr data-testid="attempt-separator" data-attempt={l.attempt}>
+                    <Table.Td colSpan={5} py={4}>
+                      <Divider
+                        label={t("instances.LogViewer.attempt", { attempt: l.attempt })}
+                        labelPosition="left"
+                        color="blue"
+                        styles={{ label: { fontWeight: 600, color: "var(--mantine-color-blue-text)" } }}
+                      />
+                    </Table.Td>
+                  </Table.Tr>
+                )}
+                <Table.Tr data-level={l.level}>
                   <Table.Td ta="right" c="dimmed">
                     {l.seq}
                   </Table.Td>
@@ -198,6 +216,7 @@ export function LogViewer({ lines, live, loaded, error, fileName }: LogViewerPro
                     )}
                   </Table.Td>
                 </Table.Tr>
+                </Fragment>
               ))}
             </Table.Tbody>
           </Table>

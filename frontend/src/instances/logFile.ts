@@ -1,8 +1,18 @@
 import type { LogLine } from "./useInstanceLogs";
 
-/** Log lines as a .log file's text: one line each, time, level, worker, text. */
+/**
+ * Log lines as a .log file's text: one line each, time, level, worker,
+ * text; a retried instance's attempts each begin with a "--- attempt N ---" line.
+ */
 export function logText(lines: LogLine[]): string {
-  return lines.map((l) => `${l.time} ${l.level.padEnd(5)} [${l.worker ?? "server"}] ${l.text}\n`).join("");
+  const separated = lines.some((l) => l.attempt > 1);
+  return lines
+    .map((l, i) => {
+      const text = `${l.time} ${l.level.padEnd(5)} [${l.worker ?? "server"}] ${l.text}\n`;
+      const starts = separated && l.attempt > 0 && l.attempt !== lines[i - 1]?.attempt;
+      return starts ? `--- attempt ${String(l.attempt)} ---\n${text}` : text;
+    })
+    .join("");
 }
 
 /** Has the browser save the lines as a file. */

@@ -129,6 +129,7 @@ export const InstanceLogsQuery = graphql(`
           level
           worker
           text
+          attempt
         }
         hasMore
       }
@@ -161,6 +162,7 @@ export const InstanceLogLinesSubscription = graphql(`
       level
       worker
       text
+      attempt
     }
   }
 `);
@@ -174,6 +176,31 @@ export const InstanceChangesSubscription = graphql(`
     instanceUpdated(app: $app, jobId: $jobId) {
       id
       status
+    }
+  }
+`);
+
+/**
+ * The app's instances (of one job) as they change, with what a screen of
+ * one instance shows straight from the push, before it reads the rest
+ * afresh: where it is in its life, its attempt, who runs it and since when.
+ */
+export const InstanceLiveChangesSubscription = graphql(`
+  subscription InstanceLiveChanges($app: String!, $jobId: ID) {
+    instanceUpdated(app: $app, jobId: $jobId) {
+      id
+      status
+      attempt
+      reason
+      startedTime
+      finishedTime
+      worker {
+        id
+        host
+        alive
+        health
+        lastHeartbeat
+      }
     }
   }
 `);

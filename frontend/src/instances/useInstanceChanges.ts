@@ -3,10 +3,17 @@ import { useLiveStatus } from "../api/live";
 import { useLiveSubscription } from "../api/useLiveSubscription";
 import { usePolling } from "../components/usePolling";
 import { useThrottled } from "../components/useThrottled";
-import type { InstanceChangesSubscription as Changes } from "../graphql/graphql";
-import { InstanceChangesSubscription } from "./operations";
+import type { TypedDocumentNode } from "urql";
+import type {
+  InstanceChangesSubscription as Changes,
+  InstanceChangesSubscriptionVariables as ChangesVariables,
+  InstanceLiveChangesSubscription as LiveChanges,
+} from "../graphql/graphql";
+import { InstanceChangesSubscription, InstanceLiveChangesSubscription } from "./operations";
 
 export type InstanceChange = Changes["instanceUpdated"];
+/** A change with what a screen of one instance shows straight from it. */
+export type LiveInstanceChange = LiveChanges["instanceUpdated"];
 
 /** How long after subscribing a screen reads afresh what changed before the server had the subscription. */
 export const settleMs = 1_000;
@@ -19,6 +26,11 @@ interface InstanceChangesOptions {
   refresh: () => void;
   /** Which changes matter to the screen (default: all). */
   matters?: (change: InstanceChange) => boolean;
+  /**
+   * Given, each change arrives with the instance's status, attempt, worker
+   * and times (InstanceLiveChanges), for a screen to show at once.
+   */
+  onPush?: (change: LiveInstanceChange) => void;
   /** At most one refresh per window, however many changes arrive. */
   windowMs?: number;
   /** While the websocket is down: poll this often… */
@@ -39,6 +51,7 @@ export function useInstanceChanges({
   jobId = null,
   refresh,
   matters = () => true,
+  onPush,
   windowMs = 1_000,
   fallbackMs,
   fallback = true,
@@ -49,13 +62,21 @@ export function useInstanceChanges({
   const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(settle.current), []);
 
+  // The same stream either way; the detailed one only for a screen that uses it.
+  const detailed = onPush !== undefined;
+  const query = (detailed ? InstanceLiveChangesSubscription : InstanceChangesSubscription) as TypedDocumentNode<
+    Changes | LiveChanges,
+    ChangesVariables
+  >;
   const { error } = useLiveSubscription({
-    query: InstanceChangesSubscription,
+    query,
     variables: () => ({ app, jobId }),
-    key: `${app}\n${jobId ?? ""}`,
+    key: `${app}\n${jobId ?? ""}\n${String(detailed)}`,
     enabled,
     onData: (data) => {
-      if (matters(data.instanceUpdated)) throttled();
+      const change = data.instanceUpdated;
+      if (onPush && "attempt" in change) onPush(change);
+      if (matters(change)) throttled();
     },
     onStart: () => {
       clearTimeout(settle.current);

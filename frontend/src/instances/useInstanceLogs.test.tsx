@@ -6,8 +6,8 @@ import { resubscribeDelayMs } from "../api/useLiveSubscription";
 import { graphQLError, mockClient, type MockRequest } from "../test/render";
 import { useInstanceLogs, type LogLine } from "./useInstanceLogs";
 
-function line(seq: number): LogLine {
-  return { seq, time: "2026-11-21T12:00:00Z", level: "INFO", worker: "w-1", text: `line-${seq}` };
+function line(seq: number, attempt = 1): LogLine {
+  return { seq, time: "2026-11-21T12:00:00Z", level: "INFO", worker: "w-1", text: `line-${seq}`, attempt };
 }
 
 /** A server whose stored log has `count` lines, handed out `pageSize` at a time after afterSeq. */
@@ -38,9 +38,12 @@ function setup(stored: number, live = true) {
     },
   });
   const wrapper = ({ children }: { children: ReactNode }) => <Provider value={mock.asClient}>{children}</Provider>;
-  const hook = renderHook(({ isLive }) => useInstanceLogs("5", isLive), { wrapper, initialProps: { isLive: live } });
-  const push = (stream: Stream | undefined, seq: number) =>
-    act(() => stream?.subject.next({ data: { instanceLogs: line(seq) } }));
+  const hook = renderHook(({ isLive, attempt }) => useInstanceLogs("5", isLive, attempt), {
+    wrapper,
+    initialProps: { isLive: live, attempt: 1 },
+  });
+  const push = (stream: Stream | undefined, seq: number, attempt = 1) =>
+    act(() => stream?.subject.next({ data: { instanceLogs: line(seq, attempt) } }));
   const seqs = () => hook.result.current.lines.map((l) => l.seq);
   return { ...hook, mock, streams, push, seqs };
 }
@@ -66,10 +69,28 @@ describe("useInstanceLogs", () => {
     expect(result.current.complete).toBe(false);
 
     // The instance finished: the server completes the stream.
-    rerender({ isLive: false });
+    rerender({ isLive: false, attempt: 1 });
     act(() => streams[0]?.subject.complete());
     expect(result.current.complete).toBe(true);
     expect(streams).toHaveLength(1);
+  });
+
+  it("follows a retry: the new attempt's lines come live after the finished attempt's stream completed", async () => {
+    const { result, rerender, streams, push, seqs } = setup(2, false);
+    await waitFor(() => expect(streams).toHaveLength(1));
+    // The instance had finished: its stream completes.
+    act(() => streams[0]?.subject.complete());
+    expect(result.current.complete).toBe(true);
+
+    // Retried: the page sees attempt 2, unfinished.
+    rerender({ isLive: true, attempt: 2 });
+    await waitFor(() => expect(streams).toHaveLength(2));
+    expect(streams[1]?.afterSeq).toBe(2);
+    expect(result.current.complete).toBe(false);
+    push(streams[1], 3, 2);
+    push(streams[1], 4, 2);
+    expect(seqs()).toEqual([1, 2, 3, 4]);
+    expect(result.current.lines.map((l) => l.attempt)).toEqual([1, 1, 2, 2]);
   });
 
   it("subscribes again when the stream completes while the instance still runs (a server shutting down)", async () => {

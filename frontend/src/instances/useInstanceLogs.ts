@@ -29,9 +29,12 @@ export interface InstanceLogs {
  * breaks (the server's SLOW_CONSUMER or UNAVAILABLE, a dropped websocket)
  * it is subscribed again after the last seq received, so no line is missed
  * or shown twice. `live`: whether the instance is unfinished as far as the
- * page knows.
+ * page knows. `attempt`: its current attempt, as far as the page knows: a
+ * retry (a new attempt of an instance whose stream had completed) is
+ * followed by subscribing again after the last line held, so its lines
+ * come live too.
  */
-export function useInstanceLogs(instanceId: string, live: boolean): InstanceLogs {
+export function useInstanceLogs(instanceId: string, live: boolean, attempt = 0): InstanceLogs {
   const client = useClient();
   const [lines, setLines] = useState<LogLine[]>([]);
   const [loaded, setLoaded] = useState(false);
@@ -86,7 +89,9 @@ export function useInstanceLogs(instanceId: string, live: boolean): InstanceLogs
   const stream = useLiveSubscription({
     query: InstanceLogLinesSubscription,
     variables: () => ({ instanceId, afterSeq: lastSeq.current }),
-    key: instanceId,
+    // A new attempt subscribes again: the stream of the one before may have
+    // completed with it.
+    key: `${instanceId}#${String(attempt)}`,
     // After the stored lines, so the backlog comes in pages, not line by line.
     enabled: loaded,
     onData: (data) => append([data.instanceLogs]),

@@ -91,6 +91,31 @@ describe("the job form", () => {
     ]);
   });
 
+  it("says the cron expression in words beside its fires as it is typed, and offers common schedules", async () => {
+    const user = userEvent.setup();
+    renderRoutes(routes, "/apps/orders/jobs/new", mockClient({ query: previewAnswer }).asClient);
+    const expression = screen.getByRole("textbox", { name: /^Cron expression/ });
+    await fill(user, expression, "0 0/5 * * * ?");
+    const preview = await screen.findByRole("region", { name: "Next fires" });
+    expect(await within(preview).findByTestId("cron-description")).toHaveTextContent("Every 5 minutes");
+
+    await user.click(screen.getByRole("button", { name: "Common schedules" }));
+    await user.click(await screen.findByRole("menuitem", { name: /Weekdays at 09:00/ }));
+    // The form re-creates the field with the value picked.
+    const picked = screen.getByRole("textbox", { name: /^Cron expression/ });
+    expect(picked).toHaveValue("0 0 9 ? * MON-FRI");
+    expect(within(preview).getByTestId("cron-description")).toHaveTextContent("At 09:00, Monday through Friday");
+    await waitFor(() => expect(within(preview).getAllByRole("row")).toHaveLength(6));
+
+    // An expression the server refuses is not described.
+    await user.clear(picked);
+    await fill(user, picked, "0 0/5 * * *");
+    await waitFor(() => expect(picked).toHaveAttribute("aria-invalid", "true"), {
+      timeout: previewDebounceMs + 1000,
+    });
+    expect(within(preview).queryByTestId("cron-description")).not.toBeInTheDocument();
+  });
+
   it("shows the server's objection to the expression at the expression, as it is typed", async () => {
     const user = userEvent.setup();
     renderRoutes(routes, "/apps/orders/jobs/new", mockClient({ query: previewAnswer }).asClient);
@@ -226,6 +251,9 @@ describe("the job form", () => {
     expect(name).toHaveAccessibleDescription(/^must not be empty/);
     expect(expression).toHaveAttribute("aria-invalid", "true");
     expect(expression).toHaveAccessibleDescription(/needs a Quartz cron expression/);
+    // Its placeholder is an example, not a value refused: it keeps its colour.
+    expect(expression).toHaveAttribute("placeholder", "0 0/5 * * * ?");
+    expect(expression.style.getPropertyValue("--input-placeholder-color")).toBe("var(--mantine-color-placeholder)");
     expect(screen.getByText("a SHELL job needs the script to run")).toBeInTheDocument();
     // Focus goes to the first field in error.
     expect(name).toHaveFocus();

@@ -11,7 +11,12 @@ const version = (n: number, change: string, script: string) => ({
   author: "admin",
   createdAt: "2026-11-20T10:00:00Z",
   processor: script,
-  definition: { name: "nightly", processor: script, timeoutMs: n },
+  definition: {
+    name: "nightly",
+    processor: script,
+    timeoutMs: n,
+    alarm: { rules: [{ kind: "FAILURE", threshold: n === 1 ? 1 : 3 }], channels: [{ kind: "WEBHOOK", url: "https://hooks.example.com/a" }] },
+  },
 });
 
 function setup(role: "EDITOR" | "VIEWER") {
@@ -60,7 +65,14 @@ describe("JobVersionsPage", () => {
     const diff = screen.getByRole("region", { name: "Processor diff" });
     expect(diff.querySelector('[data-kind="removed"]')).toHaveTextContent("echo b");
     expect(diff.querySelector('[data-kind="added"]')).toHaveTextContent("echo c");
-    expect(screen.getByText("timeoutMs")).toBeInTheDocument();
+    // Each changed value, before and after, the alarm's down to the rule.
+    const changes = screen.getByRole("table", { name: "Changed fields" });
+    expect(within(changes).getAllByRole("row").map((r) => r.textContent)).toEqual([
+      "FieldVersion 1Version 2",
+      "alarm.rules[0].threshold13",
+      "processorChanged: see the diff below",
+      "timeoutMs12",
+    ]);
     await user.click(screen.getByRole("button", { name: "Restore version 1" }));
     expect(mock.mutated("RestoreJobVersion")[0]?.variables).toEqual({ id: "7", version: 1 });
   });

@@ -9,7 +9,8 @@ import { canEdit, useAppRole } from "../apps/useAppRole";
 import { QueryView } from "../components/QueryView";
 import type { JobVersionsQuery } from "../graphql/graphql";
 import { JobHeader } from "./JobHeader";
-import { changedFields, lineDiff } from "./lineDiff";
+import { showValue } from "../audit/AuditTable";
+import { changedValues, lineDiff } from "./lineDiff";
 import { JobQuery, JobVersionsQuery as VersionsQuery, RestoreJobVersionMutation } from "./operations";
 import { locale, t } from "../i18n";
 
@@ -36,6 +37,48 @@ export function ScriptDiff({ before, after }: { before: string; after: string })
         ))}
       </pre>
     </Paper>
+  );
+}
+
+/** Each value that differs between two versions, before and after, as the audit log shows a change. */
+function ChangedValues({ before, after, from, to }: { before: Record<string, unknown>; after: Record<string, unknown>; from: number; to: number }) {
+  const changes = changedValues(before, after);
+  if (changes.length === 0) {
+    return (
+      <Text size="sm" c="dimmed">{t("jobs.JobVersionsPage.noFieldDiffers")}</Text>
+    );
+  }
+  return (
+    <Table withTableBorder verticalSpacing={4} fz="sm" aria-label={t("jobs.JobVersionsPage.changedFields")}>
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>{t("jobs.JobVersionsPage.field")}</Table.Th>
+          <Table.Th>{t("jobs.JobVersionsPage.inVersion", { version: from })}</Table.Th>
+          <Table.Th>{t("jobs.JobVersionsPage.inVersion", { version: to })}</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {changes.map((c) => (
+          <Table.Tr key={c.field}>
+            <Table.Td>
+              <Code>{c.field}</Code>
+            </Table.Td>
+            {c.field === "processor" ? (
+              <Table.Td colSpan={2} c="dimmed">{t("jobs.JobVersionsPage.seeTheDiffBelow")}</Table.Td>
+            ) : (
+              <>
+                <Table.Td ff="monospace" c="red" style={{ wordBreak: "break-word" }}>
+                  {showValue(c.before)}
+                </Table.Td>
+                <Table.Td ff="monospace" c="teal" style={{ wordBreak: "break-word" }}>
+                  {showValue(c.after)}
+                </Table.Td>
+              </>
+            )}
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }
 
@@ -109,12 +152,12 @@ export function JobVersionsPage() {
                     <Select label={t("jobs.JobVersionsPage.compare")} data={options} value={String(from.version)} onChange={(v) => setPicked((p) => ({ ...p, from: v }))} allowDeselect={false} w={160} />
                     <Select label={t("jobs.JobVersionsPage.with")} data={options} value={String(to.version)} onChange={(v) => setPicked((p) => ({ ...p, to: v }))} allowDeselect={false} w={160} />
                   </Group>
-                  <Text size="sm">{t("jobs.JobVersionsPage.changed")}{" "}{changedFields(from.definition as Record<string, unknown>, to.definition as Record<string, unknown>).map((f) => (
-                      <Code key={f} mr={4}>
-                        {f}
-                      </Code>
-                    ))}
-                  </Text>
+                  <ChangedValues
+                    before={from.definition as Record<string, unknown>}
+                    after={to.definition as Record<string, unknown>}
+                    from={from.version}
+                    to={to.version}
+                  />
                   <ScriptDiff before={from.processor} after={to.processor} />
                 </Stack>
               )}

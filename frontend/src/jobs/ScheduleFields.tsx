@@ -1,6 +1,8 @@
 import { Fieldset, Grid, Paper, Select, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
 import { DateTimePicker } from "@mantine/dates";
 import type { ScheduleType } from "../graphql/graphql";
+import { CronPresets } from "./cronHelp";
+import { useReadOnly } from "./readOnly";
 import { mono, useWatch, type JobFormApi } from "./formApi";
 import { hasExpression, scheduleTypes, selectData } from "./labels";
 import { SchedulePreview } from "./SchedulePreview";
@@ -40,6 +42,7 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
     calendar: calendar || null,
   });
   const help = expressionHelp[type];
+  const readOnly = useReadOnly();
 
   return (
     <Fieldset legend={t("jobs.ScheduleFields.schedule")}>
@@ -67,6 +70,9 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
                 {...form.getInputProps("scheduleExpression")}
                 error={form.errors["scheduleExpression"] ?? preview.expressionError}
               />
+            )}
+            {type === "CRON" && (
+              <CronPresets disabled={readOnly} onPick={(e) => form.setFieldValue("scheduleExpression", e)} />
             )}
             <TimeZoneSelect
               label={t("jobs.ScheduleFields.timeZone")}
@@ -102,7 +108,7 @@ export function ScheduleFields({ form, app }: { form: JobFormApi; app: string })
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 5 }}>
           {hasExpression(type) ? (
-            <SchedulePreview preview={preview} timeZone={timeZone} />
+            <SchedulePreview preview={preview} timeZone={timeZone} cron={type === "CRON" ? expression : undefined} />
           ) : (
             <Paper withBorder p="sm" radius="md">
               <Text size="sm" c="dimmed">

@@ -1,5 +1,6 @@
 import { Alert, Group, Loader, Paper, Table, Text, Title } from "@mantine/core";
 import { errorMessage } from "../api/errors";
+import { CronDescription } from "./cronHelp";
 import type { SchedulePreview as Preview } from "./useSchedulePreview";
 import { t } from "../i18n";
 
@@ -31,10 +32,15 @@ export function inZone(instant: string, timeZone: string): string | null {
 interface SchedulePreviewProps {
   preview: Preview;
   timeZone: string;
+  /** A CRON schedule's expression, described in words above its fires as it is typed. */
+  cron?: string;
 }
 
-/** The next fire times, in the job's time zone and in UTC, as the expression is typed. */
-export function SchedulePreview({ preview, timeZone }: SchedulePreviewProps) {
+/**
+ * The next fire times, in the job's time zone and in UTC, as the expression
+ * is typed; a cron expression also in words.
+ */
+export function SchedulePreview({ preview, timeZone, cron }: SchedulePreviewProps) {
   const { times, error, pending } = preview;
   const showZone = timeZone !== "UTC";
   return (
@@ -43,6 +49,7 @@ export function SchedulePreview({ preview, timeZone }: SchedulePreviewProps) {
         <Title order={4} size="h6" id="schedule-preview-title">{t("jobs.SchedulePreview.nextFires")}</Title>
         {pending && <Loader size="xs" aria-label={t("jobs.SchedulePreview.updatingThePreview")} />}
       </Group>
+      {cron !== undefined && !preview.expressionError && <CronDescription expression={cron} />}
       {error ? (
         <Alert color="red" role="alert" p="xs">
           <Text size="sm">{errorMessage(error)}</Text>

@@ -1,4 +1,4 @@
-import { changedFields, lineDiff } from "./lineDiff";
+import { changedValues, lineDiff } from "./lineDiff";
 import { newJobValues, serverFieldPath, toJobInput } from "./jobForm";
 
 describe("lineDiff", () => {
@@ -13,10 +13,18 @@ describe("lineDiff", () => {
     expect(lineDiff("", "new")).toEqual([{ kind: "added", text: "new" }]);
   });
 
-  it("names the changed fields of two definitions", () => {
-    expect(changedFields({ name: "a", processor: "x", timeoutMs: 0 }, { name: "a", processor: "y", timeoutMs: 5 })).toEqual([
-      "processor",
-      "timeoutMs",
+  it("gives each changed value of two definitions, before and after, down to what changed in an object or list", () => {
+    expect(
+      changedValues(
+        { name: "a", processor: "x", timeoutMs: 0, alarm: { rules: [{ kind: "FAILURE", threshold: 1 }] }, tags: ["a"] },
+        { name: "a", processor: "y", timeoutMs: 5, alarm: { rules: [{ kind: "FAILURE", threshold: 3 }] }, tags: ["a", "b"], pool: "gpu" },
+      ),
+    ).toEqual([
+      { field: "alarm.rules[0].threshold", before: 1, after: 3 },
+      { field: "pool", before: undefined, after: "gpu" },
+      { field: "processor", before: "x", after: "y" },
+      { field: "tags", before: ["a"], after: ["a", "b"] },
+      { field: "timeoutMs", before: 0, after: 5 },
     ]);
   });
 });

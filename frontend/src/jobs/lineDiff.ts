@@ -47,8 +47,38 @@ export function lineDiff(before: string, after: string): DiffLine[] {
   return out;
 }
 
-/** The top-level fields whose values differ between two definitions. */
-export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
-  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((k) => JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null)).sort();
+/** A value that changed between two definitions, at its path (e.g. alarm.rules[0].threshold). */
+export interface ChangedValue {
+  field: string;
+  /** undefined: absent on that side. */
+  before: unknown;
+  after: unknown;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Every value that differs between two definitions, with its value before
+ * and after, at its path: objects and lists are followed down to what
+ * changed in them, so a change of an alarm names the rule and the value.
+ */
+export function changedValues(before: Record<string, unknown>, after: Record<string, unknown>): ChangedValue[] {
+  const out: ChangedValue[] = [];
+  const walk = (path: string, a: unknown, b: unknown, depth: number) => {
+    if (JSON.stringify(a ?? null) === JSON.stringify(b ?? null)) return;
+    if (depth < 6 && isObject(a) && isObject(b)) {
+      const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+      for (const k of keys) walk(path ? `${path}.${k}` : k, a[k], b[k], depth + 1);
+      return;
+    }
+    if (depth < 6 && Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+      a.forEach((x, i) => walk(`${path}[${String(i)}]`, x, b[i], depth + 1));
+      return;
+    }
+    out.push({ field: path, before: a, after: b });
+  };
+  walk("", before, after, 0);
+  return out;
 }

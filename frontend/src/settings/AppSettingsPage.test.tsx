@@ -19,8 +19,8 @@ function settings(myRole: AppRole): AppSettingsQuery {
         createdAt: "2026-01-01T00:00:00Z",
         myRole,
         members: [
-          { userId: "1", username: "olga", role: "OWNER" },
-          { userId: "2", username: "vic", role: "VIEWER" },
+          { userId: "1", username: "olga", role: "OWNER", admin: false },
+          { userId: "2", username: "vic", role: "VIEWER", admin: false },
         ],
       },
     ],
@@ -45,6 +45,28 @@ function setup(myRole: AppRole, mutation: MutationAnswer = () => undefined) {
 const app = (members = settings("OWNER").apps[0]?.members) => ({ setAppRole: { id: "1", myRole: "OWNER", members } });
 
 describe("app settings", () => {
+  it("mark an administrator among the members, and say removing their role leaves their access", async () => {
+    const user = userEvent.setup();
+    const listed = settings("OWNER");
+    const orders = listed.apps[0];
+    if (!orders) throw new Error("no app");
+    orders.members = [{ userId: "9", username: "admin", role: "OWNER", admin: true }, ...orders.members];
+    const mock = mockClient({
+      role: "OWNER",
+      query: ({ name }) => (name === "AppSettings" ? { data: listed, error: undefined } : undefined),
+    });
+    renderRoutes(routes, "/apps/orders/settings", mock.asClient);
+    const row = await screen.findByRole("row", { name: /^admin/ });
+    expect(within(row).getByText("Administrator")).toBeInTheDocument();
+    expect(within(screen.getByRole("row", { name: /^olga/ })).queryByText("Administrator")).not.toBeInTheDocument();
+    // The page does not claim administrators go unlisted while it lists one.
+    expect(screen.queryByText(/without being listed/)).not.toBeInTheDocument();
+    expect(screen.getByText(/whether they are listed here or not/)).toBeInTheDocument();
+    await user.click(within(row).getByRole("button", { name: "Remove admin" }));
+    const dialog = await screen.findByRole("dialog", { name: "Remove member" });
+    expect(dialog).toHaveTextContent(/keep their access: they are an administrator/);
+  });
+
   it("let an OWNER change a member's role in place", async () => {
     const user = userEvent.setup();
     const mock = setup("OWNER", () => ({ data: app() }));

@@ -20,7 +20,8 @@ interface MembersTableProps {
 }
 
 /**
- * The app's members and their roles. An OWNER changes a role in place and
+ * The app's members and their roles, administrators marked (they may do
+ * everything on every app, listed or not). An OWNER changes a role in place and
  * removes a member after confirming; the server refuses to leave the app
  * without an OWNER (CONFLICT), and that refusal shows where it was asked.
  */
@@ -83,6 +84,11 @@ export function MembersTable({ app, members, editable }: MembersTableProps) {
               <Table.Tr key={m.userId}>
                 <Table.Th scope="row" fw={600} id={`${id}-user-${m.userId}`}>
                   {m.username}
+                  {m.admin && (
+                    <Badge ml="xs" size="xs" variant="outline" color="grape" title={t("settings.MembersTable.adminMayDoAnything")}>
+                      {t("settings.MembersTable.administrator")}
+                    </Badge>
+                  )}
                 </Table.Th>
                 <Table.Td>
                   {editable ? (
@@ -133,7 +139,9 @@ export function MembersTable({ app, members, editable }: MembersTableProps) {
           error={removeError}
           onConfirm={() => void remove()}
           onClose={() => setRemoving(null)}
-        >{t("settings.MembersTable.remove")}{" "}<strong>{removing?.username}</strong>{" "}{t("settings.MembersTable.fromAppTheyLose", { app: app, role: removing?.role ?? "" })}</ConfirmDialog>
+        >{t("settings.MembersTable.remove")}{" "}<strong>{removing?.username}</strong>{" "}{removing?.admin
+            ? t("settings.MembersTable.fromAppAdminKeeps", { app: app, role: removing.role })
+            : t("settings.MembersTable.fromAppTheyLose", { app: app, role: removing?.role ?? "" })}</ConfirmDialog>
       )}
     </>
   );

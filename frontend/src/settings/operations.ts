@@ -16,6 +16,7 @@ export const AppSettingsQuery = graphql(`
         userId
         username
         role
+        admin
       }
     }
   }
@@ -30,6 +31,7 @@ export const SetAppRoleMutation = graphql(`
         userId
         username
         role
+        admin
       }
     }
   }

@@ -181,7 +181,7 @@ function InstanceInput({ instance }: { instance: NodeInstance }) {
 
 function InstanceLog({ instance }: { instance: NodeInstance }) {
   const live = isUnfinished(instance.status);
-  const logs = useInstanceLogs(instance.id, live);
+  const logs = useInstanceLogs(instance.id, live, instance.attempt);
   return (
     <Stack gap={4}>
       <Text size="sm" fw={600}>{t("workflows.NodeRunPanel.logOfInstance", { id: instance.id })}</Text>

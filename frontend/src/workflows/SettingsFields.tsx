@@ -13,6 +13,7 @@ import {
 } from "@mantine/core";
 import type { MisfirePolicy, OverlapPolicy, ScheduleType } from "../graphql/graphql";
 import { misfirePolicies, scheduleTypes, selectData } from "../jobs/labels";
+import { CronPresets } from "../jobs/cronHelp";
 import { SchedulePreview } from "../jobs/SchedulePreview";
 import { TimeZoneSelect } from "../jobs/TimeZoneSelect";
 import { useSchedulePreview } from "../jobs/useSchedulePreview";
@@ -101,6 +102,9 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
                   onChange={(e) => onChange({ scheduleExpression: e.currentTarget.value })}
                 />
               )}
+              {scheduleType === "CRON" && (
+                <CronPresets disabled={readOnly} onPick={(e) => onChange({ scheduleExpression: e })} />
+              )}
               <TimeZoneSelect
                 label={t("workflows.SettingsFields.timeZone")}
                 description={t("workflows.SettingsFields.theZoneTheCron")}
@@ -150,7 +154,11 @@ export function SettingsFields({ settings, onChange, errors, readOnly }: Setting
                 <Text size="sm" c="dimmed">{t("workflows.SettingsFields.thisWorkflowRunsOnly")}</Text>
               </Paper>
             ) : (
-              <SchedulePreview preview={preview} timeZone={timeZone || "UTC"} />
+              <SchedulePreview
+                preview={preview}
+                timeZone={timeZone || "UTC"}
+                cron={scheduleType === "CRON" ? scheduleExpression : undefined}
+              />
             )}
           </Grid.Col>
         </Grid>

@@ -75,7 +75,7 @@ func (e *env) instance(t *testing.T, status string) *db.Instance {
 func (e *env) lines(t *testing.T, instanceID int64, from, to int) {
 	t.Helper()
 	err := e.d.InTx(context.Background(), func(ctx context.Context, tx *db.Store) error {
-		first, err := tx.LogReserveSeq(ctx, e.app.ID, instanceID, to-from+1)
+		first, _, err := tx.LogReserveSeq(ctx, e.app.ID, instanceID, to-from+1)
 		if err != nil {
 			return err
 		}

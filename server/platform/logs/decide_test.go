@@ -50,10 +50,10 @@ func (m *memTx) LogListExisting(_ context.Context, worker string, ids []int64, m
 	return out, nil
 }
 
-func (m *memTx) LogReserveSeq(_ context.Context, _, instance int64, n int) (int64, error) {
+func (m *memTx) LogReserveSeq(_ context.Context, _, instance int64, n int) (int64, int, error) {
 	first := m.next[instance] + 1
 	m.next[instance] += int64(n)
-	return first, nil
+	return first, 1, nil
 }
 
 func (m *memTx) LogInsertMany(_ context.Context, lines []db.InstanceLog) error {

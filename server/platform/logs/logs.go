@@ -58,7 +58,7 @@ type Store interface {
 type Tx interface {
 	LogListTargets(ctx context.Context, workerID string, ids []int64) ([]db.LogTarget, error)
 	LogListExisting(ctx context.Context, workerID string, instanceIDs []int64, minSeq, maxSeq int64) ([]db.LogKnown, error)
-	LogReserveSeq(ctx context.Context, appID, instanceID int64, n int) (int64, error)
+	LogReserveSeq(ctx context.Context, appID, instanceID int64, n int) (first int64, attempt int, err error)
 	LogInsertMany(ctx context.Context, lines []db.InstanceLog) error
 }
 
@@ -153,11 +153,12 @@ func (s *Service) Append(ctx context.Context, appID, instanceID int64, level, te
 	var seq int64
 	err := s.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if seq, err = tx.LogReserveSeq(ctx, appID, instanceID, 1); err != nil {
+		var attempt int
+		if seq, attempt, err = tx.LogReserveSeq(ctx, appID, instanceID, 1); err != nil {
 			return err
 		}
 		return tx.LogInsertMany(ctx, []db.InstanceLog{{InstanceID: instanceID, Seq: seq, WorkerID: "", WorkerSeq: seq,
-			Time: db.Stamp(s.clock.Now()), Level: level, Text: text}})
+			Time: db.Stamp(s.clock.Now()), Level: level, Text: text, Attempt: attempt}})
 	})
 	if err == nil && s.notify != nil {
 		s.notify.LogsAppended(map[int64]int64{instanceID: seq})
@@ -318,7 +319,7 @@ func (s *Service) store(ctx context.Context, batches []batch) ([]error, error) {
 			sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 			for _, id := range ids {
 				lines := byInstance[id]
-				first, err := tx.LogReserveSeq(ctx, b.app, id, len(lines))
+				first, attempt, err := tx.LogReserveSeq(ctx, b.app, id, len(lines))
 				if errors.Is(err, db.ErrNotFound) {
 					continue // deleted meanwhile
 				}
@@ -333,7 +334,7 @@ func (s *Service) store(ctx context.Context, batches []batch) ([]error, error) {
 						worker, workerSeq = "", seq
 					}
 					rows = append(rows, db.InstanceLog{InstanceID: id, Seq: seq, WorkerID: worker, WorkerSeq: workerSeq,
-						Time: l.Time.UTC(), Level: normLevel(l.Level), Text: storable(l.Text)})
+						Time: l.Time.UTC(), Level: normLevel(l.Level), Text: storable(l.Text), Attempt: attempt})
 				}
 				last[id] = first + int64(len(lines)) - 1
 			}

@@ -1,0 +1,1 @@
+ALTER TABLE instance_logs DROP COLUMN attempt;
