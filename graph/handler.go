@@ -133,6 +133,9 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	// Before gqlgen parses and validates the query (the pairs its
+	// validator would compare); after APQ has put the query in place.
+	srv.Use(mergeBudget{})
 	// The depth limit measures the operation within a budget before
 	// gqlgen's complexity walk, which expands every fragment spread anew
 	// (fragments that each spread the next twice would keep it busy for

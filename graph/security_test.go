@@ -475,3 +475,53 @@ func TestLoginLimitPerClientAddress(t *testing.T) {
 		t.Fatalf("another client behind the same proxy: %s, want it not limited", c)
 	}
 }
+
+// The attacker probe (docs/security.md, "Attacker probe"): 20,000
+// subscriptions on one websocket delayed another app's job by 8 s. One
+// socket has at most MaxOperationsPerSocket operations under way; the next
+// is refused (RATE_LIMITED) and the socket goes on; one that ends frees
+// its place.
+func TestOperationsPerSocketBounded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, dbtest.Open(t, db.SQLite), apiOptions{})
+	ctx := waitCtx(t)
+	c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const watch = `subscription { workersUpdated(app: "orders") { id } }`
+	var subs []*client.Sub
+	for i := range MaxOperationsPerSocket {
+		s, err := c.Subscribe(ctx, watch, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Next(ctx); err != nil {
+			t.Fatalf("subscription %d: %v", i, err)
+		}
+		subs = append(subs, s)
+	}
+	s, err := c.Subscribe(ctx, watch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := s.Next(ctx); err == nil || !strings.Contains(err.Error(), "RATE_LIMITED") {
+		t.Fatalf("subscription %d: %s, %v; want RATE_LIMITED", MaxOperationsPerSocket+1, data, err)
+	}
+	if err := subs[0].Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Its place is freed once the server has ended it.
+	for {
+		s, err := c.Subscribe(ctx, watch, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Next(ctx); err == nil {
+			break
+		} else if !strings.Contains(err.Error(), "RATE_LIMITED") {
+			t.Fatal(err)
+		}
+	}
+}

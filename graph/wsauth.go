@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -33,7 +34,18 @@ type socket struct {
 	conn    *wsConn // set when the upgrade is accepted
 	cancel  context.CancelFunc
 	recheck chan struct{}
+	// active counts the socket's operations under way (subscriptions
+	// until they end), at most MaxOperationsPerSocket.
+	active atomic.Int32
 }
+
+// MaxOperationsPerSocket bounds the operations one websocket may have
+// under way at once: the console multiplexes a page's few subscriptions
+// on one socket. Past it an operation is refused with RATE_LIMITED (its
+// socket goes on). The attacker probe opened 20,000 subscriptions on one
+// socket in a second, each checked against the database and fed by the
+// app's changes: another app's job fired 8 s late.
+const MaxOperationsPerSocket = 100
 
 type socketKey struct{}
 
@@ -151,6 +163,16 @@ func (ss *sockets) authorizeNow(present graphql.ErrorPresenterFunc) graphql.Oper
 		if s == nil || auth.FromContext(ctx) == nil {
 			return next(ctx)
 		}
+		// gqlgen cancels an operation's context when it ends, whichever
+		// way; the count is checked before anything reads the database.
+		if s.active.Add(1) > MaxOperationsPerSocket {
+			s.active.Add(-1)
+			e := gqlerror.Errorf("this websocket has %d operations under way, the most one socket may have; end some (complete) or open another socket",
+				MaxOperationsPerSocket)
+			e.Extensions = map[string]any{"code": CodeRateLimited}
+			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{e}})
+		}
+		context.AfterFunc(ctx, func() { s.active.Add(-1) })
 		fresh, err := ss.auth.Refresh(ctx)
 		if err != nil {
 			if errors.Is(err, fault.ErrUnauthenticated) {

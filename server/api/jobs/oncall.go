@@ -75,6 +75,19 @@ type lagKey struct {
 type lagMemo struct {
 	mu   sync.Mutex
 	byID map[lagKey]lagEntry
+	// flight are the lags being computed: a caller that misses the memo
+	// while one is waits for it rather than reading again (100 parallel
+	// dashboard requests each missed it and read 20,000 instances at
+	// once, taking the database connections another app's schedule
+	// needed: the attacker probe, docs/security.md). joined counts them.
+	flight map[lagKey]*lagCall
+	joined int64
+}
+
+type lagCall struct {
+	done chan struct{}
+	lag  *Lag
+	err  error
 }
 
 type lagEntry struct {
@@ -83,26 +96,46 @@ type lagEntry struct {
 }
 
 // Lag computes the app's lag over the window, or returns the one computed
-// for the same app and window less than lagFresh ago.
+// for the same app and window less than lagFresh ago, or the one being
+// computed.
 func (s *Service) Lag(ctx context.Context, st *Stats) (*Lag, error) {
 	key, now := lagKey{st.AppID, st.Hours}, s.clock.Now()
 	s.lags.mu.Lock()
 	e, ok := s.lags.byID[key]
-	s.lags.mu.Unlock()
 	if ok && now.Sub(e.at) < lagFresh && now.Sub(e.at) >= 0 {
+		s.lags.mu.Unlock()
 		return e.lag, nil
 	}
-	lag, err := s.lag(ctx, st)
-	if err != nil {
-		return nil, err
+	if c := s.lags.flight[key]; c != nil {
+		s.lags.joined++
+		s.lags.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.lag, c.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	s.lags.mu.Lock()
-	if s.lags.byID == nil || len(s.lags.byID) >= maxLagMemo {
-		s.lags.byID = map[lagKey]lagEntry{}
+	c := &lagCall{done: make(chan struct{})}
+	if s.lags.flight == nil {
+		s.lags.flight = map[lagKey]*lagCall{}
 	}
-	s.lags.byID[key] = lagEntry{at: now, lag: lag}
+	s.lags.flight[key] = c
 	s.lags.mu.Unlock()
-	return lag, nil
+	// Computed for everyone waiting: the first caller leaving does not
+	// end it.
+	c.lag, c.err = s.lag(context.WithoutCancel(ctx), st)
+	s.lags.mu.Lock()
+	delete(s.lags.flight, key)
+	if c.err == nil {
+		if s.lags.byID == nil || len(s.lags.byID) >= maxLagMemo {
+			s.lags.byID = map[lagKey]lagEntry{}
+		}
+		s.lags.byID[key] = lagEntry{at: now, lag: c.lag}
+	}
+	s.lags.mu.Unlock()
+	close(c.done)
+	return c.lag, c.err
 }
 
 func (s *Service) lag(ctx context.Context, st *Stats) (*Lag, error) {

@@ -128,3 +128,42 @@ func TestCompileStaticLimits(t *testing.T) {
 		}
 	}
 }
+
+// The attacker probe (docs/security.md, "Attacker probe"): one `matches`
+// is one call the meter cannot interrupt, and its time grows with the text
+// times the pattern: a 4 MB text against a pattern of a few hundred
+// instructions took 7 s of a server's CPU, one made at run time 200 KB
+// long took 90 MB to compile. Both are refused before they run, whatever
+// the CPU budget; ordinary matches are untouched.
+func TestMatchesIsBounded(t *testing.T) {
+	t.Parallel()
+	env := wfexpr.Env(map[string]any{"name": "nightly-etl"}, nil)
+	lim := wfexpr.Limits{CPU: time.Second, Bytes: 8 << 20}
+	for _, tc := range []struct {
+		text   string
+		reason string // "" succeeds
+		want   any
+	}{
+		{text: `context.name matches "^[a-z-]+$"`, want: true},
+		{text: `context.name not matches "^[0-9]+$"`, want: true},
+		{text: `context.missing matches "x"`, want: false},
+		{text: `repeat("ab", 10000) matches "^(ab)+$"`, want: true},
+		{text: `let p = "^" + "night"; context.name matches p`, want: true},
+		{text: `repeat("ab", 1000000) matches "` + strings.Repeat("(a|b)*", 50) + `z"`, reason: wfexpr.ReasonTimeout},
+		{text: `let s = repeat("ab", 1000000); any(["x", "y"], s matches "[ab]*" + # + repeat("(a|b)*", 30) + "z")`, reason: wfexpr.ReasonTimeout},
+		{text: `"aaaa" matches repeat("(a|b)*", 40000)`, reason: wfexpr.ReasonTooLarge},
+	} {
+		v, err := wfexpr.Eval(context.Background(), tc.text, env, lim)
+		var le *wfexpr.LimitError
+		switch {
+		case tc.reason == "" && err != nil:
+			t.Errorf("%.60q: %v", tc.text, err)
+		case tc.reason == "" && !equal(v, tc.want):
+			t.Errorf("%.60q = %v; want %v", tc.text, v, tc.want)
+		case tc.reason != "" && !errors.As(err, &le):
+			t.Errorf("%.60q: %v, %v; want a limit error %s", tc.text, v, err, tc.reason)
+		case tc.reason != "" && (le.Reason != tc.reason || !strings.HasPrefix(le.Msg, "matches: ")):
+			t.Errorf("%.60q: %v; want reason %s from matches", tc.text, err, tc.reason)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package wfexpr
 import (
 	"fmt"
 	"reflect"
+	"regexp/syntax"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -152,6 +153,14 @@ func functions(m *meter) func(c *conf.Config) {
 			Func: func(args ...any) (any, error) { return args[0], m.tick() }}
 		c.Functions[fnCharge] = &builtin.Function{Name: fnCharge, Validate: same,
 			Func: func(args ...any) (any, error) { return args[0], m.charge(shallow(args[0])) }}
+		c.Functions[fnScan] = &builtin.Function{Name: fnScan,
+			Validate: func(args []reflect.Type) (reflect.Type, error) {
+				if len(args) != 2 {
+					return nil, fmt.Errorf("expects two arguments")
+				}
+				return args[0], nil
+			},
+			Func: func(args ...any) (any, error) { return args[0], m.scan(args[0], args[1]) }}
 		for name, check := range guarded {
 			orig := builtin.Builtins[builtin.Index[name]]
 			call := orig.Func
@@ -187,4 +196,67 @@ func functions(m *meter) func(c *conf.Config) {
 				return v, err
 			}}
 	}
+}
+
+// ScanPerMs is how much matching (bytes of text times instructions of the
+// compiled pattern) an evaluation may ask of one `matches` per millisecond
+// of its CPU budget: 100,000 (10 ns a step, a few times what a loaded
+// core takes), so 10,000,000 within the default 100 ms. A match
+// is one call, which the meter cannot stop once it runs: a 4 MB text
+// against a pattern of a few hundred instructions takes seconds.
+const ScanPerMs = 100_000
+
+// maxScanPatterns bounds the compiled patterns one evaluation keeps.
+const maxScanPatterns = 64
+
+// scan checks a `matches` before it runs: its pattern at most MaxBytes
+// (compiling a pattern takes far more memory than its text, and a
+// pattern made at run time could be megabytes) and the text's length times
+// the pattern's instructions within the CPU budget (ScanPerMs). A text or
+// pattern that is not a string is left to expr, which refuses it.
+func (m *meter) scan(text, pattern any) error {
+	if err := m.tick(); err != nil {
+		return err
+	}
+	p, ok := pattern.(string)
+	if !ok {
+		return nil
+	}
+	var n int64
+	switch t := text.(type) {
+	case string:
+		n = int64(len(t))
+	case []byte:
+		n = int64(len(t))
+	default:
+		return nil
+	}
+	if len(p) > MaxBytes {
+		return m.fail(&LimitError{Reason: ReasonTooLarge,
+			Msg: fmt.Sprintf("matches: the pattern is %d bytes; at most %d", len(p), MaxBytes)})
+	}
+	insts, ok := m.patterns[p]
+	if !ok {
+		re, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			return nil // expr reports the bad pattern
+		}
+		prog, err := syntax.Compile(re.Simplify())
+		if err != nil {
+			return nil
+		}
+		insts = int64(len(prog.Inst))
+		if m.patterns == nil {
+			m.patterns = map[string]int64{}
+		}
+		if len(m.patterns) < maxScanPatterns {
+			m.patterns[p] = insts
+		}
+	}
+	if limit := ScanPerMs * max(m.lim.CPU.Milliseconds(), 1); (n+1)*insts > limit {
+		return m.fail(&LimitError{Reason: ReasonTimeout,
+			Msg: fmt.Sprintf("matches: a text of %d bytes against a pattern of %d instructions is more than %v of CPU allows (at most %d bytes × instructions)",
+				n, insts, m.lim.CPU, limit)})
+	}
+	return nil
 }

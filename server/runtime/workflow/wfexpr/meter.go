@@ -48,6 +48,8 @@ type meter struct {
 	// most once a millisecond, which bounds what checking costs.
 	lastCheck time.Time
 	err       *LimitError
+	// patterns are the instructions of the patterns scan has compiled.
+	patterns map[string]int64
 }
 
 func (m *meter) fail(e *LimitError) error {
@@ -189,6 +191,7 @@ func deepSize(v any, limit int64) (int64, error) {
 const (
 	fnTick   = "$tick"
 	fnCharge = "$charge"
+	fnScan   = "$scan"
 )
 
 // instrument is the patcher that inserts the meter's calls: a closure's
@@ -204,8 +207,14 @@ func (instrument) Visit(node *ast.Node) {
 	case *ast.PredicateNode:
 		n.Node = wrap(fnTick, n.Node)
 	case *ast.BinaryNode:
-		if n.Operator == "+" {
+		switch n.Operator {
+		case "+":
 			ast.Patch(node, wrap(fnCharge, n))
+		case "matches":
+			// One match is one call the meter cannot interrupt, whose time
+			// grows with the text times the pattern: $scan(text, pattern)
+			// checks what it would cost before it runs (scanCost).
+			n.Left = &ast.CallNode{Callee: &ast.IdentifierNode{Value: fnScan}, Arguments: []ast.Node{n.Left, n.Right}}
 		}
 	case *ast.BuiltinNode:
 		ast.Patch(node, wrap(fnCharge, n))
