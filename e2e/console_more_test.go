@@ -76,3 +76,15 @@ func TestConsoleCalendarsBrowser(t *testing.T) {
 	cl := newCluster(t, "", 0)
 	runBrowserTest(t, "console-calendars.test.mjs", chromium, cl.srv, "APP="+cl.app)
 }
+
+// TestConsoleReportsBrowser opens the run report and the cross-app overview
+// in Chromium after a real agent ran jobs that succeeded and failed: the
+// report's figures, chart and tables per job, day and both, for the app and
+// for all apps; the overview's health of each app; both in Chinese too
+// (issue 28 item 15).
+func TestConsoleReportsBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 1)
+	runBrowserTest(t, "console-reports.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}
