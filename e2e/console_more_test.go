@@ -88,3 +88,15 @@ func TestConsoleReportsBrowser(t *testing.T) {
 	cl := newCluster(t, "", 1)
 	runBrowserTest(t, "console-reports.test.mjs", chromium, cl.srv, "APP="+cl.app)
 }
+
+// TestConsoleNarrowBrowser looks at the console in an 800 px window in
+// Chromium: the navigation collapses behind a burger, the jobs table keeps
+// its key columns on screen, a job's 128-character name wraps whole in its
+// heading, a workflow run fits; at 1,100 px schedule badges are not cut
+// (issue 28 defect 4).
+func TestConsoleNarrowBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 1)
+	runBrowserTest(t, "console-narrow.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}

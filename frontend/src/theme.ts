@@ -1,6 +1,16 @@
-import { createTheme } from "@mantine/core";
+import { Badge, createTheme } from "@mantine/core";
 
 export const theme = createTheme({
   // People who ask their system for less motion get no transitions.
   respectReducedMotion: true,
+  components: {
+    // A badge says a word (CRON, FAILED, BAD_INPUT): it never shrinks into
+    // "C…" in a tight row or table cell; the row wraps or the cell widens.
+    Badge: Badge.extend({
+      styles: {
+        root: { flexShrink: 0, overflow: "visible" },
+        label: { overflow: "visible" },
+      },
+    }),
+  },
 });

@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Stack, Table } from "@mantine/core";
+import { ActionIcon, Anchor, Button, Group, Menu, Stack, Table } from "@mantine/core";
 import { Link } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { Timestamp } from "../components/Timestamp";
@@ -20,7 +20,7 @@ interface JobsTableProps {
 
 export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProps) {
   return (
-    <Table.ScrollContainer minWidth={980}>
+    <Table.ScrollContainer minWidth={720}>
       <Table striped highlightOnHover verticalSpacing="sm">
         <ScheduledHead />
         <Table.Tbody>
@@ -31,41 +31,27 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
                 to={appPath(app, "jobs", job.id)}
                 description={job.description}
                 detail={`${labelOf(processorTypes, job.processorType)} · ${labelOf(executionModes, job.executionMode)}`}
-                maw={240}
+                maw={{ base: 170, lg: 240 }}
               />
               <Table.Td>{canEdit ? <EnabledSwitch job={job} /> : <EnabledBadge enabled={job.enabled} />}</Table.Td>
               <ScheduleCell type={job.scheduleType} expression={job.scheduleExpression} timeZone={job.timeZone} />
               <NextFireCell at={job.nextTriggerTime} />
               <LastRunCell>{job.lastRun && <LastRun app={app} run={job.lastRun} />}</LastRunCell>
               <Table.Td>
-                <Group gap="xs" wrap="nowrap" justify="flex-end">
+                <Group gap={4} wrap="nowrap" justify="flex-end">
                   {canEdit && job.scheduleType !== "WORKFLOW" && (
                     <Button size="xs" variant="light" onClick={() => onRun(job)} aria-label={t("jobs.JobsTable.runNow2", { name: job.name })}>{t("jobs.JobsTable.runNow")}</Button>
                   )}
-                  <Button
-                    size="xs"
-                    variant="default"
-                    component={Link}
-                    to={appPath(app, "instances") + `?job=${job.id}`}
-                    aria-label={t("jobs.JobsTable.instancesOf", { name: job.name })}
-                  >{t("jobs.JobsTable.instances")}</Button>
-                  {canEdit && (
-                    <>
-                      <Button
-                        size="xs"
-                        variant="default"
-                        component={Link}
-                        to={appPath(app, "jobs", job.id, "edit")}
-                        aria-label={t("jobs.JobsTable.edit2", { name: job.name })}
-                      >{t("jobs.JobsTable.edit")}</Button>
-                      <Button
-                        size="xs"
-                        variant="subtle"
-                        color="red"
-                        onClick={() => onDelete(job)}
-                        aria-label={t("jobs.JobsTable.delete2", { name: job.name })}
-                      >{t("jobs.JobsTable.delete")}</Button>
-                    </>
+                  {canEdit ? (
+                    <RowMenu app={app} job={job} onDelete={onDelete} />
+                  ) : (
+                    <Button
+                      size="xs"
+                      variant="default"
+                      component={Link}
+                      to={appPath(app, "instances") + `?job=${job.id}`}
+                      aria-label={t("jobs.JobsTable.instancesOf", { name: job.name })}
+                    >{t("jobs.JobsTable.instances")}</Button>
                   )}
                 </Group>
               </Table.Td>
@@ -88,3 +74,25 @@ function LastRun({ app, run }: { app: string; run: NonNullable<JobRowFragment["l
     </Stack>
   );
 }
+
+/** A job's other actions, in a menu so the row stays narrow: its instances, edit, delete. */
+function RowMenu({ app, job, onDelete }: { app: string; job: JobRowFragment; onDelete: (job: JobRowFragment) => void }) {
+  return (
+    <Menu position="bottom-end" withinPortal>
+      <Menu.Target>
+        <ActionIcon variant="default" size={30} aria-label={t("jobs.JobsTable.moreActions", { name: job.name })}>
+          {moreGlyph}
+        </ActionIcon>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Menu.Item component={Link} to={appPath(app, "instances") + `?job=${job.id}`}>{t("jobs.JobsTable.instances")}</Menu.Item>
+        <Menu.Item component={Link} to={appPath(app, "jobs", job.id, "edit")}>{t("jobs.JobsTable.edit")}</Menu.Item>
+        <Menu.Divider />
+        <Menu.Item color="red" onClick={() => onDelete(job)}>{t("jobs.JobsTable.delete")}</Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+/** The menu's sign: three dots, not a word. */
+const moreGlyph = "⋯";

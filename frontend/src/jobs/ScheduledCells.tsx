@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { Badge, Code, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Badge, Code, Group, Stack, Table, Text, VisuallyHidden, type StackProps } from "@mantine/core";
 import { Timestamp } from "../components/Timestamp";
 import { TruncatedLink } from "../components/Truncated";
 import type { ScheduleType } from "../graphql/graphql";
@@ -35,7 +35,7 @@ export function NameCell({ name, to, description, detail, maw }: {
   description: string;
   detail: ReactNode;
   /** Bounded, so a 128-character name is cut rather than widening the table. */
-  maw: number;
+  maw: StackProps["maw"];
 }) {
   return (
     <Table.Th scope="row" fw={400}>
@@ -70,8 +70,8 @@ export function ScheduleCell({ type, expression, timeZone }: { type: ScheduleTyp
       <Stack gap={4} align="flex-start">
         <Badge variant="light">{labelOf(scheduleTypes, type)}</Badge>
         {hasExpression(type) && (
-          <Group gap={6} wrap="nowrap">
-            {/* The trailing "?" of a cron expression stays on its line. */}
+          <Group gap={6} style={{ rowGap: 2 }}>
+            {/* The trailing "?" of a cron expression stays on its line; the zone goes below it when the column is narrow. */}
             <Code style={{ whiteSpace: "nowrap" }}>{expression}</Code>
             {type === "CRON" && (
               <Text size="xs" c="dimmed">
