@@ -149,5 +149,17 @@ test("at 1,100 px a job's schedule badge says its whole word", async () => {
   const cut = await label.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
   assert.equal(cut, false, "the schedule badge is cut");
   await shot(browser, "jobs-1100");
+
+  // And on the job's page, whose schedule card is a third of the width.
+  await page.goto(`/apps/${app}/jobs/${longJob}`);
+  const card = page.getByRole("region", { name: "Schedule" });
+  const cardLabel = card.locator(".mantine-Badge-label").first();
+  await cardLabel.waitFor();
+  assert.equal((await cardLabel.innerText()).toUpperCase(), "CRON");
+  assert.equal(await cardLabel.evaluate((el) => el.scrollWidth > el.clientWidth + 1), false, "the schedule card's badge is cut");
+  const cardBox = await card.boundingBox();
+  const cron = await card.getByText("0 0/5 * * * ?", { exact: true }).boundingBox();
+  assert.ok(cron.x + cron.width <= cardBox.x + cardBox.width, "the cron expression runs out of its card");
+  await shot(browser, "job-1100");
   await page.setViewportSize({ width, height: 900 });
 });
