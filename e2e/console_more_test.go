@@ -93,10 +93,12 @@ func TestConsoleReportsBrowser(t *testing.T) {
 // Chromium: the navigation collapses behind a burger, the jobs table keeps
 // its key columns on screen, a job's 128-character name wraps whole in its
 // heading, a workflow run fits; at 1,100 px schedule badges are not cut
-// (issue 28 defect 4).
+// (issue 28 defect 4); a refusal in the audit log and a failed alarm
+// delivery show their outcome whole, the refusal with its error (defect 5).
 func TestConsoleNarrowBrowser(t *testing.T) {
 	t.Parallel()
 	chromium := harness.Chromium(t)
-	cl := newCluster(t, "", 1)
+	// Loopback alarms allowed: one to a port nothing listens on fails.
+	cl := newClusterWith(t, harness.ServerOptions{Env: []string{"JOBWHEEL_ALARM_ALLOW_NETWORKS=127.0.0.1/32"}}, 1)
 	runBrowserTest(t, "console-narrow.test.mjs", chromium, cl.srv, "APP="+cl.app)
 }

@@ -21,6 +21,9 @@ let call;
 const longName = `e2e-narrow-${suffix}-`.padEnd(128, "x");
 let longJob = "";
 let run = "";
+/** What the server answered a refused updateJob. */
+let refusal = "";
+let alarmedJob = "";
 
 test("setup: a cron job with the longest name, and a workflow run", async () => {
   call = await api("admin", adminPassword);
@@ -37,6 +40,30 @@ test("setup: a cron job with the longest name, and a workflow run", async () => 
   });
   longJob = createJob.id;
   await call(`mutation($id: ID!) { runJob(id: $id) { id } }`, { id: longJob });
+  // A refused change (a bad timeout), for the audit log.
+  await assert.rejects(
+    call(`mutation($id: ID!, $input: JobInput!) { updateJob(id: $id, input: $input) { id } }`, {
+      id: longJob,
+      input: { app, name: longName, scheduleType: "CRON", scheduleExpression: "0 0/5 * * * ?", processorType: "SHELL", processor: "echo hi", timeoutMs: -5 },
+    }),
+    (err) => {
+      refusal = err.errors[0].message;
+      return err.errors[0].extensions.code === "BAD_INPUT";
+    },
+  );
+  // An alarm whose delivery fails (nothing listens on port 9), for the alarm history.
+  const { createJob: alarmed } = await call(`mutation($input: JobInput!) { createJob(input: $input) { id } }`, {
+    input: {
+      app,
+      name: `alarmed-${suffix}`,
+      scheduleType: "API",
+      processorType: "SHELL",
+      processor: "exit 1",
+      alarm: { rules: [{ type: "FAILURE" }], channels: [{ type: "WEBHOOK", target: "http://127.0.0.1:9/ops" }] },
+    },
+  });
+  alarmedJob = alarmed.id;
+  await call(`mutation($id: ID) { sendTestAlarm(jobId: $id) { ok } }`, { id: alarmedJob });
   const { createWorkflow } = await call(`mutation($input: WorkflowInput!) { createWorkflow(input: $input) { id } }`, {
     input: {
       app,
@@ -137,26 +164,57 @@ test("a workflow run page fits 800 px", async () => {
   await shot(browser, "workflow-run-800");
 });
 
+/** Fails unless a badge's word shows whole (no "BAD_I…"). */
+async function assertBadgeWhole(badge, word) {
+  await badge.waitFor();
+  const label = badge.locator(".mantine-Badge-label");
+  assert.equal((await label.innerText()).toUpperCase(), word);
+  // The badge clips its label: cut when the label is wider than the badge's inside.
+  const cut = await badge.evaluate((root) => {
+    const label = root.querySelector(".mantine-Badge-label");
+    const style = getComputedStyle(root);
+    const inside = root.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    // An ellipsis shows as soon as the label is a pixel short.
+    return root.scrollWidth > root.clientWidth || label.scrollWidth > Math.ceil(inside) || label.scrollWidth > label.clientWidth;
+  });
+  assert.equal(cut, false, `the ${word} badge is cut`);
+}
+
+test("at 800 px the audit log shows a refusal's outcome whole, with its error", async () => {
+  const { page } = browser;
+  await page.goto(`/apps/${app}/audit`);
+  const row = page.getByRole("row").filter({ hasText: "updateJob" }).filter({ hasText: "BAD_INPUT" }).first();
+  await assertBadgeWhole(row.locator(".mantine-Badge-root"), "BAD_INPUT");
+  await row.getByText(refusal, { exact: true }).waitFor();
+  await shot(browser, "audit-800");
+});
+
+test("at 800 and 1,100 px the alarm history shows a failed delivery's outcome whole", async () => {
+  const { page } = browser;
+  await page.goto(`/apps/${app}/jobs/${alarmedJob}/alarms`);
+  const history = page.getByRole("table", { name: "Alarm history" });
+  await assertBadgeWhole(history.locator(".mantine-Badge-root").first(), "FAILED");
+  await shot(browser, "alarm-history-800");
+  // With the navbar beside it, the long answer squeezes the other columns.
+  await page.setViewportSize({ width: 1100, height: 900 });
+  await assertBadgeWhole(history.locator(".mantine-Badge-root").first(), "FAILED");
+  await shot(browser, "alarm-history-1100");
+  await page.setViewportSize({ width, height: 900 });
+});
+
 test("at 1,100 px a job's schedule badge says its whole word", async () => {
   const { page } = browser;
   await page.setViewportSize({ width: 1100, height: 900 });
   await page.goto(`/apps/${app}/jobs`);
   const row = page.getByRole("row", { name: new RegExp(longName) });
   await row.waitFor();
-  const badge = row.locator(".mantine-Badge-root", { hasText: /^C/ }).first();
-  const label = badge.locator(".mantine-Badge-label");
-  assert.equal((await label.innerText()).toUpperCase(), "CRON");
-  const cut = await label.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
-  assert.equal(cut, false, "the schedule badge is cut");
+  await assertBadgeWhole(row.locator(".mantine-Badge-root", { hasText: /^C/ }).first(), "CRON");
   await shot(browser, "jobs-1100");
 
   // And on the job's page, whose schedule card is a third of the width.
   await page.goto(`/apps/${app}/jobs/${longJob}`);
   const card = page.getByRole("region", { name: "Schedule" });
-  const cardLabel = card.locator(".mantine-Badge-label").first();
-  await cardLabel.waitFor();
-  assert.equal((await cardLabel.innerText()).toUpperCase(), "CRON");
-  assert.equal(await cardLabel.evaluate((el) => el.scrollWidth > el.clientWidth + 1), false, "the schedule card's badge is cut");
+  await assertBadgeWhole(card.locator(".mantine-Badge-root").first(), "CRON");
   const cardBox = await card.boundingBox();
   const cron = await card.getByText("0 0/5 * * * ?", { exact: true }).boundingBox();
   assert.ok(cron.x + cron.width <= cardBox.x + cardBox.width, "the cron expression runs out of its card");

@@ -83,6 +83,12 @@ export function AuditTable({ app, entries }: { app: string; entries: AuditRowFra
                 <Badge color={e.outcome === "OK" ? "green" : "red"} variant="light">
                   {e.outcome}
                 </Badge>
+                {/* Why it was refused, as its caller was told. */}
+                {e.error && (
+                  <Text size="xs" c="red" mt={4} maw={320} style={{ overflowWrap: "anywhere" }} data-testid="audit-error">
+                    {e.error}
+                  </Text>
+                )}
               </Table.Td>
               <Table.Td>
                 <Changes entry={e} />

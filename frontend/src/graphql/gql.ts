@@ -18,7 +18,7 @@ type Documents = {
     "\n  query Apps {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n    }\n  }\n": typeof types.AppsDocument,
     "\n  mutation CreateApp($name: String!, $description: String) {\n    createApp(name: $name, description: $description) {\n      app {\n        id\n        name\n        description\n        createdAt\n        myRole\n      }\n      secret\n    }\n  }\n": typeof types.CreateAppDocument,
     "\n  query AuditLog($app: String!, $first: Int!, $after: String) {\n    auditLog(app: $app, first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n": typeof types.AuditLogDocument,
-    "\n  fragment AuditRow on AuditEntry {\n    id\n    time\n    actor\n    tokenName\n    clientAddress\n    action\n    objectType\n    objectId\n    objectName\n    outcome\n    changes {\n      field\n      before\n      after\n    }\n  }\n": typeof types.AuditRowFragmentDoc,
+    "\n  fragment AuditRow on AuditEntry {\n    id\n    time\n    actor\n    tokenName\n    clientAddress\n    action\n    objectType\n    objectId\n    objectName\n    outcome\n    error\n    changes {\n      field\n      before\n      after\n    }\n  }\n": typeof types.AuditRowFragmentDoc,
     "\n  query Me {\n    me {\n      id\n      username\n      admin\n      ssoSubject\n    }\n  }\n": typeof types.MeDocument,
     "\n  query SignInOptions {\n    signInOptions {\n      password\n      sso {\n        name\n        loginUrl\n      }\n    }\n  }\n": typeof types.SignInOptionsDocument,
     "\n  mutation Login($username: String!, $password: String!) {\n    login(username: $username, password: $password) {\n      expiresAt\n      user {\n        id\n        username\n      }\n    }\n  }\n": typeof types.LoginDocument,
@@ -118,7 +118,7 @@ const documents: Documents = {
     "\n  query Apps {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n    }\n  }\n": types.AppsDocument,
     "\n  mutation CreateApp($name: String!, $description: String) {\n    createApp(name: $name, description: $description) {\n      app {\n        id\n        name\n        description\n        createdAt\n        myRole\n      }\n      secret\n    }\n  }\n": types.CreateAppDocument,
     "\n  query AuditLog($app: String!, $first: Int!, $after: String) {\n    auditLog(app: $app, first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n": types.AuditLogDocument,
-    "\n  fragment AuditRow on AuditEntry {\n    id\n    time\n    actor\n    tokenName\n    clientAddress\n    action\n    objectType\n    objectId\n    objectName\n    outcome\n    changes {\n      field\n      before\n      after\n    }\n  }\n": types.AuditRowFragmentDoc,
+    "\n  fragment AuditRow on AuditEntry {\n    id\n    time\n    actor\n    tokenName\n    clientAddress\n    action\n    objectType\n    objectId\n    objectName\n    outcome\n    error\n    changes {\n      field\n      before\n      after\n    }\n  }\n": types.AuditRowFragmentDoc,
     "\n  query Me {\n    me {\n      id\n      username\n      admin\n      ssoSubject\n    }\n  }\n": types.MeDocument,
     "\n  query SignInOptions {\n    signInOptions {\n      password\n      sso {\n        name\n        loginUrl\n      }\n    }\n  }\n": types.SignInOptionsDocument,
     "\n  mutation Login($username: String!, $password: String!) {\n    login(username: $username, password: $password) {\n      expiresAt\n      user {\n        id\n        username\n      }\n    }\n  }\n": types.LoginDocument,
@@ -247,7 +247,7 @@ export function graphql(source: "\n  query AuditLog($app: String!, $first: Int!,
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment AuditRow on AuditEntry {\n    id\n    time\n    actor\n    tokenName\n    clientAddress\n    action\n    objectType\n    objectId\n    objectName\n    outcome\n    changes {\n      field\n      before\n      after\n    }\n  }\n"): (typeof documents)["\n  fragment AuditRow on AuditEntry {\n    id\n    time\n    actor\n    tokenName\n    clientAddress\n    action\n    objectType\n    objectId\n    objectName\n    outcome\n    changes {\n      field\n      before\n      after\n    }\n  }\n"];
+export function graphql(source: "\n  fragment AuditRow on AuditEntry {\n    id\n    time\n    actor\n    tokenName\n    clientAddress\n    action\n    objectType\n    objectId\n    objectName\n    outcome\n    error\n    changes {\n      field\n      before\n      after\n    }\n  }\n"): (typeof documents)["\n  fragment AuditRow on AuditEntry {\n    id\n    time\n    actor\n    tokenName\n    clientAddress\n    action\n    objectType\n    objectId\n    objectName\n    outcome\n    error\n    changes {\n      field\n      before\n      after\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
