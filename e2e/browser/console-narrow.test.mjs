@@ -2,7 +2,8 @@
 // against a running server whose app (APP) has a live agent running SHELL
 // scripts. At 800 px: the navigation is collapsed behind a burger, which
 // opens and closes it; the jobs table keeps its key columns (name, enabled,
-// schedule, next fire, last run, run now) on screen; a job with a
+// schedule, next fire, last run, run now) on screen, its times also in the
+// job's zone (defect 6); a job with a
 // 128-character name is named whole in its page's heading, which wraps;
 // a workflow run page fits. At 1,100 px the schedule badges say their whole
 // word.
@@ -131,6 +132,12 @@ test("the jobs table keeps its key columns on screen at 800 px", async () => {
   await assertOnScreen(row.locator(".mantine-Switch-track"), "its Enabled switch");
   await assertOnScreen(row.getByText("0 0/5 * * * ?", { exact: true }), "its cron expression");
   await assertOnScreen(row.getByRole("button", { name: `Run ${longName} now` }), "its Run now button");
+  // Its next fire and last run, also as the clock reads in Shanghai (the browser is in Berlin).
+  const zoned = row.getByTestId("zoned-time");
+  await zoned.first().waitFor();
+  assert.equal(await zoned.count(), 2);
+  for (const text of await zoned.allInnerTexts()) assert.match(text, /Asia\/Shanghai$/);
+  await assertOnScreen(zoned.first(), "the next fire in Shanghai");
   await assertNoSidewaysScroll(page, "jobs");
   await shot(browser, "jobs-800");
 });

@@ -1,7 +1,7 @@
 import { ActionIcon, Anchor, Button, Group, Menu, Stack, Table } from "@mantine/core";
 import { Link } from "react-router";
 import { appPath } from "../apps/currentApp";
-import { Timestamp } from "../components/Timestamp";
+import { ZonedTime } from "../components/ZonedTime";
 import type { JobRowFragment } from "../graphql/graphql";
 import { StatusBadge } from "../instances/StatusBadge";
 import { EnabledSwitch } from "./EnabledSwitch";
@@ -35,8 +35,8 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
               />
               <Table.Td>{canEdit ? <EnabledSwitch job={job} /> : <EnabledBadge enabled={job.enabled} />}</Table.Td>
               <ScheduleCell type={job.scheduleType} expression={job.scheduleExpression} timeZone={job.timeZone} />
-              <NextFireCell at={job.nextTriggerTime} />
-              <LastRunCell>{job.lastRun && <LastRun app={app} run={job.lastRun} />}</LastRunCell>
+              <NextFireCell at={job.nextTriggerTime} timeZone={job.timeZone} />
+              <LastRunCell>{job.lastRun && <LastRun app={app} run={job.lastRun} timeZone={job.timeZone} />}</LastRunCell>
               <Table.Td>
                 <Group gap={4} wrap="nowrap" justify="flex-end">
                   {canEdit && job.scheduleType !== "WORKFLOW" && (
@@ -64,13 +64,13 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProp
 }
 
 /** The job's newest fired instance: its status, linking to it, and when it fired. */
-function LastRun({ app, run }: { app: string; run: NonNullable<JobRowFragment["lastRun"]> }) {
+function LastRun({ app, run, timeZone }: { app: string; run: NonNullable<JobRowFragment["lastRun"]>; timeZone: string }) {
   return (
     <Stack gap={2} align="flex-start">
       <Anchor component={Link} to={appPath(app, "instances", run.id)} aria-label={t("jobs.JobsTable.instance", { id: run.id, status: run.status })}>
         <StatusBadge status={run.status} size="sm" />
       </Anchor>
-      {run.actualTriggerTime && <Timestamp value={run.actualTriggerTime} compact />}
+      {run.actualTriggerTime && <ZonedTime value={run.actualTriggerTime} timeZone={timeZone} />}
     </Stack>
   );
 }

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Badge, Code, Group, Stack, Table, Text, VisuallyHidden, type StackProps } from "@mantine/core";
-import { Timestamp } from "../components/Timestamp";
+import { ZonedTime } from "../components/ZonedTime";
 import { TruncatedLink } from "../components/Truncated";
 import type { ScheduleType } from "../graphql/graphql";
 import { hasExpression, labelOf, scheduleTypes } from "./labels";
@@ -85,12 +85,12 @@ export function ScheduleCell({ type, expression, timeZone }: { type: ScheduleTyp
   );
 }
 
-/** The next fire, or a dash for none. */
-export function NextFireCell({ at }: { at: string | null | undefined }) {
+/** The next fire (also in the job's zone when it is not the viewer's), or a dash for none. */
+export function NextFireCell({ at, timeZone }: { at: string | null | undefined; timeZone?: string | undefined }) {
   return (
     <Table.Td>
       {at ? (
-        <Timestamp value={at} compact />
+        <ZonedTime value={at} timeZone={timeZone} />
       ) : (
         <Text size="sm" c="dimmed">
           —
