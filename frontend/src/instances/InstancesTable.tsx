@@ -1,10 +1,14 @@
-import { Anchor, Table, Text } from "@mantine/core";
+import { useState } from "react";
+import { Anchor, Button, Group, Table, Text, VisuallyHidden } from "@mantine/core";
 import { Link, useNavigate } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { Elapsed } from "../components/Elapsed";
 import { Timestamp } from "../components/Timestamp";
 import { Truncated } from "../components/Truncated";
 import type { InstanceRowFragment } from "../graphql/graphql";
+import { useCanEdit } from "../apps/useAppRole";
+import { InstanceActions } from "./InstanceActions";
+import { LogDrawer } from "./LogDrawer";
 import { StatusBadge } from "./StatusBadge";
 import { t } from "../i18n";
 
@@ -27,7 +31,10 @@ interface InstancesTableProps {
 
 export function InstancesTable({ app, instances, withJob = true }: InstancesTableProps) {
   const navigate = useNavigate();
+  const canEdit = useCanEdit();
+  const [logOf, setLogOf] = useState<InstanceRowFragment | null>(null);
   return (
+    <>
     <Table.ScrollContainer minWidth={1000}>
       <Table striped highlightOnHover verticalSpacing="xs">
         <Table.Thead>
@@ -41,6 +48,9 @@ export function InstancesTable({ app, instances, withJob = true }: InstancesTabl
             <Table.Th scope="col">{t("instances.InstancesTable.duration")}</Table.Th>
             <Table.Th scope="col">{t("instances.InstancesTable.attempt")}</Table.Th>
             <Table.Th scope="col">{t("instances.InstancesTable.worker")}</Table.Th>
+            <Table.Th scope="col">
+              <VisuallyHidden>{t("instances.InstancesTable.actions")}</VisuallyHidden>
+            </Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -81,11 +91,22 @@ export function InstancesTable({ app, instances, withJob = true }: InstancesTabl
                 <Table.Td>
                   <Text size="sm">{i.worker?.host ?? "—"}</Text>
                 </Table.Td>
+                {/* Its own clicks (and its dialogs', which React bubbles through) do not open the row. */}
+                <Table.Td onClick={(e) => e.stopPropagation()}>
+                  <Group gap={4} wrap="nowrap" justify="flex-end">
+                    <Button size="xs" variant="default" onClick={() => setLogOf(i)} aria-label={t("instances.InstancesTable.logOf", { id: i.id })}>
+                      {t("instances.InstancesTable.log")}
+                    </Button>
+                    {canEdit && <InstanceActions instance={i} size="xs" />}
+                  </Group>
+                </Table.Td>
               </Table.Tr>
             );
           })}
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
+    <LogDrawer app={app} instance={logOf && (instances.find((i) => i.id === logOf.id) ?? logOf)} onClose={() => setLogOf(null)} />
+    </>
   );
 }
