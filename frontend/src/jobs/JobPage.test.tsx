@@ -216,6 +216,7 @@ describe("a long job name", () => {
               executionMode: "STANDALONE",
               nextTriggerTime: null,
               lastRun: null,
+              workerFilter: { tags: [] },
             },
           },
         ],

@@ -33,6 +33,7 @@ const row: JobRowFragment = {
   executionMode: "STANDALONE",
   nextTriggerTime: null,
   lastRun: { id: "41", status: "FAILED", actualTriggerTime: "2026-11-21T12:00:00Z" },
+  workerFilter: { tags: [] },
 };
 
 const jobs: JobsQuery = {

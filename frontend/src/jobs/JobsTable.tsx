@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Button, Group, Menu, Stack, Table } from "@mantine/core";
+import { ActionIcon, Anchor, Button, Checkbox, Group, Menu, Stack, Table } from "@mantine/core";
 import { Link } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { ZonedTime } from "../components/ZonedTime";
@@ -16,16 +16,48 @@ interface JobsTableProps {
   canEdit: boolean;
   onRun: (job: JobRowFragment) => void;
   onDelete: (job: JobRowFragment) => void;
+  /** The ids chosen for a bulk action (editors only). */
+  selected?: ReadonlySet<string>;
+  onSelect?: (ids: string[]) => void;
 }
 
-export function JobsTable({ app, jobs, canEdit, onRun, onDelete }: JobsTableProps) {
+export function JobsTable({ app, jobs, canEdit, onRun, onDelete, selected, onSelect }: JobsTableProps) {
+  const selecting = canEdit && selected !== undefined && onSelect !== undefined;
+  const all = jobs.length > 0 && jobs.every((j) => selected?.has(j.id));
+  const some = jobs.some((j) => selected?.has(j.id));
+  const toggle = (id: string, on: boolean) => {
+    if (!selected || !onSelect) return;
+    onSelect(on ? [...selected, id] : [...selected].filter((s) => s !== id));
+  };
   return (
     <Table.ScrollContainer minWidth={720}>
       <Table striped highlightOnHover verticalSpacing="sm">
-        <ScheduledHead />
+        <ScheduledHead
+          select={
+            selecting ? (
+              <Checkbox
+                size="xs"
+                checked={all}
+                indeterminate={some && !all}
+                onChange={(e) => onSelect(e.currentTarget.checked ? jobs.map((j) => j.id) : [])}
+                aria-label={t("jobs.JobsTable.selectAll")}
+              />
+            ) : undefined
+          }
+        />
         <Table.Tbody>
           {jobs.map((job) => (
             <Table.Tr key={job.id}>
+              {selecting && (
+                <Table.Td w={32} pr={0}>
+                  <Checkbox
+                    size="xs"
+                    checked={selected.has(job.id)}
+                    onChange={(e) => toggle(job.id, e.currentTarget.checked)}
+                    aria-label={t("jobs.JobsTable.select", { name: job.name })}
+                  />
+                </Table.Td>
+              )}
               <NameCell
                 name={job.name}
                 to={appPath(app, "jobs", job.id)}

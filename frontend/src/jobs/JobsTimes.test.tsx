@@ -23,6 +23,7 @@ function row(id: string, name: string, timeZone: string, next: string, last: str
     executionMode: "STANDALONE",
     nextTriggerTime: next,
     lastRun: { id: `${id}1`, status: "SUCCEEDED", actualTriggerTime: last },
+    workerFilter: { tags: [] },
   };
 }
 

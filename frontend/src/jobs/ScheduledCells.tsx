@@ -10,11 +10,16 @@ import { t } from "../i18n";
 // things by name, whether they are enabled, their schedule, next fire and
 // last run.
 
-/** The column heads of a jobs or workflows table. */
-export function ScheduledHead() {
+/** The column heads of a jobs or workflows table (`select`: a first column's head, to select rows). */
+export function ScheduledHead({ select }: { select?: ReactNode } = {}) {
   return (
     <Table.Thead>
       <Table.Tr>
+        {select !== undefined && (
+          <Table.Th scope="col" w={32} pr={0}>
+            {select}
+          </Table.Th>
+        )}
         <Table.Th scope="col">{t("jobs.ScheduledCells.name")}</Table.Th>
         <Table.Th scope="col">{t("jobs.ScheduledCells.enabled")}</Table.Th>
         <Table.Th scope="col">{t("jobs.ScheduledCells.schedule")}</Table.Th>

@@ -75,7 +75,9 @@ test("shows the totals, per job with each job's app, per day, and per day and jo
   expect(jobRows).toHaveLength(2);
   expect(jobRows[0]).toHaveTextContent("nightly-export");
   expect(jobRows[0]).toHaveTextContent("orders");
-  expect(within(jobRows[0]!).getByRole("link", { name: "nightly-export" })).toHaveAttribute("href", "/apps/orders/jobs/7");
+  const [first] = jobRows;
+  if (!first) throw new Error("no rows");
+  expect(within(first).getByRole("link", { name: "nightly-export" })).toHaveAttribute("href", "/apps/orders/jobs/7");
   expect(jobRows[0]).toHaveTextContent("1 m 05 s");
   expect(jobRows[1]).toHaveTextContent("billing");
 
