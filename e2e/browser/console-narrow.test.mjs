@@ -193,6 +193,8 @@ test("at 800 px the audit log shows a refusal's outcome whole, with its error", 
   const row = page.getByRole("row").filter({ hasText: "updateJob" }).filter({ hasText: "BAD_INPUT" }).first();
   await assertBadgeWhole(row.locator(".mantine-Badge-root"), "BAD_INPUT");
   await row.getByText(refusal, { exact: true }).waitFor();
+  // A 128-character name and long values wrap: the page does not scroll sideways.
+  await assertNoSidewaysScroll(page, "the audit log");
   await shot(browser, "audit-800");
 });
 
@@ -227,4 +229,21 @@ test("at 1,100 px a job's schedule badge says its whole word", async () => {
   assert.ok(cron.x + cron.width <= cardBox.x + cardBox.width, "the cron expression runs out of its card");
   await shot(browser, "job-1100");
   await page.setViewportSize({ width, height: 900 });
+});
+
+test("in Chinese at 800 px the jobs table keeps its row's actions on screen", async () => {
+  const { page } = browser;
+  await page.evaluate(() => localStorage.setItem("jobwheel.language", "zh-CN"));
+  await page.goto(`/apps/${app}/jobs`);
+  const row = page.getByRole("row", { name: new RegExp(longName) });
+  await row.waitFor();
+  await page.getByRole("columnheader", { name: "下次触发" }).waitFor();
+  await assertOnScreen(row.getByRole("button", { name: `${longName} 的更多操作` }), "the row's menu");
+  await assertNoSidewaysScroll(page, "jobs in Chinese");
+  await shot(browser, "jobs-800-zh-CN");
+  await page.goto(`/apps/${app}/jobs/${longJob}`);
+  await page.getByRole("heading", { level: 2 }).waitFor();
+  await assertNoSidewaysScroll(page, "a job in Chinese");
+  await shot(browser, "job-800-zh-CN");
+  await page.evaluate(() => localStorage.setItem("jobwheel.language", "en"));
 });

@@ -39,6 +39,8 @@ function Changes({ entry }: { entry: AuditRowFragment }) {
 
 export function AuditTable({ app, entries }: { app: string; entries: AuditRowFragment[] }) {
   return (
+    // Long names and values wrap in their cells; on a narrow screen the table scrolls, never the page.
+    <Table.ScrollContainer minWidth={720}>
     <Table striped verticalSpacing="xs">
       <Table.Thead>
         <Table.Tr>
@@ -73,7 +75,7 @@ export function AuditTable({ app, entries }: { app: string; entries: AuditRowFra
               <Table.Td>
                 <Code>{e.action}</Code>
               </Table.Td>
-              <Table.Td>
+              <Table.Td maw={240} style={{ overflowWrap: "anywhere" }}>
                 <Text size="sm">
                   {e.objectType && <>{e.objectType.replace("_", " ")} </>}
                   {link ? <Link to={link}>{name}</Link> : name}
@@ -90,7 +92,7 @@ export function AuditTable({ app, entries }: { app: string; entries: AuditRowFra
                   </Text>
                 )}
               </Table.Td>
-              <Table.Td>
+              <Table.Td maw={380} style={{ overflowWrap: "anywhere" }}>
                 <Changes entry={e} />
               </Table.Td>
             </Table.Tr>
@@ -98,5 +100,6 @@ export function AuditTable({ app, entries }: { app: string; entries: AuditRowFra
         })}
       </Table.Tbody>
     </Table>
+    </Table.ScrollContainer>
   );
 }
