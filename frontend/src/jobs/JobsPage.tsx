@@ -68,26 +68,26 @@ export function JobsPage() {
         {(data) => {
           const jobs = data.jobs.edges.map((e) => e.node);
           return (
-          <Stack>
-            {canEdit && (
-              <BulkBar
+            <Stack>
+              {canEdit && (
+                <BulkBar
+                  jobs={jobs}
+                  selected={jobs.filter((j) => selected.has(j.id))}
+                  onSelect={(ids) => setSelected(new Set(ids))}
+                  onDone={() => reexecute({ requestPolicy: "network-only" })}
+                />
+              )}
+              <JobsTable
+                app={app}
                 jobs={jobs}
-                selected={jobs.filter((j) => selected.has(j.id))}
+                canEdit={canEdit}
+                onRun={setRunning}
+                onDelete={setDeleting}
+                selected={selected}
                 onSelect={(ids) => setSelected(new Set(ids))}
-                onDone={() => reexecute({ requestPolicy: "network-only" })}
               />
-            )}
-            <JobsTable
-              app={app}
-              jobs={jobs}
-              canEdit={canEdit}
-              onRun={setRunning}
-              onDelete={setDeleting}
-              selected={selected}
-              onSelect={(ids) => setSelected(new Set(ids))}
-            />
-            <ConnectionPager pages={pages} pageInfo={data.jobs.pageInfo} />
-          </Stack>
+              <ConnectionPager pages={pages} pageInfo={data.jobs.pageInfo} />
+            </Stack>
           );
         }}
       </QueryView>
