@@ -10,7 +10,7 @@
 // OUTPUT_DIR, CHROMIUM). Any console error or warning fails the test.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { adminPassword, api, app, createShellJob, logIn, nav, runJob, shot, suffix, useBrowser, waitFinished } from "./lib.mjs";
+import { adminPassword, api, app, createShellJob, logIn, nav, runJob, shot, suffix, useBrowser, waitFinished, waitUntil } from "./lib.mjs";
 
 const browser = useBrowser();
 
@@ -123,6 +123,35 @@ test("the overview shows each app's health at a glance", async () => {
   await row.getByTestId("runs-today").click();
   await page.waitForURL(new RegExp(`/reports\\?app=${app}&from=`));
   await page.getByRole("img", { name: /^Runs per day: \d+ runs/ }).waitFor();
+});
+
+test("an instance's log opens from its row, and jobs are disabled and enabled in bulk (item 16)", async () => {
+  const { page } = browser;
+  await page.goto(`/apps/${app}/instances?status=FAILED`);
+  const row = page.getByRole("row").filter({ hasText: badName }).first();
+  await row.getByRole("button", { name: /^Retry instance #\d+$/ }).waitFor();
+  await row.getByRole("button", { name: /^Log of instance #\d+$/ }).click();
+  const drawer = page.getByRole("dialog", { name: /^Log of instance #\d+$/ });
+  await drawer.getByText("about to fail").first().waitFor();
+  assert.match(page.url(), /\/instances\?status=FAILED$/, "the list stays open behind the drawer");
+  await shot(browser, "instance-log-drawer");
+  await page.keyboard.press("Escape");
+  await drawer.waitFor({ state: "hidden" });
+
+  await page.goto(`/apps/${app}/jobs`);
+  await page.getByRole("checkbox", { name: `Select ${okName}` }).check();
+  await page.getByRole("checkbox", { name: `Select ${badName}` }).check();
+  await page.getByTestId("bulk-count").getByText("2 jobs selected").waitFor();
+  await page.getByRole("button", { name: "Disable", exact: true }).click();
+  await waitUntil(async () => {
+    const { jobs } = await call(`query($a: String!) { jobs(app: $a) { edges { node { name enabled } } } }`, { a: app });
+    return jobs.edges.filter((e) => [okName, badName].includes(e.node.name) && !e.node.enabled).length === 2;
+  });
+  await page.getByRole("switch", { name: `${okName} enabled` }).and(page.locator(":not(:checked)")).waitFor({ state: "attached" });
+  await shot(browser, "jobs-bulk-disabled");
+  await page.getByRole("button", { name: "Enable", exact: true }).click();
+  await page.getByRole("switch", { name: `${okName} enabled` }).and(page.locator(":checked")).waitFor({ state: "attached" });
+  await page.getByRole("switch", { name: `${badName} enabled` }).and(page.locator(":checked")).waitFor({ state: "attached" });
 });
 
 test("in Chinese, the report and the overview read in Chinese", async () => {

@@ -67,8 +67,9 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete, selected, onSel
               />
               <Table.Td>{canEdit ? <EnabledSwitch job={job} /> : <EnabledBadge enabled={job.enabled} />}</Table.Td>
               <ScheduleCell type={job.scheduleType} expression={job.scheduleExpression} timeZone={job.timeZone} />
-              <NextFireCell at={job.nextTriggerTime} timeZone={job.timeZone} />
-              <LastRunCell>{job.lastRun && <LastRun app={app} run={job.lastRun} timeZone={job.timeZone} />}</LastRunCell>
+              {/* Only a cron expression is read in the job's zone; other schedules have no clock of their own. */}
+              <NextFireCell at={job.nextTriggerTime} timeZone={cronZone(job)} />
+              <LastRunCell>{job.lastRun && <LastRun app={app} run={job.lastRun} timeZone={cronZone(job)} />}</LastRunCell>
               <Table.Td>
                 <Group gap={4} wrap="nowrap" justify="flex-end">
                   {canEdit && job.scheduleType !== "WORKFLOW" && (
@@ -96,7 +97,7 @@ export function JobsTable({ app, jobs, canEdit, onRun, onDelete, selected, onSel
 }
 
 /** The job's newest fired instance: its status, linking to it, and when it fired. */
-function LastRun({ app, run, timeZone }: { app: string; run: NonNullable<JobRowFragment["lastRun"]>; timeZone: string }) {
+function LastRun({ app, run, timeZone }: { app: string; run: NonNullable<JobRowFragment["lastRun"]>; timeZone: string | undefined }) {
   return (
     <Stack gap={2} align="flex-start">
       <Anchor component={Link} to={appPath(app, "instances", run.id)} aria-label={t("jobs.JobsTable.instance", { id: run.id, status: run.status })}>
@@ -105,6 +106,11 @@ function LastRun({ app, run, timeZone }: { app: string; run: NonNullable<JobRowF
       {run.actualTriggerTime && <ZonedTime value={run.actualTriggerTime} timeZone={timeZone} />}
     </Stack>
   );
+}
+
+/** The zone a job's times are also shown in: its own, for a cron schedule. */
+export function cronZone(job: Pick<JobRowFragment, "scheduleType" | "timeZone">): string | undefined {
+  return job.scheduleType === "CRON" ? job.timeZone : undefined;
 }
 
 /** A job's other actions, in a menu so the row stays narrow: its instances, edit, delete. */

@@ -59,6 +59,14 @@ describe("times in the jobs list", () => {
     expect(zoned[1]).toHaveTextContent(`${clockIn(last, elsewhere)} ${elsewhere}`);
   });
 
+  it("give no second clock to a job whose schedule has no zone (API, fixed rate)", async () => {
+    const last = new Date(Date.now() - 3 * day).toISOString();
+    render([{ ...row("3", "on-demand", elsewhere, last, last), scheduleType: "API", nextTriggerTime: null }]);
+    const r = await screen.findByRole("row", { name: /on-demand/ });
+    expect(within(r).getAllByRole("time")).toHaveLength(1);
+    expect(within(r).queryByTestId("zoned-time")).not.toBeInTheDocument();
+  });
+
   it("say the clock in another zone with its date only when that is not its today", () => {
     const now = new Date("2026-11-28T09:00:00Z"); // 17:00 in Shanghai
     expect(clockIn("2026-11-28T10:00:00Z", "Asia/Shanghai", now)).toMatch(/^06:00:00 PM$|^18:00:00$/);

@@ -8,6 +8,7 @@ import { ConnectionPager, useCursorPages } from "../components/CursorPager";
 import { ListSearchField, NoneFound, useListSearch } from "../components/ListSearch";
 import { QueryView } from "../components/QueryView";
 import { ZonedTime } from "../components/ZonedTime";
+import { cronZone } from "../jobs/JobsTable";
 import type { WorkflowRowFragment } from "../graphql/graphql";
 import { EnabledBadge, LastRunCell, NameCell, NextFireCell, ScheduledHead, ScheduleCell } from "../jobs/ScheduledCells";
 import { DeleteWorkflowDialog, ImportWorkflowDialog, WorkflowEnabledSwitch, useExportWorkflow } from "./dialogs";
@@ -118,7 +119,7 @@ function WorkflowsTable({ app, workflows, canEdit, onRun, onDelete, onExport }: 
               />
               <Table.Td>{canEdit ? <WorkflowEnabledSwitch workflow={w} /> : <EnabledBadge enabled={w.enabled} />}</Table.Td>
               <ScheduleCell type={w.scheduleType} expression={w.scheduleExpression} timeZone={w.timeZone} />
-              <NextFireCell at={w.nextTriggerTime} timeZone={w.timeZone} />
+              <NextFireCell at={w.nextTriggerTime} timeZone={cronZone(w)} />
               <LastRunCell>
                 {w.lastRun && (
                   <Stack gap={2} align="flex-start">
@@ -129,7 +130,7 @@ function WorkflowsTable({ app, workflows, canEdit, onRun, onDelete, onExport }: 
                     >
                       <RunStatusBadge status={w.lastRun.status} size="sm" />
                     </Anchor>
-                    <ZonedTime value={w.lastRun.triggerTime} timeZone={w.timeZone} />
+                    <ZonedTime value={w.lastRun.triggerTime} timeZone={cronZone(w)} />
                   </Stack>
                 )}
               </LastRunCell>
