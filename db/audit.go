@@ -21,15 +21,17 @@ type AuditEntry struct {
 	Actor  string    `bun:"actor,notnull"`
 	// ActorSubject is the identity provider's subject of the actor, for a
 	// user who signed in with single sign-on.
-	ActorSubject string        `bun:"actor_subject,notnull"`
-	TokenName    string        `bun:"token_name,notnull"`
-	ClientAddr   string        `bun:"client_addr,notnull"`
-	Action       string        `bun:"action,notnull"`
-	ObjectType   string        `bun:"object_type,notnull"`
-	ObjectID     string        `bun:"object_id,notnull"`
-	ObjectName   string        `bun:"object_name,notnull"`
-	Outcome      string        `bun:"outcome,notnull"`
-	Changes      []AuditChange `bun:"changes,type:json,notnull"`
+	ActorSubject string `bun:"actor_subject,notnull"`
+	TokenName    string `bun:"token_name,notnull"`
+	ClientAddr   string `bun:"client_addr,notnull"`
+	Action       string `bun:"action,notnull"`
+	ObjectType   string `bun:"object_type,notnull"`
+	ObjectID     string `bun:"object_id,notnull"`
+	ObjectName   string `bun:"object_name,notnull"`
+	Outcome      string `bun:"outcome,notnull"`
+	// Error is the message a refused mutation was answered with (empty when OK).
+	Error   string        `bun:"error_message,notnull"`
+	Changes []AuditChange `bun:"changes,type:json,notnull"`
 }
 
 // AuditChange is one field's value before and after a mutation (nil: it

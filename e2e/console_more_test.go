@@ -76,3 +76,29 @@ func TestConsoleCalendarsBrowser(t *testing.T) {
 	cl := newCluster(t, "", 0)
 	runBrowserTest(t, "console-calendars.test.mjs", chromium, cl.srv, "APP="+cl.app)
 }
+
+// TestConsoleReportsBrowser opens the run report and the cross-app overview
+// in Chromium after a real agent ran jobs that succeeded and failed: the
+// report's figures, chart and tables per job, day and both, for the app and
+// for all apps; the overview's health of each app; both in Chinese too
+// (issue 28 item 15).
+func TestConsoleReportsBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	cl := newCluster(t, "", 1)
+	runBrowserTest(t, "console-reports.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}
+
+// TestConsoleNarrowBrowser looks at the console in an 800 px window in
+// Chromium: the navigation collapses behind a burger, the jobs table keeps
+// its key columns on screen, a job's 128-character name wraps whole in its
+// heading, a workflow run fits; at 1,100 px schedule badges are not cut
+// (issue 28 defect 4); a refusal in the audit log and a failed alarm
+// delivery show their outcome whole, the refusal with its error (defect 5).
+func TestConsoleNarrowBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := harness.Chromium(t)
+	// Loopback alarms allowed: one to a port nothing listens on fails.
+	cl := newClusterWith(t, harness.ServerOptions{Env: []string{"JOBWHEEL_ALARM_ALLOW_NETWORKS=127.0.0.1/32"}}, 1)
+	runBrowserTest(t, "console-narrow.test.mjs", chromium, cl.srv, "APP="+cl.app)
+}

@@ -23,7 +23,8 @@ func auditMutations(log *audit.Service) graphql.FieldMiddleware {
 		rec := log.Begin(ctx, fc.Field.Name, fc.Args)
 		// A service may write the entry with its change (runJob).
 		res, err := next(audit.WithRecord(ctx, rec))
-		rec.End(ctx, res, outcomeCode(ctx, err))
+		code := outcomeCode(ctx, err)
+		rec.End(ctx, res, code, outcomeMessage(code, err))
 		return res, err
 	}
 }
@@ -58,6 +59,28 @@ func outcomeCode(ctx context.Context, err error) string {
 		return CodeUnavailable
 	}
 	return CodeInternal
+}
+
+// outcomeMessage is what the caller of a refused mutation reads (as
+// errorPresenter words it), for the audit log: never an internal error's
+// details, which only the server log has.
+func outcomeMessage(code string, err error) string {
+	if err == nil {
+		return ""
+	}
+	var input *fault.Input
+	switch {
+	case errors.As(err, &input):
+		if input.Field == "" {
+			return input.Reason
+		}
+		return input.Field + ": " + input.Reason
+	case code == CodeInternal:
+		return "internal error (the server log has the details)"
+	case code == CodeUnavailable:
+		return "the request was cancelled before it finished"
+	}
+	return err.Error()
 }
 
 // nonEmpty is s, or nil when it is empty (a nullable field).

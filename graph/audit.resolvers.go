@@ -31,6 +31,10 @@ func (r *auditEntryResolver) ClientAddress(ctx context.Context, obj *db.AuditEnt
 	return nonEmpty(obj.ClientAddr), nil
 }
 
+func (r *auditEntryResolver) Error(ctx context.Context, obj *db.AuditEntry) (*string, error) {
+	return nonEmpty(obj.Error), nil
+}
+
 func (r *auditEntryConnectionResolver) TotalCount(ctx context.Context, obj *model.AuditEntryConnection) (int, error) {
 	return r.audit.Count(ctx, obj.Filter)
 }

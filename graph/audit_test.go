@@ -24,7 +24,7 @@ type auditPage struct {
 
 type auditNode struct {
 	Actor, Action, ObjectType, ObjectID, ObjectName, Outcome string
-	App, TokenName                                           *string
+	App, TokenName, Error                                    *string
 	Changes                                                  []struct {
 		Field         string
 		Before, After any
@@ -34,7 +34,7 @@ type auditNode struct {
 const auditQuery = `query($app: String, $t: String, $o: String, $first: Int, $after: String) {
   auditLog(app: $app, objectType: $t, objectId: $o, first: $first, after: $after) {
     totalCount pageInfo { hasNextPage endCursor }
-    edges { node { actor action objectType objectId objectName outcome app tokenName changes { field before after } } } } }`
+    edges { node { actor action objectType objectId objectName outcome error app tokenName changes { field before after } } } } }`
 
 // TestAuditLog: mutations are on record with who made them, the object,
 // and only the fields they changed (before and after); failed ones with
@@ -55,10 +55,13 @@ func TestAuditLog(t *testing.T) {
 		if r := api.setRole(t, admin, "orders", "vera", "VIEWER"); len(r.Errors) > 0 {
 			t.Fatal(r.Errors)
 		}
-		// A viewer cannot edit: the refusal is on record too.
-		if r := api.do(t, viewer, `mutation($id: ID!) { setJobEnabled(id: $id, enabled: true) { id } }`, map[string]any{"id": job}, nil); r.code() != CodeForbidden {
+		// A viewer cannot edit: the refusal is on record too, with the
+		// message the viewer was answered with.
+		r := api.do(t, viewer, `mutation($id: ID!) { setJobEnabled(id: $id, enabled: true) { id } }`, map[string]any{"id": job}, nil)
+		if r.code() != CodeForbidden {
 			t.Fatalf("viewer enabling a job: %+v", r.Errors)
 		}
+		answered := r.Errors[0].Message
 
 		var page auditPage
 		api.must(t, viewer, auditQuery, map[string]any{"app": "orders", "t": "job", "o": job}, &page)
@@ -70,6 +73,12 @@ func TestAuditLog(t *testing.T) {
 		refused, disabled, updated, created := got[0].Node, got[1].Node, got[2].Node, got[3].Node
 		if refused.Action != "setJobEnabled" || refused.Actor != "vera" || refused.Outcome != CodeForbidden || len(changesOf(refused, "enabled")) != 0 {
 			t.Errorf("refused entry: %+v", refused)
+		}
+		if refused.Error == nil || *refused.Error != answered || answered == "" {
+			t.Errorf("refused entry's error %v, want what the viewer read: %q", refused.Error, answered)
+		}
+		if disabled.Error != nil {
+			t.Errorf("a done change has an error: %q", *disabled.Error)
 		}
 		if disabled.Action != "setJobEnabled" || disabled.Actor != "admin" || disabled.Outcome != "OK" || disabled.ObjectName != "nightly" ||
 			disabled.App == nil || *disabled.App != "orders" {

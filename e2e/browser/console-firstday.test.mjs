@@ -112,7 +112,8 @@ test("a 128-character name stays in its column, its '?' with its cron, and '/' g
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("type")), "search");
   await page.evaluate(() => document.activeElement?.blur());
 
-  await row.getByRole("button", { name: `Delete ${longName}` }).click();
+  await row.getByRole("button", { name: `More actions for ${longName}` }).click();
+  await page.getByRole("menuitem", { name: "Delete" }).click();
   const dialog = page.getByRole("dialog", { name: "Delete job" });
   await dialog.waitFor();
   const dialogBox = await dialog.boundingBox();

@@ -54,7 +54,7 @@ test("an app opens at its dashboard, with the counts and the outcomes chart", as
   await logIn(page, "admin", adminPassword);
   await page.waitForURL(new RegExp(`/apps/${app}/dashboard$`));
   const labels = await page.getByRole("navigation", { name: "Main" }).getByRole("link").allInnerTexts();
-  assert.deepEqual(labels, ["Apps", "Dashboard", "Jobs", "Instances", "Workflows", "Calendars", "Pools", "Workers", "Settings", "Audit", "Servers", "Users", "API tokens"]);
+  assert.deepEqual(labels, ["Apps", "Overview", "Reports", "Dashboard", "Jobs", "Instances", "Workflows", "Calendars", "Pools", "Workers", "Settings", "Audit", "Servers", "Users", "API tokens"]);
   // The navbar marks the screen once the route has rendered: wait for it.
   await nav(page, "Dashboard").and(page.locator('[aria-current="page"]')).waitFor();
 

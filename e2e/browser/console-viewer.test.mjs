@@ -57,7 +57,7 @@ test("the viewer logs in and sees the dashboard, without Users in the navbar", a
   // The chart loads on its own; the failed run is in it.
   await page.locator(".recharts-bar-rectangle").first().waitFor();
   const labels = await page.getByRole("navigation", { name: "Main" }).getByRole("link").allInnerTexts();
-  assert.deepEqual(labels, ["Apps", "Dashboard", "Jobs", "Instances", "Workflows", "Calendars", "Pools", "Workers", "Settings", "Audit", "Servers", "API tokens"]);
+  assert.deepEqual(labels, ["Apps", "Overview", "Reports", "Dashboard", "Jobs", "Instances", "Workflows", "Calendars", "Pools", "Workers", "Settings", "Audit", "Servers", "API tokens"]);
   assert.deepEqual(await editControls(page), []);
   assert.equal(await page.getByRole("link", { name: "Create one" }).count(), 0);
   await shot(browser, "viewer-dashboard");

@@ -118,7 +118,7 @@ export function nav(page, name) {
  * changes), for role checks; an empty list for a read-only screen.
  */
 export async function editControls(page) {
-  const names = /^(New job|Run .* now|Edit .*|Delete .*|Stop|Retry|Create app|Add member|Remove .*|Rotate secret|Save job|Create job|Add header|New calendar)$/;
+  const names = /^(New job|Run .* now|Edit .*|Delete .*|Stop|Retry|Create app|Add member|Remove .*|Rotate secret|Save job|Create job|Add header|New calendar|More actions for .*)$/;
   const main = page.getByRole("main");
   const found = [];
   for (const role of ["button", "link"]) {

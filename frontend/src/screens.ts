@@ -6,6 +6,8 @@ import { DashboardPage } from "./dashboard/DashboardPage";
 import { InstancePage } from "./instances/InstancePage";
 import { InstancesPage } from "./instances/InstancesPage";
 import { PoolsPage } from "./pools/PoolsPage";
+import { OverviewPage } from "./reports/OverviewPage";
+import { ReportsPage } from "./reports/ReportsPage";
 import { EditJobPage, NewJobPage } from "./jobs/JobFormPage";
 import { JobPage } from "./jobs/JobPage";
 import { JobAlarmsPage } from "./jobs/JobAlarmsPage";
@@ -58,6 +60,9 @@ export interface Screen {
  */
 export const screens: readonly [Screen, ...Screen[]] = [
   { path: "apps", label: t("app.screens.apps"), Component: AppsPage },
+  // Across apps, for people who look after many.
+  { path: "overview", label: t("app.screens.overview"), Component: OverviewPage },
+  { path: "reports", label: t("app.screens.reports"), Component: ReportsPage },
   // The first per-app screen is where /apps/:app and the app picker lead.
   { path: "dashboard", label: t("app.screens.dashboard"), Component: DashboardPage, perApp: true },
   {

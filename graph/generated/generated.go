@@ -210,6 +210,7 @@ type ComplexityRoot struct {
 		At            func(childComplexity int) int
 		Changes       func(childComplexity int) int
 		ClientAddress func(childComplexity int) int
+		Error         func(childComplexity int) int
 		ID            func(childComplexity int) int
 		ObjectID      func(childComplexity int) int
 		ObjectName    func(childComplexity int) int
@@ -911,6 +912,8 @@ type AuditEntryResolver interface {
 	ActorSubject(ctx context.Context, obj *db.AuditEntry) (*string, error)
 	TokenName(ctx context.Context, obj *db.AuditEntry) (*string, error)
 	ClientAddress(ctx context.Context, obj *db.AuditEntry) (*string, error)
+
+	Error(ctx context.Context, obj *db.AuditEntry) (*string, error)
 }
 type AuditEntryConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.AuditEntryConnection) (int, error)
@@ -1723,6 +1726,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEntry.ClientAddress(childComplexity), true
+	case "AuditEntry.error":
+		if e.ComplexityRoot.AuditEntry.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Error(childComplexity), true
 	case "AuditEntry.id":
 		if e.ComplexityRoot.AuditEntry.ID == nil {
 			break
@@ -5450,6 +5459,8 @@ type AuditEntry {
   objectName: String!
   "OK, or the error code the mutation failed with (FORBIDDEN, BAD_INPUT…)."
   outcome: String!
+  "The message a refused mutation was answered with (for BAD_INPUT, the field and the reason); null when OK."
+  error: String
   "The fields that changed, with their values before and after, then the mutation's other arguments as arg.<name> (secrets redacted)."
   changes: [AuditChange!]!
 }
@@ -7982,6 +7993,8 @@ func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field gr
 		return ec.fieldContext_AuditEntry_objectName(ctx, field)
 	case "outcome":
 		return ec.fieldContext_AuditEntry_outcome(ctx, field)
+	case "error":
+		return ec.fieldContext_AuditEntry_error(ctx, field)
 	case "changes":
 		return ec.fieldContext_AuditEntry_changes(ctx, field)
 	}
@@ -13357,6 +13370,29 @@ func (ec *executionContext) _AuditEntry_outcome(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_AuditEntry_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEntry_error(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEntry_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEntry().Error(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEntry_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEntry", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AuditEntry_changes(ctx context.Context, field graphql.CollectedField, obj *db.AuditEntry) (ret graphql.Marshaler) {
@@ -30821,6 +30857,44 @@ func (ec *executionContext) _AuditEntry(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "error":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEntry_error(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "changes":
 			out.Values[i] = ec._AuditEntry_changes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

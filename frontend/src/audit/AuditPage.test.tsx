@@ -22,6 +22,7 @@ const page: AuditLogQuery = {
           objectId: "7",
           objectName: "nightly",
           outcome: "FORBIDDEN",
+          error: "forbidden: vera is a VIEWER of app orders",
           changes: [{ field: "arg.enabled", before: null, after: true }],
         },
       },
@@ -37,6 +38,7 @@ const page: AuditLogQuery = {
           objectId: "7",
           objectName: "nightly",
           outcome: "OK",
+          error: null,
           changes: [{ field: "timeoutMs", before: 0, after: 5000 }],
         },
       },
@@ -61,5 +63,8 @@ describe("the audit page", () => {
     const refused = screen.getByRole("row", { name: /setJobEnabled/ });
     expect(within(refused).getByText("FORBIDDEN")).toBeInTheDocument();
     expect(within(refused).getByText("vera")).toBeInTheDocument();
+    // Why it was refused, as vera was told; a done change has no error.
+    expect(within(refused).getByTestId("audit-error")).toHaveTextContent("forbidden: vera is a VIEWER of app orders");
+    expect(within(update).queryByTestId("audit-error")).not.toBeInTheDocument();
   });
 });

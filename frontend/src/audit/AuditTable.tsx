@@ -39,58 +39,67 @@ function Changes({ entry }: { entry: AuditRowFragment }) {
 
 export function AuditTable({ app, entries }: { app: string; entries: AuditRowFragment[] }) {
   return (
-    <Table striped verticalSpacing="xs">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>{t("audit.AuditTable.when")}</Table.Th>
-          <Table.Th>{t("audit.AuditTable.who")}</Table.Th>
-          <Table.Th>{t("audit.AuditTable.action")}</Table.Th>
-          <Table.Th>{t("audit.AuditTable.object")}</Table.Th>
-          <Table.Th>{t("audit.AuditTable.outcome")}</Table.Th>
-          <Table.Th>{t("audit.AuditTable.changes")}</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {entries.map((e) => {
-          const link = objectLink(app, e);
-          const name = e.objectName || e.objectId;
-          return (
-            <Table.Tr key={e.id}>
-              <Table.Td>
-                <Text size="sm">{new Date(e.time).toLocaleString(locale())}</Text>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{e.actor || t("common.anonymous")}</Text>
-                {e.tokenName && (
-                  <Text size="xs" c="dimmed">{t("audit.AuditTable.token", { tokenName: e.tokenName })}</Text>
-                )}
-                {e.clientAddress && (
-                  <Text size="xs" c="dimmed">
-                    {e.clientAddress}
+    // Long names and values wrap in their cells; on a narrow screen the table scrolls, never the page.
+    <Table.ScrollContainer minWidth={720}>
+      <Table striped verticalSpacing="xs">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t("audit.AuditTable.when")}</Table.Th>
+            <Table.Th>{t("audit.AuditTable.who")}</Table.Th>
+            <Table.Th>{t("audit.AuditTable.action")}</Table.Th>
+            <Table.Th>{t("audit.AuditTable.object")}</Table.Th>
+            <Table.Th>{t("audit.AuditTable.outcome")}</Table.Th>
+            <Table.Th>{t("audit.AuditTable.changes")}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {entries.map((e) => {
+            const link = objectLink(app, e);
+            const name = e.objectName || e.objectId;
+            return (
+              <Table.Tr key={e.id}>
+                <Table.Td>
+                  <Text size="sm">{new Date(e.time).toLocaleString(locale())}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{e.actor || t("common.anonymous")}</Text>
+                  {e.tokenName && (
+                    <Text size="xs" c="dimmed">{t("audit.AuditTable.token", { tokenName: e.tokenName })}</Text>
+                  )}
+                  {e.clientAddress && (
+                    <Text size="xs" c="dimmed">
+                      {e.clientAddress}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Code>{e.action}</Code>
+                </Table.Td>
+                <Table.Td maw={240} style={{ overflowWrap: "anywhere" }}>
+                  <Text size="sm">
+                    {e.objectType && <>{e.objectType.replace("_", " ")} </>}
+                    {link ? <Link to={link}>{name}</Link> : name}
                   </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <Code>{e.action}</Code>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">
-                  {e.objectType && <>{e.objectType.replace("_", " ")} </>}
-                  {link ? <Link to={link}>{name}</Link> : name}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Badge color={e.outcome === "OK" ? "green" : "red"} variant="light">
-                  {e.outcome}
-                </Badge>
-              </Table.Td>
-              <Table.Td>
-                <Changes entry={e} />
-              </Table.Td>
-            </Table.Tr>
-          );
-        })}
-      </Table.Tbody>
-    </Table>
+                </Table.Td>
+                <Table.Td>
+                  <Badge color={e.outcome === "OK" ? "green" : "red"} variant="light">
+                    {e.outcome}
+                  </Badge>
+                  {/* Why it was refused, as its caller was told. */}
+                  {e.error && (
+                    <Text size="xs" c="red" mt={4} maw={320} style={{ overflowWrap: "anywhere" }} data-testid="audit-error">
+                      {e.error}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td maw={380} style={{ overflowWrap: "anywhere" }}>
+                  <Changes entry={e} />
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
   );
 }

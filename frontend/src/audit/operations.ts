@@ -29,6 +29,7 @@ export const AuditRowFragment = graphql(`
     objectId
     objectName
     outcome
+    error
     changes {
       field
       before

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { Button, Group } from "@mantine/core";
+import { Button, Group, type MantineSize } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useMutation, type CombinedError } from "urql";
 import { ConfirmDialog } from "../components/ConfirmDialog";
@@ -9,7 +9,14 @@ import { isRetryable, isUnfinished } from "./status";
 import { t } from "../i18n";
 
 /** Stop (while unfinished) and Retry (once FAILED, STOPPED or CANCELED), each asked first. */
-export function InstanceActions({ instance }: { instance: Pick<InstanceFieldsFragment, "id" | "status" | "attempt"> }) {
+export function InstanceActions({
+  instance,
+  size,
+}: {
+  instance: Pick<InstanceFieldsFragment, "id" | "status" | "attempt">;
+  /** Smaller buttons, in a list's row. */
+  size?: MantineSize;
+}) {
   const [asking, setAsking] = useState<"stop" | "retry" | null>(null);
   // This asking's failure only, not an earlier one's.
   const [error, setError] = useState<CombinedError | undefined>(undefined);
@@ -35,11 +42,13 @@ export function InstanceActions({ instance }: { instance: Pick<InstanceFieldsFra
 
   const busy = asking === "stop" ? stopState.fetching : retryState.fetching;
   return (
-    <Group gap="sm">
+    <Group gap={size ? 4 : "sm"} wrap="nowrap">
       {isUnfinished(instance.status) && (
-        <Button color="red" variant="light" onClick={() => ask("stop")}>{t("instances.InstanceActions.stop")}</Button>
+        <Button color="red" variant="light" size={size} onClick={() => ask("stop")} aria-label={size ? t("instances.InstanceActions.stopNumbered", { id: instance.id }) : undefined}>{t("instances.InstanceActions.stop")}</Button>
       )}
-      {isRetryable(instance.status) && <Button onClick={() => ask("retry")}>{t("instances.InstanceActions.retry")}</Button>}
+      {isRetryable(instance.status) && (
+        <Button size={size} variant={size ? "light" : "filled"} onClick={() => ask("retry")} aria-label={size ? t("instances.InstanceActions.retryNumbered", { id: instance.id }) : undefined}>{t("instances.InstanceActions.retry")}</Button>
+      )}
       <ConfirmDialog
         opened={asking !== null}
         title={asking === "stop" ? t("instances.InstanceActions.stopInstance") : t("instances.InstanceActions.retryInstance")}

@@ -4,7 +4,6 @@ import { Link, useNavigate } from "react-router";
 import { appPath } from "../apps/currentApp";
 import { canEdit, useAppRole } from "../apps/useAppRole";
 import { ManagedBadge } from "../components/ManagedBadge";
-import { Truncated } from "../components/Truncated";
 import type { JobFieldsFragment } from "../graphql/graphql";
 import { DeleteJobDialog } from "./DeleteJobDialog";
 import { EnabledSwitch } from "./EnabledSwitch";
@@ -36,11 +35,12 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
   return (
     <Stack gap="sm">
       <Anchor component={Link} to={appPath(app, "jobs")} size="sm" w="fit-content">{t("jobs.JobHeader.jobs")}</Anchor>
-      <Group justify="space-between" align="flex-start" wrap="nowrap" gap="md">
-        <Stack gap={4} miw={0} style={{ flex: 1 }}>
-          <Group gap="sm" wrap="nowrap" miw={0}>
-            <Title order={2} miw={0}>
-              <Truncated text={`Job ${job.name}`} />
+      {/* On a narrow screen the actions go below the name, which wraps whole: the page always says which job it is. */}
+      <Group justify="space-between" align="flex-start" gap="md">
+        <Stack gap={4} miw={0} style={{ flex: "1 1 420px" }}>
+          <Group gap="sm" wrap="nowrap" miw={0} align="flex-start">
+            <Title order={2} miw={0} style={{ overflowWrap: "anywhere" }}>
+              {t("jobs.JobHeader.title", { name: job.name })}
             </Title>
             {editor ? (
               <EnabledSwitch job={job} label />
@@ -60,7 +60,7 @@ export function JobHeader({ app, job, tab }: JobHeaderProps) {
             <Text size="sm" c="dimmed">{t("jobs.JobHeader.yourRoleOnApp", { app: app, value: role ?? t("common.none") })}</Text>
           )}
         </Stack>
-        <Group gap="xs" wrap="nowrap" style={{ flexShrink: 0 }}>
+        <Group gap="xs" style={{ flexShrink: 0 }}>
           {editor && job.scheduleType !== "WORKFLOW" && (
             <Button onClick={() => setRunning(true)} aria-label={t("jobs.JobHeader.runNow2", { name: job.name })}>{t("jobs.JobHeader.runNow")}</Button>
           )}

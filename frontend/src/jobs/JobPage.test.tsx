@@ -216,6 +216,7 @@ describe("a long job name", () => {
               executionMode: "STANDALONE",
               nextTriggerTime: null,
               lastRun: null,
+              workerFilter: { tags: [] },
             },
           },
         ],
@@ -234,13 +235,16 @@ describe("a long job name", () => {
     expect(await screen.findByRole("tooltip")).toHaveTextContent(longName);
   });
 
-  it("is cut in the job page's heading and the delete dialog", async () => {
+  it("is whole in the job page's heading (which wraps) and cut in the delete dialog", async () => {
     const user = userEvent.setup();
     setup("OWNER", ({ name }) =>
       name === "JobOverview" ? { data: { ...overview, job: { ...job, name: longName } }, error: undefined } : undefined,
     );
     const heading = await screen.findByRole("heading", { name: `Job ${longName}`, level: 2 });
-    expect(within(heading).getByText(`Job ${longName}`)).toHaveAttribute("data-truncate", "end");
+    // Never cut in the heading: on a narrow screen it wraps, so the page always says which job it is.
+    expect(heading).toHaveTextContent(`Job ${longName}`);
+    expect(heading.querySelector("[data-truncate]")).toBeNull();
+    expect(heading).toHaveStyle({ overflowWrap: "anywhere" });
     await user.click(screen.getByRole("button", { name: `Delete ${longName}` }));
     const dialog = await screen.findByRole("dialog", { name: "Delete job" });
     expect(within(dialog).getByText(longName)).toHaveAttribute("data-truncate", "end");

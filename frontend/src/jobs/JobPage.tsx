@@ -175,7 +175,7 @@ function ScheduleCard({ job }: { job: Job }) {
   return (
     <InfoCard title={t("jobs.JobPage.schedule")}>
       <Stack gap="xs">
-        <Group gap={6} wrap="nowrap">
+        <Group gap={6} style={{ rowGap: 2 }}>
           <Badge variant="light">{type}</Badge>
           {hasExpression(job.scheduleType) && (
             <Code style={{ whiteSpace: "nowrap" }}>{job.scheduleExpression}</Code>

@@ -9,6 +9,7 @@ import { ListSearchField, NoneFound, useListSearch } from "../components/ListSea
 import { QueryView } from "../components/QueryView";
 import type { JobRowFragment } from "../graphql/graphql";
 import { useInstanceChanges } from "../instances/useInstanceChanges";
+import { BulkBar } from "./BulkBar";
 import { DeleteJobDialog } from "./DeleteJobDialog";
 import { JobsTable } from "./JobsTable";
 import { RunJobDialog } from "./RunJobDialog";
@@ -31,6 +32,8 @@ export function JobsPage() {
   const pages = useCursorPages();
   const [running, setRunning] = useState<JobRowFragment | null>(null);
   const [deleting, setDeleting] = useState<JobRowFragment | null>(null);
+  // Jobs chosen for a bulk action, by id (those of the page shown).
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
 
   const [result, reexecute] = useQuery({
     query: JobsQuery,
@@ -62,18 +65,31 @@ export function JobsPage() {
         isEmpty={(data) => data.jobs.edges.length === 0}
         empty={<NoneFound app={app} kind="job" search={search} createPath={canEdit ? appPath(app, "jobs", "new") : null} />}
       >
-        {(data) => (
-          <Stack>
-            <JobsTable
-              app={app}
-              jobs={data.jobs.edges.map((e) => e.node)}
-              canEdit={canEdit}
-              onRun={setRunning}
-              onDelete={setDeleting}
-            />
-            <ConnectionPager pages={pages} pageInfo={data.jobs.pageInfo} />
-          </Stack>
-        )}
+        {(data) => {
+          const jobs = data.jobs.edges.map((e) => e.node);
+          return (
+            <Stack>
+              {canEdit && (
+                <BulkBar
+                  jobs={jobs}
+                  selected={jobs.filter((j) => selected.has(j.id))}
+                  onSelect={(ids) => setSelected(new Set(ids))}
+                  onDone={() => reexecute({ requestPolicy: "network-only" })}
+                />
+              )}
+              <JobsTable
+                app={app}
+                jobs={jobs}
+                canEdit={canEdit}
+                onRun={setRunning}
+                onDelete={setDeleting}
+                selected={selected}
+                onSelect={(ids) => setSelected(new Set(ids))}
+              />
+              <ConnectionPager pages={pages} pageInfo={data.jobs.pageInfo} />
+            </Stack>
+          );
+        }}
       </QueryView>
       {/* Keyed by job, so one job's outcome never shows for another. */}
       {canEdit && (

@@ -33,6 +33,7 @@ const row: JobRowFragment = {
   executionMode: "STANDALONE",
   nextTriggerTime: null,
   lastRun: { id: "41", status: "FAILED", actualTriggerTime: "2026-11-21T12:00:00Z" },
+  workerFilter: { tags: [] },
 };
 
 const jobs: JobsQuery = {
@@ -81,7 +82,7 @@ function render(path: string, role: AppRole) {
 }
 
 /** Buttons and switches that change something. */
-const editControls = [/^New job$/, /^Run .* now$/, /^Edit /, /^Delete /, /^Duplicate$/];
+const editControls = [/^New job$/, /^Run .* now$/, /^Edit /, /^Delete /, /^Duplicate$/, /^More actions for /];
 
 describe("the jobs screens by role", () => {
   it("show a VIEWER the jobs without a button that changes or runs one", async () => {
@@ -98,12 +99,17 @@ describe("the jobs screens by role", () => {
   });
 
   it("give an EDITOR new, run, edit, delete and the enable switch", async () => {
+    const user = userEvent.setup();
     render("/apps/orders/jobs", "EDITOR");
     const jobRow = await screen.findByRole("row", { name: /echo-lines/ });
     expect(screen.getByRole("link", { name: "New job" })).toBeInTheDocument();
     expect(within(jobRow).getByRole("button", { name: "Run echo-lines now" })).toBeInTheDocument();
-    expect(within(jobRow).getByRole("link", { name: "Edit echo-lines" })).toBeInTheDocument();
-    expect(within(jobRow).getByRole("button", { name: "Delete echo-lines" })).toBeInTheDocument();
+    // The row's other actions are in its menu, so the row stays narrow.
+    await user.click(within(jobRow).getByRole("button", { name: "More actions for echo-lines" }));
+    expect(await screen.findByRole("menuitem", { name: "Edit" })).toHaveAttribute("href", "/apps/orders/jobs/7/edit");
+    expect(screen.getByRole("menuitem", { name: "Instances" })).toHaveAttribute("href", "/apps/orders/instances?job=7");
+    expect(screen.getByRole("menuitem", { name: "Delete" })).toBeInTheDocument();
+    await user.keyboard("{Escape}");
     expect(within(jobRow).getByRole("switch", { name: "echo-lines enabled" })).toBeChecked();
     // Its last run, linked.
     expect(within(jobRow).getByRole("link", { name: "Instance #41: FAILED" })).toHaveAttribute(

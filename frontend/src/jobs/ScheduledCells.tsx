@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import { Badge, Code, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
-import { Timestamp } from "../components/Timestamp";
+import { Badge, Code, Group, Stack, Table, Text, VisuallyHidden, type StackProps } from "@mantine/core";
+import { ZonedTime } from "../components/ZonedTime";
 import { TruncatedLink } from "../components/Truncated";
 import type { ScheduleType } from "../graphql/graphql";
 import { hasExpression, labelOf, scheduleTypes } from "./labels";
@@ -10,11 +10,16 @@ import { t } from "../i18n";
 // things by name, whether they are enabled, their schedule, next fire and
 // last run.
 
-/** The column heads of a jobs or workflows table. */
-export function ScheduledHead() {
+/** The column heads of a jobs or workflows table (`select`: a first column's head, to select rows). */
+export function ScheduledHead({ select }: { select?: ReactNode } = {}) {
   return (
     <Table.Thead>
       <Table.Tr>
+        {select !== undefined && (
+          <Table.Th scope="col" w={32} pr={0}>
+            {select}
+          </Table.Th>
+        )}
         <Table.Th scope="col">{t("jobs.ScheduledCells.name")}</Table.Th>
         <Table.Th scope="col">{t("jobs.ScheduledCells.enabled")}</Table.Th>
         <Table.Th scope="col">{t("jobs.ScheduledCells.schedule")}</Table.Th>
@@ -35,7 +40,7 @@ export function NameCell({ name, to, description, detail, maw }: {
   description: string;
   detail: ReactNode;
   /** Bounded, so a 128-character name is cut rather than widening the table. */
-  maw: number;
+  maw: StackProps["maw"];
 }) {
   return (
     <Table.Th scope="row" fw={400}>
@@ -70,8 +75,8 @@ export function ScheduleCell({ type, expression, timeZone }: { type: ScheduleTyp
       <Stack gap={4} align="flex-start">
         <Badge variant="light">{labelOf(scheduleTypes, type)}</Badge>
         {hasExpression(type) && (
-          <Group gap={6} wrap="nowrap">
-            {/* The trailing "?" of a cron expression stays on its line. */}
+          <Group gap={6} style={{ rowGap: 2 }}>
+            {/* The trailing "?" of a cron expression stays on its line; the zone goes below it when the column is narrow. */}
             <Code style={{ whiteSpace: "nowrap" }}>{expression}</Code>
             {type === "CRON" && (
               <Text size="xs" c="dimmed">
@@ -85,12 +90,12 @@ export function ScheduleCell({ type, expression, timeZone }: { type: ScheduleTyp
   );
 }
 
-/** The next fire, or a dash for none. */
-export function NextFireCell({ at }: { at: string | null | undefined }) {
+/** The next fire (also in the job's zone when it is not the viewer's), or a dash for none. */
+export function NextFireCell({ at, timeZone }: { at: string | null | undefined; timeZone?: string | undefined }) {
   return (
     <Table.Td>
       {at ? (
-        <Timestamp value={at} compact />
+        <ZonedTime value={at} timeZone={timeZone} />
       ) : (
         <Text size="sm" c="dimmed">
           —

@@ -18,6 +18,9 @@ export const JobRowFields = graphql(`
       status
       actualTriggerTime
     }
+    workerFilter {
+      tags
+    }
   }
 `);
 

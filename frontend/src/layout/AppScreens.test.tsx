@@ -41,6 +41,8 @@ describe("per-app screens", () => {
 
     expect(nav().getAllByRole("link").map((l) => l.textContent)).toEqual([
       "Apps",
+      "Overview",
+      "Reports",
       "Dashboard",
       "Jobs",
       "Instances",

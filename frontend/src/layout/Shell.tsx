@@ -30,8 +30,10 @@ export function Shell() {
   return (
     <AppShell
       header={{ height: 56 }}
-      navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !navOpened } }}
-      padding="lg"
+      // Below md (992 px) the navbar folds away behind the burger, so an
+      // 800 px window gives its whole width to the screen.
+      navbar={{ width: 220, breakpoint: "md", collapsed: { mobile: !navOpened } }}
+      padding={{ base: "sm", md: "lg" }}
     >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
@@ -39,7 +41,7 @@ export function Shell() {
             <Burger
               opened={navOpened}
               onClick={toggle}
-              hiddenFrom="sm"
+              hiddenFrom="md"
               size="sm"
               aria-label={navOpened ? t("layout.Shell.closeNavigation") : t("layout.Shell.openNavigation")}
             />

@@ -7,7 +7,8 @@ import { useCanEdit } from "../apps/useAppRole";
 import { ConnectionPager, useCursorPages } from "../components/CursorPager";
 import { ListSearchField, NoneFound, useListSearch } from "../components/ListSearch";
 import { QueryView } from "../components/QueryView";
-import { Timestamp } from "../components/Timestamp";
+import { ZonedTime } from "../components/ZonedTime";
+import { cronZone } from "../jobs/JobsTable";
 import type { WorkflowRowFragment } from "../graphql/graphql";
 import { EnabledBadge, LastRunCell, NameCell, NextFireCell, ScheduledHead, ScheduleCell } from "../jobs/ScheduledCells";
 import { DeleteWorkflowDialog, ImportWorkflowDialog, WorkflowEnabledSwitch, useExportWorkflow } from "./dialogs";
@@ -118,7 +119,7 @@ function WorkflowsTable({ app, workflows, canEdit, onRun, onDelete, onExport }: 
               />
               <Table.Td>{canEdit ? <WorkflowEnabledSwitch workflow={w} /> : <EnabledBadge enabled={w.enabled} />}</Table.Td>
               <ScheduleCell type={w.scheduleType} expression={w.scheduleExpression} timeZone={w.timeZone} />
-              <NextFireCell at={w.nextTriggerTime} />
+              <NextFireCell at={w.nextTriggerTime} timeZone={cronZone(w)} />
               <LastRunCell>
                 {w.lastRun && (
                   <Stack gap={2} align="flex-start">
@@ -129,7 +130,7 @@ function WorkflowsTable({ app, workflows, canEdit, onRun, onDelete, onExport }: 
                     >
                       <RunStatusBadge status={w.lastRun.status} size="sm" />
                     </Anchor>
-                    <Timestamp value={w.lastRun.triggerTime} compact />
+                    <ZonedTime value={w.lastRun.triggerTime} timeZone={cronZone(w)} />
                   </Stack>
                 )}
               </LastRunCell>

@@ -284,20 +284,25 @@ func (s *Service) Begin(ctx context.Context, action string, args map[string]any)
 	return r
 }
 
-// End records the mutation's outcome: the error code it failed with, or
-// "OK" (empty) with the changes from before to result (re-read when result
-// does not show the object). A successful mutation whose entry was written
-// with its change (Entry, Written) is not recorded again.
-func (r *Record) End(ctx context.Context, result any, failed string) {
+// End records the mutation's outcome: the error code it failed with and
+// the message its caller was answered with, or "OK" (empty) with the
+// changes from before to result (re-read when result does not show the
+// object). A successful mutation whose entry was written with its change
+// (Entry, Written) is not recorded again.
+func (r *Record) End(ctx context.Context, result any, failed, message string) {
 	ctx = context.WithoutCancel(ctx)
 	if r.target.kind == KindConfigSet {
-		r.endConfig(ctx, result, failed)
+		r.endConfig(ctx, result, failed, message)
 		return
 	}
 	if r.written && failed == "" {
 		return
 	}
-	r.s.insert(ctx, r.complete(ctx, result, failed, true))
+	e := r.complete(ctx, result, failed, true)
+	if failed != "" {
+		e.Error = message
+	}
+	r.s.insert(ctx, e)
 }
 
 // Entry is the entry End would record for the mutation succeeding with
@@ -622,7 +627,7 @@ func (s *Service) insert(ctx context.Context, e *db.AuditEntry) {
 // and is not recorded; a failed apply changed nothing either, and is
 // recorded once with its outcome; a done one once per app, with what it
 // did there.
-func (r *Record) endConfig(ctx context.Context, result any, failed string) {
+func (r *Record) endConfig(ctx context.Context, result any, failed, message string) {
 	if dry, ok := normalize(r.args["dryRun"]).(bool); ok && dry {
 		return
 	}
@@ -637,7 +642,7 @@ func (r *Record) endConfig(ctx context.Context, result any, failed string) {
 	if failed != "" || !ok {
 		e.Outcome = "OK"
 		if failed != "" {
-			e.Outcome = failed
+			e.Outcome, e.Error = failed, message
 		}
 		r.s.insert(ctx, &e)
 		return

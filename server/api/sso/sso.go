@@ -353,7 +353,7 @@ func (s *Service) serveCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.audit != nil {
 		actx := auth.WithClientAddr(auth.WithPrincipal(ctx, &auth.Principal{User: *u}), client.Addr)
-		s.audit.Begin(actx, "ssoLogin", map[string]any{"provider": s.cfg.Name}).End(actx, nil, "")
+		s.audit.Begin(actx, "ssoLogin", map[string]any{"provider": s.cfg.Name}).End(actx, nil, "", "")
 	}
 	http.SetCookie(w, &http.Cookie{Name: s.cfg.SessionCookie, Value: token, Path: "/", Expires: expires,
 		HttpOnly: true, Secure: client.Secure, SameSite: http.SameSiteStrictMode})
