@@ -139,7 +139,7 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		mapTasks = set.String("map-max-tasks-per-instance", "JOBWHEEL_MAP_MAX_TASKS_PER_INSTANCE", strconv.Itoa(execution.DefaultMapMaxTasks),
 			"subtasks the maps of one MAP or MAP_REDUCE instance may create in all (1 to 1000000000); a map past it is refused to the worker (REFUSED) and stores nothing")
 		mapBytes = set.String("map-max-bytes-per-instance", "JOBWHEEL_MAP_MAX_BYTES_PER_INSTANCE", strconv.FormatInt(execution.DefaultMapMaxBytes, 10),
-			"payload bytes those subtasks may hold in all (at least 65536; default 16 GiB); a map past it is refused the same way")
+			"payload bytes those subtasks may hold in all (at least 65536; default 4 GiB); a map past it is refused the same way")
 		proxies = set.String("trusted-proxies", "JOBWHEEL_TRUSTED_PROXIES", "",
 			"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count")
 		passwordLogin = set.Bool("password-login", "JOBWHEEL_PASSWORD_LOGIN", "true",

@@ -51,10 +51,12 @@ type Config struct {
 // Bounds of one instance's maps (attacker probe, docs/security.md): a
 // worker's map was bounded per message only, so one ROOT task could
 // store without end (200,000 subtasks were; at 64 KiB a payload, 13 GB).
-// The defaults leave room for the documented ten-million-task map.
+// The defaults leave room for the documented ten-million-task map (and
+// ten million payloads of 400 bytes), and refuse the probe's 200,000
+// payloads of 64 KiB.
 const (
 	DefaultMapMaxTasks = 20_000_000
-	DefaultMapMaxBytes = 16 << 30
+	DefaultMapMaxBytes = 4 << 30
 )
 
 func (c *Config) defaults() {
