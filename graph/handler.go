@@ -67,6 +67,15 @@ type HandlerConfig struct {
 	// RecheckEvery is how often an open websocket re-checks its credential
 	// without being told of a change. Default 10s.
 	RecheckEvery time.Duration
+	// MaxSocketsPerUser bounds the API websockets one principal (a user's
+	// console logins together, or one API token) may have open on this
+	// server; the next is closed with 1013 and "RATE_LIMITED: …". Default
+	// DefaultMaxSocketsPerUser.
+	MaxSocketsPerUser int
+	// MaxOperationsPerUser bounds the operations (subscriptions) under way
+	// across those sockets; the next is refused with RATE_LIMITED before
+	// the database is read. Default DefaultMaxOperationsPerUser.
+	MaxOperationsPerUser int
 	// Observer hears of each answered operation and each websocket (the
 	// server's metrics); nil: nobody.
 	Observer Observer
@@ -101,13 +110,19 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	if cfg.RecheckEvery <= 0 {
 		cfg.RecheckEvery = 10 * time.Second
 	}
+	if cfg.MaxSocketsPerUser <= 0 {
+		cfg.MaxSocketsPerUser = DefaultMaxSocketsPerUser
+	}
+	if cfg.MaxOperationsPerUser <= 0 {
+		cfg.MaxOperationsPerUser = DefaultMaxOperationsPerUser
+	}
 	r := cfg.Resolver
 	r.present = errorPresenter(log)
 	gcfg := generated.Config{Resolvers: r}
 	setComplexity(&gcfg)
 	schema := generated.NewExecutableSchema(gcfg)
 	srv := handler.New(schema)
-	ss := newSockets(r.auth, log, cfg.RecheckEvery)
+	ss := newSockets(r.auth, log, cfg.RecheckEvery, cfg.MaxSocketsPerUser, cfg.MaxOperationsPerUser)
 	if cfg.AuthChanges != nil {
 		cfg.AuthChanges(ss.changed)
 	} else {

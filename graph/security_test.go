@@ -525,3 +525,84 @@ func TestOperationsPerSocketBounded(t *testing.T) {
 		}
 	}
 }
+
+// The attacker probe (docs/security.md): under the per-socket bound, one
+// EDITOR opened 300 websockets of 20 subscriptions each and another app's
+// workflow ran 10 s late. One principal has at most MaxSocketsPerUser
+// sockets open (the next is closed with 1013 RATE_LIMITED) and
+// MaxOperationsPerUser operations under way across them (the next is
+// RATE_LIMITED); another user is not held back, and what ends frees its
+// place.
+func TestSocketsAndOperationsPerUserBounded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, dbtest.Open(t, db.SQLite), apiOptions{maxSockets: 3, maxOps: 5})
+	ctx := waitCtx(t)
+	const watch = `subscription { workersUpdated(app: "orders") { id } }`
+	var conns []*client.Conn
+	for range 3 {
+		c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.admin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.admin})
+	var closed *client.CloseError
+	if !errors.As(err, &closed) || closed.Code != closeTryAgainLater || !strings.HasPrefix(closed.Reason, CodeRateLimited+": ") ||
+		!strings.Contains(closed.Reason, "3 websockets") {
+		if c != nil {
+			c.Close()
+		}
+		t.Fatalf("a 4th socket of the same user: %v; want closed 1013 RATE_LIMITED naming 3 websockets", err)
+	}
+	// Another user is counted apart.
+	other, err := client.Dial(ctx, f.api.url, client.Options{Token: f.viewer})
+	if err != nil {
+		t.Fatalf("another user's socket: %v", err)
+	}
+	defer other.Close()
+
+	open := func(c *client.Conn) error {
+		s, err := c.Subscribe(ctx, watch, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Next(ctx)
+		return err
+	}
+	// 3 + 2 operations over two sockets: the bound; a 6th on the third
+	// socket is refused although that socket has none.
+	for i, c := range []*client.Conn{conns[0], conns[0], conns[0], conns[1], conns[1]} {
+		if err := open(c); err != nil {
+			t.Fatalf("operation %d: %v", i+1, err)
+		}
+	}
+	if err := open(conns[2]); err == nil || !strings.Contains(err.Error(), "RATE_LIMITED") || !strings.Contains(err.Error(), "5 operations") {
+		t.Fatalf("operation 6: %v; want RATE_LIMITED naming 5 operations", err)
+	}
+	if err := open(other); err != nil {
+		t.Fatalf("another user's operation: %v", err)
+	}
+	// A socket closed frees its operations and its place.
+	conns[0].Close()
+	for {
+		err := open(conns[2])
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "RATE_LIMITED") {
+			t.Fatal(err)
+		}
+	}
+	for {
+		c, err := client.Dial(ctx, f.api.url, client.Options{Token: f.admin})
+		if err == nil {
+			c.Close()
+			break
+		}
+		if !errors.As(err, &closed) || closed.Code != closeTryAgainLater {
+			t.Fatal(err)
+		}
+	}
+}

@@ -65,6 +65,8 @@ type apiOptions struct {
 	proxies      []netip.Prefix // trusted proxies
 	limits       auth.LoginLimits
 	origins      []string
+	// maxSockets, maxOps: the per-user websocket bounds (0: defaults).
+	maxSockets, maxOps int
 }
 
 func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
@@ -112,10 +114,12 @@ func newAPI(t testing.TB, d *db.DB, opts apiOptions) *testAPI {
 			Workflows: wfSvc, Logs: logSvc, Live: hub, Backfills: backfills.New(backfills.Config{}, d, authSvc, appSvc, wfSvc, jobSvc, b),
 			Apply: apply.New(apply.Deps{Store: d, Apps: appSvc, Jobs: jobSvc, Workflows: wfSvc, Notifier: hub.Jobs(nopOwner{})}), Alarms: alarms, Audit: audit.New(d, authSvc, appSvc, log, nil), Log: log}),
 		Log: log, PingInterval: opts.pingInterval, WriteTimeout: opts.writeTimeout,
-		AuthChanges:    func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
-		RecheckEvery:   opts.recheckEvery,
-		TrustedProxies: opts.proxies,
-		OriginPatterns: opts.origins,
+		AuthChanges:          func(fn func()) { b.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
+		RecheckEvery:         opts.recheckEvery,
+		TrustedProxies:       opts.proxies,
+		OriginPatterns:       opts.origins,
+		MaxSocketsPerUser:    opts.maxSockets,
+		MaxOperationsPerUser: opts.maxOps,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", h)

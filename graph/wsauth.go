@@ -3,7 +3,9 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +39,34 @@ type socket struct {
 	// active counts the socket's operations under way (subscriptions
 	// until they end), at most MaxOperationsPerSocket.
 	active atomic.Int32
+	// user is what the socket's principal has open, across its sockets.
+	user *userUse
+}
+
+// userUse is what one principal (a user's logins, or one API token) has
+// open on this server: sockets, and operations under way on them.
+type userUse struct {
+	sockets int // under sockets.mu
+	ops     atomic.Int32
+}
+
+// Defaults of the per-user bounds (HandlerConfig.MaxSocketsPerUser,
+// MaxOperationsPerUser). The per-socket bound alone let one EDITOR open
+// 300 sockets of 20 subscriptions each, and another app's workflow ran up
+// to 10 s late (attacker probe, docs/security.md). The console opens one
+// socket per tab with a page's few subscriptions on it.
+const (
+	DefaultMaxSocketsPerUser    = 32
+	DefaultMaxOperationsPerUser = 1000
+)
+
+// principalKey names whose sockets and operations are counted together:
+// an API token on its own, a user's console logins together.
+func principalKey(p *auth.Principal) string {
+	if p.Token != nil {
+		return "token:" + strconv.FormatInt(p.Token.ID, 10)
+	}
+	return "user:" + strconv.FormatInt(p.User.ID, 10)
 }
 
 // MaxOperationsPerSocket bounds the operations one websocket may have
@@ -74,13 +104,24 @@ type sockets struct {
 	auth  *auth.Service
 	log   *slog.Logger
 	every time.Duration
+	// maxSockets and maxOps bound what one principal has open.
+	maxSockets, maxOps int
 
-	mu  sync.Mutex
-	set map[*socket]struct{}
+	mu    sync.Mutex
+	set   map[*socket]struct{}
+	users map[string]*userUse
 }
 
-func newSockets(svc *auth.Service, log *slog.Logger, every time.Duration) *sockets {
-	return &sockets{auth: svc, log: log, every: every, set: map[*socket]struct{}{}}
+func newSockets(svc *auth.Service, log *slog.Logger, every time.Duration, maxSockets, maxOps int) *sockets {
+	return &sockets{auth: svc, log: log, every: every, maxSockets: maxSockets, maxOps: maxOps,
+		set: map[*socket]struct{}{}, users: map[string]*userUse{}}
+}
+
+// errTooManySockets refuses a principal's socket past maxSockets.
+type errTooManySockets struct{ max int }
+
+func (e errTooManySockets) Error() string {
+	return fmt.Sprintf("%s: you have %d websockets open on this server, the most one user or token may have; close some", CodeRateLimited, e.max)
 }
 
 // changed tells every socket to re-check its credential (rights changed
@@ -105,24 +146,41 @@ func (ss *sockets) count() int {
 
 // opened starts watching an authenticated socket; ctx carries its
 // principal and lives as long as the connection. It returns the context
-// gqlgen should use for the connection.
-func (ss *sockets) opened(ctx context.Context) context.Context {
+// gqlgen should use for the connection, or errTooManySockets when the
+// principal has maxSockets open already.
+func (ss *sockets) opened(ctx context.Context) (context.Context, error) {
 	s := socketFrom(ctx)
 	if s == nil {
-		return ctx
+		return ctx, nil
 	}
-	ctx, s.cancel = context.WithCancel(ctx)
+	key := principalKey(auth.FromContext(ctx))
 	ss.mu.Lock()
+	u := ss.users[key]
+	if u == nil {
+		u = &userUse{}
+		ss.users[key] = u
+	}
+	if u.sockets >= ss.maxSockets {
+		ss.mu.Unlock()
+		return ctx, errTooManySockets{ss.maxSockets}
+	}
+	u.sockets++
+	s.user = u
+	ctx, s.cancel = context.WithCancel(ctx)
 	ss.set[s] = struct{}{}
 	ss.mu.Unlock()
-	go ss.watch(ctx, s)
-	return ctx
+	go ss.watch(ctx, s, key)
+	return ctx, nil
 }
 
-func (ss *sockets) watch(ctx context.Context, s *socket) {
+func (ss *sockets) watch(ctx context.Context, s *socket, key string) {
 	defer func() {
 		ss.mu.Lock()
 		delete(ss.set, s)
+		s.user.sockets--
+		if s.user.sockets == 0 && s.user.ops.Load() == 0 && ss.users[key] == s.user {
+			delete(ss.users, key)
+		}
 		ss.mu.Unlock()
 	}()
 	t := time.NewTicker(ss.every)
@@ -164,13 +222,20 @@ func (ss *sockets) authorizeNow(present graphql.ErrorPresenterFunc) graphql.Oper
 			return next(ctx)
 		}
 		// gqlgen cancels an operation's context when it ends, whichever
-		// way; the count is checked before anything reads the database.
+		// way; the counts are checked before anything reads the database.
 		if s.active.Add(1) > MaxOperationsPerSocket {
 			s.active.Add(-1)
-			e := gqlerror.Errorf("this websocket has %d operations under way, the most one socket may have; end some (complete) or open another socket",
+			return rateLimited("this websocket has %d operations under way, the most one socket may have; end some (complete) or open another socket",
 				MaxOperationsPerSocket)
-			e.Extensions = map[string]any{"code": CodeRateLimited}
-			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{e}})
+		}
+		if u := s.user; u != nil {
+			if int(u.ops.Add(1)) > ss.maxOps {
+				u.ops.Add(-1)
+				s.active.Add(-1)
+				return rateLimited("you have %d operations under way on your websockets on this server, the most one user or token may have; end some (complete)",
+					ss.maxOps)
+			}
+			context.AfterFunc(ctx, func() { u.ops.Add(-1) })
 		}
 		context.AfterFunc(ctx, func() { s.active.Add(-1) })
 		fresh, err := ss.auth.Refresh(ctx)
@@ -182,6 +247,13 @@ func (ss *sockets) authorizeNow(present graphql.ErrorPresenterFunc) graphql.Oper
 		}
 		return next(fresh)
 	}
+}
+
+// rateLimited answers an operation refused by a bound, with RATE_LIMITED.
+func rateLimited(format string, args ...any) graphql.ResponseHandler {
+	e := gqlerror.Errorf(format, args...)
+	e.Extensions = map[string]any{"code": CodeRateLimited}
+	return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{e}})
 }
 
 // wsInit authenticates a websocket from its connection_init payload
@@ -198,12 +270,15 @@ func wsInit(svc *auth.Service, ss *sockets) transport.WebsocketInitFunc {
 			if err != nil {
 				return refuse(ctx, err)
 			}
-			return ss.opened(auth.WithPrincipal(ctx, p)), nil, nil
+			ctx = auth.WithPrincipal(ctx, p)
+		} else if auth.FromContext(ctx) == nil {
+			return refuse(ctx, fault.ErrUnauthenticated)
 		}
-		if auth.FromContext(ctx) != nil {
-			return ss.opened(ctx), nil, nil
+		ctx, err := ss.opened(ctx)
+		if err != nil {
+			return refuse(ctx, err)
 		}
-		return refuse(ctx, fault.ErrUnauthenticated)
+		return ctx, nil, nil
 	}
 }
 
@@ -212,7 +287,12 @@ func wsInit(svc *auth.Service, ss *sockets) transport.WebsocketInitFunc {
 // close frame). Internal failures say no more than that.
 func refuse(ctx context.Context, err error) (context.Context, *transport.InitPayload, error) {
 	code, reason := closeUnauthenticated, CodeUnauthenticated+": "+err.Error()
-	if !errors.Is(err, fault.ErrUnauthenticated) {
+	var many errTooManySockets
+	switch {
+	case errors.As(err, &many):
+		// "Try again later": clients reconnect after a pause.
+		code, reason = closeTryAgainLater, err.Error()
+	case !errors.Is(err, fault.ErrUnauthenticated):
 		code, reason = closeInternal, CodeInternal+": authentication is unavailable; try again"
 	}
 	reason = closeReason(reason)

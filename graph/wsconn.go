@@ -26,6 +26,9 @@ const (
 	// closeSlowConsumer: the client did not keep up (1008, policy
 	// violation); it may connect again.
 	closeSlowConsumer = 1008
+	// closeTryAgainLater: a bound of the server (the sockets one user may
+	// have open) refused the socket for now (1013).
+	closeTryAgainLater = 1013
 )
 
 // wsAccept accepts API websockets as wsConns.

@@ -237,6 +237,21 @@ def ws_open(token):
     return s
 
 
+def ws_drain(s):
+    """Whatever the server sent on a socket so far (raw frames)."""
+    s.settimeout(0.2)
+    got = b""
+    while True:
+        try:
+            chunk = s.recv(65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
 def ws_send(s, msg):
     data = json.dumps(msg).encode()
     mask = os.urandom(4)
@@ -524,7 +539,7 @@ def attacks(st):
             last["status"] += " after %ds (stopped)" % wait
         return inst, last
 
-    @attack("W1", "MAP (worker)", "a ROOT task maps 200,000 subtasks", "no per-instance bound documented")
+    @attack("W1", "MAP (worker)", "a ROOT task maps 200,000 subtasks", "JOBWHEEL_MAP_MAX_TASKS_PER_INSTANCE, _BYTES_")
     def _():
         inst, last = run_job(st["jobMap"], "200000", 120)
         if inst is None:
@@ -656,9 +671,22 @@ def attacks(st):
                 break
         time.sleep(5)
         mem = proc(int(os.environ["PROBE_SERVER_PID"]))["rss"]
+        # What the server answered each socket: acknowledged, or closed
+        # (RATE_LIMITED past the per-user bound); subscriptions refused.
+        acked, closed, limited, reasons = 0, 0, 0, set()
+        for s in socks:
+            got = ws_drain(s)
+            if b"connection_ack" in got:
+                acked += 1
+            i = got.find(b"\x88")
+            if i >= 0 and i + 4 <= len(got):
+                closed += 1
+                reasons.add(got[i + 4:i + 2 + (got[i + 1] & 0x7f)].decode("utf-8", "replace")[:60])
+            limited += got.count(b"\"code\":\"RATE_LIMITED\"")
         for s in socks:
             s.close()
-        return "%d sockets open (%s); server RSS with them %.0f MiB" % (len(socks), err or "none refused", mem)
+        return "%d sockets opened (%s): %d acknowledged, %d closed %s; %d subscriptions RATE_LIMITED; server RSS with them %.0f MiB" % (
+            len(socks), err or "no handshake refused", acked, closed, sorted(reasons), limited, mem)
 
     @attack("S2", "subscriptions", "one websocket, 20,000 subscriptions", "per-connection bounds")
     def _():

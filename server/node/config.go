@@ -15,12 +15,15 @@ import (
 	"time"
 
 	"github.com/jobwheel/jobwheel/db"
+	"github.com/jobwheel/jobwheel/graph"
 	"github.com/jobwheel/jobwheel/internal/envflag"
 	"github.com/jobwheel/jobwheel/internal/tracing"
 	"github.com/jobwheel/jobwheel/server/api/alarm"
 	"github.com/jobwheel/jobwheel/server/api/auth"
 	"github.com/jobwheel/jobwheel/server/api/sso"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
+	"github.com/jobwheel/jobwheel/server/runtime/execution"
+	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
 // Config is the server's configuration. Every flag has an environment
@@ -65,6 +68,14 @@ type Config struct {
 	ExpressionCPU time.Duration
 	// BackfillMaxRuns is the most fire times one backfill may cover.
 	BackfillMaxRuns int
+	// MaxSocketsPerUser and MaxOperationsPerUser bound the API websockets
+	// one user (or API token) may have open on this server, and the
+	// operations under way across them.
+	MaxSocketsPerUser, MaxOperationsPerUser int
+	// MapMaxTasks and MapMaxBytes bound the subtasks one instance's maps
+	// may create, and their payload bytes.
+	MapMaxTasks int
+	MapMaxBytes int64
 	// Version is the binary's version, set by the command (at build time).
 	Version string
 	// SSO is single sign-on (docs/sso.md); off when SSO.Issuer is "".
@@ -121,6 +132,14 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"CPU time one evaluation of a workflow DECISION's or FOREACH's expression may use; past it the node fails with EXPRESSION_TIMEOUT (1ms to 10s)")
 		backfillMax = set.String("backfill-max-runs", "JOBWHEEL_BACKFILL_MAX_RUNS", "1000",
 			"the most fire times one backfill of a workflow or job may cover (1 to 100000); a wider range is refused naming input.to")
+		maxSockets = set.String("max-websockets-per-user", "JOBWHEEL_MAX_WEBSOCKETS_PER_USER", strconv.Itoa(graph.DefaultMaxSocketsPerUser),
+			"API websockets one user's logins (or one API token) may have open on this server (1 to 100000); the next is closed with 1013 RATE_LIMITED")
+		maxOps = set.String("max-operations-per-user", "JOBWHEEL_MAX_OPERATIONS_PER_USER", strconv.Itoa(graph.DefaultMaxOperationsPerUser),
+			"subscriptions one user (or API token) may have under way across its websockets on this server (1 to 1000000); the next is refused with RATE_LIMITED")
+		mapTasks = set.String("map-max-tasks-per-instance", "JOBWHEEL_MAP_MAX_TASKS_PER_INSTANCE", strconv.Itoa(execution.DefaultMapMaxTasks),
+			"subtasks the maps of one MAP or MAP_REDUCE instance may create in all (1 to 1000000000); a map past it is refused to the worker (REFUSED) and stores nothing")
+		mapBytes = set.String("map-max-bytes-per-instance", "JOBWHEEL_MAP_MAX_BYTES_PER_INSTANCE", strconv.FormatInt(execution.DefaultMapMaxBytes, 10),
+			"payload bytes those subtasks may hold in all (at least 65536; default 4 GiB); a map past it is refused the same way")
 		proxies = set.String("trusted-proxies", "JOBWHEEL_TRUSTED_PROXIES", "",
 			"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count")
 		passwordLogin = set.Bool("password-login", "JOBWHEEL_PASSWORD_LOGIN", "true",
@@ -234,6 +253,31 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.BackfillMaxRuns < 1 || cfg.BackfillMaxRuns > 100000 {
 		return nil, backfillMax.Errorf("%s is not from 1 to 100000", backfillMax.Value())
+	}
+	if cfg.MaxSocketsPerUser, err = maxSockets.Int(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxSocketsPerUser < 1 || cfg.MaxSocketsPerUser > 100000 {
+		return nil, maxSockets.Errorf("%s is not from 1 to 100000", maxSockets.Value())
+	}
+	if cfg.MaxOperationsPerUser, err = maxOps.Int(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxOperationsPerUser < 1 || cfg.MaxOperationsPerUser > 1000000 {
+		return nil, maxOps.Errorf("%s is not from 1 to 1000000", maxOps.Value())
+	}
+	if cfg.MapMaxTasks, err = mapTasks.Int(); err != nil {
+		return nil, err
+	}
+	if cfg.MapMaxTasks < 1 || cfg.MapMaxTasks > 1000000000 {
+		return nil, mapTasks.Errorf("%s is not from 1 to 1000000000", mapTasks.Value())
+	}
+	n, err := mapBytes.Int()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MapMaxBytes = int64(n); cfg.MapMaxBytes < protocol.MaxPayloadBytes {
+		return nil, mapBytes.Errorf("%s is less than one payload's %d bytes", mapBytes.Value(), protocol.MaxPayloadBytes)
 	}
 	if cfg.LeaseTTL < 3*time.Second {
 		return nil, leaseTTL.Errorf("%s is shorter than 3s", leaseTTL.Value())

@@ -192,6 +192,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// one bounded pool, off the engines' goroutines (issue 25).
 	evaluator := workflow.NewEvaluator(workflow.EvaluatorConfig{Limits: wfexpr.Limits{CPU: cfg.ExpressionCPU}})
 	ownedApps := owned.New(owned.Deps{Trigger: timer, Log: log,
+		ExecCfg:       execution.Config{MapMaxTasks: cfg.MapMaxTasks, MapMaxBytes: cfg.MapMaxBytes},
 		Execution:     execution.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, Versions: reads, Log: log, Tracer: tracer},
 		Workflow:      workflow.Deps{Store: n.db, Notifier: feeds, Alarmer: alarms, ServerID: serverID, Log: log, Evaluator: evaluator, Tracer: tracer},
 		BackfillStore: n.db, BackfillFeed: feeds})
@@ -246,9 +247,11 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		OriginPatterns: cfg.AllowedOrigins,
 		TrustedProxies: cfg.TrustedProxies,
 		// Rights changed on any server: open websockets re-check at once.
-		AuthChanges: func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
-		Observer:    stats,
-		Tracer:      tracer,
+		AuthChanges:          func(fn func()) { hints.Subscribe(live.TopicAuth, func(string, string) { fn() }) },
+		Observer:             stats,
+		Tracer:               tracer,
+		MaxSocketsPerUser:    cfg.MaxSocketsPerUser,
+		MaxOperationsPerUser: cfg.MaxOperationsPerUser,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)

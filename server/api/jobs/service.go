@@ -127,6 +127,8 @@ type Service struct {
 	runs *groupcommit.Batcher[*run]
 	// lags are the lag figures computed lately (oncall.go).
 	lags lagMemo
+	// counts are the apps' counts being read (counts.go).
+	counts countsFlight
 }
 
 // run is one runJob's instance, with its audit record when the call came

@@ -46,34 +46,33 @@ type Stats struct {
 }
 
 // Stats counts an app's jobs, instances and workers; finished instances
-// over the last `hours` hours.
+// over the last `hours` hours. The caller's access is checked each time;
+// the counts are read once for every caller asking about the same app
+// while they are being read (counts.go).
 func (s *Service) Stats(ctx context.Context, appName string, hours int) (*Stats, error) {
-	if hours < 1 || hours > 168 {
+	if hours < 1 || hours > maxStatsHours {
 		return nil, fault.BadInput("hours", "must be between 1 and 168")
 	}
 	app, err := s.apps.ByName(ctx, appName, db.RoleViewer)
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{AppID: app.ID, Since: s.now().Add(-time.Duration(hours) * time.Hour), Hours: hours}
-	if st.Jobs, st.EnabledJobs, err = s.db.JobCount(ctx, app.ID); err != nil {
-		return nil, err
-	}
-	now, err := s.db.InstanceCountsNow(ctx, app.ID)
+	now := s.now()
+	c, err := s.appCounts(ctx, app.ID)
 	if err != nil {
 		return nil, err
 	}
-	st.Waiting = now[db.StatusWaiting]
-	st.Running = now[db.StatusDispatched] + now[db.StatusRunning]
-	if st.Outcomes, err = s.db.InstanceOutcomes(ctx, app.ID, s.now().Add(-time.Duration(hours)*time.Hour).Truncate(time.Hour)); err != nil {
-		return nil, err
-	}
-	for _, b := range st.Outcomes {
+	st := &Stats{AppID: app.ID, Since: now.Add(-time.Duration(hours) * time.Hour), Hours: hours,
+		Jobs: c.jobs, EnabledJobs: c.enabled, Waiting: c.waiting, Running: c.running, WorkersAlive: c.workersAlive}
+	// The counts hold a whole week per hour: this window's hours.
+	from := now.Add(-time.Duration(hours) * time.Hour).Truncate(time.Hour)
+	for _, b := range c.outcomes {
+		if b.Start.Before(from) {
+			continue
+		}
+		st.Outcomes = append(st.Outcomes, b)
 		st.Succeeded += b.Succeeded
 		st.Failed += b.Failed
-	}
-	if st.WorkersAlive, err = s.db.WorkerCountAlive(ctx, app.ID, s.now().Add(-db.WorkerAliveWindow)); err != nil {
-		return nil, err
 	}
 	return st, nil
 }

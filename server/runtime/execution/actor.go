@@ -37,9 +37,27 @@ type Config struct {
 	// counted from the later of the trigger time and the take-over of the
 	// app. Default 10s.
 	NoWorkerWait time.Duration
+	// MapMaxTasks bounds the subtasks the maps of one instance may create
+	// in all; a map past it is REFUSED, naming the limit, and stores
+	// nothing. Default DefaultMapMaxTasks.
+	MapMaxTasks int
+	// MapMaxBytes bounds the payload bytes of those subtasks in all, the
+	// same way. Default DefaultMapMaxBytes.
+	MapMaxBytes int64
 	// Clock defaults to the system clock.
 	Clock clock.Clock
 }
+
+// Bounds of one instance's maps (attacker probe, docs/security.md): a
+// worker's map was bounded per message only, so one ROOT task could
+// store without end (200,000 subtasks were; at 64 KiB a payload, 13 GB).
+// The defaults leave room for the documented ten-million-task map (and
+// ten million payloads of 400 bytes), and refuse the probe's 200,000
+// payloads of 64 KiB.
+const (
+	DefaultMapMaxTasks = 20_000_000
+	DefaultMapMaxBytes = 4 << 30
+)
 
 func (c *Config) defaults() {
 	if c.CheckInterval == 0 {
@@ -56,6 +74,12 @@ func (c *Config) defaults() {
 	}
 	if c.NoWorkerWait == 0 {
 		c.NoWorkerWait = 10 * time.Second
+	}
+	if c.MapMaxTasks <= 0 {
+		c.MapMaxTasks = DefaultMapMaxTasks
+	}
+	if c.MapMaxBytes <= 0 {
+		c.MapMaxBytes = DefaultMapMaxBytes
 	}
 	c.Clock = clock.OrSystem(c.Clock)
 }

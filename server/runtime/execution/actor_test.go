@@ -77,13 +77,24 @@ func setup(t *testing.T, dialect db.Dialect) *bundle {
 // setupOn starts an actor on d.
 func setupOn(t *testing.T, d *db.DB) *bundle {
 	t.Helper()
+	return setupWith(t, d, nil)
+}
+
+// setupWith starts an actor on d with the test's configuration, changed
+// by tune.
+func setupWith(t *testing.T, d *db.DB, tune func(*Config)) *bundle {
+	t.Helper()
 	rec := &recorder{frames: make(chan frame, 100)}
 	app := &db.App{Name: "orders", SecretHash: "x"}
 	if err := d.AppCreate(context.Background(), app); err != nil {
 		t.Fatal(err)
 	}
-	e := New(Config{CheckInterval: 20 * time.Millisecond, LostGrace: 100 * time.Millisecond, AdoptGrace: 100 * time.Millisecond,
-		RetryDelay: time.Millisecond, NoWorkerWait: 100 * time.Millisecond}, Deps{Store: d, Log: slog.New(slog.DiscardHandler)},
+	cfg := Config{CheckInterval: 20 * time.Millisecond, LostGrace: 100 * time.Millisecond, AdoptGrace: 100 * time.Millisecond,
+		RetryDelay: time.Millisecond, NoWorkerWait: 100 * time.Millisecond}
+	if tune != nil {
+		tune(&cfg)
+	}
+	e := New(cfg, Deps{Store: d, Log: slog.New(slog.DiscardHandler)},
 		app.ID, 3, Links{Sender: rec, Waker: noWaker{}})
 	e.Committed.Init()
 	if err := e.Start(context.Background()); err != nil {
@@ -382,6 +393,80 @@ func TestMapReduce(t *testing.T) {
 	var pe *protocol.Error
 	if err := <-done; !errors.As(err, &pe) || pe.Code != protocol.CodeRefused {
 		t.Fatalf("a map from a worker not running the parent answered %v; want REFUSED", err)
+	}
+}
+
+// The attacker probe (docs/security.md): one ROOT task mapped 200,000
+// subtasks and every one was stored. An instance's maps create at most
+// MapMaxTasks subtasks holding at most MapMaxBytes of payload; a map past
+// either is REFUSED naming the limit, and stores nothing (neither its
+// subtasks nor its key, so the worker may send a smaller one).
+func TestMapBoundedPerInstance(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, dbtest.Open(t, db.SQLite), func(c *Config) { c.MapMaxTasks = 5; c.MapMaxBytes = 100 })
+	b.join("w1", 1)
+	j := b.job(func(j *db.Job) { j.ExecutionMode = "MAP"; j.ProcessorType = "GO"; j.Processor = "mr" })
+	ctx := context.Background()
+	mapOn := func(id int64, root protocol.Task, key string, payloads ...string) error {
+		done := make(chan error, 1)
+		b.e.Map("w1", &protocol.Map{InstanceID: id, ParentTaskID: root.TaskID, Name: "sub", Payloads: payloads, Key: key},
+			func(err error) { done <- err })
+		return <-done
+	}
+	refused := func(err error, limit string) {
+		t.Helper()
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code != protocol.CodeRefused || !strings.Contains(pe.Message, limit) {
+			t.Fatalf("map past the bound answered %v; want REFUSED naming %s", err, limit)
+		}
+	}
+	stored := func(id int64) int {
+		t.Helper()
+		list, _, err := b.d.TaskList(ctx, id, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+
+	id := b.fire(j)
+	_, root := b.dispatched()
+	b.report("w1", root, protocol.TaskRunning)
+	if err := mapOn(id, root, "k1", "1", "2", "3"); err != nil {
+		t.Fatal(err)
+	}
+	refused(mapOn(id, root, "k2", "4", "5", "6"), "JOBWHEEL_MAP_MAX_TASKS_PER_INSTANCE")
+	if n := stored(id); n != 4 {
+		t.Fatalf("%d tasks stored; want the root and 3 subtasks", n)
+	}
+	if applied, err := b.d.MapRequestApplied(ctx, id, "k2"); err != nil || applied {
+		t.Fatalf("the refused map's key stored: %v %v", applied, err)
+	}
+	// Up to the bound is accepted; the same key again is still acked.
+	if err := mapOn(id, root, "k2", "4", "5"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mapOn(id, root, "k2", "4", "5"); err != nil {
+		t.Fatal(err)
+	}
+	refused(mapOn(id, root, "k3", "6"), "at most 5 per instance")
+	if n := stored(id); n != 6 {
+		t.Fatalf("%d tasks stored; want the root and 5 subtasks", n)
+	}
+
+	// Payload bytes, on another app's instance: 60 + 60 is past 100.
+	b = setupWith(t, dbtest.Open(t, db.SQLite), func(c *Config) { c.MapMaxTasks = 5; c.MapMaxBytes = 100 })
+	b.join("w1", 1)
+	j = b.job(func(j *db.Job) { j.ExecutionMode = "MAP"; j.ProcessorType = "GO"; j.Processor = "mr" })
+	id2 := b.fire(j)
+	_, root2 := b.dispatched()
+	b.report("w1", root2, protocol.TaskRunning)
+	if err := mapOn(id2, root2, "a", strings.Repeat("x", 60)); err != nil {
+		t.Fatal(err)
+	}
+	refused(mapOn(id2, root2, "b", strings.Repeat("y", 60)), "JOBWHEEL_MAP_MAX_BYTES_PER_INSTANCE")
+	if n := stored(id2); n != 2 {
+		t.Fatalf("%d tasks stored; want the root and 1 subtask", n)
 	}
 }
 

@@ -122,6 +122,7 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 		if it := s.instances[id]; it != nil {
 			it.succeeded = c.Succeeded
 			it.failed = c.Failed
+			it.mapped = c.Total
 			if c.Waiting > 0 {
 				// Stored, not loaded: the adopter loads the first window.
 				it.backlog = c.Waiting

@@ -142,6 +142,26 @@ func (s *state) mapped(c *changes, workerID string, m *protocol.Map, storedBefor
 		if it.mapKeys == nil {
 			it.mapKeys = map[string]bool{}
 		}
+	}
+	var size int64
+	for _, p := range m.Payloads {
+		size += int64(len(p))
+	}
+	// Checked before anything is recorded: a refused map stores nothing,
+	// not even its key.
+	if n := it.mapped + len(m.Payloads); n > s.cfg.MapMaxTasks {
+		return &protocol.Error{Code: protocol.CodeRefused, Message: fmt.Sprintf(
+			"map: instance %d would have %d subtasks; at most %d per instance (JOBWHEEL_MAP_MAX_TASKS_PER_INSTANCE)",
+			it.ID, n, s.cfg.MapMaxTasks)}
+	}
+	if n := it.mappedBytes + size; n > s.cfg.MapMaxBytes {
+		return &protocol.Error{Code: protocol.CodeRefused, Message: fmt.Sprintf(
+			"map: instance %d's subtasks would hold %d payload bytes; at most %d per instance (JOBWHEEL_MAP_MAX_BYTES_PER_INSTANCE)",
+			it.ID, n, s.cfg.MapMaxBytes)}
+	}
+	it.mapped += len(m.Payloads)
+	it.mappedBytes += size
+	if m.Key != "" {
 		it.mapKeys[m.Key] = true
 		c.mapRequests = append(c.mapRequests, db.MapRequest{InstanceID: it.ID, Key: m.Key})
 	}

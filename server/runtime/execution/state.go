@@ -127,6 +127,12 @@ type inst struct {
 	// mapKeys are the map messages this actor stored for the instance (the
 	// database has them too, for the next owner).
 	mapKeys map[string]bool
+	// mapped and mappedBytes count the subtasks the instance's maps
+	// created and their payload bytes, against Config.MapMaxTasks and
+	// MapMaxBytes. An adopter starts from the instance's stored task count
+	// (and from zero bytes: payloads are not read back to count them).
+	mapped      int
+	mappedBytes int64
 	// backlog counts the attempt's WAITING tasks stored but not held in
 	// memory: an instance with more tasks than its window keeps the rest
 	// in the database, and refill loads them in id order from cursor, the
