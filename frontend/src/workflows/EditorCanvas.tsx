@@ -13,6 +13,7 @@ import {
 import { dagNodeTypes, type DagFlowNode } from "./DagNode";
 import type { EditorAction, EditorState } from "./editorState";
 import { edgeId, isAt, type EditorNode, type Problem } from "./graph";
+import { fitOptions } from "./layout";
 import { t } from "../i18n";
 
 /** The drag-and-drop type a palette entry carries. */
@@ -169,7 +170,7 @@ export function EditorCanvas({ state, dispatch, problems, jobNames, workflowName
       deleteKeyCode={readOnly ? null : ["Delete", "Backspace"]}
       multiSelectionKeyCode={null}
       fitView
-      fitViewOptions={{ padding: 0.2, maxZoom: 1.2 }}
+      fitViewOptions={fitOptions}
       minZoom={0.2}
       proOptions={{ hideAttribution: true }}
     >

@@ -14,7 +14,7 @@ import {
 } from "@mantine/core";
 import type { TriggerRule, WorkflowNodeType } from "../graphql/graphql";
 import type { EditorAction, Selection } from "./editorState";
-import { isAt, nodeTypes, triggerRules, type EditorEdge, type EditorNode, type Graph, type Problem } from "./graph";
+import { isAt, nodeTitle, nodeTypes, triggerRules, type EditorEdge, type EditorNode, type Graph, type Problem } from "./graph";
 import { t } from "../i18n";
 
 const mono = { input: { fontFamily: "var(--mantine-font-family-monospace)" } };
@@ -168,7 +168,7 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
             outEdges.map((e) => (
               <TextInput
                 key={e.to}
-                label={t("workflows.NodePanel.labelOfTheEdge", { to: e.to })}
+                label={t("workflows.NodePanel.labelOfTheEdge", { to: nodeTitle(graph.nodes, e.to) })}
                 size="xs"
                 styles={mono}
                 value={e.label}
@@ -279,10 +279,11 @@ function NodeOptions({ graph, dispatch, problems, jobs, workflows, pools = [], r
 function EdgeOptions({ graph, dispatch, problems, readOnly, edge }: PanelProps & { edge: EditorEdge }) {
   const mine = problems.filter((p) => isAt(p, { edge }));
   const fromDecision = graph.nodes.find((n) => n.key === edge.from)?.type === "DECISION";
+  const names = { from: nodeTitle(graph.nodes, edge.from), to: nodeTitle(graph.nodes, edge.to) };
   return (
-    <Stack gap="sm" component="section" aria-label={t("workflows.NodePanel.edgeTo", { from: edge.from, to: edge.to })}>
+    <Stack gap="sm" component="section" aria-label={t("workflows.NodePanel.edgeTo", names)}>
       <Group justify="space-between">
-        <Title order={3} size="h5">{t("workflows.NodePanel.edge", { from: edge.from, to: edge.to })}</Title>
+        <Title order={3} size="h5">{t("workflows.NodePanel.edge", names)}</Title>
         {!readOnly && (
           <Button
             size="compact-xs"
@@ -296,7 +297,7 @@ function EdgeOptions({ graph, dispatch, problems, readOnly, edge }: PanelProps &
       {fromDecision ? (
         <TextInput
           label={t("workflows.NodePanel.label")}
-          description={t("workflows.NodePanel.theValueMustYield", { from: edge.from })}
+          description={t("workflows.NodePanel.theValueMustYield", { from: names.from })}
           styles={mono}
           value={edge.label}
           disabled={readOnly}

@@ -4,6 +4,7 @@ import "@xyflow/react/dist/style.css";
 import type { WorkflowNodeType } from "../graphql/graphql";
 import { dagNodeTypes, type DagFlowNode } from "./DagNode";
 import { edgeId } from "./graph";
+import { fitOptions } from "./layout";
 import type { NodeShownStatus } from "./status";
 
 export interface RunDagNode {
@@ -76,7 +77,7 @@ export function RunDag({ nodes, edges, selected = null, onSelect, faint }: RunDa
       elementsSelectable={onSelect !== undefined}
       deleteKeyCode={null}
       fitView
-      fitViewOptions={{ padding: 0.2, maxZoom: 1.2 }}
+      fitViewOptions={fitOptions}
       minZoom={0.2}
       proOptions={{ hideAttribution: true }}
     >

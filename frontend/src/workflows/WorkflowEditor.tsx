@@ -8,8 +8,8 @@ import { errorMessage } from "../api/errors";
 import type { WorkflowNodeType } from "../graphql/graphql";
 import { EditorCanvas, paletteMime } from "./EditorCanvas";
 import { editorReducer, initialEditorState } from "./editorState";
-import { localProblems, nodeTypes, problemAt, type Graph, type Problem, type WorkflowSettings } from "./graph";
-import { autoLayout } from "./layout";
+import { localProblems, nodeTitle, nodeTypes, problemAt, type Graph, type Problem, type WorkflowSettings } from "./graph";
+import { autoLayout, fitOptions } from "./layout";
 import { NodePanel } from "./NodePanel";
 import { WorkflowChoicesQuery } from "./operations";
 import { SettingsFields } from "./SettingsFields";
@@ -89,7 +89,7 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
   const [fitAfter, setFitAfter] = useState(0);
   useEffect(() => {
     if (fitAfter === 0) return;
-    const frame = window.requestAnimationFrame(() => void flow.fitView({ padding: 0.2, maxZoom: 1.2 }));
+    const frame = window.requestAnimationFrame(() => void flow.fitView(fitOptions));
     return () => window.cancelAnimationFrame(frame);
   }, [fitAfter, flow]);
 
@@ -173,7 +173,7 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
             <Button size="xs" variant="default" disabled={state.past.length === 0} onClick={() => dispatch({ type: "undo" })}>{t("workflows.WorkflowEditor.undo")}</Button>
             <Button size="xs" variant="default" disabled={state.future.length === 0} onClick={() => dispatch({ type: "redo" })}>{t("workflows.WorkflowEditor.redo")}</Button>
             <Button size="xs" variant="default" disabled={state.graph.nodes.length === 0} onClick={layout}>{t("workflows.WorkflowEditor.autoLayout")}</Button>
-            <Button size="xs" variant="default" onClick={() => void flow.fitView({ padding: 0.2, maxZoom: 1.2 })}>{t("workflows.WorkflowEditor.fitView")}</Button>
+            <Button size="xs" variant="default" onClick={() => void flow.fitView(fitOptions)}>{t("workflows.WorkflowEditor.fitView")}</Button>
           </Group>
         </Group>
       )}
@@ -227,7 +227,7 @@ function EditorBody({ app, workflowId, initialGraph, initialSettings, readOnly, 
         <Alert color="red" title={t("workflows.WorkflowEditor.theServerRefusedThe")} role="alert">
           {graphProblems.map((p) => (
             <Text size="sm" key={p.message}>
-              {"node" in p.target ? t("workflows.WorkflowEditor.node", { node: p.target.node }) : "edge" in p.target ? t("workflows.WorkflowEditor.edge", { from: p.target.edge.from, to: p.target.edge.to }) : ""}: {p.message}
+              {"node" in p.target ? t("workflows.WorkflowEditor.node", { node: nodeTitle(state.graph.nodes, p.target.node) }) : "edge" in p.target ? t("workflows.WorkflowEditor.edge", { from: nodeTitle(state.graph.nodes, p.target.edge.from), to: nodeTitle(state.graph.nodes, p.target.edge.to) }) : ""}: {p.message}
             </Text>
           ))}
         </Alert>

@@ -31,6 +31,11 @@ export interface EditorNode {
   position: { x: number; y: number };
 }
 
+/** What people call a node: the name typed for it, else its key. */
+export function nodeTitle(nodes: readonly Pick<EditorNode, "key" | "name">[], key: string): string {
+  return nodes.find((n) => n.key === key)?.name.trim() || key;
+}
+
 export interface EditorEdge {
   from: string;
   to: string;

@@ -4,6 +4,17 @@ import dagre from "@dagrejs/dagre";
 export const nodeWidth = 200;
 export const nodeHeight = 72;
 
+/** The node title's font size (Mantine "sm") at zoom 1, in px. */
+export const nodeTitlePx = 14;
+
+/**
+ * How "Fit view" frames a DAG: never zoomed out so far that a node's title
+ * is smaller than 11 px (14 px × 0.8). A large DAG then does not fit
+ * whole: it is panned, or zoomed out on purpose with the controls, rather
+ * than shown as ~8 px text nobody can read.
+ */
+export const fitOptions = { padding: 0.2, maxZoom: 1.2, minZoom: 0.8 } as const;
+
 /**
  * Positions for a DAG, left to right by dependency (dagre), as the
  * top-left corners React Flow places nodes at.
