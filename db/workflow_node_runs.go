@@ -323,7 +323,7 @@ func (s *Store) elementsBut(ctx context.Context, n *WorkflowNodeRun, done []int,
 		return nil, nil
 	}
 	var out []WorkflowElement
-	err = s.idb.NewSelect().Model(&out).Where("we.node_run_id = ? AND we.generation = ? AND we.item IN (?)", n.ID, n.Generation, bun.In(want)).
+	err = s.idb.NewSelect().Model(&out).Where("we.node_run_id = ? AND we.generation = ? AND we.item IN (?)", n.ID, n.Generation, bun.List(want)).
 		OrderExpr("we.item").Scan(ctx)
 	return out, wrap(err, "reading FOREACH elements")
 }

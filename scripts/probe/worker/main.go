@@ -42,7 +42,9 @@ func main() {
 	}))
 	w.Register("probe-log", worker.Func(func(ctx worker.TaskContext) (worker.Result, error) {
 		var n, size int
-		fmt.Sscan(ctx.InstanceParams(), &n, &size)
+		if _, err := fmt.Sscan(ctx.InstanceParams(), &n, &size); err != nil {
+			return worker.Result{}, fmt.Errorf("params %q: want \"<lines> <bytes>\": %w", ctx.InstanceParams(), err)
+		}
 		line := strings.Repeat("x", size)
 		for i := 0; i < n && ctx.Err() == nil; i++ {
 			ctx.Logger().Info(line)
