@@ -131,6 +131,8 @@ test("the admin logs in and picks the app in the header, then Jobs", async () =>
   const navLabels = await page.getByRole("navigation", { name: "Main" }).getByRole("link").allInnerTexts();
   assert.deepEqual(navLabels, [
     "Apps",
+    "Overview",
+    "Reports",
     "Dashboard",
     "Jobs",
     "Instances",
