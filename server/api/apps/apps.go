@@ -249,6 +249,21 @@ func (s *Service) ByID(ctx context.Context, id int64, role db.Role) (*db.App, er
 	return a, nil
 }
 
+// Staying returns, for an EDITOR, the app an object (a job, workflow,
+// calendar or pool) of app id belongs to, refusing (BAD_INPUT on "app") an
+// edit that names another app: an object never moves between apps, since
+// its instances, versions and references all live in its own.
+func (s *Service) Staying(ctx context.Context, id int64, named, what string) (*db.App, error) {
+	a, err := s.ByID(ctx, id, db.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if named != a.Name {
+		return nil, fault.BadInput("app", "a %s cannot move to another app (it belongs to %q)", what, a.Name)
+	}
+	return a, nil
+}
+
 // VerifySecret returns the app a worker's secret opens, or ErrBadSecret.
 func (s *Service) VerifySecret(ctx context.Context, appName, secret string) (*db.App, error) {
 	a, err := s.store.AppGetByName(ctx, appName)

@@ -88,12 +88,9 @@ func (s *Service) UpdateCalendar(ctx context.Context, id int64, in CalendarInput
 	if err != nil {
 		return nil, err
 	}
-	app, err := s.apps.ByID(ctx, old.AppID, db.RoleEditor)
+	app, err := s.apps.Staying(ctx, old.AppID, in.App, "calendar")
 	if err != nil {
 		return nil, err
-	}
-	if in.App != app.Name {
-		return nil, fault.BadInput("app", "a calendar cannot move to another app (it belongs to %q)", app.Name)
 	}
 	c, err := buildCalendar(in, app.ID)
 	if err != nil {

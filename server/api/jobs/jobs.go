@@ -57,12 +57,9 @@ func (s *Service) update(ctx context.Context, id int64, in Input, change string)
 	if err != nil {
 		return nil, err
 	}
-	app, err := s.apps.ByID(ctx, old.AppID, db.RoleEditor)
+	app, err := s.apps.Staying(ctx, old.AppID, in.App, "job")
 	if err != nil {
 		return nil, err
-	}
-	if in.App != app.Name {
-		return nil, fault.BadInput("app", "a job cannot move to another app (it belongs to %q)", app.Name)
 	}
 	cal, err := s.calendarNamed(ctx, app.ID, in.Calendar)
 	if err != nil {

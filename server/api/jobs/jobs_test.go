@@ -229,3 +229,34 @@ func TestRunAndStop(t *testing.T) {
 		}
 	})
 }
+
+// A job, calendar or pool never moves to another app: an edit naming one is
+// refused on "app", even by an admin who holds both, and nothing changes.
+func TestEditCannotMoveApp(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		w := newWorld(t, d)
+		j, err := w.svc.Create(w.admin, cronJob("a", "hourly"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.svc.Update(w.admin, j.ID, cronJob("b", "hourly"))
+		wantBadInput(t, "job to b", err, "app")
+		c, err := w.svc.CreateCalendar(w.admin, jobs.CalendarInput{App: "a", Name: "holidays", Dates: []string{"2030-12-25"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.svc.UpdateCalendar(w.admin, c.ID, jobs.CalendarInput{App: "b", Name: "holidays", Dates: []string{"2030-12-25"}})
+		wantBadInput(t, "calendar to b", err, "app")
+		p, err := w.svc.CreatePool(w.admin, jobs.PoolInput{App: "a", Name: "gpu", Slots: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.svc.UpdatePool(w.admin, p.ID, jobs.PoolInput{App: "b", Name: "gpu", Slots: 2})
+		wantBadInput(t, "pool to b", err, "app")
+		got, err := w.svc.Get(w.admin, j.ID, db.RoleViewer)
+		if err != nil || got.AppID != w.a.ID {
+			t.Fatalf("job after a refused move: %+v, %v", got, err)
+		}
+	})
+}

@@ -115,12 +115,9 @@ func (s *Service) UpdatePool(ctx context.Context, id int64, in PoolInput) (*db.P
 	if err != nil {
 		return nil, err
 	}
-	app, err := s.apps.ByID(ctx, old.AppID, db.RoleEditor)
+	app, err := s.apps.Staying(ctx, old.AppID, in.App, "pool")
 	if err != nil {
 		return nil, err
-	}
-	if in.App != app.Name {
-		return nil, fault.BadInput("app", "a pool cannot move to another app (it belongs to %q)", app.Name)
 	}
 	p, err := buildPool(in, app.ID)
 	if err != nil {

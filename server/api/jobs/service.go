@@ -95,6 +95,9 @@ type Auth interface {
 type Apps interface {
 	ByName(ctx context.Context, name string, role db.Role) (*db.App, error)
 	ByID(ctx context.Context, id int64, role db.Role) (*db.App, error)
+	// Staying is ByID for an EDITOR's edit of an object of the app, refusing
+	// one that names another app.
+	Staying(ctx context.Context, id int64, named, what string) (*db.App, error)
 	// Visible lists the apps the caller may see.
 	Visible(ctx context.Context) ([]db.App, error)
 }

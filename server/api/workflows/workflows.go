@@ -63,6 +63,9 @@ type Auth interface {
 type Apps interface {
 	ByName(ctx context.Context, name string, role db.Role) (*db.App, error)
 	ByID(ctx context.Context, id int64, role db.Role) (*db.App, error)
+	// Staying is ByID for an EDITOR's edit of an object of the app, refusing
+	// one that names another app.
+	Staying(ctx context.Context, id int64, named, what string) (*db.App, error)
 }
 
 // Notifier tells the owner of an app that its workflows or runs changed,
@@ -193,12 +196,9 @@ func (s *Service) Update(ctx context.Context, id int64, in Input, expectedVersio
 	if err != nil {
 		return nil, err
 	}
-	app, err := s.apps.ByID(ctx, old.AppID, db.RoleEditor)
+	app, err := s.apps.Staying(ctx, old.AppID, in.App, "workflow")
 	if err != nil {
 		return nil, err
-	}
-	if in.App != app.Name {
-		return nil, fault.BadInput("app", "a workflow cannot move to another app (it belongs to %q)", app.Name)
 	}
 	var w *db.Workflow
 	err = s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
