@@ -62,6 +62,16 @@ func setup(t *testing.T) *bundle {
 	return &bundle{d: d, src: src, clk: clk, cache: c, user: u}
 }
 
+// token stores an API token of the bundle's user in the database.
+func (b *bundle) token(t *testing.T, hash string) *db.APIToken {
+	t.Helper()
+	tok := &db.APIToken{Name: "t", TokenHash: hash, UserID: b.user.ID}
+	if err := b.d.APITokenCreate(context.Background(), tok); err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 // poll moves time by one interval and waits for the counters' read.
 func (b *bundle) poll(t *testing.T) {
 	t.Helper()
@@ -76,10 +86,7 @@ func TestARevokedTokenIsRefusedWithinOneInterval(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	tok := &db.APIToken{Name: "t", TokenHash: "th", UserID: b.user.ID}
-	if err := b.d.APITokenCreate(ctx, tok); err != nil {
-		t.Fatal(err)
-	}
+	tok := b.token(t, "th")
 	for range 3 {
 		if _, err := b.cache.APITokenGetByHash(ctx, "th"); err != nil {
 			t.Fatal(err)
@@ -193,10 +200,7 @@ func TestNothingServedWhileTheCountersCannotBeRead(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	tok := &db.APIToken{Name: "t", TokenHash: "th", UserID: b.user.ID}
-	if err := b.d.APITokenCreate(ctx, tok); err != nil {
-		t.Fatal(err)
-	}
+	b.token(t, "th")
 	if _, err := b.cache.APITokenGetByHash(ctx, "th"); err != nil {
 		t.Fatal(err)
 	}
@@ -233,10 +237,7 @@ func TestAChangeHasTakenEffectEverywhereWhenItsCallReturns(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	tok := &db.APIToken{Name: "t", TokenHash: "th", UserID: b.user.ID}
-	if err := b.d.APITokenCreate(ctx, tok); err != nil {
-		t.Fatal(err)
-	}
+	tok := b.token(t, "th")
 	other := &stalling{DB: b.d, stall: make(chan struct{})}
 	close(other.stall) // reads at first
 	oc := readcache.New(readcache.Config{Clock: b.clk}, other, slog.New(slog.DiscardHandler))
