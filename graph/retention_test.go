@@ -20,7 +20,9 @@ func TestAppRetention(t *testing.T) {
 		if set.SetAppRetention.RetentionDays == nil || *set.SetAppRetention.RetentionDays != 30 {
 			t.Fatalf("retentionDays %v; want 30", set.SetAppRetention.RetentionDays)
 		}
-		var apps struct{ Apps []struct{ RetentionDays *int } }
+		var apps struct {
+			Apps []struct{ RetentionDays *int }
+		}
 		api.must(t, admin, `{ apps { retentionDays } }`, nil, &apps)
 		if len(apps.Apps) != 1 || apps.Apps[0].RetentionDays == nil || *apps.Apps[0].RetentionDays != 30 {
 			t.Fatalf("apps %+v; want retentionDays 30", apps.Apps)
