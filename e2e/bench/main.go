@@ -28,8 +28,9 @@
 //	retention a finished instance of -tasks tasks removed by retention, with
 //	          no server: its history partition dropped (this tree's
 //	          PostgreSQL schema) against its rows deleted (on a database
-//	          at the schema before partitioning); wall and PostgreSQL
-//	          backend CPU seconds of each
+//	          at the schema before partitioning), and converting that
+//	          database's tables; wall and PostgreSQL backend CPU seconds
+//	          of each
 //
 // -bin DIR runs prebuilt binaries (an older commit's, for before/after);
 // -profile DIR saves a CPU and a heap profile of the server over each
