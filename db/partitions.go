@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // A run's history — its tasks and its log lines — is partitioned on
@@ -182,10 +183,23 @@ func (s *Store) HistoryGenerationEnsure(ctx context.Context, now time.Time, z Ge
 		last := gens[len(gens)-1]
 		// One generation beyond the current one, and beyond the next id
 		// whatever happened (a burst past every bound).
+		// A new partition takes the storage parameters (a fillfactor, say)
+		// of the newest one: PostgreSQL keeps none on a partitioned parent.
+		with := map[string]string{}
+		for _, t := range historyTables {
+			var opts []string
+			if err := tx.idb.NewRaw("SELECT COALESCE(reloptions, '{}') FROM pg_class WHERE oid = to_regclass(?)",
+				t+"_"+last.Name).Scan(ctx, pgdialect.Array(&opts)); err != nil {
+				return wrap(err, "reading the storage parameters of "+t+"_"+last.Name)
+			}
+			if len(opts) > 0 {
+				with[t] = " WITH (" + strings.Join(opts, ", ") + ")"
+			}
+		}
 		for last.Hi <= cur.Hi || last.Hi <= next {
 			g := HistoryGeneration{Name: "g" + strconv.FormatInt(last.Hi, 10), Lo: last.Hi, Hi: last.Hi + width}
 			for _, t := range historyTables {
-				if _, err := tx.idb.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS ? PARTITION OF ? FOR VALUES FROM (?) TO (?)",
+				if _, err := tx.idb.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS ? PARTITION OF ? FOR VALUES FROM (?) TO (?)"+with[t],
 					bun.Ident(t+"_"+g.Name), bun.Ident(t), g.Lo, g.Hi); err != nil {
 					return wrap(err, "creating history partition "+t+"_"+g.Name)
 				}

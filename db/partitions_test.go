@@ -65,6 +65,11 @@ func TestHistoryGenerationsAreCreatedAhead(t *testing.T) {
 		if p := partitionOf(t, d, "tasks", in.ID); p != "tasks_g100000" {
 			t.Fatalf("instance %d's tasks are in %s; want tasks_g100000", in.ID, p)
 		}
+		// A storage parameter set on the newest partitions is kept by the
+		// next ones (a parent keeps none).
+		if _, err := d.Bun().ExecContext(ctx, "ALTER TABLE tasks_g100000 SET (fillfactor = 80)"); err != nil {
+			t.Fatal(err)
+		}
 		var wg sync.WaitGroup
 		made := make([][]db.HistoryGeneration, 3)
 		errs := make([]error, 3)
@@ -86,6 +91,10 @@ func TestHistoryGenerationsAreCreatedAhead(t *testing.T) {
 		var exists bool
 		if err := d.Bun().NewRaw("SELECT to_regclass('instance_logs_g200000') IS NOT NULL").Scan(ctx, &exists); err != nil || !exists {
 			t.Fatalf("instance_logs_g200000 exists: %v, %v", exists, err)
+		}
+		var opts string
+		if err := d.Bun().NewRaw("SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = 'tasks_g200000'::regclass").Scan(ctx, &opts); err != nil || opts != "fillfactor=80" {
+			t.Fatalf("tasks_g200000's storage parameters %q (%v); want those of tasks_g100000, fillfactor=80", opts, err)
 		}
 	})
 }
