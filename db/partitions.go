@@ -1,10 +1,12 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,16 +81,8 @@ func (s *Store) HistoryGenerationList(ctx context.Context) ([]HistoryGeneration,
 		}
 		out = append(out, HistoryGeneration{Name: strings.TrimPrefix(r.Name, "tasks_"), Lo: lo, Hi: hi})
 	}
-	sortGenerations(out)
+	slices.SortFunc(out, func(a, b HistoryGeneration) int { return cmp.Compare(a.Lo, b.Lo) })
 	return out, nil
-}
-
-func sortGenerations(g []HistoryGeneration) {
-	for i := 1; i < len(g); i++ {
-		for j := i; j > 0 && g[j].Lo < g[j-1].Lo; j-- {
-			g[j], g[j-1] = g[j-1], g[j]
-		}
-	}
 }
 
 // nextInstanceID is the id the next instance will get (about: a
