@@ -36,9 +36,12 @@ type App struct {
 	SecretHash  string `bun:"secret_hash,notnull"`
 	// WorkflowBudget bounds what one workflow instance may create across
 	// its nested instances: node rows plus FOREACH elements.
-	WorkflowBudget int       `bun:"workflow_budget,notnull"`
-	CreatedAt      time.Time `bun:"created_at,notnull"`
-	UpdatedAt      time.Time `bun:"updated_at,notnull"`
+	WorkflowBudget int `bun:"workflow_budget,notnull"`
+	// RetentionDays is how many days the app's finished instances, with
+	// their tasks and log lines, are kept; nil: the server's retention.
+	RetentionDays *int      `bun:"retention_days"`
+	CreatedAt     time.Time `bun:"created_at,notnull"`
+	UpdatedAt     time.Time `bun:"updated_at,notnull"`
 }
 
 // Role is a user's or token's right on one app.
@@ -81,6 +84,14 @@ func (s *Store) AppSetWorkflowBudget(ctx context.Context, id int64, budget int) 
 	res, err := s.idb.NewUpdate().Model((*App)(nil)).Set("workflow_budget = ?", budget).Set("updated_at = ?", Now()).
 		Where("id = ?", id).Exec(ctx)
 	return expectOne(res, err, "setting the app's workflow budget")
+}
+
+// AppSetRetentionDays sets how many days an app keeps its finished
+// instances; nil returns it to the server's retention.
+func (s *Store) AppSetRetentionDays(ctx context.Context, id int64, days *int) error {
+	res, err := s.idb.NewUpdate().Model((*App)(nil)).Set("retention_days = ?", days).Set("updated_at = ?", Now()).
+		Where("id = ?", id).Exec(ctx)
+	return expectOne(res, err, "setting an app's retention")
 }
 
 // AppGet returns the app with the id.

@@ -62,8 +62,8 @@ func TestBulkStatementsKeepEveryValue(t *testing.T) {
 		}
 		res := odd + "!"
 		moved, err := d.TaskTransitionMany(ctx, []db.TaskTransition{
-			{ID: tasks[0].ID, From: db.StatusWaiting, To: db.StatusSucceeded, WorkerID: &worker, Result: &res, FinishedAt: &later},
-			{ID: tasks[1].ID, From: db.StatusRunning, To: db.StatusSucceeded}, // not RUNNING: does not move
+			{ID: tasks[0].ID, InstanceID: tasks[0].InstanceID, From: db.StatusWaiting, To: db.StatusSucceeded, WorkerID: &worker, Result: &res, FinishedAt: &later},
+			{ID: tasks[1].ID, InstanceID: tasks[1].InstanceID, From: db.StatusRunning, To: db.StatusSucceeded}, // not RUNNING: does not move
 		})
 		if err != nil || len(moved) != 1 || moved[0] != tasks[0].ID {
 			t.Fatalf("moved %v, %v; want only the first task", moved, err)

@@ -335,17 +335,21 @@ func (d *DB) migrator() (*migrate.Migrator, error) {
 	if err != nil {
 		return nil, err
 	}
+	return migrate.NewMigrator(d.bun, m, d.migratorOptions()...), nil
+}
+
+func (d *DB) migratorOptions() []migrate.MigratorOption {
 	tmpl := migrationTemplate{ID: "INTEGER PRIMARY KEY AUTOINCREMENT", TS: "TIMESTAMP", JSON: "TEXT"}
 	if d.dialect == Postgres {
 		tmpl = migrationTemplate{ID: "BIGSERIAL PRIMARY KEY", TS: "TIMESTAMPTZ", JSON: "JSONB", Postgres: true}
 	}
-	return migrate.NewMigrator(d.bun, m,
+	return []migrate.MigratorOption{
 		migrate.WithTableName("jobwheel_migrations"),
 		migrate.WithLocksTableName("jobwheel_migration_locks"),
 		// Without this a failed migration would be recorded as applied.
 		migrate.WithMarkAppliedOnSuccess(true),
 		migrate.WithTemplateData(tmpl),
-	), nil
+	}
 }
 
 // migrateLockKey names the PostgreSQL advisory lock that serializes servers
@@ -386,6 +390,44 @@ func (d *DB) Migrate(ctx context.Context) error {
 	}
 	if _, err := m.Migrate(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// MigrateTo applies the pending migrations up to and including the one
+// named (its timestamp, e.g. "20261129405000"), as one group: a test of a
+// migration builds the schema it starts from with it, fills it, and then
+// runs Migrate. It takes no lock.
+func (d *DB) MigrateTo(ctx context.Context, name string) error {
+	all, err := d.migrations()
+	if err != nil {
+		return err
+	}
+	upTo := migrate.NewMigrations()
+	for _, m := range all.Sorted() {
+		if m.Name <= name {
+			upTo.Add(m)
+		}
+	}
+	m := migrate.NewMigrator(d.bun, upTo, d.migratorOptions()...)
+	if err := m.Init(ctx); err != nil {
+		return fmt.Errorf("migrate: creating the migrations table: %w", err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate to %s: %w", name, err)
+	}
+	return nil
+}
+
+// RollbackLast rolls the last group of migrations back (the last Migrate
+// that applied any).
+func (d *DB) RollbackLast(ctx context.Context) error {
+	m, err := d.migrator()
+	if err != nil {
+		return err
+	}
+	if _, err := m.Rollback(ctx); err != nil {
+		return fmt.Errorf("rolling back migrations: %w", err)
 	}
 	return nil
 }

@@ -151,14 +151,14 @@ func TestInstanceAndTaskTransitions(t *testing.T) {
 			t.Fatalf("TaskCreateMany: %+v, %v", tasks, err)
 		}
 		moved, err := d.TaskTransitionMany(ctx, []db.TaskTransition{
-			{ID: tasks[0].ID, From: db.StatusWaiting, To: db.StatusDispatched, WorkerID: &w, DispatchedAt: new(now)},
-			{ID: tasks[1].ID, From: db.StatusRunning, To: db.StatusSucceeded},
+			{ID: tasks[0].ID, InstanceID: tasks[0].InstanceID, From: db.StatusWaiting, To: db.StatusDispatched, WorkerID: &w, DispatchedAt: new(now)},
+			{ID: tasks[1].ID, InstanceID: tasks[1].InstanceID, From: db.StatusRunning, To: db.StatusSucceeded},
 		})
 		if err != nil || !slices.Equal(moved, []int64{tasks[0].ID}) {
 			t.Fatalf("TaskTransitionMany = %v, %v", moved, err)
 		}
 		// Back to WAITING clears the worker.
-		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{{ID: tasks[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: new(1)}}); err != nil {
+		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{{ID: tasks[0].ID, InstanceID: tasks[0].InstanceID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: new(1)}}); err != nil {
 			t.Fatal(err)
 		}
 		un, err := d.TaskListUnfinished(ctx, []int64{a.ID})

@@ -118,10 +118,10 @@ func TestTaskCountsFollowTheTasks(t *testing.T) {
 		var moves []db.TaskTransition
 		for i, tk := range waiting {
 			to := []string{db.StatusDispatched, db.StatusRunning, db.StatusSucceeded, db.StatusFailed}[i%4]
-			moves = append(moves, db.TaskTransition{ID: tk.ID, From: db.StatusWaiting, To: to, WorkerID: &w, DispatchedAt: &now})
+			moves = append(moves, db.TaskTransition{ID: tk.ID, InstanceID: tk.InstanceID, From: db.StatusWaiting, To: to, WorkerID: &w, DispatchedAt: &now})
 		}
 		// A move whose task is no longer in From does not apply, nor count.
-		moves = append(moves, db.TaskTransition{ID: waiting[0].ID, From: db.StatusRunning, To: db.StatusSucceeded})
+		moves = append(moves, db.TaskTransition{ID: waiting[0].ID, InstanceID: waiting[0].InstanceID, From: db.StatusRunning, To: db.StatusSucceeded})
 		if _, err := d.TaskTransitionMany(ctx, moves); err != nil {
 			t.Fatal(err)
 		}
@@ -129,8 +129,8 @@ func TestTaskCountsFollowTheTasks(t *testing.T) {
 		// A retry: back to WAITING with its result; and a result-only rewrite.
 		res := "lost"
 		if _, err := d.TaskTransitionMany(ctx, []db.TaskTransition{
-			{ID: waiting[0].ID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: new(1), Result: &res},
-			{ID: waiting[2].ID, From: db.StatusSucceeded, To: db.StatusSucceeded, Result: &res},
+			{ID: waiting[0].ID, InstanceID: waiting[0].InstanceID, From: db.StatusDispatched, To: db.StatusWaiting, Retries: new(1), Result: &res},
+			{ID: waiting[2].ID, InstanceID: waiting[2].InstanceID, From: db.StatusSucceeded, To: db.StatusSucceeded, Result: &res},
 		}); err != nil {
 			t.Fatal(err)
 		}

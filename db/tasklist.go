@@ -123,9 +123,9 @@ func (s *Store) TaskViewList(ctx context.Context, q TaskQuery) ([]TaskView, bool
 		}
 		args = append(args, q.AfterID, q.Limit+1)
 	}
-	args = append(args, q.Limit+1)
+	args = append(args, q.Limit+1, q.InstanceID)
 	query := `SELECT ` + taskViewColumns + ` FROM tasks AS tk JOIN (` +
-		strings.Join(parts, " UNION ALL ") + ` ORDER BY id LIMIT ?) AS pg ON pg.id = tk.id ORDER BY tk.id`
+		strings.Join(parts, " UNION ALL ") + ` ORDER BY id LIMIT ?) AS pg ON tk.instance_id = ? AND pg.id = tk.id ORDER BY tk.id`
 	var out []TaskView
 	if err := s.idb.NewRaw(query, args...).Scan(ctx, &out); err != nil {
 		return nil, false, wrap(err, "listing tasks")

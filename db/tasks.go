@@ -58,7 +58,10 @@ func (s *Store) TaskCreateMany(ctx context.Context, list []Task) error {
 
 // TaskTransition moves a task between statuses (compare-and-set on From).
 type TaskTransition struct {
-	ID           int64      `bun:"task_id"`
+	ID int64 `bun:"task_id"`
+	// InstanceID is the task's instance: on PostgreSQL, the partition
+	// key, so the statement goes to its instance's partition only.
+	InstanceID   int64      `bun:"instance_id"`
 	From         string     `bun:"from_status"`
 	To           string     `bun:"to_status"`
 	WorkerID     *string    `bun:"worker_id"`
@@ -91,7 +94,7 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 			result = COALESCE(d.result, tk.result), dispatched_at = COALESCE(d.dispatched_at, tk.dispatched_at),
 			finished_at = COALESCE(d.finished_at, tk.finished_at), retries = COALESCE(d.retries, tk.retries),
 			not_before = d.not_before, updated_at = d.updated_at
-			FROM `+from+` WHERE tk.id = d.task_id AND tk.status = d.from_status RETURNING tk.id`, arg).Scan(ctx, &ids)
+			FROM `+from+` WHERE tk.instance_id = d.instance_id AND tk.id = d.task_id AND tk.status = d.from_status RETURNING tk.id`, arg).Scan(ctx, &ids)
 		return ids, wrap(err, "moving tasks")
 	}
 	values := s.idb.NewValues(&list)
@@ -107,7 +110,7 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 		Set("retries = COALESCE(_data.retries, tk.retries)").
 		Set("not_before = _data.not_before").
 		Set("updated_at = _data.updated_at").
-		Where("tk.id = _data.task_id AND tk.status = _data.from_status").
+		Where("tk.instance_id = _data.instance_id AND tk.id = _data.task_id AND tk.status = _data.from_status").
 		Returning("id").
 		Scan(ctx, &ids)
 	return ids, wrap(err, "moving tasks")
@@ -234,12 +237,13 @@ func (s *Store) TaskListResultsAfter(ctx context.Context, instanceID int64, atte
 	return out, wrap(err, "reading a page of task results")
 }
 
-// TaskGetInApp returns a task if its instance belongs to the app; sql.ErrNoRows
-// (wrapped) when it does not exist or belongs to another app.
-func (s *Store) TaskGetInApp(ctx context.Context, appID, taskID int64) (*Task, error) {
+// TaskGetInApp returns an instance's task if the instance belongs to the
+// app; sql.ErrNoRows (wrapped) when it does not exist or belongs to another
+// instance or app.
+func (s *Store) TaskGetInApp(ctx context.Context, appID, instanceID, taskID int64) (*Task, error) {
 	t := new(Task)
 	err := s.idb.NewSelect().Model(t).
-		Where("tk.id = ? AND EXISTS (SELECT 1 FROM instances i WHERE i.id = tk.instance_id AND i.app_id = ?)", taskID, appID).
+		Where("tk.instance_id = ? AND tk.id = ? AND EXISTS (SELECT 1 FROM instances i WHERE i.id = tk.instance_id AND i.app_id = ?)", instanceID, taskID, appID).
 		Scan(ctx)
 	if err != nil {
 		return nil, wrap(err, "reading a task")

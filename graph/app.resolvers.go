@@ -64,6 +64,10 @@ func (r *mutationResolver) RotateAppSecret(ctx context.Context, app string) (*mo
 	return &model.AppWithSecret{App: a, Secret: secret}, nil
 }
 
+func (r *mutationResolver) SetAppRetention(ctx context.Context, app string, days *int) (*db.App, error) {
+	return r.apps.SetRetention(ctx, app, days)
+}
+
 func (r *mutationResolver) DeleteApp(ctx context.Context, app string) (bool, error) {
 	if err := r.apps.Delete(ctx, app); err != nil {
 		return false, err

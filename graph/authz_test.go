@@ -265,6 +265,7 @@ func matrixRows() []matrixRow {
 		{op: "setAppRole", query: `mutation { setAppRole(app: "alpha", username: "target", role: VIEWER) { name } }`, need: needOwner, vars: noVars,
 			after: func(t *testing.T, w *matrixWorld, _ *matrixCaller) { w.api.setRole(t, w.admin, "alpha", "target", nil) }},
 		{op: "rotateAppSecret", query: `mutation { rotateAppSecret(app: "alpha") { secret } }`, need: needOwner, vars: noVars},
+		{op: "setAppRetention", query: `mutation { setAppRetention(app: "alpha", days: 30) { retentionDays } }`, need: needOwner, vars: noVars},
 		{op: "setAppWorkflowBudget", query: `mutation { setAppWorkflowBudget(app: "alpha", budget: 100000) { workflowBudget } }`, need: needOwner, vars: noVars},
 
 		// Jobs and instances.

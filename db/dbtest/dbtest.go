@@ -295,6 +295,34 @@ func Each(t *testing.T, fn func(t *testing.T, d *db.DB)) {
 	}
 }
 
+// OpenFresh is Open for a test that changes the schema's structure (drops
+// history partitions, say), which an emptied pooled schema would hand on
+// to the next test: on PostgreSQL it migrates a new schema of its own,
+// dropped when the test ends (a few seconds); a SQLite copy is fresh
+// anyway.
+func OpenFresh(tb testing.TB, dialect db.Dialect) *db.DB {
+	tb.Helper()
+	if dialect != db.Postgres {
+		return Open(tb, dialect)
+	}
+	d := OpenURL(tb, NewSchema(tb))
+	if err := d.Migrate(context.Background()); err != nil {
+		tb.Fatalf("migrating a fresh schema: %v", err)
+	}
+	return d
+}
+
+// EachFresh is Each with OpenFresh's databases.
+func EachFresh(t *testing.T, fn func(t *testing.T, d *db.DB)) {
+	t.Helper()
+	for _, dialect := range Dialects {
+		t.Run(string(dialect), func(t *testing.T) {
+			t.Parallel()
+			fn(t, OpenFresh(t, dialect))
+		})
+	}
+}
+
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)

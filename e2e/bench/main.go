@@ -25,6 +25,12 @@
 //	scale     many jobs defined (bulk-inserted), some firing every second:
 //	          server peak RSS, the console's jobs page and dashboard query
 //	          latencies under that load
+//	retention a finished instance of -tasks tasks removed by retention, with
+//	          no server: its history partition dropped (this tree's
+//	          PostgreSQL schema) against its rows deleted (on a database
+//	          at the schema before partitioning), and converting that
+//	          database's tables; wall and PostgreSQL backend CPU seconds
+//	          of each
 //
 // -bin DIR runs prebuilt binaries (an older commit's, for before/after);
 // -profile DIR saves a CPU and a heap profile of the server over each
@@ -68,12 +74,12 @@ type options struct {
 
 func main() {
 	var o options
-	scenarios := flag.String("scenario", "fires,api,tasks,failover,workflow,shell,logs,scale",
-		"comma-separated scenarios to run: fires, api, tasks, failover, workflow, shell, logs, scale")
+	scenarios := flag.String("scenario", "fires,api,tasks,failover,workflow,shell,logs,scale,retention",
+		"comma-separated scenarios to run: fires, api, tasks, failover, workflow, shell, logs, scale, retention")
 	flag.IntVar(&o.jobs, "jobs", 1000, "fires: jobs firing every second")
 	flag.IntVar(&o.seconds, "seconds", 60, "fires, shell, logs, scale: how long to measure")
 	flag.IntVar(&o.instances, "instances", 2000, "api: instances to trigger")
-	flag.IntVar(&o.tasks, "tasks", 20000, "tasks: subtasks (up to 10,000,000; above 20,000 a two-level MAP job, as a REDUCE task's results must fit one frame)")
+	flag.IntVar(&o.tasks, "tasks", 20000, "tasks, retention: subtasks (up to 10,000,000; above 20,000 a two-level MAP job, as a REDUCE task's results must fit one frame)")
 	flag.IntVar(&o.taskConcurrency, "task-concurrency", 64, "tasks: the job's taskConcurrency")
 	flag.IntVar(&o.workers, "workers", 4, "agents to start (fires, api, tasks, workflow, scale; shell uses one, logs one)")
 	flag.DurationVar(&o.leaseTTL, "lease-ttl", 0, "failover: the servers' lease TTL (0: the server's default)")
@@ -137,6 +143,8 @@ func main() {
 				out = b.logs(o.logRate, o.logInstances, o.seconds)
 			case "scale":
 				out = b.scale(o.scaleJobs, o.scaleFiring, o.scaleReaders, o.seconds, o.workers)
+			case "retention":
+				out = b.retention(o.tasks)
 			default:
 				b.Fatalf("unknown scenario %q", s)
 			}
@@ -470,7 +478,9 @@ func (b *bench) tasks(n, concurrency, workers int) map[string]any {
 		b.Fatalf("counting tasks: %v", err)
 	}
 	total = counts[instID].Total
-	if err := e.db.Bun().NewRaw("SELECT pg_total_relation_size('tasks')").Scan(ctx, &bytes); err != nil {
+	// Its partitions' sizes (a partitioned parent holds nothing itself);
+	// a plain table is its own one-member tree.
+	if err := e.db.Bun().NewRaw("SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0) FROM pg_partition_tree('tasks')").Scan(ctx, &bytes); err != nil {
 		b.Fatalf("measuring the tasks table: %v", err)
 	}
 	in, err := e.db.InstanceGet(ctx, instID)

@@ -157,6 +157,7 @@ type ComplexityRoot struct {
 		MyRole         func(childComplexity int) int
 		Name           func(childComplexity int) int
 		Owner          func(childComplexity int) int
+		RetentionDays  func(childComplexity int) int
 		WorkflowBudget func(childComplexity int) int
 	}
 
@@ -478,6 +479,7 @@ type ComplexityRoot struct {
 		RunJob                    func(childComplexity int, id string, params *string, delayMs *int, idempotencyKey *string) int
 		RunWorkflow               func(childComplexity int, id string, context any, delayMs *int, idempotencyKey *string) int
 		SendTestAlarm             func(childComplexity int, jobID *string, workflowID *string) int
+		SetAppRetention           func(childComplexity int, app string, days *int) int
 		SetAppRole                func(childComplexity int, app string, username string, role *model.AppRole) int
 		SetAppWorkflowBudget      func(childComplexity int, app string, budget int) int
 		SetJobEnabled             func(childComplexity int, id string, enabled bool) int
@@ -989,6 +991,7 @@ type MutationResolver interface {
 	CreateApp(ctx context.Context, name string, description *string) (*model.AppWithSecret, error)
 	SetAppRole(ctx context.Context, app string, username string, role *model.AppRole) (*db.App, error)
 	RotateAppSecret(ctx context.Context, app string) (*model.AppWithSecret, error)
+	SetAppRetention(ctx context.Context, app string, days *int) (*db.App, error)
 	DeleteApp(ctx context.Context, app string) (bool, error)
 	BackfillWorkflow(ctx context.Context, id string, input model.BackfillInput) (*backfills.View, error)
 	BackfillJob(ctx context.Context, id string, input model.BackfillInput) (*backfills.View, error)
@@ -1500,6 +1503,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.App.Owner(childComplexity), true
+	case "App.retentionDays":
+		if e.ComplexityRoot.App.RetentionDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.App.RetentionDays(childComplexity), true
 	case "App.workflowBudget":
 		if e.ComplexityRoot.App.WorkflowBudget == nil {
 			break
@@ -3155,6 +3164,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendTestAlarm(childComplexity, args["jobId"].(*string), args["workflowId"].(*string)), true
+	case "Mutation.setAppRetention":
+		if e.ComplexityRoot.Mutation.SetAppRetention == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setAppRetention_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetAppRetention(childComplexity, args["app"].(string), args["days"].(*int)), true
 	case "Mutation.setAppRole":
 		if e.ComplexityRoot.Mutation.SetAppRole == nil {
 			break
@@ -5371,6 +5391,8 @@ type App {
   myRole: AppRole
   "Who has a role on this app, by username. Global admins are OWNER of every app without being listed."
   members: [AppMember!]!
+  "How many days the app keeps its finished instances, with their tasks and log lines (setAppRetention); null: the server's retention (-retention, 7 days unless set)."
+  retentionDays: Int
 }
 
 "A user's role on an app."
@@ -5425,6 +5447,13 @@ extend type Mutation {
   using the old secret are refused when they next connect.
   """
   rotateAppSecret(app: String!): AppWithSecret!
+  """
+  Sets how many days the app keeps its finished instances, with their tasks
+  and log lines (OWNER only): 1 to 36500, or null for the server's
+  retention. Retention removes what is older at its next pass (hourly) and
+  records what it removed in the audit log.
+  """
+  setAppRetention(app: String!, days: Int): App!
   """
   Deletes the app with all its jobs, instances, logs, members and the API
   tokens scoped to it (administrators only). An app whose workers are still
@@ -7877,6 +7906,8 @@ func (ec *executionContext) childFields_App(ctx context.Context, field graphql.C
 		return ec.fieldContext_App_myRole(ctx, field)
 	case "members":
 		return ec.fieldContext_App_members(ctx, field)
+	case "retentionDays":
+		return ec.fieldContext_App_retentionDays(ctx, field)
 	case "workflowBudget":
 		return ec.fieldContext_App_workflowBudget(ctx, field)
 	}
@@ -10056,6 +10087,28 @@ func (ec *executionContext) field_Mutation_sendTestAlarm_args(ctx context.Contex
 		return nil, err
 	}
 	args["workflowId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setAppRetention_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "app",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["app"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "days",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["days"] = arg1
 	return args, nil
 }
 
@@ -12363,6 +12416,29 @@ func (ec *executionContext) fieldContext_App_members(_ context.Context, field gr
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _App_retentionDays(ctx context.Context, field graphql.CollectedField, obj *db.App) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_App_retentionDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetentionDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_App_retentionDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("App", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _App_workflowBudget(ctx context.Context, field graphql.CollectedField, obj *db.App) (ret graphql.Marshaler) {
@@ -17861,6 +17937,50 @@ func (ec *executionContext) fieldContext_Mutation_rotateAppSecret(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_rotateAppSecret_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setAppRetention(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setAppRetention(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetAppRetention(ctx, fc.Args["app"].(string), fc.Args["days"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋjobwheelᚋjobwheelᚋdbᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setAppRetention(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setAppRetention_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -30162,6 +30282,11 @@ func (ec *executionContext) _App(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "retentionDays":
+			out.Values[i] = ec._App_retentionDays(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "workflowBudget":
 			out.Values[i] = ec._App_workflowBudget(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33670,6 +33795,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "rotateAppSecret":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rotateAppSecret(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setAppRetention":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setAppRetention(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

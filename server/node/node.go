@@ -35,6 +35,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/platform/logs"
 	"github.com/jobwheel/jobwheel/server/platform/metrics"
 	"github.com/jobwheel/jobwheel/server/platform/netguard"
+	"github.com/jobwheel/jobwheel/server/platform/partitions"
 	"github.com/jobwheel/jobwheel/server/platform/readcache"
 	"github.com/jobwheel/jobwheel/server/platform/retention"
 	"github.com/jobwheel/jobwheel/server/runtime/backfill"
@@ -217,6 +218,9 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	workers := hub.New(hub.Config{}, hub.Deps{Apps: appSvc, Owner: leases, Registries: ownedApps, Directory: members,
 		Store: n.db, Logs: logSvc, Watcher: feeds, Log: log, Declarations: jobSvc})
 	cleaner := retention.New(retention.Config{Keep: cfg.Retention}, n.db, leases, log)
+	// History partitions (PostgreSQL) are created ahead of the instances
+	// that will fill them; retention drops them.
+	partitioner := partitions.New(partitions.Config{}, n.db, log)
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
@@ -315,6 +319,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	n.services.Add("alarms", alarms)
 	n.services.Add("cluster registry", members)
 	n.services.Add("worker channel", workers)
+	n.services.Add("history partitions", partitioner)
 	n.services.Add("timing wheel", timer)
 	n.services.Add("expression evaluator", evaluator)
 	n.services.Add("leases", leases)

@@ -73,10 +73,11 @@ type Documents = {
     "\n  query RunReport($app: String, $from: Time!, $to: Time!, $timeZone: String) {\n    runReport(app: $app, from: $from, to: $to, timeZone: $timeZone) {\n      from\n      to\n      timeZone\n      days {\n        date\n        start\n        runs\n        succeeded\n        failed\n        stopped\n        canceled\n      }\n      rows {\n        date\n        job {\n          id\n          name\n          app {\n            id\n            name\n          }\n        }\n        runs\n        succeeded\n        failed\n        stopped\n        canceled\n        durationP50Ms\n        durationP95Ms\n        durationMaxMs\n      }\n    }\n  }\n": typeof types.RunReportDocument,
     "\n  query AppsOverview($timeZone: String) {\n    appsOverview(timeZone: $timeZone) {\n      app {\n        id\n        name\n        description\n      }\n      jobs\n      runsToday\n      failuresToday\n      runningNow\n      workersOnline\n    }\n  }\n": typeof types.AppsOverviewDocument,
     "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n": typeof types.ServersDocument,
-    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": typeof types.AppSettingsDocument,
+    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      retentionDays\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": typeof types.AppSettingsDocument,
     "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": typeof types.SetAppRoleDocument,
     "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n": typeof types.RotateAppSecretDocument,
     "\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n": typeof types.DeleteAppDocument,
+    "\n  mutation SetAppRetention($app: String!, $days: Int) {\n    setAppRetention(app: $app, days: $days) {\n      id\n      retentionDays\n    }\n  }\n": typeof types.SetAppRetentionDocument,
     "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": typeof types.ApiTokenFieldsFragmentDoc,
     "\n  query ApiTokens {\n    apiTokens {\n      ...ApiTokenFields\n    }\n  }\n": typeof types.ApiTokensDocument,
     "\n  mutation CreateApiToken($name: String!, $app: String, $role: AppRole) {\n    createApiToken(name: $name, app: $app, role: $role) {\n      token {\n        ...ApiTokenFields\n      }\n      secret\n    }\n  }\n": typeof types.CreateApiTokenDocument,
@@ -178,10 +179,11 @@ const documents: Documents = {
     "\n  query RunReport($app: String, $from: Time!, $to: Time!, $timeZone: String) {\n    runReport(app: $app, from: $from, to: $to, timeZone: $timeZone) {\n      from\n      to\n      timeZone\n      days {\n        date\n        start\n        runs\n        succeeded\n        failed\n        stopped\n        canceled\n      }\n      rows {\n        date\n        job {\n          id\n          name\n          app {\n            id\n            name\n          }\n        }\n        runs\n        succeeded\n        failed\n        stopped\n        canceled\n        durationP50Ms\n        durationP95Ms\n        durationMaxMs\n      }\n    }\n  }\n": types.RunReportDocument,
     "\n  query AppsOverview($timeZone: String) {\n    appsOverview(timeZone: $timeZone) {\n      app {\n        id\n        name\n        description\n      }\n      jobs\n      runsToday\n      failuresToday\n      runningNow\n      workersOnline\n    }\n  }\n": types.AppsOverviewDocument,
     "\n  query Servers {\n    servers {\n      id\n      advertiseUrl\n      alive\n      startedAt\n      heartbeatAt\n      version\n    }\n  }\n": types.ServersDocument,
-    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": types.AppSettingsDocument,
+    "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      retentionDays\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": types.AppSettingsDocument,
     "\n  mutation SetAppRole($app: String!, $username: String!, $role: AppRole) {\n    setAppRole(app: $app, username: $username, role: $role) {\n      id\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n": types.SetAppRoleDocument,
     "\n  mutation RotateAppSecret($app: String!) {\n    rotateAppSecret(app: $app) {\n      app {\n        id\n        name\n      }\n      secret\n    }\n  }\n": types.RotateAppSecretDocument,
     "\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n": types.DeleteAppDocument,
+    "\n  mutation SetAppRetention($app: String!, $days: Int) {\n    setAppRetention(app: $app, days: $days) {\n      id\n      retentionDays\n    }\n  }\n": types.SetAppRetentionDocument,
     "\n  fragment ApiTokenFields on ApiToken {\n    id\n    name\n    app {\n      id\n      name\n    }\n    role\n    user {\n      id\n      username\n    }\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": types.ApiTokenFieldsFragmentDoc,
     "\n  query ApiTokens {\n    apiTokens {\n      ...ApiTokenFields\n    }\n  }\n": types.ApiTokensDocument,
     "\n  mutation CreateApiToken($name: String!, $app: String, $role: AppRole) {\n    createApiToken(name: $name, app: $app, role: $role) {\n      token {\n        ...ApiTokenFields\n      }\n      secret\n    }\n  }\n": types.CreateApiTokenDocument,
@@ -477,7 +479,7 @@ export function graphql(source: "\n  query Servers {\n    servers {\n      id\n 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n"): (typeof documents)["\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      retentionDays\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n"): (typeof documents)["\n  query AppSettings {\n    apps {\n      id\n      name\n      description\n      createdAt\n      myRole\n      retentionDays\n      members {\n        userId\n        username\n        role\n        admin\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -490,6 +492,10 @@ export function graphql(source: "\n  mutation RotateAppSecret($app: String!) {\n
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n"): (typeof documents)["\n  mutation DeleteApp($app: String!) {\n    deleteApp(app: $app)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetAppRetention($app: String!, $days: Int) {\n    setAppRetention(app: $app, days: $days) {\n      id\n      retentionDays\n    }\n  }\n"): (typeof documents)["\n  mutation SetAppRetention($app: String!, $days: Int) {\n    setAppRetention(app: $app, days: $days) {\n      id\n      retentionDays\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -18,6 +18,7 @@ function settings(myRole: AppRole): AppSettingsQuery {
         description: "Order processing",
         createdAt: "2026-01-01T00:00:00Z",
         myRole,
+        retentionDays: null,
         members: [
           { userId: "1", username: "olga", role: "OWNER", admin: false },
           { userId: "2", username: "vic", role: "VIEWER", admin: false },
@@ -171,5 +172,34 @@ describe("app settings", () => {
     expect(screen.queryByRole("textbox", { name: /Role/ })).not.toBeInTheDocument();
     expect(screen.queryByRole("button")).not.toBeInTheDocument();
     expect(screen.getByText(/Only its owners can change members/)).toBeInTheDocument();
+  });
+
+  it("let an OWNER set the app's retention, with the server's field error at the field, and empty for the server's", async () => {
+    const user = userEvent.setup();
+    const mock = setup("OWNER", (request) =>
+      request.variables["days"] === 0
+        ? { error: graphQLError("0 is out of range 1 to 36500", "BAD_INPUT", "days") }
+        : { data: { setAppRetention: { id: "1", retentionDays: request.variables["days"] } } },
+    );
+    const days = await screen.findByRole("textbox", { name: "Days to keep" });
+    expect(days).toHaveValue("");
+    await user.type(days, "0");
+    await user.click(screen.getByRole("button", { name: "Save retention" }));
+    expect(await screen.findByText("0 is out of range 1 to 36500")).toBeInTheDocument();
+    await user.clear(days);
+    await user.type(days, "30");
+    await user.click(screen.getByRole("button", { name: "Save retention" }));
+    await waitFor(() => expect(mock.mutated("SetAppRetention")).toHaveLength(2));
+    expect(mock.mutated("SetAppRetention")[1]?.variables).toEqual({ app: "orders", days: 30 });
+    await user.clear(days);
+    await user.click(screen.getByRole("button", { name: "Save retention" }));
+    await waitFor(() => expect(mock.mutated("SetAppRetention")).toHaveLength(3));
+    expect(mock.mutated("SetAppRetention")[2]?.variables).toEqual({ app: "orders", days: null });
+  });
+
+  it("show a VIEWER the app's retention without a form", async () => {
+    setup("VIEWER");
+    expect(await screen.findByText("The server's retention applies.")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Save retention" })).not.toBeInTheDocument();
   });
 });

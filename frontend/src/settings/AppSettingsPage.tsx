@@ -11,6 +11,7 @@ import { AddMemberForm } from "./AddMemberForm";
 import { DeleteApp } from "./DeleteApp";
 import { MembersTable } from "./MembersTable";
 import { AppSettingsQuery as AppSettings } from "./operations";
+import { Retention } from "./Retention";
 import { RotateSecret } from "./RotateSecret";
 import { t } from "../i18n";
 
@@ -82,6 +83,8 @@ function Settings({ app }: { app: App }) {
         <MembersTable app={app.name} members={app.members} editable={owner} />
         {owner && <AddMemberForm app={app.name} />}
       </Stack>
+
+      <Retention app={app.name} days={app.retentionDays} editable={owner} />
 
       {owner && <RotateSecret app={app.name} />}
       {owner && admin && <DeleteApp app={app.name} />}

@@ -12,6 +12,7 @@ export const AppSettingsQuery = graphql(`
       description
       createdAt
       myRole
+      retentionDays
       members {
         userId
         username
@@ -52,5 +53,14 @@ export const RotateAppSecretMutation = graphql(`
 export const DeleteAppMutation = graphql(`
   mutation DeleteApp($app: String!) {
     deleteApp(app: $app)
+  }
+`);
+
+export const SetAppRetentionMutation = graphql(`
+  mutation SetAppRetention($app: String!, $days: Int) {
+    setAppRetention(app: $app, days: $days) {
+      id
+      retentionDays
+    }
   }
 `);

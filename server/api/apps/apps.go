@@ -34,6 +34,7 @@ type Store interface {
 	AppList(ctx context.Context) ([]db.App, error)
 	AppListForUser(ctx context.Context, userID int64) ([]db.App, error)
 	AppSetSecret(ctx context.Context, id int64, secretHash string) error
+	AppSetRetentionDays(ctx context.Context, id int64, days *int) error
 	AppDelete(ctx context.Context, id int64) error
 	AppMemberSet(ctx context.Context, appID, userID int64, role db.Role) error
 	WorkerList(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)

@@ -124,6 +124,7 @@ var targets = map[string]target{
 	"deleteApp":                 {KindApp, "app"},
 	"setAppRole":                {KindAppMember, "app"},
 	"setAppWorkflowBudget":      {KindApp, "app"},
+	"setAppRetention":           {KindApp, "app"},
 	"stopInstance":              {KindInstance, "id"},
 	"retryInstance":             {KindInstance, "id"},
 	"createJob":                 {KindJob, ""},

@@ -98,7 +98,7 @@ type Store interface {
 	TaskListWaitingAfter(ctx context.Context, instanceID int64, attempt int, afterID int64, limit int) ([]db.Task, error)
 	TaskListResults(ctx context.Context, instanceID int64, attempt int, kinds []string) ([]db.Task, error)
 	TaskListResultsAfter(ctx context.Context, instanceID int64, attempt int, kinds []string, afterID int64, limit int) ([]db.Task, error)
-	TaskGetInApp(ctx context.Context, appID, taskID int64) (*db.Task, error)
+	TaskGetInApp(ctx context.Context, appID, instanceID, taskID int64) (*db.Task, error)
 	MapRequestApplied(ctx context.Context, instanceID int64, key string) (bool, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
 }

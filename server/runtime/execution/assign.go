@@ -104,7 +104,7 @@ func (s *state) assignInstance(c *changes, it *inst, connected []*dispatch.Worke
 		t.DispatchedAt = &now
 		t.acked = false
 		if !t.new {
-			c.task = append(c.task, db.TaskTransition{ID: t.ID, From: from, To: db.StatusDispatched, WorkerID: &wid, DispatchedAt: &now})
+			c.task = append(c.task, db.TaskTransition{ID: t.ID, InstanceID: t.InstanceID, From: from, To: db.StatusDispatched, WorkerID: &wid, DispatchedAt: &now})
 		}
 		s.workers[wid].Busy++
 		it.used[wid]++

@@ -106,7 +106,7 @@ func (s *state) stopDelayed(c *changes, it *inst) {
 			continue
 		}
 		t.Status = db.StatusStopped
-		c.task = append(c.task, db.TaskTransition{ID: t.ID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: new(db.Stamp(s.now))})
+		c.task = append(c.task, db.TaskTransition{ID: t.ID, InstanceID: t.InstanceID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: new(db.Stamp(s.now))})
 	}
 	it.delayed = nil
 	delete(s.delayed, it.ID)

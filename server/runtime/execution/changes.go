@@ -142,7 +142,7 @@ func (c *changes) attempt(instanceID int64, n int, status string, workerID *stri
 // taskMove records a task's change of status. A task created in this
 // batch is simply inserted in its final form.
 func (c *changes) taskMove(t *task, to string, set func(*db.TaskTransition)) {
-	tt := db.TaskTransition{ID: t.ID, From: t.Status, To: to}
+	tt := db.TaskTransition{ID: t.ID, InstanceID: t.InstanceID, From: t.Status, To: to}
 	if set != nil {
 		set(&tt)
 	}

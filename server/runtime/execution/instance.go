@@ -111,7 +111,7 @@ func (s *state) handedBack(c *changes, t *task, result string) {
 // retries counted so far, the last attempt's result, and the time before
 // which it may not be dispatched (nil: at once).
 func (s *state) requeueTask(c *changes, t *task, retries int, result string, notBefore *time.Time) {
-	c.task = append(c.task, db.TaskTransition{ID: t.ID, From: t.Status, To: db.StatusWaiting, Retries: &retries, Result: &result, NotBefore: notBefore})
+	c.task = append(c.task, db.TaskTransition{ID: t.ID, InstanceID: t.InstanceID, From: t.Status, To: db.StatusWaiting, Retries: &retries, Result: &result, NotBefore: notBefore})
 	s.release(t)
 	t.Status = db.StatusWaiting
 	t.Retries = retries
@@ -299,7 +299,7 @@ func (s *state) stopTasks(c *changes, it *inst, why string) {
 		}
 		t.Status = db.StatusStopped
 		if !t.new {
-			c.task = append(c.task, db.TaskTransition{ID: t.ID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: new(db.Stamp(s.now))})
+			c.task = append(c.task, db.TaskTransition{ID: t.ID, InstanceID: t.InstanceID, From: db.StatusWaiting, To: db.StatusStopped, FinishedAt: new(db.Stamp(s.now))})
 			continue
 		}
 		// A task created in this batch is simply not inserted, nor sent.

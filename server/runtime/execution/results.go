@@ -58,7 +58,7 @@ func (a *Actor) resultsPage(ctx context.Context, workerID string, r *protocol.Re
 	refuse := func(format string, args ...any) error {
 		return &protocol.Error{Code: protocol.CodeRefused, Message: fmt.Sprintf(format, args...)}
 	}
-	t, err := a.deps.Store.TaskGetInApp(ctx, a.app, r.TaskID)
+	t, err := a.deps.Store.TaskGetInApp(ctx, a.app, r.InstanceID, r.TaskID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, refuse("results: task %d is not a task of this app", r.TaskID)
 	}
