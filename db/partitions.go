@@ -3,6 +3,8 @@ package db
 import (
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -104,10 +106,23 @@ func (s *Store) nextInstanceID(ctx context.Context) (int64, error) {
 // the ids the current one used per Span (measured from when its first
 // instance was created), at least MinWidth, at most MaxWidth, rounded up
 // to a multiple of MinWidth.
+//
+// Ahead is how many ids past the next one must always be covered, however
+// the current generation filled: a burst (a backfill, thousands of jobs
+// firing at once) can use ids far faster than the generation's average,
+// and an instance whose id no partition covers cannot have tasks until the
+// next check. Generations are created until the ids covered beyond the
+// next one reach Ahead, or what the last RecentIDs ids took per AheadFor,
+// whichever is more. Empty partitions cost nothing.
 type GenerationSizing struct {
 	Span     time.Duration
 	MinWidth int64
 	MaxWidth int64
+	Ahead    int64
+	// AheadFor and RecentIDs: cover the ids the recent rate uses in
+	// AheadFor (measured over the last RecentIDs instances).
+	AheadFor  time.Duration
+	RecentIDs int64
 }
 
 // width is the next generation's width, from the current generation's
@@ -174,6 +189,10 @@ func (s *Store) HistoryGenerationEnsure(ctx context.Context, now time.Time, z Ge
 			used, elapsed = next-first.ID, now.Sub(first.CreatedAt)
 		}
 		width := z.width(used, elapsed)
+		ahead, err := tx.idsAhead(ctx, now, next, z)
+		if err != nil {
+			return err
+		}
 		last := gens[len(gens)-1]
 		// One generation beyond the current one, and beyond the next id
 		// whatever happened (a burst past every bound).
@@ -190,7 +209,7 @@ func (s *Store) HistoryGenerationEnsure(ctx context.Context, now time.Time, z Ge
 				with[t] = " WITH (" + strings.Join(opts, ", ") + ")"
 			}
 		}
-		for last.Hi <= cur.Hi || last.Hi <= next {
+		for last.Hi <= cur.Hi || last.Hi <= next+ahead {
 			g := HistoryGeneration{Name: "g" + strconv.FormatInt(last.Hi, 10), Lo: last.Hi, Hi: last.Hi + width}
 			for _, t := range historyTables {
 				if _, err := tx.idb.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS ? PARTITION OF ? FOR VALUES FROM (?) TO (?)"+with[t],
@@ -204,6 +223,37 @@ func (s *Store) HistoryGenerationEnsure(ctx context.Context, now time.Time, z Ge
 		return nil
 	})
 	return created, err
+}
+
+// idsAhead is how many ids past next must be covered now: z.Ahead, or the
+// ids the last z.RecentIDs instances' rate uses in z.AheadFor, at most
+// z.MaxWidth.
+func (s *Store) idsAhead(ctx context.Context, now time.Time, next int64, z GenerationSizing) (int64, error) {
+	ahead := z.Ahead
+	if z.RecentIDs <= 0 || z.AheadFor <= 0 || next <= 1 {
+		return ahead, nil
+	}
+	var from struct {
+		ID        int64     `bun:"id"`
+		CreatedAt time.Time `bun:"created_at"`
+	}
+	err := s.idb.NewRaw(`SELECT id, created_at FROM instances WHERE id >= ? ORDER BY id LIMIT 1`,
+		max(next-z.RecentIDs, 0)).Scan(ctx, &from.ID, &from.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ahead, nil
+	}
+	if err != nil {
+		return 0, wrap(err, "reading the recent rate of instances")
+	}
+	elapsed := now.Sub(from.CreatedAt)
+	if elapsed < time.Second {
+		elapsed = time.Second
+	}
+	recent := float64(next-from.ID) * float64(z.AheadFor) / float64(elapsed)
+	if recent > float64(z.MaxWidth) {
+		recent = float64(z.MaxWidth)
+	}
+	return max(ahead, int64(recent)), nil
 }
 
 // inTx runs fn in a transaction, or in the one s already is.

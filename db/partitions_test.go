@@ -231,3 +231,51 @@ func TestPartitioningMigrationKeepsRows(t *testing.T) {
 		})
 	}
 }
+
+// A burst uses ids far faster than a generation's average: the ids past
+// the next one are always covered up to Ahead, and up to what the recent
+// rate uses in AheadFor, so new instances never wait for the next check
+// to get a partition (an instance no partition covers cannot have tasks).
+func TestHistoryGenerationsCoverABurstAhead(t *testing.T) {
+	t.Parallel()
+	dbtest.EachFresh(t, func(t *testing.T, d *db.DB) {
+		if d.Dialect() != db.Postgres {
+			t.Skip("SQLite has no partitions")
+		}
+		ctx := context.Background()
+		covered := func() int64 {
+			t.Helper()
+			gens, err := d.HistoryGenerationList(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return gens[len(gens)-1].Hi
+		}
+		z := sizing
+		z.MinWidth, z.MaxWidth, z.Ahead = 50000, 50000, 250000
+		if _, err := d.HistoryGenerationEnsure(ctx, db.Now(), z); err != nil {
+			t.Fatal(err)
+		}
+		if hi := covered(); hi < 1+250000 {
+			t.Fatalf("ids covered up to %d; want at least 250,001 (Ahead past the next id 1)", hi)
+		}
+		// 1,000 instances created within the last second: at that rate an
+		// hour is 3,600,000 ids, all covered past the next id.
+		app := newApp(t, d)
+		job := testfactory.Job(t, d, app.ID, nil)
+		var last *db.Instance
+		for range 2 {
+			last = testfactory.Instance(t, d, job, nil)
+		}
+		if _, err := d.Bun().ExecContext(ctx, "SELECT setval('instances_id_seq', ?)", last.ID+1000); err != nil {
+			t.Fatal(err)
+		}
+		z.MinWidth, z.MaxWidth, z.AheadFor, z.RecentIDs = 10000, 100_000_000, time.Hour, 100000
+		if _, err := d.HistoryGenerationEnsure(ctx, last.CreatedAt.Add(time.Second), z); err != nil {
+			t.Fatal(err)
+		}
+		if hi, want := covered(), last.ID+1000+3_000_000; hi < want {
+			t.Fatalf("ids covered up to %d after a burst; want past %d (an hour at ~1,000 a second)", hi, want)
+		}
+	})
+}

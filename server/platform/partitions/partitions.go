@@ -39,7 +39,12 @@ type Config struct {
 }
 
 // DefaultSizing is the generation sizing servers use.
-var DefaultSizing = db.GenerationSizing{Span: 24 * time.Hour, MinWidth: 10000, MaxWidth: 100_000_000}
+//
+// Ahead: a million ids are always ready past the next one (100 s of
+// 10,000 fires a second, more than the minute between checks), and ten
+// minutes at the rate of the last 100,000 instances.
+var DefaultSizing = db.GenerationSizing{Span: 24 * time.Hour, MinWidth: 10000, MaxWidth: 100_000_000,
+	Ahead: 1_000_000, AheadFor: 10 * time.Minute, RecentIDs: 100_000}
 
 // Maintainer creates history partitions ahead.
 type Maintainer struct {
