@@ -193,6 +193,11 @@ func (s *Store) HistoryGenerationEnsure(ctx context.Context, now time.Time, z Ge
 		if err != nil {
 			return err
 		}
+		// Covering what is ahead takes a few generations, not hundreds of
+		// the minimum width (a quiet server's generations are narrow).
+		if w := ahead / 4; w > width {
+			width = w + (z.MinWidth-w%z.MinWidth)%z.MinWidth
+		}
 		last := gens[len(gens)-1]
 		// One generation beyond the current one, and beyond the next id
 		// whatever happened (a burst past every bound).

@@ -279,3 +279,24 @@ func TestHistoryGenerationsCoverABurstAhead(t *testing.T) {
 		}
 	})
 }
+
+// Covering what is ahead takes a few generations, not hundreds: a quiet
+// server (generations of the minimum width) with a million ids to keep
+// ready creates at most five.
+func TestHistoryGenerationsAheadAreFew(t *testing.T) {
+	t.Parallel()
+	dbtest.EachFresh(t, func(t *testing.T, d *db.DB) {
+		if d.Dialect() != db.Postgres {
+			t.Skip("SQLite has no partitions")
+		}
+		z := sizing
+		z.MaxWidth, z.Ahead = 100_000_000, 1_000_000
+		created, err := d.HistoryGenerationEnsure(context.Background(), db.Now(), z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(created) == 0 || len(created) > 5 || created[len(created)-1].Hi < 1_000_001 {
+			t.Fatalf("created %+v; want at most five generations covering a million ids", created)
+		}
+	})
+}
