@@ -44,6 +44,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
 	"github.com/jobwheel/jobwheel/server/runtime/lease"
 	"github.com/jobwheel/jobwheel/server/runtime/owned"
+	"github.com/jobwheel/jobwheel/server/runtime/rollup"
 	"github.com/jobwheel/jobwheel/server/runtime/trigger"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
@@ -246,6 +247,9 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// History partitions (PostgreSQL) are created ahead of the instances
 	// that will fill them; retention drops them.
 	partitioner := partitions.New(partitions.Config{}, n.db, log)
+	// appStats reads each hour of an owned app's instances summed once
+	// the hour is over.
+	rollups := rollup.New(rollup.Config{Keep: cfg.Retention}, n.db, leases, log)
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
@@ -349,6 +353,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	n.services.Add("expression evaluator", evaluator)
 	n.services.Add("leases", leases)
 	n.services.Add("retention", cleaner)
+	n.services.Add("instance roll-ups", rollups)
 	n.services.Add("metrics", collector)
 	n.services.Add("HTTP", n.http)
 	if n.debug != nil {
