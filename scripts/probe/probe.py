@@ -656,12 +656,12 @@ def attacks(st):
         [t.join() for t in ts]
         return "first answer %s; slowest %.1f s" % (res[0][0], max(r[1] for r in res))
 
-    @attack("G21", "GraphQL", "200 requests in parallel, each 4 pages of 500 instances with their attempts and 10 log lines",
+    @attack("G21", "GraphQL", "200 requests in parallel, each 3 pages of 500 instances with their attempts and 10 log lines (~43,500 complexity)",
             "the API's own pool of connections")
     def _():
         import threading
         body = "{ " + " ".join('p%d: instances(app: "%s", first: 500, status: [%s]) { totalCount edges { node { id status reason attempts { attempt } logs(first: 10) { lines { seq } } } } }'
-                              % (i, APP_A, s) for i, s in enumerate(["SUCCEEDED", "FAILED", "STOPPED", "CANCELED"])) + " }"
+                              % (i, APP_A, s) for i, s in enumerate(["SUCCEEDED", "FAILED", "STOPPED"])) + " }"
         res = []
 
         def one():

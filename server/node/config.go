@@ -72,6 +72,9 @@ type Config struct {
 	// one user (or API token) may have open on this server, and the
 	// operations under way across them.
 	MaxSocketsPerUser, MaxOperationsPerUser int
+	// MaxRequestsPerUser bounds the HTTP API requests one user (or API
+	// token) may have under way on this server.
+	MaxRequestsPerUser int
 	// MapMaxTasks and MapMaxBytes bound the subtasks one instance's maps
 	// may create, and their payload bytes.
 	MapMaxTasks int
@@ -152,6 +155,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"API websockets one user's logins (or one API token) may have open on this server (1 to 100000); the next is closed with 1013 RATE_LIMITED")
 		maxOps = set.String("max-operations-per-user", "JOBWHEEL_MAX_OPERATIONS_PER_USER", strconv.Itoa(graph.DefaultMaxOperationsPerUser),
 			"subscriptions one user (or API token) may have under way across its websockets on this server (1 to 1000000); the next is refused with RATE_LIMITED")
+		maxRequests = set.String("max-requests-per-user", "JOBWHEEL_MAX_REQUESTS_PER_USER", strconv.Itoa(graph.DefaultMaxRequestsPerUser),
+			"HTTP API requests one user (or API token) may have under way on this server (1 to 100000); the next is refused with RATE_LIMITED before it runs")
 		mapTasks = set.String("map-max-tasks-per-instance", "JOBWHEEL_MAP_MAX_TASKS_PER_INSTANCE", strconv.Itoa(execution.DefaultMapMaxTasks),
 			"subtasks the maps of one MAP or MAP_REDUCE instance may create in all (1 to 1000000000); a map past it is refused to the worker (REFUSED) and stores nothing")
 		mapBytes = set.String("map-max-bytes-per-instance", "JOBWHEEL_MAP_MAX_BYTES_PER_INSTANCE", strconv.FormatInt(execution.DefaultMapMaxBytes, 10),
@@ -285,6 +290,12 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.MaxOperationsPerUser < 1 || cfg.MaxOperationsPerUser > 1000000 {
 		return nil, maxOps.Errorf("%s is not from 1 to 1000000", maxOps.Value())
+	}
+	if cfg.MaxRequestsPerUser, err = maxRequests.Int(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxRequestsPerUser < 1 || cfg.MaxRequestsPerUser > 100000 {
+		return nil, maxRequests.Errorf("%s is not from 1 to 100000", maxRequests.Value())
 	}
 	if cfg.MapMaxTasks, err = mapTasks.Int(); err != nil {
 		return nil, err

@@ -48,6 +48,7 @@ func TestConfigErrors(t *testing.T) {
 		{"JOBWHEEL_TRUSTED_PROXIES=proxy.internal", `JOBWHEEL_TRUSTED_PROXIES: "proxy.internal" is neither an address nor a CIDR range`},
 		{"JOBWHEEL_DB_RUNTIME_CONNS=0", `JOBWHEEL_DB_RUNTIME_CONNS: 0 is not from 1 to 1000`},
 		{"JOBWHEEL_DB_API_CONNS=many", `JOBWHEEL_DB_API_CONNS: "many" is not`},
+		{"JOBWHEEL_MAX_REQUESTS_PER_USER=0", `JOBWHEEL_MAX_REQUESTS_PER_USER: 0 is not from 1 to 100000`},
 	} {
 		name, value, _ := strings.Cut(tc.env, "=")
 		_, err := ParseConfig(nil, env(map[string]string{name: value}), io.Discard)
@@ -75,7 +76,7 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 	}
 	if cfg.DatabaseURL != "sqlite:jobwheel.db" || cfg.HTTPAddr != "127.0.0.1:7700" || cfg.Demo || cfg.Retention != 168*time.Hour ||
 		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" || cfg.DebugAddr != "" ||
-		cfg.RuntimeConns != 20 || cfg.APIConns != 10 {
+		cfg.RuntimeConns != 20 || cfg.APIConns != 10 || cfg.MaxRequestsPerUser != 32 {
 		t.Errorf("defaults %+v", cfg)
 	}
 	if cfg, err := ParseConfig(nil, env(map[string]string{"JOBWHEEL_DB_RUNTIME_CONNS": "40", "JOBWHEEL_DB_API_CONNS": "5"}), io.Discard); err != nil ||

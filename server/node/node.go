@@ -285,6 +285,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		Tracer:               tracer,
 		MaxSocketsPerUser:    cfg.MaxSocketsPerUser,
 		MaxOperationsPerUser: cfg.MaxOperationsPerUser,
+		MaxRequestsPerUser:   cfg.MaxRequestsPerUser,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
