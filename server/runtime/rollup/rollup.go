@@ -20,6 +20,7 @@ import (
 type Store interface {
 	InstanceRollUp(ctx context.Context, appID int64, before time.Time, maxHours int) (int, error)
 	InstanceRollupDeleteBefore(ctx context.Context, appID int64, before time.Time) (int, error)
+	AppGet(ctx context.Context, id int64) (*db.App, error)
 }
 
 // Owner lists the apps this server owns (package lease).
@@ -37,8 +38,9 @@ type Config struct {
 	// finish is stamped before its transaction commits, and a server's
 	// clock may be a little behind the owner's. Default 5m.
 	Grace time.Duration
-	// Keep is retention's (JOBWHEEL_RETENTION): summed hours that ended
-	// longer ago go, as their instances did. 0 keeps them.
+	// Keep is retention's (JOBWHEEL_RETENTION), unless the app has its own
+	// (retentionDays): summed hours that ended longer ago go, as their
+	// instances did. 0 keeps them.
 	Keep time.Duration
 	// Clock defaults to the system clock.
 	Clock clock.Clock
@@ -99,8 +101,17 @@ func (s *Service) Pass(ctx context.Context) int {
 			s.log.Warn("rollup: summing finished instances", "app", app, "err", err)
 			continue
 		}
-		if s.cfg.Keep > 0 {
-			if _, err := s.store.InstanceRollupDeleteBefore(ctx, app, now.Add(-s.cfg.Keep)); err != nil {
+		a, err := s.store.AppGet(ctx, app)
+		if err != nil {
+			s.log.Warn("rollup: reading an app's retention", "app", app, "err", err)
+			continue
+		}
+		keep := s.cfg.Keep
+		if a.RetentionDays != nil {
+			keep = time.Duration(*a.RetentionDays) * 24 * time.Hour
+		}
+		if keep > 0 {
+			if _, err := s.store.InstanceRollupDeleteBefore(ctx, app, now.Add(-keep)); err != nil {
 				s.log.Warn("rollup: deleting hours past retention", "app", app, "err", err)
 			}
 		}
