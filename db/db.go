@@ -76,6 +76,21 @@ type Store struct {
 //
 // It does not migrate; call Migrate.
 func Open(ctx context.Context, rawURL string) (*DB, error) {
+	return OpenPool(ctx, rawURL, DefaultMaxConns)
+}
+
+// DefaultMaxConns is the most connections Open keeps to PostgreSQL.
+const DefaultMaxConns = 20
+
+// OpenPool is Open with at most maxConns connections to PostgreSQL (0:
+// DefaultMaxConns). A server opens two pools over the same URL, one for
+// its scheduling and one for its API, so that API calls holding every
+// connection of theirs cannot delay a fire (server/node). SQLite always
+// has one connection (below), whatever maxConns says.
+func OpenPool(ctx context.Context, rawURL string, maxConns int) (*DB, error) {
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns
+	}
 	if err := CheckURL(rawURL); err != nil {
 		return nil, fmt.Errorf("database url: %w", err)
 	}
@@ -92,8 +107,8 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		}
 		poolMode = mode
 		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
-		sqldb.SetMaxOpenConns(20)
-		sqldb.SetMaxIdleConns(20)
+		sqldb.SetMaxOpenConns(maxConns)
+		sqldb.SetMaxIdleConns(maxConns)
 		sqldb.SetConnMaxIdleTime(5 * time.Minute)
 		bdb = bun.NewDB(sqldb, pgdialect.New())
 		dialect = Postgres

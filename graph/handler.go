@@ -76,6 +76,10 @@ type HandlerConfig struct {
 	// across those sockets; the next is refused with RATE_LIMITED before
 	// the database is read. Default DefaultMaxOperationsPerUser.
 	MaxOperationsPerUser int
+	// MaxRequestsPerUser bounds the HTTP operations one principal may have
+	// under way on this server; the next is refused with RATE_LIMITED
+	// before it runs. Default DefaultMaxRequestsPerUser.
+	MaxRequestsPerUser int
 	// Observer hears of each answered operation and each websocket (the
 	// server's metrics); nil: nobody.
 	Observer Observer
@@ -115,6 +119,9 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	}
 	if cfg.MaxOperationsPerUser <= 0 {
 		cfg.MaxOperationsPerUser = DefaultMaxOperationsPerUser
+	}
+	if cfg.MaxRequestsPerUser <= 0 {
+		cfg.MaxRequestsPerUser = DefaultMaxRequestsPerUser
 	}
 	r := cfg.Resolver
 	r.present = errorPresenter(log)
@@ -162,6 +169,7 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	srv.SetErrorPresenter(r.present)
 	srv.SetRecoverFunc(recoverFunc(log))
 	srv.AroundOperations(ss.authorizeNow(r.present))
+	srv.AroundOperations(newRequestsInFlight(cfg.MaxRequestsPerUser).bound)
 	// First: an anonymous caller's refused mutation is not audited.
 	srv.AroundFields(requireLogin)
 	if r.audit != nil {

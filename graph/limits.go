@@ -43,11 +43,14 @@ func setComplexity(c *generated.Config) {
 	q.Job.Upcoming = func(child int, count *int) int {
 		return 1 + page(count, 5, 100)
 	}
-	// The dashboard's figures read far more than they return: an app's
-	// counts and outcomes aggregate its instances, and its lag reads up to
-	// 20,000 finished ones. Each costs what such reads are worth against
-	// the budget, aliases each counted, so a request may hold a few of
-	// them, never hundreds (issue 25, item 4).
+	// The dashboard's figures read more than they return: an app's counts
+	// and outcomes read a row per hour of the week summed (db/rollups.go)
+	// and count the instances of the hour or so not summed yet, and its lag
+	// reads those rows with their histograms and up to 20,000 of the
+	// instances not summed (all of its window's, 20,000 at most, before a
+	// server's first roll-up pass). Each costs what such reads are worth
+	// against the budget, aliases each counted, so a request may hold tens
+	// of them, never hundreds (issue 25, item 4).
 	q.Query.AppStats = func(child int, _ string, _ *int) int { return AppStatsCost + child }
 	q.AppStats.Lag = func(child int) int { return LagCost + child }
 	q.AppStats.LatestFailures = func(child int, first *int) int { return 10 + times(page(first, 10, 100), child) }
@@ -61,11 +64,13 @@ func setComplexity(c *generated.Config) {
 
 // Costs of the expensive fields against MaxComplexity.
 const (
-	// AppStatsCost is appStats' own: its counts and outcomes (MaxComplexity
-	// allows about 50 in one request).
-	AppStatsCost = 1000
-	// LagCost is appStats.lag's (about 10 in one request).
-	LagCost = 4000
+	// AppStatsCost is appStats' own: its counts and outcomes, about 170
+	// rows and the last hour's instances (MaxComplexity allows about 200
+	// in one request).
+	AppStatsCost = 250
+	// LagCost is appStats.lag's: up to 170 rows of histograms and the
+	// instances not summed (about 20 in one request).
+	LagCost = 2000
 	// JobStatsCost is Job.stats' (a job's outcomes): a page of 500 jobs
 	// with their stats passes.
 	JobStatsCost = 20

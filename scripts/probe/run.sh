@@ -37,7 +37,7 @@ cleanup() {
 trap cleanup EXIT
 
 JOBWHEEL_DATABASE_URL="$PROBE_DB" JOBWHEEL_HTTP_ADDR="127.0.0.1:${port}" JOBWHEEL_ADMIN_PASSWORD="$PROBE_ADMIN_PASSWORD" \
-	JOBWHEEL_LOG_LEVEL=warn nice -n 10 ./bin/jobwheel-server >"$PROBE_DIR/server.log" 2>&1 &
+	JOBWHEEL_LOG_LEVEL=warn nice -n 10 "${PROBE_BIN:-./bin}/jobwheel-server" >"$PROBE_DIR/server.log" 2>&1 &
 server=$!
 pids+=("$server")
 export PROBE_SERVER_PID="$server"
@@ -51,7 +51,7 @@ setup=$(python3 scripts/probe/probe.py setup) || { echo "$setup"; exit 1; }
 eval "$setup"
 agent() { # app secret tags log
 	JOBWHEEL_SERVERS="$PROBE_URL" JOBWHEEL_APP="$1" JOBWHEEL_APP_SECRET="$2" JOBWHEEL_WORKER_TAGS="$3" \
-		JOBWHEEL_LOG_LEVEL=warn nice -n 10 ./bin/jobwheel-agent >"$PROBE_DIR/$4" 2>&1 &
+		JOBWHEEL_LOG_LEVEL=warn nice -n 10 "${PROBE_BIN:-./bin}/jobwheel-agent" >"$PROBE_DIR/$4" 2>&1 &
 	pids+=($!)
 }
 agent probe-b "$SECRET_B" b agent-b.log
@@ -59,6 +59,16 @@ agent probe-a "$SECRET_A" probe-agent agent-a.log
 JOBWHEEL_SERVERS="$PROBE_URL" JOBWHEEL_APP=probe-a JOBWHEEL_APP_SECRET="$SECRET_A" \
 	nice -n 10 "$PROBE_DIR/probe-worker" >"$PROBE_DIR/worker-a.log" 2>&1 &
 pids+=($!)
+# PROBE_SEED_WEEK=N gives app A N finished instances spread over the last
+# week (as a busy app has), for the appStats attacks (G2, G20) to read; the
+# server's roll-up pass sums their hours within its first minute.
+if [ -n "${PROBE_SEED_WEEK:-}" ]; then
+	psql "$PROBE_DB" -qc "insert into instances (app_id, job_id, status, trigger_type, trigger_at, expected_trigger_at, actual_trigger_at, started_at, finished_at, created_at, updated_at)
+		select j.app_id, j.id, (array['SUCCEEDED','SUCCEEDED','SUCCEEDED','FAILED'])[1 + g % 4], 'SCHEDULE', t, t, t + (g % 97) * interval '1 ms', t + (g % 389) * interval '1 ms', t + interval '2 s', t, t + interval '2 s'
+		from (select id, app_id from jobs where app_id = (select id from apps where name = 'probe-a') order by id limit 1) j,
+		     generate_series(1, ${PROBE_SEED_WEEK}) g, lateral (select now() - g * (interval '168 hours' / ${PROBE_SEED_WEEK}) - interval '5 s' as t) x"
+	sleep 65 # the roll-up pass: 10 s after start, then every minute
+fi
 sleep 8 # tenant B fires a few times before the first attack
 
 python3 scripts/probe/probe.py attack | tee "$PROBE_DIR/results.txt"

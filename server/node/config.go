@@ -72,10 +72,20 @@ type Config struct {
 	// one user (or API token) may have open on this server, and the
 	// operations under way across them.
 	MaxSocketsPerUser, MaxOperationsPerUser int
+	// MaxRequestsPerUser bounds the HTTP API requests one user (or API
+	// token) may have under way on this server.
+	MaxRequestsPerUser int
 	// MapMaxTasks and MapMaxBytes bound the subtasks one instance's maps
 	// may create, and their payload bytes.
 	MapMaxTasks int
 	MapMaxBytes int64
+	// RuntimeConns and APIConns are the PostgreSQL connections of the
+	// server's two pools: the scheduler's (leases, fires, dispatch, the
+	// workflow engine, retention, the cluster registry, the worker
+	// channel) and the API's (GraphQL and its services). API calls that
+	// hold every connection of theirs do not delay a fire. SQLite has one
+	// connection, shared.
+	RuntimeConns, APIConns int
 	// Version is the binary's version, set by the command (at build time).
 	Version string
 	// SSO is single sign-on (docs/sso.md); off when SSO.Issuer is "".
@@ -89,6 +99,15 @@ type Config struct {
 	// {traceId} where the trace id goes; "" shows no link.
 	TraceURL string
 }
+
+// The pools' sizes by default: the scheduler keeps the 20 connections it
+// had when it shared them with the API; the API gets 10 of its own, so a
+// server holds at most 30 (mind PostgreSQL's max_connections, or
+// PgBouncer's default_pool_size, times the servers).
+const (
+	DefaultRuntimeConns = 20
+	DefaultAPIConns     = 10
+)
 
 // DefaultHTTPAddr is where a server listens unless told otherwise: on
 // loopback, so that a first try (make run) exposes nothing to the network.
@@ -136,10 +155,16 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"API websockets one user's logins (or one API token) may have open on this server (1 to 100000); the next is closed with 1013 RATE_LIMITED")
 		maxOps = set.String("max-operations-per-user", "JOBWHEEL_MAX_OPERATIONS_PER_USER", strconv.Itoa(graph.DefaultMaxOperationsPerUser),
 			"subscriptions one user (or API token) may have under way across its websockets on this server (1 to 1000000); the next is refused with RATE_LIMITED")
+		maxRequests = set.String("max-requests-per-user", "JOBWHEEL_MAX_REQUESTS_PER_USER", strconv.Itoa(graph.DefaultMaxRequestsPerUser),
+			"HTTP API requests one user (or API token) may have under way on this server (1 to 100000); the next is refused with RATE_LIMITED before it runs")
 		mapTasks = set.String("map-max-tasks-per-instance", "JOBWHEEL_MAP_MAX_TASKS_PER_INSTANCE", strconv.Itoa(execution.DefaultMapMaxTasks),
 			"subtasks the maps of one MAP or MAP_REDUCE instance may create in all (1 to 1000000000); a map past it is refused to the worker (REFUSED) and stores nothing")
 		mapBytes = set.String("map-max-bytes-per-instance", "JOBWHEEL_MAP_MAX_BYTES_PER_INSTANCE", strconv.FormatInt(execution.DefaultMapMaxBytes, 10),
 			"payload bytes those subtasks may hold in all (at least 65536; default 4 GiB); a map past it is refused the same way")
+		runtimeConns = set.String("db-runtime-conns", "JOBWHEEL_DB_RUNTIME_CONNS", strconv.Itoa(DefaultRuntimeConns),
+			"PostgreSQL connections of the scheduler's pool: leases, fires, dispatch, the workflow engine, retention, workers (1 to 1000)")
+		apiConns = set.String("db-api-conns", "JOBWHEEL_DB_API_CONNS", strconv.Itoa(DefaultAPIConns),
+			"PostgreSQL connections of the API's pool (GraphQL, the console); API calls waiting for one never delay the scheduler (1 to 1000)")
 		proxies = set.String("trusted-proxies", "JOBWHEEL_TRUSTED_PROXIES", "",
 			"comma-separated address ranges (CIDR) of reverse proxies whose X-Forwarded-For is believed, for the client addresses login limits count")
 		passwordLogin = set.Bool("password-login", "JOBWHEEL_PASSWORD_LOGIN", "true",
@@ -266,6 +291,12 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if cfg.MaxOperationsPerUser < 1 || cfg.MaxOperationsPerUser > 1000000 {
 		return nil, maxOps.Errorf("%s is not from 1 to 1000000", maxOps.Value())
 	}
+	if cfg.MaxRequestsPerUser, err = maxRequests.Int(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxRequestsPerUser < 1 || cfg.MaxRequestsPerUser > 100000 {
+		return nil, maxRequests.Errorf("%s is not from 1 to 100000", maxRequests.Value())
+	}
 	if cfg.MapMaxTasks, err = mapTasks.Int(); err != nil {
 		return nil, err
 	}
@@ -278,6 +309,18 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.MapMaxBytes = int64(n); cfg.MapMaxBytes < protocol.MaxPayloadBytes {
 		return nil, mapBytes.Errorf("%s is less than one payload's %d bytes", mapBytes.Value(), protocol.MaxPayloadBytes)
+	}
+	if cfg.RuntimeConns, err = runtimeConns.Int(); err != nil {
+		return nil, err
+	}
+	if cfg.RuntimeConns < 1 || cfg.RuntimeConns > 1000 {
+		return nil, runtimeConns.Errorf("%s is not from 1 to 1000", runtimeConns.Value())
+	}
+	if cfg.APIConns, err = apiConns.Int(); err != nil {
+		return nil, err
+	}
+	if cfg.APIConns < 1 || cfg.APIConns > 1000 {
+		return nil, apiConns.Errorf("%s is not from 1 to 1000", apiConns.Value())
 	}
 	if cfg.LeaseTTL < 3*time.Second {
 		return nil, leaseTTL.Errorf("%s is shorter than 3s", leaseTTL.Value())

@@ -46,6 +46,9 @@ func TestConfigErrors(t *testing.T) {
 		{"JOBWHEEL_ALARM_ALLOW_NETWORKS=10.0.0.0/8,intranet", `JOBWHEEL_ALARM_ALLOW_NETWORKS: "intranet" is neither an address nor a CIDR range`},
 		{"JOBWHEEL_ALARM_ALLOW_NETWORKS=10.0.0.0/33", `JOBWHEEL_ALARM_ALLOW_NETWORKS: "10.0.0.0/33" is neither`},
 		{"JOBWHEEL_TRUSTED_PROXIES=proxy.internal", `JOBWHEEL_TRUSTED_PROXIES: "proxy.internal" is neither an address nor a CIDR range`},
+		{"JOBWHEEL_DB_RUNTIME_CONNS=0", `JOBWHEEL_DB_RUNTIME_CONNS: 0 is not from 1 to 1000`},
+		{"JOBWHEEL_DB_API_CONNS=many", `JOBWHEEL_DB_API_CONNS: "many" is not`},
+		{"JOBWHEEL_MAX_REQUESTS_PER_USER=0", `JOBWHEEL_MAX_REQUESTS_PER_USER: 0 is not from 1 to 100000`},
 	} {
 		name, value, _ := strings.Cut(tc.env, "=")
 		_, err := ParseConfig(nil, env(map[string]string{name: value}), io.Discard)
@@ -72,8 +75,13 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.DatabaseURL != "sqlite:jobwheel.db" || cfg.HTTPAddr != "127.0.0.1:7700" || cfg.Demo || cfg.Retention != 168*time.Hour ||
-		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" || cfg.DebugAddr != "" {
+		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" || cfg.DebugAddr != "" ||
+		cfg.RuntimeConns != 20 || cfg.APIConns != 10 || cfg.MaxRequestsPerUser != 32 {
 		t.Errorf("defaults %+v", cfg)
+	}
+	if cfg, err := ParseConfig(nil, env(map[string]string{"JOBWHEEL_DB_RUNTIME_CONNS": "40", "JOBWHEEL_DB_API_CONNS": "5"}), io.Discard); err != nil ||
+		cfg.RuntimeConns != 40 || cfg.APIConns != 5 {
+		t.Errorf("the pools' sizes: %+v, %v", cfg, err)
 	}
 	cfg, err = ParseConfig([]string{"-demo", "-lease-ttl", "4s"}, env(map[string]string{
 		"JOBWHEEL_LEASE_TTL":    "abc", // the flag wins: never parsed

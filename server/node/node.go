@@ -44,6 +44,7 @@ import (
 	"github.com/jobwheel/jobwheel/server/runtime/hub"
 	"github.com/jobwheel/jobwheel/server/runtime/lease"
 	"github.com/jobwheel/jobwheel/server/runtime/owned"
+	"github.com/jobwheel/jobwheel/server/runtime/rollup"
 	"github.com/jobwheel/jobwheel/server/runtime/trigger"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow"
 	"github.com/jobwheel/jobwheel/server/runtime/workflow/wfexpr"
@@ -53,8 +54,11 @@ import (
 // listener. The services are one lifecycle.Group, started in the order
 // they depend on each other and stopped in reverse.
 type Node struct {
-	log      *slog.Logger
+	log *slog.Logger
+	// db is the scheduler's pool (the runtime's services); api is the
+	// API's, over the same database (the same DB on SQLite).
 	db       *db.DB
+	api      *db.DB
 	services lifecycle.Group
 	http     *httpService
 	debug    *debugService // nil unless JOBWHEEL_DEBUG_ADDR is set
@@ -92,22 +96,41 @@ func (n *Node) health(mux *http.ServeMux) {
 func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger) (_ *Node, err error) {
 	n := &Node{log: log}
 	defer func() {
+		if err != nil && n.api != nil && n.api != n.db {
+			_ = n.api.Close()
+		}
 		if err != nil && n.db != nil {
 			_ = n.db.Close()
 		}
 	}()
 
 	log.Info("opening database", "url", redactURL(cfg.DatabaseURL))
-	if n.db, err = db.Open(ctx, cfg.DatabaseURL); err != nil {
+	if n.db, err = db.OpenPool(ctx, cfg.DatabaseURL, orDefault(cfg.RuntimeConns, DefaultRuntimeConns)); err != nil {
 		return nil, err
 	}
 	if err = n.db.Migrate(ctx); err != nil {
 		return nil, err
 	}
+	// The API has a pool of its own: a tenant's expensive queries (many
+	// appStats, instance pages, log reads, bulk changes) wait for one of
+	// its connections and never for the scheduler's, which fires, dispatches
+	// and runs the workflow engines of every app (issue 25, the attacker
+	// probe's G20 and S1). SQLite keeps its one connection for both: it
+	// has one writer at a time, and a second pool's writes would only meet
+	// the first's as SQLITE_BUSY waits instead of queueing in database/sql.
+	n.api = n.db
+	if n.db.Dialect() == db.Postgres {
+		if n.api, err = db.OpenPool(ctx, cfg.DatabaseURL, orDefault(cfg.APIConns, DefaultAPIConns)); err != nil {
+			return nil, err
+		}
+	}
 	// The server's series (/metrics), on a registry of its own; every
 	// statement from here on is timed.
 	stats := metrics.New()
 	n.db.Bun().AddQueryHook(stats.QueryHook())
+	if n.api != n.db {
+		n.api.Bun().AddQueryHook(stats.QueryHook())
+	}
 
 	traces, err := tracing.New(tracing.Config{Endpoint: cfg.Tracing.Endpoint, Sample: cfg.Tracing.Sample,
 		Service: "jobwheel-server", Version: cfg.Version})
@@ -131,8 +154,8 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 			return 1, nil // starting: nothing served yet, here or through this server
 		}
 		return members.AliveCount(ctx)
-	}}, n.db, log)
-	apiDB := reads.Store(n.db)
+	}}, n.api, log)
+	apiDB := reads.Store(n.api)
 	authSvc := auth.New(auth.Config{NoPasswords: cfg.NoPasswords}, apiDB, log)
 	generated, err := authSvc.EnsureAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
@@ -141,7 +164,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	appSvc := apps.New(apiDB, authSvc, nil)
 	if cfg.Demo {
 		dir, _ := os.Getwd()
-		if err = ensureDemo(ctx, n.db, appSvc, dir); err != nil {
+		if err = ensureDemo(ctx, n.api, appSvc, dir); err != nil {
 			return nil, fmt.Errorf("creating the demo app: %w", err)
 		}
 	}
@@ -182,11 +205,14 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	appSvc.OnChanged(func(appID int64) { hints.Publish(live.TopicApps, strconv.FormatInt(appID, 10)) })
 	// API subscriptions: woken by bus hints, re-reading the database.
 	feeds := live.New(live.Config{}, apiDB, hints, authSvc, appSvc, log)
+	// Lines are written on the scheduler's pool, read by the API on its own.
 	logSvc := logs.New(n.db, feeds, nil, log)
+	logSvc.ReadFrom(n.api)
 	alarms, err := alarm.New(alarm.Config{SMTPURL: cfg.SMTPURL, ConsoleURL: advertise, AllowNetworks: cfg.AlarmAllowNetworks}, n.db, log)
 	if err != nil {
 		return nil, err
 	}
+	alarms.ReadFrom(n.api)
 	members = cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
 	timer := trigger.NewService(trigger.Config{}, n.db, log)
 	// DECISION and FOREACH expressions of every owned app are evaluated by
@@ -221,21 +247,24 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	// History partitions (PostgreSQL) are created ahead of the instances
 	// that will fill them; retention drops them.
 	partitioner := partitions.New(partitions.Config{}, n.db, log)
+	// appStats reads each hour of an owned app's instances summed once
+	// the hour is over.
+	rollups := rollup.New(rollup.Config{Keep: cfg.Retention}, n.db, leases, log)
 	// The workflow API; its run operations change runs on any server and
 	// tell the owner (package workflow).
 	workflowSvc := workflows.New(workflows.Deps{Store: apiDB, Auth: authSvc, Apps: appSvc, Notifier: feeds.Jobs(ownedApps),
-		Feed: feeds, RunOps: workflow.NewOps(n.db, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
+		Feed: feeds, RunOps: workflow.NewOps(n.api, hints, feeds.Jobs(ownedApps), feeds, nil), Webhooks: netguard.Policy{Allow: cfg.AlarmAllowNetworks}})
 	// Backfills: recorded here, their runs made by the app's owner.
 	backfillSvc := backfills.New(backfills.Config{MaxRuns: cfg.BackfillMaxRuns}, apiDB, authSvc, appSvc, workflowSvc, jobSvc, hints)
 	// Configuration as code: managed sets of files applied in one
 	// transaction through the job and workflow APIs' validation.
-	applier := apply.New(apply.Deps{Store: n.db, Apps: appSvc, Jobs: jobSvc, Workflows: workflowSvc, Notifier: feeds.Jobs(ownedApps)})
+	applier := apply.New(apply.Deps{Store: n.api, Apps: appSvc, Jobs: jobSvc, Workflows: workflowSvc, Notifier: feeds.Jobs(ownedApps)})
 	auditSvc := audit.New(apiDB, authSvc, appSvc, log, nil)
 	var signOn *sso.Service
 	if cfg.SSO.Issuer != "" {
 		ssoCfg := cfg.SSO
 		ssoCfg.SessionCookie, ssoCfg.Proxies = graph.SessionCookie, cfg.TrustedProxies
-		if signOn, err = sso.New(ssoCfg, n.db, authSvc, auditSvc, log); err != nil {
+		if signOn, err = sso.New(ssoCfg, n.api, authSvc, auditSvc, log); err != nil {
 			return nil, err
 		}
 		authSvc.UseSSO(signOn)
@@ -256,6 +285,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 		Tracer:               tracer,
 		MaxSocketsPerUser:    cfg.MaxSocketsPerUser,
 		MaxOperationsPerUser: cfg.MaxOperationsPerUser,
+		MaxRequestsPerUser:   cfg.MaxRequestsPerUser,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
@@ -324,6 +354,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	n.services.Add("expression evaluator", evaluator)
 	n.services.Add("leases", leases)
 	n.services.Add("retention", cleaner)
+	n.services.Add("instance roll-ups", rollups)
 	n.services.Add("metrics", collector)
 	n.services.Add("HTTP", n.http)
 	if n.debug != nil {
@@ -359,11 +390,24 @@ func (n *Node) Shutdown() error {
 	n.log.Info("shutting down")
 	n.services.Stop()
 	err := n.http.Err()
+	if n.api != n.db {
+		if cerr := n.api.Close(); cerr != nil {
+			n.log.Warn("closing the API's database pool", "err", cerr)
+		}
+	}
 	if cerr := n.db.Close(); cerr != nil {
 		n.log.Warn("closing database", "err", cerr)
 	}
 	n.log.Info("stopped")
 	return err
+}
+
+// orDefault is n, or def when n is not set (a Config made in code).
+func orDefault(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }
 
 func defaultServerID() string {

@@ -69,9 +69,12 @@ type Config struct {
 
 // Sender judges observations and sends alarms.
 type Sender struct {
-	cfg          Config
-	log          *slog.Logger
-	db           *db.DB
+	cfg Config
+	log *slog.Logger
+	db  *db.DB
+	// reads serves the API's reads of alarm histories: the API's pool,
+	// so that a flood of them waits there (ReadFrom).
+	reads        *db.DB
 	client       *http.Client
 	clock        clock.Clock
 	observations chan observation
@@ -485,13 +488,21 @@ type HistoryPage struct {
 	Total int
 }
 
+// ReadFrom has History read from d (the API's pool) rather than the
+// database alarms are judged and sent from. Call it before serving.
+func (s *Sender) ReadFrom(d *db.DB) { s.reads = d }
+
 // History returns a page of a subject's alarm history after beforeID (0:
 // from the newest), and with count its total, both from one snapshot so
 // that they agree while deliveries land. The caller has checked the
 // reader's rights.
 func (s *Sender) History(ctx context.Context, kind string, id, beforeID int64, limit int, count bool) (*HistoryPage, error) {
 	p := &HistoryPage{Total: -1}
-	err := s.db.InSnapshot(ctx, func(ctx context.Context, tx *db.Store) error {
+	reads := s.reads
+	if reads == nil {
+		reads = s.db
+	}
+	err := reads.InSnapshot(ctx, func(ctx context.Context, tx *db.Store) error {
 		recs, err := tx.AlarmHistoryList(ctx, db.AlarmHistoryFilter{SubjectKind: kind, SubjectID: id, BeforeID: beforeID, Limit: limit + 1})
 		if err != nil {
 			return err

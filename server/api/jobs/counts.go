@@ -78,11 +78,38 @@ func (s *Service) readCounts(ctx context.Context, appID int64) (*appCounts, erro
 	}
 	c.waiting = now[db.StatusWaiting]
 	c.running = now[db.StatusDispatched] + now[db.StatusRunning]
-	if c.outcomes, err = s.db.InstanceOutcomes(ctx, appID, s.now().Add(-maxStatsHours*time.Hour).Truncate(time.Hour)); err != nil {
+	if c.outcomes, err = s.outcomes(ctx, appID, s.now().Add(-maxStatsHours*time.Hour).Truncate(time.Hour)); err != nil {
 		return nil, err
 	}
 	if c.workersAlive, err = s.db.WorkerCountAlive(ctx, appID, s.now().Add(-db.WorkerAliveWindow)); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// outcomes are the app's finished instances per hour since the hour
+// `from`: the hours summed (db/rollups.go) read from their rows, the rest
+// (the last hour or so) counted from the instances.
+func (s *Service) outcomes(ctx context.Context, appID int64, from time.Time) ([]db.OutcomeBucket, error) {
+	mark, err := s.db.InstanceRollupMark(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	if !mark.After(from) {
+		return s.db.InstanceOutcomes(ctx, appID, from)
+	}
+	hours, err := s.db.InstanceRollupList(ctx, appID, from, mark)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := s.db.InstanceOutcomes(ctx, appID, mark)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]db.OutcomeBucket, 0, len(hours)+len(rest))
+	for _, h := range hours {
+		out = append(out, db.OutcomeBucket{Start: time.Unix(h.Hour, 0).UTC(), Succeeded: h.Succeeded, Failed: h.Failed,
+			Stopped: h.Stopped, Canceled: h.Canceled})
+	}
+	return append(out, rest...), nil
 }

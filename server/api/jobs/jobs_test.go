@@ -49,6 +49,7 @@ type world struct {
 	note          *notifier
 	admin, ed, vi context.Context
 	a, b          *db.App
+	clk           *clock.Fake
 }
 
 func login(t *testing.T, a *auth.Service, user, pw string) context.Context {
@@ -71,7 +72,7 @@ func newWorld(t *testing.T, d *db.DB) *world {
 	if _, err := a.EnsureAdmin(context.Background(), "admin-password"); err != nil {
 		t.Fatal(err)
 	}
-	w := &world{d: d, note: &notifier{}, admin: login(t, a, "admin", "admin-password")}
+	w := &world{d: d, note: &notifier{}, admin: login(t, a, "admin", "admin-password"), clk: clk}
 	appSvc := apps.New(d, a, clk)
 	for _, u := range []string{"eve", "vic"} {
 		if _, err := a.CreateUser(w.admin, u, "password-1", false); err != nil {

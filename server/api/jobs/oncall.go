@@ -138,51 +138,83 @@ func (s *Service) Lag(ctx context.Context, st *Stats) (*Lag, error) {
 	return c.lag, c.err
 }
 
+// lag reads the window's finished instances, except the whole hours summed
+// by the roll-up pass (db/rollups.go), whose rows it reads instead: the
+// instances of the first, partial, hour and those after the mark (the last
+// hour or so). Each part is read the latest first, at most maxLagSamples
+// instances; without summed hours that is the window's latest
+// maxLagSamples, as before the roll-ups.
 func (s *Service) lag(ctx context.Context, st *Stats) (*Lag, error) {
-	rows, err := s.db.InstanceTimings(ctx, st.AppID, st.Since, maxLagSamples)
+	first := st.Since.Truncate(time.Hour) // the first whole hour
+	if first.Before(st.Since) {
+		first = first.Add(time.Hour)
+	}
+	mark, err := s.db.InstanceRollupMark(ctx, st.AppID)
 	if err != nil {
 		return nil, err
 	}
-	type acc struct{ late, start []float64 }
-	all := acc{}
-	hours := map[time.Time]*acc{}
+	var (
+		rows   []db.FinishedInstance
+		summed []db.InstanceRollup
+	)
+	if !mark.After(first) {
+		if rows, err = s.db.InstanceTimings(ctx, st.AppID, st.Since, maxLagSamples); err != nil {
+			return nil, err
+		}
+	} else {
+		if rows, err = s.db.InstanceTimings(ctx, st.AppID, mark, maxLagSamples); err != nil {
+			return nil, err
+		}
+		if summed, err = s.db.InstanceRollupList(ctx, st.AppID, first, mark); err != nil {
+			return nil, err
+		}
+		early, err := s.db.InstanceTimingsBetween(ctx, st.AppID, st.Since, first, maxLagSamples)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, early...)
+	}
+	all := &db.InstanceRollup{Lateness: db.Histogram{}, FireToStart: db.Histogram{}}
+	hours := map[time.Time]*db.InstanceRollup{}
 	for _, r := range rows {
 		h := r.FinishedAt.UTC().Truncate(time.Hour)
 		b := hours[h]
 		if b == nil {
-			b = &acc{}
+			b = &db.InstanceRollup{}
 			hours[h] = b
 		}
-		if r.ExpectedTriggerAt != nil && r.ActualTriggerAt != nil {
-			ms := max(0, float64(r.ActualTriggerAt.Sub(*r.ExpectedTriggerAt).Milliseconds()))
-			all.late, b.late = append(all.late, ms), append(b.late, ms)
-		}
-		if r.ActualTriggerAt != nil && r.StartedAt != nil {
-			ms := max(0, float64(r.StartedAt.Sub(*r.ActualTriggerAt).Milliseconds()))
-			all.start, b.start = append(all.start, ms), append(b.start, ms)
-		}
+		b.Add(r)
+		all.Add(r)
 	}
-	lag := &Lag{Samples: len(rows), Lateness: summarize(all.late), FireToStart: summarize(all.start)}
+	for i := range summed {
+		r := &summed[i]
+		hours[time.Unix(r.Hour, 0).UTC()] = r
+		all.Finished += r.Finished
+		all.Lateness.Merge(r.Lateness)
+		all.FireToStart.Merge(r.FireToStart)
+	}
+	lag := &Lag{Samples: all.Finished, Lateness: summarize(all.Lateness), FireToStart: summarize(all.FireToStart)}
 	for h, b := range hours {
-		lag.Buckets = append(lag.Buckets, LagBucket{Start: h, Lateness: summarize(b.late), FireToStart: summarize(b.start)})
+		lag.Buckets = append(lag.Buckets, LagBucket{Start: h, Lateness: summarize(b.Lateness), FireToStart: summarize(b.FireToStart)})
 	}
 	slices.SortFunc(lag.Buckets, func(a, b LagBucket) int { return a.Start.Compare(b.Start) })
 	return lag, nil
 }
 
-// summarize takes nearest-rank percentiles.
-func summarize(v []float64) Summary {
-	if len(v) == 0 {
+// summarize takes nearest-rank percentiles of the milliseconds h counts.
+func summarize(h db.Histogram) Summary {
+	n := h.Count()
+	if n == 0 {
 		return Summary{}
 	}
-	slices.Sort(v)
+	values := h.Values()
 	rank := func(p float64) *float64 {
-		i := int(p*float64(len(v))+0.999999) - 1
-		x := v[min(max(i, 0), len(v)-1)]
+		i := int(p*float64(n)+0.999999) - 1
+		x := float64(h.Rank(values, min(max(i, 0), n-1)))
 		return &x
 	}
-	mx := v[len(v)-1]
-	return Summary{Count: len(v), P50: rank(0.5), P99: rank(0.99), Max: &mx}
+	mx := float64(values[len(values)-1])
+	return Summary{Count: n, P50: rank(0.5), P99: rank(0.99), Max: &mx}
 }
 
 // NextFire is a job and when it fires next.

@@ -82,6 +82,9 @@ type Store interface {
 	// What the on-call dashboard reads (oncall.go).
 	InstanceListFailedRecent(ctx context.Context, appID int64, since time.Time, limit int) ([]db.Instance, error)
 	InstanceTimings(ctx context.Context, appID int64, since time.Time, limit int) ([]db.FinishedInstance, error)
+	InstanceTimingsBetween(ctx context.Context, appID int64, from, to time.Time, limit int) ([]db.FinishedInstance, error)
+	InstanceRollupMark(ctx context.Context, appID int64) (time.Time, error)
+	InstanceRollupList(ctx context.Context, appID int64, from, to time.Time) ([]db.InstanceRollup, error)
 	JobListNextFires(ctx context.Context, appID int64, limit int) ([]db.Job, error)
 	WorkerListAlive(ctx context.Context, appID int64, since time.Time) ([]db.Worker, error)
 }

@@ -67,7 +67,12 @@ var _ Tx = (*db.Store)(nil)
 // Service stores and serves log lines.
 type Service struct {
 	lifecycle.Base
-	db     Store
+	db Store
+	// pages serves the API's reads of lines: the API's pool (ReadFrom),
+	// so that a flood of them waits there and not before the writer.
+	pages interface {
+		LogList(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
+	}
 	inTx   db.TxFunc[Tx] // the database's transactions; a test may fake them
 	log    *slog.Logger
 	clock  clock.Clock
@@ -110,7 +115,7 @@ var errStopped = errors.New("logs: this server is shutting down")
 
 // New returns a Service; Start starts its writer.
 func New(store Store, notify Notifier, clk clock.Clock, log *slog.Logger) *Service {
-	return &Service{db: store, inTx: db.InTxAs[Tx](store), notify: notify, clock: clock.OrSystem(clk), log: log, in: make(chan batch, 1024), given: map[givenKey]bool{},
+	return &Service{db: store, pages: store, inTx: db.InTxAs[Tx](store), notify: notify, clock: clock.OrSystem(clk), log: log, in: make(chan batch, 1024), given: map[givenKey]bool{},
 		gaps: map[gapKey]int64{}}
 }
 
@@ -459,9 +464,17 @@ func (s *Service) fresh(ctx context.Context, tx Tx, b batch) ([]protocol.LogLine
 	return out, nil
 }
 
+// ReadFrom has Page read from store (the API's pool) rather than the
+// store lines are written to. Call it before serving.
+func (s *Service) ReadFrom(store interface {
+	LogList(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error)
+}) {
+	s.pages = store
+}
+
 // Page returns up to limit lines of an instance after afterSeq.
 func (s *Service) Page(ctx context.Context, instanceID, afterSeq int64, limit int) ([]db.InstanceLog, bool, error) {
-	return s.db.LogList(ctx, instanceID, afterSeq, limit)
+	return s.pages.LogList(ctx, instanceID, afterSeq, limit)
 }
 
 func normLevel(l string) string {

@@ -1,0 +1,3 @@
+DROP TABLE instance_rollup_marks;
+--bun:split
+DROP TABLE instance_rollups;
