@@ -214,7 +214,7 @@ func (s *Store) BackfillCreateRuns(ctx context.Context, list []WorkflowInstance)
 		now := Now()
 		r.CreatedAt, r.UpdatedAt = now, now
 		res, err := s.idb.NewInsert().Model(r).ExcludeColumn("id").
-			On("CONFLICT (backfill_id, logical_time) DO NOTHING").Returning("id").Exec(ctx)
+			On("CONFLICT (backfill_id, logical_time) WHERE backfill_id IS NOT NULL DO NOTHING").Returning("id").Exec(ctx)
 		if err != nil {
 			return nil, wrap(err, "creating backfill run")
 		}
@@ -237,7 +237,7 @@ func (s *Store) BackfillCreateInstances(ctx context.Context, list []Instance) ([
 			in.Attempt = 1
 		}
 		res, err := s.idb.NewInsert().Model(in).ExcludeColumn("id").
-			On("CONFLICT (backfill_id, logical_time) DO NOTHING").Returning("id").Exec(ctx)
+			On("CONFLICT (backfill_id, logical_time) WHERE backfill_id IS NOT NULL DO NOTHING").Returning("id").Exec(ctx)
 		if err != nil {
 			return nil, wrap(err, "creating backfill instance")
 		}

@@ -27,7 +27,8 @@ import (
 // recordset renders list (a slice of structs, or of pointers to structs,
 // with bun tags) as `ROWS FROM (json_to_recordset(?::json) AS (col type,
 // …)) WITH ORDINALITY AS d(col, …, ord)` and its one argument, with every
-// field of the struct but those named in skip. It returns the columns in
+// field of the struct but those named in skip; a NULL field is left out of
+// its row's object (json_to_recordset reads a missing key as NULL). It returns the columns in
 // order, quoted. ord numbers the rows from 1 in the order of list.
 func (s *Store) recordset(list any, skip ...string) (from string, arg string, cols []string) {
 	v := reflect.ValueOf(list)
@@ -58,13 +59,24 @@ func (s *Store) recordset(list any, skip ...string) (from string, arg string, co
 			row = row.Elem()
 		}
 		b = append(b, '{')
-		for j, f := range fields {
-			if j > 0 {
+		first := true
+		for _, f := range fields {
+			mark := len(b)
+			if !first {
 				b = append(b, ',')
 			}
 			b = appendJSONString(b, f.Name)
 			b = append(b, ':')
+			at := len(b)
 			b = appendJSONValue(b, f.Value(row))
+			if string(b[at:]) == "null" {
+				// A key left out reads as NULL, as null does; PostgreSQL
+				// lexes and looks up every key of every row, and most of
+				// an instance's or a transition's columns are NULL.
+				b = b[:mark]
+				continue
+			}
+			first = false
 		}
 		b = append(b, '}')
 	}

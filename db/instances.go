@@ -265,7 +265,7 @@ func (s *Store) InstanceCreateFired(ctx context.Context, list []Instance) ([]Ins
 	var err error
 	if s.dialect == Postgres {
 		err = s.insertRecordset(ctx, "instances", list, []string{"id"},
-			"ON CONFLICT (job_id, expected_trigger_at) DO NOTHING RETURNING id, job_id, expected_trigger_at", &rows)
+			"ON CONFLICT (job_id, expected_trigger_at) WHERE expected_trigger_at IS NOT NULL DO NOTHING RETURNING id, job_id, expected_trigger_at", &rows)
 	} else {
 		err = s.idb.NewInsert().Model(&list).ExcludeColumn("id").
 			On("CONFLICT (job_id, expected_trigger_at) DO NOTHING").
