@@ -621,11 +621,15 @@ func (c *wconn) request(typ string, body any) (int64, error) {
 }
 
 func (c *wconn) write(typ int, data []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	// Recorded under the write lock: a check that sees this frame sent
+	// and answers on the same connection (a stop right after the welcome)
+	// writes after it. Recorded before the lock, the answer could win the
+	// lock and reach the worker first ("expected welcome, got stop").
 	if typ == websocket.TextMessage {
 		c.s.rec.add(&event{kind: evSent, ep: c.ep.name, conn: c, raw: data, size: len(data)})
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	_ = c.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	if err := c.ws.WriteMessage(typ, data); err != nil {
 		return fmt.Errorf("writing to the worker: %w", err)
