@@ -115,6 +115,9 @@ test("the admin builds a 4-node DAG in the editor and sees the server's error on
   // A node added and removed with the Delete key, then brought back with undo and removed again.
   await page.getByRole("button", { name: "Add Approval node" }).click();
   await dagNode(page, "approval_1").click();
+  // Delete removes the selected node: on a busy machine the key can come
+  // before React Flow has selected the node clicked, and delete nothing.
+  await page.locator(`.react-flow__node.selected [data-testid="dag-node-approval_1"]`).waitFor();
   await page.keyboard.press("Delete");
   await dagNode(page, "approval_1").waitFor({ state: "detached" });
   await page.getByTestId("workflow-canvas").locator(".react-flow__pane").click({ position: { x: 5, y: 5 } });
