@@ -27,7 +27,7 @@ export function TaskDrawer({ instanceId, taskId, live, onClose }: TaskDrawerProp
       onClose={onClose}
       position="right"
       size="lg"
-      title={<Title order={3}>{t("instances.TaskDrawer.task", { taskId: taskId ?? "" })}</Title>}
+      title={t("instances.TaskDrawer.task", { taskId: taskId ?? "" })}
     >
       {taskId !== null && <TaskDetails key={taskId} instanceId={instanceId} taskId={taskId} live={live} />}
     </Drawer>

@@ -220,7 +220,8 @@ function InstanceRow({ app, instance: i, queued }: { app: string; instance: Pool
         </Text>
       </Table.Td>
       <Table.Td>
-        <Text size="sm" c="dimmed">
+        {/* a div: the badges are divs, which a <p> may not hold */}
+        <Text size="sm" c="dimmed" component="div">
           {queued ? (
             <Badge size="xs" variant="light" color="orange">
               {statusLabel(i.status)}

@@ -26,3 +26,24 @@ window.ResizeObserver = class {
 };
 window.HTMLElement.prototype.scrollIntoView = () => {};
 
+
+// React warns when an element may not hold another (a <div> in a <p>, an
+// <h3> in a drawer's <h2> title): browsers then re-parent the markup, and
+// what a reader and a screen reader get is not what the component says.
+// The warning is only a console line, so the test that rendered it fails.
+const nesting: string[] = [];
+const consoleError = console.error.bind(console);
+console.error = (...args: unknown[]) => {
+  // React passes the tags as %s arguments of its format string.
+  const [format, ...rest] = args;
+  const message = typeof format === "string" ? format.replace(/%s/g, () => String(rest.shift())) : String(format);
+  if (/In HTML, <\w+> cannot be (a child|a descendant) of <\w+>/.test(message)) {
+    nesting.push(message.split("\n", 1)[0] ?? message);
+  }
+  consoleError(...args);
+};
+afterEach(() => {
+  if (nesting.length > 0) {
+    throw new Error(`invalid HTML nesting rendered: ${nesting.splice(0).join("; ")}`);
+  }
+});
