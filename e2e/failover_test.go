@@ -30,6 +30,7 @@ import (
 // time from the primary's death to the first fire on the new one is
 // logged (speed is reported, not asserted).
 func TestPrimaryFailover(t *testing.T) {
+	t.Parallel()
 	if missing := harness.PatroniTools(); missing != "" {
 		t.Fatalf("the HA PostgreSQL tier needs %s: `make system-deps` installs them (apt-get install -y patroni etcd-server haproxy)", missing)
 	}
