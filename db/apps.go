@@ -44,6 +44,17 @@ type App struct {
 	UpdatedAt     time.Time `bun:"updated_at,notnull"`
 }
 
+// Keep is how long the app's finished history is kept: its own
+// RetentionDays, else serverDefault (the server's -retention; 0 keeps it
+// forever). Retention and the hourly roll-ups both ask it, so an app's
+// instances and the hours summing them go together.
+func (a *App) Keep(serverDefault time.Duration) time.Duration {
+	if a.RetentionDays != nil {
+		return time.Duration(*a.RetentionDays) * 24 * time.Hour
+	}
+	return serverDefault
+}
+
 // Role is a user's or token's right on one app.
 type Role string
 

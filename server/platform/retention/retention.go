@@ -116,10 +116,7 @@ func (c *Cleaner) Pass(ctx context.Context) int {
 			c.log.Warn("retention: reading an app's retention", "app", app, "err", err)
 			continue
 		}
-		keep := c.cfg.Keep
-		if a.RetentionDays != nil {
-			keep = time.Duration(*a.RetentionDays) * 24 * time.Hour
-		}
+		keep := a.Keep(c.cfg.Keep)
 		if keep <= 0 {
 			continue
 		}

@@ -106,10 +106,7 @@ func (s *Service) Pass(ctx context.Context) int {
 			s.log.Warn("rollup: reading an app's retention", "app", app, "err", err)
 			continue
 		}
-		keep := s.cfg.Keep
-		if a.RetentionDays != nil {
-			keep = time.Duration(*a.RetentionDays) * 24 * time.Hour
-		}
+		keep := a.Keep(s.cfg.Keep)
 		if keep > 0 {
 			if _, err := s.store.InstanceRollupDeleteBefore(ctx, app, now.Add(-keep)); err != nil {
 				s.log.Warn("rollup: deleting hours past retention", "app", app, "err", err)
