@@ -468,13 +468,13 @@ func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTrans
 		list[i].UpdatedAt = now
 	}
 	if s.dialect == Postgres {
-		from, arg, _ := s.recordset(list)
-		err := s.bulk(ctx, `UPDATE instances AS i SET status = d.to_status,
+		from, arg, _ := s.recordset("?", list)
+		err := s.idb.NewRaw(`UPDATE instances AS i SET status = d.to_status,
 			actual_trigger_at = COALESCE(d.actual_trigger_at, i.actual_trigger_at),
 			started_at = COALESCE(d.started_at, i.started_at), finished_at = COALESCE(d.finished_at, i.finished_at),
 			result = COALESCE(d.result, i.result), reason = COALESCE(d.reason, i.reason),
 			worker_id = COALESCE(d.worker_id, i.worker_id), epoch = COALESCE(d.epoch, i.epoch), updated_at = d.updated_at
-			FROM `+from+` WHERE i.id = d.instance_id AND i.status = d.from_status RETURNING i.id`, arg, &ids)
+			FROM `+from+` WHERE i.id = d.instance_id AND i.status = d.from_status RETURNING i.id`, arg).Scan(ctx, &ids)
 		return ids, wrap(err, "moving instances")
 	}
 	values := s.idb.NewValues(&list)

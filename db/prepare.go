@@ -15,18 +15,32 @@ import (
 //
 // bun formats every statement on the client and pgdriver sends it with the
 // simple query protocol, so PostgreSQL parses, analyses and plans each one
-// anew. For the bulk statements (bulk.go) that was a fifth to a third of
-// PostgreSQL's CPU in the api scenario (docs/design.md §13.1): their text
-// is fixed per call site and only their one JSON parameter varies, so the
-// work is the same every time. They are sent instead with the JSON as a
-// bind parameter ($1, the bind type below), and a connection opened in
-// session pool mode (preparingConnector) runs every statement that comes
-// with bind parameters as a named prepared statement, prepared the first
-// time that connection sees its text and reused after. PostgreSQL then
-// parses and analyses it once per connection, and plans it once too: after
-// five executions its plan cache keeps a generic plan when that costs no
-// more than the custom ones, which holds here since json_to_recordset's
-// row estimate is a constant whatever the JSON.
+// anew: at small batches a third of its CPU in the api scenario
+// (docs/design.md §13.1). The bulk inserts (bulk.go: instances, tasks,
+// attempts, audit entries) have a text fixed per call site and only their
+// one JSON parameter varies, so that work is the same every time. They are
+// sent instead with the JSON as a bind parameter ($1, the bind type
+// below), and a connection opened in session pool mode
+// (preparingConnector) runs every statement that comes with bind
+// parameters as a named prepared statement, prepared the first time that
+// connection sees its text and reused after. PostgreSQL parses and
+// analyses it once per connection, and after five runs keeps a generic
+// plan: an INSERT … SELECT from json_to_recordset has one plan whatever
+// the tables hold (no join, no scan; conflicts are found through their
+// unique index, foreign keys and triggers run their own cached plans).
+//
+// The bulk updates (UPDATE … FROM the rows) are not prepared. Their plan
+// joins json_to_recordset, whose estimate is a constant 100 rows, to the
+// table: a sequential scan and a hash join while the table has a few
+// thousand rows, its primary key beyond. A generic plan is kept until an
+// ANALYZE or DDL invalidates it, so one made while instances, or a new
+// generation's tasks partition (partitions.go), was small went on scanning
+// all of it as it grew: replaying an API run's statements in batches of 10
+// into a fresh schema, the prepared updates' CPU per instance rose from 340
+// to 1,107 µs over 18,000 instances while the simple ones' stayed at
+// 280–630 µs. Planned at every run (plan_cache_mode = force_custom_plan)
+// they saved nothing measurable, so they stay simple queries, planned for
+// the tables as they are.
 //
 // A prepared statement lives in one server session, and so in one driver
 // connection: a connection lost (a failover, a restart, an idle timeout)
@@ -38,7 +52,7 @@ import (
 // simple query, as before. SQLite does not run these statements.
 
 // maxPreparedPerConn bounds the statements one connection keeps prepared.
-// jobwheel's bulk statements are a dozen texts; a connection asked for more
+// jobwheel's bulk inserts are a few texts; a connection asked for more
 // (a tool sending statements of its own with parameters) runs the rest
 // unprepared rather than grow without end.
 const maxPreparedPerConn = 100

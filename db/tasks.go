@@ -88,13 +88,13 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 		list[i].UpdatedAt = now
 	}
 	if s.dialect == Postgres {
-		from, arg, _ := s.recordset(list)
-		err := s.bulk(ctx, `UPDATE tasks AS tk SET status = d.to_status,
+		from, arg, _ := s.recordset("?", list)
+		err := s.idb.NewRaw(`UPDATE tasks AS tk SET status = d.to_status,
 			worker_id = CASE WHEN d.to_status = 'WAITING' THEN NULL ELSE COALESCE(d.worker_id, tk.worker_id) END,
 			result = COALESCE(d.result, tk.result), dispatched_at = COALESCE(d.dispatched_at, tk.dispatched_at),
 			finished_at = COALESCE(d.finished_at, tk.finished_at), retries = COALESCE(d.retries, tk.retries),
 			not_before = d.not_before, updated_at = d.updated_at
-			FROM `+from+` WHERE tk.instance_id = d.instance_id AND tk.id = d.task_id AND tk.status = d.from_status RETURNING tk.id`, arg, &ids)
+			FROM `+from+` WHERE tk.instance_id = d.instance_id AND tk.id = d.task_id AND tk.status = d.from_status RETURNING tk.id`, arg).Scan(ctx, &ids)
 		return ids, wrap(err, "moving tasks")
 	}
 	values := s.idb.NewValues(&list)
