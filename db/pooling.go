@@ -17,7 +17,7 @@ import (
 //
 // (stripped before connecting; `session`, the default, is a direct
 // connection or a session-pooling PgBouncer) and then relies on none of
-// them: no statement is prepared — the bulk statements, which run as named
+// them: no statement is prepared — the bulk inserts, which run as named
 // prepared statements on a session's connection (prepare.go), go out as
 // simple queries with their bind parameter substituted by pgdriver on the
 // client, as every other statement does (bun formats them); the bus
