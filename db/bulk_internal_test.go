@@ -21,7 +21,7 @@ func TestRecordsetLeavesNullsOut(t *testing.T) {
 	s := &Store{idb: bun.NewDB(sqldb, pgdialect.New()), dialect: Postgres}
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	worker := "w"
-	_, arg, cols := s.recordset([]InstanceTransition{
+	_, arg, cols := s.recordset("?", []InstanceTransition{
 		{ID: 1, From: StatusWaiting, To: StatusDispatched, WorkerID: &worker, UpdatedAt: now},
 		{ID: 2, From: StatusDispatched, To: StatusSucceeded, UpdatedAt: now},
 	})

@@ -106,7 +106,15 @@ func OpenPool(ctx context.Context, rawURL string, maxConns int) (*DB, error) {
 			return nil, fmt.Errorf("database url: %w", err)
 		}
 		poolMode = mode
-		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		// In session mode a connection is one server session throughout,
+		// so it may keep prepared statements (prepare.go); behind a
+		// transaction pooler it may not.
+		pg := pgdriver.NewConnector(pgdriver.WithDSN(dsn))
+		var connector driver.Connector = pg
+		if mode == PoolSession {
+			connector = preparingConnector{pg}
+		}
+		sqldb := sql.OpenDB(connector)
 		sqldb.SetMaxOpenConns(maxConns)
 		sqldb.SetMaxIdleConns(maxConns)
 		sqldb.SetConnMaxIdleTime(5 * time.Minute)

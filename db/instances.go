@@ -468,7 +468,7 @@ func (s *Store) InstanceTransitionMany(ctx context.Context, list []InstanceTrans
 		list[i].UpdatedAt = now
 	}
 	if s.dialect == Postgres {
-		from, arg, _ := s.recordset(list)
+		from, arg, _ := s.recordset("?", list)
 		err := s.idb.NewRaw(`UPDATE instances AS i SET status = d.to_status,
 			actual_trigger_at = COALESCE(d.actual_trigger_at, i.actual_trigger_at),
 			started_at = COALESCE(d.started_at, i.started_at), finished_at = COALESCE(d.finished_at, i.finished_at),

@@ -334,7 +334,7 @@ func (s *Store) JobAdvanceMany(ctx context.Context, advances []JobAdvance) ([]in
 		return ids, nil
 	}
 	if s.dialect == Postgres {
-		from, arg, _ := s.recordset(advances)
+		from, arg, _ := s.recordset("?", advances)
 		err := s.idb.NewRaw(`UPDATE jobs AS j SET next_trigger_at = d.new FROM `+from+`
 			WHERE j.id = d.job_id AND j.next_trigger_at = d.old RETURNING j.id`, arg).Scan(ctx, &ids)
 		return ids, wrap(err, "advancing jobs")

@@ -17,8 +17,10 @@ import (
 //
 // (stripped before connecting; `session`, the default, is a direct
 // connection or a session-pooling PgBouncer) and then relies on none of
-// them: pgdriver formats queries on the client and sends them with the
-// simple query protocol, so it never prepares a named statement; the bus
+// them: no statement is prepared — the bulk inserts, which run as named
+// prepared statements on a session's connection (prepare.go), go out as
+// simple queries with their bind parameter substituted by pgdriver on the
+// client, as every other statement does (bun formats them); the bus
 // carries hints in-process only, every consumer polling the database as it
 // does after a lost notification (server/platform/bus); migrations are serialized by
 // a transaction-level advisory lock (Migrate), which lives exactly as long

@@ -88,7 +88,7 @@ func (s *Store) TaskTransitionMany(ctx context.Context, list []TaskTransition) (
 		list[i].UpdatedAt = now
 	}
 	if s.dialect == Postgres {
-		from, arg, _ := s.recordset(list)
+		from, arg, _ := s.recordset("?", list)
 		err := s.idb.NewRaw(`UPDATE tasks AS tk SET status = d.to_status,
 			worker_id = CASE WHEN d.to_status = 'WAITING' THEN NULL ELSE COALESCE(d.worker_id, tk.worker_id) END,
 			result = COALESCE(d.result, tk.result), dispatched_at = COALESCE(d.dispatched_at, tk.dispatched_at),
