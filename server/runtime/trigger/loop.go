@@ -610,8 +610,9 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 				TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at, JobVersion: &version})
 		}
 	}
-	var created []db.Instance
+	var created [][]db.Instance
 	err := l.s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		created = nil // a retried transaction starts over
 		advanced, err := tx.JobAdvanceMany(ctx, advances)
 		if err != nil {
 			return err
@@ -620,8 +621,16 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 		for _, id := range advanced {
 			list = append(list, fires[id]...)
 		}
-		created, err = tx.InstanceCreateFired(ctx, list)
-		return err
+		for len(list) > 0 {
+			n := min(len(list), recordChunk)
+			got, err := tx.InstanceCreateFired(ctx, list[:n])
+			if err != nil {
+				return err
+			}
+			created = append(created, got)
+			list = list[n:]
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -633,17 +642,27 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 	if l.stopped {
 		return nil
 	}
-	for i := range created {
-		in := &created[i]
-		if in.TriggerAt.After(until) {
-			continue
-		}
-		if _, ok := l.onWheel[in.ID]; !ok {
-			l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID, recorded: in})
+	for _, chunk := range created {
+		for i := range chunk {
+			in := &chunk[i]
+			if in.TriggerAt.After(until) {
+				continue
+			}
+			if _, ok := l.onWheel[in.ID]; !ok {
+				l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID, recorded: in})
+			}
 		}
 	}
 	return nil
 }
+
+// recordChunk bounds the fires one statement records. A page of 5,000
+// jobs records up to 20,000 fires, and a statement is built in memory
+// several times over (its JSON rows, the query text, the driver's
+// buffer): one statement of them all took tens of MB at once under
+// overload. Chunks keep that to a few MB, at the cost of a statement per
+// 2,000 fires, in the same transaction.
+const recordChunk = 2000
 
 // inHandHold is how long after handing a fire to the actor the loop
 // takes it to be the actor's: its commit comes within milliseconds.
