@@ -30,7 +30,11 @@ type Config struct {
 	// FireAllLimit bounds the missed fires FIRE_ALL catches up, per job and
 	// pass (the most recent ones are kept). Default 100.
 	FireAllLimit int
-	// JobsPerPass bounds the jobs read in one pass. Default 5000.
+	// JobsPerPass bounds the jobs read at once: a pass reads and records
+	// due jobs a page of this many at a time, each page in one transaction.
+	// Default 2000: a page of 10,000 every-second jobs' fires (four each,
+	// their rows read back and kept for the wheel, the statements built)
+	// made most of an overloaded server's peak heap at 5,000.
 	JobsPerPass int
 	// WheelWorkers is the size of the fire pool. Default 4.
 	WheelWorkers int
@@ -62,7 +66,7 @@ func (c *Config) defaults() {
 		c.FireAllLimit = 100
 	}
 	if c.JobsPerPass == 0 {
-		c.JobsPerPass = 5000
+		c.JobsPerPass = 2000
 	}
 	if c.WheelWorkers == 0 {
 		c.WheelWorkers = 4
@@ -73,12 +77,14 @@ func (c *Config) defaults() {
 	c.Clock = clock.OrSystem(c.Clock)
 }
 
-// DefaultMaxInFlight is Config.MaxInFlight's default: a second's burst of
-// 10,000 every-second jobs goes to the actor whole, and what an app's
-// fires hold in flight stays a few tens of MB (a fire handed over as
-// recorded is a db.Instance of ~0.5 KB, and the actor's batch holds its
-// instance, task and writes).
-const DefaultMaxInFlight = 10000
+// DefaultMaxInFlight is Config.MaxInFlight's default. What a fire costs
+// in memory until the actor's batch is done with it — its instance, its
+// job read for the batch, its task, its writes — is a few KB, and the
+// garbage of a batch makes the heap grow by as much again: at 10,000 in
+// flight an overloaded server peaked at ~310 MB, at 2,000 at ~XXX MB
+// (docs/benchmarks.md). A burst larger than this goes to the actor in
+// several batches, back to back.
+const DefaultMaxInFlight = 2000
 
 // Store is what the trigger loop needs from the database.
 type Store interface {
