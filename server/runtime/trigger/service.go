@@ -81,9 +81,10 @@ func (c *Config) defaults() {
 // in memory until the actor's batch is done with it — its instance, its
 // job read for the batch, its task, its writes — is a few KB, and the
 // garbage of a batch makes the heap grow by as much again: at 10,000 in
-// flight an overloaded server peaked at ~310 MB, at 2,000 at ~XXX MB
-// (docs/benchmarks.md). A burst larger than this goes to the actor in
-// several batches, back to back.
+// flight a server overloaded by 10,000 fires a second peaked at 314 MB,
+// at 2,000 (and JobsPerPass 2,000) at 163 MB (docs/benchmarks.md). A
+// burst larger than this goes to the actor in several batches, back to
+// back.
 const DefaultMaxInFlight = 2000
 
 // Store is what the trigger loop needs from the database.
