@@ -83,8 +83,9 @@ func TestFiresBeyondMaxInFlightWaitInTheDatabaseAndRunOnceInOrder(t *testing.T) 
 		b.svc.Passed.Wait(t)
 
 		// The actor starts what it holds (WAITING → DISPATCHED, as its
-		// batch's compare-and-set does) and takes it; the clock moves a
-		// second every other round, 4 s in all, with a pass each time.
+		// batch's compare-and-set does) and takes it, 3 a round; the clock
+		// moves a second a round, 6 s in all, with a pass each time, so
+		// fires wait in the database well past the misfire threshold.
 		started := map[int64]int{}
 		due := func() int {
 			list, err := d.InstanceListWaitingDue(ctx, b.app, b.clk.Now(), 1000)
@@ -94,12 +95,12 @@ func TestFiresBeyondMaxInFlightWaitInTheDatabaseAndRunOnceInOrder(t *testing.T) 
 			return len(list)
 		}
 		for round := 0; ; round++ {
-			if round%2 == 1 && round <= 8 {
+			if round >= 1 && round <= 6 {
 				b.clk.Set(b.clk.Now().Add(time.Second))
 				l.Wake()
 				b.svc.Passed.Wait(t)
 			}
-			if round > 8 && due() == 0 {
+			if round > 6 && due() == 0 {
 				break
 			}
 			var ids []int64
@@ -136,7 +137,7 @@ func TestFiresBeyondMaxInFlightWaitInTheDatabaseAndRunOnceInOrder(t *testing.T) 
 			}
 			list = append(list, got[0])
 		}
-		want := jobs * 5 // the fires of start … start+4s
+		want := jobs * 7 // the fires of start … start+6s
 		if len(list) != want {
 			t.Fatalf("%d fires handed over; want the %d due", len(list), want)
 		}
@@ -151,7 +152,7 @@ func TestFiresBeyondMaxInFlightWaitInTheDatabaseAndRunOnceInOrder(t *testing.T) 
 				t.Fatalf("the fire of %s was handed over after that of %s; want trigger-time order", list[i-1].TriggerAt, in.TriggerAt)
 			}
 		}
-		if !slices.ContainsFunc(list, func(in db.Instance) bool { return in.TriggerAt.Equal(start.Add(4 * time.Second)) }) {
+		if !slices.ContainsFunc(list, func(in db.Instance) bool { return in.TriggerAt.Equal(start.Add(6 * time.Second)) }) {
 			t.Fatal("the last second's fires were not handed over")
 		}
 	})
