@@ -374,6 +374,18 @@ func (s *Store) InstanceListWaitingDue(ctx context.Context, appID int64, until t
 	return out, wrap(err, "reading due instances")
 }
 
+// InstanceListWaitingDueAfter is InstanceListWaitingDue from after a
+// position (trigger_at, id), exclusive: the trigger loop reads the fires
+// its actor had no room for back in pages, oldest first.
+func (s *Store) InstanceListWaitingDueAfter(ctx context.Context, appID int64, after Due, until time.Time, limit int) ([]Due, error) {
+	var out []Due
+	err := s.idb.NewSelect().Model((*Instance)(nil)).Column("id", "trigger_at").
+		Where("app_id = ? AND status = ? AND trigger_at <= ? AND reason NOT IN (?)", appID, StatusWaiting, until, bun.List(HeldReasons)).
+		Where("(trigger_at > ? OR (trigger_at = ? AND id > ?))", after.TriggerAt, after.TriggerAt, after.ID).
+		OrderExpr("trigger_at, id").Limit(limit).Scan(ctx, &out)
+	return out, wrap(err, "reading due instances")
+}
+
 // InstanceListWaitingDueNotAhead is InstanceListWaitingDue without the
 // scheduled fires recorded ahead (SCHEDULE, due after now): the trigger
 // loop puts the fires it records on its wheel itself, and reads them back

@@ -115,8 +115,16 @@ type Sender interface {
 type Waker interface {
 	Wake()
 	// Unfired says fired instances were not processed (the database
-	// failed): they are missed fires again, for the misfire policy.
+	// failed, or the actor is stopping): they are missed fires again, for
+	// the misfire policy, and no longer the actor's.
 	Unfired(instanceIDs []int64)
+	// FiresTaken says the actor is done with fires it was handed (Fire,
+	// FireRecorded), each id once per hand-over, after the batch that
+	// processed them: the loop bounds the fires handed over and not yet
+	// taken, and hands over those it kept back as room frees. waiting are
+	// the ones left WAITING to be fired again (no worker qualifies yet).
+	// Fires already handed back (Unfired) may be among ids.
+	FiresTaken(ids, waiting []int64)
 }
 
 // Runs is the app's workflow engine: told that node instances of these
@@ -495,6 +503,15 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 	}
 	st.assign(c)
 	a.commit(ctx, c)
+	if len(fires) > 0 && a.waker != nil {
+		// After the commit: a fire taken is no longer WAITING unless it
+		// waits for a worker, so the loop may forget it.
+		ids := make([]int64, len(fires))
+		for i, f := range fires {
+			ids[i] = f.id
+		}
+		a.waker.FiresTaken(ids, c.waiting)
+	}
 }
 
 // refill loads the next tasks of instances whose window ran low from

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,8 +59,9 @@ func (r *recorder) Workers() []hub.WorkerInfo {
 
 type noWaker struct{}
 
-func (noWaker) Wake()           {}
-func (noWaker) Unfired([]int64) {}
+func (noWaker) Wake()                   {}
+func (noWaker) Unfired([]int64)         {}
+func (noWaker) FiresTaken(_, _ []int64) {}
 
 type bundle struct {
 	t   *testing.T
@@ -84,6 +86,12 @@ func setupOn(t *testing.T, d *db.DB) *bundle {
 // by tune.
 func setupWith(t *testing.T, d *db.DB, tune func(*Config)) *bundle {
 	t.Helper()
+	return setupWaker(t, d, tune, noWaker{})
+}
+
+// setupWaker is setupWith with the trigger loop's side of the links.
+func setupWaker(t *testing.T, d *db.DB, tune func(*Config), waker Waker) *bundle {
+	t.Helper()
 	rec := &recorder{frames: make(chan frame, 100)}
 	app := &db.App{Name: "orders", SecretHash: "x"}
 	if err := d.AppCreate(context.Background(), app); err != nil {
@@ -95,7 +103,7 @@ func setupWith(t *testing.T, d *db.DB, tune func(*Config)) *bundle {
 		tune(&cfg)
 	}
 	e := New(cfg, Deps{Store: d, Log: slog.New(slog.DiscardHandler)},
-		app.ID, 3, Links{Sender: rec, Waker: noWaker{}})
+		app.ID, 3, Links{Sender: rec, Waker: waker})
 	e.Committed.Init()
 	if err := e.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -759,5 +767,50 @@ func TestJobChangedElsewhereIsDispatchedAsChanged(t *testing.T) {
 	b.fire(j)
 	if _, task := b.dispatched(); task.Processor != "echo changed" {
 		t.Fatalf("dispatched %q; want the changed script", task.Processor)
+	}
+}
+
+// takes records what the actor says it is done with (Waker.FiresTaken).
+type takes struct {
+	noWaker
+	mu           sync.Mutex
+	ids, waiting []int64
+}
+
+func (w *takes) FiresTaken(ids, waiting []int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ids = append(w.ids, ids...)
+	w.waiting = append(w.waiting, waiting...)
+}
+
+func (w *takes) got() (ids, waiting []int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.ids), slices.Clone(w.waiting)
+}
+
+// The actor tells the trigger loop which fires it is done with, once per
+// hand-over and after its batch committed, and which of them it left
+// WAITING for a worker: the loop bounds what it hands over by the first
+// (trigger.Config.MaxInFlight) and fires the second again at a later pass.
+func TestFiresTakenNamesTheFiresLeftWaiting(t *testing.T) {
+	t.Parallel()
+	w := &takes{}
+	b := setupWaker(t, dbtest.Open(t, db.SQLite), nil, w)
+	j := b.job(nil)
+	waits := b.fire(j) // no worker yet
+	testkit.Eventually(t, "the fire taken", func() bool { ids, _ := w.got(); return len(ids) == 1 })
+	if ids, waiting := w.got(); !slices.Equal(ids, []int64{waits}) || !slices.Equal(waiting, []int64{waits}) {
+		t.Fatalf("taken %v, waiting %v; want %d taken and left waiting", ids, waiting, waits)
+	}
+	b.waitStatus(waits, db.StatusWaiting)
+
+	b.join("w1", 4)
+	runs := b.fire(j)
+	b.dispatched()
+	testkit.Eventually(t, "the second fire taken", func() bool { ids, _ := w.got(); return len(ids) == 2 })
+	if ids, waiting := w.got(); !slices.Equal(ids, []int64{waits, runs}) || !slices.Equal(waiting, []int64{waits}) {
+		t.Fatalf("taken %v, waiting %v; want %d taken as well, not waiting", ids, waiting, runs)
 	}
 }

@@ -43,6 +43,9 @@ type changes struct {
 	successes []failure
 	started   []failure
 	fired     []firing // the fires this batch processed
+	// waiting are the fires this batch left WAITING to be fired again: no
+	// worker qualifies yet, or a catch-up run waits for its job's limit.
+	waiting []int64
 	// spans are the trace spans of tasks this batch ended (traces.go).
 	spans []endedSpan
 	// runs are the workflow runs one of whose node instances ended.

@@ -71,6 +71,7 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 				// reports: it waits for the limit rather than be cancelled
 				// (or replace one of them).
 				s.blocked[job.ID] = true
+				c.waiting = append(c.waiting, in.ID)
 				continue
 			case over && job.OverlapPolicy == db.OverlapReplace:
 				// Only for a fire that can run now: one waiting for a
@@ -90,8 +91,12 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 		if s.adopted.After(since) {
 			since = s.adopted
 		}
-		if outcome := s.admit(c, &in, job, now, since); (outcome == admitStarted || outcome == admitHeld) && limited {
+		outcome := s.admit(c, &in, job, now, since)
+		if (outcome == admitStarted || outcome == admitHeld) && limited {
 			active[job.ID]++
+		}
+		if outcome == admitWaits {
+			c.waiting = append(c.waiting, in.ID)
 		}
 	}
 }

@@ -225,8 +225,9 @@ func (s sender) Workers() []hub.WorkerInfo { return s.a.workers.Workers() }
 // waker lets the actor wake the trigger loop, which is made after it.
 type waker struct{ a *App }
 
-func (w waker) Wake()                       { w.a.trigger.Wake() }
-func (w waker) Unfired(instanceIDs []int64) { w.a.trigger.Unfired(instanceIDs) }
+func (w waker) Wake()                           { w.a.trigger.Wake() }
+func (w waker) Unfired(instanceIDs []int64)     { w.a.trigger.Unfired(instanceIDs) }
+func (w waker) FiresTaken(ids, waiting []int64) { w.a.trigger.FiresTaken(ids, waiting) }
 
 // runs lets the actor tell the workflow engine, which is made after it,
 // that node instances ended.

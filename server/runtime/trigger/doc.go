@@ -31,4 +31,14 @@
 // still WAITING then is queued in the actor, not missed. The actor hands
 // back fires it could not process (Unfired), which makes them missed fires
 // again for the misfire policy.
+//
+// The fires handed to the actor and not yet taken by it (FiresTaken) are
+// at most Config.MaxInFlight. Fires due beyond that, when the actor runs
+// behind (an overload: more fires a second than the machine starts), are
+// not queued in memory: they stay WAITING in the database, and readBack
+// hands them over, oldest first, as the actor takes what it has, while
+// every later fire waits its turn there too. They are late, not missed:
+// the misfire policy leaves them alone. So an overloaded app's memory is
+// the look-ahead window on the wheel plus MaxInFlight fires, whatever the
+// backlog.
 package trigger

@@ -1,7 +1,9 @@
 package trigger
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,7 +29,25 @@ type Loop struct {
 	// inHand remembers instances handed to the actor recently: one still
 	// WAITING (for a worker, or in the actor's queue) is in hand, not stale.
 	inHand map[int64]time.Time
-	cache  map[int64]cachedSchedule
+	// inFlight counts, per instance, its hand-overs the actor has not
+	// taken yet (FiresTaken); inFlightN is their sum, at most
+	// Config.MaxInFlight.
+	inFlight  map[int64]int
+	inFlightN int
+	// taken are fires the actor took and did not leave WAITING: they leave
+	// inHand when the next pass begins, so that no read of a pass that
+	// began before their commit finds them WAITING and not in hand.
+	taken []int64
+	// behind says fires came due that the actor had no room for: they are
+	// WAITING in the database, none due before behindSince, and readBack
+	// hands them over oldest first as room frees (room is signalled).
+	// deferrals counts them, so that a read-back that raced one does not
+	// take the backlog to be over.
+	behind      bool
+	behindSince time.Time
+	deferrals   uint64
+	room        chan struct{}
+	cache       map[int64]cachedSchedule
 	// passes counts passes: the first, and every fullLoadEvery-th, load
 	// every WAITING instance of the window; the others skip the fires
 	// this loop recorded ahead itself (load).
@@ -89,19 +109,101 @@ func (l *Loop) Wake() {
 // Unfired forgets that fires were handed to the actor: it could not
 // process them (the database failed), so the next pass treats them as
 // missed fires under their jobs' misfire policy.
+// It ends their hand-overs too: the actor has them no more.
 func (l *Loop) Unfired(instanceIDs []int64) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	for _, id := range instanceIDs {
 		delete(l.inHand, id)
+		if n, ok := l.inFlight[id]; ok {
+			l.inFlightN -= n
+			delete(l.inFlight, id)
+		}
 	}
+	signal := l.behind && l.inFlightN < l.s.cfg.MaxInFlight
+	l.mu.Unlock()
+	if signal {
+		l.signalRoom()
+	}
+}
+
+// signalRoom makes the loop read back fires kept in the database.
+func (l *Loop) signalRoom() {
+	select {
+	case l.room <- struct{}{}:
+	default:
+	}
+}
+
+// FiresTaken ends a hand-over of each of ids (see execution.Waker): the
+// actor has room for more. Those not waiting are no longer WAITING, so
+// the loop forgets them at its next pass.
+func (l *Loop) FiresTaken(ids, waiting []int64) {
+	var left map[int64]bool
+	if len(waiting) > 0 {
+		left = make(map[int64]bool, len(waiting))
+		for _, id := range waiting {
+			left[id] = true
+		}
+	}
+	l.mu.Lock()
+	for _, id := range ids {
+		n, ok := l.inFlight[id]
+		if !ok {
+			continue // not handed over by this loop (a workflow node's)
+		}
+		l.inFlightN--
+		if n > 1 {
+			l.inFlight[id] = n - 1
+			continue
+		}
+		delete(l.inFlight, id)
+		if !left[id] {
+			l.taken = append(l.taken, id)
+		}
+	}
+	signal := l.behind && l.inFlightN < l.s.cfg.MaxInFlight
+	l.mu.Unlock()
+	if signal {
+		l.signalRoom()
+	}
+}
+
+// InFlight is how many fires the loop has handed to the actor that it
+// has not taken yet; never more than Config.MaxInFlight.
+func (l *Loop) InFlight() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.inFlightN
+}
+
+// handOver records that the actor is handed id. l.mu is held.
+func (l *Loop) handOver(id int64, at time.Time) {
+	l.inHand[id] = at
+	l.inFlight[id]++
+	l.inFlightN++
+}
+
+// roomLeft is how many more fires the actor may be handed. l.mu is held.
+func (l *Loop) roomLeft() int {
+	return max(l.s.cfg.MaxInFlight-l.inFlightN, 0)
+}
+
+// keepBack leaves fires due from at in the database for readBack: the
+// actor has no room for them. l.mu is held.
+func (l *Loop) keepBack(at time.Time) {
+	if !l.behind || at.Before(l.behindSince) {
+		l.behindSince = at
+	}
+	l.behind = true
+	l.deferrals++
 }
 
 // FireCreated takes an instance just recorded WAITING by someone else on
 // this server (runJob): due now, it goes to the actor at once, as
 // recorded, and is in hand like a fire from the wheel; due within the
 // look-ahead, it goes on the wheel; due later, a pass loads it when its
-// time comes. No pass has to read it back to start it.
+// time comes. No pass has to read it back to start it. One the actor has
+// no room for stays in the database until readBack hands it over.
 func (l *Loop) FireCreated(in db.Instance) {
 	now := l.s.cfg.Clock.Now()
 	l.mu.Lock()
@@ -116,24 +218,48 @@ func (l *Loop) FireCreated(in db.Instance) {
 		l.mu.Unlock()
 		return
 	}
-	l.inHand[in.ID] = db.Stamp(now)
+	if l.behind || l.roomLeft() == 0 {
+		l.keepBack(in.TriggerAt)
+		l.mu.Unlock()
+		return
+	}
+	l.handOver(in.ID, db.Stamp(now))
 	l.mu.Unlock()
 	l.firer.FireRecorded([]db.Instance{in}, now)
 }
 
-// fired hands fires from the wheel to the actor.
+// fired hands fires from the wheel to the actor, oldest first as far as
+// it has room; the rest stay in the database for readBack, and so does
+// every fire while older ones wait there (behind), so that fires start in
+// trigger-time order.
 func (l *Loop) fired(refs []fireRef, at time.Time) {
 	l.mu.Lock()
 	if l.stopped {
 		l.mu.Unlock()
 		return // dropped with the app while the batch was on its way
 	}
+	for _, r := range refs {
+		delete(l.onWheel, r.id)
+	}
+	slices.SortFunc(refs, func(x, y fireRef) int {
+		if c := x.at.Compare(y.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.id, y.id)
+	})
+	n := 0
+	if !l.behind {
+		n = min(len(refs), l.roomLeft())
+	}
+	if n < len(refs) {
+		l.keepBack(refs[n].at)
+	}
+	refs = refs[:n]
 	stamp := db.Stamp(at)
 	var ids []int64
 	var recorded []db.Instance
 	for _, r := range refs {
-		delete(l.onWheel, r.id)
-		l.inHand[r.id] = stamp
+		l.handOver(r.id, stamp)
 		if r.recorded != nil {
 			recorded = append(recorded, *r.recorded)
 		} else {
@@ -147,6 +273,89 @@ func (l *Loop) fired(refs []fireRef, at time.Time) {
 	if len(ids) > 0 {
 		l.firer.Fire(ids, at)
 	}
+}
+
+// readBackRounds bounds the restarts of one readBack when fires were kept
+// back while it read; a later signal or pass goes on.
+const readBackRounds = 4
+
+// readBack hands the actor the due fires kept back in the database, oldest
+// first, as many as it has room for: one page of at most MaxInFlight ids
+// at a time. Once it has handed all of them, and none was kept back
+// meanwhile, the loop is no longer behind.
+func (l *Loop) readBack(ctx context.Context) error {
+	page := l.s.cfg.MaxInFlight
+	for range readBackRounds {
+		l.mu.Lock()
+		if l.stopped || !l.behind {
+			l.mu.Unlock()
+			return nil
+		}
+		deferrals := l.deferrals
+		l.mu.Unlock()
+		var after *db.Due
+		for {
+			l.mu.Lock()
+			room := l.roomLeft()
+			l.mu.Unlock()
+			if room == 0 {
+				return nil
+			}
+			now := l.s.cfg.Clock.Now()
+			var due []db.Due
+			var err error
+			if after == nil {
+				due, err = l.s.store.InstanceListWaitingDue(ctx, l.app, db.Stamp(now), page)
+			} else {
+				due, err = l.s.store.InstanceListWaitingDueAfter(ctx, l.app, *after, db.Stamp(now), page)
+			}
+			if err != nil {
+				return err
+			}
+			l.mu.Lock()
+			if l.stopped {
+				l.mu.Unlock()
+				return nil
+			}
+			stamp := db.Stamp(now)
+			room = l.roomLeft()
+			var ids []int64
+			full := false
+			for _, d := range due {
+				if _, ok := l.inFlight[d.ID]; ok {
+					continue // in the actor's mailbox already
+				}
+				if _, ok := l.onWheel[d.ID]; ok {
+					continue // the wheel fires it, or fired would keep it back
+				}
+				if at, ok := l.inHand[d.ID]; ok && stamp.Sub(at) < inHandHold {
+					continue // the actor left it waiting a moment ago
+				}
+				if len(ids) == room {
+					full = true
+					break
+				}
+				ids = append(ids, d.ID)
+				l.handOver(d.ID, stamp)
+			}
+			end := !full && len(due) < page
+			if end && l.deferrals == deferrals {
+				l.behind, l.behindSince = false, time.Time{}
+			}
+			l.mu.Unlock()
+			if len(ids) > 0 {
+				l.firer.Fire(ids, now)
+			}
+			if full {
+				return nil
+			}
+			if end {
+				break // kept back meanwhile: read again from the oldest
+			}
+			after = &due[len(due)-1]
+		}
+	}
+	return nil
 }
 
 // firedInstances hands workflow runs from the wheel to the engine.
@@ -195,12 +404,22 @@ func (l *Loop) run(ctx context.Context) {
 		}
 		l.s.Passed.Signal(l.app)
 		t := l.s.cfg.Clock.NewTimer(l.s.cfg.Interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C():
-		case <-l.wake:
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C():
+				break wait
+			case <-l.wake:
+				break wait
+			case <-l.room:
+				// The actor took fires while others wait in the database.
+				if err := l.readBack(ctx); err != nil && ctx.Err() == nil {
+					l.s.log.Warn("trigger: reading back fires kept for the actor failed; retrying as it takes more", "app", l.app, "err", err)
+				}
+			}
 		}
 		t.Stop()
 	}
@@ -241,7 +460,10 @@ func (l *Loop) pass(ctx context.Context) error {
 	}
 	full := l.passes%fullLoadEvery == 0
 	l.passes++
-	return l.load(ctx, l.now().Add(l.s.cfg.Lookahead), full)
+	if err := l.load(ctx, l.now().Add(l.s.cfg.Lookahead), full); err != nil {
+		return err
+	}
+	return l.readBack(ctx)
 }
 
 // staleFires are scheduled fires recorded ahead that nobody ran in time,
@@ -256,7 +478,23 @@ type staleFires struct {
 // server ran them (they are not on this server's wheel, nor handed to the
 // engine): they are missed fires like any other.
 func (l *Loop) stale(ctx context.Context, now time.Time) (*staleFires, error) {
-	list, err := l.s.store.InstanceListStaleScheduled(ctx, l.app, now.Add(-l.s.cfg.MisfireThreshold), 10000)
+	cutoff := now.Add(-l.s.cfg.MisfireThreshold)
+	l.mu.Lock()
+	// The fires the actor took before this pass are not WAITING (or wait
+	// for a worker, and are not among these) in what it reads from here.
+	for _, id := range l.taken {
+		if _, ok := l.inFlight[id]; !ok {
+			delete(l.inHand, id)
+		}
+	}
+	l.taken = nil
+	if l.behind && l.behindSince.Before(cutoff) {
+		// Fires kept back for the actor are late, not missed: readBack
+		// hands them over.
+		cutoff = l.behindSince
+	}
+	l.mu.Unlock()
+	list, err := l.s.store.InstanceListStaleScheduled(ctx, l.app, cutoff, 10000)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +508,8 @@ func (l *Loop) stale(ctx context.Context, now time.Time) (*staleFires, error) {
 	for _, in := range list {
 		_, queued := l.onWheel[in.ID]
 		_, inHand := l.inHand[in.ID]
-		if !queued && !inHand {
+		_, inFlight := l.inFlight[in.ID]
+		if !queued && !inHand && !inFlight {
 			st.byJob[in.JobID] = append(st.byJob[in.JobID], in)
 		}
 	}
@@ -371,8 +610,9 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 				TriggerType: trigger, ExpectedTriggerAt: &at, TriggerAt: at, JobVersion: &version})
 		}
 	}
-	var created []db.Instance
+	var created [][]db.Instance
 	err := l.s.store.InTx(ctx, func(ctx context.Context, tx *db.Store) error {
+		created = nil // a retried transaction starts over
 		advanced, err := tx.JobAdvanceMany(ctx, advances)
 		if err != nil {
 			return err
@@ -381,8 +621,16 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 		for _, id := range advanced {
 			list = append(list, fires[id]...)
 		}
-		created, err = tx.InstanceCreateFired(ctx, list)
-		return err
+		for len(list) > 0 {
+			n := min(len(list), recordChunk)
+			got, err := tx.InstanceCreateFired(ctx, list[:n])
+			if err != nil {
+				return err
+			}
+			created = append(created, got)
+			list = list[n:]
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -394,17 +642,27 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 	if l.stopped {
 		return nil
 	}
-	for i := range created {
-		in := &created[i]
-		if in.TriggerAt.After(until) {
-			continue
-		}
-		if _, ok := l.onWheel[in.ID]; !ok {
-			l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID, recorded: in})
+	for _, chunk := range created {
+		for i := range chunk {
+			in := &chunk[i]
+			if in.TriggerAt.After(until) {
+				continue
+			}
+			if _, ok := l.onWheel[in.ID]; !ok {
+				l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID, recorded: in})
+			}
 		}
 	}
 	return nil
 }
+
+// recordChunk bounds the fires one statement records. A page of 5,000
+// jobs records up to 20,000 fires, and a statement is built in memory
+// several times over (its JSON rows, the query text, the driver's
+// buffer): one statement of them all took tens of MB at once under
+// overload. Chunks keep that to a few MB, at the cost of a statement per
+// 2,000 fires, in the same transaction.
+const recordChunk = 2000
 
 // inHandHold is how long after handing a fire to the actor the loop
 // takes it to be the actor's: its commit comes within milliseconds.
@@ -448,6 +706,12 @@ func (l *Loop) load(ctx context.Context, until time.Time, full bool) error {
 		// at every pass until a worker comes or the actor gives up on it.
 		if at, ok := l.inHand[in.ID]; ok && now.Sub(at) < inHandHold {
 			continue
+		}
+		if _, ok := l.inFlight[in.ID]; ok {
+			continue // in the actor's mailbox: its batch decides it
+		}
+		if l.behind && !in.TriggerAt.After(now) {
+			continue // due while older fires wait: readBack hands it over in turn
 		}
 		l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID})
 	}

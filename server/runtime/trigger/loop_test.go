@@ -26,12 +26,19 @@ type firer struct {
 	fired []int64
 	// recorded are the fires handed over as recorded (not read back).
 	recorded int
+	// leave, if set, takes each fire at once and leaves it WAITING, as
+	// the actor does while no worker qualifies; otherwise fires stay in
+	// flight (an actor that never gets to them).
+	leave *Loop
 }
 
 func (f *firer) Fire(ids []int64, _ time.Time) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.fired = append(f.fired, ids...)
+	f.mu.Unlock()
+	if f.leave != nil {
+		f.leave.FiresTaken(ids, ids)
+	}
 }
 
 func (f *firer) FireRecorded(recorded []db.Instance, at time.Time) {
@@ -48,10 +55,10 @@ func (f *firer) FireRecorded(recorded []db.Instance, at time.Time) {
 	f.mu.Unlock()
 }
 
-// got returns the instances fired, each once, in id order. A fire still
-// WAITING when the next pass comes (its actor did not take it: here,
-// never) goes on the wheel again, so an instance may be fired twice; the
-// actor's compare-and-set from WAITING makes that harmless.
+// got returns the instances fired, each once, in id order. A fire the
+// actor took and left WAITING goes on the wheel again at a later pass, so
+// an instance may be fired twice; the actor's compare-and-set from
+// WAITING makes that harmless.
 func (f *firer) got() []int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -72,8 +79,18 @@ type bundle struct {
 
 func setup(t *testing.T, d *db.DB) *bundle {
 	t.Helper()
+	return setupWith(t, d, nil)
+}
+
+// setupWith is setup with the test's configuration, changed by tune.
+func setupWith(t *testing.T, d *db.DB, tune func(*Config)) *bundle {
+	t.Helper()
 	clk := clock.NewFake(start)
-	svc := NewService(Config{Clock: clk, Interval: time.Hour}, d, slog.New(slog.DiscardHandler))
+	cfg := Config{Clock: clk, Interval: time.Hour}
+	if tune != nil {
+		tune(&cfg)
+	}
+	svc := NewService(cfg, d, slog.New(slog.DiscardHandler))
 	svc.Passed.Init()
 	if err := svc.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -373,7 +390,12 @@ func TestAFireLeftWaitingIsFiredAgain(t *testing.T) {
 		b := setup(t, d)
 		b.everySecond(t)
 		f := &firer{}
-		l := b.loop(t, f)
+		l := b.svc.NewLoop(b.app, f, nil)
+		f.leave = l
+		if err := l.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(l.Stop)
 		b.svc.Passed.Wait(t)
 		testkit.Eventually(t, "the fire due at once", func() bool { return len(f.got()) == 1 })
 		first := f.got()[0]

@@ -30,10 +30,20 @@ type Config struct {
 	// FireAllLimit bounds the missed fires FIRE_ALL catches up, per job and
 	// pass (the most recent ones are kept). Default 100.
 	FireAllLimit int
-	// JobsPerPass bounds the jobs read in one pass. Default 5000.
+	// JobsPerPass bounds the jobs read at once: a pass reads and records
+	// due jobs a page of this many at a time, each page in one transaction.
+	// Default 2000: a page of 10,000 every-second jobs' fires (four each,
+	// their rows read back and kept for the wheel, the statements built)
+	// made most of an overloaded server's peak heap at 5,000.
 	JobsPerPass int
 	// WheelWorkers is the size of the fire pool. Default 4.
 	WheelWorkers int
+	// MaxInFlight bounds the fires an app's loop has handed to its actor
+	// and the actor has not taken yet (in its mailbox, or in the batch it
+	// runs): fires due beyond it stay WAITING in the database and are read
+	// back, oldest first, as the actor takes what it has. It bounds what an
+	// overloaded app holds in memory. Default DefaultMaxInFlight.
+	MaxInFlight int
 	// Clock defaults to the system clock.
 	Clock clock.Clock
 }
@@ -56,13 +66,26 @@ func (c *Config) defaults() {
 		c.FireAllLimit = 100
 	}
 	if c.JobsPerPass == 0 {
-		c.JobsPerPass = 5000
+		c.JobsPerPass = 2000
 	}
 	if c.WheelWorkers == 0 {
 		c.WheelWorkers = 4
 	}
+	if c.MaxInFlight <= 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
 	c.Clock = clock.OrSystem(c.Clock)
 }
+
+// DefaultMaxInFlight is Config.MaxInFlight's default. What a fire costs
+// in memory until the actor's batch is done with it — its instance, its
+// job read for the batch, its task, its writes — is a few KB, and the
+// garbage of a batch makes the heap grow by as much again: at 10,000 in
+// flight a server overloaded by 10,000 fires a second peaked at 314 MB,
+// at 2,000 (and JobsPerPass 2,000) at 163 MB (docs/benchmarks.md). A
+// burst larger than this goes to the actor in several batches, back to
+// back.
+const DefaultMaxInFlight = 2000
 
 // Store is what the trigger loop needs from the database.
 type Store interface {
@@ -71,6 +94,7 @@ type Store interface {
 	InstanceListStaleScheduled(ctx context.Context, appID int64, before time.Time, limit int) ([]db.Instance, error)
 	InstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Due, error)
 	InstanceListWaitingDueNotAhead(ctx context.Context, appID int64, now, until time.Time, limit int) ([]db.Due, error)
+	InstanceListWaitingDueAfter(ctx context.Context, appID int64, after db.Due, until time.Time, limit int) ([]db.Due, error)
 	WorkflowListDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.Workflow, error)
 	WorkflowInstanceListWaitingDue(ctx context.Context, appID int64, until time.Time, limit int) ([]db.WorkflowInstance, error)
 	InTx(ctx context.Context, fn func(ctx context.Context, tx *db.Store) error) error
@@ -98,7 +122,8 @@ type Jobs interface {
 type fireRef struct {
 	loop *Loop
 	id   int64
-	run  bool // a workflow run, not a job instance
+	at   time.Time // when it is due (set when the wheel fires it)
+	run  bool      // a workflow run, not a job instance
 	// recorded is the instance as this loop recorded it; nil for
 	// instances read from the database (API runs, retries, a take-over).
 	recorded *db.Instance
@@ -147,7 +172,7 @@ func (s *Service) Start(ctx context.Context) error {
 func (s *Service) NewLoop(appID int64, jobs Jobs, runs Firer) *Loop {
 	return &Loop{s: s, app: appID, firer: jobs, runs: runs, wake: make(chan struct{}, 1),
 		onWheel: map[int64]wheel.Handle[fireRef]{}, runsOnWheel: map[int64]wheel.Handle[fireRef]{},
-		inHand: map[int64]time.Time{}, cache: map[int64]cachedSchedule{}}
+		inHand: map[int64]time.Time{}, inFlight: map[int64]int{}, room: make(chan struct{}, 1), cache: map[int64]cachedSchedule{}}
 }
 
 // fired hands a tick's fires to their loops.
@@ -160,7 +185,9 @@ func (s *Service) fired(_ context.Context, batch []wheel.Entry[fireRef]) {
 	byLoop := map[key][]fireRef{}
 	for _, e := range batch {
 		k := key{e.Value.loop, e.Value.run}
-		byLoop[k] = append(byLoop[k], e.Value)
+		r := e.Value
+		r.at = e.At
+		byLoop[k] = append(byLoop[k], r)
 	}
 	for k, refs := range byLoop {
 		if k.run {
