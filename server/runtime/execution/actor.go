@@ -240,6 +240,9 @@ type Actor struct {
 	// unsent are the dispatches of writes whose outcome is unknown (the
 	// commit failed), until an adopt has read what was written (unsent.go).
 	unsent []sentTask
+	// beforeWrite, when set (tests only), runs as a batch's commit begins,
+	// with the actor's run context.
+	beforeWrite func(ctx context.Context)
 
 	// Committed, if Init'ed by a test, signals each batch committed.
 	Committed testsignal.Signal[struct{}]

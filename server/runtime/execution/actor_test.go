@@ -92,6 +92,12 @@ func setupWith(t *testing.T, d *db.DB, tune func(*Config)) *bundle {
 // setupWaker is setupWith with the trigger loop's side of the links.
 func setupWaker(t *testing.T, d *db.DB, tune func(*Config), waker Waker) *bundle {
 	t.Helper()
+	return setupActor(t, d, tune, waker, nil)
+}
+
+// setupActor is setupWaker with prepare run on the actor before it starts.
+func setupActor(t *testing.T, d *db.DB, tune func(*Config), waker Waker, prepare func(*Actor)) *bundle {
+	t.Helper()
 	rec := &recorder{frames: make(chan frame, 100)}
 	app := &db.App{Name: "orders", SecretHash: "x"}
 	if err := d.AppCreate(context.Background(), app); err != nil {
@@ -105,6 +111,9 @@ func setupWaker(t *testing.T, d *db.DB, tune func(*Config), waker Waker) *bundle
 	e := New(cfg, Deps{Store: d, Log: slog.New(slog.DiscardHandler)},
 		app.ID, 3, Links{Sender: rec, Waker: waker})
 	e.Committed.Init()
+	if prepare != nil {
+		prepare(e)
+	}
 	if err := e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,12 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 	// Tasks ended by this batch end their spans, written or not.
 	defer endTaskSpans(c.spans)
 	var lost lostRaces
+	if a.beforeWrite != nil {
+		a.beforeWrite(runCtx)
+		if runCtx.Err() != nil {
+			ctx = context.WithoutCancel(runCtx)
+		}
+	}
 	err := a.write(ctx, c, &lost)
 	fires.endFires(err, lost.fires)
 	if err != nil {
@@ -63,16 +69,29 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		}
 	}
 	a.Committed.Signal(struct{}{})
+	// The batch is durable, so its frames go out even when the actor is
+	// stopping. Not sent, a committed dispatch would be adopted by the next
+	// owner as on its worker, which never had it, and fail WORKER_LOST when
+	// the worker says it does not run it: a graceful stop (SIGTERM) that
+	// fell on a second's fires lost them. Sending late is safe: a stop
+	// for shutdown holds the lease until the app's parts have stopped, and
+	// after a lost lease a worker refuses a dispatch of an epoch older than
+	// one it has seen (protocol.md §8.2), so a frame that reaches it after
+	// the new owner's welcome is refused.
+	sendCtx := runCtx
 	if runCtx.Err() != nil {
-		// The lease was lost meanwhile: another server may own the app now,
-		// so nothing is sent. The new owner adopts what was written.
-		return
+		sendCtx = context.WithoutCancel(runCtx)
 	}
 	for wid, list := range c.dispatch {
-		a.sendDispatch(runCtx, wid, list)
+		a.sendDispatch(sendCtx, wid, list)
 	}
 	for _, s := range c.stops {
 		_ = a.send.Send(s.worker, protocol.TypeStop, &s.stop, nil)
+	}
+	if runCtx.Err() != nil {
+		// Stopped meanwhile: the next owner adopts what was written and
+		// tells the rest.
+		return
 	}
 	if len(lost.ids) > 0 {
 		// Someone else moved these instances (the API stopped one): look
