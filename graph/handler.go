@@ -170,6 +170,8 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 	srv.SetRecoverFunc(recoverFunc(log))
 	srv.AroundOperations(ss.authorizeNow(r.present))
 	srv.AroundOperations(newRequestsInFlight(cfg.MaxRequestsPerUser).bound)
+	srv.AroundOperations(withSubscriptionEnd)
+	srv.AroundResponses(endSubscriptions)
 	// First: an anonymous caller's refused mutation is not audited.
 	srv.AroundFields(requireLogin)
 	if r.audit != nil {
