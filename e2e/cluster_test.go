@@ -437,37 +437,50 @@ func clusterFailover(t *testing.T, f *fleet) {
 	t.Logf("%s: %s cut off; %s owns it and its agents after %v", target, cutID, successor, time.Since(cutAt).Round(time.Millisecond))
 	cut.proxy.Heal()
 
-	// The API tells who owns what, as the leases do.
-	var view struct {
-		Apps []struct {
-			Name  string
-			Owner *struct{ ID string }
-		}
-		Servers []struct {
-			ID    string
-			Alive bool
-			Apps  []struct{ Name string }
-		}
-	}
-	if err := f.api().Do(`{ apps { name owner { id } } servers { id alive apps { name } } }`, nil, &view); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range view.Apps {
-		if want := f.owner(a.Name); a.Owner == nil || a.Owner.ID != want {
-			t.Errorf("apps { owner } of %s = %+v; the lease says %s", a.Name, a.Owner, want)
-		}
-	}
-	held := 0
-	for _, s := range view.Servers {
-		for _, a := range s.Apps {
-			held++
-			if f.owner(a.Name) != s.ID {
-				t.Errorf("servers { apps } lists %s under %s; the lease says %s", a.Name, s.ID, f.owner(a.Name))
+	// The API tells who owns what, as the leases do. The API and the
+	// leases are read a moment apart, and a hand-off (the cluster still
+	// rebalancing after the cut-off) leaves an app without an owner for a
+	// moment: the two are compared until they agree on every app owned.
+	var mismatches []string
+	agreed := testkit.Poll(connect, func() bool {
+		var view struct {
+			Apps []struct {
+				Name  string
+				Owner *struct{ ID string }
+			}
+			Servers []struct {
+				ID    string
+				Alive bool
+				Apps  []struct{ Name string }
 			}
 		}
-	}
-	if held != len(f.apps) {
-		t.Errorf("servers { apps } lists %d apps; want %d", held, len(f.apps))
+		if err := f.api().Do(`{ apps { name owner { id } } servers { id alive apps { name } } }`, nil, &view); err != nil {
+			t.Fatal(err)
+		}
+		mismatches = nil
+		for _, a := range view.Apps {
+			if want := f.owner(a.Name); a.Owner == nil || a.Owner.ID != want {
+				mismatches = append(mismatches, fmt.Sprintf("apps { owner } of %s = %+v; the lease says %q", a.Name, a.Owner, want))
+			}
+		}
+		held := 0
+		for _, s := range view.Servers {
+			for _, a := range s.Apps {
+				held++
+				if f.owner(a.Name) != s.ID {
+					mismatches = append(mismatches, fmt.Sprintf("servers { apps } lists %s under %s; the lease says %s", a.Name, s.ID, f.owner(a.Name)))
+				}
+			}
+		}
+		if held != len(f.apps) {
+			mismatches = append(mismatches, fmt.Sprintf("servers { apps } lists %d apps; want %d", held, len(f.apps)))
+		}
+		return len(mismatches) == 0
+	})
+	if !agreed {
+		for _, m := range mismatches {
+			t.Error(m)
+		}
 	}
 
 	harness.Elapse(t, 3*time.Second, "the jobs firing after the last hand-off")
