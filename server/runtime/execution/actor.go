@@ -241,8 +241,8 @@ type Actor struct {
 	// commit failed), until an adopt has read what was written (unsent.go).
 	unsent []sentTask
 	// beforeWrite, when set (tests only), runs as a batch's commit begins,
-	// with the actor's run context.
-	beforeWrite func(ctx context.Context)
+	// with the actor's run context and the number of tasks it dispatches.
+	beforeWrite func(ctx context.Context, dispatches int)
 
 	// Committed, if Init'ed by a test, signals each batch committed.
 	Committed testsignal.Signal[struct{}]

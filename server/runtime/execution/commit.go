@@ -30,7 +30,11 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 	defer endTaskSpans(c.spans)
 	var lost lostRaces
 	if a.beforeWrite != nil {
-		a.beforeWrite(runCtx)
+		n := 0
+		for _, list := range c.dispatch {
+			n += len(list)
+		}
+		a.beforeWrite(runCtx, n)
 		if runCtx.Err() != nil {
 			ctx = context.WithoutCancel(runCtx)
 		}
