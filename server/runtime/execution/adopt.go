@@ -88,6 +88,8 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 	s.backlogged = map[int64]*inst{}
 	s.adopted = s.now
 	s.poolUse = nil // the slots in use are counted afresh from what is read
+	inherit := !s.tookOver
+	s.tookOver = true
 	for _, in := range active {
 		job := jobs[in.JobID]
 		if job == nil {
@@ -102,7 +104,7 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 		if it == nil || t.InstanceAttempt != it.Attempt {
 			continue
 		}
-		tk := &task{Task: t, inst: it, acked: true}
+		tk := &task{Task: t, inst: it, acked: true, inherited: inherit}
 		it.pending++
 		it.stage = stageOf(it, t.Kind)
 		s.tasks[t.ID] = tk

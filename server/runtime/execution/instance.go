@@ -117,6 +117,7 @@ func (s *state) requeueTask(c *changes, t *task, retries int, result string, not
 	t.Retries = retries
 	t.WorkerID = nil
 	t.acked = false
+	t.inherited = false
 	t.NotBefore = notBefore
 	s.enqueue(t)
 }

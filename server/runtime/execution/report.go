@@ -14,6 +14,31 @@ import (
 // This file handles what workers tell: they join and leave, heart-beat,
 // report tasks' progress and ends, map new subtasks and ack dispatches.
 
+// neverReceived sends again the tasks an earlier owner sent a worker that
+// the worker does not list as its own when it joins this owner: it never
+// accepted them. A worker lists every task it accepted until the server
+// acks its final report (protocol.md §6.5 rule 4); its id is its
+// process's, so a restarted worker is another one; and its hello to this
+// owner (this lease epoch's registry) comes after its connection to the
+// sender ended, so nothing that sender sent can reach it after. The
+// sender was typically killed between committing a batch and sending its
+// frames. Failed as lost (WORKER_LOST), such a task would fail a run that
+// never started; sent again, it runs once. A task it reported running and
+// no longer lists is lost, as before. Tasks this owner sent are left to
+// the heartbeats: a worker that reconnects may have accepted them after
+// its hello.
+func (s *state) neverReceived(c *changes, w *worker, info *hub.WorkerInfo) {
+	for id := range w.running {
+		t := s.tasks[id]
+		if t == nil || !t.inherited || t.Status != db.StatusDispatched || slices.Contains(info.Running, id) {
+			continue
+		}
+		s.log.Info("execution: a task the app's previous owner sent never reached its worker; sending it again",
+			"instance", t.InstanceID, "task", t.ID, "worker", info.ID)
+		s.requeueTask(c, t, t.Retries, "sent again: its worker never received it (the server that sent it stopped first)", nil)
+	}
+}
+
 // joined attaches a (re)connected worker.
 func (s *state) joined(c *changes, info *hub.WorkerInfo) {
 	w := s.workers[info.ID]
@@ -29,6 +54,7 @@ func (s *state) joined(c *changes, info *hub.WorkerInfo) {
 	w.pagedResults = slices.Contains(info.Features, protocol.FeaturePagedResults)
 	// Instances waiting for a worker may go now.
 	c.wake = true
+	s.neverReceived(c, w, info)
 	// Tasks it still runs that we gave up on (stopped, re-dispatched)
 	// must stop there.
 	for _, id := range info.Running {

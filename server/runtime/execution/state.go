@@ -64,6 +64,9 @@ type state struct {
 	poolBypass int64
 	// jitter returns a number from 0 to 1 for the retry back-off's jitter.
 	jitter func() float64
+	// tookOver is set by the first adopt: the tasks on workers it read were
+	// sent by an earlier owner; those a later adopt reads may be this one's.
+	tookOver bool
 }
 
 // Bounds of the tasks an instance holds in memory (its window): twice the
@@ -173,6 +176,10 @@ type task struct {
 	// span is the task's trace span while it is on a worker (traces.go);
 	// nil when tracing is off.
 	span trace.Span
+	// inherited: sent to its worker under an earlier lease epoch (by the
+	// app's previous owner), as read when this actor took the app over,
+	// and not sent again since (joined).
+	inherited bool
 }
 
 // firing is an instance the wheel fired, and when.
