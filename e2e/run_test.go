@@ -110,8 +110,12 @@ func newRunDir(t *testing.T) *runDir {
 			d.env = append(d.env, kv)
 		}
 	}
+	// run.sh serves the metrics on the console's port + 1 unless told;
+	// that port is not known to be free (CI: "bind: address already in
+	// use" while other tests held it), so the test names a free one.
 	d.env = append(d.env, "JOBWHEEL_DATABASE_URL=sqlite:"+filepath.Join(dir, "jobwheel.db"), "JOBWHEEL_HTTP_ADDR="+addr,
-		"JOBWHEEL_ADVERTISE_URL="+d.url, "JOBWHEEL_ADMIN_PASSWORD="+harness.DefaultAdminPassword)
+		"JOBWHEEL_ADVERTISE_URL="+d.url, "JOBWHEEL_ADMIN_PASSWORD="+harness.DefaultAdminPassword,
+		"JOBWHEEL_METRICS_ADDR="+harness.FreeAddr(t))
 	return d
 }
 
