@@ -101,8 +101,32 @@ type TaskContext interface {
 // runningTask is a task between dispatch and the end of its processor.
 type runningTask struct {
 	task      protocol.Task
-	cancel    context.CancelCauseFunc
-	finalSent bool // guarded by Worker.mu: no longer listed as running
+	cancel    context.CancelCauseFunc // nil while held
+	finalSent bool                    // guarded by Worker.mu: no longer listed as running
+
+	// A task dispatched with a StartAt in the future is held until then
+	// (protocol.FeatureStartAt): held is true until its processor starts
+	// or it ends unstarted; heldEnd, once set, says how it ends unstarted
+	// and wake tells its goroutine. Guarded by Worker.mu.
+	held    bool
+	heldEnd *heldEnd
+	wake    chan struct{}
+}
+
+// heldEnd is the final report of a task that ends before it started.
+type heldEnd struct {
+	status, result, reason string
+}
+
+// endHeldLocked ends a held task without running it, unless it started
+// or its end is decided already; w.mu is held. It says whether it did.
+func (rt *runningTask) endHeldLocked(e heldEnd) bool {
+	if !rt.held || rt.heldEnd != nil {
+		return false
+	}
+	rt.heldEnd = &e
+	close(rt.wake)
+	return true
 }
 
 // Why a task's context was cancelled.
@@ -167,8 +191,121 @@ func (w *Worker) accept(d *protocol.Dispatch) *protocol.Ack {
 	return ack
 }
 
-// startLocked runs a task in its own goroutine; w.mu is held.
+// startLocked takes a slot for an accepted task and runs it in its own
+// goroutine, at once or, when its StartAt is in the future, once that
+// comes; w.mu is held. A held task is listed as running and takes its
+// slot from now, as the server counts it.
 func (w *Worker) startLocked(t protocol.Task, p Processor) {
+	rt := &runningTask{task: t}
+	w.running[t.TaskID] = rt
+	w.busy++
+	w.unreported.Add(1)
+	if time.Now().Before(t.StartAt) {
+		rt.held, rt.wake = true, make(chan struct{})
+		go w.hold(rt, p)
+		return
+	}
+	w.launchLocked(rt, p)
+}
+
+// hold waits for a held task's StartAt and then starts it, unless it is
+// stopped, taken back, handed back by a shutdown, or its deadline comes
+// first: then it ends without its processor ever being called, and
+// without a RUNNING report (the server never saw it start).
+func (w *Worker) hold(rt *runningTask, p Processor) {
+	t := &rt.task
+	// A deadline that comes no later than the start time ends the task
+	// then (a server should not send one): it could not run at all.
+	at, timesOut := t.StartAt, !t.Deadline.IsZero() && !t.Deadline.After(t.StartAt)
+	if timesOut {
+		at = t.Deadline
+	}
+	if w.waitHeld(rt, at) {
+		w.mu.Lock()
+		switch {
+		case rt.heldEnd != nil: // ended at the same moment
+		case w.closing:
+			// The worker began stopping at the same moment: it starts no
+			// task any more.
+			rt.endHeldLocked(handBackBeforeStart(w.shuttingDown()))
+		case timesOut:
+			rt.endHeldLocked(heldEnd{status: protocol.TaskFailed, reason: protocol.ReasonTimeout,
+				result: fmt.Sprintf("timed out before it started: its deadline %s was not after its start time %s",
+					t.Deadline.UTC().Format(time.RFC3339Nano), t.StartAt.UTC().Format(time.RFC3339Nano))})
+		default:
+			rt.held = false
+			w.launchLocked(rt, p)
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+	}
+	w.endHeld(rt)
+}
+
+// waitHeld waits until at, by the wall clock (true), or until the held
+// task's end is decided (false). A timer, not a polling loop: one per held
+// task, as the held tasks are at most the worker's slots.
+func (w *Worker) waitHeld(rt *runningTask, at time.Time) bool {
+	timer := time.NewTimer(time.Until(at))
+	defer timer.Stop()
+	for {
+		select {
+		case <-timer.C:
+			// The timer runs on the monotonic clock, at is a wall time:
+			// should the wall clock have been set back meanwhile, wait
+			// for the rest, so that the task never starts early.
+			if left := time.Until(at); left > 0 {
+				timer.Reset(left)
+				continue
+			}
+			return true
+		case <-rt.wake:
+			return false
+		case <-w.tasksCtx.Done():
+			// The worker stops without draining (a draining one hands its
+			// held tasks back first): a task not begun is handed back too.
+			w.mu.Lock()
+			rt.endHeldLocked(handBackBeforeStart(w.shuttingDown()))
+			w.mu.Unlock()
+			return false
+		}
+	}
+}
+
+// handBackBeforeStart is how a held task is given back: the server runs
+// it again elsewhere without counting a retry.
+func handBackBeforeStart(reason string) heldEnd {
+	return heldEnd{status: protocol.TaskFailed, reason: protocol.ReasonHandedBack,
+		result: "handed back before it started: " + reason}
+}
+
+// endHeld reports the end of a task that never started, in the order
+// execute keeps: the slot freed, the final report queued, and only then
+// the task no longer listed as running.
+func (w *Worker) endHeld(rt *runningTask) {
+	t := &rt.task
+	w.mu.Lock()
+	e := *rt.heldEnd
+	w.busy--
+	w.mu.Unlock()
+	w.report(protocol.TaskReport{TaskID: t.TaskID, InstanceID: t.InstanceID, Status: e.status, Reason: e.reason,
+		Result: protocol.Truncate(e.result, protocol.MaxResultBytes), At: time.Now()}, 0)
+	w.mu.Lock()
+	rt.finalSent = true
+	w.mu.Unlock()
+	w.unreported.Done()
+	w.log.Info("task ended before it started", "instance", t.InstanceID, "task", t.TaskID, "kind", t.Kind,
+		"status", e.status, "result", protocol.Truncate(e.result, 200))
+	w.mu.Lock()
+	delete(w.running, t.TaskID)
+	w.mu.Unlock()
+}
+
+// launchLocked starts a task's processor in its own goroutine; w.mu is
+// held and the task is registered already (startLocked).
+func (w *Worker) launchLocked(rt *runningTask, p Processor) {
+	t := rt.task
 	start := time.Now()
 	ctx, cancel := context.WithCancelCause(w.tasksCtx)
 	var stopTimer context.CancelFunc = func() {}
@@ -176,13 +313,10 @@ func (w *Worker) startLocked(t protocol.Task, p Processor) {
 		ctx, stopTimer = context.WithDeadlineCause(ctx, t.Deadline,
 			&timeoutError{after: max(t.Deadline.Sub(start), 0).Round(time.Millisecond)})
 	}
-	rt := &runningTask{task: t, cancel: cancel}
-	w.running[t.TaskID] = rt
-	w.busy++
+	rt.cancel = cancel
 	ctx, span := w.startSpan(ctx, &t)
 	tc := &taskContext{Context: ctx, w: w, task: t, span: span}
 	tc.logger = slog.New(newTaskHandler(w, t.InstanceID, t.TaskID))
-	w.unreported.Add(1)
 	go func() {
 		defer cancel(nil)
 		defer stopTimer()
@@ -193,17 +327,49 @@ func (w *Worker) startLocked(t protocol.Task, p Processor) {
 // stop cancels the tasks a stop frame names: the task ids given, or with
 // none every task of the instance. A stop for tasks the server no longer
 // assigns to this worker (after a reconnect) names the tasks alone, with
-// instance 0.
+// instance 0. A named task still held for its start time ends without
+// running; with Unstarted, only such tasks end (handed back), and started
+// ones run on.
 func (w *Worker) stop(s *protocol.Stop) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for id, rt := range w.running {
 		byTask := len(s.TaskIDs) > 0 && slices.Contains(s.TaskIDs, id) && (s.InstanceID == 0 || rt.task.InstanceID == s.InstanceID)
 		byInstance := len(s.TaskIDs) == 0 && s.InstanceID != 0 && rt.task.InstanceID == s.InstanceID
-		if byTask || byInstance {
+		switch {
+		case !byTask && !byInstance:
+		case s.Unstarted:
+			rt.endHeldLocked(handBackBeforeStart(orDefault(s.Reason, "taken back by the server")))
+		case rt.held:
+			rt.endHeldLocked(heldEnd{status: protocol.TaskStopped,
+				result: "stopped before it started: " + orDefault(s.Reason, "stopped by the server")})
+		default:
 			rt.cancel(&stoppedError{reason: s.Reason})
 		}
 	}
+}
+
+// handBackHeldLocked hands back every task still held for its start time
+// (a draining worker starts none of them: they run elsewhere); w.mu is
+// held. It returns how many it handed back.
+func (w *Worker) handBackHeldLocked(reason string) int {
+	n := 0
+	for _, rt := range w.running {
+		if rt.endHeldLocked(handBackBeforeStart(reason)) {
+			n++
+		}
+	}
+	return n
+}
+
+// shuttingDown is why a stopping worker hands its held tasks back.
+func (w *Worker) shuttingDown() string { return fmt.Sprintf("worker %s is shutting down", w.id) }
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // outcome is what a processor call gave back.

@@ -410,6 +410,8 @@ func (w *Worker) register(m map[string]Processor, what, name string, p Processor
 // they are handed back (FAILED with reason HANDED_BACK) unless they still
 // succeed, and the server runs them again elsewhere without counting a
 // retry (a task that ignores cancellation is reported after AbandonAfter).
+// Tasks held for their start time (protocol.Task.StartAt) are handed back
+// at once when the drain begins, without being started.
 // Run waits up to ShutdownTimeout for those final reports and for
 // everything queued to be acknowledged, then closes the connection.
 func (w *Worker) Run(ctx context.Context) error {
@@ -444,8 +446,16 @@ func (w *Worker) Run(ctx context.Context) error {
 func (w *Worker) shutdown(graceful bool) {
 	w.mu.Lock()
 	w.closing = true
-	n := len(w.running)
+	// Tasks held for their start time are handed back at once, not kept
+	// through the drain: they have not begun, so they lose nothing by
+	// running elsewhere, and one started in the drain would most likely
+	// be cut short by its end.
+	handedBack := w.handBackHeldLocked(w.shuttingDown())
+	n := len(w.running) - handedBack
 	w.mu.Unlock()
+	if handedBack > 0 {
+		w.log.Info("worker draining: handed back the tasks held for their start time", "tasks", handedBack)
+	}
 	if !graceful {
 		w.stopAll(errShutdown)
 		return
@@ -559,7 +569,7 @@ func (w *Worker) hello() protocol.Hello {
 		Host:       w.cfg.Host,
 		Version:    w.cfg.Version,
 		Protocol:   protocol.Version,
-		Features:   []string{protocol.FeaturePagedResults},
+		Features:   []string{protocol.FeaturePagedResults, protocol.FeatureStartAt},
 		Tags:       w.cfg.Tags,
 		Processors: procs,
 		Types:      types,

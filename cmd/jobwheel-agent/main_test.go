@@ -198,6 +198,13 @@ func TestSignalStopsGracefully(t *testing.T) {
 			t.Errorf("types %v lack %s", h.Types, want)
 		}
 	}
+	// The agent is the worker package: it speaks that package's optional
+	// features, holding tasks dispatched ahead among them.
+	for _, want := range []string{protocol.FeaturePagedResults, protocol.FeatureStartAt} {
+		if !slices.Contains(h.Features, want) {
+			t.Errorf("features %v lack %s", h.Features, want)
+		}
+	}
 	if !slices.Equal(h.Processors, []string{"example.broadcast", "example.context", "example.fail", "example.fanout", "example.logs", "example.mapreduce", "example.noop", "example.sleep"}) {
 		t.Errorf("processors %v", h.Processors)
 	}

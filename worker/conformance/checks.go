@@ -51,6 +51,9 @@ var checks = []check{
 	{"map.resend", "§6.4 §11", "a map whose ack was lost is sent again with the same key and payloads", checkMapResend},
 	{"map.kinds", "§8.1", "MAP tasks get their payload, REDUCE tasks the results", checkMapKinds},
 	{"results.paged", "§8.1 §11.1 §15", "names results.paged in hello; a REDUCE dispatched with resultsPaged reads every page of its results (instance, task, the last id as the cursor, a limit of 1 to 1,000), asks again for a page whose answer a lost connection took, and reduces them all", checkResultsPaged},
+	{"start.at", "§8.1 §8.6 §15", "names start.at in hello; a task dispatched with startAt 2 s ahead is accepted and listed in heartbeats at once, reports RUNNING no earlier than startAt (its at too), then SUCCEEDED; one whose startAt is past runs at once", checkStartAt},
+	{"start.at.stop", "§8.6 §10", "a stop naming a task held for its startAt ends it STOPPED, without RUNNING and without running it", checkStartAtStop},
+	{"start.at.takeback", "§8.6 §10", "a stop with unstarted ends a held task FAILED with reason HANDED_BACK, without RUNNING, and leaves a started task it names running", checkStartAtTakeback},
 	{"workflow", "§8.1 §9", "a workflow node sees its context and upstream results; its additions ride on its final report", checkWorkflow},
 	{"unknown-fields", "§4 §15", "ignores unknown fields in frames, bodies and tasks, and acks it does not expect", checkUnknownFields},
 	{"limits", "§14", "sends no frame over 4 MiB and no logs message over 1,000 lines, however much a task logs", checkLimits},
@@ -60,6 +63,7 @@ var checks = []check{
 	{"redirect.backoff", "§13.2", "redirected again and again, backs off instead of looping", checkRedirectBackoff},
 	{"reconnect.backoff", "§13.2", "refused with INTERNAL again and again, reconnects after growing, jittered delays", checkReconnectBackoff},
 	{"framing", "§3 §4 §12", "every frame so far: JSON text within the bounds, a type a worker may send, report/logs/map with an id not in use; no seq reused", checkFraming},
+	{"start.at.drain", "§8.6 §13.3", "on SIGTERM, a task held for its startAt is handed back at once (FAILED, HANDED_BACK, no RUNNING) and the worker exits 0", checkStartAtDrain},
 	{"shutdown", "§9 §13.3", "on SIGTERM, running tasks are reported FAILED and the worker exits 0", checkShutdown},
 }
 
@@ -1523,5 +1527,228 @@ func checkShutdown(k *kit) error {
 		}
 	}
 	k.note = fmt.Sprintf("result %q, %s", fin.Result, closeCode)
+	return nil
+}
+
+// startAtSkip skips a start.at check for a worker that does not name the
+// feature: a server sends it no task ahead of its start time.
+func startAtSkip(c *wconn) error {
+	if h := c.helloOf(); h == nil || !slices.Contains(h.Features, protocol.FeatureStartAt) {
+		return skipf("the worker does not name %s in hello.features (optional: a server then sends it no task ahead of its start time)", protocol.FeatureStartAt)
+	}
+	return nil
+}
+
+// startIn is a start time d from now, at the millisecond as a server
+// stores times.
+func startIn(d time.Duration) func(*protocol.Task) {
+	at := time.Now().Add(d).UTC().Truncate(time.Millisecond)
+	return func(t *protocol.Task) { t.StartAt = at }
+}
+
+// notStarted requires that a task sent no RUNNING report and no log line
+// of its own from position from on: it ended without running.
+func (k *kit) notStarted(from int, t protocol.Task) error {
+	for _, it := range k.reportsOf(from, t.TaskID) {
+		if it.Status == protocol.TaskRunning {
+			return fmt.Errorf("task %d, held for its startAt, reported RUNNING: it must end without starting", t.TaskID)
+		}
+	}
+	// By task id: another task of the instance may run meanwhile.
+	for _, l := range k.linesOf(from, t.InstanceID) {
+		if l.TaskID == t.TaskID {
+			return fmt.Errorf("task %d, held for its startAt, logged %q: its processor ran", t.TaskID, l.Text)
+		}
+	}
+	return nil
+}
+
+func checkStartAt(k *kit) error {
+	c, err := k.connected()
+	if err != nil {
+		return err
+	}
+	if err := startAtSkip(c); err != nil {
+		return err
+	}
+	held := k.newTask(procSucceed, jobParams(`{"lines":1}`), startIn(2*time.Second))
+	past := k.newTask(procSucceed, jobParams(`{"lines":1}`), startIn(-time.Minute))
+	from := k.rec.mark()
+	if err := k.run(c, held, past); err != nil {
+		return err
+	}
+	if _, err := k.finalIs(from, past.TaskID, protocol.TaskSucceeded); err != nil {
+		return fmt.Errorf("the task whose startAt is past: %w", err)
+	}
+	if its := k.reportsOf(from, past.TaskID); its[0].Status != protocol.TaskRunning {
+		return fmt.Errorf("the task whose startAt is past: the first report is %s, not RUNNING", its[0].Status)
+	}
+	fin, err := k.finalIs(from, held.TaskID, protocol.TaskSucceeded)
+	if err != nil {
+		return err
+	}
+	its := k.reportsOf(from, held.TaskID)
+	first := its[0]
+	startAt := held.StartAt
+	switch {
+	case first.Status != protocol.TaskRunning:
+		return fmt.Errorf("task %d: the first report is %s, not RUNNING", held.TaskID, first.Status)
+	case first.ev.at.Before(startAt):
+		return fmt.Errorf("task %d reported RUNNING %s before its startAt: it must be held until then", held.TaskID, startAt.Sub(first.ev.at).Round(time.Millisecond))
+	case first.At.Truncate(time.Millisecond).Before(startAt):
+		return fmt.Errorf("task %d reported RUNNING with at %s, before its startAt %s", held.TaskID, first.At.Format(time.RFC3339Nano), startAt.Format(time.RFC3339Nano))
+	}
+	for _, l := range k.linesOf(from, held.InstanceID) {
+		if l.ev.at.Before(startAt) {
+			return fmt.Errorf("task %d logged %q before its startAt: its processor ran early", held.TaskID, l.Text)
+		}
+	}
+	// Held, it is the server's as a running task is: every heartbeat from
+	// its acceptance to its final report lists it, and one came before
+	// startAt.
+	before := 0
+	for _, e := range k.rec.since(from) {
+		if e.idx >= fin.ev.idx {
+			break
+		}
+		if e.conn != c || !e.is(protocol.TypeHeartbeat) || !k.acked(from, e) {
+			continue
+		}
+		if !slices.Contains(e.heartbeat().Running, held.TaskID) {
+			return fmt.Errorf("a heartbeat while task %d was held does not list it: the server would take it for lost: %s", held.TaskID, protocol.Truncate(string(e.raw), 200))
+		}
+		if e.at.Before(startAt) {
+			before++
+		}
+	}
+	if before == 0 {
+		return fmt.Errorf("no heartbeat between the dispatch and the startAt of task %d (2 s; heartbeats every %s)", held.TaskID, k.opts.heartbeat)
+	}
+	k.note = fmt.Sprintf("RUNNING %s after startAt, listed in %d heartbeats before it", first.ev.at.Sub(startAt).Round(time.Millisecond), before)
+	return nil
+}
+
+// acked says whether the kit had the worker's ack of the dispatch sent at
+// position from when event e came: from then on the worker lists the task.
+func (k *kit) acked(from int, e *event) bool {
+	for _, x := range k.rec.since(from) {
+		if x.idx >= e.idx {
+			return false
+		}
+		if x.conn == e.conn && x.is(protocol.TypeAck) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkStartAtStop(k *kit) error {
+	c, err := k.connected()
+	if err != nil {
+		return err
+	}
+	if err := startAtSkip(c); err != nil {
+		return err
+	}
+	t := k.newTask(procBlock, startIn(time.Hour))
+	from := k.rec.mark()
+	if err := k.run(c, t); err != nil {
+		return err
+	}
+	if _, err := k.stop(c, t.InstanceID, nil); err != nil {
+		return err
+	}
+	fin, err := k.finalIs(from, t.TaskID, protocol.TaskStopped)
+	if err != nil {
+		return err
+	}
+	if err := k.notStarted(from, t); err != nil {
+		return err
+	}
+	k.note = fmt.Sprintf("result %q", fin.Result)
+	return nil
+}
+
+func checkStartAtTakeback(k *kit) error {
+	c, err := k.connected()
+	if err != nil {
+		return err
+	}
+	if err := startAtSkip(c); err != nil {
+		return err
+	}
+	started := k.newTask(procBlock)
+	held := k.newTask(procBlock, startIn(time.Hour), func(t *protocol.Task) { t.InstanceID = started.InstanceID })
+	from := k.rec.mark()
+	if err := k.run(c, started, held); err != nil {
+		return err
+	}
+	defer func() { _, _ = k.stop(c, started.InstanceID, nil) }()
+	if err := k.running(from, started.TaskID); err != nil {
+		return err
+	}
+	back := k.rec.mark()
+	if _, err := k.takeBack(c, started.InstanceID, []int64{held.TaskID, started.TaskID}); err != nil {
+		return err
+	}
+	fin, err := k.finalIs(from, held.TaskID, protocol.TaskFailed)
+	if err != nil {
+		return err
+	}
+	if fin.Reason != protocol.ReasonHandedBack {
+		return fmt.Errorf("task %d, taken back before it started: FAILED with reason %q; want %s (the server then runs it again without counting a retry)", held.TaskID, fin.Reason, protocol.ReasonHandedBack)
+	}
+	if err := k.notStarted(from, held); err != nil {
+		return err
+	}
+	// The started task goes on: a take-back never ends a task that began.
+	if e := k.during(back, hasReport(started.TaskID, true)); e != nil {
+		return fmt.Errorf("a stop with unstarted named task %d, already running, and it ended: %s", started.TaskID, protocol.Truncate(string(e.raw), 300))
+	}
+	if _, err := k.stop(c, started.InstanceID, nil); err != nil {
+		return err
+	}
+	if _, err := k.finalIs(from, started.TaskID, protocol.TaskStopped); err != nil {
+		return fmt.Errorf("the started task, stopped after the take-back: %w", err)
+	}
+	k.note = fmt.Sprintf("result %q", fin.Result)
+	return nil
+}
+
+func checkStartAtDrain(k *kit) error {
+	c, err := k.connected()
+	if err != nil {
+		return err
+	}
+	if err := startAtSkip(c); err != nil {
+		return err
+	}
+	t := k.newTask(procBlock, startIn(time.Hour))
+	from := k.rec.mark()
+	if err := k.run(c, t); err != nil {
+		return err
+	}
+	sig := k.rec.mark()
+	if err := syscall.Kill(-k.proc.cmd.Process.Pid, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("sending SIGTERM: %w", err)
+	}
+	fin, err := k.finalIs(sig, t.TaskID, protocol.TaskFailed)
+	if err != nil {
+		return err
+	}
+	if fin.Reason != protocol.ReasonHandedBack {
+		return fmt.Errorf("task %d, held when the worker began to stop: FAILED with reason %q; want %s", t.TaskID, fin.Reason, protocol.ReasonHandedBack)
+	}
+	if err := k.notStarted(from, t); err != nil {
+		return err
+	}
+	exit, err := k.wait(sig, "the worker process to exit", func(e *event) bool { return e.kind == evExit })
+	if err != nil {
+		return err
+	}
+	if exit.exitCode != 0 {
+		return fmt.Errorf("exited with status %d after SIGTERM; want 0", exit.exitCode)
+	}
+	k.note = fmt.Sprintf("result %q", fin.Result)
 	return nil
 }

@@ -259,10 +259,23 @@ func (k *kit) run(c *wconn, tasks ...protocol.Task) error {
 
 // stop sends a stop frame and waits for its ack.
 func (k *kit) stop(c *wconn, instance int64, tasks []int64) (*protocol.Ack, error) {
+	return k.sendStop(c, instance, tasks, false)
+}
+
+// takeBack sends a stop frame with unstarted (protocol.FeatureStartAt):
+// only the named tasks not started yet end, handed back.
+func (k *kit) takeBack(c *wconn, instance int64, tasks []int64) (*protocol.Ack, error) {
+	return k.sendStop(c, instance, tasks, true)
+}
+
+func (k *kit) sendStop(c *wconn, instance int64, tasks []int64, unstarted bool) (*protocol.Ack, error) {
 	from := k.rec.mark()
 	body := map[string]any{"instanceId": instance, "reason": "conformance kit stop"}
 	if len(tasks) > 0 {
 		body["taskIds"] = tasks
+	}
+	if unstarted {
+		body["unstarted"] = true
 	}
 	id, err := c.request(protocol.TypeStop, body)
 	if err != nil {

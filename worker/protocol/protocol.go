@@ -145,7 +145,8 @@ type Hello struct {
 	Running    []int64  `json:"running,omitempty"`
 	Metrics    Metrics  `json:"metrics"`
 	// Features are the optional parts of the protocol the worker speaks
-	// (FeaturePagedResults); a server uses none the worker did not name.
+	// (FeaturePagedResults, FeatureStartAt); a server uses none the worker
+	// did not name.
 	Features []string `json:"features,omitempty"`
 	// JobSet names the set of jobs this worker declares in code; empty:
 	// it declares none (and Jobs must be empty). Jobs is the whole set:
@@ -213,6 +214,14 @@ type JobChange struct {
 // results in pages (Results) when the task says ResultsPaged, instead of
 // getting them all inside the dispatch.
 const FeaturePagedResults = "results.paged"
+
+// FeatureStartAt: the worker holds a task dispatched with a StartAt in the
+// future and starts it then, by its own clock, and it takes back tasks it
+// has not started (Stop.Unstarted). A server dispatches a scheduled fire
+// ahead of its time only to a worker that names it, so that the tasks of
+// a large burst start on time instead of after the burst's commit
+// (dispatch ahead, issue 24).
+const FeatureStartAt = "start.at"
 
 // Welcome accepts a session.
 type Welcome struct {
@@ -292,6 +301,15 @@ type Task struct {
 	Payload       string `json:"payload,omitempty"`
 	// Deadline is when the instance times out; zero for none.
 	Deadline time.Time `json:"deadline,omitzero"`
+	// StartAt is when the task may start, by the worker's clock; zero (or
+	// not in the future) to start at once. Only a worker that named
+	// FeatureStartAt gets it: the server sends a scheduled fire's task
+	// ahead of its time, committed already, so that starting on time does
+	// not wait for the rest of the second's burst. Until then the worker
+	// holds it: it takes a slot and is listed as running (so a new owner
+	// adopts it rather than dispatching it again), but its processor is not
+	// called and nothing is reported.
+	StartAt time.Time `json:"startAt,omitzero"`
 	// Results are the finished subtasks' results, for POST and REDUCE —
 	// unless ResultsPaged, when the worker asks for them in pages
 	// (Results); ResultCount is then how many there are.
@@ -341,6 +359,13 @@ type Stop struct {
 	InstanceID int64   `json:"instanceId"`
 	TaskIDs    []int64 `json:"taskIds,omitempty"`
 	Reason     string  `json:"reason"`
+	// Unstarted takes tasks back rather than stopping them (FeatureStartAt):
+	// it ends only the named tasks still held for their StartAt, each
+	// FAILED with ReasonHandedBack so that the server dispatches it again
+	// (to a worker of the job's new definition, say), and leaves those
+	// already started running: a server that changed its mind about a task
+	// not yet begun must not cut short one that has.
+	Unstarted bool `json:"unstarted,omitempty"`
 }
 
 // Task statuses in reports.
@@ -354,9 +379,11 @@ const (
 // ReasonTimeout marks a task that failed because its deadline passed.
 const ReasonTimeout = "TIMEOUT"
 
-// ReasonHandedBack marks a task a draining worker gave back unfinished
-// (FAILED with this reason): the server runs it again elsewhere without
-// counting a retry.
+// ReasonHandedBack marks a task a draining worker gave back unfinished,
+// or one it gave back before it started (a held task taken back by
+// Stop.Unstarted, or held when the worker began draining), FAILED with
+// this reason: the server runs it again elsewhere without counting a
+// retry.
 const ReasonHandedBack = "HANDED_BACK"
 
 // TaskReport is a task's change of status.
