@@ -51,7 +51,11 @@ TYPES = frozenset((HELLO, WELCOME, ERROR, HEARTBEAT, DISPATCH, STOP, REPORT, LOG
 #: its results in pages (a results frame, §11.1) instead of getting them
 #: all inside the dispatch.
 FEATURE_RESULTS_PAGED = "results.paged"
-FEATURES = (FEATURE_RESULTS_PAGED,)
+#: start.at: a task may come with startAt, ahead of its time: the worker
+#: accepts it and holds it (listed as running, nothing reported) until
+#: then; a stop with unstarted takes back only tasks still held (§8.6).
+FEATURE_START_AT = "start.at"
+FEATURES = (FEATURE_RESULTS_PAGED, FEATURE_START_AT)
 
 CODE_AUTH = "AUTH"
 CODE_NOT_OWNER = "NOT_OWNER"
@@ -73,6 +77,9 @@ SUCCEEDED = "SUCCEEDED"
 FAILED = "FAILED"
 STOPPED = "STOPPED"
 REASON_TIMEOUT = "TIMEOUT"
+#: A FAILED task the worker gives back unstarted or unfinished: the server
+#: runs it again elsewhere without counting a retry.
+REASON_HANDED_BACK = "HANDED_BACK"
 
 
 # The wire's objects as the worker builds or reads them. Frames are checked
@@ -111,6 +118,7 @@ class WireTask(TypedDict, total=False):
     resultsPaged: bool
     resultCount: int
     deadline: str
+    startAt: str
     workflowRunId: int
     workflowNode: str
     workflowContext: JSONObject
@@ -243,12 +251,13 @@ def _validate_task(t: Any) -> None:
     _ints(t, "taskId", "instanceId", "jobId", "attempt", "workflowRunId", "resultCount")
     _check(t.get("resultsPaged") is None or isinstance(t["resultsPaged"], bool), "resultsPaged must be a boolean")
     _strs(t, "kind", "name", "executionMode", "processorType", "processor", "jobParams", "params", "payload",
-          "deadline", "workflowNode", "traceparent")
-    if t.get("deadline"):
-        try:
-            parse_time(t["deadline"])
-        except ValueError as e:
-            raise BadFrame("task %s: deadline: %s" % (t.get("taskId"), e))
+          "deadline", "startAt", "workflowNode", "traceparent")
+    for field in ("deadline", "startAt"):
+        if t.get(field):
+            try:
+                parse_time(t[field], round_up=field == "startAt")
+            except ValueError as e:
+                raise BadFrame("task %s: %s: %s" % (t.get("taskId"), field, e))
     _check(t.get("workflowContext") is None or isinstance(t["workflowContext"], dict), "workflowContext must be an object")
     up = t.get("upstream")
     _check(up is None or isinstance(up, dict) and all(isinstance(v, str) for v in up.values()),
@@ -293,6 +302,7 @@ def _validate(type: str, body: JSONObject) -> None:
         _ints(body, "instanceId")
         _id_list(body, "taskIds")
         _strs(body, "reason")
+        _check(body.get("unstarted") is None or isinstance(body["unstarted"], bool), "unstarted must be a boolean")
     elif type == ACK:
         _check(body.get("ok") is None or isinstance(body["ok"], bool), "ok must be a boolean")
         _check(body.get("more") is None or isinstance(body["more"], bool), "more must be a boolean")
@@ -354,17 +364,24 @@ _TIME = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
 
 
-def parse_time(s: str) -> datetime.datetime:
+def parse_time(s: str, round_up: bool = False) -> datetime.datetime:
 
-    """Parses an RFC 3339 time (any fraction, any offset) to an aware datetime."""
+    """Parses an RFC 3339 time (any fraction, any offset) to an aware
+    datetime. A fraction finer than a microsecond is cut, or with round_up
+    rounded up: a time not to act before (startAt) must not move earlier."""
     m = _TIME.match(s)
     if not m:
         raise ValueError("%r is not an RFC 3339 time" % s)
     y, mo, d, h, mi, sec, frac, z, sign, oh, om = m.groups()
     micro = int((frac or "0")[:6].ljust(6, "0"))
+    up = round_up and (frac or "")[6:].strip("0") != ""
     if z:
         tz = datetime.timezone.utc
     else:
         off = datetime.timedelta(hours=int(oh), minutes=int(om))
         tz = datetime.timezone(off if sign == "+" else -off)
-    return datetime.datetime(int(y), int(mo), int(d), int(h), int(mi), int(sec), micro, tz)
+    dt = datetime.datetime(int(y), int(mo), int(d), int(h), int(mi), int(sec), micro, tz)
+    try:
+        return dt + datetime.timedelta(microseconds=1) if up else dt
+    except OverflowError:
+        raise ValueError("%r is out of range" % s)

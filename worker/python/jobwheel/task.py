@@ -277,6 +277,8 @@ class TaskContext:
     (the run's parameters if given, else the job's), ``payload`` (a MAP
     subtask's payload, JSON text), ``results`` (POST and REDUCE: the other
     tasks' TaskResults, a Results: iterate it; see there), ``deadline`` (an aware datetime or None),
+    ``start_at`` (when the server asked the task to start, protocol feature
+    start.at: the processor is called then, not before; None: at once),
     ``workflow_run_id`` and ``workflow_node`` (0 and "" outside workflows),
     ``upstream`` (node → result), ``work_dir``, ``log`` (a TaskLogger) and
     ``traceparent``: the W3C trace context of a traced run (docs/tracing.md)
@@ -307,6 +309,7 @@ class TaskContext:
     payload: str
     results: Results
     deadline: datetime.datetime | None
+    start_at: datetime.datetime | None
     workflow_run_id: int
     workflow_node: str
     traceparent: str
@@ -344,6 +347,8 @@ class TaskContext:
         self.results = Results(self, t.get("results"), t.get("resultsPaged") is True, t.get("resultCount"))
         self._results_error = None  # the first ResultsError raised to the processor
         self.deadline = protocol.parse_time(t["deadline"]) if t.get("deadline") else None
+        # Rounded up to the microsecond: the task must not start before it.
+        self.start_at = protocol.parse_time(t["startAt"], round_up=True) if t.get("startAt") else None
         self.workflow_run_id = t.get("workflowRunId") or 0
         self.workflow_node = t.get("workflowNode") or ""
         # The server's span for this task; the processor's own replaces it

@@ -16,6 +16,7 @@ exponential back-off (0.2 s doubling up to 3 s), reset by each welcome.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import importlib
 
 import itertools
@@ -105,16 +106,26 @@ class _Processor:
 
 
 class _Running:
-    """A task between its acceptance and the end of its processor."""
+    """A task between its acceptance and the end of its processor. A task
+    dispatched with startAt in the future (protocol feature start.at) is
+    held first: accepted and listed as running, but not started."""
 
     task: WireTask
     ctx: TaskContext
     final_sent: bool
+    held: bool
+    unstarted_end: tuple[str, str, str] | None
+    wake: threading.Event
 
-    def __init__(self, task: WireTask, ctx: TaskContext) -> None:
+    def __init__(self, task: WireTask, ctx: TaskContext, held: bool) -> None:
         self.task = task
         self.ctx = ctx
         self.final_sent = False  # no longer listed as running by itself
+        # Both under the worker's lock: held until the task starts, and how
+        # it ends instead (status, result, reason) when it ends still held.
+        self.held = held
+        self.unstarted_end = None
+        self.wake = threading.Event()  # ends the hold early: unstarted_end is set
 
 
 def _env_list(v: str | None) -> list[str]:
@@ -370,7 +381,8 @@ class Worker:
 
     def stop(self) -> None:
         """Asks run() to return: no new tasks, running ones are cancelled
-        and reported, and what is queued is sent (within shutdown_timeout).
+        and reported, ones held until their start time (start.at) handed
+        back unstarted, and what is queued is sent (within shutdown_timeout).
         Safe from a signal handler and from any thread."""
         self._stop.set()
 
@@ -411,9 +423,20 @@ class Worker:
     def _shutdown(self, graceful: bool) -> None:
         with self._lock:
             self._closing = True
-            running = list(self._running.values())
+            # Held tasks go back at once, even if their startAt falls within
+            # the shutdown timeout: started now, they would be cut short.
+            handed = 0
+            running: list[_Running] = []
+            for rt in self._running.values():
+                if not rt.held:
+                    running.append(rt)
+                elif self._end_unstarted_locked(rt, protocol.FAILED, _before_start("handed back", "worker shutting down"),
+                                                protocol.REASON_HANDED_BACK):
+                    handed += 1
         for rt in running:
             rt.ctx._cancel(ShuttingDown())
+        if handed:
+            self.log.info("worker stopping: handed back %d tasks held until their start time", handed)
         if not graceful:
             return
         if running:
@@ -692,23 +715,109 @@ class Worker:
 
     def _start_locked(self, t: WireTask, p: _Processor) -> None:
         ctx = TaskContext(self, t)
-        rt = _Running(t, ctx)
+        held = ctx.start_at is not None and ctx.start_at > datetime.datetime.now(datetime.timezone.utc)
+        rt = _Running(t, ctx, held)
+        # A held task takes its slot and is listed as running from here, as
+        # a running one: the server counts it as this worker's (§8.6).
         self._running[ctx.task_id] = rt
         self._busy += 1
         self._unreported += 1
-        th = threading.Thread(target=self._execute, args=(rt, p), name="jobwheel-task-%d" % ctx.task_id, daemon=True)
+        th = threading.Thread(target=self._task, args=(rt, p), name="jobwheel-task-%d" % ctx.task_id, daemon=True)
         th.start()
+
+    def _task(self, rt: _Running, p: _Processor) -> None:
+        if not rt.held:
+            self._execute(rt, p)
+            return
+        started = self._hold(rt)
+        if started is not None:
+            self._execute(rt, p, started)
+
+    def _hold(self, rt: _Running) -> datetime.datetime | None:
+        """Waits until the held task's startAt and returns the time it
+        starts (not before startAt, by the wall clock); or, when it ends
+        before (a stop, a take-back, the worker stopping, its deadline),
+        reports that and returns None."""
+        ctx = rt.ctx
+        start_at = ctx.start_at
+        assert start_at is not None
+        until = start_at if ctx.deadline is None else min(start_at, ctx.deadline)
+        while True:
+            now = datetime.datetime.now(datetime.timezone.utc)
+            # A timed wait, woken early by an end: no polling. It measures
+            # on the monotonic clock, startAt is on the wall clock; if the
+            # two drifted, the loop waits the rest.
+            if now < until and rt.wake.wait(min((until - now).total_seconds(), threading.TIMEOUT_MAX)):
+                break
+            now = datetime.datetime.now(datetime.timezone.utc)
+            with self._lock:
+                if rt.unstarted_end is not None:
+                    break
+                if ctx.deadline is not None and now >= ctx.deadline:
+                    # A server should not send it so; it is not run at all.
+                    why = "deadline %s, start time %s" % (protocol.format_time(ctx.deadline), protocol.format_time(start_at))
+                    self._end_unstarted_locked(rt, protocol.FAILED, _before_start("timed out", why), protocol.REASON_TIMEOUT)
+                    break
+                if now >= start_at:
+                    rt.held = False
+                    return now
+        self._report_unstarted(rt)
+        return None
+
+    def _end_unstarted_locked(self, rt: _Running, status: str, result: str, reason: str) -> bool:
+        """Ends a task still held, without running it; its own thread
+        reports it. False if it has started, or is ending already."""
+        if not rt.held or rt.unstarted_end is not None:
+            return False
+        rt.unstarted_end = (status, result, reason)
+        rt.wake.set()
+        return True
+
+    def _report_unstarted(self, rt: _Running) -> None:
+        ctx = rt.ctx
+        with self._lock:
+            assert rt.unstarted_end is not None
+            status, result, reason = rt.unstarted_end
+            self._busy -= 1  # free from here, as a finishing task's (_execute)
+        body: WireReport = {"taskId": ctx.task_id, "instanceId": ctx.instance_id, "status": status,
+                            "result": protocol.truncate(result, protocol.MAX_RESULT_BYTES), "at": protocol.format_time()}
+        if reason:
+            body["reason"] = reason
+        self._report(body)
+        with self._lock:
+            # Listed as running until its report is queued, as in _execute;
+            # gone from _running at once, so that the server can send it
+            # here again (handed back) and have it run.
+            rt.final_sent = True
+            self._unreported -= 1
+            self._reported.notify_all()
+            if self._running.get(ctx.task_id) is rt:
+                del self._running[ctx.task_id]
+        self.log.info("task %d (instance %d, %s) ended %s before it started: %s", ctx.task_id, ctx.instance_id,
+                      ctx.kind, status, protocol.truncate(result, 200))
 
     def _stop_tasks(self, s: JSONObject) -> None:
         """Cancels the tasks a stop frame names: the task ids given (with
         instanceId 0: whatever their instance), or with none every task of
-        the instance."""
+        the instance. A task still held ends without running; with
+        unstarted (a take-back), only those: started ones run on."""
         inst, ids, reason = s.get("instanceId") or 0, s.get("taskIds") or [], s.get("reason") or ""
+        unstarted = s.get("unstarted") is True
+        cancel: list[_Running] = []
         with self._lock:
             matched = [rt for tid, rt in self._running.items()
                        if (ids and tid in ids and (inst == 0 or rt.ctx.instance_id == inst))
                        or (not ids and inst != 0 and rt.ctx.instance_id == inst)]
-        for rt in matched:
+            for rt in matched:
+                if rt.held:
+                    if unstarted:
+                        self._end_unstarted_locked(rt, protocol.FAILED, _before_start("handed back", reason),
+                                                   protocol.REASON_HANDED_BACK)
+                    else:
+                        self._end_unstarted_locked(rt, protocol.STOPPED, _before_start("stopped", reason), "")
+                elif not unstarted:
+                    cancel.append(rt)
+        for rt in cancel:
             rt.ctx._cancel(Stopped(reason))
 
     def _report(self, body: WireReport) -> None:
@@ -726,11 +835,11 @@ class Worker:
             self.log.log(lvl, "[instance %d task %d] %s", instance_id, task_id, text)
 
 
-    def _execute(self, rt: _Running, p: _Processor) -> None:
+    def _execute(self, rt: _Running, p: _Processor, started: datetime.datetime | None = None) -> None:
         ctx = rt.ctx
         start = time.monotonic()
         self._report({"taskId": ctx.task_id, "instanceId": ctx.instance_id, "status": protocol.RUNNING,
-                      "at": protocol.format_time()})
+                      "at": protocol.format_time(started)})
         timer = None
         if ctx.deadline is not None:
             left = max(ctx.deadline.timestamp() - time.time(), 0)
@@ -890,6 +999,12 @@ class _Span:
                  tb: types.TracebackType | None) -> bool | None:
         suppress: bool | None = self._cm.__exit__(exc_type, exc, tb)
         return suppress
+
+
+def _before_start(what: str, reason: str) -> str:
+    """The result of a task that ended held (start.at), never run:
+    "stopped before it started: <reason>" and the like."""
+    return "%s before it started: %s" % (what, reason) if reason else what + " before it started"
 
 
 def _text(v: object) -> str:

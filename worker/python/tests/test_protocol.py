@@ -49,6 +49,22 @@ class TimeTest(unittest.TestCase):
         for text, want in cases.items():
             self.assertEqual(protocol.parse_time(text), want, text)
 
+    def test_a_start_time_rounds_up(self):
+        # startAt (feature start.at): a task must not start before it, so a
+        # fraction finer than Python's microseconds moves it later, never
+        # earlier; a deadline is cut as before.
+        utc = datetime.timezone.utc
+        self.assertEqual(protocol.parse_time("2026-11-24T01:58:04.123456001Z", round_up=True),
+                         datetime.datetime(2026, 11, 24, 1, 58, 4, 123457, tzinfo=utc))
+        self.assertEqual(protocol.parse_time("2026-11-24T01:58:04.123456000Z", round_up=True),
+                         datetime.datetime(2026, 11, 24, 1, 58, 4, 123456, tzinfo=utc))
+        self.assertEqual(protocol.parse_time("2026-11-24T01:58:04.999999999Z", round_up=True),
+                         datetime.datetime(2026, 11, 24, 1, 58, 5, tzinfo=utc))
+        self.assertEqual(protocol.parse_time("2026-11-24T01:58:04.123456001Z"),
+                         datetime.datetime(2026, 11, 24, 1, 58, 4, 123456, tzinfo=utc))
+        with self.assertRaises(ValueError):
+            protocol.parse_time("9999-12-31T23:59:59.9999999Z", round_up=True)
+
     def test_refuses_other_formats(self):
         for text in ("2026-11-24", "2026-11-24 01:58:04Z", "yesterday", "2026-11-24T01:58:04"):
             with self.assertRaises(ValueError, msg=text):
@@ -77,6 +93,12 @@ class DecodeTest(unittest.TestCase):
         f = protocol.decode('{"type":"dispatch","body":{"tasks":[{"taskId":7,"kind":"REDUCE","resultsPaged":true,"resultCount":2501}]}}')
         self.assertEqual(f.body["tasks"][0]["resultCount"], 2501)
 
+    def test_start_at_and_unstarted(self):
+        f = protocol.decode('{"type":"dispatch","body":{"tasks":[{"taskId":7,"startAt":"2026-11-24T01:59:04.217283917Z"}]}}')
+        self.assertEqual(f.body["tasks"][0]["startAt"], "2026-11-24T01:59:04.217283917Z")
+        f = protocol.decode('{"id":3,"type":"stop","body":{"instanceId":0,"taskIds":[7],"reason":"job changed","unstarted":true}}')
+        self.assertIs(f.body["unstarted"], True)
+
     def test_missing_or_null_body_is_empty(self):
         self.assertEqual(protocol.decode('{"type":"welcome"}').body, {})
         self.assertEqual(protocol.decode('{"type":"ack","re":3,"body":null}').body, {})
@@ -95,6 +117,9 @@ class DecodeTest(unittest.TestCase):
             '{"type":"dispatch","body":{"tasks":[{"taskId":"7"}]}}': "taskId must be an integer",
             '{"type":"dispatch","body":{"tasks":[{"taskId":7,"deadline":"soon"}]}}': "deadline",
             '{"type":"stop","body":{"taskIds":[1,"2"]}}': "taskIds",
+            '{"type":"dispatch","body":{"tasks":[{"taskId":7,"startAt":"at noon"}]}}': "task 7: startAt",
+            '{"type":"dispatch","body":{"tasks":[{"taskId":7,"startAt":5}]}}': "startAt must be a string",
+            '{"type":"stop","body":{"taskIds":[1],"unstarted":"yes"}}': "unstarted must be a boolean",
             '{"type":"welcome","body":{"servers":"http://a"}}': "servers",
             '{"type":"ack","body":{"ok":true,"more":1}}': "more must be a boolean",
             '{"type":"ack","body":{"ok":true,"results":[{"taskId":"1"}]}}': "taskId must be an integer",

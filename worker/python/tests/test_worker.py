@@ -410,6 +410,139 @@ class ExecuteTest(unittest.TestCase):
         self.assertEqual((final["status"], final["result"]), (protocol.SUCCEEDED, "finished all the same"))
 
 
+def in_(seconds):
+    """The wire time seconds from now (negative: ago)."""
+    return protocol.format_time(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=seconds))
+
+
+HOUR = 3600
+
+
+class StartAtTest(unittest.TestCase):
+    """docs/protocol.md §8.6, feature start.at: a task dispatched with
+    startAt in the future is accepted and held (a slot, listed as running,
+    nothing reported) until then; stopped, taken back, handed back on
+    shutdown or timed out while held, it ends without running."""
+
+    def setUp(self):
+        self.w = new_worker(slots=4)
+        self.called = []  # task ids whose processor ran, with the time it did
+        self.release = threading.Event()
+        self.addCleanup(self.release.set)
+
+        def fn(ctx):
+            self.called.append((ctx.task_id, datetime.datetime.now(datetime.timezone.utc)))
+            return "ran"
+
+        def until_released(ctx):
+            self.called.append((ctx.task_id, datetime.datetime.now(datetime.timezone.utc)))
+            self.release.wait(FAILSAFE)
+            return "stopped: " + ctx.cancel_reason if ctx.cancelled else "went on"
+
+        self.w.register("p", fn)
+        self.w.register("long", until_released)
+        self.rec = Recorder(self.w)
+
+    def tearDown(self):
+        self.w._shutdown(graceful=False)
+
+    def ran(self):
+        return [tid for tid, _ in self.called]
+
+    def test_hello_names_the_feature(self):
+        self.assertEqual(protocol.FEATURE_START_AT, "start.at")
+        self.assertIn("start.at", self.w._hello()["features"])
+
+    def test_a_held_task_is_accepted_listed_and_takes_a_slot(self):
+        self.w = new_worker(slots=2)
+        self.w.register("p", lambda ctx: self.called.append((ctx.task_id, None)) or "ran")
+        self.rec = Recorder(self.w)
+        self.assertEqual(self.w._accept(dispatch(task(1, startAt=in_(HOUR))))["accepted"], [1])
+        # Dispatched twice (a lost ack): accepted, held once.
+        self.assertEqual(self.w._accept(dispatch(task(1, startAt=in_(HOUR))))["accepted"], [1])
+        ack = self.w._accept(dispatch(task(2, startAt=in_(HOUR)), task(3)))
+        self.assertEqual(ack["accepted"], [2])
+        self.assertEqual([(r["taskId"], r.get("code")) for r in ack["rejected"]], [(3, protocol.REJECT_FULL)])
+        # A newer owner's epoch does not drop them: it adopts them through
+        # hello.running.
+        self.w._welcomed({"epoch": 7}, "ws://x")
+        self.assertEqual(self.w._running_ids(), [1, 2], "the heartbeat's running list")
+        self.assertEqual(self.w._hello()["running"], [1, 2], "hello.running after a reconnect")
+        self.rec.drain()
+        self.assertEqual((self.rec.reports, self.rec.lines, self.called), ([], [], []))
+
+    def test_a_held_task_starts_at_its_time_not_before(self):
+        start_at = in_(0.3)[:-1] + "001Z"  # nanoseconds, past Python's microseconds
+        self.assertEqual(self.w._accept(dispatch(task(1, startAt=start_at), task(2, startAt=in_(-5))))["accepted"], [1, 2])
+        self.assertEqual(self.rec.final(2)["status"], protocol.SUCCEEDED)
+        final = self.rec.final(1)
+        self.assertEqual(self.rec.statuses(1), [protocol.RUNNING, protocol.SUCCEEDED])
+        self.assertEqual(final["result"], "ran")
+        running = next(r for r in self.rec.reports if r["taskId"] == 1 and r["status"] == protocol.RUNNING)
+        not_before = protocol.parse_time(start_at, round_up=True)
+        self.assertGreaterEqual(protocol.parse_time(running["at"]), not_before, "RUNNING's at")
+        self.assertEqual(self.ran(), [2, 1], "a task whose startAt has passed runs at once")
+        self.assertGreaterEqual(self.called[1][1], not_before, "when the processor was called")
+
+    def test_a_stop_ends_a_held_task_without_running_it(self):
+        self.w._accept(dispatch(task(1, startAt=in_(HOUR)), task(2, startAt=in_(HOUR)), task(3, startAt=in_(HOUR))))
+        self.w._stop_tasks({"instanceId": 101, "reason": "the instance was STOPPED"})
+        final = self.rec.final(1)
+        self.assertEqual((final["status"], final["result"]), (protocol.STOPPED, "stopped before it started: the instance was STOPPED"))
+        self.w._stop_tasks({"instanceId": 0, "taskIds": [3], "reason": "no longer yours"})
+        self.assertEqual(self.rec.final(3)["result"], "stopped before it started: no longer yours")
+        self.assertEqual((self.rec.statuses(1), self.rec.statuses(3)), ([protocol.STOPPED], [protocol.STOPPED]))
+        self.rec.wait_for("the slots to be freed", lambda: self.w._busy == 1)
+        self.assertEqual(self.w._running_ids(), [2])
+        self.assertEqual(self.called, [])
+
+    def test_a_take_back_ends_held_tasks_only(self):
+        self.w._accept(dispatch(task(1, "long"), task(2, "long", startAt=in_(HOUR))))
+        self.rec.wait_for("task 1 RUNNING", lambda: self.rec.statuses(1))
+        self.w._stop_tasks({"instanceId": 0, "taskIds": [1, 2], "reason": "the job changed", "unstarted": True})
+        final = self.rec.final(2)
+        self.assertEqual((final["status"], final.get("reason"), final["result"]),
+                         (protocol.FAILED, protocol.REASON_HANDED_BACK, "handed back before it started: the job changed"))
+        self.assertEqual(self.rec.statuses(2), [protocol.FAILED])
+        # By instance too; the started task is not touched by either.
+        self.w._stop_tasks({"instanceId": 101, "reason": "the job changed", "unstarted": True})
+        self.assertFalse(self.w._running[1].ctx.cancelled)
+        self.release.set()
+        final = self.rec.final(1)
+        self.assertEqual((final["status"], final["result"]), (protocol.SUCCEEDED, "went on"))
+        self.assertEqual(self.ran(), [1])
+        # Handed back, the server may send it here again: it runs.
+        self.rec.wait_for("task 2 to be gone", lambda: 2 not in self.w._running)
+        self.assertEqual(self.w._accept(dispatch(task(2)))["accepted"], [2])
+        self.rec.wait_for("task 2 to run", lambda: protocol.SUCCEEDED in self.rec.statuses(2))
+        self.assertEqual(self.rec.statuses(2), [protocol.FAILED, protocol.RUNNING, protocol.SUCCEEDED])
+
+    def test_shutdown_hands_held_tasks_back_at_once(self):
+        # Task 2's start time falls within the shutdown timeout: it is not
+        # started for that.
+        self.w._accept(dispatch(task(1, startAt=in_(HOUR)), task(2, startAt=in_(0.2)), task(3, "long")))
+        self.rec.wait_for("task 3 RUNNING", lambda: self.rec.statuses(3))
+        self.w._shutdown(graceful=False)
+        for tid in (1, 2):
+            final = self.rec.final(tid)
+            self.assertEqual((final["status"], final.get("reason"), final["result"]),
+                             (protocol.FAILED, protocol.REASON_HANDED_BACK, "handed back before it started: worker shutting down"))
+            self.assertEqual(self.rec.statuses(tid), [protocol.FAILED])
+        self.release.set()
+        self.assertEqual(self.rec.final(3)["status"], protocol.SUCCEEDED)  # returned a result all the same
+        self.assertEqual(self.ran(), [3])
+
+    def test_a_deadline_before_the_start_fails_the_task_unrun(self):
+        self.w._accept(dispatch(task(1, startAt=in_(HOUR), deadline=in_(0.2)),
+                                task(2, startAt=in_(HOUR), deadline=in_(-1))))
+        for tid in (1, 2):
+            final = self.rec.final(tid)
+            self.assertEqual((final["status"], final.get("reason")), (protocol.FAILED, protocol.REASON_TIMEOUT))
+            self.assertTrue(final["result"].startswith("timed out before it started"), final["result"])
+            self.assertEqual(self.rec.statuses(tid), [protocol.FAILED])
+        self.assertEqual(self.called, [])
+
+
 class PageServer:
     """Plays the server for a task that reads its results in pages: acks
     reports and lines, and answers each results request from results
