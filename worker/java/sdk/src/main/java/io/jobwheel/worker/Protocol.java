@@ -67,6 +67,13 @@ final class Protocol {
      */
     static final String FEATURE_RESULTS_PAGED = "results.paged";
 
+    /**
+     * start.at: a task may come with startAt, a time before which it must
+     * not start; the worker holds it till then (§8.6), and a stop may say
+     * unstarted: take back only the named tasks that have not started.
+     */
+    static final String FEATURE_START_AT = "start.at";
+
     static final String CODE_AUTH = "AUTH";
     static final String CODE_NOT_OWNER = "NOT_OWNER";
     static final String CODE_BAD_FRAME = "BAD_FRAME";
@@ -88,6 +95,8 @@ final class Protocol {
     static final String FAILED = "FAILED";
     static final String STOPPED = "STOPPED";
     static final String REASON_TIMEOUT = "TIMEOUT";
+    /** A FAILED report's reason for a task given back unstarted: the server runs it elsewhere, not a failure. */
+    static final String REASON_HANDED_BACK = "HANDED_BACK";
 
     /** Shared, thread-safe once configured. */
     static final ObjectMapper JSON = new ObjectMapper()
@@ -241,14 +250,16 @@ final class Protocol {
         ints(t, "taskId", "instanceId", "jobId", "attempt", "workflowRunId", "resultCount", "shardIndex", "shardTotal");
         bools(t, "resultsPaged");
         strs(t, "kind", "name", "executionMode", "processorType", "processor", "jobParams", "params", "payload",
-                "deadline", "workflowNode");
-        JsonNode d = t.get("deadline");
-        if (!absent(d) && !d.asText().isEmpty()) {
-            try {
-                parseTime(d.asText());
-            } catch (DateTimeParseException e) {
-                throw new BadFrame("task " + t.path("taskId").asLong() + ": deadline: \"" + d.asText()
-                        + "\" is not an RFC 3339 time");
+                "deadline", "startAt", "workflowNode");
+        for (String name : new String[]{"deadline", "startAt"}) {
+            JsonNode d = t.get(name);
+            if (!absent(d) && !d.asText().isEmpty()) {
+                try {
+                    parseTime(d.asText());
+                } catch (DateTimeParseException e) {
+                    throw new BadFrame("task " + t.path("taskId").asLong() + ": " + name + ": \"" + d.asText()
+                            + "\" is not an RFC 3339 time");
+                }
             }
         }
         JsonNode wc = t.get("workflowContext");
@@ -325,6 +336,7 @@ final class Protocol {
             case STOP: {
                 ints(body, "instanceId");
                 strs(body, "reason");
+                bools(body, "unstarted");
                 JsonNode ids = body.get("taskIds");
                 check(absent(ids) || ids.isArray(), "taskIds must be a list of integers");
                 if (!absent(ids)) {

@@ -347,8 +347,8 @@ final class Session implements WebSocket.Listener {
                     reply(f.id, w.accept(b));
                     break;
                 case Protocol.STOP:
-                    w.log().log(INFO, () -> "stop: instance " + Protocol.integer(b, "instanceId") + ", tasks " + b.path("taskIds")
-                            + ": " + Protocol.text(b, "reason"));
+                    w.log().log(INFO, () -> (b.path("unstarted").asBoolean(false) ? "take back (unstarted): instance " : "stop: instance ")
+                            + Protocol.integer(b, "instanceId") + ", tasks " + b.path("taskIds") + ": " + Protocol.text(b, "reason"));
                     w.stopTasks(b);
                     ObjectNode ok = Protocol.JSON.createObjectNode();
                     ok.put("ok", true);

@@ -26,6 +26,7 @@ final class Task {
     final String params;
     final String payload;
     final Instant deadline; // null: no timeout
+    final Instant startAt; // null: start at once (feature start.at, §8.6)
     final List<TaskResult> results; // null when paged
     final boolean resultsPaged;
     final long resultCount;
@@ -52,6 +53,10 @@ final class Task {
         payload = Protocol.text(t, "payload");
         String d = Protocol.text(t, "deadline");
         deadline = d.isEmpty() ? null : Protocol.parseTime(d);
+        String s = Protocol.text(t, "startAt");
+        // A zero time (Go's 0001-01-01) or any past one is simply not in the
+        // future when the task is accepted: it starts at once.
+        startAt = s.isEmpty() ? null : Protocol.parseTime(s);
         resultsPaged = t.path("resultsPaged").asBoolean(false);
         resultCount = Protocol.integer(t, "resultCount");
         results = resultsPaged ? null : results(t.get("results"));

@@ -54,7 +54,7 @@ public final class TaskContext {
     private final TaskLogger logger;
     private final WorkflowContext workflow;
     private final Results results;
-    private final Instant startedAt = Instant.now();
+    private volatile Instant startedAt = Instant.now(); // set again when a held task starts (§8.6)
     private final CountDownLatch cancelled = new CountDownLatch(1);
     private final List<Runnable> onCancel = new CopyOnWriteArrayList<>();
     private volatile Cause cause;
@@ -191,9 +191,17 @@ public final class TaskContext {
         return Math.max(task.shardTotal, 1);
     }
 
-    /** When this worker took the task. */
+    /**
+     * When the task started on this worker: when it was accepted, or for a
+     * task dispatched ahead with a start time (feature start.at), when it
+     * started at that time.
+     */
     public Instant getStartedAt() {
         return startedAt;
+    }
+
+    void startedAt(Instant at) {
+        startedAt = at;
     }
 
     /** When the run times out, or null. */

@@ -70,10 +70,12 @@ import static java.lang.System.Logger.Level.WARNING;
  * reconnect (a refused report or log message too, after a pause), sends a
  * task's final report only after its lines are stored, reads a POST or
  * REDUCE task's results in pages, follows redirects, and reconnects with a
- * jittered back-off. Running tasks keep running while it reconnects. On
- * stop it takes no new task, cancels (interrupts) the running ones — they
- * end FAILED so the server may retry them elsewhere — and waits for their
- * reports.
+ * jittered back-off. Running tasks keep running while it reconnects. A
+ * task dispatched ahead with a start time (feature start.at) is held,
+ * listed as running, until that time by a timer, and a stop may end or take
+ * it back unstarted. On stop it takes no new task, hands held tasks back,
+ * cancels (interrupts) the running ones — they end FAILED so the server may
+ * retry them elsewhere — and waits for their reports.
  */
 public final class Worker implements AutoCloseable {
     /** Stated in hello unless the config says otherwise. */
@@ -482,18 +484,28 @@ public final class Worker implements AutoCloseable {
      */
     private void shutdown(boolean graceful, boolean acks) {
         List<TaskRun> list;
+        List<TaskRun> held;
         lock.lock();
         try {
             closing = true;
             list = new ArrayList<>(running.values());
+            held = unholdLocked(list);
+            list.removeAll(held);
         } finally {
             lock.unlock();
         }
+        // Tasks held for their start time are handed back at once (§13.3):
+        // the server dispatches them again elsewhere, in time, rather than
+        // this worker starting them while it stops.
+        endUnheld(held, Protocol.FAILED, "handed back before it started: worker " + workerId + " is shutting down", Protocol.REASON_HANDED_BACK);
         for (TaskRun rt : list) {
             rt.ctx.cancel(new Cause.ShuttingDown());
         }
         if (!graceful) {
             return;
+        }
+        if (!held.isEmpty()) {
+            log.log(INFO, () -> "worker stopping: handed back " + held.size() + " tasks held for their start time");
         }
         if (!list.isEmpty()) {
             log.log(INFO, () -> "worker stopping: cancelled " + list.size() + " running tasks");
@@ -579,7 +591,7 @@ public final class Worker implements AutoCloseable {
         ArrayNode run = h.putArray("running");
         runningIds().forEach(run::add);
         h.set("metrics", Metrics.read(cfg.workDir));
-        h.putArray("features").add(Protocol.FEATURE_RESULTS_PAGED);
+        h.putArray("features").add(Protocol.FEATURE_RESULTS_PAGED).add(Protocol.FEATURE_START_AT);
         if (!cfg.jobSet.isEmpty()) {
             h.put("jobSet", cfg.jobSet);
             if (!cfg.jobs.isEmpty()) {
@@ -952,7 +964,13 @@ public final class Worker implements AutoCloseable {
         boolean finalSent; // its final report is queued: no longer listed as running by itself
         private Thread thread; // while in the processor
         private ScheduledFuture<?> deadlineTimer;
-        final long startNanos = System.nanoTime();
+        volatile long startNanos = System.nanoTime(); // again when a held task starts
+        // Accepted with a startAt in the future and not started (nor ended)
+        // yet: whoever turns it false (its start timer, a stop, the
+        // shutdown, its deadline) decides what becomes of it. Guarded by
+        // the worker's lock, as startTimer is.
+        boolean held;
+        private ScheduledFuture<?> startTimer;
 
         TaskRun(Task task, Registered reg) {
             this.task = task;
@@ -1007,6 +1025,7 @@ public final class Worker implements AutoCloseable {
         String app = Protocol.text(d, "app");
         long e = Protocol.integer(d, "epoch");
         List<TaskRun> toStart = new ArrayList<>();
+        List<TaskRun> toHold = new ArrayList<>();
         lock.lock();
         try {
             boolean stale = e < epoch;
@@ -1048,21 +1067,29 @@ public final class Worker implements AutoCloseable {
                 running.put(t.taskId, rt);
                 busy++;
                 unreported++;
-                toStart.add(rt);
+                if (t.startAt != null && t.startAt.isAfter(Instant.now())) {
+                    // Dispatched ahead (feature start.at, §8.6): it holds
+                    // its slot and is listed as running from now on, so
+                    // the server does not take it for lost, but it starts
+                    // at startAt.
+                    rt.held = true;
+                    toHold.add(rt);
+                } else {
+                    toStart.add(rt);
+                }
             }
         } finally {
             lock.unlock();
         }
         for (TaskRun rt : toStart) {
-            try {
-                slotPool.execute(() -> execute(rt));
-            } catch (RejectedExecutionException ex) {
-                // The worker is stopping: the task ends before it began.
-                rt.ctx.cancel(new Cause.ShuttingDown());
-                Thread t = new Thread(() -> execute(rt), "jobwheel-task-" + rt.task.taskId);
-                t.setDaemon(true);
-                t.start();
-            }
+            launch(rt);
+        }
+        for (TaskRun rt : toHold) {
+            armStart(rt);
+        }
+        if (!toHold.isEmpty()) {
+            log.log(DEBUG, () -> "holding " + toHold.size() + " tasks until their start time: "
+                    + toHold.stream().map(rt -> rt.task.taskId + " at " + rt.task.startAt).collect(java.util.stream.Collectors.joining(", ")));
         }
         if (!rejected.isEmpty()) {
             log.log(WARNING, () -> "rejected dispatched tasks: " + rejected);
@@ -1070,17 +1097,174 @@ public final class Worker implements AutoCloseable {
         return ack;
     }
 
+    /** Runs an accepted task on a slot thread. */
+    private void launch(TaskRun rt) {
+        try {
+            slotPool.execute(() -> execute(rt));
+        } catch (RejectedExecutionException ex) {
+            // The worker is stopping: the task ends before it began.
+            rt.ctx.cancel(new Cause.ShuttingDown());
+            Thread t = new Thread(() -> execute(rt), "jobwheel-task-" + rt.task.taskId);
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /**
+     * Sets a held task's timer: at its startAt it starts, or at its deadline
+     * if that comes first it times out unstarted. A timer per task, not a
+     * polling loop: the timer thread sleeps until the earliest one.
+     */
+    private void armStart(TaskRun rt) {
+        Instant at = rt.task.startAt;
+        if (rt.task.deadline != null && rt.task.deadline.isBefore(at)) {
+            at = rt.task.deadline;
+        }
+        long delay = Math.max(Duration.between(Instant.now(), at).toNanos(), 0);
+        ScheduledFuture<?> f;
+        try {
+            f = timers.schedule(() -> startHeld(rt), delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return; // the worker is past stopping: its shutdown handed the task back
+        }
+        lock.lock();
+        try {
+            if (rt.held) {
+                rt.startTimer = f;
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        f.cancel(false); // stopped or handed back meanwhile
+    }
+
+    /** A held task's timer: start it, or fail it if its deadline has passed. */
+    private void startHeld(TaskRun rt) {
+        Task t = rt.task;
+        Instant now = Instant.now();
+        if (t.deadline != null && !now.isBefore(t.deadline)) {
+            endHeld(List.of(rt), Protocol.FAILED, "timed out before it started: its deadline " + t.deadline
+                    + " came before its start time " + t.startAt, Protocol.REASON_TIMEOUT);
+            return;
+        }
+        if (now.isBefore(t.startAt)) {
+            // The timer counts on the monotonic clock, startAt is on the
+            // wall clock: when they disagree, wait the rest rather than
+            // start early.
+            armStart(rt);
+            return;
+        }
+        lock.lock();
+        try {
+            if (!rt.held) {
+                return; // stopped, handed back or timed out just now
+            }
+            rt.held = false;
+            rt.startTimer = null;
+        } finally {
+            lock.unlock();
+        }
+        launch(rt);
+    }
+
+    /** Takes the held tasks among list out of holding (under the lock): theirs to end; the others started or ended. */
+    private List<TaskRun> unholdLocked(List<TaskRun> list) {
+        List<TaskRun> out = new ArrayList<>();
+        for (TaskRun rt : list) {
+            if (rt.held) {
+                rt.held = false;
+                if (rt.startTimer != null) {
+                    rt.startTimer.cancel(false);
+                    rt.startTimer = null;
+                }
+                out.add(rt);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Ends tasks taken out of holding without running them: no RUNNING,
+     * one final report, the slot freed. Tasks that are still held are
+     * taken out of holding first; others are left alone. Reported on a
+     * thread of its own: queueing may wait for room in the report queue,
+     * which the caller (the connection's reader, the timer) must not.
+     */
+    private void endHeld(List<TaskRun> list, String status, String result, String reason) {
+        List<TaskRun> mine;
+        lock.lock();
+        try {
+            mine = unholdLocked(list);
+        } finally {
+            lock.unlock();
+        }
+        endUnheld(mine, status, result, reason);
+    }
+
+    private void endUnheld(List<TaskRun> mine, String status, String result, String reason) {
+        if (mine.isEmpty()) {
+            return;
+        }
+        Runnable end = () -> {
+            for (TaskRun rt : mine) {
+                finishUnstarted(rt, status, result, reason);
+            }
+        };
+        try {
+            slotPool.execute(end);
+        } catch (RejectedExecutionException e) {
+            Thread t = new Thread(end, "jobwheel-unstarted-" + mine.get(0).task.taskId);
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /** The final report of a task that never started; as finish, without a processor. */
+    private void finishUnstarted(TaskRun rt, String status, String result, String reason) {
+        rt.finalized.set(true);
+        lock.lock();
+        try {
+            busy--;
+        } finally {
+            lock.unlock();
+        }
+        ObjectNode body = status(rt.task, status, Instant.now());
+        body.put("result", Protocol.truncate(result, Protocol.MAX_RESULT_BYTES));
+        if (!reason.isEmpty()) {
+            body.put("reason", reason);
+        }
+        report(body);
+        lock.lock();
+        try {
+            // As in finish: listed as running until the final report is queued.
+            rt.finalSent = true;
+            unreported--;
+            reported.signalAll();
+            running.remove(rt.task.taskId);
+        } finally {
+            lock.unlock();
+        }
+        log.log(INFO, () -> "task " + rt.task.taskId + " (instance " + rt.task.instanceId + ", " + rt.task.kind + ") ended "
+                + status + (reason.isEmpty() ? "" : " (" + reason + ")") + " without running: " + Protocol.truncate(result, 200));
+    }
+
     /**
      * Cancels the tasks a stop frame names: the task ids given (with
      * instanceId 0: whatever their instance), or with none every task of the
-     * instance (§10).
+     * instance (§10). Named tasks held for their start time end without
+     * running: STOPPED, or with unstarted (a take-back) FAILED HANDED_BACK
+     * so the server dispatches them again; a take-back leaves the named
+     * tasks that have started alone.
      */
     void stopTasks(ObjectNode s) {
         long inst = Protocol.integer(s, "instanceId");
         Set<Long> ids = new TreeSet<>();
         s.path("taskIds").forEach(i -> ids.add(i.asLong()));
         String reason = Protocol.text(s, "reason");
+        boolean unstarted = s.path("unstarted").asBoolean(false);
         List<TaskRun> matched = new ArrayList<>();
+        List<TaskRun> held;
         lock.lock();
         try {
             for (TaskRun rt : running.values()) {
@@ -1090,9 +1274,18 @@ public final class Worker implements AutoCloseable {
                     matched.add(rt);
                 }
             }
+            held = unholdLocked(matched);
+            matched.removeAll(held);
         } finally {
             lock.unlock();
         }
+        // An empty reason reads as the Go SDK's.
+        if (unstarted) {
+            endUnheld(held, Protocol.FAILED, "handed back before it started: " + (reason.isEmpty() ? "taken back by the server" : reason),
+                    Protocol.REASON_HANDED_BACK);
+            return; // a take-back never stops a task that has started
+        }
+        endUnheld(held, Protocol.STOPPED, "stopped before it started: " + (reason.isEmpty() ? "stopped by the server" : reason), "");
         for (TaskRun rt : matched) {
             rt.ctx.cancel(new Cause.Stopped(reason));
         }
@@ -1129,7 +1322,13 @@ public final class Worker implements AutoCloseable {
     /** Runs a task on its slot thread: RUNNING, the processor, the final report. */
     private void execute(TaskRun rt) {
         TaskContext ctx = rt.ctx;
-        report(status(rt.task, Protocol.RUNNING));
+        Instant at = Instant.now();
+        if (rt.task.startAt != null && at.isBefore(rt.task.startAt)) {
+            at = rt.task.startAt; // only if the wall clock stepped back since its timer checked: never report a start before startAt
+        }
+        rt.startNanos = System.nanoTime();
+        ctx.startedAt(at);
+        report(status(rt.task, Protocol.RUNNING, at));
         if (rt.task.deadline != null) {
             long left = Math.max(Duration.between(Instant.now(), rt.task.deadline).toNanos(), 0);
             try {
@@ -1185,11 +1384,15 @@ public final class Worker implements AutoCloseable {
     }
 
     private ObjectNode status(Task t, String status) {
+        return status(t, status, Instant.now());
+    }
+
+    private ObjectNode status(Task t, String status, Instant at) {
         ObjectNode b = Protocol.JSON.createObjectNode();
         b.put("taskId", t.taskId);
         b.put("instanceId", t.instanceId);
         b.put("status", status);
-        b.put("at", Protocol.formatTime(Instant.now()));
+        b.put("at", Protocol.formatTime(at));
         return b;
     }
 

@@ -76,6 +76,19 @@ class ProtocolTest {
     }
 
     @Test
+    void aTasksStartAtIsReadAsItsDeadlineIs() throws Exception {
+        Protocol.Frame f = Protocol.decode("{\"type\":\"dispatch\",\"id\":1,\"body\":{\"tasks\":["
+                + "{\"taskId\":1,\"startAt\":\"2026-11-24T02:58:04.25+01:00\",\"deadline\":\"2026-11-24T01:59:04Z\"},"
+                + "{\"taskId\":2}]}}");
+        Task held = new Task(f.body.get("tasks").get(0));
+        assertEquals(Instant.parse("2026-11-24T01:58:04.250Z"), held.startAt);
+        assertEquals(Instant.parse("2026-11-24T01:59:04Z"), held.deadline);
+        assertEquals(null, new Task(f.body.get("tasks").get(1)).startAt, "omitted: start at once");
+        assertTrue(Protocol.decode("{\"type\":\"stop\",\"id\":2,\"body\":{\"instanceId\":0,\"taskIds\":[1],\"unstarted\":true}}")
+                .body.get("unstarted").asBoolean());
+    }
+
+    @Test
     void missingOrNullBodyIsEmpty() throws Exception {
         assertEquals(0, Protocol.decode("{\"type\":\"ack\",\"re\":4}").body.size());
         assertEquals(0, Protocol.decode("{\"type\":\"ack\",\"re\":4,\"body\":null}").body.size());
@@ -95,8 +108,11 @@ class ProtocolTest {
                 {"{\"type\":\"dispatch\",\"body\":{\"tasks\":{}}}", "dispatch: tasks must be a list"},
                 {"{\"type\":\"dispatch\",\"body\":{\"tasks\":[{\"taskId\":\"7\"}]}}", "dispatch: taskId must be an integer"},
                 {"{\"type\":\"dispatch\",\"body\":{\"tasks\":[{\"taskId\":7,\"deadline\":\"tomorrow\"}]}}", "deadline"},
+                {"{\"type\":\"dispatch\",\"body\":{\"tasks\":[{\"taskId\":7,\"startAt\":\"soon\"}]}}", "task 7: startAt: \"soon\" is not an RFC 3339 time"},
+                {"{\"type\":\"dispatch\",\"body\":{\"tasks\":[{\"taskId\":7,\"startAt\":5}]}}", "startAt must be a string"},
                 {"{\"type\":\"dispatch\",\"body\":{\"tasks\":[{\"upstream\":{\"a\":1}}]}}", "upstream must be an object of strings"},
                 {"{\"type\":\"stop\",\"body\":{\"taskIds\":[\"1\"]}}", "stop: taskIds must be a list of integers"},
+                {"{\"type\":\"stop\",\"body\":{\"unstarted\":\"yes\"}}", "stop: unstarted must be a boolean"},
                 {"{\"type\":\"welcome\",\"body\":{\"servers\":[1]}}", "welcome: servers must be a list of strings"},
                 {"{\"type\":\"welcome\",\"body\":{\"jobChanges\":[{\"fields\":[1]}]}}", "jobChanges[0].fields"},
         };

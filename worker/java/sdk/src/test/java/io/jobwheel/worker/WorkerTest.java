@@ -359,7 +359,7 @@ class WorkerTest {
         assertEquals("s3cret", h.get("auth").asText());
         assertEquals(8, h.get("slots").asInt());
         assertEquals("[\"a\",\"b\"]", h.get("processors").toString());
-        assertEquals("[\"results.paged\"]", h.get("features").toString());
+        assertEquals("[\"results.paged\",\"start.at\"]", h.get("features").toString());
         assertTrue(h.get("metrics").get("cpuCores").asInt() > 0);
         assertTrue(h.get("workerId").asText().matches(".+-[0-9a-f]{12}"));
         assertFalse(h.has("jobSet"));
