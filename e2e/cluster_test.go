@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"sort"
 	"strings"
@@ -30,6 +31,8 @@ type fleet struct {
 	jobs      map[string][]string // app → job ids
 	agents    map[string][]*harness.Process
 	clients   map[string]*harness.Client
+	// env is added to every server's environment.
+	env []string
 }
 
 type fleetServer struct {
@@ -47,10 +50,10 @@ func newFleet(t *testing.T, servers int) *fleet {
 // through one PgBouncer in transaction pooling mode (behind each server's
 // proxy), which also runs the migrations — several at once, as servers
 // starting together would. The test's own checks read PostgreSQL directly.
-func newFleetVia(t *testing.T, servers int, pgBouncer bool) *fleet {
+func newFleetVia(t *testing.T, servers int, pgBouncer bool, env ...string) *fleet {
 	t.Helper()
 	f := &fleet{t: t, dbURL: dbtest.NewSchema(t), secrets: map[string]string{}, jobs: map[string][]string{},
-		agents: map[string][]*harness.Process{}, clients: map[string]*harness.Client{}}
+		agents: map[string][]*harness.Process{}, clients: map[string]*harness.Client{}, env: env}
 	f.serverURL = f.dbURL
 	var err error
 	if f.db, err = db.Open(context.Background(), f.dbURL); err != nil {
@@ -98,7 +101,7 @@ func (f *fleet) addServer() *fleetServer {
 	proxy := harness.StartProxy(f.t, u.Host)
 	u.Host = proxy.Addr()
 	id := fmt.Sprintf("s%d", len(f.servers)+1)
-	srv := harness.StartServer(f.t, harness.ServerOptions{DatabaseURL: u.String(), Name: id, Env: []string{"JOBWHEEL_SERVER_ID=" + id}})
+	srv := harness.StartServer(f.t, harness.ServerOptions{DatabaseURL: u.String(), Name: id, Env: append([]string{"JOBWHEEL_SERVER_ID=" + id}, f.env...)})
 	s := &fleetServer{Server: srv, id: id, proxy: proxy}
 	f.servers = append(f.servers, s)
 	return s
@@ -116,6 +119,12 @@ func (f *fleet) urls() []string {
 // every server.
 func (f *fleet) addApp(name string, jobs int) {
 	f.t.Helper()
+	f.addAppWith(name, jobs, nil)
+}
+
+// addAppWith is addApp with extra fields in each job's input.
+func (f *fleet) addAppWith(name string, jobs int, extra map[string]any) {
+	f.t.Helper()
 	_, secret, err := f.api().CreateApp(name)
 	if err != nil {
 		f.t.Fatal(err)
@@ -123,8 +132,10 @@ func (f *fleet) addApp(name string, jobs int) {
 	f.apps = append(f.apps, name)
 	f.secrets[name] = secret
 	for i := 0; i < jobs; i++ {
-		id, err := f.api().CreateJob(map[string]any{"app": name, "name": fmt.Sprintf("tick-%d", i), "scheduleType": "CRON",
-			"scheduleExpression": "* * * * * ?", "processorType": "SHELL", "processor": "true"})
+		input := map[string]any{"app": name, "name": fmt.Sprintf("tick-%d", i), "scheduleType": "CRON",
+			"scheduleExpression": "* * * * * ?", "processorType": "SHELL", "processor": "true"}
+		maps.Copy(input, extra)
+		id, err := f.api().CreateJob(input)
 		if err != nil {
 			f.t.Fatal(err)
 		}

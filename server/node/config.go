@@ -42,6 +42,9 @@ type Config struct {
 	Demo bool
 	// Retention is how long finished instances (with their logs) are kept.
 	Retention time.Duration
+	// DispatchAhead is how long before its time a scheduled fire may be
+	// dispatched, to be held on its worker until then (trigger.Config).
+	DispatchAhead time.Duration
 	// SMTPURL is the mail relay for email alarms.
 	SMTPURL string
 	// LeaseTTL is how long an app's lease lasts without renewal: how long
@@ -137,6 +140,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			"on first start, create the app \"demo\" with example jobs and write its secret to jobwheel-demo.secret; make run turns it on")
 		retention = set.String("retention", "JOBWHEEL_RETENTION", "168h",
 			"how long finished instances, with their tasks and log lines, are kept; 0 keeps them forever")
+		dispatchAhead = set.String("dispatch-ahead", "JOBWHEEL_DISPATCH_AHEAD", "500ms",
+			"how long before its time a scheduled fire may be sent to its worker, which holds it and starts it on time (workers that speak protocol feature start.at; 0s to 3s; 0s: at its time)")
 		smtpURL = set.String("smtp-url", "JOBWHEEL_SMTP_URL", "",
 			"mail relay for email alarms: smtp://user:password@host:port?from=address; empty: webhook alarms only")
 		leaseTTL = set.String("lease-ttl", "JOBWHEEL_LEASE_TTL", "4s",
@@ -255,6 +260,12 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if cfg.TrustedProxies, err = netguard.ParseAllow(proxies.Value()); err != nil {
 		return nil, proxies.Errorf("%v", err)
+	}
+	if cfg.DispatchAhead, err = dispatchAhead.Duration(); err != nil {
+		return nil, err
+	}
+	if cfg.DispatchAhead < 0 || cfg.DispatchAhead > 3*time.Second {
+		return nil, dispatchAhead.Errorf("%s is not from 0s to 3s", dispatchAhead.Value())
 	}
 	if cfg.Retention < 0 {
 		return nil, retention.Errorf("%s is negative (0 keeps everything)", retention.Value())

@@ -37,6 +37,9 @@ func TestConfigErrors(t *testing.T) {
 		{"JOBWHEEL_RETENTION=-1h", `JOBWHEEL_RETENTION: -1h is negative (0 keeps everything)`},
 		{"JOBWHEEL_SMTP_URL=smtp://ops:pw@mail.example.com?from=a@b", `JOBWHEEL_SMTP_URL: "smtp://ops:xxxxx@mail.example.com?from=a@b": no port; use smtp://`},
 		{"JOBWHEEL_SMTP_URL=mail.example.com", `JOBWHEEL_SMTP_URL: "mail.example.com": not smtp://user:password@host:port?from=address`},
+		{"JOBWHEEL_DISPATCH_AHEAD=soon", `JOBWHEEL_DISPATCH_AHEAD: "soon" is not a duration such as 15s`},
+		{"JOBWHEEL_DISPATCH_AHEAD=5s", `JOBWHEEL_DISPATCH_AHEAD: 5s is not from 0s to 3s`},
+		{"JOBWHEEL_DISPATCH_AHEAD=-1s", `JOBWHEEL_DISPATCH_AHEAD: -1s is not from 0s to 3s`},
 		{"JOBWHEEL_LEASE_TTL=abc", `JOBWHEEL_LEASE_TTL: "abc" is not a duration such as 15s`},
 		{"JOBWHEEL_LEASE_TTL=2s", `JOBWHEEL_LEASE_TTL: 2s is shorter than 3s`},
 		{"JOBWHEEL_DEBUG_ADDR=6060", `JOBWHEEL_DEBUG_ADDR: "6060": not host:port, such as :7700`},
@@ -76,7 +79,7 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 	}
 	if cfg.DatabaseURL != "sqlite:jobwheel.db" || cfg.HTTPAddr != "127.0.0.1:7700" || cfg.Demo || cfg.Retention != 168*time.Hour ||
 		cfg.LeaseTTL != 4*time.Second || cfg.LogFormat != "text" || cfg.LogLevel.String() != "INFO" || cfg.DebugAddr != "" ||
-		cfg.RuntimeConns != 20 || cfg.APIConns != 10 || cfg.MaxRequestsPerUser != 32 {
+		cfg.RuntimeConns != 20 || cfg.APIConns != 10 || cfg.MaxRequestsPerUser != 32 || cfg.DispatchAhead != 500*time.Millisecond {
 		t.Errorf("defaults %+v", cfg)
 	}
 	if cfg, err := ParseConfig(nil, env(map[string]string{"JOBWHEEL_DB_RUNTIME_CONNS": "40", "JOBWHEEL_DB_API_CONNS": "5"}), io.Discard); err != nil ||

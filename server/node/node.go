@@ -214,7 +214,7 @@ func Start(ctx context.Context, cfg *Config, stdout io.Writer, log *slog.Logger)
 	}
 	alarms.ReadFrom(n.api)
 	members = cluster.New(cluster.Config{ID: serverID, AdvertiseURL: advertise, Version: cfg.Version}, n.db, log)
-	timer := trigger.NewService(trigger.Config{}, n.db, log)
+	timer := trigger.NewService(trigger.Config{DispatchAhead: cfg.DispatchAhead}, n.db, log)
 	// DECISION and FOREACH expressions of every owned app are evaluated by
 	// one bounded pool, off the engines' goroutines (issue 25).
 	evaluator := workflow.NewEvaluator(workflow.EvaluatorConfig{Limits: wfexpr.Limits{CPU: cfg.ExpressionCPU}})

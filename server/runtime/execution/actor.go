@@ -398,11 +398,24 @@ func (a *Actor) wakeIn() time.Duration {
 	if next := a.st.nextDelayed(); !next.IsZero() {
 		d = min(d, max(next.Sub(a.cfg.Clock.Now()), time.Millisecond))
 	}
+	if next := a.st.nextDeferred(); !next.IsZero() {
+		d = min(d, max(next.Sub(a.cfg.Clock.Now()), time.Millisecond))
+	}
 	return d
 }
 
 // drain refuses what is still queued so workers re-send it to the next owner.
 func (a *Actor) drain() {
+	if len(a.st.deferred) > 0 && a.waker != nil {
+		// Fires handed over ahead and left for their time are the trigger
+		// loop's again, as a stopping actor's mailbox is.
+		ids := make([]int64, len(a.st.deferred))
+		for i, d := range a.st.deferred {
+			ids[i] = d.in.ID
+		}
+		a.st.deferred = nil
+		a.waker.Unfired(ids)
+	}
 	for {
 		select {
 		case ev := <-a.mailbox:
@@ -471,6 +484,12 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 			st.dispatchResult(c, ev.dispatched)
 		}
 	}
+	// Fires handed over ahead whose time has come are decided now, as any
+	// fire (ahead.go).
+	for _, d := range st.dueDeferred() {
+		fires = append(fires, firing{id: d.in.ID, at: st.now})
+		recorded = append(recorded, d.in)
+	}
 	if refresh || st.now.Sub(st.lastCheck) >= a.cfg.CheckInterval {
 		st.lastCheck = st.now
 		if err := a.refresh(ctx, c); err != nil {
@@ -487,7 +506,15 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 			a.loadPoolDefs(ctx, st.poolNames(loaded, jobs))
 			st.fire(c, fires, loaded, jobs)
 			c.fired = fires
+			if len(c.deferred) > 0 {
+				// Left for their time: not part of this batch's write.
+				c.fired = slices.DeleteFunc(slices.Clone(fires), func(f firing) bool { return slices.Contains(c.deferred, f.id) })
+			}
 		}
+	}
+	if len(st.held) > 0 {
+		// A job changed since its task was sent to be held: take it back.
+		a.takeHeldJobs(ctx, c)
 	}
 	if len(st.queues) > 0 {
 		// Held fires start as running instances end, under their jobs'
@@ -506,11 +533,12 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 	}
 	st.assign(c)
 	a.commit(ctx, c)
-	if len(fires) > 0 && a.waker != nil {
+	if len(c.fired) > 0 && a.waker != nil {
 		// After the commit: a fire taken is no longer WAITING unless it
-		// waits for a worker, so the loop may forget it.
-		ids := make([]int64, len(fires))
-		for i, f := range fires {
+		// waits for a worker, so the loop may forget it. A deferred one is
+		// not taken yet.
+		ids := make([]int64, len(c.fired))
+		for i, f := range c.fired {
 			ids[i] = f.id
 		}
 		a.waker.FiresTaken(ids, c.waiting)

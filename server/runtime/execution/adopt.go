@@ -41,6 +41,7 @@ func (a *Actor) adopt(ctx context.Context) error {
 	st.name = app.Name
 	st.now = a.cfg.Clock.Now()
 	st.reset(active, jobs, tasks, counts)
+	st.holdAdopted()
 	if err := a.loadQueues(ctx); err != nil {
 		return err
 	}
@@ -84,6 +85,7 @@ func (s *state) reset(active []db.Instance, jobs map[int64]*db.Job, tasks []db.T
 	}
 	s.instances = map[int64]*inst{}
 	s.tasks = map[int64]*task{}
+	s.held = map[int64]*task{}
 	s.ready = nil
 	s.backlogged = map[int64]*inst{}
 	s.adopted = s.now

@@ -46,6 +46,9 @@ type changes struct {
 	// waiting are the fires this batch left WAITING to be fired again: no
 	// worker qualifies yet, or a catch-up run waits for its job's limit.
 	waiting []int64
+	// deferred are the fires handed over ahead that this batch left for
+	// their time (ahead.go): still the actor's, not taken.
+	deferred []int64
 	// spans are the trace spans of tasks this batch ended (traces.go).
 	spans []endedSpan
 	// runs are the workflow runs one of whose node instances ended.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jobwheel/jobwheel/db"
 	"github.com/jobwheel/jobwheel/worker/protocol"
@@ -148,8 +149,18 @@ func (a *Actor) sendDispatch(ctx context.Context, wid string, list []*task) {
 		specs, ids, size = nil, nil, 0
 	}
 	var refused []protocol.Rejection
+	w := a.st.workers[wid]
+	var now time.Time
+	if w != nil && w.startAt {
+		now = a.cfg.Clock.Now()
+	}
 	for _, t := range list {
 		spec := a.st.taskSpec(t)
+		if at := a.st.startAt(t, w, now); !at.IsZero() {
+			// Dispatched ahead: the worker holds it until its fire's time.
+			spec.StartAt = at
+			a.st.holdUntil(t, at)
+		}
 		if a.deps.Tracer.On() {
 			a.startTask(t, wid, &spec)
 		}

@@ -52,6 +52,15 @@ func (s *state) fire(c *changes, fires []firing, loaded []db.Instance, jobs map[
 		if now.IsZero() {
 			now = s.now
 		}
+		if s.ahead(&in) {
+			// Handed over before its time: dispatched now to start then,
+			// if it certainly runs; else decided at its time (ahead.go).
+			if !s.startsAhead(&in, job, active) {
+				s.deferFire(c, in)
+				continue
+			}
+			now = in.TriggerAt
+		}
 		now = db.Stamp(now)
 		if s.disabled(c, &in, job, now) {
 			continue

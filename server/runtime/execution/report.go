@@ -52,6 +52,7 @@ func (s *state) joined(c *changes, info *hub.WorkerInfo) {
 	w.connected = true
 	w.disconnected = time.Time{}
 	w.pagedResults = slices.Contains(info.Features, protocol.FeaturePagedResults)
+	w.startAt = slices.Contains(info.Features, protocol.FeatureStartAt)
 	// Instances waiting for a worker may go now.
 	c.wake = true
 	s.neverReceived(c, w, info)
@@ -119,7 +120,9 @@ func (s *state) reported(c *changes, workerID string, r *protocol.Report) {
 			}
 			s.taskFinished(c, t, db.StatusSucceeded, item.Result, item.WorkflowContext)
 		case protocol.TaskFailed:
-			if t.Status == db.StatusDispatched {
+			// A task handed back before it started (held until its time,
+			// ahead.go) did not make its instance run.
+			if t.Status == db.StatusDispatched && item.Reason != protocol.ReasonHandedBack {
 				s.instanceRunning(c, t.inst, workerID, at)
 			}
 			switch item.Reason {

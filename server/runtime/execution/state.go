@@ -67,6 +67,11 @@ type state struct {
 	// tookOver is set by the first adopt: the tasks on workers it read were
 	// sent by an earlier owner; those a later adopt reads may be this one's.
 	tookOver bool
+	// Dispatch ahead (ahead.go): the fires handed over ahead that wait for
+	// their time, and the tasks sent to be held on their workers until
+	// their fire's time.
+	deferred []deferredFire
+	held     map[int64]*task
 }
 
 // Bounds of the tasks an instance holds in memory (its window): twice the
@@ -92,7 +97,8 @@ func newState(appID, epoch int64, cfg Config, log *slog.Logger) *state {
 	return &state{app: appID, epoch: epoch, cfg: cfg, log: log, workers: map[string]*worker{}, instances: map[int64]*inst{},
 		tasks: map[int64]*task{}, picker: dispatch.NewPicker(), blocked: map[int64]bool{}, backlogged: map[int64]*inst{},
 		queues: map[int64]*jobQueue{}, queuedIDs: map[int64]int64{}, delayed: map[int64]*inst{}, jitter: rand.Float64,
-		poolDefs: map[string]*db.Pool{}, poolQueues: map[string]*poolQueue{}, pooledIDs: map[int64]string{}}
+		poolDefs: map[string]*db.Pool{}, poolQueues: map[string]*poolQueue{}, pooledIDs: map[int64]string{},
+		held: map[int64]*task{}}
 }
 
 type worker struct {
@@ -102,6 +108,8 @@ type worker struct {
 	running      map[int64]bool // task ids assigned to it
 	// pagedResults: it reads POST and REDUCE results in pages (results.go).
 	pagedResults bool
+	// startAt: it holds a task sent with a start time until then (ahead.go).
+	startAt bool
 }
 
 // inst is an active (DISPATCHED or RUNNING) instance.
@@ -180,6 +188,8 @@ type task struct {
 	// app's previous owner), as read when this actor took the app over,
 	// and not sent again since (joined).
 	inherited bool
+	// startAt is the time it was sent to start at, when dispatched ahead.
+	startAt time.Time
 }
 
 // firing is an instance the wheel fired, and when.

@@ -649,11 +649,21 @@ func (l *Loop) trigger(ctx context.Context, jobs []db.Job, now, until time.Time,
 				continue
 			}
 			if _, ok := l.onWheel[in.ID]; !ok {
-				l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, in.TriggerAt, fireRef{loop: l, id: in.ID, recorded: in})
+				l.onWheel[in.ID] = l.s.wheel.Schedule(l.app, l.handAt(in), fireRef{loop: l, id: in.ID, recorded: in})
 			}
 		}
 	}
 	return nil
+}
+
+// handAt is when a recorded fire goes to the actor: DispatchAhead before
+// its time for a scheduled fire (its task can then be on its worker, held
+// until the fire's time), else at its time.
+func (l *Loop) handAt(in *db.Instance) time.Time {
+	if in.TriggerType == db.TriggerSchedule {
+		return in.TriggerAt.Add(-l.s.cfg.DispatchAhead)
+	}
+	return in.TriggerAt
 }
 
 // recordChunk bounds the fires one statement records. A page of 5,000
