@@ -92,7 +92,7 @@ func main() {
 	flag.IntVar(&o.scaleFiring, "scale-firing", 10000, "scale: of those, jobs firing every second")
 	flag.IntVar(&o.scaleReaders, "scale-readers", 4, "scale: concurrent console readers (jobs page, then dashboard, then 100 ms pause)")
 	bin := flag.String("bin", "", "directory with prebuilt jobwheel-server and jobwheel-agent to run instead of building this tree (sets "+harness.BinEnv+")")
-	ahead := flag.Duration("dispatch-ahead", 0, "the servers' -dispatch-ahead (design.md §5.10); 0: their default")
+	ahead := flag.String("dispatch-ahead", "", "the servers' -dispatch-ahead, e.g. 0s to turn it off (design.md §5.10); empty: their default")
 	profileDir := flag.String("profile", "", "directory to save a CPU and a heap profile of the server over each scenario's measured phase")
 	flag.Parse()
 	if *bin != "" {
@@ -176,8 +176,8 @@ type bench struct {
 	*harness.Command
 	// profileDir receives the server's profiles; empty: none taken.
 	profileDir string
-	// ahead is the servers' -dispatch-ahead; 0: their default.
-	ahead time.Duration
+	// ahead is the servers' -dispatch-ahead; empty: their default.
+	ahead string
 }
 
 func newBench(profileDir string) *bench {
@@ -225,8 +225,8 @@ func (c stmtCounter) AfterQuery(context.Context, *bun.QueryEvent)               
 func (b *bench) start(workers, slots int) *env {
 	url := dbtest.NewDatabase(b)
 	srvEnv := []string{"JOBWHEEL_LOG_LEVEL=warn"}
-	if b.ahead > 0 {
-		srvEnv = append(srvEnv, "JOBWHEEL_DISPATCH_AHEAD="+b.ahead.String())
+	if b.ahead != "" {
+		srvEnv = append(srvEnv, "JOBWHEEL_DISPATCH_AHEAD="+b.ahead)
 	}
 	var debugAddr string
 	if b.profileDir != "" {
