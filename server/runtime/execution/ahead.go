@@ -11,7 +11,7 @@ import (
 	"github.com/jobwheel/jobwheel/worker/protocol"
 )
 
-// Dispatch ahead (design.md §5.4). The trigger loop may hand a scheduled
+// Dispatch ahead (design.md §5.10). The trigger loop may hand a scheduled
 // fire over before its time (trigger.Config.DispatchAhead). Committing a
 // second's burst of fires takes the database a while — ~100 ms for 1,000
 // here — and done at the fire time it made the last task of the burst start
