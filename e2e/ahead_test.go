@@ -21,9 +21,12 @@ import (
 func TestDispatchAheadThroughFailover(t *testing.T) {
 	t.Parallel()
 	f := newFleetVia(t, 3, false, "JOBWHEEL_DISPATCH_AHEAD=2s")
-	// maxInstances 5: a run late on a loaded machine is not this test's
-	// subject (a fire at maxInstances is decided at its time, as always).
-	f.addAppWith("early", 10, map[string]any{"maxInstances": 5})
+	// maxInstances 50: the fires a take-over catches up on start together
+	// with the next one (CI: five at once, the sixth CANCELED at
+	// maxInstances 5), and a run late on a loaded machine is not this
+	// test's subject either (a fire at maxInstances is decided at its time,
+	// as always).
+	f.addAppWith("early", 10, map[string]any{"maxInstances": 50})
 	first := f.settled("early", "")
 	harness.Elapse(t, 6*time.Second, "fires sent ahead by the first owner")
 	killed := time.Now()
