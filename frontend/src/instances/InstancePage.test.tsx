@@ -215,10 +215,13 @@ describe("the instance page", () => {
     await userEvent.type(search, "boom");
     status = "FAILED";
     act(() => changes[0]?.subject.next({ data: { instanceUpdated: { id: "42", status: "FAILED" } } }));
-    const failed = await screen.findByRole("heading", { name: "Result" });
-    await waitFor(() =>
-      expect(screen.getByRole("heading", { name: "Log" }).compareDocumentPosition(failed) & Node.DOCUMENT_POSITION_PRECEDING).toBeTruthy(),
-    );
+    // Read again at each try: findByRole can return the Result heading
+    // still below the log, which the re-render replaces (CI, loaded: the
+    // old, detached heading never came before the log).
+    await waitFor(() => {
+      const failed = screen.getByRole("heading", { name: "Result" });
+      expect(screen.getByRole("heading", { name: "Log" }).compareDocumentPosition(failed) & Node.DOCUMENT_POSITION_PRECEDING).toBeTruthy();
+    });
     expect(screen.getByRole("searchbox", { name: "Search the log" })).toHaveValue("boom");
   });
 
