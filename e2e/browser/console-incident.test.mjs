@@ -41,7 +41,10 @@ test("setup: a job that fails its first attempt and runs slowly on a retry, and 
       'for i in 1 2 3 4 5 6; do echo "retry-line-$i"; sleep 1; done',
     ].join("\n"),
   );
-  jobs.slow = await createShellJob(call, `e2e-slow-${suffix}`, "echo started; sleep 4; echo done");
+  // Slow enough to be still running while the checks of a running
+  // instance's page are made on a loaded machine (4 s was not: CI saw the
+  // run end first, and its result move above the log).
+  jobs.slow = await createShellJob(call, `e2e-slow-${suffix}`, "echo started; sleep 15; echo done");
 });
 
 test("a retried instance's log follows the new attempt live, under a separator per attempt", async () => {
