@@ -237,6 +237,12 @@ type Actor struct {
 	pools map[string]cachedPool
 	// jobsGen is the jobs generation the cached jobs were read under.
 	jobsGen uint64
+	// jobsRead counts the times job definitions were forgotten or read
+	// from the database, so may differ from those a task was sent with;
+	// heldRead is its value when the held tasks were last compared with
+	// their jobs, and heldAt when (ahead.go).
+	jobsRead, heldRead uint64
+	heldAt             time.Time
 	// unsent are the dispatches of writes whose outcome is unknown (the
 	// commit failed), until an adopt has read what was written (unsent.go).
 	unsent []sentTask
@@ -465,6 +471,7 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 		case ev.jobsChanged:
 			clear(a.jobs)
 			clear(a.pools)
+			a.jobsRead++
 		case ev.joined != nil:
 			st.joined(c, ev.joined)
 		case ev.left != "":
@@ -508,11 +515,14 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 			c.fired = fires
 			if len(c.deferred) > 0 {
 				// Left for their time: not part of this batch's write.
-				c.fired = slices.DeleteFunc(slices.Clone(fires), func(f firing) bool { return slices.Contains(c.deferred, f.id) })
+				c.fired = slices.DeleteFunc(slices.Clone(fires), func(f firing) bool {
+					_, left := c.deferred[f.id]
+					return left
+				})
 			}
 		}
 	}
-	if len(st.held) > 0 {
+	if len(st.held) > 0 && a.heldJobsMayHaveChanged() {
 		// A job changed since its task was sent to be held: take it back.
 		a.takeHeldJobs(ctx, c)
 	}
@@ -710,17 +720,21 @@ type cachedJob struct {
 func (a *Actor) loadJobs(ctx context.Context, ids []int64) (map[int64]*db.Job, error) {
 	out := map[int64]*db.Job{}
 	var missing []int64
+	asked := map[int64]struct{}{}
 	now := a.cfg.Clock.Now()
 	if a.deps.Versions != nil {
 		if gen, serving := a.deps.Versions.Generation(db.VersionJobs); !serving || gen != a.jobsGen {
 			clear(a.jobs)
 			a.jobsGen = gen
+			a.jobsRead++
 		}
 	}
 	for _, id := range ids {
 		if c, ok := a.jobs[id]; ok && now.Sub(c.loaded) < jobCacheTTL {
 			out[id] = c.job
-		} else if !slices.Contains(missing, id) {
+		} else if _, listed := asked[id]; !listed {
+			// Once each: a burst names the same job many times.
+			asked[id] = struct{}{}
 			missing = append(missing, id)
 		}
 	}
@@ -729,6 +743,7 @@ func (a *Actor) loadJobs(ctx context.Context, ids []int64) (map[int64]*db.Job, e
 		if err != nil {
 			return nil, err
 		}
+		a.jobsRead++
 		for i := range list {
 			j := &list[i]
 			a.jobs[j.ID] = cachedJob{job: j, loaded: now}

@@ -142,6 +142,31 @@ func TestHeldTaskOfAChangedJobIsTakenBackAndSentAsChanged(t *testing.T) {
 	}
 }
 
+// A held task's job changed and the change's hint was lost (a server died
+// between its commit and its NOTIFY): the actor compares held tasks with
+// their jobs only when definitions may have changed, and a cached
+// definition older than the cache's TTL counts as such, so the task is
+// taken back all the same, within that TTL.
+func TestHeldTaskOfAJobChangedWithoutAHintIsTakenBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t, db.Postgres)
+	b.joinHolding("w1", 2)
+	j := b.job(nil)
+	id := b.fireAhead(j, time.Now().Add(time.Hour))
+	_, held := b.dispatched()
+	b.waitStatus(id, db.StatusDispatched)
+
+	j.Processor = "echo changed"
+	if err := b.d.JobUpdate(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	// No JobsChanged.
+	stop := b.next(protocol.TypeStop).body.(*protocol.Stop)
+	if !stop.Unstarted || !slices.Equal(stop.TaskIDs, []int64{held.TaskID}) {
+		t.Fatalf("stop = %+v; want task %d taken back (unstarted)", stop, held.TaskID)
+	}
+}
+
 // A held task's job was disabled before it started: its fire is canceled,
 // as a disabled job's fire is at its time, and its worker told to stop it.
 func TestHeldTaskOfADisabledJobIsCanceled(t *testing.T) {

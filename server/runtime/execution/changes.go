@@ -47,8 +47,9 @@ type changes struct {
 	// worker qualifies yet, or a catch-up run waits for its job's limit.
 	waiting []int64
 	// deferred are the fires handed over ahead that this batch left for
-	// their time (ahead.go): still the actor's, not taken.
-	deferred []int64
+	// their time (ahead.go): still the actor's, not taken. A set: a burst
+	// can leave thousands, each looked up once per fire of the batch.
+	deferred map[int64]struct{}
 	// spans are the trace spans of tasks this batch ended (traces.go).
 	spans []endedSpan
 	// runs are the workflow runs one of whose node instances ended.
