@@ -53,7 +53,14 @@ type outbox struct {
 	// they are sent again then (docs/protocol.md §6.3).
 	holdUntil  time.Time
 	retryPause time.Duration
-	now        func() time.Time
+	// runningHold is how long a RUNNING report waits for its task's final
+	// report, to go to the server in the same message (0: not at all).
+	// The server writes a task's and its instance's row once for both
+	// when they come together, and twice each when apart: for tasks that
+	// end within it — most scripts, most no-op and short tasks — half the
+	// updates and commits of their lives (docs/protocol.md §6.5 rule 2).
+	runningHold time.Duration
+	now         func() time.Time
 	// finals counts, per task, final reports queued or in flight: until
 	// the server has acked a task's final report, heartbeats still list the
 	// task as running, or the server would take a heartbeat that overtook
@@ -68,8 +75,9 @@ type outbox struct {
 }
 
 type reportItem struct {
-	r    protocol.TaskReport
-	size int // estimated encoded size
+	r      protocol.TaskReport
+	size   int       // estimated encoded size
+	queued time.Time // when it was queued: a RUNNING report's hold ends runningHold later
 	// logMark is the last log seq given out when a final report was
 	// queued: it is sent only once every line up to it is acked, so an
 	// instance the server sees finished has its whole log stored.
@@ -214,7 +222,7 @@ func (o *outbox) dropOldestLocked() {
 // addReport queues a task report, waiting for room if the queue is full.
 // It fails only once the worker has stopped.
 func (o *outbox) addReport(r protocol.TaskReport, wfBytes int) error {
-	item := reportItem{r: r, size: jsonLen(r.Result) + wfBytes + 200}
+	item := reportItem{r: r, size: jsonLen(r.Result) + wfBytes + 200, queued: o.now()}
 	o.mu.Lock()
 	if r.Status != protocol.TaskRunning {
 		item.logMark = o.seq
@@ -395,8 +403,16 @@ func (o *outbox) nextLocked() *message {
 		m := &message{typ: protocol.TypeReport}
 		size := 0
 		unacked := o.firstUnackedLogLocked()
+		now := o.now()
+		// RUNNING reports still waiting for their tasks' ends stay queued,
+		// in order, ahead of what this message leaves.
+		var held []reportItem
 		for o.reports.Len() > 0 && len(m.reports) < protocol.MaxBatch {
 			next := o.reports.Front()
+			if o.holdsLocked(&next, now) {
+				held = append(held, o.reports.PopFront())
+				continue
+			}
 			if next.logMark > 0 && unacked > 0 && next.logMark >= unacked {
 				break // its lines are not all stored yet
 			}
@@ -407,11 +423,22 @@ func (o *outbox) nextLocked() *message {
 			size += s
 			m.reports = append(m.reports, o.reports.PopFront())
 		}
+		prepend(&o.reports, held)
 		if len(m.reports) > 0 {
 			return m
 		}
 	}
 	return nil
+}
+
+// holdsLocked says whether a queued report waits for now: a RUNNING report
+// younger than runningHold whose task has no final report queued or in
+// flight. A task's final report is queued after its RUNNING report, so
+// when it is, the RUNNING report goes first, in the same message or an
+// earlier one (rule 2 of docs/protocol.md §6.5).
+func (o *outbox) holdsLocked(it *reportItem, now time.Time) bool {
+	return o.runningHold > 0 && it.r.Status == protocol.TaskRunning && o.finals[it.r.TaskID] == 0 &&
+		now.Sub(it.queued) < o.runningHold
 }
 
 // firstUnackedLogLocked is the lowest seq of a log line queued or in

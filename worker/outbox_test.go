@@ -2,6 +2,7 @@ package worker
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -230,5 +231,70 @@ func TestOutboxResendsRefusedReportsAndLines(t *testing.T) {
 	o.ack(rep[0].id, &protocol.Ack{OK: true})
 	if len(o.unackedFinals()) != 0 || o.pending() {
 		t.Errorf("after the report was stored: finals %v, pending %t", o.unackedFinals(), o.pending())
+	}
+}
+
+// reportsSent lists the reports of messages as "task:STATUS", one string
+// per message.
+func reportsSent(ms []*message) []string {
+	var out []string
+	for _, m := range ms {
+		var items []string
+		for _, r := range m.reports {
+			items = append(items, fmt.Sprintf("%d:%s", r.r.TaskID, r.r.Status))
+		}
+		out = append(out, strings.Join(items, " "))
+	}
+	return out
+}
+
+// A RUNNING report waits for its task's final report, up to runningHold,
+// so that the two reach the server in one message (which writes the
+// task's rows once, not twice), even when other tasks' final reports are
+// sent meanwhile; its task's final report takes it along, first.
+func TestOutboxSendsARunningReportWithItsTasksEnd(t *testing.T) {
+	o, next := testOutbox(10, 10)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	o.now = func() time.Time { return now }
+	o.runningHold = 50 * time.Millisecond
+	add := func(task int64, status string) {
+		t.Helper()
+		if err := o.addReport(protocol.TaskReport{TaskID: task, Status: status}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(1, protocol.TaskRunning)
+	add(2, protocol.TaskRunning)
+	now = now.Add(10 * time.Millisecond)
+	add(2, protocol.TaskSucceeded) // task 2 ended; task 1 runs on
+	if got := reportsSent(o.take(next)); !slices.Equal(got, []string{"2:RUNNING 2:SUCCEEDED"}) {
+		t.Fatalf("sent %q; want task 2's reports alone, task 1's RUNNING kept for its end", got)
+	}
+	now = now.Add(20 * time.Millisecond)
+	add(1, protocol.TaskFailed)
+	if got := reportsSent(o.take(next)); !slices.Equal(got, []string{"1:RUNNING 1:FAILED"}) {
+		t.Fatalf("sent %q; want task 1's RUNNING, then its end, together", got)
+	}
+}
+
+// A task that runs longer than runningHold is reported RUNNING then, at
+// the first flush after it, without waiting for its end.
+func TestOutboxSendsARunningReportOnceItsHoldEnds(t *testing.T) {
+	o, next := testOutbox(10, 10)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	o.now = func() time.Time { return now }
+	o.runningHold = 50 * time.Millisecond
+	if err := o.addReport(protocol.TaskReport{TaskID: 1, Status: protocol.TaskRunning}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := o.take(next); len(got) != 0 {
+		t.Fatalf("sent %q at once; want it kept for the task's end", reportsSent(got))
+	}
+	now = now.Add(50 * time.Millisecond)
+	if got := reportsSent(o.take(next)); !slices.Equal(got, []string{"1:RUNNING"}) {
+		t.Fatalf("sent %q once the hold ended; want task 1's RUNNING", got)
+	}
+	if o.pending() && len(o.inflight) == 0 {
+		t.Error("something is still queued")
 	}
 }

@@ -350,6 +350,11 @@ func New(cfg Config) *Worker {
 	}
 	w.log = cfg.Logger.With("worker", w.id, "app", cfg.App)
 	w.out = newOutbox(w.log, cfg.MaxBufferedLogLines, cfg.MaxBufferedReports)
+	// A RUNNING report waits up to a flush interval for its task's end, to
+	// go with it: a task that ends by then costs the server one write of
+	// its rows instead of two, and one that runs longer is seen RUNNING at
+	// most a flush interval later.
+	w.out.runningHold = cfg.FlushInterval
 	w.tasksCtx, w.stopAll = context.WithCancelCause(context.Background())
 	w.beat = make(chan struct{}, 1)
 	return w
