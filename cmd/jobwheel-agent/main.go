@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -59,7 +60,7 @@ func options(args []string, getenv func(string) string, stderr io.Writer) (*sett
 		app:      set.String("app", "JOBWHEEL_APP", "", "the app this worker serves (required)"),
 		secret:   set.String("secret", "JOBWHEEL_APP_SECRET", "", "the app secret (required; prefer the environment variable: flags show in ps)"),
 		tags:     set.String("tags", "JOBWHEEL_WORKER_TAGS", "", "comma-separated tags jobs can select this worker by"),
-		slots:    set.String("slots", "JOBWHEEL_WORKER_SLOTS", "", "tasks run at once (default 4 × CPUs)"),
+		slots:    set.String("slots", "JOBWHEEL_WORKER_SLOTS", "", "tasks run at once (default 4 × CPUs, at least 32)"),
 		name:     set.String("name", "JOBWHEEL_WORKER_NAME", "", "the worker's name (default: the host name)"),
 		workDir:  set.String("work-dir", "JOBWHEEL_WORKER_WORK_DIR", "", "directory for scripts' temporary directories, whose free space is reported (default: the system temp dir)"),
 		logLevel: set.String("log-level", "JOBWHEEL_LOG_LEVEL", "info", "debug, info, warn or error: the agent's own log only (what tasks write is always shipped whole to the server)"),
@@ -109,6 +110,7 @@ func config(o *settings, stderr io.Writer) (worker.Config, error) {
 		return cfg, o.drain.Errorf("%s is not a positive duration", o.drain.Value())
 	}
 	cfg.DrainTimeout = drain
+	cfg.Slots = defaultSlots()
 	if o.slots.Value() != "" {
 		n, err := o.slots.Int()
 		if err != nil {
@@ -186,3 +188,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	cfg.Logger.Info("jobwheel agent stopped")
 	return 0
 }
+
+// minSlots is the least the agent runs at once by default. Its tasks are
+// processes and HTTP calls, which mostly wait: with the Go SDK's 4 × CPUs
+// (8 on two cores) a second's burst of scripts queued for slots, each
+// freed slot a round trip to the server and a commit, so 50 `true`
+// scripts a second started up to 65 ms late, and every queued task cost
+// one more row write. With 32 the same burst starts within 40 ms and
+// PostgreSQL spends a third less per script (docs/benchmarks.md, the
+// shell scenario's slots). Scripts that each take a core are better with
+// JOBWHEEL_WORKER_SLOTS set to the cores.
+const minSlots = 32
+
+// defaultSlots is the agent's slots when none are set: 4 × CPUs, at least
+// minSlots.
+func defaultSlots() int { return max(4*runtime.NumCPU(), minSlots) }

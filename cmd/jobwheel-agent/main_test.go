@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,24 @@ func TestOptionsFlagsWinOverEnvironment(t *testing.T) {
 	o, _ = options(nil, env(nil), &out)
 	if o.servers.Value() != "http://localhost:7700" || o.logLevel.Value() != "info" {
 		t.Errorf("defaults %s %s", o.servers.Value(), o.logLevel.Value())
+	}
+}
+
+// Unset, the agent runs at least 32 tasks at once (4 × CPUs on a bigger
+// machine): its scripts mostly wait, and a second's burst of them should
+// not queue for slots (minSlots).
+func TestAgentSlotsDefaultToAtLeast32(t *testing.T) {
+	var out strings.Builder
+	o, err := options(nil, env(map[string]string{"JOBWHEEL_APP": "orders", "JOBWHEEL_APP_SECRET": "s"}), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config(o, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := max(4*runtime.NumCPU(), 32); cfg.Slots != want {
+		t.Errorf("slots %d by default; want %d", cfg.Slots, want)
 	}
 }
 

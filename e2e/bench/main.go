@@ -67,6 +67,7 @@ type options struct {
 	jobs, seconds, instances, tasks, taskConcurrency, workers, runs int
 	leaseTTL                                                        time.Duration
 	shellJobs                                                       int
+	shellSlots                                                      int
 	shellSweep                                                      []int
 	logRate, logInstances                                           int
 	scaleJobs, scaleFiring, scaleReaders                            int
@@ -85,6 +86,7 @@ func main() {
 	flag.DurationVar(&o.leaseTTL, "lease-ttl", 0, "failover: the servers' lease TTL (0: the server's default)")
 	flag.IntVar(&o.runs, "runs", 100, "workflow: runs of the 10-node chain, one at a time and then all at once")
 	flag.IntVar(&o.shellJobs, "shell-jobs", 200, "shell: SHELL `true` jobs firing every second")
+	flag.IntVar(&o.shellSlots, "shell-slots", 0, "shell: the agent's slots (JOBWHEEL_WORKER_SLOTS); 0: its default")
 	sweep := flag.String("shell-sweep", "", "shell: comma-separated job counts to run one after another (e.g. 50,100,200,500) instead of -shell-jobs; reports the largest with 0 CANCELED")
 	flag.IntVar(&o.logRate, "log-rate", 1000, "logs: lines per second written in all")
 	flag.IntVar(&o.logInstances, "log-instances", 50, "logs: instances writing them at once")

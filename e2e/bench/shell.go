@@ -15,7 +15,7 @@ import (
 // names the largest count at which nothing was CANCELED.
 func (b *bench) shellScenario(o options) map[string]any {
 	if len(o.shellSweep) == 0 {
-		return b.shell(o.shellJobs, o.seconds)
+		return b.shell(o.shellJobs, o.seconds, o.shellSlots)
 	}
 	var runs []map[string]any
 	largest := 0
@@ -23,7 +23,7 @@ func (b *bench) shellScenario(o options) map[string]any {
 		run := newBench(b.profileDir)
 		out := func() map[string]any {
 			defer run.Close()
-			return run.shell(n, o.seconds)
+			return run.shell(n, o.seconds, o.shellSlots)
 		}()
 		runs = append(runs, out)
 		if out["canceled"] == 0 && out["missed"] == 0 && n > largest {
@@ -34,9 +34,9 @@ func (b *bench) shellScenario(o options) map[string]any {
 }
 
 // shell: n SHELL `true` jobs firing every second through one agent started
-// with its defaults (slots, everything), for seconds.
-func (b *bench) shell(n, seconds int) map[string]any {
-	e := b.start(1, 0)
+// with its defaults (slots, everything, unless slots > 0), for seconds.
+func (b *bench) shell(n, seconds, slots int) map[string]any {
+	e := b.start(1, slots)
 	ctx := context.Background()
 	ids := make([]string, 0, n)
 	for i := 0; i < n; i++ {
@@ -109,7 +109,7 @@ func (b *bench) shell(n, seconds int) map[string]any {
 	sort.Float64s(overhead)
 	expected := n * seconds
 	return map[string]any{
-		"jobs": n, "seconds": seconds, "workers": 1, "agentSlots": "default",
+		"jobs": n, "seconds": seconds, "workers": 1, "agentSlots": slotsName(slots),
 		"expectedFires": expected, "fires": len(rows), "missed": expected - len(seen),
 		"ran": ran, "canceled": canceled, "canceledByReason": canceledBy, "statuses": statuses,
 		// Expected fire time to the task started on the agent.
@@ -186,4 +186,12 @@ func loadAvg() float64 {
 	}
 	f, _ := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
 	return f
+}
+
+// slotsName is the agent's slots as the JSON reports them.
+func slotsName(slots int) any {
+	if slots <= 0 {
+		return "default"
+	}
+	return slots
 }
