@@ -165,7 +165,7 @@ func (e *env) dbReading() (*db.DatabaseStats, map[int]float64, int64) {
 // that ended in between (a postgres backend) drop out, which can only
 // understate PostgreSQL's share.
 func cpuByPart(e *env) map[string]float64 {
-	parts := map[string]float64{"server": cpuSeconds(e.srv.Pid()), "bench": cpuSeconds(os.Getpid())}
+	parts := map[string]float64{"server": e.serversCPU(), "bench": cpuSeconds(os.Getpid())}
 	for _, a := range e.agents {
 		parts["agents"] += cpuSeconds(a.Pid())
 	}
@@ -185,6 +185,27 @@ func cpuByPart(e *env) map[string]float64 {
 	}
 	parts["other"] = other
 	return parts
+}
+
+// serversCPU is the CPU seconds of the scenario's server, or of its
+// servers: a server that has ended counts what it used until its last
+// reading (call cpuByPart before killing one).
+func (e *env) serversCPU() float64 {
+	if len(e.servers) == 0 {
+		return cpuSeconds(e.srv.Pid())
+	}
+	if e.serverCPU == nil {
+		e.serverCPU = map[int]float64{}
+	}
+	total := 0.0
+	for _, s := range e.servers {
+		pid := s.Pid()
+		if v := cpuSeconds(pid); v > 0 {
+			e.serverCPU[pid] = v
+		}
+		total += e.serverCPU[pid]
+	}
+	return total
 }
 
 // machineBusySeconds is the machine's non-idle CPU time so far from

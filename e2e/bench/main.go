@@ -188,12 +188,18 @@ func newBench(profileDir string) *bench {
 
 // env is a server on a fresh PostgreSQL schema with an app and agents.
 type env struct {
-	srv    *harness.Server
-	c      *harness.Client
-	db     *db.DB
-	appID  int64
-	secret string
-	agents []*harness.Process
+	srv *harness.Server
+	// servers, when set (failover), are every server of the scenario,
+	// srv among them: their CPU is the server's part.
+	servers []*harness.Server
+	// serverCPU is the last CPU reading of each server process, by pid:
+	// a server killed or stopped in the phase keeps what it had used.
+	serverCPU map[int]float64
+	c         *harness.Client
+	db        *db.DB
+	appID     int64
+	secret    string
+	agents    []*harness.Process
 	// debugAddr is the server's pprof listener, when profiling.
 	debugAddr string
 	// stmts counts the statements the bench sent through db (its own
@@ -582,13 +588,15 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	}
 	const jobs = 50
 	ctx := context.Background()
-	url := dbtest.NewSchema(b)
+	// A database of its own, so that its statistics are the scenario's
+	// (perJob).
+	url := dbtest.NewDatabase(b)
 	var servers []*harness.Server
 	for i := 0; i < 3; i++ {
 		servers = append(servers, harness.StartServer(b, harness.ServerOptions{DatabaseURL: url, Name: fmt.Sprintf("s%d", i+1),
 			Env: append([]string{fmt.Sprintf("JOBWHEEL_SERVER_ID=s%d", i+1), "JOBWHEEL_LOG_LEVEL=warn"}, ttlEnv...)}))
 	}
-	d := dbtest.OpenURL(b, url)
+	d, stmts := b.openCounted(url)
 	c := servers[2].Client()
 	idStr, secret, err := c.CreateApp("bench")
 	if err != nil {
@@ -602,9 +610,10 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 		}
 	}
 	urls := []string{servers[0].URL, servers[1].URL, servers[2].URL}
+	e := &env{srv: servers[0], servers: servers, db: d, stmts: stmts, appID: appID}
 	for i := 0; i < 2; i++ {
-		harness.StartAgent(b, harness.AgentOptions{Servers: urls, App: "bench", Secret: secret, Name: fmt.Sprintf("bench%d", i+1),
-			Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}})
+		e.agents = append(e.agents, harness.StartAgent(b, harness.AgentOptions{Servers: urls, App: "bench", Secret: secret,
+			Name: fmt.Sprintf("bench%d", i+1), Env: []string{"JOBWHEEL_LOG_LEVEL=warn"}}))
 	}
 	owner := func() (string, int64) {
 		l, live, err := d.LeaseGet(ctx, appID, db.Now())
@@ -643,8 +652,12 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	}
 	time.Sleep(10 * time.Second)
 	start := time.Now()
+	// What the whole failover costs per instance: the kill, the take-over,
+	// the SIGTERM and the hand-over with the fires around them.
+	share := newCPUShare(e, false)
 
 	victim, epoch := owner()
+	cpuByPart(e) // the victim's CPU until now: it has none to read after
 	killedAt := time.Now()
 	serverByID(victim).Kill()
 	killFire, killStart := firstFireAfter(epoch, killedAt)
@@ -652,6 +665,7 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	time.Sleep(5 * time.Second)
 	heir, epoch2 := owner()
 	stopping := serverByID(heir)
+	cpuByPart(e)
 	if err := stopping.Stop(harness.StopTimeout); err != nil {
 		b.Fatalf("%v", err)
 	}
@@ -659,6 +673,7 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 	stopFire, stopStart := firstFireAfter(epoch2, stoppedAt)
 	time.Sleep(5 * time.Second)
 	end := time.Now().Add(-3 * time.Second)
+	cpu := share.finish()
 
 	recs, err := d.FireRecordList(ctx, appID, start.Truncate(time.Second).Add(time.Second), end.Truncate(time.Second))
 	if err != nil {
@@ -695,6 +710,8 @@ func (b *bench) failover(ttl time.Duration) map[string]any {
 		"expectedFires": jobs * seconds, "recordedFires": len(seen), "missedNotRecorded": jobs*seconds - len(seen),
 		"caughtUpMisfire": caughtUp, "skippedByPolicy": skipped, "canceledOverLimit": canceled,
 		"duplicates": duplicates, "ranTwice": twice,
+		// The servers' CPU is the three's, the killed one's until the kill.
+		"cpuSec": cpu, "perJob": share.perJob(map[string]int{"instance": len(recs)}),
 	}
 }
 

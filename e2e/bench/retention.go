@@ -103,6 +103,10 @@ func (b *bench) retention(n int) map[string]any {
 		"partitionDrop":        map[string]any{"wallSec": round(dropWall), "postgresBackendsCpuSec": round(dropCPU)},
 		"rowDelete":            map[string]any{"wallSec": round(delWall), "postgresBackendsCpuSec": round(delCPU)},
 		"vacuumAfterRowDelete": map[string]any{"wallSec": round(vacWall), "postgresBackendsCpuSec": round(vacCPU)},
+		// Per task removed: what retention costs per unit of work.
+		"perJob": map[string]any{"perTask": map[string]any{"n": dropped.Tasks,
+			"partitionDropPostgresCpuUs": perUnitUs(dropCPU, dropped.Tasks),
+			"rowDeletePostgresCpuUs":     perUnitUs(delCPU+vacCPU, dropped.Tasks)}},
 	}
 }
 
@@ -193,4 +197,12 @@ func (b *bench) timed(d *db.DB, fn func()) (wall, cpu float64) {
 		cpu += v - before[pid]
 	}
 	return wall, cpu
+}
+
+// perUnitUs is CPU seconds per unit, in microseconds (0 without units).
+func perUnitUs[N int | int64](sec float64, n N) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return round(sec * 1e6 / float64(n))
 }
