@@ -237,6 +237,12 @@ type Actor struct {
 	pools map[string]cachedPool
 	// jobsGen is the jobs generation the cached jobs were read under.
 	jobsGen uint64
+	// stale says the actor's picture may differ from the database: a
+	// batch's write failed (its outcome unknown) after its decisions were
+	// made in memory, and the adopt that should have read the truth back
+	// failed too. Nothing is decided on such a picture: the next batch
+	// adopts first, and refuses its events if that fails again (commit.go).
+	stale bool
 	// jobsRead counts the times job definitions were forgotten or read
 	// from the database, so may differ from those a task was sent with;
 	// heldRead is its value when the held tasks were last compared with
@@ -410,6 +416,46 @@ func (a *Actor) wakeIn() time.Duration {
 	return d
 }
 
+// readBack adopts the app again after a write whose outcome is unknown
+// left the picture stale (and the adopt after it failed). Until it can,
+// the batch's events are refused, as a failed write's are: workers send
+// their reports and map requests again, and fires go back to the trigger
+// loop. Applied to the stale picture, a report could be acked for a
+// transition whose compare-and-set then lost against the stored row (a
+// task RUNNING in memory, DISPATCHED in the database): the worker would
+// drop its final report, and the task never end — or run again under the
+// next owner, as one it never received.
+func (a *Actor) readBack(ctx context.Context, batch []event) bool {
+	err := a.adopt(ctx)
+	if err == nil {
+		a.stale = false
+		return true
+	}
+	a.log.Warn("execution: re-reading the app failed; refusing what came meanwhile", "err", err)
+	for i := range batch {
+		ev := &batch[i]
+		switch {
+		case ev.done != nil:
+			ev.done(err)
+		case ev.fire != nil && a.waker != nil:
+			a.waker.Unfired(ev.fire)
+		case ev.recorded != nil && a.waker != nil:
+			a.waker.Unfired(idsOf(ev.recorded))
+		case ev.jobsChanged:
+			clear(a.jobs)
+			clear(a.pools)
+			a.jobsRead++
+		case ev.left != "":
+			// Who is connected is not the database's to say: a worker
+			// that left stays gone. One that joined is in the registry,
+			// which the adopt reads.
+			a.st.now = a.cfg.Clock.Now()
+			a.st.left(ev.left)
+		}
+	}
+	return false
+}
+
 // drain refuses what is still queued so workers re-send it to the next owner.
 func (a *Actor) drain() {
 	if len(a.st.deferred) > 0 && a.waker != nil {
@@ -443,6 +489,9 @@ func (a *Actor) drain() {
 // handle processes one batch of events in one transaction: it reads what
 // the batch needs, lets the state decide, and commits.
 func (a *Actor) handle(ctx context.Context, batch []event) {
+	if a.stale && !a.readBack(ctx, batch) {
+		return
+	}
 	st := a.st
 	st.now = a.cfg.Clock.Now()
 	// First, while every earlier batch's tasks are committed and so
