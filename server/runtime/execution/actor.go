@@ -427,9 +427,13 @@ func (a *Actor) wakeIn() time.Duration {
 // next owner, as one it never received.
 func (a *Actor) readBack(ctx context.Context, batch []event) bool {
 	err := a.adopt(ctx)
-	if err == nil {
-		a.stale = false
+	if err == nil && !a.stale {
 		return true
+	}
+	if err == nil {
+		// Read back, but the adopt's own write failed and so did the
+		// re-read after it.
+		err = errors.New("the app's state could not be read back from the database")
 	}
 	a.log.Warn("execution: re-reading the app failed; refusing what came meanwhile", "err", err)
 	for i := range batch {

@@ -60,6 +60,9 @@ func (a *Actor) adopt(ctx context.Context) error {
 		}
 	}
 	a.log.Info("execution: took over app", "name", st.name, "epoch", st.epoch, "instances", len(st.instances), "tasks", len(st.tasks))
+	// The picture is the database's again; the commit below may make it
+	// stale once more (commit.go).
+	a.stale = false
 	c := newChanges()
 	// Workers that connected before this actor started announced
 	// themselves to nobody: take them from the registry.

@@ -58,12 +58,10 @@ func (a *Actor) commit(runCtx context.Context, c *changes) {
 		if errors.Is(err, context.Canceled) && runCtx.Err() != nil {
 			return
 		}
-		a.stale = true
+		a.stale = true // until an adopt has read the app back
 		if err := a.adopt(runCtx); err != nil {
 			a.log.Error("execution: re-reading the app failed; trying again before the next batch", "err", err)
-			return
 		}
-		a.stale = false
 		return
 	}
 	defer fires.endDispatches(err, lost.fires)
