@@ -438,17 +438,10 @@ func (a *Actor) readBack(ctx context.Context, batch []event) bool {
 	a.log.Warn("execution: re-reading the app failed; refusing what came meanwhile", "err", err)
 	for i := range batch {
 		ev := &batch[i]
+		a.refuse(ev, err)
 		switch {
-		case ev.done != nil:
-			ev.done(err)
-		case ev.fire != nil && a.waker != nil:
-			a.waker.Unfired(ev.fire)
-		case ev.recorded != nil && a.waker != nil:
-			a.waker.Unfired(idsOf(ev.recorded))
 		case ev.jobsChanged:
-			clear(a.jobs)
-			clear(a.pools)
-			a.jobsRead++
+			a.forgetJobs()
 		case ev.left != "":
 			// Who is connected is not the database's to say: a worker
 			// that left stays gone. One that joined is in the registry,
@@ -475,19 +468,32 @@ func (a *Actor) drain() {
 	for {
 		select {
 		case ev := <-a.mailbox:
-			if ev.done != nil {
-				ev.done(errNotOwner)
-			}
-			if ev.fire != nil && a.waker != nil {
-				a.waker.Unfired(ev.fire)
-			}
-			if ev.recorded != nil && a.waker != nil {
-				a.waker.Unfired(idsOf(ev.recorded))
-			}
+			a.refuse(&ev, errNotOwner)
 		default:
 			return
 		}
 	}
+}
+
+// refuse answers an event without handling it: a report or map request
+// gets err (the worker sends it again), fires go back to the trigger loop.
+func (a *Actor) refuse(ev *event, err error) {
+	if ev.done != nil {
+		ev.done(err)
+	}
+	if ev.fire != nil && a.waker != nil {
+		a.waker.Unfired(ev.fire)
+	}
+	if ev.recorded != nil && a.waker != nil {
+		a.waker.Unfired(idsOf(ev.recorded))
+	}
+}
+
+// forgetJobs drops the cached job and pool definitions: one changed.
+func (a *Actor) forgetJobs() {
+	clear(a.jobs)
+	clear(a.pools)
+	a.jobsRead++
 }
 
 // handle processes one batch of events in one transaction: it reads what
@@ -522,9 +528,7 @@ func (a *Actor) handle(ctx context.Context, batch []event) {
 		case ev.refresh:
 			refresh = true
 		case ev.jobsChanged:
-			clear(a.jobs)
-			clear(a.pools)
-			a.jobsRead++
+			a.forgetJobs()
 		case ev.joined != nil:
 			st.joined(c, ev.joined)
 		case ev.left != "":

@@ -45,6 +45,19 @@ func (b *bundle) instance(id int64) *db.Instance {
 	return in
 }
 
+// holdOne starts an actor whose one worker holds a task of a fire an hour
+// ahead, committed DISPATCHED: the job, the instance and the held task.
+func holdOne(t *testing.T) (*bundle, *db.Job, int64, protocol.Task) {
+	t.Helper()
+	b := setup(t, db.Postgres)
+	b.joinHolding("w1", 2)
+	j := b.job(nil)
+	id := b.fireAhead(j, time.Now().Add(time.Hour))
+	_, held := b.dispatched()
+	b.waitStatus(id, db.StatusDispatched)
+	return b, j, id, held
+}
+
 // A fire that certainly runs is committed DISPATCHED ahead and sent with
 // its time; its trigger time is its time, not when it was sent.
 func TestFireAheadIsSentToStartAtItsTime(t *testing.T) {
@@ -149,12 +162,7 @@ func TestHeldTaskOfAChangedJobIsTakenBackAndSentAsChanged(t *testing.T) {
 // taken back all the same, within that TTL.
 func TestHeldTaskOfAJobChangedWithoutAHintIsTakenBack(t *testing.T) {
 	t.Parallel()
-	b := setup(t, db.Postgres)
-	b.joinHolding("w1", 2)
-	j := b.job(nil)
-	id := b.fireAhead(j, time.Now().Add(time.Hour))
-	_, held := b.dispatched()
-	b.waitStatus(id, db.StatusDispatched)
+	b, j, _, held := holdOne(t)
 
 	j.Processor = "echo changed"
 	if err := b.d.JobUpdate(context.Background(), j); err != nil {
@@ -171,12 +179,7 @@ func TestHeldTaskOfAJobChangedWithoutAHintIsTakenBack(t *testing.T) {
 // as a disabled job's fire is at its time, and its worker told to stop it.
 func TestHeldTaskOfADisabledJobIsCanceled(t *testing.T) {
 	t.Parallel()
-	b := setup(t, db.Postgres)
-	b.joinHolding("w1", 2)
-	j := b.job(nil)
-	id := b.fireAhead(j, time.Now().Add(time.Hour))
-	_, held := b.dispatched()
-	b.waitStatus(id, db.StatusDispatched)
+	b, j, id, held := holdOne(t)
 
 	j.Enabled = false
 	if err := b.d.JobUpdate(context.Background(), j); err != nil {
